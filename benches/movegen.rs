@@ -1,0 +1,2 @@
+//! Move-generation benchmarks (filled in below).
+fn main() {}

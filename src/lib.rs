@@ -1,0 +1,10 @@
+//! pgnindex: turn chess game collections (PGN) into a SQLite database that
+//! can be queried by position, by header and by plain SQL.
+//!
+//! The crate is organised as a pipeline of small modules:
+//! - [`chess`]: the engine (bitboards, legal moves, Polyglot Zobrist keys);
+//! - [`notation`]: FEN, EPD, SAN and UCI, text to chess types and back.
+#![warn(missing_docs)]
+
+pub mod chess;
+pub mod notation;

@@ -1,0 +1,579 @@
+//! Forsyth–Edwards Notation.
+//!
+//! Accepted:
+//! - the six fields `placement turn castling en-passant halfmove fullmove`;
+//!   trailing fields may be left out (defaults `w - - 0 1`), so the
+//!   four-field EPD form works too; runs of spaces or tabs separate fields;
+//! - castling as standard `KQkq`, as X-FEN (`K`/`Q` meaning the outermost
+//!   rook on that side of the king) and as Shredder-FEN (rook file letters,
+//!   upper case for white: `HAha`), in any order, or `-`;
+//! - a fullmove number of `0` (seen in real files) is read as 1.
+//!
+//! Written: six fields, X-FEN castling (`KQkq` whenever the castling rooks
+//! are the outermost ones, so standard chess looks standard), and the
+//! en-passant square only when an en-passant capture is legal — the
+//! convention python-chess uses by default, so outputs compare equal.
+//!
+//! Parsing yields a [`Setup`]; [`Position::from_setup`] then checks legality
+//! (kings, pawns on the back rank, check, castling, en passant).
+
+use std::fmt;
+use std::num::NonZeroU32;
+
+use crate::chess::{
+    Bitboard, Board, CastlingSide, Color, File, Piece, Position, PositionError, Rank, Role, Setup,
+    Square,
+};
+
+/// A syntax error in a FEN, naming the field and the 1-based column of the
+/// offending character.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ParseFenError {
+    /// The text is empty.
+    #[error("empty FEN")]
+    Empty,
+    /// A character in the placement field is not a piece letter, digit or `/`.
+    #[error("placement field: unexpected character '{ch}' at column {col}")]
+    PlacementChar {
+        /// The character.
+        ch: char,
+        /// Its column.
+        col: usize,
+    },
+    /// A rank of the placement field does not describe exactly 8 squares.
+    #[error(
+        "placement field: rank {rank} describes {squares} squares instead of 8 (column {col})"
+    )]
+    RankLength {
+        /// The rank, 8 for the first one written.
+        rank: u32,
+        /// The squares it describes.
+        squares: u32,
+        /// Column where the rank ends.
+        col: usize,
+    },
+    /// The placement field does not have exactly 8 ranks.
+    #[error("placement field: {ranks} ranks instead of 8")]
+    RankCount {
+        /// The number of ranks found.
+        ranks: u32,
+    },
+    /// The side-to-move field is not `w` or `b`.
+    #[error("side-to-move field: expected 'w' or 'b', found '{found}' at column {col}")]
+    Turn {
+        /// What was found.
+        found: String,
+        /// Its column.
+        col: usize,
+    },
+    /// A castling letter is unknown or names no rook/king pair.
+    #[error("castling field: '{ch}' at column {col}: {reason}")]
+    Castling {
+        /// The letter.
+        ch: char,
+        /// Its column.
+        col: usize,
+        /// Why it is refused.
+        reason: &'static str,
+    },
+    /// The en-passant field is not `-` or a square on rank 3 or 6.
+    #[error("en-passant field: '{found}' at column {col} is not '-' or a square on rank 3 or 6")]
+    EnPassant {
+        /// What was found.
+        found: String,
+        /// Its column.
+        col: usize,
+    },
+    /// The halfmove clock is not a number.
+    #[error("halfmove field: '{found}' at column {col} is not a number")]
+    Halfmoves {
+        /// What was found.
+        found: String,
+        /// Its column.
+        col: usize,
+    },
+    /// The fullmove number is not a number.
+    #[error("fullmove field: '{found}' at column {col} is not a number")]
+    Fullmoves {
+        /// What was found.
+        found: String,
+        /// Its column.
+        col: usize,
+    },
+    /// More than six fields.
+    #[error("unexpected text '{found}' after the six FEN fields at column {col}")]
+    TrailingText {
+        /// What was found.
+        found: String,
+        /// Its column.
+        col: usize,
+    },
+}
+
+/// A FEN that is either unreadable or describes an illegal position.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FenError {
+    /// The text is not a FEN.
+    #[error("invalid FEN: {0}")]
+    Parse(ParseFenError),
+    /// The FEN describes an illegal position.
+    #[error("illegal FEN position: {0}")]
+    Position(PositionError),
+}
+
+// Manual conversions: the inner error is part of the message, not a
+// separate `source`, so chains print it once.
+impl From<ParseFenError> for FenError {
+    fn from(e: ParseFenError) -> FenError {
+        FenError::Parse(e)
+    }
+}
+
+impl From<PositionError> for FenError {
+    fn from(e: PositionError) -> FenError {
+        FenError::Position(e)
+    }
+}
+
+/// A parsed FEN: the [`Setup`] it describes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fen(pub Setup);
+
+/// The fields of a FEN-like line, each with its 1-based column.
+pub(crate) struct Fields<'a> {
+    text: &'a str,
+    pos: usize,
+}
+
+impl<'a> Fields<'a> {
+    pub(crate) fn new(text: &'a str) -> Fields<'a> {
+        Fields { text, pos: 0 }
+    }
+
+    /// The rest of the text after the fields taken so far, and its column.
+    pub(crate) fn rest(&self) -> (&'a str, usize) {
+        let rest = &self.text[self.pos..];
+        let trimmed = rest.trim_start_matches([' ', '\t']);
+        (trimmed, self.pos + (rest.len() - trimmed.len()) + 1)
+    }
+}
+
+impl<'a> Iterator for Fields<'a> {
+    type Item = (&'a str, usize);
+    fn next(&mut self) -> Option<(&'a str, usize)> {
+        let (rest, col) = self.rest();
+        if rest.is_empty() {
+            self.pos = self.text.len();
+            return None;
+        }
+        let len = rest.find([' ', '\t']).unwrap_or(rest.len());
+        self.pos = col - 1 + len;
+        Some((&rest[..len], col))
+    }
+}
+
+impl Fen {
+    /// Parses a FEN (six fields, or fewer with defaults).
+    ///
+    /// # Errors
+    /// A [`ParseFenError`] naming the field and column.
+    pub fn from_ascii(text: &[u8]) -> Result<Fen, ParseFenError> {
+        let text = std::str::from_utf8(text).map_err(|e| ParseFenError::PlacementChar {
+            ch: char::REPLACEMENT_CHARACTER,
+            col: e.valid_up_to() + 1,
+        })?;
+        let mut fields = Fields::new(text.trim_end());
+        let setup = parse_fields(&mut fields)?;
+        let (rest, col) = fields.rest();
+        if !rest.is_empty() {
+            return Err(ParseFenError::TrailingText { found: rest.to_string(), col });
+        }
+        Ok(Fen(setup))
+    }
+
+    /// The FEN of `pos`.
+    pub fn from_position(pos: &Position) -> Fen {
+        Fen(pos.to_setup())
+    }
+
+    /// Checks the setup.
+    ///
+    /// # Errors
+    /// The [`PositionError`] of an illegal setup.
+    pub fn into_position(self) -> Result<Position, PositionError> {
+        Position::from_setup(self.0)
+    }
+
+    /// Appends the six fields to `out`.
+    pub fn append_to(&self, out: &mut String) {
+        append_four_fields(&self.0, out);
+        use std::fmt::Write;
+        let _ = write!(out, " {} {}", self.0.halfmoves, self.0.fullmoves);
+    }
+}
+
+impl std::str::FromStr for Fen {
+    type Err = ParseFenError;
+    fn from_str(s: &str) -> Result<Fen, ParseFenError> {
+        Fen::from_ascii(s.as_bytes())
+    }
+}
+
+impl fmt::Display for Fen {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut s = String::with_capacity(90);
+        self.append_to(&mut s);
+        f.write_str(&s)
+    }
+}
+
+/// Parses a FEN into a checked position.
+///
+/// # Errors
+/// [`FenError::Parse`] for unreadable text, [`FenError::Position`] for an
+/// illegal position.
+///
+/// ```
+/// let pos = pgnindex::notation::fen::parse_position("8/8/8/8/8/8/8/K6k w - - 0 1")?;
+/// assert_eq!(pos.count_legal_moves(), 3);
+/// # Ok::<_, pgnindex::notation::fen::FenError>(())
+/// ```
+pub fn parse_position(text: &str) -> Result<Position, FenError> {
+    Ok(Fen::from_ascii(text.as_bytes())?.into_position()?)
+}
+
+/// The six-field FEN of `pos`.
+pub fn write(pos: &Position) -> String {
+    Fen::from_position(pos).to_string()
+}
+
+/// Parses the leading FEN fields (placement, then as many of the other five
+/// as present) from `fields`. EPD reuses this with `max_fields = 4`.
+pub(crate) fn parse_fields(fields: &mut Fields<'_>) -> Result<Setup, ParseFenError> {
+    parse_fields_up_to(fields, 6)
+}
+
+pub(crate) fn parse_fields_up_to(
+    fields: &mut Fields<'_>,
+    max_fields: usize,
+) -> Result<Setup, ParseFenError> {
+    let mut setup = Setup::empty();
+    let (placement, col) = fields.next().ok_or(ParseFenError::Empty)?;
+    setup.board = parse_placement(placement, col)?;
+    if let Some((turn, col)) = fields.next() {
+        setup.turn = match turn {
+            "w" | "W" => Color::White,
+            "b" | "B" => Color::Black,
+            _ => return Err(ParseFenError::Turn { found: turn.to_string(), col }),
+        };
+    }
+    if let Some((castling, col)) = fields.next() {
+        setup.castling_rights = parse_castling(&setup.board, castling, col)?;
+    }
+    if let Some((ep, col)) = fields.next() {
+        setup.ep_square = parse_ep(ep, col)?;
+    }
+    if max_fields > 4 {
+        if let Some((half, col)) = fields.next() {
+            setup.halfmoves = half
+                .parse()
+                .map_err(|_| ParseFenError::Halfmoves { found: half.to_string(), col })?;
+        }
+        if let Some((full, col)) = fields.next() {
+            let n: u32 = full
+                .parse()
+                .map_err(|_| ParseFenError::Fullmoves { found: full.to_string(), col })?;
+            setup.fullmoves = NonZeroU32::new(n).unwrap_or(NonZeroU32::MIN);
+        }
+    }
+    Ok(setup)
+}
+
+fn parse_placement(text: &str, col0: usize) -> Result<Board, ParseFenError> {
+    let mut board = Board::empty();
+    let mut rank = 7u32;
+    let mut file = 0u32;
+    let mut ranks = 1;
+    for (i, ch) in text.char_indices() {
+        let col = col0 + i;
+        match ch {
+            '/' => {
+                if file != 8 {
+                    return Err(ParseFenError::RankLength { rank: rank + 1, squares: file, col });
+                }
+                if rank == 0 {
+                    return Err(ParseFenError::RankCount { ranks: 9 });
+                }
+                rank -= 1;
+                ranks += 1;
+                file = 0;
+            }
+            '1'..='8' => {
+                file += ch as u32 - '0' as u32;
+                if file > 8 {
+                    return Err(ParseFenError::RankLength { rank: rank + 1, squares: file, col });
+                }
+            }
+            _ => {
+                let piece = Piece::from_char(ch).ok_or(ParseFenError::PlacementChar { ch, col })?;
+                if file >= 8 {
+                    return Err(ParseFenError::RankLength {
+                        rank: rank + 1,
+                        squares: file + 1,
+                        col,
+                    });
+                }
+                // Safety of the indices: rank <= 7 and file < 8 checked above.
+                let sq =
+                    Square::new(rank * 8 + file).ok_or(ParseFenError::PlacementChar { ch, col })?;
+                board.set_piece_at(sq, piece);
+                file += 1;
+            }
+        }
+    }
+    if file != 8 {
+        return Err(ParseFenError::RankLength {
+            rank: rank + 1,
+            squares: file,
+            col: col0 + text.len(),
+        });
+    }
+    if ranks != 8 {
+        return Err(ParseFenError::RankCount { ranks });
+    }
+    Ok(board)
+}
+
+fn parse_castling(board: &Board, text: &str, col0: usize) -> Result<Bitboard, ParseFenError> {
+    let mut rights = Bitboard::EMPTY;
+    if text == "-" {
+        return Ok(rights);
+    }
+    for (i, ch) in text.char_indices() {
+        let col = col0 + i;
+        let err = |reason| ParseFenError::Castling { ch, col, reason };
+        let color = if ch.is_ascii_uppercase() { Color::White } else { Color::Black };
+        let back = color.back_rank();
+        let king = board
+            .king_of(color)
+            .filter(|k| k.rank() == back)
+            .ok_or(err("the king is not on its back rank"))?;
+        let rooks = board.by_piece(Piece { color, role: Role::Rook }) & Bitboard::from_rank(back);
+        let rook = match ch.to_ascii_lowercase() {
+            'k' => outermost_rook(rooks, king, CastlingSide::KingSide),
+            'q' => outermost_rook(rooks, king, CastlingSide::QueenSide),
+            'a'..='h' => {
+                let file = File::from_char(ch.to_ascii_lowercase()).ok_or(err("unknown letter"))?;
+                Some(Square::from_coords(file, back)).filter(|&sq| rooks.contains(sq))
+            }
+            _ => return Err(err("unknown letter")),
+        };
+        let rook = rook.ok_or(err("no rook of that colour on that side of the king"))?;
+        if rook.file() == king.file() {
+            return Err(err("the king stands on that file"));
+        }
+        rights.add(rook);
+    }
+    Ok(rights)
+}
+
+/// The rook of `rooks` farthest from `king` on `side` (X-FEN's `K`/`Q`).
+fn outermost_rook(mut rooks: Bitboard, king: Square, side: CastlingSide) -> Option<Square> {
+    match side {
+        CastlingSide::KingSide => rooks.next_back().filter(|r| r.file() > king.file()),
+        CastlingSide::QueenSide => rooks.next().filter(|r| r.file() < king.file()),
+    }
+}
+
+fn parse_ep(text: &str, col: usize) -> Result<Option<Square>, ParseFenError> {
+    if text == "-" {
+        return Ok(None);
+    }
+    let err = || ParseFenError::EnPassant { found: text.to_string(), col };
+    let sq = Square::from_ascii(text.as_bytes()).ok_or_else(err)?;
+    if !matches!(sq.rank(), Rank::Third | Rank::Sixth) {
+        return Err(err());
+    }
+    Ok(Some(sq))
+}
+
+/// Appends placement, turn, X-FEN castling and en passant (as stored in the
+/// setup) to `out`.
+pub(crate) fn append_four_fields(setup: &Setup, out: &mut String) {
+    append_placement(&setup.board, out);
+    out.push(' ');
+    out.push(setup.turn.char());
+    out.push(' ');
+    append_castling(&setup.board, setup.castling_rights, out);
+    out.push(' ');
+    match setup.ep_square {
+        Some(sq) => sq.append_to(out),
+        None => out.push('-'),
+    }
+}
+
+/// Appends the placement field.
+pub fn append_placement(board: &Board, out: &mut String) {
+    for rank in Rank::ALL.iter().rev() {
+        let mut empty = 0u8;
+        for file in File::ALL {
+            match board.piece_at(Square::from_coords(file, *rank)) {
+                Some(p) => {
+                    if empty > 0 {
+                        out.push((b'0' + empty) as char);
+                        empty = 0;
+                    }
+                    out.push(p.char());
+                }
+                None => empty += 1,
+            }
+        }
+        if empty > 0 {
+            out.push((b'0' + empty) as char);
+        }
+        if *rank != Rank::First {
+            out.push('/');
+        }
+    }
+}
+
+fn append_castling(board: &Board, rights: Bitboard, out: &mut String) {
+    let start = out.len();
+    for color in Color::ALL {
+        let back = Bitboard::from_rank(color.back_rank());
+        let ours = rights & back;
+        let Some(king) = board.king_of(color) else { continue };
+        let rooks = board.by_piece(Piece { color, role: Role::Rook }) & back;
+        // King side first (h to a), as python-chess writes X-FEN.
+        for rook in ours.rev() {
+            let side = CastlingSide::from_king_and_rook(king, rook);
+            let ch = if outermost_rook(rooks, king, side) == Some(rook) {
+                match side {
+                    CastlingSide::KingSide => 'k',
+                    CastlingSide::QueenSide => 'q',
+                }
+            } else {
+                rook.file().char()
+            };
+            out.push(if color.is_white() { ch.to_ascii_uppercase() } else { ch });
+        }
+    }
+    if out.len() == start {
+        out.push('-');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+    fn round_trip(fen: &str) {
+        let pos = parse_position(fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
+        assert_eq!(write(&pos), fen);
+    }
+
+    #[test]
+    fn start_position_round_trips() {
+        round_trip(START);
+        assert_eq!(parse_position(START).unwrap(), Position::new());
+    }
+
+    #[test]
+    fn four_fields_get_default_clocks() {
+        let pos = parse_position("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -").unwrap();
+        assert_eq!(write(&pos), START);
+    }
+
+    #[test]
+    fn en_passant_written_only_when_legal() {
+        // After 1. e4 no black pawn can take: the square is dropped.
+        let pos =
+            parse_position("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1").unwrap();
+        assert_eq!(write(&pos), "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1");
+        round_trip("rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3");
+        // A capture that would expose the king is not legal: no square.
+        let pinned = parse_position("8/8/8/K2pP2r/8/8/8/7k w - d6 0 1").unwrap();
+        assert_eq!(pinned.legal_ep_square(), None);
+        assert_eq!(pinned.pseudo_ep_square(), Some(Square::D6));
+        assert_eq!(write(&pinned), "8/8/8/K2pP2r/8/8/8/7k w - - 0 1");
+    }
+
+    #[test]
+    fn chess960_castling_letters() {
+        // Shredder-FEN in, X-FEN out (outermost rooks become KQkq).
+        let pos =
+            parse_position("bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9")
+                .unwrap();
+        assert_eq!(
+            write(&pos),
+            "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w KQkq - 2 9"
+        );
+        // An inner rook keeps its file letter.
+        round_trip("4k3/8/8/8/8/8/8/RR2K3 w B - 0 1");
+        let pos = parse_position("4k3/8/8/8/8/8/8/RR2K3 w Q - 0 1").unwrap();
+        assert!(pos.castling_rights().contains(Square::A1));
+    }
+
+    #[test]
+    fn syntax_errors_name_field_and_column() {
+        let e = |s: &str| Fen::from_ascii(s.as_bytes()).unwrap_err().to_string();
+        assert_eq!(e(""), "empty FEN");
+        assert_eq!(
+            e("rnbqkbnr/ppppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),
+            "placement field: rank 7 describes 9 squares instead of 8 (column 18)"
+        );
+        assert_eq!(
+            e("rnbqkbnr/ppppxppp/8/8/8/8/PPPPPPPP/RNBQKBNR w"),
+            "placement field: unexpected character 'x' at column 14"
+        );
+        assert_eq!(e("8/8/8/8/8/8/8 w"), "placement field: 7 ranks instead of 8");
+        assert_eq!(
+            e("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x"),
+            "side-to-move field: expected 'w' or 'b', found 'x' at column 45"
+        );
+        assert_eq!(
+            e("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN1 w KQkq"),
+            "castling field: 'K' at column 47: no rook of that colour on that side of the king"
+        );
+        assert_eq!(
+            e("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KX"),
+            "castling field: 'X' at column 48: unknown letter"
+        );
+        assert_eq!(
+            e("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e5"),
+            "en-passant field: 'e5' at column 52 is not '-' or a square on rank 3 or 6"
+        );
+        assert_eq!(
+            e("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - x 1"),
+            "halfmove field: 'x' at column 54 is not a number"
+        );
+        assert_eq!(
+            e("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 zz"),
+            "unexpected text 'zz' after the six FEN fields at column 58"
+        );
+    }
+
+    #[test]
+    fn semantic_errors() {
+        let e = |s: &str| parse_position(s).unwrap_err().to_string();
+        assert_eq!(e("8/8/8/8/8/8/8/K7 w - -"), "illegal FEN position: black has no king");
+        assert_eq!(
+            e("k7/8/8/8/8/8/8/KK6 w - -"),
+            "illegal FEN position: white has more than one king"
+        );
+        assert_eq!(
+            e("k6P/8/8/8/8/8/8/K7 w - -"),
+            "illegal FEN position: pawn on the first or last rank (h8)"
+        );
+        assert_eq!(
+            e("k7/8/8/8/8/8/8/R6K w - -"),
+            "illegal FEN position: the side not to move (black) is in check"
+        );
+        assert_eq!(
+            e("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e6"),
+            "illegal FEN position: impossible en-passant square e6"
+        );
+    }
+}

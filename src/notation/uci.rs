@@ -1,0 +1,231 @@
+//! UCI move notation (pure coordinates).
+//!
+//! Accepted: `e2e4`, promotions with the piece letter in either case
+//! (`e7e8q`, `e7e8Q`), the null move `0000`, castling as the king's two-square
+//! move (`e1g1`) or as king-takes-own-rook (`e1h1`, the Chess960 form).
+//! Long algebraic with dashes, captures or piece letters (`Ng1-f3`,
+//! `e4xd5`) is SAN's business ([`super::san`]).
+//!
+//! Written: `e1g1` for castling whose king starts on the e-file and rook in
+//! the corner (unambiguous there), king-takes-rook for every other castling
+//! (as UCI_Chess960 does).
+
+use std::fmt;
+
+use crate::chess::{Bitboard, CastlingSide, Move, MoveList, Position, Role, Square};
+
+/// A syntax error in a UCI move.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("'{text}' is not a UCI move")]
+pub struct ParseUciError {
+    /// The text that was read.
+    pub text: String,
+}
+
+/// A UCI move that is not legal in the position.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UciError {
+    /// Unreadable text.
+    #[error(transparent)]
+    Parse(#[from] ParseUciError),
+    /// Readable but not legal here.
+    #[error("illegal move {0}")]
+    Illegal(Uci),
+    /// A pawn reaching the last rank without a promotion letter.
+    #[error("move {0} reaches the last rank without a promotion piece")]
+    MissingPromotion(Uci),
+}
+
+/// A move in UCI notation, not yet checked against a position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Uci {
+    /// A move from a square to a square, maybe promoting.
+    Normal {
+        /// Origin.
+        from: Square,
+        /// Destination.
+        to: Square,
+        /// Promotion piece.
+        promotion: Option<Role>,
+    },
+    /// `0000`.
+    Null,
+}
+
+impl Uci {
+    /// Parses UCI text.
+    ///
+    /// # Errors
+    /// [`ParseUciError`] if the text is not a UCI move.
+    pub fn from_ascii(text: &[u8]) -> Result<Uci, ParseUciError> {
+        let err = || ParseUciError { text: String::from_utf8_lossy(text).into_owned() };
+        if text == b"0000" {
+            return Ok(Uci::Null);
+        }
+        if text.len() != 4 && text.len() != 5 {
+            return Err(err());
+        }
+        let from = Square::from_ascii(&text[0..2]).ok_or_else(err)?;
+        let to = Square::from_ascii(&text[2..4]).ok_or_else(err)?;
+        let promotion = match text.get(4) {
+            None => None,
+            Some(&b) => match Role::from_char(b as char) {
+                Some(role @ (Role::Knight | Role::Bishop | Role::Rook | Role::Queen)) => Some(role),
+                _ => return Err(err()),
+            },
+        };
+        if from == to {
+            return Err(err());
+        }
+        Ok(Uci::Normal { from, to, promotion })
+    }
+
+    /// The UCI form of `m` (see the module docs for castling).
+    pub fn from_move(m: Move) -> Uci {
+        match m {
+            Move::Castle { king, rook } => {
+                let standard = king.file() == crate::chess::File::E
+                    && matches!(rook.file(), crate::chess::File::A | crate::chess::File::H);
+                let to = if standard { m.to() } else { rook };
+                Uci::Normal { from: king, to, promotion: None }
+            }
+            _ => Uci::Normal { from: m.from(), to: m.to(), promotion: m.promotion() },
+        }
+    }
+
+    /// Finds the legal move this UCI text means in `pos`. Null moves are not
+    /// moves of [`Move`]; they give [`UciError::Illegal`] here and callers
+    /// that allow them check for [`Uci::Null`] first.
+    ///
+    /// # Errors
+    /// [`UciError::Illegal`] or [`UciError::MissingPromotion`].
+    pub fn to_move(self, pos: &Position) -> Result<Move, UciError> {
+        let Uci::Normal { from, to, promotion } = self else { return Err(UciError::Illegal(self)) };
+        let board = pos.board();
+        let us = pos.turn();
+        let role = match board.piece_at(from) {
+            Some(p) if p.color == us => p.role,
+            _ => return Err(UciError::Illegal(self)),
+        };
+        if role == Role::King && from.rank() == to.rank() && from.rank() == us.back_rank() {
+            let to_own_rook = pos.castling_rights().contains(to) && board.color_at(to) == Some(us);
+            let two_squares = from.file().index().abs_diff(to.file().index()) == 2;
+            if to_own_rook || two_squares {
+                let side = CastlingSide::from_king_and_rook(from, to);
+                if let Some(m @ Move::Castle { rook, .. }) = pos.castling_move_to(side) {
+                    if !to_own_rook || rook == to {
+                        return Ok(m);
+                    }
+                }
+                if to_own_rook {
+                    return Err(UciError::Illegal(self));
+                }
+            }
+        }
+        let mut moves = MoveList::new();
+        pos.moves_to(role, to, Bitboard::from_square(from), &mut moves);
+        if role == Role::Pawn
+            && promotion.is_none()
+            && moves.iter().any(|m| m.promotion().is_some())
+        {
+            return Err(UciError::MissingPromotion(self));
+        }
+        moves.into_iter().find(|m| m.promotion() == promotion).ok_or(UciError::Illegal(self))
+    }
+
+    /// Appends the text to `out`.
+    pub fn append_to(&self, out: &mut String) {
+        match *self {
+            Uci::Null => out.push_str("0000"),
+            Uci::Normal { from, to, promotion } => {
+                from.append_to(out);
+                to.append_to(out);
+                if let Some(p) = promotion {
+                    out.push(p.char());
+                }
+            }
+        }
+    }
+}
+
+impl fmt::Display for Uci {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut s = String::with_capacity(5);
+        self.append_to(&mut s);
+        f.write_str(&s)
+    }
+}
+
+impl std::str::FromStr for Uci {
+    type Err = ParseUciError;
+    fn from_str(s: &str) -> Result<Uci, ParseUciError> {
+        Uci::from_ascii(s.as_bytes())
+    }
+}
+
+/// The UCI text of `m` (played from `_pos`; the position is not needed with
+/// this crate's [`Move`], the parameter keeps call sites uniform with SAN).
+pub fn to_uci(_pos: &Position, m: Move) -> String {
+    Uci::from_move(m).to_string()
+}
+
+/// Parses UCI text and finds its legal move in `pos`.
+///
+/// # Errors
+/// See [`Uci::to_move`].
+pub fn parse_move(pos: &Position, text: &str) -> Result<Move, UciError> {
+    Uci::from_ascii(text.as_bytes())?.to_move(pos)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::notation::fen::parse_position;
+
+    #[test]
+    fn reads_and_writes_plain_moves() {
+        let pos = Position::new();
+        let m = parse_move(&pos, "e2e4").unwrap();
+        assert_eq!(
+            m,
+            Move::Normal {
+                role: Role::Pawn,
+                from: Square::E2,
+                capture: None,
+                to: Square::E4,
+                promotion: None
+            }
+        );
+        assert_eq!(to_uci(&pos, m), "e2e4");
+        assert_eq!(parse_move(&pos, "e2e5").unwrap_err().to_string(), "illegal move e2e5");
+        assert_eq!(parse_move(&pos, "e2").unwrap_err().to_string(), "'e2' is not a UCI move");
+        assert_eq!(Uci::from_ascii(b"0000"), Ok(Uci::Null));
+    }
+
+    #[test]
+    fn promotions() {
+        let pos = parse_position("8/4P3/8/8/8/8/k7/4K3 w - - 0 1").unwrap();
+        let m = parse_move(&pos, "e7e8N").unwrap();
+        assert_eq!(m.promotion(), Some(Role::Knight));
+        assert_eq!(to_uci(&pos, m), "e7e8n");
+        assert!(matches!(parse_move(&pos, "e7e8"), Err(UciError::MissingPromotion(_))));
+    }
+
+    #[test]
+    fn castling_both_forms() {
+        let pos = parse_position("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1").unwrap();
+        let m = parse_move(&pos, "e1g1").unwrap();
+        assert_eq!(m, Move::Castle { king: Square::E1, rook: Square::H1 });
+        assert_eq!(parse_move(&pos, "e1h1").unwrap(), m);
+        assert_eq!(to_uci(&pos, m), "e1g1");
+        assert_eq!(
+            parse_move(&pos, "e1a1").unwrap(),
+            Move::Castle { king: Square::E1, rook: Square::A1 }
+        );
+        // Chess960: king on b1 castles with the rook on a1; written king-takes-rook.
+        let pos = parse_position("r2k3r/8/8/8/8/8/8/RK5R w HAha - 0 1").unwrap();
+        let m = parse_move(&pos, "b1a1").unwrap();
+        assert_eq!(m, Move::Castle { king: Square::B1, rook: Square::A1 });
+        assert_eq!(to_uci(&pos, m), "b1a1");
+    }
+}
