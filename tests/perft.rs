@@ -7,7 +7,8 @@
 use std::path::Path;
 
 use pgnindex::chess::perft::perft;
-use pgnindex::notation::fen;
+use pgnindex::notation::epd::Epd;
+use pgnindex::notation::fen::{self, Fen};
 
 /// One position with its expected counts by depth.
 struct Case {
@@ -36,13 +37,16 @@ fn load(name: &str) -> Vec<Case> {
             let (d, n) = (it.next().unwrap(), it.next().unwrap());
             cases.last_mut().unwrap().counts.push((d as u32, n));
         } else {
-            let mut parts = line.split(';');
-            let fen = parts.next().unwrap().trim().to_string();
-            let counts = parts
-                .filter_map(|p| {
-                    let p = p.trim();
-                    let (d, n) = p.strip_prefix('D')?.split_once(' ')?;
-                    Some((d.parse().ok()?, n.trim().parse().ok()?))
+            // The .epd suites go through our EPD reader: `Dn` opcodes.
+            let epd = Epd::from_ascii(line.as_bytes())
+                .unwrap_or_else(|e| panic!("{name}:{}: {e}", i + 1));
+            let fen = Fen(epd.setup.clone()).to_string();
+            let counts = epd
+                .operations
+                .iter()
+                .filter_map(|op| {
+                    let depth = op.opcode.strip_prefix('D')?.parse().ok()?;
+                    Some((depth, op.operands.first()?.as_str().parse().ok()?))
                 })
                 .collect();
             cases.push(Case { file, line: i + 1, fen, counts });

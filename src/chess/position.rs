@@ -562,6 +562,31 @@ impl Position {
             .find_map(|rook| self.castling_move(king, rook))
     }
 
+    /// Castling written as a king move (UCI and long algebraic): the king
+    /// of the side to move on `king` going two squares along its back rank to
+    /// its castling square (`e1g1`), or onto one of its own rooks with
+    /// castling rights (`e1h1`, the Chess960 form). `None` if `king` → `to`
+    /// is not such a move or castling is not legal.
+    pub fn castling_by_king_move(&self, king: Square, to: Square) -> Option<Move> {
+        let us = self.turn;
+        if king != self.king_of(us) || king.rank() != us.back_rank() || to.rank() != us.back_rank()
+        {
+            return None;
+        }
+        let onto_own_rook =
+            self.castling_rights.contains(to) && self.board.color_at(to) == Some(us);
+        let two_squares = king.file().index().abs_diff(to.file().index()) == 2;
+        if !onto_own_rook && !two_squares {
+            return None;
+        }
+        let m = self.castling_move_to(CastlingSide::from_king_and_rook(king, to))?;
+        let matches = match m {
+            Move::Castle { rook, .. } if onto_own_rook => rook == to,
+            _ => m.to() == to,
+        };
+        matches.then_some(m)
+    }
+
     /// Plays `m` if it is legal.
     ///
     /// # Errors

@@ -12,7 +12,7 @@
 
 use std::fmt;
 
-use crate::chess::{Bitboard, CastlingSide, Move, MoveList, Position, Role, Square};
+use crate::chess::{Bitboard, Move, MoveList, Position, Role, Square};
 
 /// A syntax error in a UCI move.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -107,19 +107,9 @@ impl Uci {
             Some(p) if p.color == us => p.role,
             _ => return Err(UciError::Illegal(self)),
         };
-        if role == Role::King && from.rank() == to.rank() && from.rank() == us.back_rank() {
-            let to_own_rook = pos.castling_rights().contains(to) && board.color_at(to) == Some(us);
-            let two_squares = from.file().index().abs_diff(to.file().index()) == 2;
-            if to_own_rook || two_squares {
-                let side = CastlingSide::from_king_and_rook(from, to);
-                if let Some(m @ Move::Castle { rook, .. }) = pos.castling_move_to(side) {
-                    if !to_own_rook || rook == to {
-                        return Ok(m);
-                    }
-                }
-                if to_own_rook {
-                    return Err(UciError::Illegal(self));
-                }
+        if role == Role::King {
+            if let Some(m) = pos.castling_by_king_move(from, to) {
+                return Ok(m);
             }
         }
         let mut moves = MoveList::new();

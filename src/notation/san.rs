@@ -1,0 +1,737 @@
+//! Standard Algebraic Notation, as the PGN standard and FIDE Handbook
+//! Annex E write it and as real files contain it.
+//!
+//! Accepted (reading):
+//! - piece letters `K Q R B N` (and `P`), or those of another language
+//!   ([`Lang`]), or figurines `♔♕♖♗♘♙`/`♚♛♜♝♞♟`; pawn moves without letter;
+//! - captures marked `x` or `:` or not at all — the marker is not trusted,
+//!   the board decides; pawn captures with the origin file (`exd5`, `ed5`);
+//! - disambiguation by file, rank or both; more than needed is accepted;
+//! - castling `O-O`, `O-O-O`, `0-0`, `0-0-0` (and lower-case `o-o`);
+//! - promotion `e8=Q`, `e8Q`, `e8(Q)`, `e8/Q`, and `e7e8q` in long form;
+//! - en passant suffix `e.p.` or `ep`; trailing `+ # ++ ! ? !! ?? !? ?!`
+//!   are ignored here (the PGN layer turns `!`/`?` into NAGs);
+//! - long algebraic: `e2e4`, `e2-e4`, `e4xd5`, `Ng1f3`, `Ng1-f3`, `e7e8Q`,
+//!   `e7e8=Q`, UCI castling `e1g1` and king-takes-rook `e1h1` (Chess960);
+//! - null moves `--`, `Z0` and `0000` parse as [`San::Null`].
+//!
+//! Written: canonical SAN with minimal disambiguation (file first, then
+//! rank, then both), `=Q`, `+`/`#`, `O-O`/`O-O-O`.
+//!
+//! Resolution works backwards from the target square
+//! ([`Position::moves_to`]); an illegal or ambiguous move is a [`SanError`]
+//! that names the move, the reason and the candidates.
+
+use std::fmt;
+
+use super::lang::{self, Lang};
+use crate::chess::{Bitboard, CastlingSide, File, Move, MoveList, Position, Rank, Role, Square};
+
+/// A syntax error: the text is not SAN in the given language.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("'{text}' is not a move: {reason}")]
+pub struct ParseSanError {
+    /// The text.
+    pub text: String,
+    /// What is wrong.
+    pub reason: &'static str,
+}
+
+/// A move that is readable but cannot be played in the position.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SanError {
+    /// No legal move matches.
+    #[error("illegal move '{san}': {reason}")]
+    Illegal {
+        /// The move as written.
+        san: String,
+        /// Why nothing matches.
+        reason: String,
+    },
+    /// Several legal moves match.
+    #[error("ambiguous move '{san}': could be {}", candidates.join(", "))]
+    Ambiguous {
+        /// The move as written.
+        san: String,
+        /// The matching moves, in canonical SAN.
+        candidates: Vec<String>,
+    },
+}
+
+/// A move in SAN, not yet checked against a position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum San {
+    /// A piece or pawn move, with what the text says about its origin.
+    Normal {
+        /// The moving piece (pawn when no letter is written).
+        role: Role,
+        /// The origin file, if written.
+        file: Option<File>,
+        /// The origin rank, if written.
+        rank: Option<Rank>,
+        /// Whether a capture marker was written (informational only).
+        capture: bool,
+        /// The destination.
+        to: Square,
+        /// The promotion piece, if written.
+        promotion: Option<Role>,
+    },
+    /// Castling to one side.
+    Castle(CastlingSide),
+    /// A null move (`--`, `Z0`, `0000`).
+    Null,
+}
+
+/// A SAN move with its check or mate suffix, as written by
+/// [`SanPlus::from_move_and_play`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SanPlus {
+    /// The move.
+    pub san: San,
+    /// `+`, `#` or nothing.
+    pub suffix: Option<Suffix>,
+}
+
+/// The check marker of a written move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Suffix {
+    /// `+`.
+    Check,
+    /// `#`.
+    Checkmate,
+}
+
+const ANNOTATION_BYTES: &[u8] = b"+#!?";
+
+impl San {
+    /// Parses English SAN (figurines too).
+    ///
+    /// # Errors
+    /// [`ParseSanError`] if the text is not a move.
+    pub fn from_ascii(text: &[u8]) -> Result<San, ParseSanError> {
+        San::from_ascii_lang(text, Lang::English)
+    }
+
+    /// Parses SAN with the piece letters of `lang` (figurines always work).
+    ///
+    /// # Errors
+    /// [`ParseSanError`] if the text is not a move.
+    pub fn from_ascii_lang(text: &[u8], lang: Lang) -> Result<San, ParseSanError> {
+        let err =
+            |reason| ParseSanError { text: String::from_utf8_lossy(text).into_owned(), reason };
+        let mut s = text;
+        while let [rest @ .., last] = s {
+            if ANNOTATION_BYTES.contains(last) {
+                s = rest;
+            } else {
+                break;
+            }
+        }
+        s = s.strip_suffix(b"e.p.").or_else(|| s.strip_suffix(b"ep")).unwrap_or(s);
+        match s {
+            b"" => return Err(err("empty")),
+            b"O-O" | b"0-0" | b"o-o" | b"OO" | b"00" => {
+                return Ok(San::Castle(CastlingSide::KingSide))
+            }
+            b"O-O-O" | b"0-0-0" | b"o-o-o" | b"OOO" | b"000" => {
+                return Ok(San::Castle(CastlingSide::QueenSide))
+            }
+            b"--" | b"Z0" | b"0000" => return Ok(San::Null),
+            _ => {}
+        }
+        let (mut role, mut i) = match s[0] {
+            b'a'..=b'h' => (None, 0),
+            b if b.is_ascii_uppercase() => {
+                (Some(lang.role(b).ok_or(err("unknown piece letter"))?), 1)
+            }
+            _ => match lang::figurine(s) {
+                Some((role, n)) => (Some(role), n),
+                None => return Err(err("unexpected character")),
+            },
+        };
+        if role == Some(Role::Pawn) {
+            role = None;
+        }
+        // Coordinates in order: files and ranks; the last two are the
+        // destination, the ones before it the (optional) origin.
+        let mut coords: [(bool, u8); 4] = [(false, 0); 4];
+        let mut n = 0;
+        let mut capture = false;
+        let mut promotion = None;
+        while i < s.len() {
+            let b = s[i];
+            match b {
+                b'a'..=b'h' | b'1'..=b'8' => {
+                    let is_last = i + 1 == s.len();
+                    // A final lower-case n/b/r/q after a full destination is a
+                    // UCI-style promotion (`e7e8q`, `bxc8b`).
+                    if is_last
+                        && n >= 2
+                        && !coords[n - 1].0
+                        && matches!(b, b'b')
+                        && promotion.is_none()
+                    {
+                        promotion = Some(Role::Bishop);
+                        i += 1;
+                        continue;
+                    }
+                    if n == 4 {
+                        return Err(err("too many squares"));
+                    }
+                    coords[n] = (b.is_ascii_alphabetic(), b);
+                    n += 1;
+                }
+                b'x' | b':' => {
+                    if capture || n == 0 && role.is_none() {
+                        return Err(err("misplaced capture mark"));
+                    }
+                    capture = true;
+                }
+                b'-' => {
+                    if n != 2 {
+                        return Err(err("misplaced '-'"));
+                    }
+                }
+                b'=' | b'/' | b'(' => {
+                    if promotion.is_some() || n < 2 || i + 1 >= s.len() {
+                        return Err(err("misplaced promotion mark"));
+                    }
+                    let (p, used) =
+                        promotion_piece(&s[i + 1..], lang).ok_or(err("unknown promotion piece"))?;
+                    promotion = Some(p);
+                    i += used;
+                    if b == b'(' {
+                        if s.get(i + 1) != Some(&b')') {
+                            return Err(err("unclosed '(' in promotion"));
+                        }
+                        i += 1;
+                    }
+                }
+                _ => {
+                    if promotion.is_some() || n < 2 {
+                        return Err(err("unexpected character"));
+                    }
+                    let (p, used) =
+                        promotion_piece(&s[i..], lang).ok_or(err("unexpected character"))?;
+                    promotion = Some(p);
+                    i += used - 1;
+                }
+            }
+            i += 1;
+        }
+        let to = match n.checked_sub(2).map(|k| (k, coords[k], coords[k + 1])) {
+            Some((k, (true, f), (false, r))) => (k, square_of(f, r)),
+            _ => return Err(err("no destination square")),
+        };
+        let (k, to) = to;
+        let (file, rank) = match &coords[..k] {
+            [] => (None, None),
+            [(true, f)] => (Some(file_of(*f)), None),
+            [(false, r)] => (None, Some(rank_of(*r))),
+            [(true, f), (false, r)] => (Some(file_of(*f)), Some(rank_of(*r))),
+            _ => return Err(err("malformed origin square")),
+        };
+        let role = role.unwrap_or(Role::Pawn);
+        if promotion.is_some() && role != Role::Pawn {
+            return Err(err("only pawns promote"));
+        }
+        if role == Role::Pawn && rank.is_some() && file.is_none() {
+            return Err(err("a pawn's origin is written as its file"));
+        }
+        Ok(San::Normal { role, file, rank, capture, to, promotion })
+    }
+
+    /// Finds the legal move this SAN means in `pos`.
+    ///
+    /// Long algebraic without a piece letter (`g1f3`, `e1g1`) takes its role
+    /// from the piece on the origin square. Castling written as a king move
+    /// of two squares or onto its own rook is castling.
+    ///
+    /// # Errors
+    /// [`SanError::Illegal`] or [`SanError::Ambiguous`], naming the move.
+    pub fn to_move(&self, pos: &Position) -> Result<Move, SanError> {
+        match *self {
+            San::Castle(side) => pos.castling_move_to(side).ok_or_else(|| SanError::Illegal {
+                san: self.to_string(),
+                reason: "castling is not possible here".to_string(),
+            }),
+            San::Null => Err(SanError::Illegal {
+                san: "--".into(),
+                reason: "a null move is not a move".into(),
+            }),
+            San::Normal { role, file, rank, capture: _, to, promotion } => {
+                let mut role = role;
+                if let (Some(f), Some(r)) = (file, rank) {
+                    let from = Square::from_coords(f, r);
+                    let piece = pos.board().piece_at(from).filter(|p| p.color == pos.turn());
+                    if let Some(piece) = piece {
+                        if role == Role::Pawn {
+                            // Long algebraic without letter: the board says
+                            // which piece moves.
+                            role = piece.role;
+                        }
+                        if role == Role::King && piece.role == Role::King {
+                            if let Some(m) = pos.castling_by_king_move(from, to) {
+                                return Ok(m);
+                            }
+                        }
+                    }
+                }
+                let mut mask = Bitboard::FULL;
+                if let Some(f) = file {
+                    mask &= Bitboard::from_file(f);
+                }
+                if let Some(r) = rank {
+                    mask &= Bitboard::from_rank(r);
+                }
+                let mut moves = MoveList::new();
+                pos.moves_to(role, to, mask, &mut moves);
+                if role == Role::Pawn && file.is_none() {
+                    // Plain pawn moves stay on their file; a capture needs
+                    // its file written (`d5` is not `exd5`).
+                    moves.retain(|m| m.from().file() == to.file());
+                }
+                moves.retain(|m| m.promotion() == promotion);
+                match moves.len() {
+                    1 => Ok(moves[0]),
+                    0 => Err(self.explain_illegal(pos, role, to, mask, promotion)),
+                    _ => Err(SanError::Ambiguous {
+                        san: self.to_string(),
+                        candidates: moves
+                            .iter()
+                            .map(|&m| San::from_move(pos, m).to_string())
+                            .collect(),
+                    }),
+                }
+            }
+        }
+    }
+
+    fn explain_illegal(
+        &self,
+        pos: &Position,
+        role: Role,
+        to: Square,
+        mask: Bitboard,
+        promotion: Option<Role>,
+    ) -> SanError {
+        let mut moves = MoveList::new();
+        pos.moves_to(role, to, mask, &mut moves);
+        let color = pos.turn().fold("white", "black");
+        let name = role_name(role);
+        let reason = if moves.iter().any(|m| m.promotion().is_some()) && promotion.is_none() {
+            "a pawn reaching the last rank needs a promotion piece".to_string()
+        } else if promotion.is_some() && !moves.is_empty() {
+            "this move is not a promotion".to_string()
+        } else {
+            let attackers = pos.board().by_color(pos.turn())
+                & pos.board().by_role(role)
+                & mask
+                & crate::chess::attacks::attacks(
+                    pos.turn().other(),
+                    role,
+                    to,
+                    pos.board().occupied(),
+                );
+            if attackers.any() && role != Role::Pawn {
+                format!("the {color} {name} cannot go to {to} without leaving its king in check")
+            } else {
+                format!("no {color} {name} can go to {to}")
+            }
+        };
+        SanError::Illegal { san: self.to_string(), reason }
+    }
+
+    /// The canonical SAN of `m` in `pos` (no check suffix): minimal
+    /// disambiguation, file first, then rank, then both.
+    pub fn from_move(pos: &Position, m: Move) -> San {
+        match m {
+            Move::Castle { .. } => San::Castle(m.castling_side().unwrap_or(CastlingSide::KingSide)),
+            Move::EnPassant { from, to } => San::Normal {
+                role: Role::Pawn,
+                file: Some(from.file()),
+                rank: None,
+                capture: true,
+                to,
+                promotion: None,
+            },
+            Move::Normal { role: Role::Pawn, from, capture, to, promotion } => San::Normal {
+                role: Role::Pawn,
+                file: capture.map(|_| from.file()),
+                rank: None,
+                capture: capture.is_some(),
+                to,
+                promotion,
+            },
+            Move::Normal { role, from, capture, to, .. } => {
+                let (mut file, mut rank) = (None, None);
+                if role != Role::King {
+                    let mut moves = MoveList::new();
+                    pos.moves_to(role, to, Bitboard::FULL, &mut moves);
+                    let others: Bitboard =
+                        moves.iter().map(|m| m.from()).filter(|&f| f != from).collect();
+                    if others.any() {
+                        if (others & Bitboard::from_file(from.file())).is_empty() {
+                            file = Some(from.file());
+                        } else if (others & Bitboard::from_rank(from.rank())).is_empty() {
+                            rank = Some(from.rank());
+                        } else {
+                            file = Some(from.file());
+                            rank = Some(from.rank());
+                        }
+                    }
+                }
+                San::Normal { role, file, rank, capture: capture.is_some(), to, promotion: None }
+            }
+        }
+    }
+
+    /// Appends the canonical text.
+    pub fn append_to(&self, out: &mut String) {
+        match *self {
+            San::Castle(CastlingSide::KingSide) => out.push_str("O-O"),
+            San::Castle(CastlingSide::QueenSide) => out.push_str("O-O-O"),
+            San::Null => out.push_str("--"),
+            San::Normal { role, file, rank, capture, to, promotion } => {
+                if role != Role::Pawn {
+                    out.push(role.upper_char());
+                }
+                if let Some(f) = file {
+                    out.push(f.char());
+                }
+                if let Some(r) = rank {
+                    out.push(r.char());
+                }
+                if capture {
+                    out.push('x');
+                }
+                to.append_to(out);
+                if let Some(p) = promotion {
+                    out.push('=');
+                    out.push(p.upper_char());
+                }
+            }
+        }
+    }
+}
+
+impl SanPlus {
+    /// Writes `m` (legal in `pos`) as SAN with `+`/`#`, and plays it.
+    pub fn from_move_and_play(pos: &mut Position, m: Move) -> SanPlus {
+        let san = San::from_move(pos, m);
+        pos.play_unchecked(m);
+        let suffix = if pos.is_check() {
+            Some(if pos.has_legal_moves() { Suffix::Check } else { Suffix::Checkmate })
+        } else {
+            None
+        };
+        SanPlus { san, suffix }
+    }
+
+    /// Writes `m` (legal in `pos`) as SAN with `+`/`#`.
+    pub fn from_move(pos: &Position, m: Move) -> SanPlus {
+        SanPlus::from_move_and_play(&mut pos.clone(), m)
+    }
+
+    /// Appends the text.
+    pub fn append_to(&self, out: &mut String) {
+        self.san.append_to(out);
+        match self.suffix {
+            Some(Suffix::Check) => out.push('+'),
+            Some(Suffix::Checkmate) => out.push('#'),
+            None => {}
+        }
+    }
+}
+
+impl fmt::Display for San {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut s = String::with_capacity(8);
+        self.append_to(&mut s);
+        f.write_str(&s)
+    }
+}
+
+impl fmt::Display for SanPlus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut s = String::with_capacity(8);
+        self.append_to(&mut s);
+        f.write_str(&s)
+    }
+}
+
+impl std::str::FromStr for San {
+    type Err = ParseSanError;
+    fn from_str(s: &str) -> Result<San, ParseSanError> {
+        San::from_ascii(s.as_bytes())
+    }
+}
+
+/// Why a move text failed: unreadable or unplayable.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MoveTextError {
+    /// Unreadable text.
+    #[error(transparent)]
+    Parse(#[from] ParseSanError),
+    /// Readable but not playable here.
+    #[error(transparent)]
+    Play(#[from] SanError),
+}
+
+/// Parses `text` in `lang` and finds its legal move in `pos`.
+///
+/// # Errors
+/// [`MoveTextError`] saying whether the text or the move is at fault.
+///
+/// ```
+/// use pgnindex::chess::Position;
+/// use pgnindex::notation::{lang::Lang, san};
+/// let pos = Position::new();
+/// let m = san::parse_move(&pos, b"Cf3", Lang::French)?;
+/// assert_eq!(san::to_san(&pos, m), "Nf3");
+/// # Ok::<_, san::MoveTextError>(())
+/// ```
+pub fn parse_move(pos: &Position, text: &[u8], lang: Lang) -> Result<Move, MoveTextError> {
+    Ok(San::from_ascii_lang(text, lang)?.to_move(pos)?)
+}
+
+/// The canonical SAN of `m` with its `+`/`#` suffix.
+pub fn to_san(pos: &Position, m: Move) -> String {
+    SanPlus::from_move(pos, m).to_string()
+}
+
+/// The result of replaying a sequence of move texts with language
+/// detection: see [`replay`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Replay {
+    /// The language the moves were read in.
+    pub lang: Lang,
+    /// The moves played, in order (`None` for a null move).
+    pub moves: Vec<Option<Move>>,
+    /// The first move that failed, with its index, if any.
+    pub error: Option<(usize, MoveTextError)>,
+}
+
+/// Replays `texts` from `start`. With `lang = Some(l)` the letters of `l`
+/// are used. With `None` the moves are read in English; if that fails, each
+/// other language is tried on the *whole* sequence and the first that plays
+/// every move wins (if none does, English's result is kept) — a game is
+/// read in one language, never a mix. Null moves are played as passes.
+pub fn replay(start: &Position, texts: &[&[u8]], lang: Option<Lang>) -> Replay {
+    let attempt = |lang: Lang| {
+        let mut pos = start.clone();
+        let mut moves = Vec::with_capacity(texts.len());
+        for (i, text) in texts.iter().enumerate() {
+            match San::from_ascii_lang(text, lang) {
+                Ok(San::Null) => {
+                    pos.play_null();
+                    moves.push(None);
+                }
+                Ok(san) => match san.to_move(&pos) {
+                    Ok(m) => {
+                        pos.play_unchecked(m);
+                        moves.push(Some(m));
+                    }
+                    Err(e) => return Replay { lang, moves, error: Some((i, e.into())) },
+                },
+                Err(e) => return Replay { lang, moves, error: Some((i, e.into())) },
+            }
+        }
+        Replay { lang, moves, error: None }
+    };
+    if let Some(lang) = lang {
+        return attempt(lang);
+    }
+    let english = attempt(Lang::English);
+    if english.error.is_none() {
+        return english;
+    }
+    Lang::FALLBACKS.into_iter().map(attempt).find(|r| r.error.is_none()).unwrap_or(english)
+}
+
+fn promotion_piece(s: &[u8], lang: Lang) -> Option<(Role, usize)> {
+    let (role, used) = match s.first()? {
+        b @ (b'n' | b'b' | b'r' | b'q') => (Role::from_char(*b as char)?, 1),
+        b if b.is_ascii_uppercase() => (lang.role(*b).or_else(|| Lang::English.role(*b))?, 1),
+        _ => lang::figurine(s)?,
+    };
+    matches!(role, Role::Knight | Role::Bishop | Role::Rook | Role::Queen).then_some((role, used))
+}
+
+fn square_of(f: u8, r: u8) -> Square {
+    Square::from_coords(file_of(f), rank_of(r))
+}
+
+fn file_of(b: u8) -> File {
+    File::from_char(b as char).unwrap_or(File::A)
+}
+
+fn rank_of(b: u8) -> Rank {
+    Rank::from_char(b as char).unwrap_or(Rank::First)
+}
+
+fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::Pawn => "pawn",
+        Role::Knight => "knight",
+        Role::Bishop => "bishop",
+        Role::Rook => "rook",
+        Role::Queen => "queen",
+        Role::King => "king",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::notation::fen::parse_position;
+
+    fn play(fen: &str, text: &str) -> Result<String, String> {
+        let pos = if fen.is_empty() { Position::new() } else { parse_position(fen).unwrap() };
+        parse_move(&pos, text.as_bytes(), Lang::English)
+            .map(|m| to_san(&pos, m))
+            .map_err(|e| e.to_string())
+    }
+
+    fn check(fen: &str, inputs: &[&str], canonical: &str) {
+        for input in inputs {
+            assert_eq!(play(fen, input).as_deref(), Ok(canonical), "input {input:?}");
+        }
+    }
+
+    #[test]
+    fn pawn_and_piece_moves() {
+        check("", &["e4", "e2e4", "e2-e4", "Pe4", "e4!?", "e4?!", "e4!!", "e4??"], "e4");
+        check("", &["Nf3", "Ng1f3", "Ng1-f3", "g1f3", "Ngf3", "N1f3", "♘f3", "Nf3+"], "Nf3");
+    }
+
+    #[test]
+    fn captures_and_en_passant() {
+        let fen = "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3";
+        check(fen, &["exf6", "exf6e.p.", "exf6ep", "e5xf6", "ef6", "e:f6", "e5f6"], "exf6");
+        let fen = "rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2";
+        check(fen, &["exd5", "e4xd5", "e4d5", "ed5", "e:d5"], "exd5");
+        // The capture marker is not trusted either way.
+        check("", &["Nxf3"], "Nf3");
+        assert!(play(fen, "d5").is_err(), "a pawn capture needs its file");
+    }
+
+    #[test]
+    fn castling_forms() {
+        let fen = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1";
+        check(fen, &["O-O", "0-0", "o-o", "O-O+", "e1g1", "e1h1", "Ke1g1"], "O-O");
+        check(fen, &["O-O-O", "0-0-0", "e1c1", "e1a1"], "O-O-O");
+        assert_eq!(
+            play("r3k2r/pppppppp/8/8/8/8/PPPPPPPP/RN2K2R w KQkq - 0 1", "O-O-O").unwrap_err(),
+            "illegal move 'O-O-O': castling is not possible here"
+        );
+    }
+
+    #[test]
+    fn promotions() {
+        let fen = "1n5k/P7/8/8/8/8/8/K7 w - - 0 1";
+        check(fen, &["a8=Q", "a8Q", "a8(Q)", "a8/Q", "a7a8q", "a7a8Q", "a7a8=Q", "a8=Q+"], "a8=Q");
+        check(fen, &["axb8=N", "axb8N", "a7b8n", "ab8N"], "axb8=N");
+        check(fen, &["axb8=B", "a7b8b", "axb8b"], "axb8=B");
+        assert_eq!(
+            play(fen, "a8").unwrap_err(),
+            "illegal move 'a8': a pawn reaching the last rank needs a promotion piece"
+        );
+        assert_eq!(play("", "Ne4=Q").unwrap_err(), "'Ne4=Q' is not a move: only pawns promote");
+    }
+
+    #[test]
+    fn disambiguation_written_minimally() {
+        // Knights on b1 and f3 can both reach d2: file.
+        let fen = "4k3/8/8/8/8/5N2/8/1N2K3 w - - 0 1";
+        check(fen, &["Nbd2", "Nb1d2", "N1d2"], "Nbd2");
+        // Rooks on a1 and a5: rank.
+        let fen = "4k3/8/8/R7/8/8/8/R3K3 w - - 0 1";
+        check(fen, &["R1a3", "Ra1a3"], "R1a3");
+        // Queens on a1, a3, c1 can all reach b2... e.g. a1 needs both.
+        let fen = "4k3/8/8/8/8/Q7/8/Q1Q1K3 w - - 0 1";
+        check(fen, &["Qa1b2"], "Qa1b2");
+        // Over-disambiguation is accepted and written minimally.
+        check("", &["Nb1c3", "Nbc3"], "Nc3");
+    }
+
+    #[test]
+    fn errors_name_move_reason_and_candidates() {
+        let fen = "4k3/8/8/8/8/5N2/8/1N2K3 w - - 0 1";
+        assert_eq!(play(fen, "Nd2").unwrap_err(), "ambiguous move 'Nd2': could be Nbd2, Nfd2");
+        assert_eq!(
+            play("", "Nf4").unwrap_err(),
+            "illegal move 'Nf4': no white knight can go to f4"
+        );
+        // A pinned knight.
+        let fen = "4k3/4r3/8/8/8/8/4N3/4K3 w - - 0 1";
+        assert_eq!(
+            play(fen, "Nc3").unwrap_err(),
+            "illegal move 'Nc3': the white knight cannot go to c3 without leaving its king in check"
+        );
+        assert_eq!(play("", "Sf3").unwrap_err(), "'Sf3' is not a move: unknown piece letter");
+        assert_eq!(play("", "e9").unwrap_err(), "'e9' is not a move: unexpected character");
+        assert_eq!(play("", "").unwrap_err(), "'' is not a move: empty");
+        assert_eq!(play("", "N").unwrap_err(), "'N' is not a move: no destination square");
+    }
+
+    #[test]
+    fn other_languages() {
+        let pos = Position::new();
+        for (lang, text) in [
+            (Lang::French, "Cf3"),
+            (Lang::German, "Sf3"),
+            (Lang::Dutch, "Pf3"),
+            (Lang::Spanish, "Cf3"),
+            (Lang::Italian, "Cf3"),
+        ] {
+            let m = parse_move(&pos, text.as_bytes(), lang).unwrap();
+            assert_eq!(to_san(&pos, m), "Nf3", "{lang:?}");
+        }
+        // French: R is the king, T the rook, D the queen, F the bishop.
+        let fen = "4k3/8/8/8/8/8/8/R3K2B w - - 0 1";
+        let pos = parse_position(fen).unwrap();
+        assert_eq!(to_san(&pos, parse_move(&pos, b"Rd2", Lang::French).unwrap()), "Kd2");
+        assert_eq!(to_san(&pos, parse_move(&pos, b"Ta2", Lang::French).unwrap()), "Ra2");
+        assert_eq!(to_san(&pos, parse_move(&pos, b"Fb7", Lang::French).unwrap()), "Bb7");
+        // German promotion letter.
+        let pos = parse_position("8/P6k/8/8/8/8/8/K7 w - - 0 1").unwrap();
+        assert_eq!(to_san(&pos, parse_move(&pos, b"a8=D", Lang::German).unwrap()), "a8=Q");
+    }
+
+    #[test]
+    fn replay_detects_language_per_game() {
+        let start = Position::new();
+        // French: "Rd2" in English would be a rook move and fails.
+        let texts: Vec<&[u8]> = vec![b"e4", b"e5", b"Cf3", b"Cc6", b"Fc4", b"Fc5", b"Re2"];
+        let r = replay(&start, &texts, None);
+        assert_eq!(r.error, None);
+        assert_eq!(r.lang, Lang::French);
+        assert_eq!(r.moves.len(), 7);
+        // Forced English keeps the error at the first French letter.
+        let r = replay(&start, &texts, Some(Lang::English));
+        assert_eq!(r.error.as_ref().map(|e| e.0), Some(2));
+        // A game that fails in every language keeps English's error.
+        let texts: Vec<&[u8]> = vec![b"e4", b"e5", b"Nf6"];
+        let r = replay(&start, &texts, None);
+        assert_eq!(r.lang, Lang::English);
+        assert_eq!(r.error.as_ref().map(|e| e.0), Some(2));
+        // Null moves pass.
+        let texts: Vec<&[u8]> = vec![b"e4", b"--", b"d4"];
+        let r = replay(&start, &texts, None);
+        assert_eq!(r.moves, vec![r.moves[0], None, r.moves[2]]);
+        assert_eq!(r.error, None);
+    }
+
+    #[test]
+    fn checks_and_mates_are_written() {
+        let mut pos = Position::new();
+        let mut out = Vec::new();
+        for text in ["f3", "e5", "g4", "Qh4"] {
+            let m = parse_move(&pos, text.as_bytes(), Lang::English).unwrap();
+            out.push(SanPlus::from_move_and_play(&mut pos, m).to_string());
+        }
+        assert_eq!(out, ["f3", "e5", "g4", "Qh4#"]);
+        assert!(pos.is_checkmate());
+    }
+}
