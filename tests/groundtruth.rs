@@ -51,6 +51,7 @@ struct Totals {
     games: usize,
     plies: usize,
     skipped_variants: usize,
+    san_checked: usize,
 }
 
 fn check_record(name: &str, rec: &serde_json::Value, totals: &mut Totals) -> Result<(), String> {
@@ -90,6 +91,7 @@ fn check_record(name: &str, rec: &serde_json::Value, totals: &mut Totals) -> Res
                         "{here}: SAN {reference} read as {read:?}, UCI gives {m:?}"
                     ));
                 }
+                totals.san_checked += 1;
             }
             pos.play_unchecked(m);
         }
@@ -151,12 +153,14 @@ fn games_corpus_matches_python_chess() {
     // SOURCES.md: 17,375 games / 1.42 M plies in games/.
     assert_eq!(t.games, 17_375);
     assert!(t.plies > 1_400_000, "{} plies", t.plies);
+    assert!(t.san_checked > 1_400_000, "SAN compared on {} plies", t.san_checked);
 }
 
 #[test]
 fn edge_corpus_matches_python_chess() {
     let t = run("edge");
     assert!(t.games > 300, "{} games", t.games);
+    assert!(t.san_checked > 10_000, "SAN compared on {} plies", t.san_checked);
     assert!(t.skipped_variants >= 3, "crazyhouse/antichess games are skipped");
 }
 

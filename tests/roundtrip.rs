@@ -20,7 +20,14 @@ fn check_position(pos: &Position) -> Result<(), TestCaseError> {
     let back =
         fen::parse_position(&text).map_err(|e| TestCaseError::fail(format!("{text}: {e}")))?;
     prop_assert_eq!(fen::write(&back), text.clone());
-    prop_assert_eq!(back.zobrist(), pos.zobrist(), "key after FEN round trip of {}", text);
+    // FEN shows en passant only when the capture is legal, while Polyglot
+    // keys count it whenever a pawn stands beside (pins ignored): a pinned
+    // capturer makes the two differ by design.
+    if pos.legal_ep_square() == pos.pseudo_ep_square() {
+        prop_assert_eq!(back.zobrist(), pos.zobrist(), "key after FEN round trip of {}", text);
+    } else {
+        prop_assert_eq!(back.pseudo_ep_square(), None);
+    }
     let mut moves = MoveList::new();
     pos.legal_moves(&mut moves);
     for &m in &moves {

@@ -85,6 +85,8 @@ pub struct Position {
     halfmoves: u32,
     fullmoves: NonZeroU32,
     key: Zobrist,
+    /// The castling part of `key`, cached for `play_unchecked`.
+    castling_key: u64,
 }
 
 impl Default for Position {
@@ -143,7 +145,17 @@ impl Position {
             None => None,
         };
         let key = zobrist::hash_from_scratch(&board, turn, castling_rights, ep_square);
-        let pos = Position { board, turn, castling_rights, ep_square, halfmoves, fullmoves, key };
+        let castling_key = zobrist::castling_rights_key(&board, castling_rights);
+        let pos = Position {
+            board,
+            turn,
+            castling_rights,
+            ep_square,
+            halfmoves,
+            fullmoves,
+            key,
+            castling_key,
+        };
         let their_king = pos.king_of(turn.other());
         if board.attacks_to(their_king, turn, board.occupied()).any() {
             return Err(PositionError::OppositeCheck(turn.other()));
@@ -458,96 +470,94 @@ impl Position {
     pub fn moves_to(&self, role: Role, to: Square, from_mask: Bitboard, moves: &mut MoveList) {
         moves.clear();
         let us = self.turn;
-        let ours = self.board.by_color(us);
-        if ours.contains(to) {
+        let them = us.other();
+        if self.board.by_color(us).contains(to) {
             return;
         }
         let king = self.king_of(us);
-        let checkers = self.checkers();
-        if checkers.any() {
-            let mut all = MoveList::new();
-            self.legal_moves(&mut all);
-            moves.extend(all.into_iter().filter(|m| {
-                m.role() == role
-                    && m.to() == to
-                    && from_mask.contains(m.from())
-                    && !matches!(m, Move::Castle { .. })
-            }));
+        let occ = self.board.occupied();
+        let capture =
+            if self.board.by_color(them).contains(to) { self.board.role_at(to) } else { None };
+        if role == Role::King {
+            if from_mask.contains(king)
+                && attacks::king_attacks(king).contains(to)
+                && !self.board.attacks_to(to, them, occ.without(king)).any()
+            {
+                moves.push(Move::Normal { role, from: king, capture, to, promotion: None });
+            }
             return;
         }
-        let occ = self.board.occupied();
-        let capture = if self.board.by_color(us.other()).contains(to) {
-            self.board.role_at(to)
-        } else {
-            None
-        };
-        match role {
-            Role::King => {
-                if from_mask.contains(king)
-                    && attacks::king_attacks(king).contains(to)
-                    && !self.board.attacks_to(to, us.other(), occ.without(king)).any()
-                {
-                    moves.push(Move::Normal { role, from: king, capture, to, promotion: None });
-                }
+        if role == Role::Pawn && self.ep_square == Some(to) {
+            // En passant is checked by simulating the capture, which also
+            // covers evasions and the discovered check along the rank.
+            self.gen_en_passant(to, moves);
+            moves.retain(|m| from_mask.contains(m.from()));
+            return;
+        }
+        let checkers = self.checkers();
+        if let Some(checker) = checkers.first() {
+            // Double check: only the king moves. Single check: the move must
+            // capture the checker or block its line.
+            if checkers.more_than_one()
+                || !attacks::between(king, checker).with(checker).contains(to)
+            {
                 return;
             }
-            Role::Pawn => {
-                let pawns = self.our(Role::Pawn) & from_mask;
-                if capture.is_some() {
-                    for from in attacks::pawn_attacks(us.other(), to) & pawns {
-                        push_pawn_move(moves, from, to, capture);
+        }
+        let froms = match role {
+            Role::Pawn if capture.is_some() => {
+                attacks::pawn_attacks(them, to) & self.our(Role::Pawn)
+            }
+            Role::Pawn if !occ.contains(to) => {
+                let pawns = self.our(Role::Pawn);
+                let back = us.fold(-8, 8);
+                match to.offset(back) {
+                    Some(from) if pawns.contains(from) => Bitboard::from_square(from),
+                    Some(from)
+                        if !occ.contains(from)
+                            && to.rank() == us.fold(Rank::Fourth, Rank::Fifth) =>
+                    {
+                        from.offset(back).map_or(Bitboard::EMPTY, Bitboard::from_square) & pawns
                     }
-                } else if !occ.contains(to) {
-                    let back = us.fold(-8, 8);
-                    if let Some(from) = to.offset(back) {
-                        if pawns.contains(from) {
-                            push_pawn_move(moves, from, to, None);
-                        } else if !occ.contains(from)
-                            && to.rank() == us.fold(Rank::Fourth, Rank::Fifth)
-                        {
-                            if let Some(from2) = from.offset(back) {
-                                if pawns.contains(from2) {
-                                    moves.push(Move::Normal {
-                                        role,
-                                        from: from2,
-                                        capture: None,
-                                        to,
-                                        promotion: None,
-                                    });
-                                }
-                            }
-                        }
-                    }
-                    if self.ep_square == Some(to) {
-                        let start = moves.len();
-                        self.gen_en_passant(to, moves);
-                        // Keep only the en-passant captures from the mask.
-                        let mut i = start;
-                        while i < moves.len() {
-                            if from_mask.contains(moves[i].from()) {
-                                i += 1;
-                            } else {
-                                moves.remove(i);
-                            }
-                        }
-                        return;
-                    }
+                    _ => Bitboard::EMPTY,
                 }
             }
-            _ => {
-                for from in attacks::attacks(us, role, to, occ) & self.our(role) & from_mask {
-                    moves.push(Move::Normal { role, from, capture, to, promotion: None });
-                }
+            Role::Pawn => Bitboard::EMPTY,
+            _ => attacks::attacks(us, role, to, occ) & self.our(role),
+        } & from_mask;
+        for from in froms {
+            if self.is_pinned_away(king, from, to) {
+                continue;
+            }
+            if role == Role::Pawn {
+                push_pawn_move(moves, from, to, capture);
+            } else {
+                moves.push(Move::Normal { role, from, capture, to, promotion: None });
             }
         }
-        if !moves.is_empty() {
-            let blockers = self.slider_blockers(king) & ours;
-            if blockers.any() {
-                moves.retain(|m| {
-                    !blockers.contains(m.from()) || attacks::aligned(m.from(), to, king)
-                });
+    }
+
+    /// `true` if the piece of the side to move on `from` is pinned to its
+    /// `king` and `to` leaves the pin line. Cheap when `from` shares no line
+    /// with an enemy slider of the right kind, the common case.
+    #[inline]
+    fn is_pinned_away(&self, king: Square, from: Square, to: Square) -> bool {
+        let line = attacks::line(king, from);
+        if line.is_empty() || line.contains(to) {
+            return false;
+        }
+        let straight = from.file() == king.file() || from.rank() == king.rank();
+        let kind =
+            if straight { self.board.rooks_and_queens() } else { self.board.bishops_and_queens() };
+        let snipers = line & kind & self.board.by_color(self.turn.other());
+        let occ = self.board.occupied();
+        for sniper in snipers {
+            let between = attacks::between(king, sniper);
+            if between.contains(from) && (between & occ) == Bitboard::from_square(from) {
+                return true;
             }
         }
+        false
     }
 
     /// The legal castling move to `side`, if any.
@@ -611,11 +621,6 @@ impl Position {
             key ^= zobrist::ep_key(ep.file());
         }
         let old_rights = self.castling_rights;
-        let old_castling_key = if old_rights.any() {
-            zobrist::castling_rights_key(&self.board, old_rights)
-        } else {
-            0
-        };
         self.halfmoves = if m.is_zeroing() { 0 } else { self.halfmoves.saturating_add(1) };
         match m {
             Move::Normal { role, from, capture, to, promotion } => {
@@ -674,9 +679,12 @@ impl Position {
                 self.castling_rights &= !Bitboard::from_rank(us.back_rank());
             }
         }
-        if old_rights.any() {
-            key ^=
-                old_castling_key ^ zobrist::castling_rights_key(&self.board, self.castling_rights);
+        if old_rights != self.castling_rights {
+            // Rights only shrink; the key part is cached so that it need not
+            // be recomputed from the board before the move.
+            let new_castling_key = zobrist::castling_rights_key(&self.board, self.castling_rights);
+            key ^= self.castling_key ^ new_castling_key;
+            self.castling_key = new_castling_key;
         }
         if us == Color::Black {
             self.fullmoves = self.fullmoves.saturating_add(1);

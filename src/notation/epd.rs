@@ -260,7 +260,9 @@ fn parse_operations(text: &str, col0: usize) -> Result<Vec<Operation>, ParseEpdE
                 }
                 Some(b'"') => {
                     let close =
-                        text[i + 1..].find('"').ok_or(err(i, "unterminated string"))? + i + 1;
+                        text[i + 1..].find('"').ok_or_else(|| err(i, "unterminated string"))?
+                            + i
+                            + 1;
                     operands.push(Operand::Str(text[i + 1..close].to_string()));
                     i = close + 1;
                 }

@@ -357,18 +357,19 @@ fn parse_castling(board: &Board, text: &str, col0: usize) -> Result<Bitboard, Pa
         let king = board
             .king_of(color)
             .filter(|k| k.rank() == back)
-            .ok_or(err("the king is not on its back rank"))?;
+            .ok_or_else(|| err("the king is not on its back rank"))?;
         let rooks = board.by_piece(Piece { color, role: Role::Rook }) & Bitboard::from_rank(back);
         let rook = match ch.to_ascii_lowercase() {
             'k' => outermost_rook(rooks, king, CastlingSide::KingSide),
             'q' => outermost_rook(rooks, king, CastlingSide::QueenSide),
             'a'..='h' => {
-                let file = File::from_char(ch.to_ascii_lowercase()).ok_or(err("unknown letter"))?;
+                let file = File::from_char(ch.to_ascii_lowercase())
+                    .ok_or_else(|| err("unknown letter"))?;
                 Some(Square::from_coords(file, back)).filter(|&sq| rooks.contains(sq))
             }
             _ => return Err(err("unknown letter")),
         };
-        let rook = rook.ok_or(err("no rook of that colour on that side of the king"))?;
+        let rook = rook.ok_or_else(|| err("no rook of that colour on that side of the king"))?;
         if rook.file() == king.file() {
             return Err(err("the king stands on that file"));
         }

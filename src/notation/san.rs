@@ -117,121 +117,60 @@ impl San {
     /// # Errors
     /// [`ParseSanError`] if the text is not a move.
     pub fn from_ascii_lang(text: &[u8], lang: Lang) -> Result<San, ParseSanError> {
+        // Read from the end: suffixes, promotion, destination, capture
+        // mark, then what is left is the piece and its origin. This is a
+        // straight line of checks, with no per-character loop.
         let err =
             |reason| ParseSanError { text: String::from_utf8_lossy(text).into_owned(), reason };
-        let mut s = text;
-        while let [rest @ .., last] = s {
-            if ANNOTATION_BYTES.contains(last) {
-                s = rest;
-            } else {
-                break;
-            }
+        let mut end = text.len();
+        while end > 0 && ANNOTATION_BYTES.contains(&text[end - 1]) {
+            end -= 1;
         }
-        s = s.strip_suffix(b"e.p.").or_else(|| s.strip_suffix(b"ep")).unwrap_or(s);
-        match s {
-            b"" => return Err(err("empty")),
-            b"O-O" | b"0-0" | b"o-o" | b"OO" | b"00" => {
-                return Ok(San::Castle(CastlingSide::KingSide))
-            }
-            b"O-O-O" | b"0-0-0" | b"o-o-o" | b"OOO" | b"000" => {
-                return Ok(San::Castle(CastlingSide::QueenSide))
-            }
-            b"--" | b"Z0" | b"0000" => return Ok(San::Null),
+        let mut s = &text[..end];
+        if let Some(rest) = s.strip_suffix(b"e.p.").or_else(|| s.strip_suffix(b"ep")) {
+            s = rest;
+        }
+        match s.first() {
+            None => return Err(err("empty")),
+            Some(b'O' | b'0' | b'o' | b'-' | b'Z') => match s {
+                b"O-O" | b"0-0" | b"o-o" | b"OO" | b"00" => {
+                    return Ok(San::Castle(CastlingSide::KingSide))
+                }
+                b"O-O-O" | b"0-0-0" | b"o-o-o" | b"OOO" | b"000" => {
+                    return Ok(San::Castle(CastlingSide::QueenSide))
+                }
+                b"--" | b"Z0" | b"0000" => return Ok(San::Null),
+                _ => {}
+            },
             _ => {}
         }
-        let (mut role, mut i) = match s[0] {
-            b'a'..=b'h' => (None, 0),
-            b if b.is_ascii_uppercase() => {
-                (Some(lang.role(b).ok_or(err("unknown piece letter"))?), 1)
+        let (s, promotion) = strip_promotion(s, lang).map_err(err)?;
+        let [prefix @ .., f @ b'a'..=b'h', r @ b'1'..=b'8'] = s else {
+            return Err(err("no destination square"));
+        };
+        let to = square_of(*f, *r);
+        let (prefix, capture) = match prefix {
+            [rest @ .., b'x' | b':'] => (rest, true),
+            [rest @ .., b'-'] => (rest, false),
+            _ => (prefix, false),
+        };
+        let (role, origin) = match prefix {
+            [] => (Role::Pawn, prefix),
+            [b @ b'A'..=b'Z', rest @ ..] => {
+                (lang.role(*b).ok_or_else(|| err("unknown piece letter"))?, rest)
             }
-            _ => match lang::figurine(s) {
-                Some((role, n)) => (Some(role), n),
-                None => return Err(err("unexpected character")),
+            _ => match lang::figurine(prefix) {
+                Some((role, n)) => (role, &prefix[n..]),
+                None => (Role::Pawn, prefix),
             },
         };
-        if role == Some(Role::Pawn) {
-            role = None;
-        }
-        // Coordinates in order: files and ranks; the last two are the
-        // destination, the ones before it the (optional) origin.
-        let mut coords: [(bool, u8); 4] = [(false, 0); 4];
-        let mut n = 0;
-        let mut capture = false;
-        let mut promotion = None;
-        while i < s.len() {
-            let b = s[i];
-            match b {
-                b'a'..=b'h' | b'1'..=b'8' => {
-                    let is_last = i + 1 == s.len();
-                    // A final lower-case n/b/r/q after a full destination is a
-                    // UCI-style promotion (`e7e8q`, `bxc8b`).
-                    if is_last
-                        && n >= 2
-                        && !coords[n - 1].0
-                        && matches!(b, b'b')
-                        && promotion.is_none()
-                    {
-                        promotion = Some(Role::Bishop);
-                        i += 1;
-                        continue;
-                    }
-                    if n == 4 {
-                        return Err(err("too many squares"));
-                    }
-                    coords[n] = (b.is_ascii_alphabetic(), b);
-                    n += 1;
-                }
-                b'x' | b':' => {
-                    if capture || n == 0 && role.is_none() {
-                        return Err(err("misplaced capture mark"));
-                    }
-                    capture = true;
-                }
-                b'-' => {
-                    if n != 2 {
-                        return Err(err("misplaced '-'"));
-                    }
-                }
-                b'=' | b'/' | b'(' => {
-                    if promotion.is_some() || n < 2 || i + 1 >= s.len() {
-                        return Err(err("misplaced promotion mark"));
-                    }
-                    let (p, used) =
-                        promotion_piece(&s[i + 1..], lang).ok_or(err("unknown promotion piece"))?;
-                    promotion = Some(p);
-                    i += used;
-                    if b == b'(' {
-                        if s.get(i + 1) != Some(&b')') {
-                            return Err(err("unclosed '(' in promotion"));
-                        }
-                        i += 1;
-                    }
-                }
-                _ => {
-                    if promotion.is_some() || n < 2 {
-                        return Err(err("unexpected character"));
-                    }
-                    let (p, used) =
-                        promotion_piece(&s[i..], lang).ok_or(err("unexpected character"))?;
-                    promotion = Some(p);
-                    i += used - 1;
-                }
-            }
-            i += 1;
-        }
-        let to = match n.checked_sub(2).map(|k| (k, coords[k], coords[k + 1])) {
-            Some((k, (true, f), (false, r))) => (k, square_of(f, r)),
-            _ => return Err(err("no destination square")),
-        };
-        let (k, to) = to;
-        let (file, rank) = match &coords[..k] {
+        let (file, rank) = match origin {
             [] => (None, None),
-            [(true, f)] => (Some(file_of(*f)), None),
-            [(false, r)] => (None, Some(rank_of(*r))),
-            [(true, f), (false, r)] => (Some(file_of(*f)), Some(rank_of(*r))),
-            _ => return Err(err("malformed origin square")),
+            [f @ b'a'..=b'h'] => (Some(file_of(*f)), None),
+            [r @ b'1'..=b'8'] => (None, Some(rank_of(*r))),
+            [f @ b'a'..=b'h', r @ b'1'..=b'8'] => (Some(file_of(*f)), Some(rank_of(*r))),
+            _ => return Err(err("unexpected characters before the destination")),
         };
-        let role = role.unwrap_or(Role::Pawn);
         if promotion.is_some() && role != Role::Pawn {
             return Err(err("only pawns promote"));
         }
@@ -549,13 +488,33 @@ pub fn replay(start: &Position, texts: &[&[u8]], lang: Option<Lang>) -> Replay {
     Lang::FALLBACKS.into_iter().map(attempt).find(|r| r.error.is_none()).unwrap_or(english)
 }
 
-fn promotion_piece(s: &[u8], lang: Lang) -> Option<(Role, usize)> {
-    let (role, used) = match s.first()? {
-        b @ (b'n' | b'b' | b'r' | b'q') => (Role::from_char(*b as char)?, 1),
-        b if b.is_ascii_uppercase() => (lang.role(*b).or_else(|| Lang::English.role(*b))?, 1),
-        _ => lang::figurine(s)?,
+/// Splits a trailing promotion (`=Q`, `Q`, `(Q)`, `/Q`, `q`, `=♕`) off
+/// `s`. Upper-case letters are read in `lang`, then in English (`e8=Q` is
+/// common in otherwise translated text); lower-case `n b r q` are UCI style.
+fn strip_promotion(s: &[u8], lang: Lang) -> Result<(&[u8], Option<Role>), &'static str> {
+    let (rest, role) = match s {
+        [.., b'0'..=b'9'] | [] => return Ok((s, None)),
+        [rest @ .., b'(', l, b')'] => (rest, promotion_letter(*l, lang)),
+        [rest @ .., 0xe2, 0x99, _] => (rest, lang::figurine(&s[s.len() - 3..]).map(|(r, _)| r)),
+        [rest @ .., l] => (rest, promotion_letter(*l, lang)),
     };
-    matches!(role, Role::Knight | Role::Bishop | Role::Rook | Role::Queen).then_some((role, used))
+    let role = role.ok_or("unexpected character at the end")?;
+    if !matches!(role, Role::Knight | Role::Bishop | Role::Rook | Role::Queen) {
+        return Err("a pawn promotes to a queen, rook, bishop or knight");
+    }
+    let rest = match rest {
+        [r @ .., b'=' | b'/'] => r,
+        _ => rest,
+    };
+    Ok((rest, Some(role)))
+}
+
+fn promotion_letter(b: u8, lang: Lang) -> Option<Role> {
+    match b {
+        b'n' | b'b' | b'r' | b'q' => Role::from_char(b as char),
+        b'A'..=b'Z' => lang.role(b).or_else(|| Lang::English.role(b)),
+        _ => None,
+    }
 }
 
 fn square_of(f: u8, r: u8) -> Square {
@@ -670,7 +629,19 @@ mod tests {
             "illegal move 'Nc3': the white knight cannot go to c3 without leaving its king in check"
         );
         assert_eq!(play("", "Sf3").unwrap_err(), "'Sf3' is not a move: unknown piece letter");
-        assert_eq!(play("", "e9").unwrap_err(), "'e9' is not a move: unexpected character");
+        assert_eq!(play("", "e9").unwrap_err(), "'e9' is not a move: no destination square");
+        assert_eq!(
+            play("", "Nzf3").unwrap_err(),
+            "'Nzf3' is not a move: unexpected characters before the destination"
+        );
+        assert_eq!(
+            play("", "e4%").unwrap_err(),
+            "'e4%' is not a move: unexpected character at the end"
+        );
+        assert_eq!(
+            play("", "e8=K").unwrap_err(),
+            "'e8=K' is not a move: a pawn promotes to a queen, rook, bishop or knight"
+        );
         assert_eq!(play("", "").unwrap_err(), "'' is not a move: empty");
         assert_eq!(play("", "N").unwrap_err(), "'N' is not a move: no destination square");
     }
