@@ -78,7 +78,7 @@ fn bench_san_replay(c: &mut Criterion) {
                 let mut pos = start.clone();
                 for s in sans {
                     match San::from_ascii(s.as_bytes()).unwrap() {
-                        San::Null => pos.play_null(),
+                        San::Null => pos.play_null().unwrap(),
                         san => {
                             let m = san.to_move(&pos).unwrap();
                             pos.play_unchecked(m);

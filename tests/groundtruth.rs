@@ -75,7 +75,7 @@ fn check_record(name: &str, rec: &serde_json::Value, totals: &mut Totals) -> Res
     for (ply, text) in uci_moves.iter().enumerate() {
         let here = format!("{at} ply {} ({text}) in {}", ply + 1, fen::write(&pos));
         if *text == "0000" {
-            pos.play_null();
+            pos.play_null().map_err(|_| format!("{here}: null move in check"))?;
         } else {
             let m = uci::parse_move(&pos, text).map_err(|e| format!("{here}: {e}"))?;
             if let Some(sans) = &san_moves {

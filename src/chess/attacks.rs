@@ -315,7 +315,7 @@ pub fn pawn_attacks(color: Color, sq: Square) -> Bitboard {
 }
 
 /// Squares a piece of `color` and `role` on `sq` attacks.
-#[inline]
+#[inline(always)]
 pub fn attacks(color: Color, role: Role, sq: Square, occupied: Bitboard) -> Bitboard {
     match role {
         Role::Pawn => pawn_attacks(color, sq),

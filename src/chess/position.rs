@@ -13,7 +13,7 @@ use super::bitboard::Bitboard;
 use super::board::Board;
 use super::moves::{CastlingSide, Move};
 use super::setup::Setup;
-use super::types::{Color, Piece, Rank, Role, Square};
+use super::types::{ByColor, Color, Piece, Rank, Role, Square};
 use super::zobrist::{self, Zobrist};
 
 /// A list of moves; no position has more than 218 legal moves.
@@ -87,6 +87,10 @@ pub struct Position {
     key: Zobrist,
     /// The castling part of `key`, cached for `play_unchecked`.
     castling_key: u64,
+    /// Both kings' squares, cached (a position always has one king each).
+    kings: ByColor<Square>,
+    /// The pieces giving check to the side to move, kept by `play_unchecked`.
+    checkers: Bitboard,
 }
 
 impl Default for Position {
@@ -146,7 +150,11 @@ impl Position {
         };
         let key = zobrist::hash_from_scratch(&board, turn, castling_rights, ep_square);
         let castling_key = zobrist::castling_rights_key(&board, castling_rights);
-        let pos = Position {
+        let kings = ByColor {
+            white: board.king_of(Color::White).ok_or(PositionError::MissingKing(Color::White))?,
+            black: board.king_of(Color::Black).ok_or(PositionError::MissingKing(Color::Black))?,
+        };
+        let mut pos = Position {
             board,
             turn,
             castling_rights,
@@ -155,11 +163,13 @@ impl Position {
             fullmoves,
             key,
             castling_key,
+            kings,
+            checkers: Bitboard::EMPTY,
         };
-        let their_king = pos.king_of(turn.other());
-        if board.attacks_to(their_king, turn, board.occupied()).any() {
+        if pos.attackers_of_king(turn.other()).any() {
             return Err(PositionError::OppositeCheck(turn.other()));
         }
+        pos.checkers = pos.attackers_of_king(turn);
         Ok(pos)
     }
 
@@ -234,8 +244,14 @@ impl Position {
     /// The square of `color`'s king.
     #[inline]
     pub fn king_of(&self, color: Color) -> Square {
-        // A Position always has exactly one king per side (from_setup).
-        self.board.king_of(color).unwrap_or(Square::A1)
+        *self.kings.get(color)
+    }
+
+    /// The pieces of the other side attacking `color`'s king, computed from
+    /// the board.
+    #[inline]
+    fn attackers_of_king(&self, color: Color) -> Bitboard {
+        self.board.attacks_to(self.king_of(color), color.other(), self.board.occupied())
     }
 
     #[inline]
@@ -246,8 +262,7 @@ impl Position {
     /// The pieces giving check to the side to move.
     #[inline]
     pub fn checkers(&self) -> Bitboard {
-        let king = self.king_of(self.turn);
-        self.board.attacks_to(king, self.turn.other(), self.board.occupied())
+        self.checkers
     }
 
     /// `true` if the side to move is in check.
@@ -638,6 +653,7 @@ impl Position {
                 key ^= zobrist::piece_key(landed, to);
                 if role == Role::King {
                     self.castling_rights &= !Bitboard::from_rank(us.back_rank());
+                    *self.kings.get_mut(us) = to;
                 } else {
                     self.castling_rights.discard(from);
                 }
@@ -677,6 +693,7 @@ impl Position {
                     ^ zobrist::piece_key(our_rook, rook)
                     ^ zobrist::piece_key(our_rook, rook_to);
                 self.castling_rights &= !Bitboard::from_rank(us.back_rank());
+                *self.kings.get_mut(us) = king_to;
             }
         }
         if old_rights != self.castling_rights {
@@ -692,12 +709,51 @@ impl Position {
         self.turn = them;
         key ^= zobrist::white_to_move_key();
         self.key = Zobrist(key);
+        self.checkers = self.checks_given_by(m);
+        debug_assert_eq!(self.checkers, self.attackers_of_king(them));
+    }
+
+    /// After `m` was played (the side to move is now the opponent), the
+    /// pieces giving check: the moved piece itself, or a slider uncovered
+    /// on the line through its origin. The side to move was not in check
+    /// before, so no other piece can be checking. En passant and castling,
+    /// which move two pieces, are computed in full.
+    #[inline]
+    fn checks_given_by(&self, m: Move) -> Bitboard {
+        let Move::Normal { role, from, to, promotion, .. } = m else {
+            return self.attackers_of_king(self.turn);
+        };
+        let mover = self.turn.other();
+        let king = self.king_of(self.turn);
+        let occ = self.board.occupied();
+        let ours = self.board.by_color(mover);
+        let landed = promotion.unwrap_or(role);
+        let mut checkers = Bitboard::EMPTY;
+        if attacks::attacks(mover, landed, to, occ).contains(king) {
+            checkers.add(to);
+        }
+        let line = attacks::line(king, from);
+        if line.any() && !line.contains(to) {
+            let straight = from.file() == king.file() || from.rank() == king.rank();
+            checkers |= if straight {
+                attacks::rook_attacks(king, occ) & self.board.rooks_and_queens() & ours
+            } else {
+                attacks::bishop_attacks(king, occ) & self.board.bishops_and_queens() & ours
+            };
+        }
+        checkers
     }
 
     /// Passes the move to the other side (a PGN null move `--`): clears the
-    /// en-passant square and counts a ply. Meaningless when in check; the
-    /// caller decides whether to allow it.
-    pub fn play_null(&mut self) {
+    /// en-passant square and counts a ply.
+    ///
+    /// # Errors
+    /// [`IllegalMoveError`] when the side to move is in check: passing would
+    /// leave the other side able to take the king.
+    pub fn play_null(&mut self) -> Result<(), IllegalMoveError> {
+        if self.checkers.any() {
+            return Err(IllegalMoveError);
+        }
         let mut key = self.key.0;
         if let Some(ep) = self.ep_square.take() {
             key ^= zobrist::ep_key(ep.file());
@@ -709,6 +765,8 @@ impl Position {
         self.turn = self.turn.other();
         key ^= zobrist::white_to_move_key();
         self.key = Zobrist(key);
+        self.checkers = self.attackers_of_king(self.turn);
+        Ok(())
     }
 
     /// `true` if the side to move is checkmated.

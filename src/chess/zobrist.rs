@@ -35,12 +35,28 @@ impl std::fmt::Display for Zobrist {
     }
 }
 
+/// The piece-square part of [`RANDOM`] reshaped as `[role][colour][square]`
+/// (Polyglot orders kinds black pawn, white pawn, black knight, …), so that
+/// lookups need no arithmetic or bounds check.
+static PIECE_KEYS: [[[u64; 64]; 2]; 6] = {
+    let mut keys = [[[0u64; 64]; 2]; 6];
+    let mut role = 0;
+    while role < 6 {
+        let mut sq = 0;
+        while sq < 64 {
+            keys[role][Color::White as usize][sq] = RANDOM[64 * (2 * role + 1) + sq];
+            keys[role][Color::Black as usize][sq] = RANDOM[64 * (2 * role) + sq];
+            sq += 1;
+        }
+        role += 1;
+    }
+    keys
+};
+
 /// The number for `piece` on `sq`.
 #[inline]
 pub fn piece_key(piece: Piece, sq: Square) -> u64 {
-    // Polyglot orders kinds black pawn, white pawn, black knight, ...
-    let kind = 2 * piece.role.index() + usize::from(piece.color.is_white());
-    RANDOM[64 * kind + sq.index()]
+    PIECE_KEYS[piece.role.index()][piece.color as usize][sq.index()]
 }
 
 /// The number for one castling right.

@@ -55,12 +55,22 @@ impl Lang {
     /// The role an upper-case letter means in this language.
     #[inline]
     pub fn role(self, letter: u8) -> Option<Role> {
-        const ORDER: [Role; 6] =
-            [Role::King, Role::Queen, Role::Rook, Role::Bishop, Role::Knight, Role::Pawn];
-        if letter == 0 {
-            return None;
+        let table = &ROLE_BY_LETTER[self.table_index()];
+        if letter < 128 {
+            table[usize::from(letter)]
+        } else {
+            None
         }
-        self.letters().iter().position(|&l| l == letter).map(|i| ORDER[i])
+    }
+
+    const fn table_index(self) -> usize {
+        match self {
+            Lang::English => 0,
+            Lang::French => 1,
+            Lang::German => 2,
+            Lang::Dutch => 3,
+            Lang::Spanish | Lang::Italian => 4,
+        }
     }
 
     /// The language's name in English, lower case.
@@ -85,6 +95,28 @@ impl std::str::FromStr for Lang {
             .ok_or_else(|| format!("unknown piece-letter language '{s}' (english, french, german, dutch, spanish, italian)"))
     }
 }
+
+/// `ROLE_BY_LETTER[table][letter]`: the role of each ASCII letter in each
+/// distinct letter table (built from `Lang::letters`).
+static ROLE_BY_LETTER: [[Option<Role>; 128]; 5] = {
+    const ORDER: [Role; 6] =
+        [Role::King, Role::Queen, Role::Rook, Role::Bishop, Role::Knight, Role::Pawn];
+    let langs = [Lang::English, Lang::French, Lang::German, Lang::Dutch, Lang::Spanish];
+    let mut tables = [[None; 128]; 5];
+    let mut t = 0;
+    while t < 5 {
+        let letters = langs[t].letters();
+        let mut i = 0;
+        while i < 6 {
+            if letters[i] != 0 {
+                tables[t][letters[i] as usize] = Some(ORDER[i]);
+            }
+            i += 1;
+        }
+        t += 1;
+    }
+    tables
+};
 
 /// Reads a figurine at the start of `bytes`: the role and the bytes used
 /// (always 3: the figurines are U+2654..U+265F).

@@ -116,12 +116,21 @@ impl San {
     ///
     /// # Errors
     /// [`ParseSanError`] if the text is not a move.
+    #[inline]
     pub fn from_ascii_lang(text: &[u8], lang: Lang) -> Result<San, ParseSanError> {
+        San::parse(text, lang).map_err(|reason| ParseSanError {
+            text: String::from_utf8_lossy(text).into_owned(),
+            reason,
+        })
+    }
+
+    /// The parser proper. Its error is only the reason, so the result fits
+    /// in registers on the hot path; `from_ascii_lang` adds the text.
+    fn parse(text: &[u8], lang: Lang) -> Result<San, &'static str> {
         // Read from the end: suffixes, promotion, destination, capture
         // mark, then what is left is the piece and its origin. This is a
         // straight line of checks, with no per-character loop.
-        let err =
-            |reason| ParseSanError { text: String::from_utf8_lossy(text).into_owned(), reason };
+        let err = |reason: &'static str| reason;
         let mut end = text.len();
         while end > 0 && ANNOTATION_BYTES.contains(&text[end - 1]) {
             end -= 1;
@@ -144,7 +153,7 @@ impl San {
             },
             _ => {}
         }
-        let (s, promotion) = strip_promotion(s, lang).map_err(err)?;
+        let (s, promotion) = strip_promotion(s, lang)?;
         let [prefix @ .., f @ b'a'..=b'h', r @ b'1'..=b'8'] = s else {
             return Err(err("no destination square"));
         };
@@ -188,16 +197,16 @@ impl San {
     ///
     /// # Errors
     /// [`SanError::Illegal`] or [`SanError::Ambiguous`], naming the move.
+    #[inline]
     pub fn to_move(&self, pos: &Position) -> Result<Move, SanError> {
-        match *self {
-            San::Castle(side) => pos.castling_move_to(side).ok_or_else(|| SanError::Illegal {
-                san: self.to_string(),
-                reason: "castling is not possible here".to_string(),
-            }),
-            San::Null => Err(SanError::Illegal {
-                san: "--".into(),
-                reason: "a null move is not a move".into(),
-            }),
+        self.resolve(pos).ok_or_else(|| self.explain(pos))
+    }
+
+    /// Resolution proper; on failure `explain` builds the message (cold).
+    fn resolve(&self, pos: &Position) -> Option<Move> {
+        let (role, to, promotion) = match *self {
+            San::Castle(side) => return pos.castling_move_to(side),
+            San::Null => return None,
             San::Normal { role, file, rank, capture: _, to, promotion } => {
                 let mut role = role;
                 if let (Some(f), Some(r)) = (file, rank) {
@@ -211,39 +220,81 @@ impl San {
                         }
                         if role == Role::King && piece.role == Role::King {
                             if let Some(m) = pos.castling_by_king_move(from, to) {
-                                return Ok(m);
+                                return Some(m);
                             }
                         }
                     }
                 }
-                let mut mask = Bitboard::FULL;
-                if let Some(f) = file {
-                    mask &= Bitboard::from_file(f);
-                }
-                if let Some(r) = rank {
-                    mask &= Bitboard::from_rank(r);
-                }
-                let mut moves = MoveList::new();
-                pos.moves_to(role, to, mask, &mut moves);
-                if role == Role::Pawn && file.is_none() {
-                    // Plain pawn moves stay on their file; a capture needs
-                    // its file written (`d5` is not `exd5`).
-                    moves.retain(|m| m.from().file() == to.file());
-                }
-                moves.retain(|m| m.promotion() == promotion);
-                match moves.len() {
-                    1 => Ok(moves[0]),
-                    0 => Err(self.explain_illegal(pos, role, to, mask, promotion)),
-                    _ => Err(SanError::Ambiguous {
-                        san: self.to_string(),
-                        candidates: moves
-                            .iter()
-                            .map(|&m| San::from_move(pos, m).to_string())
-                            .collect(),
-                    }),
+                (role, to, promotion)
+            }
+        };
+        let mut moves = MoveList::new();
+        pos.moves_to(role, to, self.origin_mask(role), &mut moves);
+        let mut matching = moves.iter().filter(|m| m.promotion() == promotion);
+        match (matching.next(), matching.next()) {
+            (Some(&m), None) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// The squares a move's origin may be on, from what the text says.
+    fn origin_mask(&self, role: Role) -> Bitboard {
+        let San::Normal { file, rank, to, .. } = *self else { return Bitboard::FULL };
+        let mut mask = Bitboard::FULL;
+        if let Some(f) = file {
+            mask &= Bitboard::from_file(f);
+        } else if role == Role::Pawn {
+            // Plain pawn moves stay on their file; a capture needs its file
+            // written (`d5` is not `exd5`).
+            mask &= Bitboard::from_file(to.file());
+        }
+        if let Some(r) = rank {
+            mask &= Bitboard::from_rank(r);
+        }
+        mask
+    }
+
+    /// Why `self` cannot be played in `pos`.
+    #[cold]
+    fn explain(&self, pos: &Position) -> SanError {
+        let (role, to, promotion) = match *self {
+            San::Castle(_) => {
+                return SanError::Illegal {
+                    san: self.to_string(),
+                    reason: "castling is not possible here".to_string(),
                 }
             }
+            San::Null => {
+                return SanError::Illegal {
+                    san: "--".into(),
+                    reason: "a null move is not a move".into(),
+                }
+            }
+            San::Normal { role, file, rank, to, promotion, .. } => {
+                // Long algebraic without letter takes the piece on the square.
+                let role = match (role, file, rank) {
+                    (Role::Pawn, Some(f), Some(r)) => pos
+                        .board()
+                        .piece_at(Square::from_coords(f, r))
+                        .filter(|p| p.color == pos.turn())
+                        .map_or(role, |p| p.role),
+                    _ => role,
+                };
+                (role, to, promotion)
+            }
+        };
+        let mask = self.origin_mask(role);
+        let mut moves = MoveList::new();
+        pos.moves_to(role, to, mask, &mut moves);
+        let matching: Vec<String> = moves
+            .iter()
+            .filter(|m| m.promotion() == promotion)
+            .map(|&m| San::from_move(pos, m).to_string())
+            .collect();
+        if matching.len() > 1 {
+            return SanError::Ambiguous { san: self.to_string(), candidates: matching };
         }
+        self.explain_illegal(pos, role, to, mask, promotion)
     }
 
     fn explain_illegal(
@@ -455,7 +506,8 @@ pub struct Replay {
 /// are used. With `None` the moves are read in English; if that fails, each
 /// other language is tried on the *whole* sequence and the first that plays
 /// every move wins (if none does, English's result is kept) — a game is
-/// read in one language, never a mix. Null moves are played as passes.
+/// read in one language, never a mix. Null moves are played as passes
+/// (an error when in check).
 pub fn replay(start: &Position, texts: &[&[u8]], lang: Option<Lang>) -> Replay {
     let attempt = |lang: Lang| {
         let mut pos = start.clone();
@@ -463,7 +515,13 @@ pub fn replay(start: &Position, texts: &[&[u8]], lang: Option<Lang>) -> Replay {
         for (i, text) in texts.iter().enumerate() {
             match San::from_ascii_lang(text, lang) {
                 Ok(San::Null) => {
-                    pos.play_null();
+                    if pos.play_null().is_err() {
+                        let e = SanError::Illegal {
+                            san: "--".into(),
+                            reason: "a null move is not allowed while in check".into(),
+                        };
+                        return Replay { lang, moves, error: Some((i, e.into())) };
+                    }
                     moves.push(None);
                 }
                 Ok(san) => match san.to_move(&pos) {
