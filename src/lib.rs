@@ -3,8 +3,12 @@
 //!
 //! The crate is organised as a pipeline of small modules:
 //! - [`chess`]: the engine (bitboards, legal moves, Polyglot Zobrist keys);
-//! - [`notation`]: FEN, EPD, SAN and UCI, text to chess types and back.
+//! - [`notation`]: FEN, EPD, SAN and UCI, text to chess types and back;
+//! - [`pgn`]: input sources, game boundaries, the tokenizer and its visitor;
+//! - [`import`]: replaying games into records.
 #![warn(missing_docs)]
 
 pub mod chess;
+pub mod import;
 pub mod notation;
+pub mod pgn;

@@ -1,6 +1,7 @@
 //! Command-line interface: clap argument structs (pure data) and the glue
 //! that runs each subcommand. No chess rules or SQL here.
 
+mod games;
 mod perft;
 
 use std::io::{self, Write};
@@ -20,6 +21,13 @@ pub struct Cli {
 enum Command {
     /// Count the leaf nodes of the legal-move tree (move-generator check).
     Perft(perft::PerftArgs),
+    /// Replay every game; print `GAME PLIES FINAL_FEN [error]` per game, or
+    /// every position with --every-ply.
+    Fens(games::FensArgs),
+    /// Validate PGN: print each error as FILE:LINE:COL: message, then a
+    /// summary. Exit 0 if all games are good, 1 if any has an error, 2 if
+    /// an input cannot be read.
+    Check(games::CheckArgs),
 }
 
 /// Runs the command line and maps the result to an exit code: 0 on success,
@@ -29,6 +37,8 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Perft(args) => perft::run(&args),
+        Command::Fens(args) => games::run_fens(&args),
+        Command::Check(args) => games::run_check(&args),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,246 @@
+//! `pgnindex fens` and `pgnindex check`: read PGN inputs, replay every
+//! game, and print per-game lines or located errors. No database.
+
+use std::io::{self, Write};
+use std::ops::ControlFlow;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::Context;
+use clap::Args;
+
+use pgnindex::import::{GameRecord, ReplayOptions, Replayer};
+use pgnindex::notation::fen;
+use pgnindex::notation::lang::Lang;
+use pgnindex::pgn::source::{expand_inputs, InputName, Source};
+use pgnindex::pgn::{split, LineIndex, Reader};
+
+/// Streams are cut into blocks of about this size at game boundaries.
+const BLOCK: usize = 8 << 20;
+/// A block never grows beyond this (one pathological game).
+const MAX_BLOCK: usize = 1 << 30;
+
+/// Arguments of `fens`.
+#[derive(Debug, Args)]
+pub struct FensArgs {
+    /// PGN inputs: files (.pgn, .pgn.gz, .pgn.zst, .pgn.bz2), directories
+    /// (every PGN file below), or `-` for standard input.
+    #[arg(required = true)]
+    inputs: Vec<std::ffi::OsString>,
+    /// Print every position (`GAME PLY FEN KEY`) instead of one line per game.
+    #[arg(long)]
+    every_ply: bool,
+    /// Read moves with this language's piece letters only (english, french,
+    /// german, dutch, spanish, italian); default: English, with per-game
+    /// detection of the others.
+    #[arg(long)]
+    lang: Option<Lang>,
+}
+
+/// Arguments of `check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// PGN inputs, as for `fens`.
+    #[arg(required = true)]
+    inputs: Vec<std::ffi::OsString>,
+    /// Piece-letter language, as for `fens`.
+    #[arg(long)]
+    lang: Option<Lang>,
+}
+
+/// Counts over all inputs.
+#[derive(Debug, Default, Clone, Copy)]
+struct Stats {
+    games: u64,
+    errors: u64,
+    skipped: u64,
+    bytes: u64,
+    unreadable: u64,
+}
+
+/// A game with its location, handed to the printer.
+struct Located<'r> {
+    input: &'r InputName,
+    number: u64,
+    record: GameRecord,
+    /// Line and column of the error, if any.
+    error_at: Option<(usize, usize)>,
+}
+
+/// Reads every input and calls `each` for every game in order; syntax
+/// warnings and skipped text go to `warn`. Unreadable inputs are reported
+/// on stderr and counted; reading goes on with the next input.
+fn for_each_game(
+    inputs: &[std::ffi::OsString],
+    options: ReplayOptions,
+    stats: &mut Stats,
+    mut each: impl FnMut(Located<'_>) -> io::Result<()>,
+    mut warn: impl FnMut(&InputName, usize, usize, &str) -> io::Result<()>,
+) -> anyhow::Result<()> {
+    let names = expand_inputs(inputs)?;
+    let mut number = 0u64;
+    for name in &names {
+        let source = match Source::open(name) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("pgnindex: error: {e}");
+                stats.unreadable += 1;
+                continue;
+            }
+        };
+        let mut base_line = 0usize;
+        let mut io_error = None;
+        let result = source.for_each_block(
+            BLOCK,
+            MAX_BLOCK,
+            |buf, eof| if eof { buf.len() } else { split::last_boundary(buf) },
+            |block, _offset| {
+                stats.bytes += block.len() as u64;
+                let mut lines = LineIndex::new(block);
+                let mut reader = Reader::new(block);
+                let mut replayer = Replayer::new(options);
+                let mut step = || -> io::Result<bool> {
+                    let Some(record) = reader.read_game(&mut replayer) else { return Ok(false) };
+                    number += 1;
+                    for (at, len) in reader.skipped() {
+                        let (l, c) = lines.locate(at);
+                        let what =
+                            String::from_utf8_lossy(&block[at..at + len.min(40)]).into_owned();
+                        warn(
+                            name,
+                            base_line + l,
+                            c,
+                            &format!("skipped text between games: '{what}'"),
+                        )?;
+                    }
+                    for problem in &record.syntax {
+                        let (l, c) = lines.locate(problem.offset);
+                        warn(name, base_line + l, c, problem.message)?;
+                    }
+                    let error_at = record.error.as_ref().map(|e| {
+                        let (l, c) = lines.locate(e.offset);
+                        (base_line + l, c)
+                    });
+                    stats.games += 1;
+                    stats.errors += u64::from(record.error.is_some());
+                    stats.skipped += u64::from(record.skipped_variant.is_some());
+                    each(Located { input: name, number, record, error_at })?;
+                    Ok(true)
+                };
+                loop {
+                    match step() {
+                        Ok(true) => {}
+                        Ok(false) => break,
+                        Err(e) => {
+                            io_error = Some(e);
+                            return ControlFlow::Break(());
+                        }
+                    }
+                }
+                // Lines of this block, for the next block's numbering.
+                base_line += lines.locate(block.len()).0 - 1;
+                ControlFlow::Continue(())
+            },
+        );
+        if let Some(e) = io_error {
+            return Err(e.into());
+        }
+        if let Err(e) = result {
+            eprintln!("pgnindex: error: {e}");
+            stats.unreadable += 1;
+        }
+    }
+    Ok(())
+}
+
+fn error_text(game: &Located<'_>) -> Option<String> {
+    if let Some(variant) = &game.record.skipped_variant {
+        return Some(format!("skipped: variant \"{variant}\" is not standard chess"));
+    }
+    let e = game.record.error.as_ref()?;
+    let (line, col) = game.error_at.unwrap_or((0, 0));
+    Some(format!("{}:{line}:{col}: {}", game.input, e.message))
+}
+
+/// Runs `fens`.
+pub fn run_fens(args: &FensArgs) -> anyhow::Result<ExitCode> {
+    let options =
+        ReplayOptions { keys: args.every_ply, fens: args.every_ply, lang: args.lang, tags: false };
+    let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    let mut stats = Stats::default();
+    let every_ply = args.every_ply;
+    for_each_game(
+        &args.inputs,
+        options,
+        &mut stats,
+        |game| {
+            let n = game.number;
+            if every_ply {
+                for (ply, (f, k)) in game.record.fens.iter().zip(&game.record.keys).enumerate() {
+                    writeln!(out, "{n}\t{ply}\t{f}\t{k:016x}")?;
+                }
+                if let Some(e) = error_text(&game) {
+                    writeln!(out, "{n}\terror: {e}")?;
+                }
+            } else {
+                let final_fen = fen::write(&game.record.final_position);
+                write!(out, "{n}\t{}\t{final_fen}", game.record.plies())?;
+                match error_text(&game) {
+                    Some(e) => writeln!(out, "\terror: {e}")?,
+                    None => writeln!(out)?,
+                }
+            }
+            Ok(())
+        },
+        |_, _, _, _| Ok(()),
+    )
+    .context("fens")?;
+    out.flush()?;
+    Ok(if stats.unreadable > 0 { ExitCode::from(2) } else { ExitCode::SUCCESS })
+}
+
+/// Runs `check`.
+pub fn run_check(args: &CheckArgs) -> anyhow::Result<ExitCode> {
+    let started = Instant::now();
+    let options = ReplayOptions { keys: false, fens: false, lang: args.lang, tags: false };
+    let stdout = io::stdout();
+    let out = std::cell::RefCell::new(io::BufWriter::with_capacity(1 << 16, stdout.lock()));
+    let mut stats = Stats::default();
+    for_each_game(
+        &args.inputs,
+        options,
+        &mut stats,
+        |game| {
+            if game.record.error.is_some() {
+                if let Some(e) = error_text(&game) {
+                    writeln!(out.borrow_mut(), "{e}")?;
+                }
+            }
+            Ok(())
+        },
+        |input, line, col, message| {
+            writeln!(out.borrow_mut(), "{input}:{line}:{col}: warning: {message}")
+        },
+    )?;
+    let secs = started.elapsed().as_secs_f64();
+    let mut out = out.into_inner();
+    writeln!(
+        out,
+        "games {}, ok {}, with errors {}, skipped variants {}, bytes {}, time {:.2} s ({:.1} MB/s)",
+        stats.games,
+        stats.games - stats.errors - stats.skipped,
+        stats.errors,
+        stats.skipped,
+        stats.bytes,
+        secs,
+        stats.bytes as f64 / 1e6 / secs.max(1e-9),
+    )?;
+    out.flush()?;
+    Ok(if stats.unreadable > 0 {
+        ExitCode::from(2)
+    } else if stats.errors > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

@@ -1,0 +1,335 @@
+//! [`Replayer`]: the visitor that plays a game's mainline on the chess core
+//! as it is read, and turns it into an owned [`GameRecord`] (tags, moves,
+//! Polyglot keys, optional FENs, final position, error).
+//!
+//! Rules it applies:
+//! - `FEN` (with or without `SetUp`) starts the game from that position; an
+//!   invalid FEN is an error of that game only;
+//! - `Variant` other than standard chess or Chess960 (crazyhouse,
+//!   antichess, …) marks the game as skipped, not replayed;
+//! - moves are read in English; when English fails, the whole game is
+//!   retried in each other piece-letter language, and the first that plays
+//!   every move wins (unless the caller forced a language);
+//! - the first illegal, ambiguous or unreadable move stops the replay: the
+//!   game keeps its tags and the moves before, and carries the error.
+
+use std::ops::ControlFlow;
+
+use crate::chess::{Move, Position};
+use crate::notation::fen;
+use crate::notation::lang::Lang;
+use crate::notation::san::{self, San};
+use crate::pgn::{GameResult, RawTag, Skip, Syntax, Visitor};
+
+/// What to record besides tags, moves and the final position.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ReplayOptions {
+    /// Record the Polyglot key of every position (ply 0 to the end).
+    pub keys: bool,
+    /// Record the FEN of every position.
+    pub fens: bool,
+    /// Read moves in this language only (no detection).
+    pub lang: Option<Lang>,
+    /// Decode the tag pairs into the record (not needed just to replay).
+    pub tags: bool,
+}
+
+/// The first problem of a game that stopped its replay.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GameError {
+    /// Byte offset of the offending text in the block.
+    pub offset: usize,
+    /// What is wrong, naming the move.
+    pub message: String,
+}
+
+/// A game read and replayed.
+#[derive(Debug, Clone)]
+pub struct GameRecord {
+    /// Byte offset of the game's start in the block.
+    pub offset: usize,
+    /// Tag pairs in order, decoded (empty unless asked for).
+    pub tags: Vec<(String, String)>,
+    /// The start position if not the standard one (FEN tag).
+    pub start_fen: Option<String>,
+    /// `true` for Chess960 (by `Variant` tag or by non-standard castling).
+    pub chess960: bool,
+    /// The mainline moves played (`None` for a null move).
+    pub moves: Vec<Option<Move>>,
+    /// Polyglot keys of every position, if asked for (`moves.len() + 1`).
+    pub keys: Vec<u64>,
+    /// FENs of every position, if asked for (`moves.len() + 1`).
+    pub fens: Vec<String>,
+    /// The final position.
+    pub final_position: Position,
+    /// The result token, if the game had one.
+    pub outcome: Option<GameResult>,
+    /// The error that stopped the replay, if any.
+    pub error: Option<GameError>,
+    /// The variant, if the game was skipped as not standard chess.
+    pub skipped_variant: Option<String>,
+    /// The piece-letter language the moves were read in.
+    pub lang: Lang,
+    /// Syntax problems the tokenizer reported (the game was still read).
+    pub syntax: Vec<Syntax>,
+}
+
+impl GameRecord {
+    /// The number of half-moves played.
+    pub fn plies(&self) -> usize {
+        self.moves.len()
+    }
+}
+
+/// The replaying visitor. Reuse one per thread: its buffers are kept.
+pub struct Replayer<'a> {
+    options: ReplayOptions,
+    offset: usize,
+    tags: Vec<(&'a [u8], RawTag<'a>)>,
+    start: Position,
+    pos: Position,
+    start_fen: Option<String>,
+    chess960: bool,
+    lang: Lang,
+    tokens: Vec<(&'a [u8], usize)>,
+    moves: Vec<Option<Move>>,
+    keys: Vec<u64>,
+    fens: Vec<String>,
+    failed: Option<GameError>,
+    skipped_variant: Option<String>,
+    outcome: Option<GameResult>,
+    syntax: Vec<Syntax>,
+}
+
+/// `true` for Variant tag values that mean standard chess or Chess960.
+fn variant_is_chess(value: &str) -> Option<bool> {
+    let v: String = value
+        .chars()
+        .filter(|c| !matches!(c, ' ' | '-' | '_'))
+        .collect::<String>()
+        .to_ascii_lowercase();
+    match v.as_str() {
+        "" | "standard" | "chess" | "normal" | "fromposition" | "classical" => Some(false),
+        "chess960" | "fischerandom" | "fischerrandom" | "frc" | "960" => Some(true),
+        _ => None,
+    }
+}
+
+impl<'a> Replayer<'a> {
+    /// A replayer with these options.
+    pub fn new(options: ReplayOptions) -> Replayer<'a> {
+        Replayer {
+            options,
+            offset: 0,
+            tags: Vec::new(),
+            start: Position::new(),
+            pos: Position::new(),
+            start_fen: None,
+            chess960: false,
+            lang: Lang::English,
+            tokens: Vec::new(),
+            moves: Vec::new(),
+            keys: Vec::new(),
+            fens: Vec::new(),
+            failed: None,
+            skipped_variant: None,
+            outcome: None,
+            syntax: Vec::new(),
+        }
+    }
+
+    fn record_position(&mut self) {
+        if self.options.keys {
+            self.keys.push(self.pos.zobrist().0);
+        }
+        if self.options.fens {
+            self.fens.push(fen::write(&self.pos));
+        }
+    }
+
+    /// Plays one move text in the current language; the error message on
+    /// failure.
+    fn play(&mut self, text: &[u8]) -> Result<(), String> {
+        let ply = self.moves.len();
+        let (number, side) = (self.pos.fullmoves(), self.pos.turn().fold("white", "black"));
+        let context = || format!("move {number} ({side})");
+        match San::from_ascii_lang(text, self.lang) {
+            Ok(San::Null) => {
+                if self.pos.play_null().is_err() {
+                    return Err(format!("{}: null move '--' while in check", context()));
+                }
+                self.moves.push(None);
+            }
+            Ok(s) => match s.to_move(&self.pos) {
+                Ok(m) => {
+                    self.pos.play_unchecked(m);
+                    self.moves.push(Some(m));
+                }
+                Err(e) => return Err(format!("{}: {e}", context())),
+            },
+            Err(e) => return Err(format!("{}: {e}", context())),
+        }
+        debug_assert_eq!(self.moves.len(), ply + 1);
+        self.record_position();
+        Ok(())
+    }
+
+    /// English failed: retry the whole game in the other languages.
+    fn retry_in_other_languages(&mut self) -> bool {
+        let texts: Vec<&[u8]> = self.tokens.iter().map(|t| t.0).collect();
+        let outcome = Lang::FALLBACKS
+            .into_iter()
+            .map(|lang| (lang, san::replay(&self.start, &texts, Some(lang))))
+            .find(|(_, r)| r.error.is_none());
+        let Some((lang, replay)) = outcome else { return false };
+        self.lang = lang;
+        self.pos = self.start.clone();
+        self.moves.clear();
+        self.keys.clear();
+        self.fens.clear();
+        self.record_position();
+        for m in replay.moves {
+            match m {
+                Some(m) => self.pos.play_unchecked(m),
+                None => {
+                    let _ = self.pos.play_null();
+                }
+            }
+            self.moves.push(m);
+            self.record_position();
+        }
+        true
+    }
+}
+
+impl<'a> Visitor<'a> for Replayer<'a> {
+    type Output = GameRecord;
+
+    fn begin_game(&mut self, offset: usize) {
+        self.offset = offset;
+        self.tags.clear();
+        self.start_fen = None;
+        self.chess960 = false;
+        self.lang = self.options.lang.unwrap_or(Lang::English);
+        self.tokens.clear();
+        self.moves.clear();
+        self.keys.clear();
+        self.fens.clear();
+        self.failed = None;
+        self.skipped_variant = None;
+        self.outcome = None;
+        self.syntax.clear();
+    }
+
+    fn tag(&mut self, name: &'a [u8], value: RawTag<'a>) {
+        self.tags.push((name, value));
+    }
+
+    fn end_tags(&mut self) -> Skip {
+        self.start = Position::new();
+        let mut fen_tag = None;
+        for (name, value) in &self.tags {
+            if name.eq_ignore_ascii_case(b"FEN") {
+                fen_tag = Some(*value);
+            } else if name.eq_ignore_ascii_case(b"Variant") {
+                let v = value.decode();
+                match variant_is_chess(&v) {
+                    Some(is960) => self.chess960 |= is960,
+                    None => self.skipped_variant = Some(v.into_owned()),
+                }
+            }
+        }
+        if self.skipped_variant.is_some() {
+            self.pos = self.start.clone();
+            return Skip(true);
+        }
+        if let Some(value) = fen_tag {
+            let text = value.decode();
+            match fen::parse_position(text.trim()) {
+                Ok(p) => {
+                    self.chess960 |= p.is_chess960_castling();
+                    self.start_fen = Some(fen::write(&p));
+                    self.start = p;
+                }
+                Err(e) => {
+                    self.failed = Some(GameError {
+                        offset: self.offset,
+                        message: format!("FEN tag \"{text}\": {e}"),
+                    });
+                    self.pos = self.start.clone();
+                    return Skip(true);
+                }
+            }
+        }
+        self.pos = self.start.clone();
+        self.record_position();
+        Skip(false)
+    }
+
+    fn san(&mut self, san: &'a [u8], offset: usize) -> ControlFlow<()> {
+        let detect = self.options.lang.is_none();
+        if detect {
+            self.tokens.push((san, offset));
+        }
+        if self.failed.is_some() {
+            // English failed earlier; only collect the rest for the retry.
+            return if detect { ControlFlow::Continue(()) } else { ControlFlow::Break(()) };
+        }
+        match self.play(san) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(message) => {
+                self.failed = Some(GameError { offset, message });
+                if detect {
+                    ControlFlow::Continue(())
+                } else {
+                    ControlFlow::Break(())
+                }
+            }
+        }
+    }
+
+    fn outcome(&mut self, outcome: Option<GameResult>) {
+        self.outcome = outcome;
+    }
+
+    fn syntax(&mut self, problem: Syntax) {
+        self.syntax.push(problem);
+    }
+
+    fn end_game(&mut self) -> GameRecord {
+        if self.failed.is_some()
+            && self.options.lang.is_none()
+            && self.skipped_variant.is_none()
+            && !self.tokens.is_empty()
+            && self.retry_in_other_languages()
+        {
+            self.failed = None;
+        }
+        GameRecord {
+            offset: self.offset,
+            tags: if self.options.tags {
+                self.tags
+                    .iter()
+                    .map(|(n, v)| {
+                        (String::from_utf8_lossy(n).into_owned(), v.decode().into_owned())
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            },
+            start_fen: self.start_fen.take(),
+            chess960: self.chess960,
+            // Copies of exact size; the buffers keep their capacity for
+            // the next game.
+            moves: self.moves.clone(),
+            keys: self.keys.clone(),
+            fens: std::mem::take(&mut self.fens),
+            final_position: self.pos.clone(),
+            outcome: self.outcome,
+            error: self.failed.take(),
+            skipped_variant: self.skipped_variant.take(),
+            lang: self.lang,
+            syntax: std::mem::take(&mut self.syntax),
+        }
+    }
+}

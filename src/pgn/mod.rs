@@ -1,0 +1,10 @@
+//! PGN text → games: input sources, the tokenizer and its visitor. Knows
+//! no legality, no SQL, no threads.
+
+pub mod reader;
+pub mod source;
+pub mod split;
+pub mod visitor;
+
+pub use reader::{LineIndex, Reader};
+pub use visitor::{GameResult, RawComment, RawTag, Skip, Syntax, Visitor};

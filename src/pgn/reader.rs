@@ -1,0 +1,723 @@
+//! The PGN tokenizer: bytes → [`Visitor`] calls, one game at a time.
+//!
+//! Lenient by design (PGN standard section 8, plus what real files hold):
+//! - tag pairs `[Name "value"]`, any number per line, odd spacing, `\"` and
+//!   `\\` escapes, `]`/`[` inside values, a blank line inside the tag
+//!   section (a tag section ends at a blank line only if the next tag name
+//!   repeats one already seen — header-only games follow each other that
+//!   way);
+//! - movetext: move numbers (`12.`, `12...`, `12…`, glued as in `1.e4`),
+//!   moves (handed to the visitor as written; the tokenizer never checks
+//!   legality), `!`/`?` suffixes turned into NAGs 1–6, `$n`, `{…}` comments
+//!   across lines, `;` comments to the end of the line, `%` escape lines,
+//!   variations `( … )` to any depth (skipped with a counter, no recursion),
+//!   the FIDE draw-offer mark `(=)`, a separate `e.p.` token, results
+//!   `1-0 0-1 1/2-1/2 ½-½ *`;
+//! - a game ends at its result, at the next `[` outside comments (exports
+//!   that put the next tags right after the last move), or at the end of
+//!   input; a game may have no tags, or no movetext;
+//! - text between games that is neither tags nor movetext is skipped and
+//!   reported through [`Reader::skipped`];
+//! - LF, CRLF and lone CR line ends; a UTF-8 BOM.
+//!
+//! Positions are byte offsets into the block; [`LineIndex`] turns them into
+//! line and column for messages.
+
+use super::visitor::{GameResult, RawComment, RawTag, Syntax, Visitor};
+
+/// Reads games from a block of bytes that starts at a game boundary.
+pub struct Reader<'a> {
+    data: &'a [u8],
+    pos: usize,
+    skipped: Vec<(usize, usize)>,
+}
+
+#[inline]
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)
+}
+
+/// Bytes that end a movetext token.
+#[inline]
+fn is_delimiter(b: u8) -> bool {
+    is_space(b) || matches!(b, b'{' | b'}' | b'(' | b')' | b'[' | b']' | b';' | b'$')
+}
+
+const BOM: &[u8] = b"\xef\xbb\xbf";
+
+impl<'a> Reader<'a> {
+    /// A reader over `data`.
+    pub fn new(data: &'a [u8]) -> Reader<'a> {
+        let pos = if data.starts_with(BOM) { BOM.len() } else { 0 };
+        Reader { data, pos, skipped: Vec::new() }
+    }
+
+    /// The byte offset reached.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// Stretches of text between games that were skipped, as
+    /// `(offset, length)`, since the last call.
+    pub fn skipped(&mut self) -> Vec<(usize, usize)> {
+        std::mem::take(&mut self.skipped)
+    }
+
+    #[inline]
+    fn peek(&self) -> Option<u8> {
+        self.data.get(self.pos).copied()
+    }
+
+    #[inline]
+    fn at_line_start(&self, at: usize) -> bool {
+        at == 0 || matches!(self.data[at - 1], b'\n' | b'\r')
+    }
+
+    fn skip_spaces(&mut self) {
+        while let Some(b) = self.peek() {
+            if is_space(b) {
+                self.pos += 1;
+            } else {
+                break;
+            }
+        }
+    }
+
+    /// Skips spaces, reporting whether they held an empty line.
+    fn skip_spaces_seeing_blank_line(&mut self) -> bool {
+        let mut newlines = 0;
+        while let Some(b) = self.peek() {
+            match b {
+                b'\n' => newlines += 1,
+                b'\r' => {
+                    if self.data.get(self.pos + 1) != Some(&b'\n') {
+                        newlines += 1;
+                    }
+                }
+                b' ' | b'\t' | 0x0b | 0x0c => {}
+                _ => break,
+            }
+            self.pos += 1;
+        }
+        newlines >= 2
+    }
+
+    /// The offset of the end of the line at `from` (the `\n`/`\r` or EOF).
+    fn line_end(&self, from: usize) -> usize {
+        memchr::memchr2(b'\n', b'\r', &self.data[from..]).map_or(self.data.len(), |i| from + i)
+    }
+
+    /// Reads the next game into `visitor`; `None` at the end of input.
+    pub fn read_game<V: Visitor<'a>>(&mut self, visitor: &mut V) -> Option<V::Output> {
+        // Find where the game starts, skipping what cannot start one.
+        loop {
+            self.skip_spaces();
+            let b = self.peek()?;
+            match b {
+                b'[' | b'{' | b'0'..=b'9' | b'*' => break,
+                b'%' | b';' => self.pos = self.line_end(self.pos),
+                _ if self.looks_like_move() => break,
+                _ => {
+                    let end = self.line_end(self.pos);
+                    // Stop early at a '[' so that tags glued to junk are read.
+                    let end = memchr::memchr(b'[', &self.data[self.pos..end])
+                        .map_or(end, |i| self.pos + i.max(1));
+                    self.skipped.push((self.pos, end - self.pos));
+                    self.pos = end;
+                }
+            }
+        }
+        visitor.begin_game(self.pos);
+        self.read_tags(visitor);
+        let skip = visitor.end_tags();
+        self.read_movetext(visitor, skip.0);
+        Some(visitor.end_game())
+    }
+
+    /// `true` if the token at the cursor could start a game without tags.
+    fn looks_like_move(&self) -> bool {
+        let rest = &self.data[self.pos..];
+        let len = rest.iter().position(|&b| is_delimiter(b)).unwrap_or(rest.len());
+        let token = &rest[..len];
+        crate::notation::lang::Lang::ALL
+            .iter()
+            .any(|&lang| crate::notation::san::San::from_ascii_lang(token, lang).is_ok())
+    }
+
+    fn read_tags<V: Visitor<'a>>(&mut self, visitor: &mut V) {
+        let mut seen: Vec<&'a [u8]> = Vec::new();
+        let mut blank_line = false;
+        loop {
+            if self.peek() != Some(b'[') {
+                return;
+            }
+            let start = self.pos;
+            let Some((name, value, end)) = self.parse_tag(start) else {
+                // Not a tag pair: report and skip to the end of the line
+                // (or the next '[').
+                visitor.syntax(Syntax { offset: start, message: "malformed tag pair" });
+                let line_end = self.line_end(start);
+                self.pos = memchr::memchr(b'[', &self.data[start + 1..line_end])
+                    .map_or(line_end, |i| start + 1 + i);
+                blank_line = self.skip_spaces_seeing_blank_line();
+                continue;
+            };
+            if blank_line && seen.contains(&name) {
+                // A repeated tag after an empty line: the next game.
+                self.pos = start;
+                return;
+            }
+            seen.push(name);
+            visitor.tag(name, RawTag(value));
+            self.pos = end;
+            blank_line = self.skip_spaces_seeing_blank_line();
+        }
+    }
+
+    /// Parses `[Name "value"]` at `start`: name, raw value, end offset.
+    fn parse_tag(&self, start: usize) -> Option<(&'a [u8], &'a [u8], usize)> {
+        let data = self.data;
+        let mut i = start + 1;
+        while i < data.len() && matches!(data[i], b' ' | b'\t') {
+            i += 1;
+        }
+        let name_start = i;
+        while i < data.len() && !is_space(data[i]) && !matches!(data[i], b'"' | b']' | b'[') {
+            i += 1;
+        }
+        let name = &data[name_start..i];
+        if name.is_empty() {
+            return None;
+        }
+        while i < data.len() && matches!(data[i], b' ' | b'\t') {
+            i += 1;
+        }
+        if data.get(i) != Some(&b'"') {
+            return None;
+        }
+        i += 1;
+        let value_start = i;
+        loop {
+            let rel = memchr::memchr3(b'"', b'\\', b'\n', &data[i..])?;
+            i += rel;
+            match data[i] {
+                b'\\' => i += 2,
+                b'"' => break,
+                _ => return None,
+            }
+        }
+        let value = &data[value_start..i.min(data.len())];
+        i += 1;
+        while i < data.len() && matches!(data[i], b' ' | b'\t') {
+            i += 1;
+        }
+        if data.get(i) != Some(&b']') {
+            return None;
+        }
+        Some((name, value, i + 1))
+    }
+
+    fn read_movetext<V: Visitor<'a>>(&mut self, visitor: &mut V, skip_all: bool) {
+        self.skip_spaces();
+        let start = self.pos;
+        let mut skipping = skip_all;
+        let mut depth = 0u32;
+        let mut outcome = None;
+        let mut moves_seen = false;
+        let mut blank_line_before = false;
+        while let Some(b) = self.peek() {
+            let after_blank_line = std::mem::take(&mut blank_line_before);
+            match b {
+                b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c => {
+                    if self.skip_spaces_seeing_blank_line() {
+                        blank_line_before = true;
+                    }
+                    continue;
+                }
+                // A stray backslash (`\$14` in some exports) means nothing.
+                b'\\' => self.pos += 1,
+                b'[' => break,
+                b'{' => self.read_brace_comment(visitor, skipping),
+                b';' => {
+                    let end = self.line_end(self.pos);
+                    if !skipping {
+                        visitor.comment(RawComment(&self.data[self.pos + 1..end]));
+                    }
+                    self.pos = end;
+                }
+                b'%' if self.at_line_start(self.pos) => self.pos = self.line_end(self.pos),
+                b'(' => {
+                    if self.data[self.pos..].starts_with(b"(=)") {
+                        self.pos += 3;
+                        continue;
+                    }
+                    self.pos += 1;
+                    if skipping || visitor.begin_variation().0 {
+                        if !self.skip_variation(visitor) {
+                            break;
+                        }
+                    } else {
+                        depth += 1;
+                    }
+                }
+                b')' => {
+                    self.pos += 1;
+                    if depth > 0 {
+                        depth -= 1;
+                        visitor.end_variation();
+                    } else if !skipping {
+                        visitor.syntax(Syntax { offset: self.pos - 1, message: "')' without '('" });
+                    }
+                }
+                b'}' | b']' => {
+                    if !skipping {
+                        let message =
+                            if b == b'}' { "'}' without '{'" } else { "']' outside a tag" };
+                        visitor.syntax(Syntax { offset: self.pos, message });
+                    }
+                    self.pos += 1;
+                }
+                b'$' => {
+                    let digits_start = self.pos + 1;
+                    let mut i = digits_start;
+                    while i < self.data.len() && self.data[i].is_ascii_digit() {
+                        i += 1;
+                    }
+                    let nag = std::str::from_utf8(&self.data[digits_start..i])
+                        .ok()
+                        .and_then(|s| s.parse::<u8>().ok());
+                    match nag {
+                        Some(n) if !skipping => visitor.nag(n),
+                        None if !skipping => {
+                            visitor.syntax(Syntax { offset: self.pos, message: "invalid NAG" })
+                        }
+                        _ => {}
+                    }
+                    self.pos = i.max(self.pos + 1);
+                }
+                _ => {
+                    let token_start = self.pos;
+                    let len = self.data[self.pos..]
+                        .iter()
+                        .position(|&b| is_delimiter(b))
+                        .unwrap_or(self.data.len() - self.pos);
+                    let token = &self.data[token_start..token_start + len];
+                    self.pos += len;
+                    if depth == 0 {
+                        if let Some(result) = GameResult::from_ascii(token) {
+                            outcome = Some(result);
+                            break;
+                        }
+                    }
+                    if depth == 0 && after_blank_line && moves_seen && token.starts_with(b"1.") {
+                        // Move 1 again after an empty line: a new game
+                        // without tags starts here.
+                        self.pos = token_start;
+                        break;
+                    }
+                    let (token, offset) = strip_move_number(token, token_start);
+                    if is_noise(token) {
+                        continue;
+                    }
+                    moves_seen = true;
+                    if skipping {
+                        continue;
+                    }
+                    let (san, nag) = split_suffix(token);
+                    if san.is_empty() {
+                        if let Some(n) = nag {
+                            visitor.nag(n);
+                        }
+                        continue;
+                    }
+                    if visitor.san(san, offset).is_break() {
+                        skipping = true;
+                        continue;
+                    }
+                    if let Some(n) = nag {
+                        visitor.nag(n);
+                    }
+                }
+            }
+        }
+        if depth > 0 {
+            visitor.syntax(Syntax { offset: self.pos, message: "unterminated variation" });
+        }
+        visitor.movetext(&self.data[start..self.pos]);
+        visitor.outcome(outcome);
+    }
+
+    /// Reads `{...}` at the cursor. A comment without its `}` ends before
+    /// the next line that starts with `[` (or at the end of input), so that
+    /// one missing brace does not swallow the following games.
+    fn read_brace_comment<V: Visitor<'a>>(&mut self, visitor: &mut V, skipping: bool) {
+        let open = self.pos;
+        let body = open + 1;
+        match memchr::memchr(b'}', &self.data[body..]) {
+            Some(i) if !self.contains_tag_line(body, body + i) => {
+                if !skipping {
+                    visitor.comment(RawComment(&self.data[body..body + i]));
+                }
+                self.pos = body + i + 1;
+            }
+            _ => {
+                let end = self.next_tag_line(body).unwrap_or(self.data.len());
+                visitor.syntax(Syntax { offset: open, message: "unterminated comment" });
+                if !skipping {
+                    visitor.comment(RawComment(&self.data[body..end]));
+                }
+                self.pos = end;
+            }
+        }
+    }
+
+    /// The offset of the first `[` at a line start in `from..`, if any,
+    /// that opens something tag-like (`[Name "`).
+    fn next_tag_line(&self, from: usize) -> Option<usize> {
+        self.next_tag_line_before(from, self.data.len())
+    }
+
+    /// [`Reader::next_tag_line`] limited to `from..to`.
+    fn next_tag_line_before(&self, from: usize, to: usize) -> Option<usize> {
+        let mut i = from;
+        while let Some(rel) = memchr::memchr(b'[', &self.data[i..to]) {
+            let at = i + rel;
+            if self.at_line_start(at) && self.parse_tag(at).is_some() {
+                return Some(at);
+            }
+            i = at + 1;
+        }
+        None
+    }
+
+    fn contains_tag_line(&self, from: usize, to: usize) -> bool {
+        self.next_tag_line_before(from, to).is_some()
+    }
+
+    /// Skips a variation whose `(` was consumed, counting nesting and
+    /// stepping over comments. Returns `false` if it ran into the next
+    /// game's tags (reported as unterminated).
+    fn skip_variation<V: Visitor<'a>>(&mut self, visitor: &mut V) -> bool {
+        let mut depth = 1u32;
+        let open = self.pos - 1;
+        while let Some(rel) = memchr::memchr3(b'(', b')', b'{', &self.data[self.pos..]) {
+            let at = self.pos + rel;
+            // A ';' comment or a tag line between here and `at` changes things.
+            let segment = &self.data[self.pos..at];
+            if let Some(semi) = memchr::memchr2(b';', b'[', segment) {
+                let at2 = self.pos + semi;
+                if self.data[at2] == b'[' {
+                    if self.at_line_start(at2) && self.parse_tag(at2).is_some() {
+                        self.pos = at2;
+                        visitor.syntax(Syntax { offset: open, message: "unterminated variation" });
+                        return false;
+                    }
+                    self.pos = at2 + 1;
+                } else {
+                    self.pos = self.line_end(at2);
+                }
+                continue;
+            }
+            match self.data[at] {
+                b'(' => depth += 1,
+                b')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        self.pos = at + 1;
+                        return true;
+                    }
+                }
+                _ => {
+                    self.pos = at;
+                    self.read_brace_comment(visitor, true);
+                    continue;
+                }
+            }
+            self.pos = at + 1;
+        }
+        // End of input inside the variation.
+        if let Some(at) = self.next_tag_line(self.pos) {
+            self.pos = at;
+        } else {
+            self.pos = self.data.len();
+        }
+        visitor.syntax(Syntax { offset: open, message: "unterminated variation" });
+        false
+    }
+}
+
+/// Tokens that carry nothing: a separate `e.p.`, lone check marks, lone
+/// dots or ellipses (`1. ... e5`).
+fn is_noise(token: &[u8]) -> bool {
+    matches!(token, b"" | b"e.p." | b"ep" | b"+" | b"#")
+        || token.iter().all(|&b| b == b'.')
+        || token.chunks(3).all(|c| c == "…".as_bytes())
+}
+
+/// Splits a leading move number (`12.`, `12...`, `12…`) off a token.
+fn strip_move_number(token: &[u8], offset: usize) -> (&[u8], usize) {
+    let digits = token.iter().take_while(|b| b.is_ascii_digit()).count();
+    if digits == 0 {
+        return (token, offset);
+    }
+    let mut i = digits;
+    let mut dots = 0;
+    loop {
+        if token[i..].starts_with(b".") {
+            i += 1;
+            dots += 1;
+        } else if token[i..].starts_with("…".as_bytes()) {
+            i += 3;
+            dots += 1;
+        } else {
+            break;
+        }
+    }
+    if dots == 0 {
+        // A bare number is a move number without its dot (`15 Qxf7`), but
+        // `0000` is a null move and `00`, `000` castling.
+        if digits == token.len() && !matches!(token, b"0000" | b"00" | b"000") {
+            return (&token[digits..], offset + digits);
+        }
+        return (token, offset);
+    }
+    (&token[i..], offset + i)
+}
+
+/// Splits `!`/`?` suffixes off a move and maps them to a NAG.
+fn split_suffix(token: &[u8]) -> (&[u8], Option<u8>) {
+    let n = token.iter().rev().take_while(|&&b| b == b'!' || b == b'?').count();
+    if n == 0 {
+        return (token, None);
+    }
+    let (san, suffix) = token.split_at(token.len() - n);
+    let nag = match suffix {
+        b"!" => Some(1),
+        b"?" => Some(2),
+        b"!!" => Some(3),
+        b"??" => Some(4),
+        b"!?" => Some(5),
+        b"?!" => Some(6),
+        _ => None,
+    };
+    (san, nag)
+}
+
+/// Turns byte offsets into 1-based line and column (in bytes), counting
+/// `\n`, `\r\n` and lone `\r` as line ends. Queries in increasing order are
+/// incremental.
+pub struct LineIndex<'a> {
+    data: &'a [u8],
+    at: usize,
+    line: usize,
+    line_start: usize,
+}
+
+impl<'a> LineIndex<'a> {
+    /// An index over `data` (the block the offsets refer to).
+    pub fn new(data: &'a [u8]) -> LineIndex<'a> {
+        LineIndex { data, at: 0, line: 1, line_start: 0 }
+    }
+
+    /// Line and column of `offset`.
+    pub fn locate(&mut self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.data.len());
+        if offset < self.at {
+            *self = LineIndex::new(self.data);
+        }
+        let mut i = self.at;
+        while let Some(rel) = memchr::memchr2(b'\n', b'\r', &self.data[i..offset]) {
+            let nl = i + rel;
+            let crlf = self.data[nl] == b'\r' && self.data.get(nl + 1) == Some(&b'\n');
+            let next = if crlf { nl + 2 } else { nl + 1 };
+            if next > offset {
+                break;
+            }
+            self.line += 1;
+            self.line_start = next;
+            i = next;
+        }
+        self.at = offset;
+        (self.line, offset - self.line_start + 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ops::ControlFlow;
+
+    use super::*;
+
+    /// Records every event as text, to compare against expectations.
+    #[derive(Default)]
+    struct Log(Vec<String>);
+
+    impl<'a> Visitor<'a> for Log {
+        type Output = Vec<String>;
+        fn begin_game(&mut self, offset: usize) {
+            self.0.push(format!("game@{offset}"));
+        }
+        fn tag(&mut self, name: &'a [u8], value: RawTag<'a>) {
+            self.0.push(format!("tag {}={}", String::from_utf8_lossy(name), value.decode()));
+        }
+        fn san(&mut self, san: &'a [u8], offset: usize) -> ControlFlow<()> {
+            self.0.push(format!("san {}@{offset}", String::from_utf8_lossy(san)));
+            ControlFlow::Continue(())
+        }
+        fn nag(&mut self, nag: u8) {
+            self.0.push(format!("nag {nag}"));
+        }
+        fn comment(&mut self, c: RawComment<'a>) {
+            self.0.push(format!("comment {}", c.decode().trim()));
+        }
+        fn outcome(&mut self, o: Option<GameResult>) {
+            self.0.push(format!("result {}", o.map_or("none", |o| o.as_str())));
+        }
+        fn syntax(&mut self, p: Syntax) {
+            self.0.push(format!("syntax {}@{}", p.message, p.offset));
+        }
+        fn end_game(&mut self) -> Vec<String> {
+            std::mem::take(&mut self.0)
+        }
+    }
+
+    fn games(text: &str) -> Vec<Vec<String>> {
+        let mut reader = Reader::new(text.as_bytes());
+        let mut out = Vec::new();
+        while let Some(g) = reader.read_game(&mut Log::default()) {
+            out.push(g);
+        }
+        out
+    }
+
+    fn sans(game: &[String]) -> Vec<&str> {
+        game.iter()
+            .filter_map(|e| e.strip_prefix("san "))
+            .map(|s| s.split('@').next().unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn tags_and_moves() {
+        let g = games(
+            "[Event \"A \\\"quoted\\\" \\\\ one\"]\n[White \"X\"]\n\n1. e4 e5 2.Nf3 Nc6 1-0\n",
+        );
+        assert_eq!(g.len(), 1);
+        assert_eq!(g[0][1], "tag Event=A \"quoted\" \\ one");
+        assert_eq!(sans(&g[0]), ["e4", "e5", "Nf3", "Nc6"]);
+        assert_eq!(g[0].last().unwrap(), "result 1-0");
+    }
+
+    #[test]
+    fn move_numbers_in_every_form() {
+        let g = games("1.e4 1...e5 2. Nf3 2… Nc6 3.Bb5 a6 *");
+        assert_eq!(sans(&g[0]), ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6"]);
+        let g = games("1. 0-0 0-0-0 1/2-1/2");
+        assert_eq!(sans(&g[0]), ["0-0", "0-0-0"]);
+        assert_eq!(g[0].last().unwrap(), "result 1/2-1/2");
+    }
+
+    #[test]
+    fn comments_variations_nags() {
+        let text = "1. e4 {best by test\n[%clk 0:03:00]} e5 ; eol comment (x)\n2. Nf3!? $14 (2. f4 (2. d4) exf4) Nc6?? 0-1";
+        let g = games(text);
+        assert_eq!(sans(&g[0]), ["e4", "e5", "Nf3", "Nc6"]);
+        assert!(g[0].contains(&"comment best by test\n[%clk 0:03:00]".to_string()));
+        assert!(g[0].contains(&"comment eol comment (x)".to_string()));
+        let nags: Vec<&String> = g[0].iter().filter(|e| e.starts_with("nag")).collect();
+        assert_eq!(nags, ["nag 5", "nag 14", "nag 4"]);
+        assert_eq!(g[0].last().unwrap(), "result 0-1");
+    }
+
+    #[test]
+    fn games_end_at_next_tags_without_blank_line() {
+        let g = games("[Event \"a\"]\n1. e4 e5\n[Event \"b\"]\n1. d4 *\n[Event \"c\"] 1. c4 1-0");
+        assert_eq!(g.len(), 3);
+        assert_eq!(sans(&g[0]), ["e4", "e5"]);
+        assert_eq!(g[0].last().unwrap(), "result none");
+        assert_eq!(sans(&g[2]), ["c4"]);
+    }
+
+    #[test]
+    fn header_only_games_and_blank_line_inside_tags() {
+        // Repeated names after a blank line: two games; new names: one game.
+        let g = games("[Event \"a\"]\n[White \"x\"]\n\n[Event \"b\"]\n[White \"y\"]\n");
+        assert_eq!(g.len(), 2);
+        let g = games("[Event \"a\"]\n\n[White \"x\"]\n\n1. e4 *");
+        assert_eq!(g.len(), 1);
+        assert_eq!(sans(&g[0]), ["e4"]);
+    }
+
+    #[test]
+    fn several_tags_per_line_and_brackets_in_values() {
+        let g = games("[A \"x]y\"] [B \"[z\"][C \"\"]");
+        assert_eq!(g[0][1..4], ["tag A=x]y", "tag B=[z", "tag C="]);
+    }
+
+    #[test]
+    fn garbage_between_games_is_skipped() {
+        let text =
+            "<html>junk</html>\n[Event \"a\"]\n1. e4 *\nThis is not chess.\n[Event \"b\"]\n1. d4 *";
+        let mut reader = Reader::new(text.as_bytes());
+        let mut n = 0;
+        while reader.read_game(&mut Log::default()).is_some() {
+            n += 1;
+        }
+        assert_eq!(n, 2);
+        let skipped = reader.skipped();
+        assert_eq!(skipped.len(), 2);
+        assert_eq!(&text[skipped[0].0..skipped[0].0 + skipped[0].1], "<html>junk</html>");
+    }
+
+    #[test]
+    fn unterminated_comment_does_not_swallow_next_game() {
+        let g = games("[Event \"a\"]\n1. e4 { oops\n\n[Event \"b\"]\n1. d4 *");
+        assert_eq!(g.len(), 2);
+        assert!(g[0].iter().any(|e| e.starts_with("syntax unterminated comment")));
+        assert_eq!(sans(&g[1]), ["d4"]);
+    }
+
+    #[test]
+    fn deep_variations_without_recursion() {
+        let mut text = String::from("1. e4 ");
+        text.push_str(&"(".repeat(100_000));
+        text.push_str(&")".repeat(100_000));
+        text.push_str(" e5 *");
+        let g = games(&text);
+        assert_eq!(sans(&g[0]), ["e4", "e5"]);
+    }
+
+    #[test]
+    fn tagless_game_after_blank_line_starts_at_move_one() {
+        let g = games("[Event \"a\"]\n1. e4 e5 2. Nf3 {c}\n\n1. d4 d5 *");
+        assert_eq!(g.len(), 2);
+        assert_eq!(sans(&g[0]), ["e4", "e5", "Nf3"]);
+        assert_eq!(sans(&g[1]), ["d4", "d5"]);
+    }
+
+    #[test]
+    fn odd_move_numbers_and_noise() {
+        let g = games("1. e4 ... e5 2 Nf3 2… … Nc6 3. Bb5 \\$14 a6 *");
+        assert_eq!(sans(&g[0]), ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6"]);
+        assert!(g[0].contains(&"nag 14".to_string()));
+        let g = games("1. e4 0000 2. d4 *");
+        assert_eq!(sans(&g[0]), ["e4", "0000", "d4"]);
+    }
+
+    #[test]
+    fn draw_offer_mark_and_ep_token() {
+        let g = games("1. e4 (=) d5 2. exd5 e.p. *");
+        assert_eq!(sans(&g[0]), ["e4", "d5", "exd5"]);
+    }
+
+    #[test]
+    fn line_index() {
+        let text = b"a\nbc\r\nd\re";
+        let mut idx = LineIndex::new(text);
+        assert_eq!(idx.locate(0), (1, 1));
+        assert_eq!(idx.locate(3), (2, 2));
+        assert_eq!(idx.locate(6), (3, 1));
+        assert_eq!(idx.locate(8), (4, 1));
+        assert_eq!(idx.locate(2), (2, 1));
+    }
+}

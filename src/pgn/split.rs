@@ -1,0 +1,171 @@
+//! Game boundaries: where a block of PGN may be cut so that each piece
+//! holds whole games. Used to cut streams into blocks and to split a large
+//! input into chunks for parallel workers. No parsing of moves.
+//!
+//! A boundary is a `[` at the start of a line that opens a tag pair, after
+//! movetext (the last non-space byte before it is not `]`: cutting between
+//! two tag lines could split a tag section), and outside any `{…}` or `;`
+//! comment. Variations need no tracking: the reader ends an unterminated
+//! variation at a tag line too. The rule is deliberately conservative —
+//! missing a boundary only makes a chunk larger — and it must never cut
+//! where the reader would not end a game.
+
+/// Scans `data` (which starts at a boundary) and calls `found` with every
+/// boundary offset in increasing order; stops early when `found` returns
+/// `false`.
+pub fn scan_boundaries(data: &[u8], mut found: impl FnMut(usize) -> bool) {
+    let mut i = 0;
+    while let Some(rel) = memchr::memchr3(b'{', b';', b'\n', &data[i..]) {
+        let at = i + rel;
+        match data[at] {
+            b'{' => {
+                // To the closing brace; an unterminated comment ends, as in
+                // the reader, at the next tag line — which is then not a
+                // boundary we may use (the reader sees it as the end of a
+                // broken comment, and a new game, but stay conservative).
+                match memchr::memchr(b'}', &data[at + 1..]) {
+                    Some(close) => i = at + 1 + close + 1,
+                    None => return,
+                }
+            }
+            b';' => {
+                i = memchr::memchr(b'\n', &data[at..]).map_or(data.len(), |n| at + n);
+            }
+            _ => {
+                let next = at + 1;
+                i = next;
+                if data.get(next) == Some(&b'[') && is_tag_start(&data[next..]) {
+                    if follows_movetext(&data[..at]) && !found(next) {
+                        return;
+                    }
+                    // Step over the tag pairs of this line, quotes and all,
+                    // so that a `{` or `;` inside a value opens nothing.
+                    i = skip_tag_line(data, next);
+                }
+            }
+        }
+    }
+}
+
+/// The offset after the tag pairs starting at `at` on one line (quoted
+/// values skipped with their escapes), or the line end.
+fn skip_tag_line(data: &[u8], at: usize) -> usize {
+    let mut i = at;
+    let mut in_quotes = false;
+    while i < data.len() {
+        match data[i] {
+            b'\\' if in_quotes => i += 1,
+            b'"' => in_quotes = !in_quotes,
+            b'\n' => return i,
+            b'{' | b';' if !in_quotes => return i,
+            _ => {}
+        }
+        i += 1;
+    }
+    i
+}
+
+/// `true` if `data` starts with `[Name "`.
+fn is_tag_start(data: &[u8]) -> bool {
+    let mut i = 1;
+    let name_start = i;
+    while i < data.len() && (data[i].is_ascii_alphanumeric() || data[i] == b'_') {
+        i += 1;
+    }
+    if i == name_start {
+        return false;
+    }
+    while i < data.len() && data[i] == b' ' {
+        i += 1;
+    }
+    data.get(i) == Some(&b'"')
+}
+
+/// `true` if the last non-space byte of `before` is not `]` (and there is
+/// one).
+fn follows_movetext(before: &[u8]) -> bool {
+    before.iter().rev().find(|b| !b.is_ascii_whitespace()).is_some_and(|&b| b != b']')
+}
+
+/// The offset of the last boundary in `data`, or 0 if none.
+pub fn last_boundary(data: &[u8]) -> usize {
+    let mut last = 0;
+    scan_boundaries(data, |at| {
+        last = at;
+        true
+    });
+    last
+}
+
+/// Splits `data` into consecutive pieces of at least `target` bytes each
+/// (the last may be shorter), cut only at boundaries.
+pub fn chunks(data: &[u8], target: usize) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    scan_boundaries(data, |at| {
+        if at - start >= target {
+            out.push(start..at);
+            start = at;
+        }
+        true
+    });
+    out.push(start..data.len());
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn boundaries(text: &str) -> Vec<usize> {
+        let mut v = Vec::new();
+        scan_boundaries(text.as_bytes(), |at| {
+            v.push(at);
+            true
+        });
+        v
+    }
+
+    #[test]
+    fn cuts_between_games_only() {
+        let text =
+            "[Event \"a\"]\n[Site \"b\"]\n\n1. e4 *\n\n[Event \"c\"]\n1. d4 *\n[Event \"d\"]\n";
+        let b = boundaries(text);
+        assert_eq!(b.len(), 2);
+        assert!(text[b[0]..].starts_with("[Event \"c\""));
+        assert!(text[b[1]..].starts_with("[Event \"d\""));
+    }
+
+    #[test]
+    fn quotes_in_tags_open_no_comment() {
+        let text = "[Event \"{;\"]\n1. e4 {c\n[Event \"fake\"]\n} *\n[Event \"b\"]\n";
+        let b = boundaries(text);
+        assert_eq!(b.len(), 1, "{b:?}");
+        assert!(text[b[0]..].starts_with("[Event \"b\""));
+    }
+
+    #[test]
+    fn never_inside_comments() {
+        let text = "1. e4 {\n[Event \"fake\"]\n} e5 ; {\n[Event \"real\"]\n1. d4 *";
+        let b = boundaries(text);
+        assert_eq!(b.len(), 1);
+        assert!(text[b[0]..].starts_with("[Event \"real\""));
+        // An unterminated comment: no boundary after it.
+        assert!(boundaries("1. e4 { oops\n[Event \"x\"]\n").is_empty());
+    }
+
+    #[test]
+    fn chunks_cover_everything() {
+        let game = "[Event \"a\"]\n1. e4 e5 *\n";
+        let text = game.repeat(100);
+        let parts = chunks(text.as_bytes(), 100);
+        assert!(parts.len() > 10);
+        assert_eq!(parts.first().unwrap().start, 0);
+        assert_eq!(parts.last().unwrap().end, text.len());
+        for w in parts.windows(2) {
+            assert_eq!(w[0].end, w[1].start);
+            assert!(text[w[1].start..].starts_with("[Event"));
+        }
+        assert_eq!(last_boundary(text.as_bytes()), text.len() - game.len());
+    }
+}

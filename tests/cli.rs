@@ -1,0 +1,141 @@
+//! The `pgnindex` binary run end to end in throw-away directories.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn pgnindex() -> Command {
+    Command::cargo_bin("pgnindex").unwrap()
+}
+
+fn fixture(rel: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(rel).to_string_lossy().into_owned()
+}
+
+#[test]
+fn perft_counts_and_divides() {
+    pgnindex().args(["perft", "startpos", "3"]).assert().success().stdout("8902\n");
+    let out = pgnindex()
+        .args([
+            "perft",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq -",
+            "2",
+            "--divide",
+        ])
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert_eq!(text.lines().filter(|l| l.contains(' ')).count(), 48);
+    assert!(text.lines().any(|l| l == "e1g1 43"), "castling written as e1g1");
+    assert!(text.trim_end().ends_with("2039"));
+}
+
+#[test]
+fn perft_rejects_bad_fen_with_one_line() {
+    pgnindex()
+        .args(["perft", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq -", "1"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "side-to-move field: expected 'w' or 'b', found 'x' at column 45",
+        ))
+        .stderr(predicate::function(|s: &str| s.lines().count() == 1));
+}
+
+#[test]
+fn fens_prints_one_line_per_game() {
+    let out = pgnindex()
+        .args(["fens", &fixture("pgn/edge/pgn-extract/fools-mate.pgn")])
+        .assert()
+        .success();
+    assert_eq!(
+        String::from_utf8_lossy(&out.get_output().stdout),
+        "1\t4\trnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3\n"
+    );
+}
+
+#[test]
+fn fens_every_ply_lists_positions_and_keys() {
+    let out = pgnindex()
+        .args(["fens", "--every-ply", &fixture("pgn/edge/pgn-extract/fools-mate.pgn")])
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 5);
+    assert_eq!(
+        lines[0],
+        "1\t0\trnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\t463b96181691fc9c"
+    );
+}
+
+#[test]
+fn fens_reports_errors_in_a_fourth_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.pgn");
+    std::fs::write(&path, "[Event \"x\"]\n\n1. e4 e5 2. Nf4 Nc6 *\n\n[Event \"y\"]\n\n1. d4 *\n")
+        .unwrap();
+    let out = pgnindex().args(["fens", path.to_str().unwrap()]).assert().success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2);
+    let cols: Vec<&str> = lines[0].split('\t').collect();
+    assert_eq!(cols[1], "2");
+    assert_eq!(
+        cols[3],
+        format!(
+            "error: {}:3:13: move 2 (white): illegal move 'Nf4': no white knight can go to f4",
+            path.display()
+        )
+    );
+    assert!(lines[1].starts_with("2\t1\t"));
+}
+
+#[test]
+fn check_exit_codes() {
+    pgnindex()
+        .args(["check", &fixture("pgn/games/otb/twic-01-232games.pgn")])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("games 232, ok 232, with errors 0"));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.pgn");
+    std::fs::write(&path, "1. e4 e5 2. Ke3 *\n").unwrap();
+    pgnindex()
+        .args(["check", path.to_str().unwrap()])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(":1:13: move 2 (white): illegal move 'Ke3'"));
+    pgnindex()
+        .args(["check", dir.path().join("missing.pgn").to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("missing.pgn"));
+}
+
+#[test]
+fn check_reads_directories_and_compressed_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read(fixture("pgn/edge/pgn-extract/fools-mate.pgn")).unwrap();
+    std::fs::write(dir.path().join("a.PGN"), &text).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut gz, &text).unwrap();
+    std::fs::write(dir.path().join("b.pgn.gz"), gz.finish().unwrap()).unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "not a pgn").unwrap();
+    pgnindex()
+        .args(["check", dir.path().to_str().unwrap()])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("games 2, ok 2"));
+}
+
+#[test]
+fn stdin_is_read_with_dash() {
+    pgnindex()
+        .args(["fens", "-"])
+        .write_stdin("1. e4 e5 *\n")
+        .assert()
+        .success()
+        .stdout("1\t2\trnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2\n");
+}
