@@ -139,3 +139,29 @@ fn stdin_is_read_with_dash() {
         .success()
         .stdout("1\t2\trnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2\n");
 }
+
+#[test]
+fn output_is_the_same_for_any_thread_count() {
+    // About 3 MB: several 1 MB chunks for the workers.
+    let dir = tempfile::tempdir().unwrap();
+    let one = std::fs::read(fixture("pgn/games/otb/twic-01-232games.pgn")).unwrap();
+    let big = dir.path().join("big.pgn");
+    std::fs::write(&big, one.repeat(15)).unwrap();
+    let run = |threads: &str| {
+        let out = pgnindex()
+            .args(["fens", "--every-ply", "--threads", threads, big.to_str().unwrap()])
+            .assert()
+            .success();
+        out.get_output().stdout.clone()
+    };
+    let single = run("1");
+    assert_eq!(
+        String::from_utf8_lossy(&single)
+            .lines()
+            .filter(|l| l.split('\t').nth(1) == Some("0"))
+            .count(),
+        232 * 15
+    );
+    assert!(single == run("2"), "--threads 2 differs from --threads 1");
+    assert!(single == run("3"), "--threads 3 differs from --threads 1");
+}

@@ -9,11 +9,11 @@ use std::time::Instant;
 use anyhow::Context;
 use clap::Args;
 
-use pgnindex::import::{GameRecord, ReplayOptions, Replayer};
+use pgnindex::import::{parallel, GameRecord, ReplayOptions};
 use pgnindex::notation::fen;
 use pgnindex::notation::lang::Lang;
 use pgnindex::pgn::source::{expand_inputs, InputName, Source};
-use pgnindex::pgn::{split, LineIndex, Reader};
+use pgnindex::pgn::split;
 
 /// Streams are cut into blocks of about this size at game boundaries.
 const BLOCK: usize = 8 << 20;
@@ -35,6 +35,10 @@ pub struct FensArgs {
     /// detection of the others.
     #[arg(long)]
     lang: Option<Lang>,
+    /// Worker threads (0: one per core). The output is the same for any
+    /// number.
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
 }
 
 /// Arguments of `check`.
@@ -46,6 +50,9 @@ pub struct CheckArgs {
     /// Piece-letter language, as for `fens`.
     #[arg(long)]
     lang: Option<Lang>,
+    /// Worker threads (0: one per core).
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
 }
 
 /// Counts over all inputs.
@@ -67,10 +74,15 @@ struct Located<'r> {
     error_at: Option<(usize, usize)>,
 }
 
-/// Reads every input and calls `each` for every game in order; syntax
-/// warnings and skipped text go to `warn`. Unreadable inputs are reported
-/// on stderr and counted; reading goes on with the next input.
+/// Chunks handed to one worker at a time.
+const CHUNK: usize = 1 << 20;
+
+/// Reads every input and calls `each` for every game in input order;
+/// syntax warnings and skipped text go to `warn`. Games are read and
+/// replayed on `pool`. Unreadable inputs are reported on
+/// stderr and counted; reading goes on with the next input.
 fn for_each_game(
+    pool: &rayon::ThreadPool,
     inputs: &[std::ffi::OsString],
     options: ReplayOptions,
     stats: &mut Stats,
@@ -88,6 +100,7 @@ fn for_each_game(
                 continue;
             }
         };
+        // Lines before the current chunk, for file-wide line numbers.
         let mut base_line = 0usize;
         let mut io_error = None;
         let result = source.for_each_block(
@@ -96,50 +109,27 @@ fn for_each_game(
             |buf, eof| if eof { buf.len() } else { split::last_boundary(buf) },
             |block, _offset| {
                 stats.bytes += block.len() as u64;
-                let mut lines = LineIndex::new(block);
-                let mut reader = Reader::new(block);
-                let mut replayer = Replayer::new(options);
-                let mut step = || -> io::Result<bool> {
-                    let Some(record) = reader.read_game(&mut replayer) else { return Ok(false) };
-                    number += 1;
-                    for (at, len) in reader.skipped() {
-                        let (l, c) = lines.locate(at);
-                        let what =
-                            String::from_utf8_lossy(&block[at..at + len.min(40)]).into_owned();
-                        warn(
-                            name,
-                            base_line + l,
-                            c,
-                            &format!("skipped text between games: '{what}'"),
-                        )?;
-                    }
-                    for problem in &record.syntax {
-                        let (l, c) = lines.locate(problem.offset);
-                        warn(name, base_line + l, c, problem.message)?;
-                    }
-                    let error_at = record.error.as_ref().map(|e| {
-                        let (l, c) = lines.locate(e.offset);
-                        (base_line + l, c)
-                    });
-                    stats.games += 1;
-                    stats.errors += u64::from(record.error.is_some());
-                    stats.skipped += u64::from(record.skipped_variant.is_some());
-                    each(Located { input: name, number, record, error_at })?;
-                    Ok(true)
-                };
-                loop {
-                    match step() {
-                        Ok(true) => {}
-                        Ok(false) => break,
-                        Err(e) => {
+                parallel::read_block(pool, block, options, CHUNK, |chunk| {
+                    for game in chunk.games {
+                        number += 1;
+                        let emit = || -> io::Result<()> {
+                            for (l, c, message) in &game.warnings {
+                                warn(name, base_line + l, *c, message)?;
+                            }
+                            stats.games += 1;
+                            stats.errors += u64::from(game.record.error.is_some());
+                            stats.skipped += u64::from(game.record.skipped_variant.is_some());
+                            let error_at = game.error_at.map(|(l, c)| (base_line + l, c));
+                            each(Located { input: name, number, record: game.record, error_at })
+                        };
+                        if let Err(e) = emit() {
                             io_error = Some(e);
                             return ControlFlow::Break(());
                         }
                     }
-                }
-                // Lines of this block, for the next block's numbering.
-                base_line += lines.locate(block.len()).0 - 1;
-                ControlFlow::Continue(())
+                    base_line += chunk.line_breaks;
+                    ControlFlow::Continue(())
+                })
             },
         );
         if let Some(e) = io_error {
@@ -151,6 +141,11 @@ fn for_each_game(
         }
     }
     Ok(())
+}
+
+/// A rayon pool of `threads` threads (0: one per core).
+fn thread_pool(threads: usize) -> anyhow::Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new().num_threads(threads).build().context("starting worker threads")
 }
 
 fn error_text(game: &Located<'_>) -> Option<String> {
@@ -169,7 +164,9 @@ pub fn run_fens(args: &FensArgs) -> anyhow::Result<ExitCode> {
     let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
     let mut stats = Stats::default();
     let every_ply = args.every_ply;
+    let pool = thread_pool(args.threads)?;
     for_each_game(
+        &pool,
         &args.inputs,
         options,
         &mut stats,
@@ -193,8 +190,7 @@ pub fn run_fens(args: &FensArgs) -> anyhow::Result<ExitCode> {
             Ok(())
         },
         |_, _, _, _| Ok(()),
-    )
-    .context("fens")?;
+    )?;
     out.flush()?;
     Ok(if stats.unreadable > 0 { ExitCode::from(2) } else { ExitCode::SUCCESS })
 }
@@ -206,7 +202,9 @@ pub fn run_check(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     let stdout = io::stdout();
     let out = std::cell::RefCell::new(io::BufWriter::with_capacity(1 << 16, stdout.lock()));
     let mut stats = Stats::default();
+    let pool = thread_pool(args.threads)?;
     for_each_game(
+        &pool,
         &args.inputs,
         options,
         &mut stats,

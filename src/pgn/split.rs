@@ -87,6 +87,21 @@ fn follows_movetext(before: &[u8]) -> bool {
     before.iter().rev().find(|b| !b.is_ascii_whitespace()).is_some_and(|&b| b != b']')
 }
 
+/// The first boundary at or after `start + min_len`, scanning from `start`
+/// (which must be a boundary); `data.len()` if there is none.
+pub fn next_boundary_after(data: &[u8], start: usize, min_len: usize) -> usize {
+    let mut cut = data.len();
+    scan_boundaries(&data[start..], |at| {
+        if at >= min_len {
+            cut = start + at;
+            false
+        } else {
+            true
+        }
+    });
+    cut
+}
+
 /// The offset of the last boundary in `data`, or 0 if none.
 pub fn last_boundary(data: &[u8]) -> usize {
     let mut last = 0;
@@ -167,5 +182,8 @@ mod tests {
             assert!(text[w[1].start..].starts_with("[Event"));
         }
         assert_eq!(last_boundary(text.as_bytes()), text.len() - game.len());
+        let next = next_boundary_after(text.as_bytes(), game.len(), 30);
+        assert_eq!(next, 3 * game.len());
+        assert_eq!(next_boundary_after(text.as_bytes(), 0, text.len()), text.len());
     }
 }
