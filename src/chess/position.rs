@@ -114,7 +114,12 @@ impl fmt::Debug for Position {
 impl Position {
     /// The standard starting position.
     pub fn new() -> Position {
-        Position::from_setup(Setup::standard()).expect("the start position is legal")
+        static START: std::sync::OnceLock<Position> = std::sync::OnceLock::new();
+        START
+            .get_or_init(|| {
+                Position::from_setup(Setup::standard()).expect("the start position is legal")
+            })
+            .clone()
     }
 
     /// Checks a setup and turns it into a position.

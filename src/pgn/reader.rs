@@ -32,15 +32,36 @@ pub struct Reader<'a> {
     skipped: Vec<(usize, usize)>,
 }
 
+const SPACE: u8 = 1;
+const DELIMITER: u8 = 2;
+
+/// Byte classes: one table lookup instead of a chain of compares.
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let spaces = [b' ', b'\t', b'\n', b'\r', 0x0b, 0x0c];
+    let mut i = 0;
+    while i < spaces.len() {
+        t[spaces[i] as usize] = SPACE | DELIMITER;
+        i += 1;
+    }
+    let delimiters = [b'{', b'}', b'(', b')', b'[', b']', b';', b'$'];
+    let mut i = 0;
+    while i < delimiters.len() {
+        t[delimiters[i] as usize] = DELIMITER;
+        i += 1;
+    }
+    t
+};
+
 #[inline]
 fn is_space(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)
+    CLASS[usize::from(b)] & SPACE != 0
 }
 
 /// Bytes that end a movetext token.
 #[inline]
 fn is_delimiter(b: u8) -> bool {
-    is_space(b) || matches!(b, b'{' | b'}' | b'(' | b')' | b'[' | b']' | b';' | b'$')
+    CLASS[usize::from(b)] & DELIMITER != 0
 }
 
 const BOM: &[u8] = b"\xef\xbb\xbf";
@@ -391,7 +412,9 @@ impl<'a> Reader<'a> {
     }
 
     fn contains_tag_line(&self, from: usize, to: usize) -> bool {
-        self.next_tag_line_before(from, to).is_some()
+        // A tag line needs a line break before it: most comments have none.
+        memchr::memchr2(b'\n', b'\r', &self.data[from..to]).is_some()
+            && self.next_tag_line_before(from, to).is_some()
     }
 
     /// Skips a variation whose `(` was consumed, counting nesting and
@@ -455,11 +478,16 @@ fn is_noise(token: &[u8]) -> bool {
 }
 
 /// Splits a leading move number (`12.`, `12...`, `12…`) off a token.
+#[inline]
 fn strip_move_number(token: &[u8], offset: usize) -> (&[u8], usize) {
-    let digits = token.iter().take_while(|b| b.is_ascii_digit()).count();
-    if digits == 0 {
-        return (token, offset);
+    match token.first() {
+        Some(b'0'..=b'9') => strip_move_number_slow(token, offset),
+        _ => (token, offset),
     }
+}
+
+fn strip_move_number_slow(token: &[u8], offset: usize) -> (&[u8], usize) {
+    let digits = token.iter().take_while(|b| b.is_ascii_digit()).count();
     let mut i = digits;
     let mut dots = 0;
     loop {
