@@ -309,7 +309,10 @@ impl San {
         pos.moves_to(role, to, mask, &mut moves);
         let color = pos.turn().fold("white", "black");
         let name = role_name(role);
-        let reason = if moves.iter().any(|m| m.promotion().is_some()) && promotion.is_none() {
+        let own = pos.board().piece_at(to).filter(|p| p.color == pos.turn());
+        let reason = if let Some(own) = own {
+            format!("{to} is taken by a {color} {}", role_name(own.role))
+        } else if moves.iter().any(|m| m.promotion().is_some()) && promotion.is_none() {
             "a pawn reaching the last rank needs a promotion piece".to_string()
         } else if promotion.is_some() && !moves.is_empty() {
             "this move is not a promotion".to_string()
@@ -674,6 +677,7 @@ mod tests {
 
     #[test]
     fn errors_name_move_reason_and_candidates() {
+        assert_eq!(play("", "Nd2").unwrap_err(), "illegal move 'Nd2': d2 is taken by a white pawn");
         let fen = "4k3/8/8/8/8/5N2/8/1N2K3 w - - 0 1";
         assert_eq!(play(fen, "Nd2").unwrap_err(), "ambiguous move 'Nd2': could be Nbd2, Nfd2");
         assert_eq!(

@@ -30,6 +30,8 @@ pub struct Reader<'a> {
     data: &'a [u8],
     pos: usize,
     skipped: Vec<(usize, usize)>,
+    /// No `}` follows this offset (found once, so never searched again).
+    no_brace_from: Option<usize>,
 }
 
 const SPACE: u8 = 1;
@@ -70,7 +72,7 @@ impl<'a> Reader<'a> {
     /// A reader over `data`.
     pub fn new(data: &'a [u8]) -> Reader<'a> {
         let pos = if data.starts_with(BOM) { BOM.len() } else { 0 };
-        Reader { data, pos, skipped: Vec::new() }
+        Reader { data, pos, skipped: Vec::new(), no_brace_from: None }
     }
 
     /// The byte offset reached.
@@ -197,45 +199,7 @@ impl<'a> Reader<'a> {
 
     /// Parses `[Name "value"]` at `start`: name, raw value, end offset.
     fn parse_tag(&self, start: usize) -> Option<(&'a [u8], &'a [u8], usize)> {
-        let data = self.data;
-        let mut i = start + 1;
-        while i < data.len() && matches!(data[i], b' ' | b'\t') {
-            i += 1;
-        }
-        let name_start = i;
-        while i < data.len() && !is_space(data[i]) && !matches!(data[i], b'"' | b']' | b'[') {
-            i += 1;
-        }
-        let name = &data[name_start..i];
-        if name.is_empty() {
-            return None;
-        }
-        while i < data.len() && matches!(data[i], b' ' | b'\t') {
-            i += 1;
-        }
-        if data.get(i) != Some(&b'"') {
-            return None;
-        }
-        i += 1;
-        let value_start = i;
-        loop {
-            let rel = memchr::memchr3(b'"', b'\\', b'\n', &data[i..])?;
-            i += rel;
-            match data[i] {
-                b'\\' => i += 2,
-                b'"' => break,
-                _ => return None,
-            }
-        }
-        let value = &data[value_start..i.min(data.len())];
-        i += 1;
-        while i < data.len() && matches!(data[i], b' ' | b'\t') {
-            i += 1;
-        }
-        if data.get(i) != Some(&b']') {
-            return None;
-        }
-        Some((name, value, i + 1))
+        parse_tag(self.data, start)
     }
 
     fn read_movetext<V: Visitor<'a>>(&mut self, visitor: &mut V, skip_all: bool) {
@@ -374,8 +338,18 @@ impl<'a> Reader<'a> {
     fn read_brace_comment<V: Visitor<'a>>(&mut self, visitor: &mut V, skipping: bool) {
         let open = self.pos;
         let body = open + 1;
-        match memchr::memchr(b'}', &self.data[body..]) {
-            Some(i) if !self.contains_tag_line(body, body + i) => {
+        let close = if self.no_brace_from.is_some_and(|from| from <= body) {
+            None
+        } else {
+            let found = memchr::memchr(b'}', &self.data[body..]);
+            if found.is_none() {
+                // Remember, so that many unterminated comments stay linear.
+                self.no_brace_from = Some(body);
+            }
+            found
+        };
+        match close {
+            Some(i) if !self.is_unterminated(body, body + i) => {
                 if !skipping {
                     visitor.comment(RawComment(&self.data[body..body + i]));
                 }
@@ -411,10 +385,15 @@ impl<'a> Reader<'a> {
         None
     }
 
-    fn contains_tag_line(&self, from: usize, to: usize) -> bool {
-        // A tag line needs a line break before it: most comments have none.
-        memchr::memchr2(b'\n', b'\r', &self.data[from..to]).is_some()
-            && self.next_tag_line_before(from, to).is_some()
+    /// A comment from `from` to the `}` at `to` may hold lines that look
+    /// like tags; it is a comment all the same. Only when another `{` opens
+    /// after such a tag line was the first comment never closed (comments
+    /// do not nest): its game then ends at that tag line.
+    fn is_unterminated(&self, from: usize, to: usize) -> bool {
+        let inner = &self.data[from..to];
+        let Some(brace) = memchr::memchr(b'{', inner) else { return false };
+        memchr::memchr2(b'\n', b'\r', &inner[..brace]).is_some()
+            && self.next_tag_line_before(from, from + brace).is_some()
     }
 
     /// Skips a variation whose `(` was consumed, counting nesting and
@@ -467,6 +446,48 @@ impl<'a> Reader<'a> {
         visitor.syntax(Syntax { offset: open, message: "unterminated variation" });
         false
     }
+}
+
+/// Parses `[Name "value"]` at `start`: name, raw value, end offset.
+pub(crate) fn parse_tag(data: &[u8], start: usize) -> Option<(&[u8], &[u8], usize)> {
+    let mut i = start + 1;
+    while i < data.len() && matches!(data[i], b' ' | b'\t') {
+        i += 1;
+    }
+    let name_start = i;
+    while i < data.len() && !is_space(data[i]) && !matches!(data[i], b'"' | b']' | b'[') {
+        i += 1;
+    }
+    let name = &data[name_start..i];
+    if name.is_empty() {
+        return None;
+    }
+    while i < data.len() && matches!(data[i], b' ' | b'\t') {
+        i += 1;
+    }
+    if data.get(i) != Some(&b'"') {
+        return None;
+    }
+    i += 1;
+    let value_start = i;
+    loop {
+        let rel = memchr::memchr3(b'"', b'\\', b'\n', data.get(i..)?)?;
+        i += rel;
+        match data[i] {
+            b'\\' => i += 2,
+            b'"' => break,
+            _ => return None,
+        }
+    }
+    let value = &data[value_start..i.min(data.len())];
+    i += 1;
+    while i < data.len() && matches!(data[i], b' ' | b'\t') {
+        i += 1;
+    }
+    if data.get(i) != Some(&b']') {
+        return None;
+    }
+    Some((name, value, i + 1))
 }
 
 /// Tokens that carry nothing: a separate `e.p.`, lone check marks, lone
@@ -551,7 +572,12 @@ impl<'a> LineIndex<'a> {
     pub fn locate(&mut self, offset: usize) -> (usize, usize) {
         let offset = offset.min(self.data.len());
         if offset < self.at {
-            *self = LineIndex::new(self.data);
+            // Step back over the line breaks between, not from the start:
+            // queries come in near order, this keeps them linear.
+            self.line -= count_line_breaks(&self.data[offset..self.at]);
+            self.line_start =
+                memchr::memrchr2(b'\n', b'\r', &self.data[..offset]).map_or(0, |i| i + 1);
+            self.at = offset;
         }
         let mut i = self.at;
         while let Some(rel) = memchr::memchr2(b'\n', b'\r', &self.data[i..offset]) {
@@ -566,8 +592,22 @@ impl<'a> LineIndex<'a> {
             i = next;
         }
         self.at = offset;
-        (self.line, offset - self.line_start + 1)
+        // A UTF-8 byte-order mark is not a column.
+        let bom = if self.line_start == 0 && self.data.starts_with(BOM) && offset >= BOM.len() {
+            BOM.len()
+        } else {
+            0
+        };
+        (self.line, offset - self.line_start + 1 - bom)
     }
+}
+
+/// Line breaks in `data`: `\n`, `\r\n` (once) and lone `\r`.
+fn count_line_breaks(data: &[u8]) -> usize {
+    let lf = memchr::memchr_iter(b'\n', data).count();
+    let lone_cr =
+        memchr::memchr_iter(b'\r', data).filter(|&i| data.get(i + 1) != Some(&b'\n')).count();
+    lf + lone_cr
 }
 
 #[cfg(test)]
@@ -747,5 +787,30 @@ mod tests {
         assert_eq!(idx.locate(6), (3, 1));
         assert_eq!(idx.locate(8), (4, 1));
         assert_eq!(idx.locate(2), (2, 1));
+        assert_eq!(idx.locate(8), (4, 1));
+        assert_eq!(idx.locate(1), (1, 2));
+        let mut bom = LineIndex::new(b"\xef\xbb\xbf1. e4\n2. d4");
+        assert_eq!(bom.locate(3), (1, 1));
+        assert_eq!(bom.locate(6), (1, 4));
+        assert_eq!(bom.locate(9), (2, 1));
+    }
+
+    #[test]
+    fn comment_holding_a_tag_line_is_a_comment() {
+        let g = games("1. e4 {see\n[Event \"x\"]\n} e5 *");
+        assert_eq!(g.len(), 1);
+        assert_eq!(sans(&g[0]), ["e4", "e5"]);
+        // But an unclosed comment ends at the tag line when a later `{`
+        // shows that it was never closed.
+        let g = games("1. e4 {oops\n[Event \"x\"]\n1. d4 {c} *");
+        assert_eq!(g.len(), 2);
+        assert_eq!(sans(&g[1]), ["d4"]);
+    }
+
+    #[test]
+    fn input_ending_after_a_backslash_in_a_tag() {
+        let g = games("[Event \"abc\\");
+        assert_eq!(g.len(), 1);
+        assert!(g[0].iter().any(|e| e.starts_with("syntax malformed tag pair")));
     }
 }

@@ -14,8 +14,10 @@
 /// boundary offset in increasing order; stops early when `found` returns
 /// `false`.
 pub fn scan_boundaries(data: &[u8], mut found: impl FnMut(usize) -> bool) {
+    // Lines end with `\n` (LF, CRLF) — or, in old Mac files, a lone `\r`.
+    let newline = if memchr::memchr(b'\n', data).is_none() { b'\r' } else { b'\n' };
     let mut i = 0;
-    while let Some(rel) = memchr::memchr3(b'{', b';', b'\n', &data[i..]) {
+    while let Some(rel) = memchr::memchr3(b'{', b';', newline, &data[i..]) {
         let at = i + rel;
         match data[at] {
             b'{' => {
@@ -29,7 +31,7 @@ pub fn scan_boundaries(data: &[u8], mut found: impl FnMut(usize) -> bool) {
                 }
             }
             b';' => {
-                i = memchr::memchr(b'\n', &data[at..]).map_or(data.len(), |n| at + n);
+                i = memchr::memchr(newline, &data[at..]).map_or(data.len(), |n| at + n);
             }
             _ => {
                 let next = at + 1;
@@ -56,29 +58,19 @@ fn skip_tag_line(data: &[u8], at: usize) -> usize {
         match data[i] {
             b'\\' if in_quotes => i += 1,
             b'"' => in_quotes = !in_quotes,
-            b'\n' => return i,
+            b'\n' | b'\r' => return i,
             b'{' | b';' if !in_quotes => return i,
             _ => {}
         }
         i += 1;
     }
-    i
+    i.min(data.len())
 }
 
-/// `true` if `data` starts with `[Name "`.
+/// `true` if `data` starts with a whole tag pair `[Name "value"]`, exactly
+/// as the reader requires to end a game at a tag line.
 fn is_tag_start(data: &[u8]) -> bool {
-    let mut i = 1;
-    let name_start = i;
-    while i < data.len() && (data[i].is_ascii_alphanumeric() || data[i] == b'_') {
-        i += 1;
-    }
-    if i == name_start {
-        return false;
-    }
-    while i < data.len() && data[i] == b' ' {
-        i += 1;
-    }
-    data.get(i) == Some(&b'"')
+    super::reader::parse_tag(data, 0).is_some()
 }
 
 /// `true` if the last non-space byte of `before` is not `]` (and there is
@@ -157,6 +149,19 @@ mod tests {
         let b = boundaries(text);
         assert_eq!(b.len(), 1, "{b:?}");
         assert!(text[b[0]..].starts_with("[Event \"b\""));
+    }
+
+    #[test]
+    fn lone_cr_files_have_boundaries() {
+        let text = "[Event \"a\"]\r1. e4 *\r\r[Event \"b\"]\r1. d4 *\r";
+        assert_eq!(boundaries(text).len(), 1);
+    }
+
+    #[test]
+    fn an_incomplete_tag_line_is_no_boundary() {
+        // Inside a variation the reader ends a game only at a whole tag pair.
+        assert!(boundaries("1. e4 (1. d4\n[Event \"abc\n) e5 *\n").is_empty());
+        assert!(boundaries("1. e4 (\n[Event \"a\\").is_empty());
     }
 
     #[test]
