@@ -19,7 +19,8 @@ use crate::chess::{Move, Position};
 use crate::notation::fen;
 use crate::notation::lang::Lang;
 use crate::notation::san::{self, San};
-use crate::pgn::{GameResult, RawTag, Skip, Syntax, Visitor};
+use crate::pgn::commands::{commands, Command, Eval};
+use crate::pgn::{GameResult, RawComment, RawTag, Skip, Syntax, Visitor};
 
 /// What to record besides tags, moves and the final position.
 #[derive(Debug, Clone, Copy, Default)]
@@ -32,6 +33,9 @@ pub struct ReplayOptions {
     pub lang: Option<Lang>,
     /// Decode the tag pairs into the record (not needed just to replay).
     pub tags: bool,
+    /// Read `[%clk]`, `[%emt]` and `[%eval]` comment commands into the
+    /// record.
+    pub commands: bool,
 }
 
 /// The first problem of a game that stopped its replay.
@@ -72,6 +76,12 @@ pub struct GameRecord {
     pub lang: Lang,
     /// Syntax problems the tokenizer reported (the game was still read).
     pub syntax: Vec<Syntax>,
+    /// Clock readings (`[%clk]`, milliseconds) by ply: the ply is the
+    /// number of moves played when the comment came (1 = after white's
+    /// first move). Empty unless asked for.
+    pub clocks: Vec<(u32, u32)>,
+    /// Evaluations (`[%eval]`) by ply, as for `clocks`.
+    pub evals: Vec<(u32, Eval)>,
 }
 
 impl GameRecord {
@@ -99,6 +109,8 @@ pub struct Replayer<'a> {
     skipped_variant: Option<String>,
     outcome: Option<GameResult>,
     syntax: Vec<Syntax>,
+    clocks: Vec<(u32, u32)>,
+    evals: Vec<(u32, Eval)>,
 }
 
 /// `true` for Variant tag values that mean standard chess or Chess960.
@@ -135,6 +147,8 @@ impl<'a> Replayer<'a> {
             skipped_variant: None,
             outcome: None,
             syntax: Vec::new(),
+            clocks: Vec::new(),
+            evals: Vec::new(),
         }
     }
 
@@ -219,6 +233,8 @@ impl<'a> Visitor<'a> for Replayer<'a> {
         self.skipped_variant = None;
         self.outcome = None;
         self.syntax.clear();
+        self.clocks.clear();
+        self.evals.clear();
     }
 
     fn tag(&mut self, name: &'a [u8], value: RawTag<'a>) {
@@ -288,6 +304,22 @@ impl<'a> Visitor<'a> for Replayer<'a> {
         }
     }
 
+    fn comment(&mut self, comment: RawComment<'a>) {
+        // Commands of variations are skipped with them; a comment after a
+        // failed move belongs to nothing we kept.
+        if !self.options.commands || self.failed.is_some() {
+            return;
+        }
+        let ply = self.moves.len() as u32;
+        for command in commands(comment.0) {
+            match command {
+                Command::Clock(ms) => self.clocks.push((ply, ms)),
+                Command::Eval(e) => self.evals.push((ply, e)),
+                Command::ElapsedMoveTime(_) => {}
+            }
+        }
+    }
+
     fn outcome(&mut self, outcome: Option<GameResult>) {
         self.outcome = outcome;
     }
@@ -330,6 +362,52 @@ impl<'a> Visitor<'a> for Replayer<'a> {
             skipped_variant: self.skipped_variant.take(),
             lang: self.lang,
             syntax: std::mem::take(&mut self.syntax),
+            clocks: std::mem::take(&mut self.clocks),
+            evals: std::mem::take(&mut self.evals),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pgn::Reader;
+
+    fn replay(text: &str, options: ReplayOptions) -> Vec<GameRecord> {
+        let mut reader = Reader::new(text.as_bytes());
+        let mut replayer = Replayer::new(options);
+        std::iter::from_fn(|| reader.read_game(&mut replayer)).collect()
+    }
+
+    #[test]
+    fn clock_and_eval_commands_belong_to_the_move_before() {
+        let text = "1. e4 { [%eval 0.17] [%clk 0:03:00] } 1... e5 { [%clk 0:02:58.6] } \
+                    2. Qh5 (2. Nf3 { [%clk 0:09:99] }) { [%eval #-4] } *";
+        let options = ReplayOptions { commands: true, ..ReplayOptions::default() };
+        let g = &replay(text, options)[0];
+        assert_eq!(g.clocks, [(1, 180_000), (2, 178_600)]);
+        assert_eq!(g.evals, [(1, Eval::Centipawns(17)), (3, Eval::Mate(-4))]);
+        let g = &replay(text, ReplayOptions::default())[0];
+        assert!(g.clocks.is_empty() && g.evals.is_empty());
+    }
+
+    #[test]
+    fn fen_variant_and_language() {
+        let text = "[Variant \"Crazyhouse\"]\n1. e4 *\n\n[FEN \"8/8/8/8/8/8/8/K6k w - - 0 1\"]\n1. Kb2 *\n\n\
+                    [FEN \"bad\"]\n1. e4 *\n\n1. e4 e5 2. Cf3 Cc6 *";
+        let games = replay(text, ReplayOptions { tags: true, ..ReplayOptions::default() });
+        assert_eq!(games.len(), 4);
+        assert_eq!(games[0].skipped_variant.as_deref(), Some("Crazyhouse"));
+        assert_eq!(games[1].start_fen.as_deref(), Some("8/8/8/8/8/8/8/K6k w - - 0 1"));
+        assert_eq!(games[1].plies(), 1);
+        assert!(games[2]
+            .error
+            .as_ref()
+            .unwrap()
+            .message
+            .starts_with("FEN tag \"bad\": invalid FEN"));
+        assert_eq!(games[3].lang, Lang::French);
+        assert_eq!(games[3].plies(), 4);
+        assert!(games[3].error.is_none());
     }
 }

@@ -1,6 +1,7 @@
 //! PGN text → games: input sources, the tokenizer and its visitor. Knows
 //! no legality, no SQL, no threads.
 
+pub mod commands;
 pub mod reader;
 pub mod source;
 pub mod split;
