@@ -159,8 +159,12 @@ fn error_text(game: &Located<'_>) -> Option<String> {
 
 /// Runs `fens`.
 pub fn run_fens(args: &FensArgs) -> anyhow::Result<ExitCode> {
-    let options =
-        ReplayOptions { keys: args.every_ply, fens: args.every_ply, lang: args.lang, tags: false };
+    let options = ReplayOptions {
+        keys: args.every_ply,
+        fens: args.every_ply,
+        lang: args.lang,
+        ..ReplayOptions::default()
+    };
     let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
     let mut stats = Stats::default();
     let every_ply = args.every_ply;
@@ -198,7 +202,7 @@ pub fn run_fens(args: &FensArgs) -> anyhow::Result<ExitCode> {
 /// Runs `check`.
 pub fn run_check(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
-    let options = ReplayOptions { keys: false, fens: false, lang: args.lang, tags: false };
+    let options = ReplayOptions { lang: args.lang, ..ReplayOptions::default() };
     let stdout = io::stdout();
     let out = std::cell::RefCell::new(io::BufWriter::with_capacity(1 << 16, stdout.lock()));
     let mut stats = Stats::default();
