@@ -71,7 +71,14 @@ pub fn read_block(
 ) -> ControlFlow<()> {
     let threads = pool.current_num_threads();
     if threads <= 1 {
-        return emit(read_chunk(block, 0, options));
+        // Same chunks, read in turn: memory stays bounded by one chunk.
+        let mut start = 0;
+        while start < block.len() {
+            let end = split::next_boundary_after(block, start, chunk_size);
+            emit(read_chunk(&block[start..end], start, options))?;
+            start = end;
+        }
+        return ControlFlow::Continue(());
     }
     let window = 2 * threads;
     let mut start = 0;
