@@ -1,0 +1,166 @@
+//! PGN reader benchmarks on the committed fixtures, at three sizes:
+//! - small: `lichess/chessjs-benchmark-lichess-2013.pgn` (100 games, 76 kB);
+//! - medium: `otb/twic-01-232games.pgn` (232 games, 202 kB);
+//! - large: every file of `fixtures/pgn/games`, concatenated in path order
+//!   with an empty line between files (1,091 games, 1.4 MB).
+//!
+//! Each input is read four ways, throughput in bytes:
+//! - `grep_event`: counting `[Event ` with `memchr::memmem`, the
+//!   `grep -c '\[Event '` baseline that any reader is measured against;
+//! - `skip_all`: tags only, every movetext skipped (`end_tags` → `Skip(true)`);
+//! - `tokenize`: every mainline token handed to a visitor that counts SAN
+//!   moves (variations skipped, the default);
+//! - `replay_keys`: `Replayer` with Polyglot keys, i.e. tokenize + SAN
+//!   resolution + make-move + Zobrist, one `GameRecord` per game.
+//!
+//! `cargo bench --bench pgn`. Games per second are the byte throughput times
+//! the games per byte printed for each input before the runs.
+
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use pgnindex::import::{ReplayOptions, Replayer};
+use pgnindex::pgn::{Reader, Skip, Visitor};
+
+fn games_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/pgn/games")
+}
+
+/// Every file below `dir`, in path order.
+fn files_below(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// The three inputs, by name.
+fn inputs() -> Vec<(&'static str, Vec<u8>)> {
+    let dir = games_dir();
+    let read = |rel: &str| std::fs::read(dir.join(rel)).unwrap();
+    let mut large = Vec::new();
+    for path in files_below(&dir) {
+        large.extend_from_slice(&std::fs::read(path).unwrap());
+        // Some files end without a line end (or without an empty line);
+        // the separator keeps the next file's tags on a line of their own.
+        large.extend_from_slice(b"\n\n");
+    }
+    vec![
+        ("small", read("lichess/chessjs-benchmark-lichess-2013.pgn")),
+        ("medium", read("otb/twic-01-232games.pgn")),
+        ("large", large),
+    ]
+}
+
+/// Reads tags and skips every movetext.
+struct SkipAll;
+
+impl Visitor<'_> for SkipAll {
+    type Output = ();
+
+    fn end_tags(&mut self) -> Skip {
+        Skip(true)
+    }
+
+    fn end_game(&mut self) {}
+}
+
+/// Counts the mainline SAN tokens; everything else has its default.
+struct CountSan(u64);
+
+impl Visitor<'_> for CountSan {
+    type Output = ();
+
+    fn san(&mut self, _san: &[u8], _offset: usize) -> ControlFlow<()> {
+        self.0 += 1;
+        ControlFlow::Continue(())
+    }
+
+    fn end_game(&mut self) {}
+}
+
+/// Games read with `visitor`.
+fn read_all<'a, V: Visitor<'a>>(data: &'a [u8], visitor: &mut V) -> u64 {
+    let mut reader = Reader::new(data);
+    let mut games = 0;
+    while reader.read_game(visitor).is_some() {
+        games += 1;
+    }
+    games
+}
+
+fn count_events(data: &[u8]) -> usize {
+    memchr::memmem::find_iter(data, b"[Event ").count()
+}
+
+fn tokenize(data: &[u8]) -> (u64, u64) {
+    let mut visitor = CountSan(0);
+    let games = read_all(data, &mut visitor);
+    (games, visitor.0)
+}
+
+/// Games, plies and games with an error, replayed with keys.
+fn replay_keys(data: &[u8]) -> (u64, u64, u64) {
+    let mut replayer = Replayer::new(ReplayOptions { keys: true, ..ReplayOptions::default() });
+    let mut reader = Reader::new(data);
+    let (mut games, mut plies, mut errors) = (0, 0, 0);
+    while let Some(record) = reader.read_game(&mut replayer) {
+        games += 1;
+        plies += record.plies() as u64;
+        errors += u64::from(record.error.is_some());
+    }
+    (games, plies, errors)
+}
+
+fn bench_pgn(c: &mut Criterion) {
+    let inputs = inputs();
+    let mut group = c.benchmark_group("pgn");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3));
+    for (name, data) in &inputs {
+        let data = data.as_slice();
+        // The four ways must agree on the input before they are timed.
+        let events = count_events(data) as u64;
+        let skipped = read_all(data, &mut SkipAll);
+        let (games, sans) = tokenize(data);
+        let (replayed, plies, errors) = replay_keys(data);
+        assert_eq!((skipped, games, replayed), (events, events, events), "{name}: game counts");
+        assert_eq!((plies, errors), (sans, 0), "{name}: replay");
+        eprintln!(
+            "pgn/{name}: {} bytes, {games} games, {plies} plies ({:.0} bytes per game)",
+            data.len(),
+            data.len() as f64 / games as f64
+        );
+        group.throughput(Throughput::Bytes(data.len() as u64));
+        group.bench_with_input(BenchmarkId::new("grep_event", name), data, |b, data| {
+            b.iter(|| count_events(data))
+        });
+        group.bench_with_input(BenchmarkId::new("skip_all", name), data, |b, data| {
+            b.iter(|| read_all(data, &mut SkipAll))
+        });
+        group.bench_with_input(BenchmarkId::new("tokenize", name), data, |b, data| {
+            b.iter(|| tokenize(data))
+        });
+        group.bench_with_input(BenchmarkId::new("replay_keys", name), data, |b, data| {
+            b.iter(|| replay_keys(data))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_pgn);
+criterion_main!(benches);
