@@ -6,7 +6,7 @@
 
 use std::ops::ControlFlow;
 
-use rayon::prelude::*;
+use std::collections::BTreeMap;
 
 use super::replay::{GameRecord, ReplayOptions, Replayer};
 use crate::pgn::{split, LineIndex, Reader};
@@ -59,9 +59,12 @@ pub fn read_chunk(data: &[u8], offset: usize, options: ReplayOptions) -> Chunk {
     Chunk { offset, len: data.len(), line_breaks, games }
 }
 
-/// Reads `block` on `pool`, calling `emit` with each chunk
-/// in input order. `chunk_size` is the target chunk length; each window
-/// holds about two chunks per thread. `emit` returning `Break` stops.
+/// Reads `block` on `pool`, calling `emit` with each chunk in input order.
+/// `chunk_size` is the target chunk length. The calling thread cuts chunks
+/// and hands each to the pool as soon as it is cut, keeps at most a few
+/// chunks per thread in flight (memory stays bounded), and emits results in
+/// order as they complete — no barrier between batches, so a slow chunk
+/// does not idle the other workers. `emit` returning `Break` stops.
 pub fn read_block(
     pool: &rayon::ThreadPool,
     block: &[u8],
@@ -80,24 +83,44 @@ pub fn read_block(
         }
         return ControlFlow::Continue(());
     }
-    let window = 2 * threads;
-    let mut start = 0;
-    while start < block.len() {
-        let mut ranges = Vec::with_capacity(window);
-        while ranges.len() < window && start < block.len() {
-            let end = split::next_boundary_after(block, start, chunk_size);
-            ranges.push(start..end);
-            start = end;
+    let in_flight = 3 * threads;
+    type Done = (usize, std::thread::Result<Chunk>);
+    let (tx, rx) = std::sync::mpsc::channel::<Done>();
+    let mut flow = ControlFlow::Continue(());
+    pool.in_place_scope(|scope| {
+        let mut pending: BTreeMap<usize, Chunk> = BTreeMap::new();
+        let (mut spawned, mut emitted, mut start) = (0usize, 0usize, 0usize);
+        loop {
+            while flow.is_continue() && spawned - emitted < in_flight && start < block.len() {
+                let end = split::next_boundary_after(block, start, chunk_size);
+                let tx = tx.clone();
+                let (index, piece) = (spawned, &block[start..end]);
+                scope.spawn(move |_| {
+                    // The receiver may be gone after a Break; nothing to do then.
+                    // A panic is carried back and resumed on the calling
+                    // thread, which would otherwise wait for it forever.
+                    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        read_chunk(piece, start, options)
+                    }));
+                    let _ = tx.send((index, result));
+                });
+                spawned += 1;
+                start = end;
+            }
+            if emitted == spawned || flow.is_break() {
+                break;
+            }
+            let Ok((index, result)) = rx.recv() else { break };
+            let chunk = result.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            pending.insert(index, chunk);
+            while let Some(chunk) = pending.remove(&emitted) {
+                emitted += 1;
+                if emit(chunk).is_break() {
+                    flow = ControlFlow::Break(());
+                    break;
+                }
+            }
         }
-        let chunks: Vec<Chunk> = pool.install(|| {
-            ranges
-                .into_par_iter()
-                .map(|r| read_chunk(&block[r.clone()], r.start, options))
-                .collect()
-        });
-        for chunk in chunks {
-            emit(chunk)?;
-        }
-    }
-    ControlFlow::Continue(())
+    });
+    flow
 }
