@@ -288,7 +288,8 @@ impl<'a> Reader<'a> {
                         .unwrap_or(self.data.len() - self.pos);
                     let token = &self.data[token_start..token_start + len];
                     self.pos += len;
-                    if depth == 0 {
+                    // Results start with 0, 1, * or ½ (0xc2).
+                    if depth == 0 && matches!(token[0], b'0' | b'1' | b'*' | 0xc2) {
                         if let Some(result) = GameResult::from_ascii(token) {
                             outcome = Some(result);
                             break;
@@ -492,10 +493,18 @@ pub(crate) fn parse_tag(data: &[u8], start: usize) -> Option<(&[u8], &[u8], usiz
 
 /// Tokens that carry nothing: a separate `e.p.`, lone check marks, lone
 /// dots or ellipses (`1. ... e5`).
+#[inline]
 fn is_noise(token: &[u8]) -> bool {
-    matches!(token, b"" | b"e.p." | b"ep" | b"+" | b"#")
-        || token.iter().all(|&b| b == b'.')
-        || token.chunks(3).all(|c| c == "…".as_bytes())
+    match token.first() {
+        None => true,
+        // Only these first bytes can start noise; moves take the fast path.
+        Some(b'e' | b'+' | b'#' | b'.' | 0xe2) => {
+            matches!(token, b"e.p." | b"ep" | b"+" | b"#")
+                || token.iter().all(|&b| b == b'.')
+                || token.chunks(3).all(|c| c == "…".as_bytes())
+        }
+        _ => false,
+    }
 }
 
 /// Splits a leading move number (`12.`, `12...`, `12…`) off a token.
@@ -512,15 +521,12 @@ fn strip_move_number_slow(token: &[u8], offset: usize) -> (&[u8], usize) {
     let mut i = digits;
     let mut dots = 0;
     loop {
-        if token[i..].starts_with(b".") {
-            i += 1;
-            dots += 1;
-        } else if token[i..].starts_with("…".as_bytes()) {
-            i += 3;
-            dots += 1;
-        } else {
-            break;
+        match token.get(i) {
+            Some(b'.') => i += 1,
+            Some(0xe2) if token[i..].starts_with("…".as_bytes()) => i += 3,
+            _ => break,
         }
+        dots += 1;
     }
     if dots == 0 {
         // A bare number is a move number without its dot (`15 Qxf7`), but

@@ -36,8 +36,10 @@ pub fn scan_boundaries(data: &[u8], mut found: impl FnMut(usize) -> bool) {
             _ => {
                 let next = at + 1;
                 i = next;
-                if data.get(next) == Some(&b'[') && is_tag_start(&data[next..]) {
-                    if follows_movetext(&data[..at]) && !found(next) {
+                if data.get(next) == Some(&b'[') {
+                    // The cheap test first: most tag lines follow another.
+                    if follows_movetext(&data[..at]) && is_tag_start(&data[next..]) && !found(next)
+                    {
                         return;
                     }
                     // Step over the tag pairs of this line, quotes and all,
