@@ -734,17 +734,40 @@ impl Position {
         let ours = self.board.by_color(mover);
         let landed = promotion.unwrap_or(role);
         let mut checkers = Bitboard::EMPTY;
-        if attacks::attacks(mover, landed, to, occ).contains(king) {
+        // Direct check: a leaper by table; a slider if it shares a line of
+        // its kind with the king and nothing stands between.
+        let direct = match landed {
+            Role::Pawn => attacks::pawn_attacks(mover, to).contains(king),
+            Role::Knight => attacks::knight_attacks(to).contains(king),
+            Role::King => false,
+            _ => {
+                let straight = to.file() == king.file() || to.rank() == king.rank();
+                let kind_fits = match landed {
+                    Role::Rook => straight,
+                    Role::Bishop => !straight && attacks::line(to, king).any(),
+                    _ => attacks::line(to, king).any(),
+                };
+                kind_fits && (attacks::between(to, king) & occ).is_empty()
+            }
+        };
+        if direct {
             checkers.add(to);
         }
+        // Discovered check: one of our sliders of the right kind on the line
+        // through the vacated square, with nothing left between.
         let line = attacks::line(king, from);
         if line.any() && !line.contains(to) {
             let straight = from.file() == king.file() || from.rank() == king.rank();
-            checkers |= if straight {
-                attacks::rook_attacks(king, occ) & self.board.rooks_and_queens() & ours
+            let kind = if straight {
+                self.board.rooks_and_queens()
             } else {
-                attacks::bishop_attacks(king, occ) & self.board.bishops_and_queens() & ours
+                self.board.bishops_and_queens()
             };
+            for slider in line & kind & ours {
+                if (attacks::between(king, slider) & occ).is_empty() {
+                    checkers.add(slider);
+                }
+            }
         }
         checkers
     }
