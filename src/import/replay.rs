@@ -164,13 +164,12 @@ impl<'a> Replayer<'a> {
     /// Plays one move text in the current language; the error message on
     /// failure.
     fn play(&mut self, text: &[u8]) -> Result<(), String> {
-        let ply = self.moves.len();
-        let (number, side) = (self.pos.fullmoves(), self.pos.turn().fold("white", "black"));
-        let context = || format!("move {number} ({side})");
+        // On every error path the position is still the one before the
+        // move, so the context is read from it only then.
         match San::from_ascii_lang(text, self.lang) {
             Ok(San::Null) => {
                 if self.pos.play_null().is_err() {
-                    return Err(format!("{}: null move '--' while in check", context()));
+                    return Err(format!("{}: null move '--' while in check", self.move_context()));
                 }
                 self.moves.push(None);
             }
@@ -179,13 +178,17 @@ impl<'a> Replayer<'a> {
                     self.pos.play_unchecked(m);
                     self.moves.push(Some(m));
                 }
-                Err(e) => return Err(format!("{}: {e}", context())),
+                Err(e) => return Err(format!("{}: {e}", self.move_context())),
             },
-            Err(e) => return Err(format!("{}: {e}", context())),
+            Err(e) => return Err(format!("{}: {e}", self.move_context())),
         }
-        debug_assert_eq!(self.moves.len(), ply + 1);
         self.record_position();
         Ok(())
+    }
+
+    /// `move N (side)` of the move about to be played, for messages.
+    fn move_context(&self) -> String {
+        format!("move {} ({})", self.pos.fullmoves(), self.pos.turn().fold("white", "black"))
     }
 
     /// English failed: retry the whole game in the other languages.

@@ -162,9 +162,11 @@ impl<'a> Reader<'a> {
         let rest = &self.data[self.pos..];
         let len = rest.iter().position(|&b| is_delimiter(b)).unwrap_or(rest.len());
         let token = &rest[..len];
-        crate::notation::lang::Lang::ALL
-            .iter()
-            .any(|&lang| crate::notation::san::San::from_ascii_lang(token, lang).is_ok())
+        use crate::notation::{lang::Lang, san::San};
+        // English and each distinct letter table (Italian = Spanish).
+        std::iter::once(Lang::English)
+            .chain(Lang::FALLBACKS)
+            .any(|lang| San::from_ascii_lang(token, lang).is_ok())
     }
 
     fn read_tags<V: Visitor<'a>>(&mut self, visitor: &mut V) {
