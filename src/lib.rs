@@ -9,6 +9,7 @@
 #![warn(missing_docs)]
 
 pub mod chess;
+pub mod db;
 pub mod import;
 pub mod notation;
 pub mod pgn;

@@ -109,7 +109,7 @@ fn for_each_game(
             |buf, eof| if eof { buf.len() } else { split::last_boundary(buf) },
             |block, _offset| {
                 stats.bytes += block.len() as u64;
-                parallel::read_block(pool, block, options, CHUNK, |chunk| {
+                parallel::read_block(pool, block, options, CHUNK, &|g| g, |chunk| {
                     for game in chunk.games {
                         number += 1;
                         let emit = || -> io::Result<()> {
@@ -144,7 +144,7 @@ fn for_each_game(
 }
 
 /// A rayon pool of `threads` threads (0: one per core).
-fn thread_pool(threads: usize) -> anyhow::Result<rayon::ThreadPool> {
+pub(super) fn thread_pool(threads: usize) -> anyhow::Result<rayon::ThreadPool> {
     rayon::ThreadPoolBuilder::new().num_threads(threads).build().context("starting worker threads")
 }
 

@@ -2,6 +2,7 @@
 //! that runs each subcommand. No chess rules or SQL here.
 
 mod games;
+mod import;
 mod perft;
 
 use std::io::{self, Write};
@@ -28,6 +29,9 @@ enum Command {
     /// summary. Exit 0 if all games are good, 1 if any has an error, 2 if
     /// an input cannot be read.
     Check(games::CheckArgs),
+    /// Import PGN files into the SQLite database (created if missing):
+    /// headers, moves, and every position by Polyglot key.
+    Import(import::ImportArgs),
 }
 
 /// Runs the command line and maps the result to an exit code: 0 on success,
@@ -39,6 +43,7 @@ pub fn main() -> ExitCode {
         Command::Perft(args) => perft::run(&args),
         Command::Fens(args) => games::run_fens(&args),
         Command::Check(args) => games::run_check(&args),
+        Command::Import(args) => import::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -1,8 +1,12 @@
-//! From games to rows: replaying each game on the chess core, on several
-//! threads with results in input order. (The SQLite writer comes with the
-//! import issue.)
+//! From games to rows: replaying each game on the chess core on several
+//! threads with results in input order (`replay`, `parallel`), building
+//! the rows of each game (`rows`), and storing them in SQLite with one
+//! writer thread (`writer`, driven by `pipeline`).
 
 pub mod parallel;
+pub mod pipeline;
 pub mod replay;
+pub mod rows;
+pub mod writer;
 
 pub use replay::{GameError, GameRecord, ReplayOptions, Replayer};

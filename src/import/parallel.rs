@@ -16,15 +16,17 @@ use crate::pgn::{split, LineIndex, Reader};
 pub struct LocatedGame {
     /// The replayed game (offsets relative to its chunk).
     pub record: GameRecord,
-    /// Line (within the chunk, from 1) and column of the game's error.
+    /// Line (within the chunk, from 1) and column of the game's error (of
+    /// its start for a game skipped as another variant).
     pub error_at: Option<(usize, usize)>,
     /// Warnings inside the game or before it: line, column, message.
     pub warnings: Vec<(usize, usize, String)>,
 }
 
-/// The games of one chunk, in order.
+/// The games of one chunk, in order (as [`LocatedGame`]s, or whatever the
+/// caller's per-game function made of them on the worker).
 #[derive(Debug)]
-pub struct Chunk {
+pub struct Chunk<G = LocatedGame> {
     /// Byte offset of the chunk in the block.
     pub offset: usize,
     /// Its length in bytes.
@@ -32,11 +34,22 @@ pub struct Chunk {
     /// Line breaks in the chunk (to number the lines of the next one).
     pub line_breaks: usize,
     /// The games.
-    pub games: Vec<LocatedGame>,
+    pub games: Vec<G>,
 }
 
 /// Reads and replays every game of `data` (which holds whole games).
 pub fn read_chunk(data: &[u8], offset: usize, options: ReplayOptions) -> Chunk {
+    read_chunk_with(data, offset, options, &|game| game)
+}
+
+/// [`read_chunk`], turning each game into `G` with `map` as soon as it is
+/// read.
+pub fn read_chunk_with<G>(
+    data: &[u8],
+    offset: usize,
+    options: ReplayOptions,
+    map: &impl Fn(LocatedGame) -> G,
+) -> Chunk<G> {
     let mut lines = LineIndex::new(data);
     let mut reader = Reader::new(data);
     let mut replayer = Replayer::new(options);
@@ -52,8 +65,12 @@ pub fn read_chunk(data: &[u8], offset: usize, options: ReplayOptions) -> Chunk {
             let (l, c) = lines.locate(problem.offset);
             warnings.push((l, c, problem.message.to_string()));
         }
-        let error_at = record.error.as_ref().map(|e| lines.locate(e.offset));
-        games.push(LocatedGame { record, error_at, warnings });
+        let error_at = match (&record.error, &record.skipped_variant) {
+            (Some(e), _) => Some(lines.locate(e.offset)),
+            (None, Some(_)) => Some(lines.locate(record.offset)),
+            (None, None) => None,
+        };
+        games.push(map(LocatedGame { record, error_at, warnings }));
     }
     let line_breaks = lines.locate(data.len()).0 - 1;
     Chunk { offset, len: data.len(), line_breaks, games }
@@ -64,13 +81,15 @@ pub fn read_chunk(data: &[u8], offset: usize, options: ReplayOptions) -> Chunk {
 /// and hands each to the pool as soon as it is cut, keeps at most a few
 /// chunks per thread in flight (memory stays bounded), and emits results in
 /// order as they complete — no barrier between batches, so a slow chunk
-/// does not idle the other workers. `emit` returning `Break` stops.
-pub fn read_block(
+/// does not idle the other workers. `map` runs on the workers, once per
+/// game. `emit` returning `Break` stops.
+pub fn read_block<G: Send>(
     pool: &rayon::ThreadPool,
     block: &[u8],
     options: ReplayOptions,
     chunk_size: usize,
-    mut emit: impl FnMut(Chunk) -> ControlFlow<()>,
+    map: &(impl Fn(LocatedGame) -> G + Sync),
+    mut emit: impl FnMut(Chunk<G>) -> ControlFlow<()>,
 ) -> ControlFlow<()> {
     let threads = pool.current_num_threads();
     if threads <= 1 {
@@ -78,17 +97,17 @@ pub fn read_block(
         let mut start = 0;
         while start < block.len() {
             let end = split::next_boundary_after(block, start, chunk_size);
-            emit(read_chunk(&block[start..end], start, options))?;
+            emit(read_chunk_with(&block[start..end], start, options, map))?;
             start = end;
         }
         return ControlFlow::Continue(());
     }
     let in_flight = 3 * threads;
-    type Done = (usize, std::thread::Result<Chunk>);
-    let (tx, rx) = std::sync::mpsc::channel::<Done>();
+    type Done<G> = (usize, std::thread::Result<Chunk<G>>);
+    let (tx, rx) = std::sync::mpsc::channel::<Done<G>>();
     let mut flow = ControlFlow::Continue(());
     pool.in_place_scope(|scope| {
-        let mut pending: BTreeMap<usize, Chunk> = BTreeMap::new();
+        let mut pending: BTreeMap<usize, Chunk<G>> = BTreeMap::new();
         let (mut spawned, mut emitted, mut start) = (0usize, 0usize, 0usize);
         loop {
             while flow.is_continue() && spawned - emitted < in_flight && start < block.len() {
@@ -100,7 +119,7 @@ pub fn read_block(
                     // A panic is carried back and resumed on the calling
                     // thread, which would otherwise wait for it forever.
                     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        read_chunk(piece, start, options)
+                        read_chunk_with(piece, start, options, map)
                     }));
                     let _ = tx.send((index, result));
                 });

@@ -36,6 +36,10 @@ pub struct ReplayOptions {
     /// Read `[%clk]`, `[%emt]` and `[%eval]` comment commands into the
     /// record.
     pub commands: bool,
+    /// Write the mainline in canonical SAN into the record.
+    pub san: bool,
+    /// Keep the movetext as written in the record.
+    pub movetext: bool,
 }
 
 /// The first problem of a game that stopped its replay.
@@ -82,6 +86,14 @@ pub struct GameRecord {
     pub clocks: Vec<(u32, u32)>,
     /// Evaluations (`[%eval]`) by ply, as for `clocks`.
     pub evals: Vec<(u32, Eval)>,
+    /// The mainline in canonical SAN (with `+`/`#`), space separated, `--`
+    /// for a null move; empty unless asked for.
+    pub san: String,
+    /// The movetext as written (decoded to UTF-8); empty unless asked for.
+    pub movetext: String,
+    /// `true` when the FEN tag could not be read: the game has no start
+    /// position, and `final_position` means nothing.
+    pub no_start: bool,
 }
 
 impl GameRecord {
@@ -111,6 +123,9 @@ pub struct Replayer<'a> {
     syntax: Vec<Syntax>,
     clocks: Vec<(u32, u32)>,
     evals: Vec<(u32, Eval)>,
+    san: String,
+    movetext: &'a [u8],
+    no_start: bool,
 }
 
 /// `true` for Variant tag values that mean standard chess or Chess960.
@@ -149,6 +164,32 @@ impl<'a> Replayer<'a> {
             syntax: Vec::new(),
             clocks: Vec::new(),
             evals: Vec::new(),
+            san: String::new(),
+            movetext: &[],
+            no_start: false,
+        }
+    }
+
+    /// Plays `m` (legal here), writing its SAN if asked for.
+    fn play_move(&mut self, m: Move) {
+        if self.options.san {
+            if !self.san.is_empty() {
+                self.san.push(' ');
+            }
+            san::SanPlus::from_move_and_play(&mut self.pos, m).append_to(&mut self.san);
+        } else {
+            self.pos.play_unchecked(m);
+        }
+    }
+
+    /// Plays a null move (legal here: not in check).
+    fn play_null(&mut self) {
+        let _ = self.pos.play_null();
+        if self.options.san {
+            if !self.san.is_empty() {
+                self.san.push(' ');
+            }
+            self.san.push_str("--");
         }
     }
 
@@ -168,14 +209,15 @@ impl<'a> Replayer<'a> {
         // move, so the context is read from it only then.
         match San::from_ascii_lang(text, self.lang) {
             Ok(San::Null) => {
-                if self.pos.play_null().is_err() {
+                if self.pos.is_check() {
                     return Err(format!("{}: null move '--' while in check", self.move_context()));
                 }
+                self.play_null();
                 self.moves.push(None);
             }
             Ok(s) => match s.to_move(&self.pos) {
                 Ok(m) => {
-                    self.pos.play_unchecked(m);
+                    self.play_move(m);
                     self.moves.push(Some(m));
                 }
                 Err(e) => return Err(format!("{}: {e}", self.move_context())),
@@ -204,13 +246,12 @@ impl<'a> Replayer<'a> {
         self.moves.clear();
         self.keys.clear();
         self.fens.clear();
+        self.san.clear();
         self.record_position();
         for m in replay.moves {
             match m {
-                Some(m) => self.pos.play_unchecked(m),
-                None => {
-                    let _ = self.pos.play_null();
-                }
+                Some(m) => self.play_move(m),
+                None => self.play_null(),
             }
             self.moves.push(m);
             self.record_position();
@@ -238,6 +279,9 @@ impl<'a> Visitor<'a> for Replayer<'a> {
         self.syntax.clear();
         self.clocks.clear();
         self.evals.clear();
+        self.san.clear();
+        self.movetext = &[];
+        self.no_start = false;
     }
 
     fn tag(&mut self, name: &'a [u8], value: RawTag<'a>) {
@@ -275,6 +319,7 @@ impl<'a> Visitor<'a> for Replayer<'a> {
                         offset: self.offset,
                         message: format!("FEN tag \"{text}\": {e}"),
                     });
+                    self.no_start = true;
                     self.pos = self.start.clone();
                     return Skip(true);
                 }
@@ -331,6 +376,10 @@ impl<'a> Visitor<'a> for Replayer<'a> {
         self.syntax.push(problem);
     }
 
+    fn movetext(&mut self, raw: &'a [u8]) {
+        self.movetext = raw;
+    }
+
     fn end_game(&mut self) -> GameRecord {
         if self.failed.is_some()
             && self.options.lang.is_none()
@@ -367,6 +416,13 @@ impl<'a> Visitor<'a> for Replayer<'a> {
             syntax: std::mem::take(&mut self.syntax),
             clocks: std::mem::take(&mut self.clocks),
             evals: std::mem::take(&mut self.evals),
+            san: self.san.clone(),
+            movetext: if self.options.movetext {
+                crate::pgn::source::decode_text(self.movetext).into_owned()
+            } else {
+                String::new()
+            },
+            no_start: self.no_start,
         }
     }
 }

@@ -167,10 +167,56 @@ pub fn parse_move(pos: &Position, text: &str) -> Result<Move, UciError> {
     Uci::from_ascii(text.as_bytes())?.to_move(pos)
 }
 
+/// The compact integer form of a UCI move, as stored in the database
+/// (`positions.next_move`): `from + 64 * to + 4096 * promotion`, squares
+/// a1 = 0 … h8 = 63, promotion 0 none, 1 knight, 2 bishop, 3 rook, 4 queen,
+/// 5 king; the null move is 0 (a1a1 is no move).
+impl Uci {
+    /// The move's compact integer.
+    pub fn code(self) -> u16 {
+        match self {
+            Uci::Null => 0,
+            Uci::Normal { from, to, promotion } => {
+                let promotion = promotion.map_or(0, Role::index);
+                (from.index() + 64 * to.index() + 4096 * promotion) as u16
+            }
+        }
+    }
+
+    /// The move of a compact integer; `None` if no move has that code.
+    pub fn from_code(code: u16) -> Option<Uci> {
+        if code == 0 {
+            return Some(Uci::Null);
+        }
+        let (from, to) =
+            (Square::new(u32::from(code % 64))?, Square::new(u32::from(code / 64 % 64))?);
+        let promotion = match code / 4096 {
+            0 => None,
+            p @ 1..=5 => Some(Role::ALL[usize::from(p)]),
+            _ => return None,
+        };
+        (from != to).then_some(Uci::Normal { from, to, promotion })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::notation::fen::parse_position;
+
+    #[test]
+    fn compact_codes_round_trip() {
+        assert_eq!(Uci::Null.code(), 0);
+        let e2e4: Uci = "e2e4".parse().unwrap();
+        assert_eq!(e2e4.code(), 12 + 64 * 28);
+        assert_eq!("e7e8q".parse::<Uci>().unwrap().code(), 52 + 64 * 60 + 4096 * 4);
+        for text in ["e2e4", "a7a8n", "h2h1r", "b7c8b", "e1h1", "g1f3", "0000"] {
+            let uci: Uci = text.parse().unwrap();
+            assert_eq!(Uci::from_code(uci.code()), Some(uci), "{text}");
+        }
+        assert_eq!(Uci::from_code(64 + 1), None, "b1b1 is no move");
+        assert_eq!(Uci::from_code(6 * 4096 + 12 + 64 * 28), None);
+    }
 
     #[test]
     fn reads_and_writes_plain_moves() {

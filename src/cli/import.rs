@@ -1,0 +1,194 @@
+//! `pgnindex import`: PGN inputs into the SQLite database, with a progress
+//! bar on a terminal and a one-line summary.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use pgnindex::db;
+use pgnindex::import::pipeline::{self, ImportOptions, Observer};
+use pgnindex::import::rows::RowOptions;
+use pgnindex::import::writer::{Problem, WriterOptions};
+use pgnindex::notation::lang::Lang;
+use pgnindex::pgn::source::{InputName, SourceError};
+
+/// Bad games printed on stderr; the rest are only in `import_errors`.
+const SHOWN_PROBLEMS: usize = 5;
+
+/// Arguments of `import`.
+#[derive(Debug, Args)]
+#[command(after_help = "Example:\n  pgnindex import --db games.db lichess_2024-01.pgn.zst twic/")]
+pub struct ImportArgs {
+    /// PGN inputs: files (.pgn, .pgn.gz, .pgn.zst, .pgn.bz2), directories
+    /// (every PGN file below), or `-` for standard input.
+    #[arg(required = true)]
+    inputs: Vec<std::ffi::OsString>,
+    /// The database (default: $PGNINDEX_DB, else pgnindex.db); created
+    /// with the schema if missing.
+    #[arg(long)]
+    db: Option<PathBuf>,
+    /// Worker threads (0: one per core). The database is the same for any
+    /// number.
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    /// Store headers and moves only, no position index.
+    #[arg(long)]
+    no_positions: bool,
+    /// Index positions up to this ply only (0 = the start position).
+    #[arg(long, value_name = "N")]
+    max_ply: Option<u32>,
+    /// Also store the FEN of every indexed position.
+    #[arg(long)]
+    with_fens: bool,
+    /// Store games even when the same game is already stored.
+    #[arg(long)]
+    keep_duplicates: bool,
+    /// Import files whose content was imported before.
+    #[arg(long)]
+    force: bool,
+    /// Stop at the first bad game (exit status 1).
+    #[arg(long)]
+    strict: bool,
+    /// Print nothing but the summary and errors.
+    #[arg(long)]
+    quiet: bool,
+    /// Read moves with this language's piece letters only.
+    #[arg(long)]
+    lang: Option<Lang>,
+}
+
+/// The progress bar (hidden when not wanted).
+struct Progress {
+    bar: ProgressBar,
+    /// Bytes of the finished sources.
+    done: u64,
+    size: Option<u64>,
+}
+
+impl Observer for Progress {
+    fn source(&mut self, name: &InputName, size: Option<u64>) {
+        if let Some(previous) = self.size.take() {
+            self.done += previous;
+        }
+        self.size = size;
+        self.bar.set_position(self.done);
+        self.bar.set_prefix(name.to_string());
+    }
+
+    fn progress(&mut self, bytes: u64, games: u64) {
+        // Compressed inputs are counted by their size on disk when done.
+        let within = self.size.map_or(0, |s| bytes.min(s));
+        self.bar.set_position(self.done + within);
+        let secs = self.bar.elapsed().as_secs_f64().max(1e-3);
+        self.bar.set_message(format!("{games} games, {:.0} games/s", games as f64 / secs));
+    }
+
+    fn already_imported(&mut self, name: &InputName) {
+        self.bar.suspend(|| {
+            eprintln!("pgnindex: {name}: already imported (same content); --force imports it again")
+        });
+    }
+
+    fn unreadable(&mut self, error: &SourceError) {
+        self.bar.suspend(|| eprintln!("pgnindex: error: {error}"));
+    }
+}
+
+/// Runs `import`: 0 when every input was read (bad games or not), 1 when
+/// `--strict` stopped at a bad game, 2 when an input could not be read.
+pub fn run(args: &ImportArgs) -> anyhow::Result<ExitCode> {
+    let path = db::default_path(args.db.as_deref());
+    let pool = super::games::thread_pool(args.threads)?;
+    let options = ImportOptions {
+        rows: RowOptions {
+            positions: !args.no_positions,
+            max_ply: args.max_ply.unwrap_or(u32::MAX),
+            fens: args.with_fens,
+        },
+        writer: WriterOptions {
+            keep_duplicates: args.keep_duplicates,
+            strict: args.strict,
+            ..WriterOptions::default()
+        },
+        force: args.force,
+        lang: args.lang,
+    };
+    let show_bar = !args.quiet && std::io::stderr().is_terminal();
+    let total: u64 = args
+        .inputs
+        .iter()
+        .filter_map(|i| std::fs::metadata(i).ok())
+        .filter(|m| m.is_file())
+        .map(|m| m.len())
+        .sum();
+    let bar = if show_bar {
+        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{prefix:.bold} [{bar:30}] {bytes}/{total_bytes} {binary_bytes_per_sec} {msg} ETA {eta}",
+            )
+            .expect("a valid template")
+            .progress_chars("=> "),
+        );
+        bar.enable_steady_tick(Duration::from_millis(200));
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+    let shown = Arc::new(Mutex::new(0usize));
+    let problems = {
+        let (bar, shown) = (bar.clone(), Arc::clone(&shown));
+        Box::new(move |problem: Problem| {
+            if !problem.is_error {
+                return;
+            }
+            let mut n = shown.lock().unwrap_or_else(|e| e.into_inner());
+            *n += 1;
+            if *n <= SHOWN_PROBLEMS {
+                bar.suspend(|| eprintln!("pgnindex: bad game: {}", problem.text));
+            } else if *n == SHOWN_PROBLEMS + 1 {
+                bar.suspend(|| eprintln!("pgnindex: more bad games: see the import_errors table"));
+            }
+        })
+    };
+    let mut progress = Progress { bar: bar.clone(), done: 0, size: None };
+    let summary = pipeline::import(&path, &args.inputs, &pool, options, &mut progress, problems);
+    bar.finish_and_clear();
+    let summary = summary?;
+    let t = summary.totals;
+    let secs = summary.seconds.max(1e-9);
+    let mut line = format!(
+        "{} files: {} games imported, {} duplicates, {} errors, {} positions in {:.1} s \
+         ({:.0} games/s, {:.1} MB/s)",
+        summary.files,
+        t.games,
+        t.duplicates,
+        t.errors,
+        t.positions,
+        summary.seconds,
+        t.games as f64 / secs,
+        summary.bytes as f64 / secs / 1e6,
+    );
+    if summary.already_imported > 0 {
+        line += &format!("; {} already imported", summary.already_imported);
+    }
+    if t.resumed > 0 {
+        line += &format!("; {} games already stored by an earlier run", t.resumed);
+    }
+    if summary.stopped {
+        line += "; stopped at the first bad game (--strict)";
+    }
+    eprintln!("{line}");
+    Ok(if summary.unreadable > 0 {
+        ExitCode::from(2)
+    } else if summary.stopped {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

@@ -1,0 +1,255 @@
+//! The import pipeline: inputs → blocks ([`crate::pgn::source`]) → chunks
+//! read, replayed and turned into rows on a rayon pool
+//! ([`super::parallel`], [`super::rows`]) → a bounded channel → the one
+//! writer thread ([`super::writer`]).
+//!
+//! The calling thread cuts blocks and chunks and forwards finished chunks,
+//! in input order, to the writer; when the writer falls behind, the
+//! channel is full, the caller waits, and the workers stop getting new
+//! chunks: memory stays bounded by the channel and the chunks in flight.
+
+use std::ffi::OsString;
+use std::ops::ControlFlow;
+use std::path::Path;
+use std::sync::mpsc;
+use std::time::Instant;
+
+use super::parallel;
+use super::rows::{GameRow, RowOptions};
+use super::writer::{Problem, SourceStart, Totals, WriteError, Writer, WriterOptions};
+use super::ReplayOptions;
+use crate::notation::lang::Lang;
+use crate::pgn::source::{self, expand_inputs, InputName, Source, SourceError};
+use crate::pgn::split;
+
+/// Streams are cut into blocks of about this size at game boundaries.
+const BLOCK: usize = 8 << 20;
+/// A block never grows beyond this (one pathological game).
+const MAX_BLOCK: usize = 1 << 30;
+/// Chunks handed to one worker at a time.
+const CHUNK: usize = 1 << 20;
+/// Chunks waiting for the writer.
+const CHANNEL: usize = 8;
+
+/// Everything an import can be asked.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ImportOptions {
+    /// What to index.
+    pub rows: RowOptions,
+    /// How to store.
+    pub writer: WriterOptions,
+    /// Import files already imported.
+    pub force: bool,
+    /// Piece-letter language (default: detect per game).
+    pub lang: Option<Lang>,
+}
+
+/// Follows an import (progress display).
+pub trait Observer {
+    /// A source starts; `size` is its size on disk if known.
+    fn source(&mut self, name: &InputName, size: Option<u64>) {
+        let _ = (name, size);
+    }
+    /// `bytes` of the current source (decompressed) and `games` in all
+    /// have been read.
+    fn progress(&mut self, bytes: u64, games: u64) {
+        let _ = (bytes, games);
+    }
+    /// A source was skipped: its content was imported before.
+    fn already_imported(&mut self, name: &InputName) {
+        let _ = name;
+    }
+    /// A source could not be read (entirely or from some point on).
+    fn unreadable(&mut self, error: &SourceError) {
+        let _ = error;
+    }
+}
+
+/// An observer that shows nothing.
+#[derive(Debug, Default)]
+pub struct Silent;
+impl Observer for Silent {}
+
+/// The outcome of an import.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Summary {
+    /// Inputs read (to the end or not).
+    pub files: u64,
+    /// Inputs skipped as already imported.
+    pub already_imported: u64,
+    /// Inputs that could not be read (entirely or to the end).
+    pub unreadable: u64,
+    /// Input bytes read (decompressed).
+    pub bytes: u64,
+    /// What the writer stored.
+    pub totals: Totals,
+    /// Seconds from start to the last commit.
+    pub seconds: f64,
+    /// `true` if `--strict` stopped at a bad game.
+    pub stopped: bool,
+}
+
+/// An error that stops the import (bad inputs do not: they are counted).
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    /// Writing the database failed.
+    #[error(transparent)]
+    Write(#[from] WriteError),
+    /// The command line names something that is not an input.
+    #[error(transparent)]
+    Inputs(#[from] SourceError),
+}
+
+enum Message {
+    Begin { name: String, facts: Option<source::FileFacts>, force: bool },
+    Chunk { games: Vec<GameRow>, offset: u64, line: usize, end: u64 },
+    End,
+    Abandon,
+}
+
+/// Imports `inputs` into the database at `db` on `pool`. `problems`
+/// receives every bad game and warning (on the writer thread).
+///
+/// # Errors
+/// [`ImportError`] when the database cannot be written or an argument
+/// names no input; unreadable inputs are counted in the summary instead.
+pub fn import(
+    db: &Path,
+    inputs: &[OsString],
+    pool: &rayon::ThreadPool,
+    options: ImportOptions,
+    observer: &mut dyn Observer,
+    problems: Box<dyn FnMut(Problem) + Send>,
+) -> Result<Summary, ImportError> {
+    let started = Instant::now();
+    let names = expand_inputs(inputs)?;
+    let writer = Writer::open(db, options.writer, problems)?;
+    let (tx, rx) = mpsc::sync_channel::<Message>(CHANNEL);
+    let (reply_tx, reply_rx) = mpsc::channel::<SourceStart>();
+    let writer_thread = std::thread::Builder::new()
+        .name("pgnindex-writer".into())
+        .spawn(move || write_all(writer, &rx, &reply_tx))
+        .expect("starting the writer thread");
+
+    let replay = ReplayOptions {
+        keys: options.rows.positions,
+        fens: options.rows.positions && options.rows.fens,
+        lang: options.lang,
+        tags: true,
+        commands: false,
+        san: true,
+        movetext: true,
+    };
+    let rows = options.rows;
+    let build = move |game| GameRow::build(game, rows);
+    let mut summary = Summary::default();
+    let mut games_read = 0u64;
+    'inputs: for name in &names {
+        let facts = match source::file_facts(name) {
+            Ok(f) => f,
+            Err(e) => {
+                observer.unreadable(&e);
+                summary.unreadable += 1;
+                continue;
+            }
+        };
+        let size = facts.as_ref().map(|f| f.size);
+        let begin = Message::Begin { name: name.to_string(), facts, force: options.force };
+        if tx.send(begin).is_err() {
+            break;
+        }
+        let Ok(start) = reply_rx.recv() else { break };
+        if let SourceStart::AlreadyImported { .. } = start {
+            observer.already_imported(name);
+            summary.already_imported += 1;
+            continue;
+        }
+        observer.source(name, size);
+        summary.files += 1;
+        let source = match Source::open(name) {
+            Ok(s) => s,
+            Err(e) => {
+                observer.unreadable(&e);
+                summary.unreadable += 1;
+                if tx.send(Message::Abandon).is_err() {
+                    break;
+                }
+                continue;
+            }
+        };
+        let mut base_line = 0usize;
+        let mut writer_gone = false;
+        let result = source.for_each_block(
+            BLOCK,
+            MAX_BLOCK,
+            |buf, eof| if eof { buf.len() } else { split::last_boundary(buf) },
+            |block, block_offset| {
+                summary.bytes += block.len() as u64;
+                parallel::read_block(pool, block, replay, CHUNK, &build, |chunk| {
+                    let offset = block_offset + chunk.offset as u64;
+                    let end = offset + chunk.len as u64;
+                    games_read += chunk.games.len() as u64;
+                    let message =
+                        Message::Chunk { games: chunk.games, offset, line: base_line, end };
+                    base_line += chunk.line_breaks;
+                    if tx.send(message).is_err() {
+                        writer_gone = true;
+                        return ControlFlow::Break(());
+                    }
+                    observer.progress(end, games_read);
+                    ControlFlow::Continue(())
+                })
+            },
+        );
+        if writer_gone {
+            break 'inputs;
+        }
+        let end = match result {
+            Ok(()) => Message::End,
+            Err(e) => {
+                observer.unreadable(&e);
+                summary.unreadable += 1;
+                Message::Abandon
+            }
+        };
+        if tx.send(end).is_err() {
+            break;
+        }
+    }
+    drop(tx);
+    let (totals, stopped) = match writer_thread.join() {
+        Ok(result) => result?,
+        Err(panic) => std::panic::resume_unwind(panic),
+    };
+    summary.totals = totals;
+    summary.stopped = stopped;
+    summary.seconds = started.elapsed().as_secs_f64();
+    Ok(summary)
+}
+
+/// The writer thread: stores messages until the channel closes (or a
+/// strict stop); returns the totals and whether it stopped early.
+fn write_all(
+    mut writer: Writer,
+    rx: &mpsc::Receiver<Message>,
+    reply: &mpsc::Sender<SourceStart>,
+) -> Result<(Totals, bool), WriteError> {
+    while let Ok(message) = rx.recv() {
+        match message {
+            Message::Begin { name, facts, force } => {
+                let start = writer.begin_source(&name, facts.as_ref(), force)?;
+                if reply.send(start).is_err() {
+                    break;
+                }
+            }
+            Message::Chunk { games, offset, line, end } => {
+                if writer.add_chunk(games, offset, line, end)?.is_break() {
+                    return Ok((writer.finish()?, true));
+                }
+            }
+            Message::End => writer.end_source()?,
+            Message::Abandon => writer.abandon_source()?,
+        }
+    }
+    Ok((writer.finish()?, false))
+}

@@ -1,0 +1,370 @@
+//! From a replayed game to the rows the database stores: the `games`
+//! columns, the other tag pairs, one row per indexed position, and the key
+//! that finds duplicates. Built on the worker threads, so the writer only
+//! inserts.
+
+use xxhash_rust::xxh3::Xxh3;
+
+use super::parallel::LocatedGame;
+use crate::notation::fen;
+use crate::notation::uci::Uci;
+
+/// What to index besides the game itself.
+#[derive(Debug, Clone, Copy)]
+pub struct RowOptions {
+    /// Build position rows at all (`--no-positions` turns this off).
+    pub positions: bool,
+    /// Index positions up to this ply only.
+    pub max_ply: u32,
+    /// Store the FEN of every indexed position.
+    pub fens: bool,
+}
+
+impl Default for RowOptions {
+    fn default() -> RowOptions {
+        RowOptions { positions: true, max_ply: u32::MAX, fens: false }
+    }
+}
+
+/// The tag pairs that have a column of their own in `games`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Header {
+    /// `Event`.
+    pub event: Option<String>,
+    /// `Site`.
+    pub site: Option<String>,
+    /// `Date`.
+    pub date: Option<String>,
+    /// `Round`.
+    pub round: Option<String>,
+    /// `White`.
+    pub white: Option<String>,
+    /// `Black`.
+    pub black: Option<String>,
+    /// `Result`, else the result token.
+    pub result: Option<String>,
+    /// `WhiteElo` when it is a positive integer.
+    pub white_elo: Option<i64>,
+    /// `BlackElo` when it is a positive integer.
+    pub black_elo: Option<i64>,
+    /// `ECO`.
+    pub eco: Option<String>,
+    /// `Opening`.
+    pub opening: Option<String>,
+    /// `TimeControl`.
+    pub time_control: Option<String>,
+    /// `Termination`.
+    pub termination: Option<String>,
+}
+
+/// One `positions` row, less the game id (given by the writer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct PositionRow {
+    /// The Polyglot key, as SQLite's signed INTEGER.
+    pub hash: i64,
+    /// Half-moves played before the position (0 = start).
+    pub ply: u32,
+    /// [`Uci::code`] of the move played from it, `None` at the end.
+    pub next_move: Option<u16>,
+}
+
+/// Everything the writer stores of one game.
+#[derive(Debug, Clone)]
+pub struct GameRow {
+    /// Byte offset of the game in its input (block offset added by the
+    /// pipeline).
+    pub offset: u64,
+    /// The `games` columns taken from tags.
+    pub header: Header,
+    /// The other tag pairs, in order.
+    pub tags: Vec<(String, String)>,
+    /// Half-moves replayed.
+    pub ply_count: u32,
+    /// The start position if not the standard one.
+    pub start_fen: Option<String>,
+    /// The final position (`None` when the FEN tag could not be read).
+    pub final_fen: Option<String>,
+    /// Mainline in canonical SAN.
+    pub moves: String,
+    /// Movetext as written.
+    pub movetext: String,
+    /// Why the replay stopped early.
+    pub error: Option<String>,
+    /// Byte offset of the text the error is about.
+    pub error_offset: Option<u64>,
+    /// The variant, for games not stored because they are not chess.
+    pub skipped_variant: Option<String>,
+    /// The indexed positions.
+    pub positions: Vec<PositionRow>,
+    /// FENs of the indexed positions (same order), with `--with-fens`.
+    pub fens: Vec<String>,
+    /// Hash of the identifying tags and the mainline.
+    pub dedupe_key: i64,
+    /// Line (within the chunk) and column of the error (of the game's
+    /// start for a skipped variant).
+    pub error_at: Option<(usize, usize)>,
+    /// Warnings: line (within the chunk), column, message.
+    pub warnings: Vec<(usize, usize, String)>,
+}
+
+/// Parses an Elo tag: a positive integer, else `None`.
+fn elo(value: &str) -> Option<i64> {
+    value.trim().parse::<i64>().ok().filter(|&e| e > 0)
+}
+
+impl GameRow {
+    /// The rows of a game read with tags, keys, SAN and movetext recorded
+    /// (and FENs when `options.fens`).
+    pub fn build(game: LocatedGame, options: RowOptions) -> GameRow {
+        let record = game.record;
+        let mut header = Header::default();
+        let mut tags = Vec::new();
+        for (name, value) in record.tags {
+            let slot = match name.to_ascii_lowercase().as_str() {
+                "event" => &mut header.event,
+                "site" => &mut header.site,
+                "date" => &mut header.date,
+                "round" => &mut header.round,
+                "white" => &mut header.white,
+                "black" => &mut header.black,
+                "result" => &mut header.result,
+                "eco" => &mut header.eco,
+                "opening" => &mut header.opening,
+                "timecontrol" => &mut header.time_control,
+                "termination" => &mut header.termination,
+                "whiteelo" if header.white_elo.is_none() && elo(&value).is_some() => {
+                    header.white_elo = elo(&value);
+                    continue;
+                }
+                "blackelo" if header.black_elo.is_none() && elo(&value).is_some() => {
+                    header.black_elo = elo(&value);
+                    continue;
+                }
+                _ => {
+                    tags.push((name, value));
+                    continue;
+                }
+            };
+            // A repeated tag keeps its first value in the column; the
+            // others are kept as tag pairs.
+            if slot.is_none() {
+                *slot = Some(value);
+            } else {
+                tags.push((name, value));
+            }
+        }
+        if header.result.is_none() {
+            header.result = record.outcome.map(|o| o.as_str().to_string());
+        }
+        let ply_count = record.moves.len() as u32;
+        let mut positions = Vec::new();
+        let mut fens = Vec::new();
+        if options.positions && record.skipped_variant.is_none() {
+            let last = ply_count.min(options.max_ply) as usize;
+            for (ply, &key) in record.keys.iter().enumerate().take(last + 1) {
+                let next_move = record.moves.get(ply).map(|m| match m {
+                    Some(m) => Uci::from_move(*m).code(),
+                    None => Uci::Null.code(),
+                });
+                positions.push(PositionRow { hash: key as i64, ply: ply as u32, next_move });
+            }
+            if options.fens {
+                fens = record.fens.into_iter().take(positions.len()).collect();
+            }
+        }
+        let final_fen = (!record.no_start).then(|| fen::write(&record.final_position));
+        let dedupe_key = dedupe_key(&header, record.start_fen.as_deref(), &record.san);
+        GameRow {
+            offset: record.offset as u64,
+            header,
+            tags,
+            ply_count,
+            start_fen: record.start_fen,
+            final_fen,
+            moves: record.san,
+            movetext: record.movetext,
+            error_offset: record.error.as_ref().map(|e| e.offset as u64),
+            error: record.error.map(|e| e.message),
+            skipped_variant: record.skipped_variant,
+            positions,
+            fens,
+            dedupe_key,
+            error_at: game.error_at,
+            warnings: game.warnings,
+        }
+    }
+
+    /// `true` if this game and `other` are the same game for dedupe: same
+    /// players, date, event, round, result (compared after
+    /// [`normalise`]), start position and mainline.
+    pub fn same_game(&self, other: &StoredGame) -> bool {
+        let h = &self.header;
+        let same = |a: &Option<String>, b: &Option<String>| {
+            normalise(a.as_deref().unwrap_or("")) == normalise(b.as_deref().unwrap_or(""))
+        };
+        same(&h.white, &other.white)
+            && same(&h.black, &other.black)
+            && same(&h.date, &other.date)
+            && same(&h.event, &other.event)
+            && same(&h.round, &other.round)
+            && same(&h.result, &other.result)
+            && self.start_fen == other.start_fen
+            && self.moves == other.moves
+    }
+}
+
+/// The identifying columns of a stored game, read back to confirm a
+/// dedupe-key match.
+#[derive(Debug, Clone, Default)]
+pub struct StoredGame {
+    /// `white`.
+    pub white: Option<String>,
+    /// `black`.
+    pub black: Option<String>,
+    /// `date`.
+    pub date: Option<String>,
+    /// `event`.
+    pub event: Option<String>,
+    /// `round`.
+    pub round: Option<String>,
+    /// `result`.
+    pub result: Option<String>,
+    /// `start_fen`.
+    pub start_fen: Option<String>,
+    /// `moves`.
+    pub moves: String,
+}
+
+/// A tag value as dedupe compares it: trimmed, inner runs of white space
+/// as one space, lower case, and the PGN "unknown" values (`?`, `??`,
+/// `????.??.??`) the same as a missing tag.
+pub fn normalise(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for word in value.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.extend(word.chars().flat_map(char::to_lowercase));
+    }
+    if out.chars().all(|c| matches!(c, '?' | '.' | '-')) {
+        out.clear();
+    }
+    out
+}
+
+/// The dedupe key: xxh3 of the normalised identifying tags, the start
+/// position and the mainline. Equal games have equal keys; a key match is
+/// confirmed with [`GameRow::same_game`].
+fn dedupe_key(header: &Header, start_fen: Option<&str>, moves: &str) -> i64 {
+    let mut h = Xxh3::new();
+    for field in [&header.white, &header.black, &header.date, &header.event, &header.round] {
+        h.update(normalise(field.as_deref().unwrap_or("")).as_bytes());
+        h.update(&[0]);
+    }
+    h.update(normalise(header.result.as_deref().unwrap_or("")).as_bytes());
+    h.update(&[0]);
+    h.update(start_fen.unwrap_or("").as_bytes());
+    h.update(&[0]);
+    h.update(moves.as_bytes());
+    h.digest() as i64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::import::parallel::read_chunk;
+    use crate::import::ReplayOptions;
+
+    fn rows(text: &str, options: RowOptions) -> Vec<GameRow> {
+        let replay = ReplayOptions {
+            keys: true,
+            tags: true,
+            san: true,
+            movetext: true,
+            fens: options.fens,
+            ..ReplayOptions::default()
+        };
+        read_chunk(text.as_bytes(), 0, replay)
+            .games
+            .into_iter()
+            .map(|g| GameRow::build(g, options))
+            .collect()
+    }
+
+    #[test]
+    fn columns_tags_and_positions() {
+        let text = "[Event \"Ch\"]\n[White \"A\"]\n[Black \"B\"]\n[WhiteElo \"2400\"]\n\
+                    [BlackElo \"?\"]\n[eco \"C20\"]\n[Annotator \"X\"]\n[Event \"again\"]\n\n\
+                    1. e4 {hi} e5 2. Qh5 Nc6 3. Bc4 Nf6?? 4. Qxf7# 1-0\n";
+        let g = &rows(text, RowOptions::default())[0];
+        assert_eq!(g.header.event.as_deref(), Some("Ch"));
+        assert_eq!(g.header.white_elo, Some(2400));
+        assert_eq!(g.header.black_elo, None);
+        assert_eq!(g.header.eco.as_deref(), Some("C20"));
+        assert_eq!(g.header.result.as_deref(), Some("1-0"), "from the result token");
+        assert_eq!(
+            g.tags,
+            [
+                ("BlackElo".to_string(), "?".to_string()),
+                ("Annotator".to_string(), "X".to_string()),
+                ("Event".to_string(), "again".to_string())
+            ]
+        );
+        assert_eq!(g.moves, "e4 e5 Qh5 Nc6 Bc4 Nf6 Qxf7#");
+        assert_eq!(g.movetext, "1. e4 {hi} e5 2. Qh5 Nc6 3. Bc4 Nf6?? 4. Qxf7# 1-0");
+        assert_eq!(g.ply_count, 7);
+        assert_eq!(g.positions.len(), 8);
+        assert_eq!(g.positions[0].hash, 0x463b96181691fc9c_u64 as i64, "Polyglot start key");
+        assert_eq!(g.positions[0].next_move, Some("e2e4".parse::<Uci>().unwrap().code()));
+        assert_eq!(g.positions[7].next_move, None);
+        assert_eq!(
+            g.final_fen.as_deref(),
+            Some("r1bqkb1r/pppp1Qpp/2n2n2/4p3/2B1P3/8/PPPP1PPP/RNB1K1NR b KQkq - 0 4")
+        );
+
+        let limited = RowOptions { max_ply: 2, fens: true, ..RowOptions::default() };
+        let g = &rows(text, limited)[0];
+        assert_eq!(g.positions.iter().map(|p| p.ply).collect::<Vec<_>>(), [0, 1, 2]);
+        assert_eq!(g.fens.len(), 3);
+        assert_eq!(g.fens[1], "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1");
+        let none = RowOptions { positions: false, ..RowOptions::default() };
+        assert!(rows(text, none)[0].positions.is_empty());
+    }
+
+    #[test]
+    fn bad_games_keep_what_was_read() {
+        let text =
+            "[FEN \"bad\"]\n1. e4 *\n\n[Variant \"Atomic\"]\n1. e4 *\n\n1. e4 e5 2. Ke3 *\n";
+        let g = rows(text, RowOptions::default());
+        assert!(g[0].error.is_some() && g[0].final_fen.is_none() && g[0].positions.is_empty());
+        assert_eq!(g[1].skipped_variant.as_deref(), Some("Atomic"));
+        assert!(g[1].positions.is_empty());
+        assert!(g[2].error.as_deref().unwrap().contains("Ke3"));
+        assert_eq!(g[2].moves, "e4 e5");
+        assert_eq!(g[2].positions.len(), 3);
+        assert!(g[2].final_fen.is_some());
+    }
+
+    #[test]
+    fn dedupe_key_ignores_case_spacing_and_unknowns() {
+        let a = rows(
+            "[White \"Carlsen,  M\"]\n[Date \"????.??.??\"]\n1. e4 e5 *\n",
+            RowOptions::default(),
+        );
+        let b = rows(
+            "[White \" carlsen, m\"]\n[Site \"other\"]\n1. e4 e5 (1... c5) *\n",
+            RowOptions::default(),
+        );
+        let c = rows("[White \"Carlsen, M\"]\n1. e4 c5 *\n", RowOptions::default());
+        assert_eq!(a[0].dedupe_key, b[0].dedupe_key);
+        assert_ne!(a[0].dedupe_key, c[0].dedupe_key);
+        let stored = StoredGame {
+            white: Some("CARLSEN, M".into()),
+            result: Some("*".into()),
+            moves: "e4 e5".into(),
+            ..StoredGame::default()
+        };
+        assert!(a[0].same_game(&stored));
+        assert!(!c[0].same_game(&stored));
+    }
+}

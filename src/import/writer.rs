@@ -1,0 +1,678 @@
+//! The one writer of an import: takes [`GameRow`]s in input order and
+//! stores them in SQLite.
+//!
+//! Transactions hold whole games: a batch of games is inserted (games and
+//! tags as they come, so dedupe lookups see them), then the batch's
+//! position rows, sorted by key, and the source's counters and
+//! `resume_offset`, then one COMMIT. A kill at any moment leaves the games
+//! of the committed batches, and the next run of the same input resumes
+//! after the last committed byte. Position rows reach the B-tree in key
+//! order within each batch: that order, not the row count, decides the
+//! insert speed of a table keyed by hash.
+
+use std::fs::File;
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+use super::rows::{GameRow, StoredGame};
+use crate::db::{self, DbError};
+use crate::pgn::source::FileFacts;
+
+/// How the writer stores games.
+#[derive(Debug, Clone, Copy)]
+pub struct WriterOptions {
+    /// Store a game even if the same game is already stored.
+    pub keep_duplicates: bool,
+    /// Stop at the first bad game.
+    pub strict: bool,
+    /// Commit once a batch holds this many position rows...
+    pub batch_positions: usize,
+    /// ... or this many games.
+    pub batch_games: usize,
+}
+
+impl Default for WriterOptions {
+    fn default() -> WriterOptions {
+        WriterOptions {
+            keep_duplicates: false,
+            strict: false,
+            batch_positions: 4 << 20,
+            batch_games: 100_000,
+        }
+    }
+}
+
+/// What went wrong while writing.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    /// Opening the database.
+    #[error(transparent)]
+    Db(#[from] DbError),
+    /// Another import holds the database.
+    #[error("{}: another pgnindex import is writing to this database; wait for it to finish", path.display())]
+    Busy {
+        /// The database.
+        path: PathBuf,
+    },
+    /// The import lock could not be taken.
+    #[error("{}: cannot lock the database: {source}", path.display())]
+    Lock {
+        /// The database.
+        path: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// An SQLite statement failed (disk full, read-only file, …).
+    #[error("{}: {source}", path.display())]
+    Sqlite {
+        /// The database.
+        path: PathBuf,
+        /// SQLite's error.
+        source: rusqlite::Error,
+    },
+}
+
+/// What [`Writer::begin_source`] decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SourceStart {
+    /// The same content was fully imported before: nothing to do.
+    AlreadyImported {
+        /// The source row of that import.
+        source_id: i64,
+    },
+    /// Import it, skipping the games before `resume_offset` (committed by
+    /// an earlier run that was cut).
+    Import {
+        /// The source row.
+        source_id: i64,
+        /// Input bytes already done.
+        resume_offset: u64,
+    },
+}
+
+/// Counts of one import (all sources).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Totals {
+    /// Games stored.
+    pub games: u64,
+    /// Games skipped as already stored.
+    pub duplicates: u64,
+    /// Bad games (stored up to the bad move, or not stored).
+    pub errors: u64,
+    /// Position rows stored.
+    pub positions: u64,
+    /// Half-moves of the stored games.
+    pub plies: u64,
+    /// Games skipped because an earlier, cut run had committed them.
+    pub resumed: u64,
+}
+
+/// A position row waiting for its batch's commit.
+#[derive(Debug, Clone, Copy)]
+struct PendingPosition {
+    hash: i64,
+    game_id: i64,
+    ply: u32,
+    next_move: Option<u16>,
+    /// Index in the batch's FEN list, or `u32::MAX`.
+    fen: u32,
+}
+
+/// The source being imported.
+#[derive(Debug)]
+struct CurrentSource {
+    id: i64,
+    name: String,
+    resume_offset: u64,
+    game_number: u64,
+    started: Instant,
+    /// Counts not yet committed.
+    games: u64,
+    duplicates: u64,
+    errors: u64,
+    positions: u64,
+}
+
+/// A bad game or a warning, located, for the caller to show.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// `FILE:LINE:COL: message`.
+    pub text: String,
+    /// `false` for a warning.
+    pub is_error: bool,
+}
+
+/// The writer. Owns the connection and the import lock.
+pub struct Writer {
+    conn: Connection,
+    path: PathBuf,
+    _lock: File,
+    options: WriterOptions,
+    next_id: i64,
+    in_transaction: bool,
+    positions: Vec<PendingPosition>,
+    fens: Vec<String>,
+    batch_games: usize,
+    source: Option<CurrentSource>,
+    totals: Totals,
+    problems: Box<dyn FnMut(Problem) + Send>,
+}
+
+impl std::fmt::Debug for Writer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Writer").field("path", &self.path).field("next_id", &self.next_id).finish()
+    }
+}
+
+const INSERT_GAME: &str = "INSERT INTO games (id, event, site, date, round, white, black, result, \
+    white_elo, black_elo, eco, opening, time_control, termination, ply_count, start_fen, \
+    final_fen, moves, movetext, source_id, source_offset, error, dedupe_key) VALUES \
+    (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, \
+    ?21, ?22, ?23)";
+const INSERT_TAG: &str = "INSERT INTO tags (game_id, name, value) VALUES (?1, ?2, ?3)";
+const INSERT_POSITION: &str =
+    "INSERT INTO positions (hash, game_id, ply, next_move, fen) VALUES (?1, ?2, ?3, ?4, ?5)";
+const INSERT_ERROR: &str = "INSERT INTO import_errors (source_id, game_number, game_id, kind, \
+    byte_offset, line, \"column\", message) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+const SAME_KEY: &str = "SELECT white, black, date, event, round, result, start_fen, moves \
+    FROM games WHERE dedupe_key = ?1";
+
+/// The current UTC time as ISO 8601 text, by SQLite.
+const NOW: &str = "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')";
+
+impl Writer {
+    /// Opens (creating if needed) the database at `path` for an import and
+    /// takes its import lock. `problems` receives every bad game and
+    /// warning as it is stored.
+    ///
+    /// # Errors
+    /// [`WriteError::Busy`] if another import holds the database; database
+    /// errors otherwise.
+    pub fn open(
+        path: &Path,
+        options: WriterOptions,
+        problems: Box<dyn FnMut(Problem) + Send>,
+    ) -> Result<Writer, WriteError> {
+        let conn = db::open_for_write(path)?;
+        // SQLite's own locks are per transaction; this one (flock, which
+        // does not interfere with SQLite's fcntl locks) is held for the
+        // whole import and dies with the process.
+        let lock = File::open(path)
+            .map_err(|source| WriteError::Lock { path: path.to_path_buf(), source })?;
+        match lock.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(WriteError::Busy { path: path.to_path_buf() })
+            }
+            Err(std::fs::TryLockError::Error(source)) => {
+                return Err(WriteError::Lock { path: path.to_path_buf(), source })
+            }
+        }
+        let mut writer = Writer {
+            conn,
+            path: path.to_path_buf(),
+            _lock: lock,
+            options,
+            next_id: 1,
+            in_transaction: false,
+            positions: Vec::new(),
+            fens: Vec::new(),
+            batch_games: 0,
+            source: None,
+            totals: Totals::default(),
+            problems,
+        };
+        writer
+            .conn
+            .execute_batch(
+                "PRAGMA cache_size = -131072; PRAGMA temp_store = MEMORY; \
+                 PRAGMA wal_autocheckpoint = 16384;",
+            )
+            .map_err(|e| writer.sqlite(e))?;
+        writer.next_id = writer
+            .conn
+            .query_row("SELECT coalesce(max(id), 0) + 1 FROM games", [], |r| r.get(0))
+            .map_err(|e| writer.sqlite(e))?;
+        Ok(writer)
+    }
+
+    fn sqlite(&self, source: rusqlite::Error) -> WriteError {
+        WriteError::Sqlite { path: self.path.clone(), source }
+    }
+
+    /// The counts so far (committed or not).
+    pub fn totals(&self) -> Totals {
+        self.totals
+    }
+
+    /// Starts a source. With `facts` (a file), a source of the same
+    /// fingerprint already finished is skipped unless `force`; one that an
+    /// earlier run left unfinished is resumed.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub fn begin_source(
+        &mut self,
+        name: &str,
+        facts: Option<&FileFacts>,
+        force: bool,
+    ) -> Result<SourceStart, WriteError> {
+        self.commit()?;
+        let mut resume = None;
+        if let Some(facts) = facts {
+            let found: Option<(i64, Option<String>, i64)> = self
+                .conn
+                .query_row(
+                    "SELECT id, finished_at, resume_offset FROM sources WHERE fingerprint = ?1 \
+                     ORDER BY id DESC LIMIT 1",
+                    [&facts.fingerprint],
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                )
+                .optional()
+                .map_err(|e| self.sqlite(e))?;
+            match found {
+                Some((id, Some(_), _)) if !force => {
+                    return Ok(SourceStart::AlreadyImported { source_id: id })
+                }
+                Some((id, None, offset)) => resume = Some((id, offset as u64)),
+                _ => {}
+            }
+        }
+        let (id, resume_offset) = match resume {
+            Some(found) => found,
+            None => {
+                self.conn
+                    .execute(
+                        &format!(
+                            "INSERT INTO sources (path, size, mtime, fingerprint, started_at) \
+                             VALUES (?1, ?2, ?3, ?4, {NOW})"
+                        ),
+                        params![
+                            name,
+                            facts.map(|f| f.size as i64),
+                            facts.and_then(|f| f.mtime),
+                            facts.map(|f| f.fingerprint.as_str())
+                        ],
+                    )
+                    .map_err(|e| self.sqlite(e))?;
+                (self.conn.last_insert_rowid(), 0)
+            }
+        };
+        self.source = Some(CurrentSource {
+            id,
+            name: name.to_string(),
+            resume_offset,
+            game_number: 0,
+            started: Instant::now(),
+            games: 0,
+            duplicates: 0,
+            errors: 0,
+            positions: 0,
+        });
+        Ok(SourceStart::Import { source_id: id, resume_offset })
+    }
+
+    fn begin(&mut self) -> Result<(), WriteError> {
+        if !self.in_transaction {
+            self.conn.execute_batch("BEGIN IMMEDIATE").map_err(|e| self.sqlite(e))?;
+            self.in_transaction = true;
+        }
+        Ok(())
+    }
+
+    /// Stores the games of one chunk of the current source, in order.
+    /// `offset` is added to the games' offsets and `line` to their lines;
+    /// `end` is the input offset just after the chunk. Commits when the
+    /// batch is full. With `strict`, a bad game stops the import: the games
+    /// before it are committed and `Break` is returned.
+    ///
+    /// # Errors
+    /// Database errors.
+    ///
+    /// # Panics
+    /// If no source was begun.
+    pub fn add_chunk(
+        &mut self,
+        games: Vec<GameRow>,
+        offset: u64,
+        line: usize,
+        end: u64,
+    ) -> Result<ControlFlow<()>, WriteError> {
+        for mut game in games {
+            game.offset += offset;
+            if let Some(e) = &mut game.error_offset {
+                *e += offset;
+            }
+            if let Some((l, _)) = &mut game.error_at {
+                *l += line;
+            }
+            for w in &mut game.warnings {
+                w.0 += line;
+            }
+            let source = self.source.as_mut().expect("a source was begun");
+            source.game_number += 1;
+            if game.offset < source.resume_offset {
+                self.totals.resumed += 1;
+                continue;
+            }
+            let bad = game.error.is_some() || game.skipped_variant.is_some();
+            if bad && self.options.strict {
+                // The bad game is stored (with its error) and the source
+                // resumes after it.
+                let after = game.offset + 1;
+                self.store(game)?;
+                self.count(|s| s.resume_offset = after);
+                self.commit()?;
+                return Ok(ControlFlow::Break(()));
+            }
+            self.store(game)?;
+        }
+        if let Some(source) = &mut self.source {
+            source.resume_offset = source.resume_offset.max(end);
+        }
+        if self.positions.len() >= self.options.batch_positions
+            || self.batch_games >= self.options.batch_games
+        {
+            self.commit()?;
+        }
+        Ok(ControlFlow::Continue(()))
+    }
+
+    /// Stores one game (or counts it as a duplicate / skipped).
+    fn store(&mut self, game: GameRow) -> Result<(), WriteError> {
+        self.begin()?;
+        let source = self.source.as_ref().expect("a source was begun");
+        let (source_id, number, name) = (source.id, source.game_number, source.name.clone());
+        self.batch_games += 1;
+        if let Some(variant) = &game.skipped_variant {
+            let message =
+                format!("game of variant '{variant}' not stored (not standard chess or Chess960)");
+            self.record_problem(
+                &name,
+                number,
+                None,
+                "skipped",
+                game.offset,
+                game.error_at,
+                &message,
+            )?;
+            self.count(|s| s.errors += 1);
+            self.totals.errors += 1;
+            return self.record_warnings(&name, number, None, &game);
+        }
+        if !self.options.keep_duplicates && self.is_duplicate(&game)? {
+            self.count(|s| s.duplicates += 1);
+            self.totals.duplicates += 1;
+            return Ok(());
+        }
+        let id = self.next_id;
+        self.next_id += 1;
+        let h = &game.header;
+        self.conn
+            .prepare_cached(INSERT_GAME)
+            .and_then(|mut st| {
+                st.execute(params![
+                    id,
+                    h.event,
+                    h.site,
+                    h.date,
+                    h.round,
+                    h.white,
+                    h.black,
+                    h.result,
+                    h.white_elo,
+                    h.black_elo,
+                    h.eco,
+                    h.opening,
+                    h.time_control,
+                    h.termination,
+                    game.ply_count,
+                    game.start_fen,
+                    game.final_fen,
+                    game.moves,
+                    game.movetext,
+                    source_id,
+                    game.offset as i64,
+                    game.error,
+                    game.dedupe_key,
+                ])
+            })
+            .map_err(|e| self.sqlite(e))?;
+        if !game.tags.is_empty() {
+            let mut st = self.conn.prepare_cached(INSERT_TAG).map_err(|e| self.sqlite(e))?;
+            for (name, value) in &game.tags {
+                st.execute(params![id, name, value])
+                    .map_err(|e| WriteError::Sqlite { path: self.path.clone(), source: e })?;
+            }
+        }
+        let with_fens = game.fens.len() == game.positions.len();
+        for (i, p) in game.positions.iter().enumerate() {
+            let fen = if with_fens && !game.fens.is_empty() {
+                self.fens.push(game.fens[i].clone());
+                (self.fens.len() - 1) as u32
+            } else {
+                u32::MAX
+            };
+            self.positions.push(PendingPosition {
+                hash: p.hash,
+                game_id: id,
+                ply: p.ply,
+                next_move: p.next_move,
+                fen,
+            });
+        }
+        let positions = game.positions.len() as u64;
+        self.count(|s| {
+            s.games += 1;
+            s.positions += positions;
+        });
+        self.totals.games += 1;
+        self.totals.positions += positions;
+        self.totals.plies += u64::from(game.ply_count);
+        if let Some(error) = &game.error {
+            self.count(|s| s.errors += 1);
+            self.totals.errors += 1;
+            let at = game.error_offset.unwrap_or(game.offset);
+            self.record_problem(&name, number, Some(id), "error", at, game.error_at, error)?;
+        }
+        self.record_warnings(&name, number, Some(id), &game)
+    }
+
+    fn count(&mut self, f: impl FnOnce(&mut CurrentSource)) {
+        if let Some(s) = &mut self.source {
+            f(s);
+        }
+    }
+
+    fn record_warnings(
+        &mut self,
+        name: &str,
+        number: u64,
+        id: Option<i64>,
+        game: &GameRow,
+    ) -> Result<(), WriteError> {
+        for (l, c, message) in &game.warnings {
+            self.record_problem(name, number, id, "warning", game.offset, Some((*l, *c)), message)?;
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn record_problem(
+        &mut self,
+        name: &str,
+        number: u64,
+        game_id: Option<i64>,
+        kind: &str,
+        offset: u64,
+        at: Option<(usize, usize)>,
+        message: &str,
+    ) -> Result<(), WriteError> {
+        let source_id = self.source.as_ref().map_or(0, |s| s.id);
+        let (line, column) = at.unwrap_or((0, 0));
+        self.conn
+            .prepare_cached(INSERT_ERROR)
+            .and_then(|mut st| {
+                st.execute(params![
+                    source_id,
+                    number as i64,
+                    game_id,
+                    kind,
+                    offset as i64,
+                    line as i64,
+                    column as i64,
+                    message
+                ])
+            })
+            .map_err(|e| self.sqlite(e))?;
+        let text = format!("{name}:{line}:{column}: game {number}: {message}");
+        (self.problems)(Problem { text, is_error: kind != "warning" });
+        Ok(())
+    }
+
+    /// `true` if a game with the same identity is stored (committed or in
+    /// this batch).
+    fn is_duplicate(&self, game: &GameRow) -> Result<bool, WriteError> {
+        let mut st = self.conn.prepare_cached(SAME_KEY).map_err(|e| self.sqlite(e))?;
+        let mut rows = st.query([game.dedupe_key]).map_err(|e| self.sqlite(e))?;
+        while let Some(row) = rows.next().map_err(|e| self.sqlite(e))? {
+            let stored = StoredGame {
+                white: row.get(0).map_err(|e| self.sqlite(e))?,
+                black: row.get(1).map_err(|e| self.sqlite(e))?,
+                date: row.get(2).map_err(|e| self.sqlite(e))?,
+                event: row.get(3).map_err(|e| self.sqlite(e))?,
+                round: row.get(4).map_err(|e| self.sqlite(e))?,
+                result: row.get(5).map_err(|e| self.sqlite(e))?,
+                start_fen: row.get(6).map_err(|e| self.sqlite(e))?,
+                moves: row.get(7).map_err(|e| self.sqlite(e))?,
+            };
+            if game.same_game(&stored) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Inserts the batch's positions in key order, updates the source's
+    /// counters, and commits.
+    ///
+    /// # Errors
+    /// Database errors; the transaction is rolled back then.
+    pub fn commit(&mut self) -> Result<(), WriteError> {
+        if !self.in_transaction {
+            return Ok(());
+        }
+        let result = self.commit_inner();
+        if result.is_err() {
+            let _ = self.conn.execute_batch("ROLLBACK");
+            self.in_transaction = false;
+        }
+        result
+    }
+
+    fn commit_inner(&mut self) -> Result<(), WriteError> {
+        let mut positions = std::mem::take(&mut self.positions);
+        positions.sort_unstable_by_key(|p| (p.hash, p.game_id, p.ply));
+        {
+            let mut st = self.conn.prepare_cached(INSERT_POSITION).map_err(|e| self.sqlite(e))?;
+            for p in &positions {
+                let fen = self.fens.get(p.fen as usize).map(String::as_str);
+                st.execute(params![p.hash, p.game_id, p.ply, p.next_move, fen])
+                    .map_err(|e| WriteError::Sqlite { path: self.path.clone(), source: e })?;
+            }
+        }
+        positions.clear();
+        self.positions = positions;
+        self.fens.clear();
+        if let Some(s) = &mut self.source {
+            let (id, games, dups, errors, pos, resume) =
+                (s.id, s.games, s.duplicates, s.errors, s.positions, s.resume_offset);
+            s.games = 0;
+            s.duplicates = 0;
+            s.errors = 0;
+            s.positions = 0;
+            self.conn
+                .execute(
+                    "UPDATE sources SET games = games + ?2, duplicates = duplicates + ?3, \
+                     errors = errors + ?4, positions = positions + ?5, resume_offset = ?6 \
+                     WHERE id = ?1",
+                    params![
+                        id,
+                        games as i64,
+                        dups as i64,
+                        errors as i64,
+                        pos as i64,
+                        resume as i64
+                    ],
+                )
+                .map_err(|e| self.sqlite(e))?;
+        }
+        self.conn.execute_batch("COMMIT").map_err(|e| self.sqlite(e))?;
+        self.in_transaction = false;
+        self.batch_games = 0;
+        Ok(())
+    }
+
+    /// Ends the current source: commits, and marks it finished (a later
+    /// run with the same content skips it).
+    ///
+    /// # Errors
+    /// Database errors.
+    pub fn end_source(&mut self) -> Result<(), WriteError> {
+        self.begin()?;
+        self.commit_with_finish()
+    }
+
+    fn commit_with_finish(&mut self) -> Result<(), WriteError> {
+        let Some(source) = &self.source else { return self.commit() };
+        let (id, seconds) = (source.id, source.started.elapsed().as_secs_f64());
+        self.conn
+            .execute(
+                &format!(
+                    "UPDATE sources SET finished_at = {NOW}, seconds = coalesce(seconds, 0) + ?2 \
+                     WHERE id = ?1"
+                ),
+                params![id, seconds],
+            )
+            .map_err(|e| self.sqlite(e))?;
+        self.commit()?;
+        self.source = None;
+        Ok(())
+    }
+
+    /// Ends a source that could not be read to the end: commits what was
+    /// stored, records the time, and leaves it unfinished (a later run
+    /// resumes it).
+    ///
+    /// # Errors
+    /// Database errors.
+    pub fn abandon_source(&mut self) -> Result<(), WriteError> {
+        self.commit()?;
+        if let Some(source) = self.source.take() {
+            let seconds = source.started.elapsed().as_secs_f64();
+            self.conn
+                .execute(
+                    "UPDATE sources SET seconds = coalesce(seconds, 0) + ?2 WHERE id = ?1",
+                    params![source.id, seconds],
+                )
+                .map_err(|e| self.sqlite(e))?;
+        }
+        Ok(())
+    }
+
+    /// Commits, folds the write-ahead log into the database file and
+    /// updates the query planner's statistics.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub fn finish(mut self) -> Result<Totals, WriteError> {
+        self.commit()?;
+        self.conn
+            .execute_batch("PRAGMA optimize; PRAGMA wal_checkpoint(TRUNCATE);")
+            .map_err(|e| self.sqlite(e))?;
+        Ok(self.totals)
+    }
+}
