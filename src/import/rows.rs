@@ -333,8 +333,7 @@ mod tests {
 
     #[test]
     fn bad_games_keep_what_was_read() {
-        let text =
-            "[FEN \"bad\"]\n1. e4 *\n\n[Variant \"Atomic\"]\n1. e4 *\n\n1. e4 e5 2. Ke3 *\n";
+        let text = "[FEN \"bad\"]\n1. e4 *\n\n[Variant \"Atomic\"]\n1. e4 *\n\n1. e4 e5 2. Ke3 *\n";
         let g = rows(text, RowOptions::default());
         assert!(g[0].error.is_some() && g[0].final_fen.is_none() && g[0].positions.is_empty());
         assert_eq!(g[1].skipped_variant.as_deref(), Some("Atomic"));

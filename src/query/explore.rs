@@ -1,0 +1,173 @@
+//! The opening explorer: the moves played from a position, with game
+//! counts, results, average rating and last date.
+//!
+//! Counts are per game and by position, not by move order: every game
+//! that reaches the position (by any move order) counts once, with the
+//! move it played the first time it got there. Games that end in the
+//! position count in [`Explorer::games`] but in no move. Hits are found
+//! by key (see [`super::search`]); a move that is not legal in the target
+//! position can only come from a key collision and is dropped with its
+//! games.
+
+use std::collections::HashMap;
+use std::ops::ControlFlow;
+
+use rusqlite::Connection;
+
+use super::search::{Outcome, QueryError, Search};
+use crate::notation::san;
+use crate::notation::uci::Uci;
+
+/// One move of the explorer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MoveStats {
+    /// Canonical SAN with `+`/`#` (`--` for a null move).
+    pub san: String,
+    /// UCI (`0000` for a null move).
+    pub uci: String,
+    /// Games that played it.
+    pub games: u64,
+    /// Of those, won by white.
+    pub white_wins: u64,
+    /// Drawn.
+    pub draws: u64,
+    /// Won by black.
+    pub black_wins: u64,
+    /// Sum of the players' ratings present.
+    pub elo_sum: i64,
+    /// Number of ratings summed.
+    pub elo_count: u64,
+    /// The latest date with a known year (as stored, `??` kept).
+    pub last_date: Option<String>,
+}
+
+impl MoveStats {
+    fn new(san: String, uci: String) -> MoveStats {
+        MoveStats {
+            san,
+            uci,
+            games: 0,
+            white_wins: 0,
+            draws: 0,
+            black_wins: 0,
+            elo_sum: 0,
+            elo_count: 0,
+            last_date: None,
+        }
+    }
+
+    /// The average rating of the rated players, rounded; `None` if none.
+    pub fn avg_elo(&self) -> Option<i64> {
+        (self.elo_count > 0).then(|| {
+            let n = self.elo_count as i64;
+            (self.elo_sum + n / 2).div_euclid(n)
+        })
+    }
+
+    /// `part` of [`MoveStats::games`] in percent, one decimal.
+    pub fn percent(&self, part: u64) -> f64 {
+        if self.games == 0 {
+            return 0.0;
+        }
+        (part as f64 * 1000.0 / self.games as f64).round() / 10.0
+    }
+}
+
+/// The explorer of one position.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Explorer {
+    /// The moves, most played first (ties by SAN).
+    pub moves: Vec<MoveStats>,
+    /// Games that reach the position.
+    pub games: u64,
+    /// Of those, games that end there.
+    pub ended: u64,
+    /// Games left out: their move is not legal in the position.
+    pub rejected: u64,
+}
+
+/// Builds the explorer of `search`'s target (empty without a target).
+///
+/// # Errors
+/// [`QueryError::Sqlite`].
+pub fn explore(conn: &Connection, search: &Search) -> Result<Explorer, QueryError> {
+    let Some(target) = &search.target else { return Ok(Explorer::default()) };
+    let mut by_code: HashMap<u16, Option<MoveStats>> = HashMap::new();
+    let mut explorer = Explorer::default();
+    search.for_each_hit(conn, |hit| {
+        let Some(code) = hit.next_move else {
+            explorer.games += 1;
+            explorer.ended += 1;
+            return ControlFlow::Continue(());
+        };
+        let entry = by_code.entry(code).or_insert_with(|| describe(&target.position, code));
+        let Some(stats) = entry else {
+            explorer.rejected += 1;
+            return ControlFlow::Continue(());
+        };
+        explorer.games += 1;
+        stats.games += 1;
+        match hit.result {
+            Some(Outcome::WhiteWins) => stats.white_wins += 1,
+            Some(Outcome::Draw) => stats.draws += 1,
+            Some(Outcome::BlackWins) => stats.black_wins += 1,
+            None => {}
+        }
+        for elo in [hit.white_elo, hit.black_elo].into_iter().flatten() {
+            stats.elo_sum += elo;
+            stats.elo_count += 1;
+        }
+        if let Some(date) = hit.date.filter(|d| d.bytes().take(4).all(|b| b.is_ascii_digit())) {
+            if date.len() >= 4 && stats.last_date.as_ref().is_none_or(|last| date > *last) {
+                stats.last_date = Some(date);
+            }
+        }
+        ControlFlow::Continue(())
+    })?;
+    explorer.moves = by_code.into_values().flatten().collect();
+    explorer.moves.sort_by(|a, b| b.games.cmp(&a.games).then_with(|| a.san.cmp(&b.san)));
+    Ok(explorer)
+}
+
+/// SAN and UCI of the move with `code` in `pos`; `None` if it is not legal
+/// there.
+fn describe(pos: &crate::chess::Position, code: u16) -> Option<MoveStats> {
+    match Uci::from_code(code)? {
+        Uci::Null => {
+            (!pos.is_check()).then(|| MoveStats::new("--".to_string(), "0000".to_string()))
+        }
+        uci => {
+            let m = uci.to_move(pos).ok()?;
+            Some(MoveStats::new(san::to_san(pos, m), uci.to_string()))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn averages_and_percentages_round() {
+        let mut s = MoveStats::new("e4".into(), "e2e4".into());
+        assert_eq!(s.avg_elo(), None);
+        assert_eq!(s.percent(0), 0.0);
+        s.games = 3;
+        s.white_wins = 2;
+        s.elo_sum = 2401 + 2400;
+        s.elo_count = 2;
+        assert_eq!(s.avg_elo(), Some(2401), "2400.5 rounds up");
+        assert_eq!(s.percent(2), 66.7);
+    }
+
+    #[test]
+    fn illegal_codes_are_not_moves() {
+        let start = crate::chess::Position::new();
+        let e4 = "e2e4".parse::<Uci>().unwrap().code();
+        let m = describe(&start, e4).unwrap();
+        assert_eq!((m.san.as_str(), m.uci.as_str()), ("e4", "e2e4"));
+        assert!(describe(&start, "e2e5".parse::<Uci>().unwrap().code()).is_none());
+        assert!(describe(&start, 4095 + 4096 * 7).is_none(), "no move has this code");
+        assert_eq!(describe(&start, 0).unwrap().san, "--");
+    }
+}

@@ -1,0 +1,150 @@
+//! What a database holds ([`Info`]): counts, sources, import errors, the
+//! date range, the file's size and schema version, and the most common
+//! events and ECO codes. Every figure comes from an index or a small
+//! table (`sources`), except the event and ECO tallies, which read their
+//! index whole.
+
+use std::path::Path;
+
+use rusqlite::{Connection, OptionalExtension};
+
+use super::search::QueryError;
+
+/// One imported input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceInfo {
+    /// As given on the command line.
+    pub path: String,
+    /// Games stored from it.
+    pub games: u64,
+    /// Games skipped as duplicates.
+    pub duplicates: u64,
+    /// Games with an error (stored up to the bad move, or skipped).
+    pub errors: u64,
+    /// Position rows stored.
+    pub positions: u64,
+    /// When the import started (UTC, ISO 8601).
+    pub started_at: String,
+    /// `false` if the import was cut (it resumes on the next run).
+    pub finished: bool,
+}
+
+/// The summary of a database.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Info {
+    /// The file's path.
+    pub path: String,
+    /// Bytes on disk (the file and its write-ahead log).
+    pub file_size: u64,
+    /// `PRAGMA user_version`.
+    pub schema_version: i64,
+    /// Stored games.
+    pub games: u64,
+    /// Stored position rows.
+    pub positions: u64,
+    /// Every import source, oldest first.
+    pub sources: Vec<SourceInfo>,
+    /// Import problems by kind (`error`, `skipped`, `warning`).
+    pub problems: Vec<(String, u64)>,
+    /// The earliest and latest dates with a known year.
+    pub dates: Option<(String, String)>,
+    /// The most common events, most games first.
+    pub events: Vec<(String, u64)>,
+    /// The most common ECO codes, most games first.
+    pub ecos: Vec<(String, u64)>,
+}
+
+/// How many events and ECO codes [`info`] lists.
+pub const TOP: usize = 5;
+
+/// Reads the summary of the database `conn` opened from `path`.
+///
+/// # Errors
+/// [`QueryError::Sqlite`].
+pub fn info(conn: &Connection, path: &Path) -> Result<Info, QueryError> {
+    let e = QueryError::sqlite(conn);
+    let count = |sql: &str| -> Result<u64, QueryError> {
+        conn.query_row(sql, [], |r| r.get::<_, Option<i64>>(0))
+            .map(|n| n.unwrap_or(0) as u64)
+            .map_err(QueryError::sqlite(conn))
+    };
+    let wal = {
+        let mut p = path.as_os_str().to_owned();
+        p.push("-wal");
+        std::fs::metadata(p).map_or(0, |m| m.len())
+    };
+    let mut info = Info {
+        path: path.display().to_string(),
+        file_size: std::fs::metadata(path).map_or(0, |m| m.len()) + wal,
+        schema_version: conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(&e)?,
+        games: count("SELECT count(*) FROM games")?,
+        positions: count("SELECT sum(positions) FROM sources")?,
+        ..Info::default()
+    };
+    let mut st = conn
+        .prepare(
+            "SELECT path, games, duplicates, errors, positions, started_at, \
+             finished_at IS NOT NULL FROM sources ORDER BY id",
+        )
+        .map_err(&e)?;
+    info.sources = st
+        .query_map([], |r| {
+            Ok(SourceInfo {
+                path: r.get(0)?,
+                games: r.get::<_, i64>(1)? as u64,
+                duplicates: r.get::<_, i64>(2)? as u64,
+                errors: r.get::<_, i64>(3)? as u64,
+                positions: r.get::<_, i64>(4)? as u64,
+                started_at: r.get(5)?,
+                finished: r.get(6)?,
+            })
+        })
+        .and_then(|rows| rows.collect())
+        .map_err(&e)?;
+    info.problems =
+        tally(conn, "SELECT kind, count(*) FROM import_errors GROUP BY kind ORDER BY kind")?;
+    // Dates with a known year sort between '0' and ':'.
+    let first: Option<String> = conn
+        .query_row(
+            "SELECT date FROM games WHERE date >= '0' AND date < ':' ORDER BY date LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .optional()
+        .map_err(&e)?;
+    if let Some(first) = first {
+        let last: String = conn
+            .query_row(
+                "SELECT date FROM games WHERE date >= '0' AND date < ':' ORDER BY date DESC LIMIT 1",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(&e)?;
+        info.dates = Some((first, last));
+    }
+    info.events = tally(
+        conn,
+        &format!(
+            "SELECT event, count(*) AS n FROM games WHERE event IS NOT NULL AND event NOT IN ('', '?') \
+             GROUP BY event ORDER BY n DESC, event LIMIT {TOP}"
+        ),
+    )?;
+    info.ecos = tally(
+        conn,
+        &format!(
+            "SELECT eco, count(*) AS n FROM games WHERE eco IS NOT NULL AND eco NOT IN ('', '?') \
+             GROUP BY eco ORDER BY n DESC, eco LIMIT {TOP}"
+        ),
+    )?;
+    Ok(info)
+}
+
+/// Runs a `SELECT text, count` query.
+fn tally(conn: &Connection, sql: &str) -> Result<Vec<(String, u64)>, QueryError> {
+    let mut st = conn.prepare(sql).map_err(QueryError::sqlite(conn))?;
+    let rows = st
+        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64)))
+        .and_then(|rows| rows.collect())
+        .map_err(QueryError::sqlite(conn))?;
+    Ok(rows)
+}
