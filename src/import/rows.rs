@@ -160,7 +160,9 @@ impl GameRow {
         let mut positions = Vec::new();
         let mut fens = Vec::new();
         if options.positions && record.skipped_variant.is_none() {
-            let last = ply_count.min(options.max_ply) as usize;
+            // Plies beyond 65,535 are not indexed (the index stores plies
+            // in 16 bits while importing).
+            let last = ply_count.min(options.max_ply).min(u32::from(u16::MAX)) as usize;
             for (ply, &key) in record.keys.iter().enumerate().take(last + 1) {
                 let next_move = record.moves.get(ply).map(|m| match m {
                     Some(m) => Uci::from_move(*m).code(),
@@ -333,8 +335,7 @@ mod tests {
 
     #[test]
     fn bad_games_keep_what_was_read() {
-        let text =
-            "[FEN \"bad\"]\n1. e4 *\n\n[Variant \"Atomic\"]\n1. e4 *\n\n1. e4 e5 2. Ke3 *\n";
+        let text = "[FEN \"bad\"]\n1. e4 *\n\n[Variant \"Atomic\"]\n1. e4 *\n\n1. e4 e5 2. Ke3 *\n";
         let g = rows(text, RowOptions::default());
         assert!(g[0].error.is_some() && g[0].final_fen.is_none() && g[0].positions.is_empty());
         assert_eq!(g[1].skipped_variant.as_deref(), Some("Atomic"));
