@@ -265,7 +265,9 @@ mod tests {
             .collect()
     }
 
-    fn view(conn: &Connection) -> Vec<(i64, i64, i64, Option<i64>, Option<String>)> {
+    type Row = (i64, i64, i64, Option<i64>, Option<String>);
+
+    fn view(conn: &Connection) -> Vec<Row> {
         let mut st = conn.prepare("SELECT * FROM positions ORDER BY hash, game_id, ply").unwrap();
         let rows =
             st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)));
