@@ -57,21 +57,32 @@ CREATE TABLE tags (
 );
 CREATE INDEX tags_game ON tags(game_id);
 
--- One row per indexed position of a game: ply 0 is the start position,
--- ply_count the final one. hash is the Polyglot key as a signed 64-bit
--- integer. next_move is the move played from the position as a compact
--- integer: from + 64 * to + 4096 * promotion (squares a1 = 0 … h8 = 63,
--- promotion 0 none, 1 knight, 2 bishop, 3 rook, 4 queen; castling as UCI
--- writes it: e1g1 in standard chess, king takes rook in Chess960); 0 for a
--- null move, NULL at the final position.
-CREATE TABLE positions (
-    hash      INTEGER NOT NULL,
-    game_id   INTEGER NOT NULL,
-    ply       INTEGER NOT NULL,
-    next_move INTEGER,
-    fen       TEXT,                       -- only with import --with-fens
-    PRIMARY KEY (hash, game_id, ply)
-) WITHOUT ROWID;
+-- The position index. `positions` is a view with one row per indexed
+-- position of a game: ply 0 is the start position, ply_count the final one.
+--   hash      the Polyglot key as a signed 64-bit integer;
+--   game_id   the game (games.id);
+--   ply       half-moves played before the position;
+--   next_move the move played from the position as a compact integer:
+--             from + 64 * to + 4096 * promotion (squares a1 = 0 … h8 = 63,
+--             promotion 0 none, 1 knight, 2 bishop, 3 rook, 4 queen;
+--             castling as UCI writes it: e1g1 in standard chess, king takes
+--             rook in Chess960); 0 for a null move, NULL at the final
+--             position;
+--   fen       the position's FEN with import --with-fens, else NULL.
+-- The rows live in segment tables (positions_000001, …), each a WITHOUT
+-- ROWID table keyed by (hash, game_id, ply) and filled in key order by one
+-- import transaction; the importer merges segments as they accumulate and
+-- rewrites the view. `WHERE hash = ?` on the view searches every segment by
+-- its primary key.
+CREATE TABLE position_segments (
+    id        INTEGER PRIMARY KEY,
+    name      TEXT NOT NULL UNIQUE,       -- the segment table
+    level     INTEGER NOT NULL,           -- 0 for a batch, n+1 for a merge of level-n segments
+    rows      INTEGER NOT NULL,
+    with_fens INTEGER NOT NULL            -- 1 if the table has a fen column
+);
+CREATE VIEW positions (hash, game_id, ply, next_move, fen) AS
+    SELECT NULL, NULL, NULL, NULL, NULL WHERE 0;
 
 -- Bad games and text skipped while importing.
 CREATE TABLE import_errors (

@@ -60,6 +60,9 @@ pub struct ImportArgs {
     /// Read moves with this language's piece letters only.
     #[arg(long)]
     lang: Option<Lang>,
+    /// Commit after this many games (tests use small batches).
+    #[arg(long, hide = true)]
+    batch_games: Option<usize>,
 }
 
 /// The progress bar (hidden when not wanted).
@@ -113,6 +116,7 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<ExitCode> {
         writer: WriterOptions {
             keep_duplicates: args.keep_duplicates,
             strict: args.strict,
+            batch_games: args.batch_games.unwrap_or(WriterOptions::default().batch_games).max(1),
             ..WriterOptions::default()
         },
         force: args.force,

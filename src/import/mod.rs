@@ -7,6 +7,7 @@ pub mod parallel;
 pub mod pipeline;
 pub mod replay;
 pub mod rows;
+pub mod segments;
 pub mod writer;
 
 pub use replay::{GameError, GameRecord, ReplayOptions, Replayer};

@@ -160,7 +160,9 @@ impl GameRow {
         let mut positions = Vec::new();
         let mut fens = Vec::new();
         if options.positions && record.skipped_variant.is_none() {
-            let last = ply_count.min(options.max_ply) as usize;
+            // Plies beyond 65,535 are not indexed (the index stores plies
+            // in 16 bits while importing).
+            let last = ply_count.min(options.max_ply).min(u32::from(u16::MAX)) as usize;
             for (ply, &key) in record.keys.iter().enumerate().take(last + 1) {
                 let next_move = record.moves.get(ply).map(|m| match m {
                     Some(m) => Uci::from_move(*m).code(),

@@ -17,7 +17,8 @@ use std::time::Instant;
 
 use rusqlite::{params, Connection, OptionalExtension};
 
-use super::rows::{GameRow, StoredGame};
+use super::rows::{GameRow, Header, StoredGame};
+use super::segments::{self, Fens, PendingPosition, NO_MOVE};
 use crate::db::{self, DbError};
 use crate::pgn::source::FileFacts;
 
@@ -39,7 +40,7 @@ impl Default for WriterOptions {
         WriterOptions {
             keep_duplicates: false,
             strict: false,
-            batch_positions: 4 << 20,
+            batch_positions: 8 << 20,
             batch_games: 100_000,
         }
     }
@@ -110,17 +111,6 @@ pub struct Totals {
     pub resumed: u64,
 }
 
-/// A position row waiting for its batch's commit.
-#[derive(Debug, Clone, Copy)]
-struct PendingPosition {
-    hash: i64,
-    game_id: i64,
-    ply: u32,
-    next_move: Option<u16>,
-    /// Index in the batch's FEN list, or `u32::MAX`.
-    fen: u32,
-}
-
 /// The source being imported.
 #[derive(Debug)]
 struct CurrentSource {
@@ -154,7 +144,7 @@ pub struct Writer {
     next_id: i64,
     in_transaction: bool,
     positions: Vec<PendingPosition>,
-    fens: Vec<String>,
+    fens: Fens,
     batch_games: usize,
     source: Option<CurrentSource>,
     totals: Totals,
@@ -173,8 +163,6 @@ const INSERT_GAME: &str = "INSERT INTO games (id, event, site, date, round, whit
     (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, \
     ?21, ?22, ?23)";
 const INSERT_TAG: &str = "INSERT INTO tags (game_id, name, value) VALUES (?1, ?2, ?3)";
-const INSERT_POSITION: &str =
-    "INSERT INTO positions (hash, game_id, ply, next_move, fen) VALUES (?1, ?2, ?3, ?4, ?5)";
 const INSERT_ERROR: &str = "INSERT INTO import_errors (source_id, game_number, game_id, kind, \
     byte_offset, line, \"column\", message) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
 const SAME_KEY: &str = "SELECT white, black, date, event, round, result, start_fen, moves \
@@ -232,6 +220,7 @@ impl Writer {
                  PRAGMA wal_autocheckpoint = 16384;",
             )
             .map_err(|e| writer.sqlite(e))?;
+        segments::drop_orphans(&writer.conn).map_err(|e| writer.sqlite(e))?;
         writer.next_id = writer
             .conn
             .query_row("SELECT coalesce(max(id), 0) + 1 FROM games", [], |r| r.get(0))
@@ -382,14 +371,27 @@ impl Writer {
     }
 
     /// Stores one game (or counts it as a duplicate / skipped).
-    fn store(&mut self, game: GameRow) -> Result<(), WriteError> {
+    fn store(&mut self, mut game: GameRow) -> Result<(), WriteError> {
         self.begin()?;
         let source = self.source.as_ref().expect("a source was begun");
         let (source_id, number, name) = (source.id, source.game_number, source.name.clone());
         self.batch_games += 1;
-        if let Some(variant) = &game.skipped_variant {
-            let message =
-                format!("game of variant '{variant}' not stored (not standard chess or Chess960)");
+        // Text with no tags whose first move is already bad is not a game
+        // (a binary file, prose): reported, not stored.
+        let not_a_game = game.ply_count == 0
+            && game.error.is_some()
+            && game.tags.is_empty()
+            && game.header == Header::default();
+        if not_a_game || game.skipped_variant.is_some() {
+            let message = match &game.skipped_variant {
+                Some(variant) => format!(
+                    "game of variant '{variant}' not stored (not standard chess or Chess960)"
+                ),
+                None => format!(
+                    "text without tags or moves not stored: {}",
+                    game.error.as_deref().unwrap_or_default()
+                ),
+            };
             self.record_problem(
                 &name,
                 number,
@@ -448,21 +450,23 @@ impl Writer {
                     .map_err(|e| WriteError::Sqlite { path: self.path.clone(), source: e })?;
             }
         }
-        let with_fens = game.fens.len() == game.positions.len();
-        for (i, p) in game.positions.iter().enumerate() {
-            let fen = if with_fens && !game.fens.is_empty() {
-                self.fens.push(game.fens[i].clone());
-                (self.fens.len() - 1) as u32
-            } else {
-                u32::MAX
-            };
+        // Game ids and plies fit the 16-byte pending row: games beyond
+        // 4 billion are not a concern, and plies beyond 65,535 are not
+        // indexed (rows.rs stops there).
+        let game_id = id as u32;
+        for p in &game.positions {
             self.positions.push(PendingPosition {
                 hash: p.hash,
-                game_id: id,
-                ply: p.ply,
-                next_move: p.next_move,
-                fen,
+                game_id,
+                ply: p.ply as u16,
+                next_move: p.next_move.unwrap_or(NO_MOVE),
             });
+        }
+        if game.fens.len() == game.positions.len() {
+            let plies = game.positions.iter().map(|p| p.ply as u16);
+            self.fens.extend(
+                plies.zip(std::mem::take(&mut game.fens)).map(|(ply, fen)| (game_id, ply, fen)),
+            );
         }
         let positions = game.positions.len() as u64;
         self.count(|s| {
@@ -575,15 +579,8 @@ impl Writer {
 
     fn commit_inner(&mut self) -> Result<(), WriteError> {
         let mut positions = std::mem::take(&mut self.positions);
-        positions.sort_unstable_by_key(|p| (p.hash, p.game_id, p.ply));
-        {
-            let mut st = self.conn.prepare_cached(INSERT_POSITION).map_err(|e| self.sqlite(e))?;
-            for p in &positions {
-                let fen = self.fens.get(p.fen as usize).map(String::as_str);
-                st.execute(params![p.hash, p.game_id, p.ply, p.next_move, fen])
-                    .map_err(|e| WriteError::Sqlite { path: self.path.clone(), source: e })?;
-            }
-        }
+        segments::write_segment(&self.conn, &mut positions, &self.fens)
+            .map_err(|e| self.sqlite(e))?;
         positions.clear();
         self.positions = positions;
         self.fens.clear();
@@ -613,7 +610,7 @@ impl Writer {
         self.conn.execute_batch("COMMIT").map_err(|e| self.sqlite(e))?;
         self.in_transaction = false;
         self.batch_games = 0;
-        Ok(())
+        segments::compact(&self.conn).map_err(|e| self.sqlite(e))
     }
 
     /// Ends the current source: commits, and marks it finished (a later

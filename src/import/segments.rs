@@ -1,0 +1,333 @@
+//! The position index as segments: each import batch writes its position
+//! rows, sorted by key, into a new WITHOUT ROWID table (appending to an
+//! empty B-tree is the fastest insert SQLite has, and leaves full pages);
+//! the `positions` view is the UNION ALL of the segments, so that
+//! `WHERE hash = ?` searches each segment by its primary key. When
+//! [`FANOUT`] segments of one level accumulate, they are merged, in key
+//! order, into one segment of the next level (a log-structured merge):
+//! every row is rewritten once per level, never per batch.
+//!
+//! A merge copies in transactions of [`MERGE_CHUNK`] rows into a table
+//! that is not yet registered, then swaps it in with one small
+//! transaction; a kill during the copy leaves an orphan table that
+//! [`drop_orphans`] removes at the next import.
+
+use rusqlite::{params, Connection};
+
+/// Segments of one level merged together.
+pub const FANOUT: usize = 8;
+/// Rows copied per transaction while merging.
+const MERGE_CHUNK: i64 = 4 << 20;
+/// Position rows per INSERT statement: one statement run per row costs
+/// more in binding, stepping and cursor setup than the B-tree insert.
+const ROWS_PER_INSERT: usize = 128;
+
+/// A position row waiting for its batch's commit (16 bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct PendingPosition {
+    /// Polyglot key as SQLite's signed integer.
+    pub hash: i64,
+    /// The game.
+    pub game_id: u32,
+    /// Half-moves before the position.
+    pub ply: u16,
+    /// [`crate::notation::uci::Uci::code`] of the next move, [`NO_MOVE`]
+    /// at the end.
+    pub next_move: u16,
+}
+
+/// `next_move` of a final position (stored as NULL).
+pub const NO_MOVE: u16 = u16::MAX;
+
+/// The FENs of a batch, in (game, ply) order, for `--with-fens`.
+pub type Fens = Vec<(u32, u16, String)>;
+
+fn table_sql(name: &str, with_fens: bool) -> String {
+    format!(
+        "CREATE TABLE {name} (hash INTEGER NOT NULL, game_id INTEGER NOT NULL, \
+         ply INTEGER NOT NULL, next_move INTEGER{}, PRIMARY KEY (hash, game_id, ply)) \
+         WITHOUT ROWID",
+        if with_fens { ", fen TEXT" } else { "" }
+    )
+}
+
+/// The next segment's id and table name.
+fn next_segment(conn: &Connection) -> rusqlite::Result<(i64, String)> {
+    let id: i64 =
+        conn.query_row("SELECT coalesce(max(id), 0) + 1 FROM position_segments", [], |r| r.get(0))?;
+    Ok((id, format!("positions_{id:06}")))
+}
+
+/// Writes `rows` (any order; sorted here) as a new level-0 segment and
+/// rewrites the view. Runs inside the caller's transaction.
+pub fn write_segment(
+    conn: &Connection,
+    rows: &mut [PendingPosition],
+    fens: &Fens,
+) -> rusqlite::Result<()> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    rows.sort_unstable();
+    let with_fens = !fens.is_empty();
+    let (id, name) = next_segment(conn)?;
+    conn.execute_batch(&table_sql(&name, with_fens))?;
+    let columns = if with_fens { 5 } else { 4 };
+    let sql = |n: usize| {
+        let one = if with_fens { "(?,?,?,?,?)" } else { "(?,?,?,?)" };
+        let values = vec![one; n].join(",");
+        format!("INSERT INTO {name} VALUES {values}")
+    };
+    let bind =
+        |st: &mut rusqlite::Statement<'_>, chunk: &[PendingPosition]| -> rusqlite::Result<()> {
+            for (i, p) in chunk.iter().enumerate() {
+                let at = columns * i;
+                st.raw_bind_parameter(at + 1, p.hash)?;
+                st.raw_bind_parameter(at + 2, p.game_id)?;
+                st.raw_bind_parameter(at + 3, p.ply)?;
+                st.raw_bind_parameter(at + 4, (p.next_move != NO_MOVE).then_some(p.next_move))?;
+                if with_fens {
+                    let fen = fens
+                        .binary_search_by_key(&(p.game_id, p.ply), |f| (f.0, f.1))
+                        .ok()
+                        .map(|i| fens[i].2.as_str());
+                    st.raw_bind_parameter(at + 5, fen)?;
+                }
+            }
+            Ok(())
+        };
+    let mut full = conn.prepare(&sql(ROWS_PER_INSERT))?;
+    let mut chunks = rows.chunks_exact(ROWS_PER_INSERT);
+    for chunk in &mut chunks {
+        bind(&mut full, chunk)?;
+        full.raw_execute()?;
+    }
+    if !chunks.remainder().is_empty() {
+        let mut st = conn.prepare(&sql(chunks.remainder().len()))?;
+        bind(&mut st, chunks.remainder())?;
+        st.raw_execute()?;
+    }
+    conn.execute(
+        "INSERT INTO position_segments (id, name, level, rows, with_fens) VALUES (?1, ?2, 0, ?3, ?4)",
+        params![id, name, rows.len() as i64, with_fens],
+    )?;
+    rewrite_view(conn)
+}
+
+/// The segments: (name, with_fens), in id order.
+fn segments(conn: &Connection, level: Option<i64>) -> rusqlite::Result<Vec<(String, bool)>> {
+    let mut st = conn.prepare(
+        "SELECT name, with_fens FROM position_segments WHERE ?1 IS NULL OR level = ?1 ORDER BY id",
+    )?;
+    let rows = st.query_map([level], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    rows.collect()
+}
+
+/// One arm of the view or of a merge.
+fn arm(name: &str, with_fens: bool, filter: &str) -> String {
+    let fen = if with_fens { "fen" } else { "NULL" };
+    format!("SELECT hash, game_id, ply, next_move, {fen} FROM {name}{filter}")
+}
+
+/// Rewrites `positions` as the union of the registered segments.
+fn rewrite_view(conn: &Connection) -> rusqlite::Result<()> {
+    let arms: Vec<String> =
+        segments(conn, None)?.iter().map(|(name, fens)| arm(name, *fens, "")).collect();
+    let body = if arms.is_empty() {
+        "SELECT NULL, NULL, NULL, NULL, NULL WHERE 0".to_string()
+    } else {
+        arms.join(" UNION ALL ")
+    };
+    conn.execute_batch(&format!(
+        "DROP VIEW IF EXISTS positions; \
+         CREATE VIEW positions (hash, game_id, ply, next_move, fen) AS {body};"
+    ))
+}
+
+/// Drops segment tables that no registered segment names (left by a merge
+/// that was cut). Runs in its own transaction; the caller holds the import
+/// lock.
+pub fn drop_orphans(conn: &Connection) -> rusqlite::Result<()> {
+    let mut st = conn.prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'positions_[0-9]*' \
+         AND name NOT IN (SELECT name FROM position_segments)",
+    )?;
+    let orphans: Vec<String> = st.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
+    for name in orphans {
+        conn.execute_batch(&format!("DROP TABLE {name}"))?;
+    }
+    Ok(())
+}
+
+/// Merges every level that holds [`FANOUT`] segments or more, lowest
+/// first. Runs outside any transaction (it makes its own).
+pub fn compact(conn: &Connection) -> rusqlite::Result<()> {
+    for level in 0.. {
+        let found = segments(conn, Some(level))?;
+        if found.len() < FANOUT {
+            let higher: i64 = conn.query_row(
+                "SELECT count(*) FROM position_segments WHERE level > ?1",
+                [level],
+                |r| r.get(0),
+            )?;
+            if higher == 0 {
+                return Ok(());
+            }
+            continue;
+        }
+        merge(conn, level, &found)?;
+    }
+    Ok(())
+}
+
+/// Merges `parts` (the segments of `level`) into one segment of the next
+/// level.
+fn merge(conn: &Connection, level: i64, parts: &[(String, bool)]) -> rusqlite::Result<()> {
+    let with_fens = parts.iter().any(|p| p.1);
+    let (id, name) = next_segment(conn)?;
+    conn.execute_batch(&table_sql(&name, with_fens))?;
+    let filter = " WHERE (hash, game_id, ply) > (?1, ?2, ?3)";
+    let union: Vec<String> = parts.iter().map(|(n, f)| arm(n, *f, filter)).collect();
+    let columns = if with_fens {
+        "hash, game_id, ply, next_move, fen"
+    } else {
+        "hash, game_id, ply, next_move"
+    };
+    let select_columns = if with_fens { "*" } else { "hash, game_id, ply, next_move" };
+    let copy = format!(
+        "INSERT INTO {name} ({columns}) SELECT {select_columns} FROM ({} ORDER BY 1, 2, 3 LIMIT ?4)",
+        union.join(" UNION ALL ")
+    );
+    let last_sql = format!(
+        "SELECT hash, game_id, ply FROM {name} ORDER BY hash DESC, game_id DESC, ply DESC LIMIT 1"
+    );
+    let mut after: (i64, i64, i64) = (i64::MIN, -1, -1);
+    let mut total = 0i64;
+    loop {
+        conn.execute_batch("BEGIN IMMEDIATE")?;
+        let copied =
+            conn.execute(&copy, params![after.0, after.1, after.2, MERGE_CHUNK]).and_then(|n| {
+                conn.query_row(&last_sql, [], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                    .map(|last| (n, last))
+            });
+        match copied {
+            Ok((n, last)) => {
+                conn.execute_batch("COMMIT")?;
+                total += n as i64;
+                after = last;
+                if (n as i64) < MERGE_CHUNK {
+                    break;
+                }
+            }
+            Err(e) => {
+                let _ = conn.execute_batch("ROLLBACK");
+                return Err(e);
+            }
+        }
+    }
+    conn.execute_batch("BEGIN IMMEDIATE")?;
+    let swap = || -> rusqlite::Result<()> {
+        for (part, _) in parts {
+            conn.execute("DELETE FROM position_segments WHERE name = ?1", [part])?;
+            conn.execute_batch(&format!("DROP TABLE {part}"))?;
+        }
+        conn.execute(
+            "INSERT INTO position_segments (id, name, level, rows, with_fens) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![id, name, level + 1, total, with_fens],
+        )?;
+        rewrite_view(conn)
+    };
+    match swap() {
+        Ok(()) => conn.execute_batch("COMMIT"),
+        Err(e) => {
+            let _ = conn.execute_batch("ROLLBACK");
+            Err(e)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows(seed: u64, n: usize, game: u32) -> Vec<PendingPosition> {
+        let mut x = seed | 1;
+        (0..n)
+            .map(|i| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                // Few distinct keys, so that keys repeat across segments.
+                let hash = (x % 50) as i64 - 25;
+                let next_move = if i % 7 == 0 { NO_MOVE } else { i as u16 };
+                PendingPosition { hash, game_id: game, ply: i as u16, next_move }
+            })
+            .collect()
+    }
+
+    type Row = (i64, i64, i64, Option<i64>, Option<String>);
+
+    fn view(conn: &Connection) -> Vec<Row> {
+        let mut st = conn.prepare("SELECT * FROM positions ORDER BY hash, game_id, ply").unwrap();
+        let rows =
+            st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)));
+        rows.unwrap().map(Result::unwrap).collect()
+    }
+
+    #[test]
+    fn segments_merge_by_level_and_the_view_sees_every_row() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = crate::db::open_for_write(&dir.path().join("t.db")).unwrap();
+        assert!(view(&conn).is_empty(), "the view of an empty index");
+        let mut expected = Vec::new();
+        for game in 1..=(FANOUT as u32 * FANOUT as u32 + 3) {
+            let mut batch = rows(u64::from(game), 40, game);
+            let fens: Fens = if game % 5 == 0 {
+                batch.iter().map(|p| (p.game_id, p.ply, format!("fen {game} {}", p.ply))).collect()
+            } else {
+                Vec::new()
+            };
+            for p in &batch {
+                let fen = (!fens.is_empty()).then(|| format!("fen {game} {}", p.ply));
+                let next = (p.next_move != NO_MOVE).then_some(i64::from(p.next_move));
+                expected.push((p.hash, i64::from(p.game_id), i64::from(p.ply), next, fen));
+            }
+            conn.execute_batch("BEGIN").unwrap();
+            write_segment(&conn, &mut batch, &fens).unwrap();
+            conn.execute_batch("COMMIT").unwrap();
+            compact(&conn).unwrap();
+        }
+        expected.sort();
+        assert_eq!(view(&conn), expected);
+        let levels: Vec<(i64, i64)> = conn
+            .prepare("SELECT level, count(*) FROM position_segments GROUP BY level ORDER BY level")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        // 67 batches: one level-2 segment (64), three level-0 ones.
+        assert_eq!(levels, [(0, 3), (2, 1)]);
+        let tables: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE name GLOB 'positions_[0-9]*'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(tables, 4, "merged segments are dropped");
+
+        // A table left by a cut merge is dropped; registered ones stay.
+        conn.execute_batch(&table_sql("positions_999999", false)).unwrap();
+        drop_orphans(&conn).unwrap();
+        let orphan: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE name = 'positions_999999'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(orphan, 0);
+        assert_eq!(view(&conn), expected);
+    }
+}

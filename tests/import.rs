@@ -1,0 +1,419 @@
+//! `pgnindex import` end to end: the database it writes is checked
+//! against python-chess's reference data (`fixtures/groundtruth/`), against
+//! itself under other thread counts, after duplicates, re-imports, bad
+//! inputs, and a kill in the middle.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use assert_cmd::Command;
+use rusqlite::Connection;
+
+fn pgnindex() -> Command {
+    Command::cargo_bin("pgnindex").unwrap()
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn games_dir() -> PathBuf {
+    root().join("fixtures/pgn/games")
+}
+
+/// Runs `pgnindex import --db DB ARGS...` and returns (exit code, stderr).
+fn import(db: &Path, args: &[&str]) -> (i32, String) {
+    let out = pgnindex().arg("import").arg("--db").arg(db).args(args).output().unwrap();
+    (out.status.code().unwrap(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn query<T: rusqlite::types::FromSql>(conn: &Connection, sql: &str) -> Vec<T> {
+    let mut st = conn.prepare(sql).unwrap();
+    let rows = st.query_map([], |r| r.get(0)).unwrap();
+    rows.map(Result::unwrap).collect()
+}
+
+fn count(conn: &Connection, sql: &str) -> i64 {
+    conn.query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
+fn fnv(keys: impl IntoIterator<Item = u64>) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for k in keys {
+        for b in k.to_le_bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    h
+}
+
+fn reference(pgn: &Path) -> Vec<serde_json::Value> {
+    let rel = pgn.strip_prefix(root().join("fixtures/pgn")).unwrap();
+    let path = root().join("fixtures/groundtruth").join(format!("{}.jsonl.gz", rel.display()));
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(&path).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
+    text.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+/// Every table's content in a canonical order, without the columns that
+/// depend on time or paths.
+fn dump(conn: &Connection) -> Vec<String> {
+    let mut out = Vec::new();
+    for sql in [
+        "SELECT id, event, site, date, round, white, black, result, white_elo, black_elo, eco, \
+         opening, time_control, termination, ply_count, start_fen, final_fen, moves, movetext, \
+         source_id, source_offset, error, dedupe_key FROM games ORDER BY id",
+        "SELECT game_id, name, value FROM tags ORDER BY game_id, rowid",
+        "SELECT hash, game_id, ply, next_move, fen FROM positions ORDER BY hash, game_id, ply",
+        "SELECT source_id, game_number, game_id, kind, byte_offset, line, \"column\", message \
+         FROM import_errors ORDER BY id",
+        "SELECT id, size, fingerprint, games, duplicates, errors, positions, resume_offset, \
+         finished_at IS NOT NULL FROM sources ORDER BY id",
+    ] {
+        let mut st = conn.prepare(sql).unwrap();
+        let n = st.column_count();
+        let rows = st
+            .query_map([], |r| {
+                let cells: Vec<String> =
+                    (0..n).map(|i| format!("{:?}", r.get_ref(i).unwrap())).collect();
+                Ok(cells.join("|"))
+            })
+            .unwrap();
+        out.extend(rows.map(Result::unwrap));
+    }
+    out
+}
+
+#[test]
+fn fixture_games_match_python_chess_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let (code, stderr) = import(&db, &["--keep-duplicates", games_dir().to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let conn = Connection::open(&db).unwrap();
+    let sources: Vec<(i64, String)> = {
+        let mut st = conn.prepare("SELECT id, path FROM sources ORDER BY id").unwrap();
+        let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+        rows.map(Result::unwrap).collect()
+    };
+    assert_eq!(sources.len(), 7);
+    let mut checked_plies = 0;
+    for (source_id, path) in sources {
+        let expected = reference(Path::new(&path));
+        let mut st = conn
+            .prepare(
+                "SELECT id, white, black, ply_count, final_fen, moves, error FROM games \
+                 WHERE source_id = ?1 ORDER BY id",
+            )
+            .unwrap();
+        type Row = (i64, Option<String>, Option<String>, i64, String, String, Option<String>);
+        let games: Vec<Row> = st
+            .query_map([source_id], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?))
+            })
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(games.len(), expected.len(), "{path}: game count");
+        for (game, reference) in games.iter().zip(&expected) {
+            let (id, white, black, plies, final_fen, moves, error) = game;
+            let at = format!("{path} game {}", reference["index"]);
+            assert_eq!(error, &None, "{at}");
+            assert_eq!(white.as_deref(), reference["headers"]["White"].as_str(), "{at}");
+            assert_eq!(black.as_deref(), reference["headers"]["Black"].as_str(), "{at}");
+            assert_eq!(*plies, reference["plies"].as_i64().unwrap(), "{at}");
+            assert_eq!(final_fen, reference["final_fen"].as_str().unwrap(), "{at}");
+            assert_eq!(moves, reference["moves_san"].as_str().unwrap(), "{at}");
+            let hashes: Vec<i64> = query(
+                &conn,
+                &format!("SELECT hash FROM positions WHERE game_id = {id} ORDER BY ply"),
+            );
+            assert_eq!(hashes.len() as i64, plies + 1, "{at}: one position per ply");
+            let digest = format!("{:016x}", fnv(hashes.iter().map(|&h| h as u64)));
+            assert_eq!(digest, reference["keys_fnv"].as_str().unwrap(), "{at}: Polyglot keys");
+            // next_move is the UCI move played from each position.
+            let next: Vec<Option<i64>> = query(
+                &conn,
+                &format!("SELECT next_move FROM positions WHERE game_id = {id} ORDER BY ply"),
+            );
+            let uci: Vec<String> = next
+                .iter()
+                .flatten()
+                .map(|&code| {
+                    let m = pgnindex::notation::uci::Uci::from_code(code as u16).unwrap();
+                    m.to_string()
+                })
+                .collect();
+            assert_eq!(uci.join(" "), reference["moves_uci"].as_str().unwrap(), "{at}");
+            assert_eq!(next.last(), Some(&None), "{at}: no move from the final position");
+            checked_plies += plies;
+        }
+    }
+    assert!(checked_plies > 80_000, "{checked_plies}");
+    // Lookups by hash use the primary key.
+    let plan: Vec<String> = {
+        let mut st = conn
+            .prepare("EXPLAIN QUERY PLAN SELECT game_id FROM positions WHERE hash = 42")
+            .unwrap();
+        let rows = st.query_map([], |r| r.get::<_, String>(3)).unwrap();
+        rows.map(Result::unwrap).collect()
+    };
+    assert!(
+        plan.iter().all(|p| !p.contains("SCAN positions_"))
+            && plan.iter().any(|p| p.contains("USING PRIMARY KEY (hash=?)")),
+        "{plan:?}"
+    );
+}
+
+#[test]
+fn thread_counts_give_identical_databases() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut dumps = Vec::new();
+    let games = games_dir();
+    for threads in ["1", "2", "3"] {
+        let db = dir.path().join(format!("t{threads}.db"));
+        let args = ["--threads", threads, "--with-fens", games.to_str().unwrap()];
+        let (code, stderr) = import(&db, &args);
+        assert_eq!(code, 0, "{stderr}");
+        dumps.push(dump(&Connection::open(&db).unwrap()));
+    }
+    assert!(dumps[0].len() > 80_000);
+    assert!(dumps[0] == dumps[1] && dumps[1] == dumps[2]);
+}
+
+#[test]
+fn duplicates_and_reimports() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let twic = games_dir().join("otb/twic-01-232games.pgn");
+    let twic = twic.to_str().unwrap();
+    let (code, stderr) = import(&db, &[twic]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("232 games imported, 0 duplicates"), "{stderr}");
+
+    // Same content again: skipped as a whole.
+    let (code, stderr) = import(&db, &[twic]);
+    assert_eq!(code, 0);
+    assert!(stderr.contains("already imported"), "{stderr}");
+    assert!(stderr.contains("0 games imported"), "{stderr}");
+
+    // Forced: every game is a duplicate.
+    let (code, stderr) = import(&db, &["--force", twic]);
+    assert_eq!(code, 0);
+    assert!(stderr.contains("0 games imported, 232 duplicates"), "{stderr}");
+
+    // The same games under another name, with other spacing, case and
+    // extra tags, are still duplicates; a changed move is not.
+    let text = std::fs::read_to_string(twic).unwrap();
+    let changed = text
+        .replace("[White \"Carlsen,M\"]", "[White \"  carlsen,m \"]\n[Annotator \"me\"]")
+        .replacen("1. e4 e5 2. Nf3", "1. e4 e5 2. Nc3", 1);
+    let copy = dir.path().join("copy.pgn");
+    std::fs::write(&copy, changed).unwrap();
+    let (code, stderr) = import(&db, &[copy.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(stderr.contains("1 games imported, 231 duplicates"), "{stderr}");
+
+    let conn = Connection::open(&db).unwrap();
+    assert_eq!(count(&conn, "SELECT count(*) FROM games"), 233);
+    assert_eq!(count(&conn, "SELECT max(id) FROM games"), 233, "ids stay dense");
+    assert_eq!(count(&conn, "SELECT count(*) FROM sources"), 3);
+
+    // --keep-duplicates stores them all.
+    let (code, stderr) = import(&db, &["--force", "--keep-duplicates", twic]);
+    assert_eq!(code, 0);
+    assert!(stderr.contains("232 games imported, 0 duplicates"), "{stderr}");
+}
+
+#[test]
+fn options_shape_the_position_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = games_dir().join("lichess/chessjs-benchmark-lichess-2013.pgn");
+    let pgn = pgn.to_str().unwrap();
+
+    let db = dir.path().join("none.db");
+    assert_eq!(import(&db, &["--no-positions", pgn]).0, 0);
+    let conn = Connection::open(&db).unwrap();
+    assert_eq!(count(&conn, "SELECT count(*) FROM games"), 100);
+    assert_eq!(count(&conn, "SELECT count(*) FROM positions"), 0);
+    assert!(count(&conn, "SELECT sum(length(moves)) FROM games") > 10_000);
+
+    let db = dir.path().join("short.db");
+    assert_eq!(import(&db, &["--max-ply", "4", "--with-fens", pgn]).0, 0);
+    let conn = Connection::open(&db).unwrap();
+    let short_games = count(&conn, "SELECT count(*) FROM games WHERE ply_count < 4");
+    assert_eq!(count(&conn, "SELECT count(*) FROM positions"), 5 * 100 - short_games);
+    assert_eq!(count(&conn, "SELECT max(ply) FROM positions"), 4);
+    assert_eq!(count(&conn, "SELECT count(*) FROM positions WHERE fen IS NULL"), 0);
+    let start: Vec<String> = query(&conn, "SELECT DISTINCT fen FROM positions WHERE ply = 0");
+    assert_eq!(start, ["rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"]);
+}
+
+#[test]
+fn bad_games_are_stored_up_to_the_error_and_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("bad.pgn");
+    std::fs::write(
+        &pgn,
+        "[White \"a\"]\n\n1. e4 e5 *\n\n[White \"b\"]\n\n1. e4 e5 2. Ke3 Nc6 *\n\n\
+         [Variant \"Atomic\"]\n\n1. e4 *\n\n[White \"d\"]\n\n1. d4 *\n",
+    )
+    .unwrap();
+    let db = dir.path().join("t.db");
+    let (code, stderr) = import(&db, &[pgn.to_str().unwrap()]);
+    assert_eq!(code, 0, "bad games do not fail the import: {stderr}");
+    assert!(
+        stderr.contains("bad.pgn:7:13: game 2: move 2 (white): illegal move 'Ke3'"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("3 games imported, 0 duplicates, 2 errors"), "{stderr}");
+    let conn = Connection::open(&db).unwrap();
+    let rows: Vec<String> = query(
+        &conn,
+        "SELECT white || ':' || moves || ':' || coalesce(error, '-') FROM games ORDER BY id",
+    );
+    assert_eq!(rows.len(), 3);
+    assert_eq!(rows[0], "a:e4 e5:-");
+    assert!(rows[1].starts_with("b:e4 e5:move 2 (white): illegal move 'Ke3'"), "{}", rows[1]);
+    assert_eq!(rows[2], "d:d4:-");
+    assert_eq!(count(&conn, "SELECT count(*) FROM positions WHERE game_id = 2"), 3);
+    let errors: Vec<String> = query(
+        &conn,
+        "SELECT kind || ' ' || game_number || ' ' || coalesce(game_id, 0) || ' ' || line || ':' \
+         || \"column\" FROM import_errors ORDER BY id",
+    );
+    assert_eq!(errors, ["error 2 2 7:13", "skipped 3 0 9:1"]);
+
+    // --strict stops at the first bad game, after storing the ones before.
+    let db = dir.path().join("strict.db");
+    let (code, stderr) = import(&db, &["--strict", pgn.to_str().unwrap()]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("stopped at the first bad game"), "{stderr}");
+    let conn = Connection::open(&db).unwrap();
+    assert_eq!(count(&conn, "SELECT count(*) FROM games"), 2);
+    // A run without --strict goes on after it.
+    assert_eq!(import(&db, &[pgn.to_str().unwrap()]).0, 0);
+    assert_eq!(count(&conn, "SELECT count(*) FROM games"), 3);
+}
+
+#[test]
+fn bad_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let empty = dir.path().join("empty.pgn");
+    std::fs::write(&empty, "").unwrap();
+    let binary = dir.path().join("binary.pgn");
+    std::fs::write(&binary, (0..=255u8).cycle().take(100_000).collect::<Vec<u8>>()).unwrap();
+    let twic = games_dir().join("otb/twic-01-232games.pgn");
+    let missing = dir.path().join("missing.pgn");
+    let inputs = [empty.to_str().unwrap(), binary.to_str().unwrap(), twic.to_str().unwrap()];
+    // A missing argument stops the command before any work.
+    let (code, stderr) = import(&db, &[inputs[2], missing.to_str().unwrap()]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("missing.pgn") && stderr.lines().count() == 1, "{stderr}");
+    assert!(!db.exists(), "no database is created when an argument is missing");
+    let (code, stderr) = import(&db, &inputs);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("232 games imported"), "{stderr}");
+    let conn = Connection::open(&db).unwrap();
+    let white: Vec<String> = query(&conn, "SELECT white FROM games WHERE id = 1");
+    assert_eq!(white, ["Carlsen,M"], "nothing stored from the empty and binary files");
+
+    // Not a database: refused without touching it.
+    let text = dir.path().join("text.db");
+    std::fs::write(&text, "just some text, not SQLite, long enough to have a header....").unwrap();
+    let (code, stderr) = import(&text, &[twic.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("not a database"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+}
+
+#[test]
+fn a_second_import_is_refused_while_one_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    let twic = games_dir().join("otb/twic-01-232games.pgn");
+    assert_eq!(import(&db, &["--no-positions", twic.to_str().unwrap()]).0, 0);
+    // Hold the import lock as a running import does.
+    let lock = std::fs::File::open(&db).unwrap();
+    lock.lock().unwrap();
+    let (code, stderr) = import(&db, &["--force", twic.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("another pgnindex import is writing"), "{stderr}");
+    drop(lock);
+    assert_eq!(import(&db, &["--force", twic.to_str().unwrap()]).0, 0);
+}
+
+/// A big input made of the fixture games, repeated with a distinct Round
+/// tag each time so that no game is a duplicate.
+fn big_input(path: &Path, copies: usize) {
+    let mut text = String::new();
+    for file in ["otb/twic-01-232games.pgn", "chesscom/schmitz874-chesscom-live.pgn"] {
+        text += &std::fs::read_to_string(games_dir().join(file)).unwrap();
+        text += "\n";
+    }
+    let mut out = String::with_capacity(text.len() * copies);
+    for i in 0..copies {
+        out += &text.replace("[Round \"", &format!("[Round \"{i}."));
+    }
+    std::fs::write(path, out).unwrap();
+}
+
+#[test]
+fn a_killed_import_resumes_to_the_same_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("big.pgn");
+    big_input(&pgn, 20);
+    let pgn = pgn.to_str().unwrap();
+
+    let clean = dir.path().join("clean.db");
+    let (code, stderr) = import(&clean, &["--batch-games", "500", pgn]);
+    assert_eq!(code, 0, "{stderr}");
+    let clean_dump = dump(&Connection::open(&clean).unwrap());
+
+    let db = dir.path().join("killed.db");
+    let mut killed_midway = 0;
+    for delay in [150, 400, 800] {
+        std::fs::remove_file(&db).ok();
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("pgnindex"))
+            .args(["import", "--batch-games", "500", "--db", db.to_str().unwrap(), pgn])
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay));
+        child.kill().unwrap(); // SIGKILL
+        let status = child.wait().unwrap();
+        let conn = Connection::open(&db).unwrap();
+        if count(&conn, "SELECT count(*) FROM sqlite_master WHERE name = 'games'") == 0 {
+            // Killed before the schema was created.
+            drop(conn);
+            assert_eq!(import(&db, &["--batch-games", "500", pgn]).0, 0);
+            continue;
+        }
+        let integrity: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+        assert_eq!(integrity, "ok");
+        // Only whole games: every stored game has all its positions.
+        let games = count(&conn, "SELECT count(*) FROM games");
+        let partial = count(
+            &conn,
+            "SELECT count(*) FROM games g WHERE ply_count + 1 <> \
+             (SELECT count(*) FROM positions p WHERE p.game_id = g.id)",
+        );
+        assert_eq!(partial, 0);
+        if !status.success() && games > 0 {
+            killed_midway += 1;
+        }
+        drop(conn);
+        let (code, stderr) = import(&db, &["--batch-games", "500", pgn]);
+        assert_eq!(code, 0, "{stderr}");
+        let resumed = dump(&Connection::open(&db).unwrap());
+        assert_eq!(resumed.len(), clean_dump.len());
+        assert!(resumed == clean_dump, "a resumed import equals a clean one");
+    }
+    assert!(killed_midway > 0, "no kill landed in the middle of the import");
+}
