@@ -318,6 +318,56 @@ fn explorer_counts_agree_with_a_brute_force_count() {
 }
 
 #[test]
+fn explorer_with_filters_and_without_the_summary_index() {
+    let r = reference();
+    // Filtered: the reference restricted to games whose White or Black
+    // contains "carlsen".
+    let target = pgnindex::query::target::Target::from_moves("d4", None).unwrap().position;
+    let id = identity(&target);
+    let carlsen: std::collections::HashSet<i64> =
+        json(&["find", "--player", "carlsen", "--limit", "0", "--format", "json"])
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| g["id"].as_i64().unwrap())
+            .collect();
+    let mut expected: BTreeMap<String, u64> = BTreeMap::new();
+    for &(gid, ply) in &r.by_position[&id] {
+        let g = r.games.iter().find(|g| g.id == gid).unwrap();
+        if carlsen.contains(&gid) {
+            if let Some(m) = g.moves.get(ply) {
+                *expected.entry(m.clone()).or_default() += 1;
+            }
+        }
+    }
+    let rows = json(&["explore", "--moves", "d4", "--player", "CARLSEN", "--format", "json"]);
+    let got: BTreeMap<String, u64> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["uci"].as_str().unwrap().to_string(), r["games"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(got, expected);
+    assert!(!got.is_empty());
+    // A database without the query index (schema 1) gives the same
+    // answers, dense or sparse.
+    let dir = tempfile::tempdir().unwrap();
+    let copy = scratch_db(dir.path());
+    pgnindex()
+        .args(["sql", "--write", "DROP INDEX games_summary", "--db", &copy])
+        .assert()
+        .success();
+    for moves in ["e4", "e4 c5 Nf3 d6 d4 cxd4 Nxd4"] {
+        let with = run(&["explore", "--moves", moves, "--format", "csv"]);
+        let without = pgnindex()
+            .args(["explore", "--moves", moves, "--format", "csv", "--db", &copy])
+            .assert()
+            .success();
+        assert_eq!(with, String::from_utf8_lossy(&without.get_output().stdout), "{moves}");
+    }
+}
+
+#[test]
 fn explorer_counts_transpositions_once_per_game() {
     let a = json(&["explore", "--moves", "1. d4 Nf6 2. c4 e6", "--format", "json"]);
     let b = json(&["explore", "--moves", "1. c4 e6 2. d4 Nf6", "--format", "json"]);
@@ -382,10 +432,24 @@ fn a_key_collision_never_shows_a_wrong_game() {
     let stranger = r.games.iter().find(|g| !g.positions.contains(identity)).unwrap().id;
     let key = pgnindex::query::target::Target::from_fen(fen).unwrap().key;
     // A forged row: the stranger "reaches" the position at ply 3; the
-    // first real game gets a forged earlier hit at ply 1 too.
+    // first real game gets a forged earlier hit at ply 1 too. The rows go
+    // into a segment table of the `positions` view.
+    let segment = pgnindex()
+        .args([
+            "sql",
+            "SELECT name FROM position_segments ORDER BY id LIMIT 1",
+            "--format",
+            "csv",
+            "--db",
+            &copy,
+        ])
+        .assert()
+        .success();
+    let segment =
+        String::from_utf8_lossy(&segment.get_output().stdout).lines().nth(1).unwrap().to_string();
     let forge = format!(
-        "INSERT INTO positions VALUES ({key}, {stranger}, 3, NULL, NULL); \
-         INSERT INTO positions VALUES ({key}, {}, 1, NULL, NULL)",
+        "INSERT INTO {segment} (hash, game_id, ply, next_move) VALUES ({key}, {stranger}, 3, NULL); \
+         INSERT INTO {segment} (hash, game_id, ply, next_move) VALUES ({key}, {}, 1, NULL)",
         hits[0].0
     );
     pgnindex().args(["sql", "--write", &forge, "--db", &copy]).assert().success();

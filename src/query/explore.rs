@@ -10,7 +10,6 @@
 //! games.
 
 use std::collections::HashMap;
-use std::ops::ControlFlow;
 
 use rusqlite::Connection;
 
@@ -98,12 +97,12 @@ pub fn explore(conn: &Connection, search: &Search) -> Result<Explorer, QueryErro
         let Some(code) = hit.next_move else {
             explorer.games += 1;
             explorer.ended += 1;
-            return ControlFlow::Continue(());
+            return;
         };
         let entry = by_code.entry(code).or_insert_with(|| describe(&target.position, code));
         let Some(stats) = entry else {
             explorer.rejected += 1;
-            return ControlFlow::Continue(());
+            return;
         };
         explorer.games += 1;
         stats.games += 1;
@@ -122,7 +121,6 @@ pub fn explore(conn: &Connection, search: &Search) -> Result<Explorer, QueryErro
                 stats.last_date = Some(date);
             }
         }
-        ControlFlow::Continue(())
     })?;
     explorer.moves = by_code.into_values().flatten().collect();
     explorer.moves.sort_by(|a, b| b.games.cmp(&a.games).then_with(|| a.san.cmp(&b.san)));

@@ -11,10 +11,9 @@
 //! key, so it could only be wrong by a 64-bit key collision.
 
 use std::io;
-use std::ops::ControlFlow;
 
 use rusqlite::types::Value;
-use rusqlite::{params_from_iter, Connection};
+use rusqlite::{params_from_iter, Connection, OptionalExtension};
 
 use super::filter::Filters;
 use super::game::{Game, GAME_COLUMNS};
@@ -98,27 +97,21 @@ pub struct FindStats {
 }
 
 impl Search {
-    /// The SQL of the games that match by key and filters, in id order,
-    /// with the first ply of the hit as column 0 (NULL without a target)
-    /// and [`GAME_COLUMNS`] after; and its parameters.
-    fn games_sql(&self) -> (String, Vec<Value>) {
+    /// The hits of the target (required) that pass the filters, ordered
+    /// by game id and ply: `(game_id, ply)` rows. Only these small rows
+    /// are sorted; the games are read afterwards, one by one.
+    fn hits_sql(&self, target: &Target) -> (String, Vec<Value>) {
         let filters = self.filters.to_sql();
-        let mut params = Vec::new();
-        let sql = match &self.target {
-            Some(t) => {
-                params.push(Value::Integer(t.key));
-                format!(
-                    "SELECT min(p.ply), {GAME_COLUMNS} FROM positions AS p \
-                     JOIN games AS g ON g.id = p.game_id WHERE p.hash = ?{} \
-                     GROUP BY p.game_id ORDER BY p.game_id",
-                    filters.sql
-                )
-            }
-            None => format!(
-                "SELECT NULL, {GAME_COLUMNS} FROM games AS g WHERE 1{} ORDER BY g.id",
+        let sql = if self.filters.is_empty() {
+            "SELECT game_id, ply FROM positions WHERE hash = ? ORDER BY game_id, ply".to_string()
+        } else {
+            format!(
+                "SELECT p.game_id, p.ply FROM positions AS p JOIN games AS g ON g.id = p.game_id \
+                 WHERE p.hash = ?{} ORDER BY p.game_id, p.ply",
                 filters.sql
-            ),
+            )
         };
+        let mut params = vec![Value::Integer(target.key)];
         params.extend(filters.params);
         (sql, params)
     }
@@ -136,13 +129,11 @@ impl Search {
             Some(t) => {
                 params.push(Value::Integer(t.key));
                 if self.filters.is_empty() {
-                    "SELECT count(*) FROM (SELECT DISTINCT game_id FROM positions WHERE hash = ?)"
-                        .to_string()
+                    "SELECT count(DISTINCT game_id) FROM positions WHERE hash = ?".to_string()
                 } else {
                     format!(
-                        "SELECT count(*) FROM (SELECT p.game_id FROM positions AS p \
-                         JOIN games AS g ON g.id = p.game_id WHERE p.hash = ?{} \
-                         GROUP BY p.game_id)",
+                        "SELECT count(DISTINCT p.game_id) FROM positions AS p \
+                         JOIN games AS g ON g.id = p.game_id WHERE p.hash = ?{}",
                         filters.sql
                     )
                 }
@@ -168,33 +159,51 @@ impl Search {
         with_tags: bool,
         mut each: impl FnMut(Found) -> io::Result<()>,
     ) -> Result<FindStats, QueryError> {
-        let (mut sql, mut params) = self.games_sql();
-        let mut skip = page.offset;
-        if self.target.is_none() && skip > 0 {
-            // Nothing to verify: SQLite skips the rows itself.
-            sql += " LIMIT -1 OFFSET ?";
-            params.push(Value::Integer(skip as i64));
-            skip = 0;
-        }
+        let e = QueryError::sqlite(conn);
         let mut stats = FindStats::default();
-        let mut st = conn.prepare(&sql).map_err(QueryError::sqlite(conn))?;
-        let mut rows = st.query(params_from_iter(&params)).map_err(QueryError::sqlite(conn))?;
-        while let Some(row) = rows.next().map_err(QueryError::sqlite(conn))? {
+        let Some(target) = &self.target else {
+            return self.find_by_headers(conn, page, with_tags, each);
+        };
+        let (sql, params) = self.hits_sql(target);
+        let mut hits = conn.prepare(&sql).map_err(&e)?;
+        let mut rows = hits.query(params_from_iter(&params)).map_err(&e)?;
+        let mut game_sql = conn
+            .prepare(&format!("SELECT {GAME_COLUMNS} FROM games AS g WHERE g.id = ?1"))
+            .map_err(&e)?;
+        let mut skip = page.offset;
+        // The rows of one game are consecutive: gather its plies, then
+        // verify.
+        let mut next: Option<(i64, u32)> = None;
+        loop {
+            let (id, first) = match next.take() {
+                Some(hit) => hit,
+                None => match rows.next().map_err(&e)? {
+                    Some(r) => (r.get(0).map_err(&e)?, r.get(1).map_err(&e)?),
+                    None => break,
+                },
+            };
+            let mut plies = vec![first];
+            while let Some(r) = rows.next().map_err(&e)? {
+                let hit: (i64, u32) = (r.get(0).map_err(&e)?, r.get(1).map_err(&e)?);
+                if hit.0 != id {
+                    next = Some(hit);
+                    break;
+                }
+                plies.push(hit.1);
+            }
             if page.limit.is_some_and(|l| stats.returned >= l) {
                 stats.more = true;
                 break;
             }
-            let first: Option<u32> = row.get(0).map_err(QueryError::sqlite(conn))?;
-            let mut game = Game::from_row(row, 1).map_err(QueryError::sqlite(conn))?;
-            let ply = match (&self.target, first) {
-                (Some(target), Some(first)) => match verify(conn, target, &game, first)? {
-                    Some(ply) => Some(ply),
-                    None => {
-                        stats.rejected += 1;
-                        continue;
-                    }
-                },
-                _ => None,
+            let game = game_sql.query_row([id], |r| Game::from_row(r, 0)).optional().map_err(&e)?;
+            let Some(mut game) = game else {
+                // A position row without its game: nothing to show.
+                stats.rejected += 1;
+                continue;
+            };
+            let Some(ply) = verify(target, &game, &plies) else {
+                stats.rejected += 1;
+                continue;
             };
             if skip > 0 {
                 skip -= 1;
@@ -203,57 +212,167 @@ impl Search {
             if with_tags {
                 game.load_tags(conn)?;
             }
-            each(Found { game, ply }).map_err(QueryError::Output)?;
+            each(Found { game, ply: Some(ply) }).map_err(QueryError::Output)?;
             stats.returned += 1;
         }
         Ok(stats)
     }
 
-    /// Calls `each` with every matching game's first hit: its id, the ply,
-    /// the move played from there ([`crate::notation::uci::Uci::code`],
-    /// `None` at the end of the game) and the columns the explorer counts.
-    /// Not verified by replay (see the module docs).
+    /// [`Search::find`] without a position: the games table in id order.
+    fn find_by_headers(
+        &self,
+        conn: &Connection,
+        page: Page,
+        with_tags: bool,
+        mut each: impl FnMut(Found) -> io::Result<()>,
+    ) -> Result<FindStats, QueryError> {
+        let e = QueryError::sqlite(conn);
+        let filters = self.filters.to_sql();
+        let mut sql =
+            format!("SELECT {GAME_COLUMNS} FROM games AS g WHERE 1{} ORDER BY g.id", filters.sql);
+        let mut params = filters.params;
+        // Fetch one more than the page to know whether more follow.
+        sql += " LIMIT ? OFFSET ?";
+        params.push(Value::Integer(page.limit.map_or(-1, |l| l.saturating_add(1) as i64)));
+        params.push(Value::Integer(page.offset as i64));
+        let mut stats = FindStats::default();
+        let mut st = conn.prepare(&sql).map_err(&e)?;
+        let mut rows = st.query(params_from_iter(&params)).map_err(&e)?;
+        while let Some(row) = rows.next().map_err(&e)? {
+            if page.limit.is_some_and(|l| stats.returned >= l) {
+                stats.more = true;
+                break;
+            }
+            let mut game = Game::from_row(row, 0).map_err(&e)?;
+            if with_tags {
+                game.load_tags(conn)?;
+            }
+            each(Found { game, ply: None }).map_err(QueryError::Output)?;
+            stats.returned += 1;
+        }
+        Ok(stats)
+    }
+
+    /// Calls `each` with every matching game's first hit of the target, in
+    /// game id order: the ply, the move played from there and the columns
+    /// the explorer counts. Not verified by replay (see the module docs).
+    ///
+    /// Without filters the hits are read alone, and the games' result,
+    /// ratings and date come from the narrow `games_summary` index when
+    /// the database has it: scanned in id order when many games match,
+    /// probed per game when few do.
     ///
     /// # Errors
     /// [`QueryError::Sqlite`].
     pub fn for_each_hit(
         &self,
         conn: &Connection,
-        mut each: impl FnMut(Hit) -> ControlFlow<()>,
+        mut each: impl FnMut(Hit),
     ) -> Result<(), QueryError> {
+        let e = QueryError::sqlite(conn);
         let Some(target) = &self.target else { return Ok(()) };
-        let filters = self.filters.to_sql();
-        // SQLite takes the bare columns of a min() query from the row with
-        // the minimum: the move played the first time the game got there.
-        let sql = format!(
-            "SELECT p.game_id, min(p.ply), p.next_move, g.result, g.white_elo, g.black_elo, \
-             g.date FROM positions AS p JOIN games AS g ON g.id = p.game_id \
-             WHERE p.hash = ?{} GROUP BY p.game_id",
-            filters.sql
-        );
-        let mut params = vec![Value::Integer(target.key)];
-        params.extend(filters.params);
-        let mut st = conn.prepare(&sql).map_err(QueryError::sqlite(conn))?;
-        let mut rows = st.query(params_from_iter(&params)).map_err(QueryError::sqlite(conn))?;
-        while let Some(row) = rows.next().map_err(QueryError::sqlite(conn))? {
-            let hit = (|| {
-                Ok::<_, rusqlite::Error>(Hit {
-                    game_id: row.get(0)?,
-                    ply: row.get(1)?,
-                    next_move: row.get(2)?,
-                    result: row.get_ref(3)?.as_str_or_null()?.and_then(Outcome::from_result),
-                    white_elo: row.get(4)?,
-                    black_elo: row.get(5)?,
-                    date: row.get(6)?,
+        if !self.filters.is_empty() {
+            let filters = self.filters.to_sql();
+            let sql = format!(
+                "SELECT p.game_id, p.ply, p.next_move, g.result, g.white_elo, g.black_elo, g.date \
+                 FROM positions AS p JOIN games AS g ON g.id = p.game_id WHERE p.hash = ?{}",
+                filters.sql
+            );
+            let mut params = vec![Value::Integer(target.key)];
+            params.extend(filters.params);
+            let mut st = conn.prepare(&sql).map_err(&e)?;
+            let mut hits = st
+                .query_map(params_from_iter(&params), |r| {
+                    Ok(Hit {
+                        game_id: r.get(0)?,
+                        ply: r.get(1)?,
+                        next_move: r.get(2)?,
+                        result: r.get_ref(3)?.as_str_or_null()?.and_then(Outcome::from_result),
+                        white_elo: r.get(4)?,
+                        black_elo: r.get(5)?,
+                        date: r.get(6)?,
+                    })
                 })
-            })()
-            .map_err(QueryError::sqlite(conn))?;
-            if each(hit).is_break() {
-                break;
+                .and_then(|rows| rows.collect::<Result<Vec<Hit>, _>>())
+                .map_err(&e)?;
+            hits.sort_unstable_by_key(|h| (h.game_id, h.ply));
+            hits.dedup_by_key(|h| h.game_id);
+            hits.into_iter().for_each(each);
+            return Ok(());
+        }
+        let mut st = conn
+            .prepare("SELECT game_id, ply, next_move FROM positions WHERE hash = ?1")
+            .map_err(&e)?;
+        let mut hits: Vec<(i64, u32, Option<u16>)> = st
+            .query_map([target.key], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .and_then(|rows| rows.collect())
+            .map_err(&e)?;
+        hits.sort_unstable();
+        hits.dedup_by_key(|h| h.0);
+        let Some(&(first_id, ..)) = hits.first() else { return Ok(()) };
+        let indexed = has_index(conn, "games_summary")?;
+        let from = if indexed { "games INDEXED BY games_summary" } else { "games" };
+        let columns = "id, result, white_elo, black_elo, date";
+        let games: i64 = conn
+            .query_row("SELECT coalesce(max(id), 0) FROM games", [], |r| r.get(0))
+            .map_err(&e)?;
+        // A hit (game id, ply, next move) completed by a row of `columns`.
+        let hit = |(game_id, ply, next_move): (i64, u32, Option<u16>), r: &rusqlite::Row<'_>| {
+            Ok(Hit {
+                game_id,
+                ply,
+                next_move,
+                result: r.get_ref(1)?.as_str_or_null()?.and_then(Outcome::from_result),
+                white_elo: r.get(2)?,
+                black_elo: r.get(3)?,
+                date: r.get(4)?,
+            })
+        };
+        if indexed && hits.len() as i64 * 16 >= games {
+            // Many games: one pass over the index in id order, merged with
+            // the sorted hits.
+            let mut st = conn
+                .prepare(&format!("SELECT {columns} FROM {from} WHERE id >= ?1 ORDER BY id"))
+                .map_err(&e)?;
+            let mut rows = st.query([first_id]).map_err(&e)?;
+            let mut pending = hits.into_iter().peekable();
+            while let Some(&(want, ..)) = pending.peek() {
+                let Some(row) = rows.next().map_err(&e)? else { break };
+                let id: i64 = row.get(0).map_err(&e)?;
+                if id < want {
+                    continue;
+                }
+                while pending.peek().is_some_and(|h| h.0 < id) {
+                    pending.next();
+                }
+                if pending.peek().is_some_and(|h| h.0 == id) {
+                    let h = pending.next().expect("peeked");
+                    each(hit(h, row).map_err(&e)?);
+                }
+            }
+        } else {
+            let mut st =
+                conn.prepare(&format!("SELECT {columns} FROM {from} WHERE id = ?1")).map_err(&e)?;
+            for h in hits {
+                if let Some(found) = st.query_row([h.0], |r| hit(h, r)).optional().map_err(&e)? {
+                    each(found);
+                }
             }
         }
         Ok(())
     }
+}
+
+/// `true` if the database has the index `name` (databases of schema
+/// version 1 lack the query indexes; queries work without them, slower).
+fn has_index(conn: &Connection, name: &str) -> Result<bool, QueryError> {
+    conn.query_row(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = ?1",
+        [name],
+        |r| r.get::<_, i64>(0),
+    )
+    .map(|n| n > 0)
+    .map_err(QueryError::sqlite(conn))
 }
 
 /// A game's result as the explorer counts it.
@@ -298,38 +417,11 @@ pub struct Hit {
     pub date: Option<String>,
 }
 
-/// The first ply, from `first` on, where `game` really is at `target`;
-/// `None` if none of its key hits is.
-fn verify(
-    conn: &Connection,
-    target: &Target,
-    game: &Game,
-    first: u32,
-) -> Result<Option<u32>, QueryError> {
-    let mut replay = match Replay::new(game.start_fen.as_deref(), &game.moves) {
-        Ok(r) => r,
-        Err(_) => return Ok(None),
-    };
-    let at = |replay: &mut Replay<'_>, ply: u32| -> bool {
+/// The first of `plies` (ascending) where `game` really is at `target`;
+/// `None` if none is (a key collision, or a game that does not replay).
+fn verify(target: &Target, game: &Game, plies: &[u32]) -> Option<u32> {
+    let mut replay = Replay::new(game.start_fen.as_deref(), &game.moves).ok()?;
+    plies.iter().copied().find(|&ply| {
         matches!(replay.advance_to(ply), Ok(true)) && target.matches(replay.position())
-    };
-    if at(&mut replay, first) {
-        return Ok(Some(first));
-    }
-    // A collision at `first`: try the game's later hits, in order.
-    let mut st = conn
-        .prepare_cached(
-            "SELECT ply FROM positions WHERE hash = ?1 AND game_id = ?2 AND ply > ?3 ORDER BY ply",
-        )
-        .map_err(QueryError::sqlite(conn))?;
-    let plies: Vec<u32> = st
-        .query_map((target.key, game.id, first), |r| r.get(0))
-        .and_then(|rows| rows.collect())
-        .map_err(QueryError::sqlite(conn))?;
-    for ply in plies {
-        if at(&mut replay, ply) {
-            return Ok(Some(ply));
-        }
-    }
-    Ok(None)
+    })
 }
