@@ -80,7 +80,7 @@ pub fn run(args: &SqlArgs) -> anyhow::Result<ExitCode> {
         out: Some(query_args::stdout()),
         rows: None,
         format: args.format.into(),
-        style: query_args::table_style(60),
+        style: query_args::table_style(100),
         sets: 0,
     };
     let summary = sql::run(&conn, &args.query, &mut sink);
