@@ -116,9 +116,10 @@ pub fn explore(conn: &Connection, search: &Search) -> Result<Explorer, QueryErro
             stats.elo_sum += elo;
             stats.elo_count += 1;
         }
-        if let Some(date) = hit.date.filter(|d| d.bytes().take(4).all(|b| b.is_ascii_digit())) {
-            if date.len() >= 4 && stats.last_date.as_ref().is_none_or(|last| date > *last) {
-                stats.last_date = Some(date);
+        let known_year = |d: &&str| d.len() >= 4 && d.bytes().take(4).all(|b| b.is_ascii_digit());
+        if let Some(date) = hit.date.filter(known_year) {
+            if stats.last_date.as_deref().is_none_or(|last| date > last) {
+                stats.last_date = Some(date.to_string());
             }
         }
     })?;

@@ -12,6 +12,7 @@
 
 use std::io;
 
+use rusqlite::fallible_streaming_iterator::FallibleStreamingIterator;
 use rusqlite::types::Value;
 use rusqlite::{params_from_iter, Connection, OptionalExtension};
 
@@ -254,52 +255,31 @@ impl Search {
     }
 
     /// Calls `each` with every matching game's first hit of the target, in
-    /// game id order: the ply, the move played from there and the columns
-    /// the explorer counts. Not verified by replay (see the module docs).
+    /// game id order: the move played from there and the columns the
+    /// explorer counts. Not verified by replay (see the module docs).
     ///
-    /// Without filters the hits are read alone, and the games' result,
-    /// ratings and date come from the narrow `games_summary` index when
-    /// the database has it: scanned in id order when many games match,
-    /// probed per game when few do.
+    /// Without filters, the hits are read alone, sorted by (game, ply) and
+    /// merged with the games' result, ratings and date read in id order
+    /// from the narrow `games_summary` index (the `games` table on a
+    /// database without it): the reading steps forward over short gaps
+    /// between hit games and seeks over long ones, so a position reached
+    /// by every game costs one pass over the index and a rare one a few
+    /// seeks.
     ///
     /// # Errors
     /// [`QueryError::Sqlite`].
     pub fn for_each_hit(
         &self,
         conn: &Connection,
-        mut each: impl FnMut(Hit),
+        mut each: impl FnMut(&Hit<'_>),
     ) -> Result<(), QueryError> {
         let e = QueryError::sqlite(conn);
         let Some(target) = &self.target else { return Ok(()) };
         if !self.filters.is_empty() {
-            let filters = self.filters.to_sql();
-            let sql = format!(
-                "SELECT p.game_id, p.ply, p.next_move, g.result, g.white_elo, g.black_elo, g.date \
-                 FROM positions AS p JOIN games AS g ON g.id = p.game_id WHERE p.hash = ?{}",
-                filters.sql
-            );
-            let mut params = vec![Value::Integer(target.key)];
-            params.extend(filters.params);
-            let mut st = conn.prepare(&sql).map_err(&e)?;
-            let mut hits = st
-                .query_map(params_from_iter(&params), |r| {
-                    Ok(Hit {
-                        game_id: r.get(0)?,
-                        ply: r.get(1)?,
-                        next_move: r.get(2)?,
-                        result: r.get_ref(3)?.as_str_or_null()?.and_then(Outcome::from_result),
-                        white_elo: r.get(4)?,
-                        black_elo: r.get(5)?,
-                        date: r.get(6)?,
-                    })
-                })
-                .and_then(|rows| rows.collect::<Result<Vec<Hit>, _>>())
-                .map_err(&e)?;
-            hits.sort_unstable_by_key(|h| (h.game_id, h.ply));
-            hits.dedup_by_key(|h| h.game_id);
-            hits.into_iter().for_each(each);
-            return Ok(());
+            return self.for_each_filtered_hit(conn, target, each);
         }
+        // Unordered: ordering the UNION ALL of the segments in SQLite costs
+        // three times as much as reading it and sorting here.
         let mut st = conn
             .prepare("SELECT game_id, ply, next_move FROM positions WHERE hash = ?1")
             .map_err(&e)?;
@@ -309,59 +289,104 @@ impl Search {
             .map_err(&e)?;
         hits.sort_unstable();
         hits.dedup_by_key(|h| h.0);
-        let Some(&(first_id, ..)) = hits.first() else { return Ok(()) };
-        let indexed = has_index(conn, "games_summary")?;
-        let from = if indexed { "games INDEXED BY games_summary" } else { "games" };
-        let columns = "id, result, white_elo, black_elo, date";
-        let games: i64 = conn
-            .query_row("SELECT coalesce(max(id), 0) FROM games", [], |r| r.get(0))
-            .map_err(&e)?;
-        // A hit (game id, ply, next move) completed by a row of `columns`.
-        let hit = |(game_id, ply, next_move): (i64, u32, Option<u16>), r: &rusqlite::Row<'_>| {
-            Ok(Hit {
-                game_id,
-                ply,
-                next_move,
-                result: r.get_ref(1)?.as_str_or_null()?.and_then(Outcome::from_result),
-                white_elo: r.get(2)?,
-                black_elo: r.get(3)?,
-                date: r.get(4)?,
-            })
-        };
-        if indexed && hits.len() as i64 * 16 >= games {
-            // Many games: one pass over the index in id order, merged with
-            // the sorted hits.
-            let mut st = conn
-                .prepare(&format!("SELECT {columns} FROM {from} WHERE id >= ?1 ORDER BY id"))
-                .map_err(&e)?;
-            let mut rows = st.query([first_id]).map_err(&e)?;
-            let mut pending = hits.into_iter().peekable();
-            while let Some(&(want, ..)) = pending.peek() {
-                let Some(row) = rows.next().map_err(&e)? else { break };
-                let id: i64 = row.get(0).map_err(&e)?;
-                if id < want {
-                    continue;
-                }
-                while pending.peek().is_some_and(|h| h.0 < id) {
-                    pending.next();
-                }
-                if pending.peek().is_some_and(|h| h.0 == id) {
-                    let h = pending.next().expect("peeked");
-                    each(hit(h, row).map_err(&e)?);
-                }
-            }
+        let from = if has_index(conn, "games_summary")? {
+            "games INDEXED BY games_summary"
         } else {
-            let mut st =
-                conn.prepare(&format!("SELECT {columns} FROM {from} WHERE id = ?1")).map_err(&e)?;
-            for h in hits {
-                if let Some(found) = st.query_row([h.0], |r| hit(h, r)).optional().map_err(&e)? {
-                    each(found);
+            "games"
+        };
+        let mut summary = conn
+            .prepare(&format!(
+                "SELECT id, result, white_elo, black_elo, date FROM {from} WHERE id >= ?1 ORDER BY id"
+            ))
+            .map_err(&e)?;
+        let mut hits = hits.into_iter().map(|(game_id, _, next_move)| (game_id, next_move));
+        let mut pending = hits.next();
+        // Each turn of the outer loop seeks; the inner one steps forward.
+        'seek: while let Some((first, _)) = pending {
+            let mut rows = summary.query([first]).map_err(&e)?;
+            // The id of the summary row under the cursor.
+            let mut at = i64::MIN;
+            while let Some((game_id, next_move)) = pending {
+                if at != i64::MIN && at < game_id && game_id - at > SEEK_GAP {
+                    continue 'seek;
                 }
+                while at < game_id {
+                    match rows.next().map_err(&e)? {
+                        Some(r) => at = r.get(0).map_err(&e)?,
+                        None => at = i64::MAX,
+                    }
+                }
+                // A game missing from the summary is skipped.
+                if let Some(r) = rows.get().filter(|_| at == game_id) {
+                    each(&summary_hit(game_id, next_move, r).map_err(&e)?);
+                }
+                pending = hits.next();
             }
         }
         Ok(())
     }
+
+    /// [`Search::for_each_hit`] with filters: the hits joined with their
+    /// games, first hit per game kept.
+    fn for_each_filtered_hit(
+        &self,
+        conn: &Connection,
+        target: &Target,
+        mut each: impl FnMut(&Hit<'_>),
+    ) -> Result<(), QueryError> {
+        let filters = self.filters.to_sql();
+        let sql = format!(
+            "SELECT p.game_id, p.ply, p.next_move, g.result, g.white_elo, g.black_elo, g.date \
+             FROM positions AS p JOIN games AS g ON g.id = p.game_id WHERE p.hash = ?{}",
+            filters.sql
+        );
+        let mut params = vec![Value::Integer(target.key)];
+        params.extend(filters.params);
+        type Row =
+            (i64, u32, Option<u16>, Option<String>, Option<i64>, Option<i64>, Option<String>);
+        let mut st = conn.prepare(&sql).map_err(QueryError::sqlite(conn))?;
+        let mut rows: Vec<Row> = st
+            .query_map(params_from_iter(&params), |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?))
+            })
+            .and_then(|rows| rows.collect())
+            .map_err(QueryError::sqlite(conn))?;
+        rows.sort_unstable_by_key(|r| (r.0, r.1));
+        rows.dedup_by_key(|r| r.0);
+        for (game_id, _, next_move, result, white_elo, black_elo, date) in &rows {
+            each(&Hit {
+                game_id: *game_id,
+                next_move: *next_move,
+                result: result.as_deref().and_then(Outcome::from_result),
+                white_elo: *white_elo,
+                black_elo: *black_elo,
+                date: date.as_deref(),
+            });
+        }
+        Ok(())
+    }
 }
+
+/// A hit completed by a summary row (`id, result, white_elo, black_elo,
+/// date`).
+fn summary_hit<'r>(
+    game_id: i64,
+    next_move: Option<u16>,
+    r: &'r rusqlite::Row<'_>,
+) -> rusqlite::Result<Hit<'r>> {
+    Ok(Hit {
+        game_id,
+        next_move,
+        result: r.get_ref(1)?.as_str_or_null()?.and_then(Outcome::from_result),
+        white_elo: r.get(2)?,
+        black_elo: r.get(3)?,
+        date: r.get_ref(4)?.as_str_or_null()?,
+    })
+}
+
+/// Summary rows stepped over rather than sought past: a seek costs about as
+/// much as reading this many narrow index rows.
+const SEEK_GAP: i64 = 256;
 
 /// `true` if the database has the index `name` (databases of schema
 /// version 1 lack the query indexes; queries work without them, slower).
@@ -400,12 +425,11 @@ impl Outcome {
 
 /// A game's first occurrence of the target, as the explorer reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Hit {
+pub struct Hit<'a> {
     /// The game.
     pub game_id: i64,
-    /// The ply of the first occurrence.
-    pub ply: u32,
-    /// The move played from there (compact code), `None` at the game's end.
+    /// The move played from the first occurrence (compact code), `None`
+    /// when the game ends there.
     pub next_move: Option<u16>,
     /// The result, if decisive or drawn.
     pub result: Option<Outcome>,
@@ -414,7 +438,7 @@ pub struct Hit {
     /// Black's rating.
     pub black_elo: Option<i64>,
     /// The date as stored.
-    pub date: Option<String>,
+    pub date: Option<&'a str>,
 }
 
 /// The first of `plies` (ascending) where `game` really is at `target`;
