@@ -5,11 +5,12 @@
 //! `games_summary` index whole (a fraction of a second per million games),
 //! or the `games` table on a database without it.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use rusqlite::Connection;
 
-use super::search::QueryError;
+use super::search::{has_index, QueryError};
 
 /// One imported input.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -104,29 +105,62 @@ pub fn info(conn: &Connection, path: &Path) -> Result<Info, QueryError> {
         .map_err(&e)?;
     info.problems =
         tally(conn, "SELECT kind, count(*) FROM import_errors GROUP BY kind ORDER BY kind")?;
-    // Dates with a known year sort between '0' and ':'.
-    info.dates = conn
-        .query_row(
-            "SELECT min(date), max(date) FROM games WHERE date >= '0' AND date < ':'",
-            [],
-            |r| Ok(r.get::<_, Option<String>>(0)?.zip(r.get::<_, Option<String>>(1)?)),
-        )
-        .map_err(&e)?;
-    info.events = tally(
-        conn,
-        &format!(
-            "SELECT event, count(*) AS n FROM games WHERE event IS NOT NULL AND event NOT IN ('', '?') \
-             GROUP BY event ORDER BY n DESC, event LIMIT {TOP}"
-        ),
-    )?;
-    info.ecos = tally(
-        conn,
-        &format!(
-            "SELECT eco, count(*) AS n FROM games WHERE eco IS NOT NULL AND eco NOT IN ('', '?') \
-             GROUP BY eco ORDER BY n DESC, eco LIMIT {TOP}"
-        ),
-    )?;
+    // One pass over the dates, ECO codes and events.
+    let from =
+        if has_index(conn, "games_summary")? { "games INDEXED BY games_summary" } else { "games" };
+    let mut st = conn.prepare(&format!("SELECT date, eco, event FROM {from}")).map_err(&e)?;
+    let mut rows = st.query([]).map_err(&e)?;
+    let mut events = Tally::default();
+    let mut ecos = Tally::default();
+    let mut dates: Option<(String, String)> = None;
+    while let Some(r) = rows.next().map_err(&e)? {
+        let text = |i| r.get_ref(i).ok().and_then(|v| v.as_str_or_null().ok().flatten());
+        if let Some(d) =
+            text(0).filter(|d| d.len() >= 4 && d.bytes().take(4).all(|b| b.is_ascii_digit()))
+        {
+            match &mut dates {
+                None => dates = Some((d.to_string(), d.to_string())),
+                Some((first, last)) => {
+                    if d < first.as_str() {
+                        *first = d.to_string();
+                    }
+                    if d > last.as_str() {
+                        *last = d.to_string();
+                    }
+                }
+            }
+        }
+        ecos.add(text(1));
+        events.add(text(2));
+    }
+    info.dates = dates;
+    info.events = events.top(TOP);
+    info.ecos = ecos.top(TOP);
     Ok(info)
+}
+
+/// Counts of text values, unknown ones (`NULL`, empty, `?`) left out.
+#[derive(Debug, Default)]
+struct Tally(HashMap<String, u64>);
+
+impl Tally {
+    fn add(&mut self, value: Option<&str>) {
+        let Some(v) = value.filter(|v| !matches!(*v, "" | "?")) else { return };
+        match self.0.get_mut(v) {
+            Some(n) => *n += 1,
+            None => {
+                self.0.insert(v.to_string(), 1);
+            }
+        }
+    }
+
+    /// The `n` most common values, most first (ties by value).
+    fn top(self, n: usize) -> Vec<(String, u64)> {
+        let mut all: Vec<(String, u64)> = self.0.into_iter().collect();
+        all.sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        all.truncate(n);
+        all
+    }
 }
 
 /// Runs a `SELECT text, count` query.

@@ -390,7 +390,7 @@ const SEEK_GAP: i64 = 256;
 
 /// `true` if the database has the index `name` (databases of schema
 /// version 1 lack the query indexes; queries work without them, slower).
-fn has_index(conn: &Connection, name: &str) -> Result<bool, QueryError> {
+pub(crate) fn has_index(conn: &Connection, name: &str) -> Result<bool, QueryError> {
     conn.query_row(
         "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = ?1",
         [name],
