@@ -112,3 +112,49 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
         e.downcast_ref::<io::Error>().is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::{CommandFactory, Parser};
+
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("pgnindex").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn clap_definitions_are_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn query_command_flags() {
+        assert!(parse(&[
+            "find", "--moves", "e4", "--limit", "5", "--offset", "10", "--format", "json"
+        ])
+        .is_ok());
+        assert!(parse(&["find", "--count", "--limit", "5"]).is_err(), "--count lists nothing");
+        assert!(parse(&["find", "--format", "xml"]).is_err());
+        assert!(parse(&["explore", "--format", "pgn"]).is_err());
+        assert!(parse(&["show"]).is_err(), "show needs an id");
+        assert!(parse(&["show", "7", "--fens", "--format", "json"]).is_ok());
+        assert!(parse(&["export", "-o", "x.pgn", "--eco", "B90"]).is_ok());
+        assert!(parse(&["sql"]).is_err(), "sql needs a query");
+        assert!(parse(&["sql", "SELECT 1", "--write", "--format", "csv"]).is_ok());
+        assert!(parse(&["info", "--format", "json", "--db", "x.db"]).is_ok());
+    }
+
+    #[test]
+    fn query_errors_pick_their_exit_code() {
+        use pgnindex::db::DbError;
+        use pgnindex::query::search::QueryError;
+        let missing = DbError::Missing { path: "x.db".into() };
+        assert_eq!(query_exit_code(&anyhow::Error::from(missing)), 2);
+        assert_eq!(query_exit_code(&anyhow::Error::from(QueryError::NoSuchGame(3))), 1);
+        let output = QueryError::Output(io::Error::other("disk full"));
+        assert_eq!(query_exit_code(&anyhow::Error::from(output)), 2);
+        let bad_fen = pgnindex::query::target::Target::from_fen("x").unwrap_err();
+        assert_eq!(query_exit_code(&anyhow::Error::from(bad_fen)), 1);
+    }
+}
