@@ -32,9 +32,14 @@ fn repo(rel: &str) -> PathBuf {
 fn db() -> &'static str {
     static DB: OnceLock<String> = OnceLock::new();
     DB.get_or_init(|| {
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-            .join(format!("query-tests-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let root = Path::new(env!("CARGO_TARGET_TMPDIR"));
+        // Databases of earlier runs go first.
+        for old in std::fs::read_dir(root).into_iter().flatten().flatten() {
+            if old.file_name().to_string_lossy().starts_with("query-tests-") {
+                let _ = std::fs::remove_dir_all(old.path());
+            }
+        }
+        let dir = root.join(format!("query-tests-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let db = dir.join("q.db");
         pgnindex()
