@@ -166,7 +166,7 @@ pub fn import(
         }
         observer.source(name, size);
         summary.files += 1;
-        let source = match Source::open(name) {
+        let source = match Source::open_streaming(name) {
             Ok(s) => s,
             Err(e) => {
                 observer.unreadable(&e);

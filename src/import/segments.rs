@@ -15,7 +15,7 @@
 use rusqlite::{params, Connection};
 
 /// Segments of one level merged together.
-pub const FANOUT: usize = 8;
+pub const FANOUT: usize = 16;
 /// Rows copied per transaction while merging.
 const MERGE_CHUNK: i64 = 4 << 20;
 /// Position rows per INSERT statement: one statement run per row costs
@@ -306,7 +306,7 @@ mod tests {
             .unwrap()
             .map(Result::unwrap)
             .collect();
-        // 67 batches: one level-2 segment (64), three level-0 ones.
+        // FANOUT² + 3 batches: one level-2 segment, three level-0 ones.
         assert_eq!(levels, [(0, 3), (2, 1)]);
         let tables: i64 = conn
             .query_row(
