@@ -70,8 +70,9 @@ CREATE INDEX tags_game ON tags(game_id);
 --             position;
 --   fen       the position's FEN with import --with-fens, else NULL.
 -- The rows live in segment tables (positions_000001, …), each a WITHOUT
--- ROWID table keyed by (hash, game_id, ply) and filled in key order by one
--- import transaction; the importer merges segments as they accumulate and
+-- ROWID table (hash, game_id, ply_move[, fen]) keyed by its first three
+-- columns, where ply_move = ply * 32768 + next_move (32767 for none), and
+-- filled in key order by one import transaction; the importer merges segments as they accumulate and
 -- rewrites the view. `WHERE hash = ?` on the view searches every segment by
 -- its primary key.
 CREATE TABLE position_segments (
