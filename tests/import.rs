@@ -68,7 +68,7 @@ fn dump(conn: &Connection) -> Vec<String> {
         "SELECT id, event, site, date, round, white, black, result, white_elo, black_elo, eco, \
          opening, time_control, termination, ply_count, start_fen, final_fen, moves, movetext, \
          source_id, source_offset, error, dedupe_key FROM games ORDER BY id",
-        "SELECT game_id, name, value FROM tags ORDER BY game_id, rowid",
+        "SELECT game_id, ord, name, value FROM tags ORDER BY game_id, ord",
         "SELECT hash, game_id, ply, next_move, fen FROM positions ORDER BY hash, game_id, ply",
         "SELECT source_id, game_number, game_id, kind, byte_offset, line, \"column\", message \
          FROM import_errors ORDER BY id",

@@ -91,7 +91,7 @@ pub fn write_segment(
     let sql = |n: usize| {
         let one = if with_fens { "(?,?,?,?)" } else { "(?,?,?)" };
         let values = vec![one; n].join(",");
-        format!("INSERT INTO {name} VALUES {values}")
+        format!("INSERT OR ROLLBACK INTO {name} VALUES {values}")
     };
     let bind =
         |st: &mut rusqlite::Statement<'_>, chunk: &[PendingPosition]| -> rusqlite::Result<()> {
@@ -216,7 +216,7 @@ fn merge(conn: &Connection, level: i64, parts: &[(String, bool)]) -> rusqlite::R
     let columns =
         if with_fens { "hash, game_id, ply_move, fen" } else { "hash, game_id, ply_move" };
     let copy = format!(
-        "INSERT INTO {name} ({columns}) SELECT {columns} FROM ({} ORDER BY 1, 2, 3 LIMIT ?4)",
+        "INSERT OR ROLLBACK INTO {name} ({columns}) SELECT {columns} FROM ({} ORDER BY 1, 2, 3 LIMIT ?4)",
         union.join(" UNION ALL ")
     );
     let last_sql = format!(
