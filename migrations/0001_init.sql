@@ -50,12 +50,15 @@ CREATE TABLE games (
 CREATE INDEX games_dedupe ON games(dedupe_key);
 
 -- Tag pairs that have no column in `games`.
+-- Keyed by (game_id, ord): rows of a game are together and in the order
+-- written, and the key serves lookups by game without a second index.
 CREATE TABLE tags (
     game_id INTEGER NOT NULL REFERENCES games(id),
+    ord     INTEGER NOT NULL,             -- 0.. in the order of the game's tag section
     name    TEXT NOT NULL,
-    value   TEXT NOT NULL
-);
-CREATE INDEX tags_game ON tags(game_id);
+    value   TEXT NOT NULL,
+    PRIMARY KEY (game_id, ord)
+) WITHOUT ROWID;
 
 -- The position index. `positions` is a view with one row per indexed
 -- position of a game: ply 0 is the start position, ply_count the final one.
@@ -70,8 +73,9 @@ CREATE INDEX tags_game ON tags(game_id);
 --             position;
 --   fen       the position's FEN with import --with-fens, else NULL.
 -- The rows live in segment tables (positions_000001, …), each a WITHOUT
--- ROWID table keyed by (hash, game_id, ply) and filled in key order by one
--- import transaction; the importer merges segments as they accumulate and
+-- ROWID table (hash, game_id, ply_move[, fen]) keyed by its first three
+-- columns, where ply_move = ply * 32768 + next_move (32767 for none), and
+-- filled in key order by one import transaction; the importer merges segments as they accumulate and
 -- rewrites the view. `WHERE hash = ?` on the view searches every segment by
 -- its primary key.
 CREATE TABLE position_segments (

@@ -68,7 +68,7 @@ fn dump(conn: &Connection) -> Vec<String> {
         "SELECT id, event, site, date, round, white, black, result, white_elo, black_elo, eco, \
          opening, time_control, termination, ply_count, start_fen, final_fen, moves, movetext, \
          source_id, source_offset, error, dedupe_key FROM games ORDER BY id",
-        "SELECT game_id, name, value FROM tags ORDER BY game_id, rowid",
+        "SELECT game_id, ord, name, value FROM tags ORDER BY game_id, ord",
         "SELECT hash, game_id, ply, next_move, fen FROM positions ORDER BY hash, game_id, ply",
         "SELECT source_id, game_number, game_id, kind, byte_offset, line, \"column\", message \
          FROM import_errors ORDER BY id",
@@ -368,7 +368,7 @@ fn big_input(path: &Path, copies: usize) {
 fn a_killed_import_resumes_to_the_same_database() {
     let dir = tempfile::tempdir().unwrap();
     let pgn = dir.path().join("big.pgn");
-    big_input(&pgn, 20);
+    big_input(&pgn, 12);
     let pgn = pgn.to_str().unwrap();
 
     let clean = dir.path().join("clean.db");
@@ -378,15 +378,30 @@ fn a_killed_import_resumes_to_the_same_database() {
 
     let db = dir.path().join("killed.db");
     let mut killed_midway = 0;
-    for delay in [150, 400, 800] {
+    // Kill once at least this many games are committed (polled), so that
+    // kills land mid-way whatever the machine's speed.
+    for committed in [1, 2500, 6000] {
         std::fs::remove_file(&db).ok();
         let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("pgnindex"))
             .args(["import", "--batch-games", "500", "--db", db.to_str().unwrap(), pgn])
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        std::thread::sleep(Duration::from_millis(delay));
-        child.kill().unwrap(); // SIGKILL
+        loop {
+            std::thread::sleep(Duration::from_millis(10));
+            if child.try_wait().unwrap().is_some() {
+                break;
+            }
+            let games =
+                Connection::open_with_flags(&db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+                    .ok()
+                    .and_then(|c| c.query_row("SELECT count(*) FROM games", [], |r| r.get(0)).ok())
+                    .unwrap_or(0i64);
+            if games >= committed {
+                break;
+            }
+        }
+        child.kill().ok(); // SIGKILL
         let status = child.wait().unwrap();
         let conn = Connection::open(&db).unwrap();
         if count(&conn, "SELECT count(*) FROM sqlite_master WHERE name = 'games'") == 0 {

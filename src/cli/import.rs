@@ -54,7 +54,8 @@ pub struct ImportArgs {
     /// Stop at the first bad game (exit status 1).
     #[arg(long)]
     strict: bool,
-    /// Print nothing but the summary and errors.
+    /// Print nothing but the summary line (bad games are still in the
+    /// import_errors table; errors that stop the import are printed).
     #[arg(long)]
     quiet: bool,
     /// Read moves with this language's piece letters only.
@@ -68,6 +69,7 @@ pub struct ImportArgs {
 /// The progress bar (hidden when not wanted).
 struct Progress {
     bar: ProgressBar,
+    quiet: bool,
     /// Bytes of the finished sources.
     done: u64,
     size: Option<u64>,
@@ -92,6 +94,9 @@ impl Observer for Progress {
     }
 
     fn already_imported(&mut self, name: &InputName) {
+        if self.quiet {
+            return;
+        }
         self.bar.suspend(|| {
             eprintln!("pgnindex: {name}: already imported (same content); --force imports it again")
         });
@@ -146,9 +151,9 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<ExitCode> {
     };
     let shown = Arc::new(Mutex::new(0usize));
     let problems = {
-        let (bar, shown) = (bar.clone(), Arc::clone(&shown));
+        let (bar, shown, quiet) = (bar.clone(), Arc::clone(&shown), args.quiet);
         Box::new(move |problem: Problem| {
-            if !problem.is_error {
+            if !problem.is_error || quiet {
                 return;
             }
             let mut n = shown.lock().unwrap_or_else(|e| e.into_inner());
@@ -160,7 +165,7 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<ExitCode> {
             }
         })
     };
-    let mut progress = Progress { bar: bar.clone(), done: 0, size: None };
+    let mut progress = Progress { bar: bar.clone(), quiet: args.quiet, done: 0, size: None };
     let summary = pipeline::import(&path, &args.inputs, &pool, options, &mut progress, problems);
     bar.finish_and_clear();
     let summary = summary?;

@@ -13,6 +13,9 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0002_query_indexes.sql"),
 ];
 
+/// Page size of new databases.
+const PAGE_SIZE: i64 = 16384;
+
 /// The schema version this binary writes (`PRAGMA user_version`).
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
@@ -76,6 +79,10 @@ pub fn open_for_write(path: &Path) -> Result<Connection, DbError> {
     let conn = Connection::open(path).map_err(sqlite(path))?;
     conn.busy_timeout(std::time::Duration::from_secs(30)).map_err(sqlite(path))?;
     check_is_sqlite(&conn, path)?;
+    // 16 KiB pages: measured fastest for the import (fewer page splits and
+    // log frames than 4 KiB; 32 and 64 KiB were slower) and smallest on disk.
+    // Takes effect only when the file is created.
+    conn.pragma_update(None, "page_size", PAGE_SIZE).map_err(sqlite(path))?;
     conn.pragma_update(None, "journal_mode", "WAL").map_err(sqlite(path))?;
     conn.pragma_update(None, "synchronous", "NORMAL").map_err(sqlite(path))?;
     migrate(&conn, path)?;

@@ -28,8 +28,9 @@ const BLOCK: usize = 8 << 20;
 const MAX_BLOCK: usize = 1 << 30;
 /// Chunks handed to one worker at a time.
 const CHUNK: usize = 1 << 20;
-/// Chunks waiting for the writer.
-const CHANNEL: usize = 8;
+/// Chunks waiting for the writer (each about 4 MB of rows): enough for
+/// the workers to go on while the writer commits a batch.
+const CHANNEL: usize = 32;
 
 /// Everything an import can be asked.
 #[derive(Debug, Clone, Copy, Default)]
@@ -166,7 +167,7 @@ pub fn import(
         }
         observer.source(name, size);
         summary.files += 1;
-        let source = match Source::open(name) {
+        let source = match Source::open_streaming(name) {
             Ok(s) => s,
             Err(e) => {
                 observer.unreadable(&e);

@@ -157,13 +157,22 @@ impl std::fmt::Debug for Writer {
     }
 }
 
-const INSERT_GAME: &str = "INSERT INTO games (id, event, site, date, round, white, black, result, \
+const INSERT_GAME: &str =
+    "INSERT OR ROLLBACK INTO games (id, event, site, date, round, white, black, result, \
     white_elo, black_elo, eco, opening, time_control, termination, ply_count, start_fen, \
     final_fen, moves, movetext, source_id, source_offset, error, dedupe_key) VALUES \
     (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, \
     ?21, ?22, ?23)";
-const INSERT_TAG: &str = "INSERT INTO tags (game_id, name, value) VALUES (?1, ?2, ?3)";
-const INSERT_ERROR: &str = "INSERT INTO import_errors (source_id, game_number, game_id, kind, \
+// Every INSERT of the import says OR ROLLBACK: a failing statement
+// (disk full, say) ends the whole transaction anyway, and a statement that
+// can only roll back the transaction needs no statement journal — with
+// one, SQLite copies every already-dirty page a statement touches (the
+// last page of `games`, for each game) into the journal first.
+
+const INSERT_TAG: &str =
+    "INSERT OR ROLLBACK INTO tags (game_id, ord, name, value) VALUES (?1, ?2, ?3, ?4)";
+const INSERT_ERROR: &str =
+    "INSERT OR ROLLBACK INTO import_errors (source_id, game_number, game_id, kind, \
     byte_offset, line, \"column\", message) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
 const SAME_KEY: &str = "SELECT white, black, date, event, round, result, start_fen, moves \
     FROM games WHERE dedupe_key = ?1";
@@ -445,8 +454,8 @@ impl Writer {
             .map_err(|e| self.sqlite(e))?;
         if !game.tags.is_empty() {
             let mut st = self.conn.prepare_cached(INSERT_TAG).map_err(|e| self.sqlite(e))?;
-            for (name, value) in &game.tags {
-                st.execute(params![id, name, value])
+            for (ord, (name, value)) in game.tags.iter().enumerate() {
+                st.execute(params![id, ord as i64, name, value])
                     .map_err(|e| WriteError::Sqlite { path: self.path.clone(), source: e })?;
             }
         }

@@ -330,8 +330,21 @@ impl Source {
         Source::open_with(name, MMAP_MIN_LEN)
     }
 
+    /// [`Source::open`], but a plain file is streamed through a bounded
+    /// buffer (like a compressed one) instead of memory-mapped: the mapped
+    /// pages of a big file count as resident memory, read blocks do not stay.
+    /// Costs one copy of the bytes; the import uses it to keep its memory
+    /// bounded whatever the file size.
+    ///
+    /// # Errors
+    /// As [`Source::open`].
+    pub fn open_streaming(name: &InputName) -> Result<Source, SourceError> {
+        Source::open_with(name, u64::MAX)
+    }
+
     /// [`Source::open`] with the size from which regular files are mapped
-    /// chosen by the caller (tests map tiny files this way).
+    /// chosen by the caller (tests map tiny files this way; `u64::MAX`
+    /// streams files of 1 MiB or more).
     fn open_with(name: &InputName, mmap_min_len: u64) -> Result<Source, SourceError> {
         let path = match name {
             InputName::Stdin => {
@@ -352,6 +365,9 @@ impl Source {
         let Some(len) = plain_len else {
             return Source::stream(name.clone(), len, prefix, file);
         };
+        if mmap_min_len == u64::MAX && len >= MMAP_MIN_LEN {
+            return Source::stream(name.clone(), Some(len), prefix, file);
+        }
         let (data, len) = if len > 0 && len >= mmap_min_len {
             match map_file(&file) {
                 Some(map) => (Data::Mapped(map), len),
