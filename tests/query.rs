@@ -452,9 +452,10 @@ fn a_key_collision_never_shows_a_wrong_game() {
         .success();
     let segment =
         String::from_utf8_lossy(&segment.get_output().stdout).lines().nth(1).unwrap().to_string();
+    // Segments pack ply and next move as ply * 32768 + move (32767: none).
     let forge = format!(
-        "INSERT INTO {segment} (hash, game_id, ply, next_move) VALUES ({key}, {stranger}, 3, NULL); \
-         INSERT INTO {segment} (hash, game_id, ply, next_move) VALUES ({key}, {}, 1, NULL)",
+        "INSERT INTO {segment} (hash, game_id, ply_move) VALUES ({key}, {stranger}, 3 * 32768 + 32767); \
+         INSERT INTO {segment} (hash, game_id, ply_move) VALUES ({key}, {}, 1 * 32768 + 32767)",
         hits[0].0
     );
     pgnindex().args(["sql", "--write", &forge, "--db", &copy]).assert().success();

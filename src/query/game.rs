@@ -100,7 +100,7 @@ impl Game {
     /// [`QueryError::Sqlite`].
     pub fn load_tags(&mut self, conn: &Connection) -> Result<(), QueryError> {
         let mut st = conn
-            .prepare_cached("SELECT name, value FROM tags WHERE game_id = ?1 ORDER BY rowid")
+            .prepare_cached("SELECT name, value FROM tags WHERE game_id = ?1 ORDER BY ord")
             .map_err(QueryError::sqlite(conn))?;
         self.tags = st
             .query_map([self.id], |r| Ok((r.get(0)?, r.get(1)?)))

@@ -99,16 +99,18 @@ pub struct FindStats {
 
 impl Search {
     /// The hits of the target (required) that pass the filters, ordered
-    /// by game id and ply: `(game_id, ply)` rows. Only these small rows
-    /// are sorted; the games are read afterwards, one by one.
+    /// by game id: `(game_id, ply)` rows. Each segment of the `positions`
+    /// view yields its hits in game order, so SQLite merges them as a
+    /// stream (ordering by ply too would sort within each game: the caller
+    /// does that). The games are read afterwards, one by one.
     fn hits_sql(&self, target: &Target) -> (String, Vec<Value>) {
         let filters = self.filters.to_sql();
         let sql = if self.filters.is_empty() {
-            "SELECT game_id, ply FROM positions WHERE hash = ? ORDER BY game_id, ply".to_string()
+            "SELECT game_id, ply FROM positions WHERE hash = ? ORDER BY game_id".to_string()
         } else {
             format!(
                 "SELECT p.game_id, p.ply FROM positions AS p JOIN games AS g ON g.id = p.game_id \
-                 WHERE p.hash = ?{} ORDER BY p.game_id, p.ply",
+                 WHERE p.hash = ?{} ORDER BY p.game_id",
                 filters.sql
             )
         };
@@ -192,6 +194,7 @@ impl Search {
                 }
                 plies.push(hit.1);
             }
+            plies.sort_unstable();
             if page.limit.is_some_and(|l| stats.returned >= l) {
                 stats.more = true;
                 break;
