@@ -495,3 +495,33 @@ fn a_killed_import_resumes_to_the_same_database() {
     }
     assert!(killed_midway > 0, "no kill landed in the middle of the import");
 }
+
+#[test]
+fn compressed_files_and_stdin() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read(games_dir().join("otb/twic-01-232games.pgn")).unwrap();
+    let gz = dir.path().join("games.pgn.gz");
+    let mut encoder =
+        flate2::write::GzEncoder::new(std::fs::File::create(&gz).unwrap(), Default::default());
+    std::io::Write::write_all(&mut encoder, &text).unwrap();
+    encoder.finish().unwrap();
+
+    let db = dir.path().join("gz.db");
+    let (code, stderr) = import(&db, &[gz.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("232 games imported"), "{stderr}");
+
+    let db = dir.path().join("stdin.db");
+    let out = pgnindex()
+        .args(["import", "--db", db.to_str().unwrap(), "-"])
+        .write_stdin(text)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("232 games imported"));
+    let conn = Connection::open(&db).unwrap();
+    let source: Vec<String> =
+        query(&conn, "SELECT path || ' ' || coalesce(fingerprint, 'none') FROM sources");
+    assert_eq!(source, ["- none"]);
+    assert_eq!(count(&conn, "SELECT count(*) FROM games"), 232);
+}
