@@ -50,9 +50,12 @@ fn fnv(keys: impl IntoIterator<Item = u64>) -> u64 {
     h
 }
 
-fn reference(pgn: &Path) -> Vec<serde_json::Value> {
-    let rel = pgn.strip_prefix(root().join("fixtures/pgn")).unwrap();
-    let path = root().join("fixtures/groundtruth").join(format!("{}.jsonl.gz", rel.display()));
+/// The python-chess records of a file below a `games` directory (the
+/// reference covers every file of the shared corpus's `games/`).
+fn reference(games: &Path, pgn: &Path) -> Vec<serde_json::Value> {
+    let rel = pgn.strip_prefix(games).unwrap();
+    let path =
+        root().join("fixtures/groundtruth/games").join(format!("{}.jsonl.gz", rel.display()));
     let mut text = String::new();
     flate2::read::GzDecoder::new(std::fs::File::open(&path).unwrap())
         .read_to_string(&mut text)
@@ -91,9 +94,30 @@ fn dump(conn: &Connection) -> Vec<String> {
 
 #[test]
 fn fixture_games_match_python_chess_exactly() {
+    let plies = import_matches_reference(&games_dir(), 7);
+    assert!(plies > 80_000, "{plies}");
+}
+
+/// Imports the whole shared corpus (`../shared/corpus/games`, 17,375
+/// games) and checks every game against the reference, as CI does.
+#[test]
+#[ignore = "reads ../shared/corpus (run by .ci/run)"]
+fn shared_corpus_games_match_python_chess_exactly() {
+    let games = root().join("../shared/corpus/games").canonicalize().expect("../shared/corpus");
+    let plies = import_matches_reference(&games, 0);
+    assert!(plies > 1_400_000, "{plies}");
+}
+
+/// Imports `games` (with `--keep-duplicates`, so that the database holds
+/// every game the reference lists) and compares every stored game with
+/// python-chess: headers, plies, final FEN, canonical SAN, the Polyglot key
+/// of every ply and the UCI move played from it. Games of other variants
+/// are not stored and are skipped in the reference. Returns the plies
+/// checked. `files`, if not 0, is the number of input files expected.
+fn import_matches_reference(games: &Path, files: usize) -> i64 {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("t.db");
-    let (code, stderr) = import(&db, &["--keep-duplicates", games_dir().to_str().unwrap()]);
+    let (code, stderr) = import(&db, &["--keep-duplicates", games.to_str().unwrap()]);
     assert_eq!(code, 0, "{stderr}");
     let conn = Connection::open(&db).unwrap();
     let sources: Vec<(i64, String)> = {
@@ -101,10 +125,28 @@ fn fixture_games_match_python_chess_exactly() {
         let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
         rows.map(Result::unwrap).collect()
     };
-    assert_eq!(sources.len(), 7);
+    if files > 0 {
+        assert_eq!(sources.len(), files);
+    }
+    // Every position row, by game, in ply order.
+    let mut positions: std::collections::HashMap<i64, Vec<(i64, Option<i64>)>> =
+        std::collections::HashMap::new();
+    {
+        let mut st = conn
+            .prepare("SELECT game_id, hash, next_move FROM positions ORDER BY game_id, ply")
+            .unwrap();
+        let mut rows = st.query([]).unwrap();
+        while let Some(r) = rows.next().unwrap() {
+            let id: i64 = r.get(0).unwrap();
+            positions.entry(id).or_default().push((r.get(1).unwrap(), r.get(2).unwrap()));
+        }
+    }
     let mut checked_plies = 0;
     for (source_id, path) in sources {
-        let expected = reference(Path::new(&path));
+        let expected: Vec<serde_json::Value> = reference(games, Path::new(&path))
+            .into_iter()
+            .filter(|r| is_chess(r["variant"].as_str()))
+            .collect();
         let mut st = conn
             .prepare(
                 "SELECT id, white, black, ply_count, final_fen, moves, error FROM games \
@@ -124,23 +166,18 @@ fn fixture_games_match_python_chess_exactly() {
             let (id, white, black, plies, final_fen, moves, error) = game;
             let at = format!("{path} game {}", reference["index"]);
             assert_eq!(error, &None, "{at}");
-            assert_eq!(white.as_deref(), reference["headers"]["White"].as_str(), "{at}");
-            assert_eq!(black.as_deref(), reference["headers"]["Black"].as_str(), "{at}");
+            let header = |name: &str| reference["headers"][name].as_str().map(unescape);
+            assert_eq!(white, &header("White"), "{at}");
+            assert_eq!(black, &header("Black"), "{at}");
             assert_eq!(*plies, reference["plies"].as_i64().unwrap(), "{at}");
             assert_eq!(final_fen, reference["final_fen"].as_str().unwrap(), "{at}");
             assert_eq!(moves, reference["moves_san"].as_str().unwrap(), "{at}");
-            let hashes: Vec<i64> = query(
-                &conn,
-                &format!("SELECT hash FROM positions WHERE game_id = {id} ORDER BY ply"),
-            );
-            assert_eq!(hashes.len() as i64, plies + 1, "{at}: one position per ply");
-            let digest = format!("{:016x}", fnv(hashes.iter().map(|&h| h as u64)));
+            let rows = positions.get(id).map_or(&[][..], Vec::as_slice);
+            assert_eq!(rows.len() as i64, plies + 1, "{at}: one position per ply");
+            let digest = format!("{:016x}", fnv(rows.iter().map(|&(h, _)| h as u64)));
             assert_eq!(digest, reference["keys_fnv"].as_str().unwrap(), "{at}: Polyglot keys");
             // next_move is the UCI move played from each position.
-            let next: Vec<Option<i64>> = query(
-                &conn,
-                &format!("SELECT next_move FROM positions WHERE game_id = {id} ORDER BY ply"),
-            );
+            let next: Vec<Option<i64>> = rows.iter().map(|&(_, m)| m).collect();
             let uci: Vec<String> = next
                 .iter()
                 .flatten()
@@ -154,7 +191,6 @@ fn fixture_games_match_python_chess_exactly() {
             checked_plies += plies;
         }
     }
-    assert!(checked_plies > 80_000, "{checked_plies}");
     // Lookups by hash use the primary key.
     let plan: Vec<String> = {
         let mut st = conn
@@ -168,6 +204,33 @@ fn fixture_games_match_python_chess_exactly() {
             && plan.iter().any(|p| p.contains("USING PRIMARY KEY (hash=?)")),
         "{plan:?}"
     );
+    checked_plies
+}
+
+/// A tag value as PGN means it: python-chess keeps `\\` and `\"` as
+/// written; we unescape them.
+fn unescape(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    let mut chars = raw.chars();
+    while let Some(c) = chars.next() {
+        match (c, chars.clone().next()) {
+            ('\\', Some(next @ ('\\' | '"'))) => {
+                out.push(next);
+                chars.next();
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// The Variant tag values that mean chess or Chess960 (others are not
+/// stored).
+fn is_chess(variant: Option<&str>) -> bool {
+    let Some(v) = variant else { return true };
+    let v = v.to_ascii_lowercase().replace([' ', '-', '_'], "");
+    ["standard", "chess960", "fischerandom", "fischerrandom", "fromposition", "normal", "chess"]
+        .contains(&v.as_str())
 }
 
 #[test]
@@ -431,4 +494,34 @@ fn a_killed_import_resumes_to_the_same_database() {
         assert!(resumed == clean_dump, "a resumed import equals a clean one");
     }
     assert!(killed_midway > 0, "no kill landed in the middle of the import");
+}
+
+#[test]
+fn compressed_files_and_stdin() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read(games_dir().join("otb/twic-01-232games.pgn")).unwrap();
+    let gz = dir.path().join("games.pgn.gz");
+    let mut encoder =
+        flate2::write::GzEncoder::new(std::fs::File::create(&gz).unwrap(), Default::default());
+    std::io::Write::write_all(&mut encoder, &text).unwrap();
+    encoder.finish().unwrap();
+
+    let db = dir.path().join("gz.db");
+    let (code, stderr) = import(&db, &[gz.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("232 games imported"), "{stderr}");
+
+    let db = dir.path().join("stdin.db");
+    let out = pgnindex()
+        .args(["import", "--db", db.to_str().unwrap(), "-"])
+        .write_stdin(text)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("232 games imported"));
+    let conn = Connection::open(&db).unwrap();
+    let source: Vec<String> =
+        query(&conn, "SELECT path || ' ' || coalesce(fingerprint, 'none') FROM sources");
+    assert_eq!(source, ["- none"]);
+    assert_eq!(count(&conn, "SELECT count(*) FROM games"), 232);
 }

@@ -6,6 +6,7 @@
 use xxhash_rust::xxh3::Xxh3;
 
 use super::parallel::LocatedGame;
+use crate::chess::Move;
 use crate::notation::fen;
 use crate::notation::uci::Uci;
 
@@ -164,8 +165,13 @@ impl GameRow {
             // in 16 bits while importing).
             let last = ply_count.min(options.max_ply).min(u32::from(u16::MAX)) as usize;
             for (ply, &key) in record.keys.iter().enumerate().take(last + 1) {
-                let next_move = record.moves.get(ply).map(|m| match m {
-                    Some(m) => Uci::from_move(*m).code(),
+                let next_move = record.moves.get(ply).map(|m| match *m {
+                    // UCI writes castling as king takes rook in Chess960,
+                    // as e1g1 in standard chess.
+                    Some(Move::Castle { king, rook }) if record.chess960 => {
+                        Uci::Normal { from: king, to: rook, promotion: None }.code()
+                    }
+                    Some(m) => Uci::from_move(m).code(),
                     None => Uci::Null.code(),
                 });
                 positions.push(PositionRow { hash: key as i64, ply: ply as u32, next_move });
