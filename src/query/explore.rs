@@ -55,6 +55,19 @@ impl MoveStats {
         }
     }
 
+    /// Adds the counts of `other` (the same move).
+    fn merge(&mut self, other: MoveStats) {
+        self.games += other.games;
+        self.white_wins += other.white_wins;
+        self.draws += other.draws;
+        self.black_wins += other.black_wins;
+        self.elo_sum += other.elo_sum;
+        self.elo_count += other.elo_count;
+        if other.last_date > self.last_date {
+            self.last_date = other.last_date;
+        }
+    }
+
     /// The average rating of the rated players, rounded; `None` if none.
     pub fn avg_elo(&self) -> Option<i64> {
         (self.elo_count > 0).then(|| {
@@ -123,7 +136,18 @@ pub fn explore(conn: &Connection, search: &Search) -> Result<Explorer, QueryErro
             }
         }
     })?;
-    explorer.moves = by_code.into_values().flatten().collect();
+    // One move can have two codes (castling is stored king-takes-rook in
+    // Chess960 games, king two squares in standard ones): one row per move.
+    let mut by_move: HashMap<String, MoveStats> = HashMap::new();
+    for stats in by_code.into_values().flatten() {
+        match by_move.get_mut(&stats.uci) {
+            Some(row) => row.merge(stats),
+            None => {
+                by_move.insert(stats.uci.clone(), stats);
+            }
+        }
+    }
+    explorer.moves = by_move.into_values().collect();
     explorer.moves.sort_by(|a, b| b.games.cmp(&a.games).then_with(|| a.san.cmp(&b.san)));
     Ok(explorer)
 }
@@ -136,8 +160,10 @@ fn describe(pos: &crate::chess::Position, code: u16) -> Option<MoveStats> {
             (!pos.is_check()).then(|| MoveStats::new("--".to_string(), "0000".to_string()))
         }
         uci => {
+            // The move's own UCI, not the stored text: castling reads the
+            // same whichever form it was stored in.
             let m = uci.to_move(pos).ok()?;
-            Some(MoveStats::new(san::to_san(pos, m), uci.to_string()))
+            Some(MoveStats::new(san::to_san(pos, m), Uci::from_move(m).to_string()))
         }
     }
 }
@@ -168,5 +194,31 @@ mod tests {
         assert!(describe(&start, "e2e5".parse::<Uci>().unwrap().code()).is_none());
         assert!(describe(&start, 4095 + 4096 * 7).is_none(), "no move has this code");
         assert_eq!(describe(&start, 0).unwrap().san, "--");
+        // Castling stored king-takes-rook (Chess960 games) reads as e1g1.
+        let pos = crate::notation::fen::parse_position(
+            "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1",
+        )
+        .unwrap();
+        let e1h1 = describe(&pos, "e1h1".parse::<Uci>().unwrap().code()).unwrap();
+        let e1g1 = describe(&pos, "e1g1".parse::<Uci>().unwrap().code()).unwrap();
+        assert_eq!((e1h1.san.as_str(), e1h1.uci.as_str()), ("O-O", "e1g1"));
+        assert_eq!(e1h1, e1g1);
+    }
+
+    #[test]
+    fn merging_adds_counts_and_keeps_the_last_date() {
+        let mut a = MoveStats::new("O-O".into(), "e1g1".into());
+        a.games = 2;
+        a.draws = 1;
+        a.last_date = Some("2020.01.01".into());
+        let mut b = MoveStats::new("O-O".into(), "e1g1".into());
+        b.games = 3;
+        b.white_wins = 3;
+        b.elo_sum = 5000;
+        b.elo_count = 2;
+        b.last_date = Some("2021.??.??".into());
+        a.merge(b);
+        assert_eq!((a.games, a.white_wins, a.draws, a.avg_elo()), (5, 3, 1, Some(2500)));
+        assert_eq!(a.last_date.as_deref(), Some("2021.??.??"));
     }
 }
