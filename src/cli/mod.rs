@@ -1,9 +1,16 @@
 //! Command-line interface: clap argument structs (pure data) and the glue
 //! that runs each subcommand. No chess rules or SQL here.
 
+mod explore;
+mod export;
+mod find;
 mod games;
 mod import;
+mod info;
 mod perft;
+mod query_args;
+mod show;
+mod sql;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -32,18 +39,41 @@ enum Command {
     /// Import PGN files into the SQLite database (created if missing):
     /// headers, moves, and every position by Polyglot key.
     Import(import::ImportArgs),
+    /// Find games by position (--fen, --epd, --moves) and headers; list
+    /// them, count them or print them as PGN.
+    Find(find::FindArgs),
+    /// The moves played from a position (default: the start), with games,
+    /// results, average rating and last date.
+    Explore(explore::ExploreArgs),
+    /// One game as PGN (export format) or JSON.
+    Show(show::ShowArgs),
+    /// Every game that matches a position and filters, as PGN.
+    Export(export::ExportArgs),
+    /// What a database holds: games, positions, sources, errors, dates.
+    Info(info::InfoArgs),
+    /// Run SQL on the database (read-only unless --write), with the
+    /// functions polyglot_key(fen), fen_at(game_id, ply), san_to_uci(fen, san).
+    Sql(sql::SqlArgs),
 }
 
-/// Runs the command line and maps the result to an exit code: 0 on success,
-/// 2 on a usage or input error (printed as one line on stderr). A closed
+/// Runs the command line and maps the result to an exit code: 0 on success;
+/// on an error (printed as one line on stderr) 2 for a usage or input
+/// error, and for the query commands 1 for a bad query or a missing game,
+/// 2 for a missing or unreadable database (or unwritable output). A closed
 /// stdout (as with `| head`) is not an error.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
-        Command::Perft(args) => perft::run(&args),
-        Command::Fens(args) => games::run_fens(&args),
-        Command::Check(args) => games::run_check(&args),
-        Command::Import(args) => import::run(&args),
+    let (result, query) = match cli.command {
+        Command::Perft(args) => (perft::run(&args), false),
+        Command::Fens(args) => (games::run_fens(&args), false),
+        Command::Check(args) => (games::run_check(&args), false),
+        Command::Import(args) => (import::run(&args), false),
+        Command::Find(args) => (find::run(&args), true),
+        Command::Explore(args) => (explore::run(&args), true),
+        Command::Show(args) => (show::run(&args), true),
+        Command::Export(args) => (export::run(&args), true),
+        Command::Info(args) => (info::run(&args), true),
+        Command::Sql(args) => (sql::run(&args), true),
     };
     match result {
         Ok(code) => code,
@@ -53,8 +83,27 @@ pub fn main() -> ExitCode {
             }
             let _ = io::stdout().flush();
             eprintln!("pgnindex: error: {err:#}");
-            ExitCode::from(2)
+            ExitCode::from(if query { query_exit_code(&err) } else { 2 })
         }
+    }
+}
+
+/// The exit code of a failed query command: 2 when the database is
+/// missing or cannot be read, or the output cannot be written; 1 for the
+/// rest (a bad position, filter or SQL statement, no such game).
+fn query_exit_code(err: &anyhow::Error) -> u8 {
+    let database_or_io = err.chain().any(|e| {
+        e.is::<pgnindex::db::DbError>()
+            || e.is::<io::Error>()
+            || matches!(
+                e.downcast_ref::<pgnindex::query::search::QueryError>(),
+                Some(pgnindex::query::search::QueryError::Sqlite { .. })
+            )
+    });
+    if database_or_io {
+        2
+    } else {
+        1
     }
 }
 
@@ -62,4 +111,50 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|e| {
         e.downcast_ref::<io::Error>().is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::{CommandFactory, Parser};
+
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("pgnindex").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn clap_definitions_are_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn query_command_flags() {
+        assert!(parse(&[
+            "find", "--moves", "e4", "--limit", "5", "--offset", "10", "--format", "json"
+        ])
+        .is_ok());
+        assert!(parse(&["find", "--count", "--limit", "5"]).is_err(), "--count lists nothing");
+        assert!(parse(&["find", "--format", "xml"]).is_err());
+        assert!(parse(&["explore", "--format", "pgn"]).is_err());
+        assert!(parse(&["show"]).is_err(), "show needs an id");
+        assert!(parse(&["show", "7", "--fens", "--format", "json"]).is_ok());
+        assert!(parse(&["export", "-o", "x.pgn", "--eco", "B90"]).is_ok());
+        assert!(parse(&["sql"]).is_err(), "sql needs a query");
+        assert!(parse(&["sql", "SELECT 1", "--write", "--format", "csv"]).is_ok());
+        assert!(parse(&["info", "--format", "json", "--db", "x.db"]).is_ok());
+    }
+
+    #[test]
+    fn query_errors_pick_their_exit_code() {
+        use pgnindex::db::DbError;
+        use pgnindex::query::search::QueryError;
+        let missing = DbError::Missing { path: "x.db".into() };
+        assert_eq!(query_exit_code(&anyhow::Error::from(missing)), 2);
+        assert_eq!(query_exit_code(&anyhow::Error::from(QueryError::NoSuchGame(3))), 1);
+        let output = QueryError::Output(io::Error::other("disk full"));
+        assert_eq!(query_exit_code(&anyhow::Error::from(output)), 2);
+        let bad_fen = pgnindex::query::target::Target::from_fen("x").unwrap_err();
+        assert_eq!(query_exit_code(&anyhow::Error::from(bad_fen)), 1);
+    }
 }

@@ -8,7 +8,10 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OpenFlags};
 
 /// The schema, one SQL file per version, applied in order.
-const MIGRATIONS: &[&str] = &[include_str!("../../migrations/0001_init.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("../../migrations/0001_init.sql"),
+    include_str!("../../migrations/0002_query_indexes.sql"),
+];
 
 /// Page size of new databases.
 const PAGE_SIZE: i64 = 16384;
@@ -89,10 +92,21 @@ pub fn open_for_write(path: &Path) -> Result<Connection, DbError> {
 /// Opens an existing database read-only (query commands): never creates
 /// a file, refuses a database of an unknown or newer schema.
 pub fn open_read_only(path: &Path) -> Result<Connection, DbError> {
+    open_existing(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
+}
+
+/// Opens an existing database read-write (`sql --write`): never creates a
+/// file and never changes its schema; refuses a database of an unknown or
+/// newer schema.
+pub fn open_read_write(path: &Path) -> Result<Connection, DbError> {
+    open_existing(path, OpenFlags::SQLITE_OPEN_READ_WRITE)
+}
+
+fn open_existing(path: &Path, mode: OpenFlags) -> Result<Connection, DbError> {
     if !path.exists() {
         return Err(DbError::Missing { path: path.to_path_buf() });
     }
-    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let flags = mode | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let conn = Connection::open_with_flags(path, flags).map_err(sqlite(path))?;
     conn.busy_timeout(std::time::Duration::from_secs(30)).map_err(sqlite(path))?;
     check_is_sqlite(&conn, path)?;
@@ -170,6 +184,12 @@ mod tests {
         // Opening again for writing applies nothing twice.
         drop(conn);
         open_for_write(&path).unwrap();
+        // Read-write without creating: writes work, a missing file stays missing.
+        let conn = open_read_write(&path).unwrap();
+        conn.execute("DELETE FROM games", []).unwrap();
+        let missing = dir.path().join("missing.db");
+        assert!(matches!(open_read_write(&missing), Err(DbError::Missing { .. })));
+        assert!(!missing.exists());
     }
 
     #[test]

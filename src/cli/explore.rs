@@ -1,0 +1,134 @@
+//! `pgnindex explore`: the moves played from a position, with counts,
+//! results, average rating and last date.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Args;
+
+use pgnindex::chess::Position;
+use pgnindex::query::explore::{explore, MoveStats};
+use pgnindex::query::format::{Cell, RowFormat, RowWriter};
+use pgnindex::query::search::Search;
+use pgnindex::query::target::Target;
+
+use super::query_args::{self, DbArgs, FilterArgs, PositionArgs, RowsFormat};
+
+/// The columns of `explore` in CSV and JSON.
+pub const COLUMNS: [&str; 11] = [
+    "move",
+    "uci",
+    "games",
+    "white_wins",
+    "draws",
+    "black_wins",
+    "white_pct",
+    "draw_pct",
+    "black_pct",
+    "avg_elo",
+    "last_date",
+];
+
+/// The columns of `explore` as a table.
+const TABLE_COLUMNS: [&str; 10] = [
+    "move",
+    "games",
+    "white%",
+    "draw%",
+    "black%",
+    "white",
+    "draws",
+    "black",
+    "avg_elo",
+    "last_date",
+];
+
+/// Arguments of `explore`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Examples:
+  pgnindex explore
+  pgnindex explore --moves \"1. e4 c5\" --min-elo 2500
+  pgnindex explore --fen \"r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq -\" --format json
+
+Without a position: the standard start position. Counts are per game and by
+position: a game that reaches the position by any move order counts once,
+with the move it played the first time it got there.")]
+pub struct ExploreArgs {
+    #[command(flatten)]
+    db: DbArgs,
+    #[command(flatten)]
+    position: PositionArgs,
+    #[command(flatten)]
+    filters: FilterArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = RowsFormat::Table)]
+    format: RowsFormat,
+}
+
+/// Runs `explore`.
+pub fn run(args: &ExploreArgs) -> anyhow::Result<ExitCode> {
+    let target = args.position.target()?.unwrap_or_else(|| Target::from_position(Position::new()));
+    let search = Search { target: Some(target), filters: args.filters.filters()? };
+    let (conn, _) = args.db.open()?;
+    let explorer = explore(&conn, &search)?;
+    let out = query_args::stdout();
+    let format = RowFormat::from(args.format);
+    if format == RowFormat::Table {
+        let mut rows = RowWriter::new(out, format, query_args::table_style(28), &TABLE_COLUMNS)?;
+        for m in &explorer.moves {
+            rows.row(&table_cells(m))?;
+        }
+        let mut out = rows.finish()?;
+        let mut total = format!("{} games reach the position", explorer.games);
+        if explorer.ended > 0 {
+            total += &format!("; {} end there", explorer.ended);
+        }
+        writeln!(out, "{total}")?;
+        out.flush()?;
+    } else {
+        let mut rows = RowWriter::new(out, format, query_args::table_style(28), &COLUMNS)?;
+        for m in &explorer.moves {
+            rows.row(&cells(m))?;
+        }
+        rows.finish()?;
+    }
+    if explorer.rejected > 0 {
+        eprintln!(
+            "pgnindex: {} games left out: their key matches but their move is not legal here",
+            explorer.rejected
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cells(m: &MoveStats) -> [Cell; 11] {
+    [
+        m.san.as_str().into(),
+        m.uci.as_str().into(),
+        m.games.into(),
+        m.white_wins.into(),
+        m.draws.into(),
+        m.black_wins.into(),
+        m.percent(m.white_wins).into(),
+        m.percent(m.draws).into(),
+        m.percent(m.black_wins).into(),
+        m.avg_elo().into(),
+        m.last_date.clone().into(),
+    ]
+}
+
+fn table_cells(m: &MoveStats) -> [Cell; 10] {
+    [
+        m.san.as_str().into(),
+        m.games.into(),
+        m.percent(m.white_wins).into(),
+        m.percent(m.draws).into(),
+        m.percent(m.black_wins).into(),
+        m.white_wins.into(),
+        m.draws.into(),
+        m.black_wins.into(),
+        m.avg_elo().into(),
+        m.last_date.clone().into(),
+    ]
+}

@@ -1,0 +1,56 @@
+//! `pgnindex export`: every matching game as PGN, streamed.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+
+use pgnindex::query::pgn;
+use pgnindex::query::search::{Page, Search};
+
+use super::query_args::{self, DbArgs, FilterArgs, PositionArgs};
+
+/// Arguments of `export`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Examples:
+  pgnindex export --player carlsen -o carlsen.pgn
+  pgnindex export --moves \"1. d4 Nf6 2. c4 e6 3. Nc3 Bb4\" --since 2020 | gzip > nimzo.pgn.gz
+
+Games are written in id (import) order, in export format (see `show`), one
+at a time: memory stays constant whatever the number of games.")]
+pub struct ExportArgs {
+    #[command(flatten)]
+    db: DbArgs,
+    #[command(flatten)]
+    position: PositionArgs,
+    #[command(flatten)]
+    filters: FilterArgs,
+    /// Write to FILE instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+}
+
+/// Runs `export`.
+pub fn run(args: &ExportArgs) -> anyhow::Result<ExitCode> {
+    let search = Search { target: args.position.target()?, filters: args.filters.filters()? };
+    let (conn, _) = args.db.open()?;
+    let mut out: Box<dyn Write> = match &args.output {
+        Some(path) => query_args::create_output(path)?,
+        None => Box::new(query_args::stdout()),
+    };
+    let stats = search
+        .find(&conn, Page::default(), true, |found| pgn::write_game(&mut out, &found.game))?;
+    out.flush()?;
+    if let Some(path) = &args.output {
+        eprintln!("pgnindex: {} games written to {}", stats.returned, path.display());
+    }
+    if stats.rejected > 0 {
+        eprintln!(
+            "pgnindex: {} games left out: their key matches but they do not reach the position",
+            stats.rejected
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

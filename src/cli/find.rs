@@ -1,0 +1,122 @@
+//! `pgnindex find`: games by position and headers, as a table, CSV, JSON
+//! or PGN, or just their number.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::{Args, ValueEnum};
+
+use pgnindex::query::format::{Cell, RowFormat, RowWriter};
+use pgnindex::query::pgn;
+use pgnindex::query::search::{Found, Page, Search};
+
+use super::query_args::{self, DbArgs, FilterArgs, PositionArgs};
+
+/// The columns of `find`.
+pub const COLUMNS: [&str; 9] =
+    ["id", "white", "black", "result", "date", "event", "eco", "plies", "ply"];
+
+/// Output formats of `find`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FindFormat {
+    /// Aligned columns for a terminal.
+    Table,
+    /// Comma-separated values with a header row.
+    Csv,
+    /// One JSON array of objects.
+    Json,
+    /// The games as PGN.
+    Pgn,
+}
+
+/// Arguments of `find`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Examples:
+  pgnindex find --moves \"1. e4 c5 2. Nf3 d6 3. d4\" --player carlsen
+  pgnindex find --fen \"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -\" --count
+  pgnindex find --eco B90-B99 --since 2020 --min-elo 2600 --format csv --limit 0
+
+Games are listed in id (import) order with the first ply where the position
+occurs. Every listed game was replayed to that ply and compared with the
+position; --count counts games by Polyglot key without replaying.")]
+pub struct FindArgs {
+    #[command(flatten)]
+    db: DbArgs,
+    #[command(flatten)]
+    position: PositionArgs,
+    #[command(flatten)]
+    filters: FilterArgs,
+    /// Show at most N games (0: all).
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    limit: u64,
+    /// Skip the first N matching games.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    offset: u64,
+    /// Print only the number of matching games.
+    #[arg(long, conflicts_with_all = ["limit", "offset", "format"])]
+    count: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = FindFormat::Table)]
+    format: FindFormat,
+}
+
+/// Runs `find`.
+pub fn run(args: &FindArgs) -> anyhow::Result<ExitCode> {
+    let search = Search { target: args.position.target()?, filters: args.filters.filters()? };
+    let (conn, _) = args.db.open()?;
+    let mut out = query_args::stdout();
+    if args.count {
+        writeln!(out, "{}", search.count(&conn)?)?;
+        out.flush()?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let page = Page { offset: args.offset, limit: (args.limit > 0).then_some(args.limit) };
+    let stats = if args.format == FindFormat::Pgn {
+        let stats =
+            search.find(&conn, page, true, |found| pgn::write_game(&mut out, &found.game))?;
+        out.flush()?;
+        stats
+    } else {
+        let format = match args.format {
+            FindFormat::Csv => RowFormat::Csv,
+            FindFormat::Json => RowFormat::Json,
+            _ => RowFormat::Table,
+        };
+        let mut rows = RowWriter::new(out, format, query_args::table_style(28), &COLUMNS)?;
+        let stats = search.find(&conn, page, false, |found| rows.row(&cells(&found)))?;
+        rows.finish()?;
+        stats
+    };
+    if stats.rejected > 0 {
+        eprintln!(
+            "pgnindex: {} games left out: their key matches but they do not reach the position",
+            stats.rejected
+        );
+    }
+    if stats.more && args.format == FindFormat::Table {
+        eprintln!(
+            "pgnindex: first {} games shown; --offset {} for the next ones, --limit 0 for all, \
+             --count for the number",
+            stats.returned,
+            args.offset + stats.returned
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One row of `find`.
+fn cells(found: &Found) -> [Cell; 9] {
+    let g = &found.game;
+    [
+        g.id.into(),
+        g.white.clone().into(),
+        g.black.clone().into(),
+        g.result.clone().into(),
+        g.date.clone().into(),
+        g.event.clone().into(),
+        g.eco.clone().into(),
+        g.ply_count.into(),
+        found.ply.into(),
+    ]
+}

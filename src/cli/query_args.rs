@@ -1,0 +1,228 @@
+//! Arguments shared by the query commands (database, position, header
+//! filters, output format) and the helpers they share (opening the
+//! database, stdout, colour).
+
+use std::io::{self, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use clap::{Args, ValueEnum};
+use rusqlite::Connection;
+
+use pgnindex::db;
+use pgnindex::query::filter::{DateBound, Filters};
+use pgnindex::query::format::{RowFormat, TableStyle};
+use pgnindex::query::target::Target;
+
+/// `--db`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct DbArgs {
+    /// The database (default: $PGNINDEX_DB, else pgnindex.db). Query
+    /// commands never create one.
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+}
+
+impl DbArgs {
+    /// The path asked for.
+    pub fn path(&self) -> PathBuf {
+        db::default_path(self.db.as_deref())
+    }
+
+    /// Opens the database read-only.
+    pub fn open(&self) -> anyhow::Result<(Connection, PathBuf)> {
+        let path = self.path();
+        let conn = db::open_read_only(&path)?;
+        Ok((conn, path))
+    }
+}
+
+/// The position a query is about (at most one of `--fen`, `--epd`,
+/// `--moves`).
+#[derive(Debug, Clone, Default, Args)]
+pub struct PositionArgs {
+    /// Games that pass through this position: a FEN, full or its first
+    /// four fields. Positions match by placement, side to move, castling
+    /// and en-passant rights (not the clocks).
+    #[arg(long, value_name = "FEN", conflicts_with_all = ["epd", "moves"], allow_hyphen_values = true)]
+    pub fen: Option<String>,
+    /// The position of an EPD line (operations ignored).
+    #[arg(long, value_name = "EPD", conflicts_with = "moves", allow_hyphen_values = true)]
+    pub epd: Option<String>,
+    /// The position after these moves, by any move order: SAN in any
+    /// language or UCI, move numbers optional, e.g. "1. e4 c5 2. Nf3".
+    #[arg(long, value_name = "MOVES", allow_hyphen_values = true)]
+    pub moves: Option<String>,
+    /// Play --moves from this FEN instead of the standard start.
+    #[arg(long, value_name = "FEN", requires = "moves", allow_hyphen_values = true)]
+    pub from_fen: Option<String>,
+}
+
+impl PositionArgs {
+    /// The position asked for, if any.
+    pub fn target(&self) -> anyhow::Result<Option<Target>> {
+        Ok(match (&self.fen, &self.epd, &self.moves) {
+            (Some(fen), _, _) => Some(Target::from_fen(fen)?),
+            (_, Some(epd), _) => Some(Target::from_epd(epd)?),
+            (_, _, Some(moves)) => Some(Target::from_moves(moves, self.from_fen.as_deref())?),
+            _ => None,
+        })
+    }
+}
+
+/// Header filters. Names match case-insensitively as substrings.
+#[derive(Debug, Clone, Default, Args)]
+pub struct FilterArgs {
+    /// White's name contains NAME (case-insensitive; `%`, `_` and quotes
+    /// are plain text).
+    #[arg(long, value_name = "NAME", help_heading = "Filters")]
+    pub white: Option<String>,
+    /// Black's name contains NAME.
+    #[arg(long, value_name = "NAME", help_heading = "Filters")]
+    pub black: Option<String>,
+    /// Either player's name contains NAME.
+    #[arg(long, value_name = "NAME", help_heading = "Filters")]
+    pub player: Option<String>,
+    /// The event contains TEXT.
+    #[arg(long, value_name = "TEXT", help_heading = "Filters")]
+    pub event: Option<String>,
+    /// The site contains TEXT.
+    #[arg(long, value_name = "TEXT", help_heading = "Filters")]
+    pub site: Option<String>,
+    /// ECO code (B90), prefix (B, B9) or inclusive range (A00-B99).
+    #[arg(long, value_name = "ECO", help_heading = "Filters")]
+    pub eco: Option<String>,
+    /// The result: 1-0, 0-1, 1/2-1/2 or *.
+    #[arg(long, value_name = "RESULT", help_heading = "Filters", allow_hyphen_values = true)]
+    pub result: Option<String>,
+    /// Both players rated at least N (games without both ratings are left
+    /// out).
+    #[arg(long, value_name = "N", help_heading = "Filters")]
+    pub min_elo: Option<i64>,
+    /// Both players rated at most N.
+    #[arg(long, value_name = "N", help_heading = "Filters")]
+    pub max_elo: Option<i64>,
+    /// Played on or after DATE (YYYY, YYYY.MM or YYYY.MM.DD).
+    #[arg(long, value_name = "DATE", help_heading = "Filters")]
+    pub since: Option<String>,
+    /// Played on or before DATE (a partial date includes its whole period).
+    #[arg(long, value_name = "DATE", help_heading = "Filters")]
+    pub until: Option<String>,
+    /// At least N half-moves in the mainline.
+    #[arg(long, value_name = "N", help_heading = "Filters")]
+    pub min_plies: Option<u32>,
+}
+
+impl FilterArgs {
+    /// The checked filters.
+    pub fn filters(&self) -> anyhow::Result<Filters> {
+        let filters = Filters {
+            white: self.white.clone(),
+            black: self.black.clone(),
+            player: self.player.clone(),
+            event: self.event.clone(),
+            site: self.site.clone(),
+            eco: self.eco.as_deref().map(str::parse).transpose()?,
+            result: self.result.as_deref().map(str::parse).transpose()?,
+            min_elo: self.min_elo,
+            max_elo: self.max_elo,
+            since: self.since.as_deref().map(|d| DateBound::parse("since", d)).transpose()?,
+            until: self.until.as_deref().map(|d| DateBound::parse("until", d)).transpose()?,
+            min_plies: self.min_plies,
+        };
+        filters.check()?;
+        Ok(filters)
+    }
+}
+
+/// Rows as a table, CSV or JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RowsFormat {
+    /// Aligned columns for a terminal.
+    Table,
+    /// Comma-separated values with a header row.
+    Csv,
+    /// One JSON array of objects.
+    Json,
+}
+
+impl From<RowsFormat> for RowFormat {
+    fn from(f: RowsFormat) -> RowFormat {
+        match f {
+            RowsFormat::Table => RowFormat::Table,
+            RowsFormat::Csv => RowFormat::Csv,
+            RowsFormat::Json => RowFormat::Json,
+        }
+    }
+}
+
+/// `true` if stdout may be coloured: a terminal, and `NO_COLOR` unset or
+/// empty.
+pub fn color() -> bool {
+    io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+/// The table style for stdout, cutting text at `max_width` characters.
+pub fn table_style(max_width: usize) -> TableStyle {
+    TableStyle { color: color(), max_width }
+}
+
+/// Buffered, locked stdout.
+pub fn stdout() -> io::BufWriter<io::StdoutLock<'static>> {
+    io::BufWriter::with_capacity(1 << 16, io::stdout().lock())
+}
+
+/// Creates `path` for writing (`-o FILE`).
+pub fn create_output(path: &Path) -> anyhow::Result<Box<dyn Write>> {
+    let file = std::fs::File::create(path)
+        .with_context(|| format!("{}: cannot create the output file", path.display()))?;
+    Ok(Box::new(io::BufWriter::with_capacity(1 << 16, file)))
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Debug, Parser)]
+    struct T {
+        #[command(flatten)]
+        position: PositionArgs,
+        #[command(flatten)]
+        filters: FilterArgs,
+    }
+
+    fn parse(args: &[&str]) -> Result<T, clap::Error> {
+        T::try_parse_from(std::iter::once("t").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn one_position_at_most() {
+        assert!(parse(&["--fen", "8/8/8/8/8/8/8/K6k w - -"]).is_ok());
+        assert!(parse(&["--moves", "e4", "--from-fen", "startpos"]).is_ok());
+        assert!(parse(&["--fen", "x", "--moves", "e4"]).is_err());
+        assert!(parse(&["--epd", "x", "--moves", "e4"]).is_err());
+        assert!(parse(&["--fen", "x", "--epd", "y"]).is_err());
+        assert!(parse(&["--from-fen", "x"]).is_err(), "--from-fen needs --moves");
+        let t = parse(&["--moves", "1. e4 c5"]).unwrap();
+        assert!(t.position.target().unwrap().is_some());
+        assert!(parse(&[]).unwrap().position.target().unwrap().is_none());
+    }
+
+    #[test]
+    fn filters_are_checked() {
+        let t = parse(&["--white", "Carlsen", "--eco", "B9", "--result", "1-0", "--since", "2020"])
+            .unwrap();
+        let f = t.filters.filters().unwrap();
+        assert_eq!(f.white.as_deref(), Some("Carlsen"));
+        assert_eq!(f.eco.unwrap().last, "B99");
+        let bad = |args: &[&str]| parse(args).unwrap().filters.filters().unwrap_err().to_string();
+        assert!(bad(&["--eco", "Z00"]).starts_with("--eco: 'Z00'"));
+        assert!(bad(&["--result", "2-0"]).starts_with("--result: '2-0'"));
+        assert!(bad(&["--until", "yesterday"]).starts_with("--until: 'yesterday'"));
+        assert!(bad(&["--player", ""]).starts_with("--player: the name is empty"));
+        assert!(parse(&["--min-elo", "abc"]).is_err());
+        assert!(parse(&["--result", "0-1"]).is_ok(), "a result may start with a digit or -");
+    }
+}

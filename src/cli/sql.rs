@@ -1,0 +1,98 @@
+//! `pgnindex sql`: the user's SQL on the database, read-only unless
+//! `--write`, with pgnindex's SQL functions.
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use clap::Args;
+
+use pgnindex::db;
+use pgnindex::query::format::{Cell, RowFormat, RowWriter, TableStyle};
+use pgnindex::query::functions;
+use pgnindex::query::sql::{self, ResultSink};
+
+use super::query_args::{self, DbArgs, RowsFormat};
+
+/// Arguments of `sql`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Examples:
+  pgnindex sql \"SELECT eco, count(*) AS n FROM games GROUP BY eco ORDER BY n DESC LIMIT 10\"
+  pgnindex sql \"SELECT game_id, ply FROM positions
+                 WHERE hash = polyglot_key('r1bqkbnr/pppp1ppp/2n5/1B2p3/4P3/5N2/PPPP1PPP/RNBQK2R b KQkq -')\"
+  pgnindex sql \"SELECT id, fen_at(id, 20) FROM games LIMIT 5\" --format csv
+  pgnindex sql --write \"DELETE FROM games WHERE ply_count < 10\"
+
+Functions: polyglot_key(fen) gives the INTEGER stored in positions.hash;
+fen_at(game_id, ply) the FEN after ply moves (by replay); san_to_uci(fen, san)
+the UCI of a move. The schema needs none of them: the database works in any
+SQLite tool. Several statements separated by ';' run in order.")]
+pub struct SqlArgs {
+    /// The SQL to run.
+    query: String,
+    #[command(flatten)]
+    db: DbArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = RowsFormat::Table)]
+    format: RowsFormat,
+    /// Open the database read-write (never created, schema unchanged).
+    #[arg(long)]
+    write: bool,
+}
+
+/// Writes each result set as it comes.
+struct Sink<W: Write> {
+    out: Option<W>,
+    rows: Option<RowWriter<W>>,
+    format: RowFormat,
+    style: TableStyle,
+    sets: u64,
+}
+
+impl<W: Write> ResultSink for Sink<W> {
+    fn begin(&mut self, columns: &[&str]) -> io::Result<()> {
+        let mut out = self.out.take().expect("a result set is not open");
+        if self.sets > 0 && self.format == RowFormat::Table {
+            writeln!(out)?;
+        }
+        self.sets += 1;
+        self.rows = Some(RowWriter::new(out, self.format, self.style, columns)?);
+        Ok(())
+    }
+
+    fn row(&mut self, cells: &[Cell]) -> io::Result<()> {
+        self.rows.as_mut().expect("a result set is open").row(cells)
+    }
+
+    fn end(&mut self) -> io::Result<()> {
+        let rows = self.rows.take().expect("a result set is open");
+        self.out = Some(rows.finish()?);
+        Ok(())
+    }
+}
+
+/// Runs `sql`: exit 1 for SQL that fails.
+pub fn run(args: &SqlArgs) -> anyhow::Result<ExitCode> {
+    let path = args.db.path();
+    let conn = if args.write { db::open_read_write(&path)? } else { db::open_read_only(&path)? };
+    functions::register(&conn, &path)?;
+    let mut sink = Sink {
+        out: Some(query_args::stdout()),
+        rows: None,
+        format: args.format.into(),
+        style: query_args::table_style(100),
+        sets: 0,
+    };
+    let summary = sql::run(&conn, &args.query, &mut sink);
+    // Whatever ran, what was written so far reaches the output.
+    if let Some(rows) = sink.rows.take() {
+        rows.finish()?;
+    } else if let Some(out) = sink.out.as_mut() {
+        out.flush()?;
+    }
+    let summary = summary?;
+    if summary.changes > 0 {
+        eprintln!("pgnindex: {} rows changed", summary.changes);
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,224 @@
+//! The opening explorer: the moves played from a position, with game
+//! counts, results, average rating and last date.
+//!
+//! Counts are per game and by position, not by move order: every game
+//! that reaches the position (by any move order) counts once, with the
+//! move it played the first time it got there. Games that end in the
+//! position count in [`Explorer::games`] but in no move. Hits are found
+//! by key (see [`super::search`]); a move that is not legal in the target
+//! position can only come from a key collision and is dropped with its
+//! games.
+
+use std::collections::HashMap;
+
+use rusqlite::Connection;
+
+use super::search::{Outcome, QueryError, Search};
+use crate::notation::san;
+use crate::notation::uci::Uci;
+
+/// One move of the explorer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MoveStats {
+    /// Canonical SAN with `+`/`#` (`--` for a null move).
+    pub san: String,
+    /// UCI (`0000` for a null move).
+    pub uci: String,
+    /// Games that played it.
+    pub games: u64,
+    /// Of those, won by white.
+    pub white_wins: u64,
+    /// Drawn.
+    pub draws: u64,
+    /// Won by black.
+    pub black_wins: u64,
+    /// Sum of the players' ratings present.
+    pub elo_sum: i64,
+    /// Number of ratings summed.
+    pub elo_count: u64,
+    /// The latest date with a known year (as stored, `??` kept).
+    pub last_date: Option<String>,
+}
+
+impl MoveStats {
+    fn new(san: String, uci: String) -> MoveStats {
+        MoveStats {
+            san,
+            uci,
+            games: 0,
+            white_wins: 0,
+            draws: 0,
+            black_wins: 0,
+            elo_sum: 0,
+            elo_count: 0,
+            last_date: None,
+        }
+    }
+
+    /// Adds the counts of `other` (the same move).
+    fn merge(&mut self, other: MoveStats) {
+        self.games += other.games;
+        self.white_wins += other.white_wins;
+        self.draws += other.draws;
+        self.black_wins += other.black_wins;
+        self.elo_sum += other.elo_sum;
+        self.elo_count += other.elo_count;
+        if other.last_date > self.last_date {
+            self.last_date = other.last_date;
+        }
+    }
+
+    /// The average rating of the rated players, rounded; `None` if none.
+    pub fn avg_elo(&self) -> Option<i64> {
+        (self.elo_count > 0).then(|| {
+            let n = self.elo_count as i64;
+            (self.elo_sum + n / 2).div_euclid(n)
+        })
+    }
+
+    /// `part` of [`MoveStats::games`] in percent, one decimal.
+    pub fn percent(&self, part: u64) -> f64 {
+        if self.games == 0 {
+            return 0.0;
+        }
+        (part as f64 * 1000.0 / self.games as f64).round() / 10.0
+    }
+}
+
+/// The explorer of one position.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Explorer {
+    /// The moves, most played first (ties by SAN).
+    pub moves: Vec<MoveStats>,
+    /// Games that reach the position.
+    pub games: u64,
+    /// Of those, games that end there.
+    pub ended: u64,
+    /// Games left out: their move is not legal in the position.
+    pub rejected: u64,
+}
+
+/// Builds the explorer of `search`'s target (empty without a target).
+///
+/// # Errors
+/// [`QueryError::Sqlite`].
+pub fn explore(conn: &Connection, search: &Search) -> Result<Explorer, QueryError> {
+    let Some(target) = &search.target else { return Ok(Explorer::default()) };
+    let mut by_code: HashMap<u16, Option<MoveStats>> = HashMap::new();
+    let mut explorer = Explorer::default();
+    search.for_each_hit(conn, |hit| {
+        let Some(code) = hit.next_move else {
+            explorer.games += 1;
+            explorer.ended += 1;
+            return;
+        };
+        let entry = by_code.entry(code).or_insert_with(|| describe(&target.position, code));
+        let Some(stats) = entry else {
+            explorer.rejected += 1;
+            return;
+        };
+        explorer.games += 1;
+        stats.games += 1;
+        match hit.result {
+            Some(Outcome::WhiteWins) => stats.white_wins += 1,
+            Some(Outcome::Draw) => stats.draws += 1,
+            Some(Outcome::BlackWins) => stats.black_wins += 1,
+            None => {}
+        }
+        for elo in [hit.white_elo, hit.black_elo].into_iter().flatten() {
+            stats.elo_sum += elo;
+            stats.elo_count += 1;
+        }
+        let known_year = |d: &&str| d.len() >= 4 && d.bytes().take(4).all(|b| b.is_ascii_digit());
+        if let Some(date) = hit.date.filter(known_year) {
+            if stats.last_date.as_deref().is_none_or(|last| date > last) {
+                stats.last_date = Some(date.to_string());
+            }
+        }
+    })?;
+    // One move can have two codes (castling is stored king-takes-rook in
+    // Chess960 games, king two squares in standard ones): one row per move.
+    let mut by_move: HashMap<String, MoveStats> = HashMap::new();
+    for stats in by_code.into_values().flatten() {
+        match by_move.get_mut(&stats.uci) {
+            Some(row) => row.merge(stats),
+            None => {
+                by_move.insert(stats.uci.clone(), stats);
+            }
+        }
+    }
+    explorer.moves = by_move.into_values().collect();
+    explorer.moves.sort_by(|a, b| b.games.cmp(&a.games).then_with(|| a.san.cmp(&b.san)));
+    Ok(explorer)
+}
+
+/// SAN and UCI of the move with `code` in `pos`; `None` if it is not legal
+/// there.
+fn describe(pos: &crate::chess::Position, code: u16) -> Option<MoveStats> {
+    match Uci::from_code(code)? {
+        Uci::Null => {
+            (!pos.is_check()).then(|| MoveStats::new("--".to_string(), "0000".to_string()))
+        }
+        uci => {
+            // The move's own UCI, not the stored text: castling reads the
+            // same whichever form it was stored in.
+            let m = uci.to_move(pos).ok()?;
+            Some(MoveStats::new(san::to_san(pos, m), Uci::from_move(m).to_string()))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn averages_and_percentages_round() {
+        let mut s = MoveStats::new("e4".into(), "e2e4".into());
+        assert_eq!(s.avg_elo(), None);
+        assert_eq!(s.percent(0), 0.0);
+        s.games = 3;
+        s.white_wins = 2;
+        s.elo_sum = 2401 + 2400;
+        s.elo_count = 2;
+        assert_eq!(s.avg_elo(), Some(2401), "2400.5 rounds up");
+        assert_eq!(s.percent(2), 66.7);
+    }
+
+    #[test]
+    fn illegal_codes_are_not_moves() {
+        let start = crate::chess::Position::new();
+        let e4 = "e2e4".parse::<Uci>().unwrap().code();
+        let m = describe(&start, e4).unwrap();
+        assert_eq!((m.san.as_str(), m.uci.as_str()), ("e4", "e2e4"));
+        assert!(describe(&start, "e2e5".parse::<Uci>().unwrap().code()).is_none());
+        assert!(describe(&start, 4095 + 4096 * 7).is_none(), "no move has this code");
+        assert_eq!(describe(&start, 0).unwrap().san, "--");
+        // Castling stored king-takes-rook (Chess960 games) reads as e1g1.
+        let pos = crate::notation::fen::parse_position(
+            "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1",
+        )
+        .unwrap();
+        let e1h1 = describe(&pos, "e1h1".parse::<Uci>().unwrap().code()).unwrap();
+        let e1g1 = describe(&pos, "e1g1".parse::<Uci>().unwrap().code()).unwrap();
+        assert_eq!((e1h1.san.as_str(), e1h1.uci.as_str()), ("O-O", "e1g1"));
+        assert_eq!(e1h1, e1g1);
+    }
+
+    #[test]
+    fn merging_adds_counts_and_keeps_the_last_date() {
+        let mut a = MoveStats::new("O-O".into(), "e1g1".into());
+        a.games = 2;
+        a.draws = 1;
+        a.last_date = Some("2020.01.01".into());
+        let mut b = MoveStats::new("O-O".into(), "e1g1".into());
+        b.games = 3;
+        b.white_wins = 3;
+        b.elo_sum = 5000;
+        b.elo_count = 2;
+        b.last_date = Some("2021.??.??".into());
+        a.merge(b);
+        assert_eq!((a.games, a.white_wins, a.draws, a.avg_elo()), (5, 3, 1, Some(2500)));
+        assert_eq!(a.last_date.as_deref(), Some("2021.??.??"));
+    }
+}

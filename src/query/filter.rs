@@ -1,0 +1,422 @@
+//! Header filters ([`Filters`]) and their SQL: a `WHERE` fragment over the
+//! `games` table (alias `g`) whose every value is a bound parameter, so a
+//! quote, `%` or `_` in a name is matched as text.
+//!
+//! Matching rules:
+//! - names (`white`, `black`, `player`, `event`, `site`): case-insensitive
+//!   substring — `carlsen` matches `Carlsen, Magnus` and `MagnusCarlsen`.
+//!   Case folding is SQLite's `LIKE`: ASCII letters only (`é` ≠ `É`);
+//! - `eco`: one code (`B90`), a range (`A00-B99`, inclusive), or a prefix
+//!   (`B` = `B00-B99`, `B9` = `B90-B99`); codes with a suffix (`B90a`)
+//!   belong to their code;
+//! - `result`: `1-0`, `0-1`, `1/2-1/2` (also `1/2`, `½-½`, `draw`) or `*`;
+//! - `min_elo`/`max_elo`: both players' ratings within the bound; a game
+//!   without both ratings never passes an Elo filter;
+//! - `since`/`until`: PGN dates `YYYY`, `YYYY.MM` or `YYYY.MM.DD` (`-` or
+//!   `/` also separate), inclusive; `until 2020` includes all of 2020.
+//!   Unknown parts of a stored date (`2020.??.??`) count as the earliest
+//!   value (`2020.00.00`), and a game without a known year never passes;
+//! - `min_plies`: the mainline has at least this many half-moves.
+
+use std::fmt::Write;
+
+use rusqlite::types::Value;
+
+/// Why a filter value was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FilterError {
+    /// Not an ECO code, prefix or range.
+    #[error("--eco: '{0}' is not an ECO code (A00 to E99), a prefix (B, B9) or a range (A00-B99)")]
+    Eco(String),
+    /// An ECO range whose start is after its end.
+    #[error("--eco: the range '{0}' is empty (its start is after its end)")]
+    EcoOrder(String),
+    /// Not a result.
+    #[error("--result: '{0}' is not a result (1-0, 0-1, 1/2-1/2 or *)")]
+    Result(String),
+    /// Not a PGN date.
+    #[error("--{flag}: '{value}' is not a date (YYYY, YYYY.MM or YYYY.MM.DD)")]
+    Date {
+        /// `since` or `until`.
+        flag: &'static str,
+        /// The value given.
+        value: String,
+    },
+    /// An empty name.
+    #[error("--{0}: the name is empty")]
+    EmptyName(&'static str),
+}
+
+/// An inclusive range of ECO codes, as the first three characters compare.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EcoRange {
+    /// First code, e.g. `A00`.
+    pub first: String,
+    /// Last code, e.g. `B99`.
+    pub last: String,
+}
+
+impl std::str::FromStr for EcoRange {
+    type Err = FilterError;
+
+    fn from_str(text: &str) -> Result<EcoRange, FilterError> {
+        let err = || FilterError::Eco(text.to_string());
+        let upper = text.trim().to_ascii_uppercase();
+        let bounds = |part: &str| -> Option<(String, String)> {
+            let b = part.as_bytes();
+            let letter_ok = matches!(b.first(), Some(b'A'..=b'E'));
+            if !letter_ok || !b[1..].iter().all(u8::is_ascii_digit) {
+                return None;
+            }
+            match b.len() {
+                1 => Some((format!("{part}00"), format!("{part}99"))),
+                2 => Some((format!("{part}0"), format!("{part}9"))),
+                3 => Some((part.to_string(), part.to_string())),
+                _ => None,
+            }
+        };
+        let (first, last) = match upper.split_once('-') {
+            Some((a, b)) => {
+                let (first, _) = bounds(a.trim()).ok_or_else(err)?;
+                let (_, last) = bounds(b.trim()).ok_or_else(err)?;
+                (first, last)
+            }
+            None => bounds(&upper).ok_or_else(err)?,
+        };
+        if first > last {
+            return Err(FilterError::EcoOrder(text.to_string()));
+        }
+        Ok(EcoRange { first, last })
+    }
+}
+
+/// A game result as stored in `games.result`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResultFilter {
+    /// `1-0`.
+    WhiteWins,
+    /// `0-1`.
+    BlackWins,
+    /// `1/2-1/2`.
+    Draw,
+    /// `*`.
+    Unknown,
+}
+
+impl ResultFilter {
+    /// The stored text.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ResultFilter::WhiteWins => "1-0",
+            ResultFilter::BlackWins => "0-1",
+            ResultFilter::Draw => "1/2-1/2",
+            ResultFilter::Unknown => "*",
+        }
+    }
+}
+
+impl std::str::FromStr for ResultFilter {
+    type Err = FilterError;
+
+    fn from_str(text: &str) -> Result<ResultFilter, FilterError> {
+        Ok(match text.trim().to_ascii_lowercase().as_str() {
+            "1-0" => ResultFilter::WhiteWins,
+            "0-1" => ResultFilter::BlackWins,
+            "1/2-1/2" | "1/2" | "½-½" | "draw" => ResultFilter::Draw,
+            "*" => ResultFilter::Unknown,
+            _ => return Err(FilterError::Result(text.to_string())),
+        })
+    }
+}
+
+/// A PGN date bound: `YYYY`, `YYYY.MM` or `YYYY.MM.DD`, kept in the stored
+/// form (`.` separators, two-digit month and day).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DateBound(String);
+
+impl DateBound {
+    /// Reads a date given to `--since` or `--until` (named `flag` in the
+    /// error).
+    ///
+    /// # Errors
+    /// [`FilterError::Date`] if it is not a date.
+    pub fn parse(flag: &'static str, text: &str) -> Result<DateBound, FilterError> {
+        let err = || FilterError::Date { flag, value: text.to_string() };
+        let parts: Vec<&str> = text.trim().split(['.', '-', '/']).collect();
+        if parts.is_empty() || parts.len() > 3 {
+            return Err(err());
+        }
+        let number = |s: &str, len: std::ops::RangeInclusive<usize>, max: u32| {
+            (len.contains(&s.len()) && s.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| s.parse::<u32>().ok())
+                .flatten()
+                .filter(|&n| n <= max)
+        };
+        let year = number(parts[0], 4..=4, 9999).ok_or_else(err)?;
+        let mut out = format!("{year:04}");
+        for (part, max) in parts[1..].iter().zip([12, 31]) {
+            let n = number(part, 1..=2, max).filter(|&n| n > 0).ok_or_else(err)?;
+            let _ = write!(out, ".{n:02}");
+        }
+        Ok(DateBound(out))
+    }
+
+    /// The bound as stored dates are written (`2020`, `2020.05`, ...).
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Every header filter of a query; `Default` filters nothing.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Filters {
+    /// Substring of the white player's name.
+    pub white: Option<String>,
+    /// Substring of the black player's name.
+    pub black: Option<String>,
+    /// Substring of either player's name.
+    pub player: Option<String>,
+    /// Substring of the event.
+    pub event: Option<String>,
+    /// Substring of the site.
+    pub site: Option<String>,
+    /// ECO codes.
+    pub eco: Option<EcoRange>,
+    /// The result.
+    pub result: Option<ResultFilter>,
+    /// Both players rated at least this.
+    pub min_elo: Option<i64>,
+    /// Both players rated at most this.
+    pub max_elo: Option<i64>,
+    /// Played on or after this date.
+    pub since: Option<DateBound>,
+    /// Played on or before this date (the whole period of a partial date).
+    pub until: Option<DateBound>,
+    /// At least this many half-moves.
+    pub min_plies: Option<u32>,
+}
+
+/// A `WHERE` fragment and its parameters, in order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SqlFilter {
+    /// Conditions, each starting with ` AND `; empty when nothing is
+    /// filtered.
+    pub sql: String,
+    /// One value per `?` of `sql`.
+    pub params: Vec<Value>,
+}
+
+/// The SQL expression of a stored date with unknown parts read as zeros.
+const KNOWN_DATE: &str = "replace(g.date, '?', '0')";
+
+impl Filters {
+    /// `true` if no filter is set.
+    pub fn is_empty(&self) -> bool {
+        *self == Filters::default()
+    }
+
+    /// Checks the names (an empty name would match every game, which is
+    /// surely not what was meant).
+    ///
+    /// # Errors
+    /// [`FilterError::EmptyName`].
+    pub fn check(&self) -> Result<(), FilterError> {
+        let names = [
+            ("white", &self.white),
+            ("black", &self.black),
+            ("player", &self.player),
+            ("event", &self.event),
+            ("site", &self.site),
+        ];
+        for (flag, value) in names {
+            if value.as_deref().is_some_and(|v| v.trim().is_empty()) {
+                return Err(FilterError::EmptyName(flag));
+            }
+        }
+        Ok(())
+    }
+
+    /// The conditions on `games AS g`.
+    pub fn to_sql(&self) -> SqlFilter {
+        let mut f = SqlFilter::default();
+        let like = |name: &str| Value::Text(format!("%{}%", escape_like(name.trim())));
+        for (column, value) in [
+            ("g.white", &self.white),
+            ("g.black", &self.black),
+            ("g.event", &self.event),
+            ("g.site", &self.site),
+        ] {
+            if let Some(v) = value {
+                let _ = write!(f.sql, " AND {column} LIKE ? ESCAPE '\\'");
+                f.params.push(like(v));
+            }
+        }
+        if let Some(v) = &self.player {
+            f.sql += " AND (g.white LIKE ? ESCAPE '\\' OR g.black LIKE ? ESCAPE '\\')";
+            f.params.extend([like(v), like(v)]);
+        }
+        if let Some(eco) = &self.eco {
+            // The end is the last code with its last digit raised by one
+            // (`B99` → `B9:`, as ':' follows '9'), so suffixed codes
+            // (`B99a`) stay with their code.
+            let last = eco.last.as_bytes();
+            let end = format!("{}{}", &eco.last[..2], char::from(last[2] + 1));
+            f.sql += " AND g.eco >= ? AND g.eco < ?";
+            f.params.push(Value::Text(eco.first.clone()));
+            f.params.push(Value::Text(end));
+        }
+        if let Some(r) = self.result {
+            f.sql += " AND g.result = ?";
+            f.params.push(Value::Text(r.as_str().to_string()));
+        }
+        if let Some(n) = self.min_elo {
+            f.sql += " AND g.white_elo >= ? AND g.black_elo >= ?";
+            f.params.extend([Value::Integer(n), Value::Integer(n)]);
+        }
+        if let Some(n) = self.max_elo {
+            f.sql += " AND g.white_elo <= ? AND g.black_elo <= ?";
+            f.params.extend([Value::Integer(n), Value::Integer(n)]);
+        }
+        if self.since.is_some() || self.until.is_some() {
+            f.sql += " AND g.date GLOB '[0-9][0-9][0-9][0-9]*'";
+        }
+        if let Some(d) = &self.since {
+            let _ = write!(f.sql, " AND {KNOWN_DATE} >= ?");
+            f.params.push(Value::Text(d.as_str().to_string()));
+        }
+        if let Some(d) = &self.until {
+            // '~' sorts after digits, '.' and '?': every date of the period.
+            let _ = write!(f.sql, " AND {KNOWN_DATE} <= ?");
+            f.params.push(Value::Text(format!("{}~", d.as_str())));
+        }
+        if let Some(n) = self.min_plies {
+            f.sql += " AND g.ply_count >= ?";
+            f.params.push(Value::Integer(i64::from(n)));
+        }
+        f
+    }
+}
+
+/// Escapes `\`, `%` and `_` for `LIKE ... ESCAPE '\'`.
+fn escape_like(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '\\' | '%' | '_') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use rusqlite::Connection;
+
+    use super::*;
+
+    fn eco(text: &str) -> Result<(String, String), FilterError> {
+        text.parse::<EcoRange>().map(|r| (r.first, r.last))
+    }
+
+    #[test]
+    fn eco_codes_prefixes_and_ranges() {
+        let pair = |a: &str, b: &str| Ok((a.to_string(), b.to_string()));
+        assert_eq!(eco("B90"), pair("B90", "B90"));
+        assert_eq!(eco("b9"), pair("B90", "B99"));
+        assert_eq!(eco("C"), pair("C00", "C99"));
+        assert_eq!(eco("A00-B99"), pair("A00", "B99"));
+        assert_eq!(eco("A - B1"), pair("A00", "B19"));
+        assert!(matches!(eco("F00"), Err(FilterError::Eco(_))));
+        assert!(matches!(eco("B999"), Err(FilterError::Eco(_))));
+        assert!(matches!(eco(""), Err(FilterError::Eco(_))));
+        assert!(matches!(eco("C00-B99"), Err(FilterError::EcoOrder(_))));
+    }
+
+    #[test]
+    fn results_and_dates() {
+        assert_eq!("1/2".parse::<ResultFilter>().unwrap(), ResultFilter::Draw);
+        assert_eq!("*".parse::<ResultFilter>().unwrap().as_str(), "*");
+        assert!("2-0".parse::<ResultFilter>().is_err());
+        let d = |s| DateBound::parse("since", s).map(|d| d.as_str().to_string());
+        assert_eq!(d("2020").unwrap(), "2020");
+        assert_eq!(d("2020-5").unwrap(), "2020.05");
+        assert_eq!(d("2020/05/01").unwrap(), "2020.05.01");
+        for bad in ["20", "2020.13", "2020.00", "2020.01.32", "x", "2020.01.01.01", ""] {
+            assert!(d(bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            d("x").unwrap_err().to_string(),
+            "--since: 'x' is not a date (YYYY, YYYY.MM or YYYY.MM.DD)"
+        );
+    }
+
+    /// Runs the filters over a small table and returns the matching ids.
+    fn select(filters: &Filters) -> Vec<i64> {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE games (id INTEGER PRIMARY KEY, white TEXT, black TEXT, event TEXT,
+                 site TEXT, eco TEXT, result TEXT, white_elo INTEGER, black_elo INTEGER,
+                 date TEXT, ply_count INTEGER);
+             INSERT INTO games VALUES
+              (1, 'Carlsen, Magnus', 'O''Brien', 'Ch 100%', 'Oslo', 'B90', '1-0', 2800, 2700, '2020.05.01', 40),
+              (2, 'MagnusCarlsen', 'x_y', 'Blitz', NULL, 'B99a', '0-1', 2900, NULL, '2020.??.??', 60),
+              (3, 'Anand', 'Carlsen, M', 'Ch 1000', 'Oslo', 'C00', '1/2-1/2', 2750, 2790, '2021.01.02', 80),
+              (4, 'Kasparov', 'Karpov', NULL, NULL, NULL, '*', NULL, NULL, '????.??.??', 0);",
+        )
+        .unwrap();
+        let f = filters.to_sql();
+        let sql = format!("SELECT g.id FROM games AS g WHERE 1{} ORDER BY g.id", f.sql);
+        let mut st = conn.prepare(&sql).unwrap();
+        let ids = st
+            .query_map(rusqlite::params_from_iter(&f.params), |r| r.get(0))
+            .unwrap()
+            .collect::<Result<Vec<i64>, _>>()
+            .unwrap();
+        ids
+    }
+
+    #[test]
+    fn filters_select_the_right_games() {
+        let f = |build: fn(&mut Filters)| {
+            let mut filters = Filters::default();
+            build(&mut filters);
+            select(&filters)
+        };
+        assert_eq!(f(|_| {}), [1, 2, 3, 4]);
+        assert_eq!(f(|f| f.white = Some("CARLSEN".into())), [1, 2]);
+        assert_eq!(f(|f| f.player = Some("carlsen".into())), [1, 2, 3]);
+        assert_eq!(f(|f| f.black = Some("o'brien".into())), [1], "a quote is text");
+        assert_eq!(f(|f| f.black = Some("x_y".into())), [2]);
+        assert_eq!(f(|f| f.black = Some("_".into())), [2], "an underscore is text");
+        assert_eq!(f(|f| f.event = Some("100%".into())), [1], "a percent sign is text");
+        assert_eq!(f(|f| f.site = Some("oslo".into())), [1, 3]);
+        assert_eq!(f(|f| f.eco = Some("B90".parse().unwrap())), [1]);
+        assert_eq!(f(|f| f.eco = Some("B9".parse().unwrap())), [1, 2]);
+        assert_eq!(f(|f| f.eco = Some("A00-B99".parse().unwrap())), [1, 2]);
+        assert_eq!(f(|f| f.eco = Some("B99-C00".parse().unwrap())), [2, 3]);
+        assert_eq!(f(|f| f.result = Some(ResultFilter::Draw)), [3]);
+        assert_eq!(f(|f| f.result = Some(ResultFilter::Unknown)), [4]);
+        assert_eq!(f(|f| f.min_elo = Some(2750)), [3]);
+        assert_eq!(f(|f| f.max_elo = Some(2800)), [1, 3]);
+        assert_eq!(f(|f| f.since = Some(DateBound::parse("since", "2020.05").unwrap())), [1, 3]);
+        assert_eq!(f(|f| f.until = Some(DateBound::parse("until", "2020").unwrap())), [1, 2]);
+        assert_eq!(f(|f| f.until = Some(DateBound::parse("until", "2020.04").unwrap())), [2]);
+        assert_eq!(f(|f| f.min_plies = Some(60)), [2, 3]);
+        assert_eq!(
+            f(|f| {
+                f.player = Some("carlsen".into());
+                f.site = Some("Oslo".into());
+                f.min_plies = Some(50);
+            }),
+            [3]
+        );
+    }
+
+    #[test]
+    fn empty_names_are_refused() {
+        let f = Filters { player: Some("  ".into()), ..Filters::default() };
+        assert_eq!(f.check(), Err(FilterError::EmptyName("player")));
+        assert!(Filters::default().is_empty());
+    }
+}

@@ -1,0 +1,143 @@
+//! SQL functions that `pgnindex sql` adds to its connection. The schema
+//! never needs them: the database stays usable from any SQLite tool.
+//!
+//! - `polyglot_key(fen)` → the INTEGER stored in `positions.hash` (full or
+//!   four-field FEN; an unreadable FEN is an error);
+//! - `fen_at(game_id, ply)` → the FEN after `ply` moves of the game, by
+//!   replay; NULL if there is no such game or ply;
+//! - `san_to_uci(fen, san)` → the UCI of a move (SAN in any dialect the
+//!   core reads); NULL if the move cannot be read or played there.
+//!
+//! Any NULL argument gives NULL.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use rusqlite::functions::{Context, FunctionFlags};
+use rusqlite::{Connection, OpenFlags, OptionalExtension};
+
+use super::replay::position_at;
+use crate::notation::fen;
+use crate::notation::san;
+use crate::notation::uci::Uci;
+
+/// The names of the functions [`register`] adds.
+pub const NAMES: [&str; 3] = ["polyglot_key", "fen_at", "san_to_uci"];
+
+fn user_error(message: String) -> rusqlite::Error {
+    rusqlite::Error::UserFunctionError(message.into())
+}
+
+/// A text argument; `None` for NULL.
+fn text_arg(ctx: &Context<'_>, i: usize) -> rusqlite::Result<Option<String>> {
+    ctx.get::<Option<String>>(i)
+}
+
+/// Adds the functions to `conn`. `fen_at` reads games through a second,
+/// read-only connection to `path` (opened at its first call), so it sees
+/// committed games.
+///
+/// # Errors
+/// SQLite's error if a function cannot be created.
+pub fn register(conn: &Connection, path: &Path) -> rusqlite::Result<()> {
+    let pure = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
+    conn.create_scalar_function("polyglot_key", 1, pure, |ctx| {
+        let Some(text) = text_arg(ctx, 0)? else { return Ok(None) };
+        let pos = fen::parse_position(text.trim())
+            .map_err(|e| user_error(format!("polyglot_key: {e}")))?;
+        Ok(Some(pos.zobrist().as_i64()))
+    })?;
+    conn.create_scalar_function("san_to_uci", 2, pure, |ctx| {
+        let (Some(fen_text), Some(move_text)) = (text_arg(ctx, 0)?, text_arg(ctx, 1)?) else {
+            return Ok(None);
+        };
+        let pos = fen::parse_position(fen_text.trim())
+            .map_err(|e| user_error(format!("san_to_uci: {e}")))?;
+        let replay = san::replay(&pos, &[move_text.trim().as_bytes()], None);
+        if replay.error.is_some() {
+            return Ok(None);
+        }
+        Ok(replay.moves.first().map(|m| m.map_or(Uci::Null, Uci::from_move).to_string()))
+    })?;
+    let reader = GameReader { path: path.to_path_buf(), conn: Mutex::new(None) };
+    conn.create_scalar_function("fen_at", 2, FunctionFlags::SQLITE_UTF8, move |ctx| {
+        let (Some(id), Some(ply)) = (ctx.get::<Option<i64>>(0)?, ctx.get::<Option<i64>>(1)?) else {
+            return Ok(None);
+        };
+        reader.fen_at(id, ply)
+    })?;
+    Ok(())
+}
+
+/// Reads games for `fen_at` through its own connection.
+struct GameReader {
+    path: PathBuf,
+    conn: Mutex<Option<Connection>>,
+}
+
+impl GameReader {
+    fn fen_at(&self, id: i64, ply: i64) -> rusqlite::Result<Option<String>> {
+        let Ok(ply) = u32::try_from(ply) else { return Ok(None) };
+        let mut guard = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        if guard.is_none() {
+            let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+            *guard = Some(Connection::open_with_flags(&self.path, flags)?);
+        }
+        let conn = guard.as_ref().expect("opened above");
+        let game: Option<(Option<String>, String)> = conn
+            .prepare_cached("SELECT start_fen, moves FROM games WHERE id = ?1")?
+            .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?;
+        let Some((start_fen, moves)) = game else { return Ok(None) };
+        let pos = position_at(start_fen.as_deref(), &moves, ply)
+            .map_err(|e| user_error(format!("fen_at: game {id}: {e}")))?;
+        Ok(pos.map(|p| fen::write(&p)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn functions_work_in_sql() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.db");
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE games (id INTEGER PRIMARY KEY, start_fen TEXT, moves TEXT NOT NULL);
+             INSERT INTO games VALUES (1, NULL, 'e4 e5 Nf3'), (2, '8/8/8/8/8/8/8/K6k w - - 0 1', 'Kb2');",
+        )
+        .unwrap();
+        register(&conn, &path).unwrap();
+        let q = |sql: &str| conn.query_row(sql, [], |r| r.get::<_, rusqlite::types::Value>(0));
+        use rusqlite::types::Value::{Integer, Null, Text};
+        assert_eq!(
+            q("SELECT polyglot_key('rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1')")
+                .unwrap(),
+            Integer(0x823c9b50fd114196_u64 as i64)
+        );
+        assert_eq!(q("SELECT polyglot_key(NULL)").unwrap(), Null);
+        let err = q("SELECT polyglot_key('nonsense')").unwrap_err().to_string();
+        assert!(err.contains("polyglot_key: invalid FEN"), "{err}");
+        assert_eq!(
+            q("SELECT fen_at(1, 3)").unwrap(),
+            Text("rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2".into())
+        );
+        assert_eq!(q("SELECT fen_at(2, 1)").unwrap(), Text("8/8/8/8/8/8/1K6/7k b - - 1 1".into()));
+        assert_eq!(q("SELECT fen_at(1, 4)").unwrap(), Null);
+        assert_eq!(q("SELECT fen_at(9, 0)").unwrap(), Null);
+        assert_eq!(q("SELECT fen_at(1, -1)").unwrap(), Null);
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        let uci = |san: &str| q(&format!("SELECT san_to_uci('{start}', '{san}')")).unwrap();
+        assert_eq!(uci("Nf3"), Text("g1f3".into()));
+        assert_eq!(uci("Cf3"), Text("g1f3".into()), "French letters");
+        assert_eq!(uci("e2e4"), Text("e2e4".into()));
+        assert_eq!(uci("Nf4"), Null);
+        assert_eq!(uci("xyz"), Null);
+        assert_eq!(
+            q("SELECT polyglot_key(fen_at(1, 1)) = (SELECT 0x823c9b50fd114196)").unwrap(),
+            Integer(1)
+        );
+    }
+}

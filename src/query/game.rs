@@ -1,0 +1,157 @@
+//! A stored game read back: [`Game`] holds the `games` columns (and, when
+//! asked, its other tag pairs from `tags`), as `show`, `export` and `find`
+//! need them.
+
+use rusqlite::{Connection, OptionalExtension, Row};
+
+use super::search::QueryError;
+
+/// The `games` columns of a [`Game`], in [`Game::from_row`] order, for a
+/// query that names the table `g`.
+pub const GAME_COLUMNS: &str = "g.id, g.event, g.site, g.date, g.round, g.white, g.black, \
+     g.result, g.white_elo, g.black_elo, g.eco, g.opening, g.time_control, g.termination, \
+     g.ply_count, g.start_fen, g.final_fen, g.moves, g.movetext, g.error";
+
+/// The number of columns in [`GAME_COLUMNS`].
+pub const GAME_COLUMN_COUNT: usize = 20;
+
+/// One stored game.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Game {
+    /// `games.id`.
+    pub id: i64,
+    /// `Event`.
+    pub event: Option<String>,
+    /// `Site`.
+    pub site: Option<String>,
+    /// `Date` (`YYYY.MM.DD`, `??` kept).
+    pub date: Option<String>,
+    /// `Round`.
+    pub round: Option<String>,
+    /// `White`.
+    pub white: Option<String>,
+    /// `Black`.
+    pub black: Option<String>,
+    /// `Result`.
+    pub result: Option<String>,
+    /// `WhiteElo`.
+    pub white_elo: Option<i64>,
+    /// `BlackElo`.
+    pub black_elo: Option<i64>,
+    /// `ECO`.
+    pub eco: Option<String>,
+    /// `Opening`.
+    pub opening: Option<String>,
+    /// `TimeControl`.
+    pub time_control: Option<String>,
+    /// `Termination`.
+    pub termination: Option<String>,
+    /// Half-moves of the stored mainline.
+    pub ply_count: u32,
+    /// The start position, `None` for the standard one.
+    pub start_fen: Option<String>,
+    /// The final position (`None` when the FEN tag could not be read).
+    pub final_fen: Option<String>,
+    /// The mainline in canonical SAN, space separated.
+    pub moves: String,
+    /// The movetext as written.
+    pub movetext: String,
+    /// Why the replay stopped early, if it did.
+    pub error: Option<String>,
+    /// The other tag pairs, in stored order (empty unless loaded).
+    pub tags: Vec<(String, String)>,
+}
+
+impl Game {
+    /// Reads a row whose columns `offset..` are [`GAME_COLUMNS`].
+    ///
+    /// # Errors
+    /// SQLite's error for a column of an unexpected type.
+    pub fn from_row(row: &Row<'_>, offset: usize) -> rusqlite::Result<Game> {
+        let c = |i: usize| offset + i;
+        Ok(Game {
+            id: row.get(c(0))?,
+            event: row.get(c(1))?,
+            site: row.get(c(2))?,
+            date: row.get(c(3))?,
+            round: row.get(c(4))?,
+            white: row.get(c(5))?,
+            black: row.get(c(6))?,
+            result: row.get(c(7))?,
+            white_elo: row.get(c(8))?,
+            black_elo: row.get(c(9))?,
+            eco: row.get(c(10))?,
+            opening: row.get(c(11))?,
+            time_control: row.get(c(12))?,
+            termination: row.get(c(13))?,
+            ply_count: row.get(c(14))?,
+            start_fen: row.get(c(15))?,
+            final_fen: row.get(c(16))?,
+            moves: row.get(c(17))?,
+            movetext: row.get(c(18))?,
+            error: row.get(c(19))?,
+            tags: Vec::new(),
+        })
+    }
+
+    /// Loads the game's other tag pairs into `tags`.
+    ///
+    /// # Errors
+    /// [`QueryError::Sqlite`].
+    pub fn load_tags(&mut self, conn: &Connection) -> Result<(), QueryError> {
+        let mut st = conn
+            .prepare_cached("SELECT name, value FROM tags WHERE game_id = ?1 ORDER BY ord")
+            .map_err(QueryError::sqlite(conn))?;
+        self.tags = st
+            .query_map([self.id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .and_then(|rows| rows.collect())
+            .map_err(QueryError::sqlite(conn))?;
+        Ok(())
+    }
+
+    /// All tag pairs in export order: the seven-tag roster first (with the
+    /// PGN placeholders `?`, `????.??.??` and `*` for missing ones), then
+    /// the other columns that are set, then the stored tag pairs.
+    pub fn tag_pairs(&self) -> Vec<(&str, String)> {
+        let text = |v: &Option<String>, default: &str| v.clone().unwrap_or_else(|| default.into());
+        let mut pairs = vec![
+            ("Event", text(&self.event, "?")),
+            ("Site", text(&self.site, "?")),
+            ("Date", text(&self.date, "????.??.??")),
+            ("Round", text(&self.round, "?")),
+            ("White", text(&self.white, "?")),
+            ("Black", text(&self.black, "?")),
+            ("Result", text(&self.result, "*")),
+        ];
+        let optional = [
+            ("WhiteElo", self.white_elo.map(|e| e.to_string())),
+            ("BlackElo", self.black_elo.map(|e| e.to_string())),
+            ("ECO", self.eco.clone()),
+            ("Opening", self.opening.clone()),
+            ("TimeControl", self.time_control.clone()),
+            ("Termination", self.termination.clone()),
+        ];
+        pairs.extend(optional.into_iter().filter_map(|(name, v)| Some((name, v?))));
+        pairs.extend(self.tags.iter().map(|(n, v)| (n.as_str(), v.clone())));
+        pairs
+    }
+}
+
+/// Reads game `id` with its tags; `None` if there is no such game.
+///
+/// # Errors
+/// [`QueryError::Sqlite`].
+pub fn load(conn: &Connection, id: i64) -> Result<Option<Game>, QueryError> {
+    let sql = format!("SELECT {GAME_COLUMNS} FROM games AS g WHERE g.id = ?1");
+    let game = conn
+        .query_row(&sql, [id], |r| Game::from_row(r, 0))
+        .optional()
+        .map_err(QueryError::sqlite(conn))?;
+    match game {
+        Some(mut game) => {
+            game.load_tags(conn)?;
+            Ok(Some(game))
+        }
+        None => Ok(None),
+    }
+}

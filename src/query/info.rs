@@ -1,0 +1,174 @@
+//! What a database holds ([`Info`]): counts, sources, import errors, the
+//! date range, the file's size and schema version, and the most common
+//! events and ECO codes. The counts come from small tables and the
+//! `sources` counters; the dates and tallies read the narrow
+//! `games_summary` index whole (a fraction of a second per million games),
+//! or the `games` table on a database without it.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use rusqlite::Connection;
+
+use super::search::{has_index, QueryError};
+
+/// One imported input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceInfo {
+    /// As given on the command line.
+    pub path: String,
+    /// Games stored from it.
+    pub games: u64,
+    /// Games skipped as duplicates.
+    pub duplicates: u64,
+    /// Games with an error (stored up to the bad move, or skipped).
+    pub errors: u64,
+    /// Position rows stored.
+    pub positions: u64,
+    /// When the import started (UTC, ISO 8601).
+    pub started_at: String,
+    /// `false` if the import was cut (it resumes on the next run).
+    pub finished: bool,
+}
+
+/// The summary of a database.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Info {
+    /// The file's path.
+    pub path: String,
+    /// Bytes on disk (the file and its write-ahead log).
+    pub file_size: u64,
+    /// `PRAGMA user_version`.
+    pub schema_version: i64,
+    /// Stored games.
+    pub games: u64,
+    /// Stored position rows.
+    pub positions: u64,
+    /// Every import source, oldest first.
+    pub sources: Vec<SourceInfo>,
+    /// Import problems by kind (`error`, `skipped`, `warning`).
+    pub problems: Vec<(String, u64)>,
+    /// The earliest and latest dates with a known year.
+    pub dates: Option<(String, String)>,
+    /// The most common events, most games first.
+    pub events: Vec<(String, u64)>,
+    /// The most common ECO codes, most games first.
+    pub ecos: Vec<(String, u64)>,
+}
+
+/// How many events and ECO codes [`info`] lists.
+pub const TOP: usize = 5;
+
+/// Reads the summary of the database `conn` opened from `path`.
+///
+/// # Errors
+/// [`QueryError::Sqlite`].
+pub fn info(conn: &Connection, path: &Path) -> Result<Info, QueryError> {
+    let e = QueryError::sqlite(conn);
+    let count = |sql: &str| -> Result<u64, QueryError> {
+        conn.query_row(sql, [], |r| r.get::<_, Option<i64>>(0))
+            .map(|n| n.unwrap_or(0) as u64)
+            .map_err(QueryError::sqlite(conn))
+    };
+    let wal = {
+        let mut p = path.as_os_str().to_owned();
+        p.push("-wal");
+        std::fs::metadata(p).map_or(0, |m| m.len())
+    };
+    let mut info = Info {
+        path: path.display().to_string(),
+        file_size: std::fs::metadata(path).map_or(0, |m| m.len()) + wal,
+        schema_version: conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(&e)?,
+        games: count("SELECT count(*) FROM games")?,
+        positions: count("SELECT sum(positions) FROM sources")?,
+        ..Info::default()
+    };
+    let mut st = conn
+        .prepare(
+            "SELECT path, games, duplicates, errors, positions, started_at, \
+             finished_at IS NOT NULL FROM sources ORDER BY id",
+        )
+        .map_err(&e)?;
+    info.sources = st
+        .query_map([], |r| {
+            Ok(SourceInfo {
+                path: r.get(0)?,
+                games: r.get::<_, i64>(1)? as u64,
+                duplicates: r.get::<_, i64>(2)? as u64,
+                errors: r.get::<_, i64>(3)? as u64,
+                positions: r.get::<_, i64>(4)? as u64,
+                started_at: r.get(5)?,
+                finished: r.get(6)?,
+            })
+        })
+        .and_then(|rows| rows.collect())
+        .map_err(&e)?;
+    info.problems =
+        tally(conn, "SELECT kind, count(*) FROM import_errors GROUP BY kind ORDER BY kind")?;
+    // One pass over the dates, ECO codes and events.
+    let from =
+        if has_index(conn, "games_summary")? { "games INDEXED BY games_summary" } else { "games" };
+    let mut st = conn.prepare(&format!("SELECT date, eco, event FROM {from}")).map_err(&e)?;
+    let mut rows = st.query([]).map_err(&e)?;
+    let mut events = Tally::default();
+    let mut ecos = Tally::default();
+    let mut dates: Option<(String, String)> = None;
+    while let Some(r) = rows.next().map_err(&e)? {
+        let text = |i| r.get_ref(i).ok().and_then(|v| v.as_str_or_null().ok().flatten());
+        if let Some(d) =
+            text(0).filter(|d| d.len() >= 4 && d.bytes().take(4).all(|b| b.is_ascii_digit()))
+        {
+            match &mut dates {
+                None => dates = Some((d.to_string(), d.to_string())),
+                Some((first, last)) => {
+                    if d < first.as_str() {
+                        *first = d.to_string();
+                    }
+                    if d > last.as_str() {
+                        *last = d.to_string();
+                    }
+                }
+            }
+        }
+        ecos.add(text(1));
+        events.add(text(2));
+    }
+    info.dates = dates;
+    info.events = events.top(TOP);
+    info.ecos = ecos.top(TOP);
+    Ok(info)
+}
+
+/// Counts of text values, unknown ones (`NULL`, empty, `?`) left out.
+#[derive(Debug, Default)]
+struct Tally(HashMap<String, u64>);
+
+impl Tally {
+    fn add(&mut self, value: Option<&str>) {
+        let Some(v) = value.filter(|v| !matches!(*v, "" | "?")) else { return };
+        match self.0.get_mut(v) {
+            Some(n) => *n += 1,
+            None => {
+                self.0.insert(v.to_string(), 1);
+            }
+        }
+    }
+
+    /// The `n` most common values, most first (ties by value).
+    fn top(self, n: usize) -> Vec<(String, u64)> {
+        let mut all: Vec<(String, u64)> = self.0.into_iter().collect();
+        all.sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        all.truncate(n);
+        all
+    }
+}
+
+/// Runs a `SELECT text, count` query.
+fn tally(conn: &Connection, sql: &str) -> Result<Vec<(String, u64)>, QueryError> {
+    let mut st = conn.prepare(sql).map_err(QueryError::sqlite(conn))?;
+    let rows = st
+        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64)))
+        .and_then(|rows| rows.collect())
+        .map_err(QueryError::sqlite(conn))?;
+    Ok(rows)
+}

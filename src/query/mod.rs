@@ -1,0 +1,28 @@
+//! The read side: what the query commands (`find`, `explore`, `show`,
+//! `export`, `info`, `sql`) ask of a database.
+//!
+//! - [`target`]: the searched position from `--fen`/`--epd`/`--moves`;
+//! - [`filter`]: header filters as SQL with bound parameters;
+//! - [`search`]: position + filters → games in id order, hash hits
+//!   verified by replay ([`replay`]), and counts;
+//! - [`explore`]: the moves played from a position, aggregated;
+//! - [`game`]: a stored game read back; [`pgn`]: written as export PGN;
+//! - [`info`]: what a database holds;
+//! - [`sql`]: the user's SQL, with the [`functions`] it may call;
+//! - [`format`]: rows as table, CSV or JSON.
+//!
+//! Nothing here writes to the database (`sql` runs what it is given, on a
+//! connection the caller opened read-only unless asked otherwise), and
+//! nothing here prints: results go to callbacks and writers.
+
+pub mod explore;
+pub mod filter;
+pub mod format;
+pub mod functions;
+pub mod game;
+pub mod info;
+pub mod pgn;
+pub mod replay;
+pub mod search;
+pub mod sql;
+pub mod target;

@@ -1,0 +1,237 @@
+//! Stored games written back as PGN in export format: the seven-tag roster
+//! first, then the other tags, one per line with `\` and `"` escaped; a
+//! blank line; the movetext as written (comments, variations, NAGs kept)
+//! re-flowed into lines of at most 80 characters, ending with the result;
+//! a blank line.
+//!
+//! Re-flowing keeps every token and comment word in order and changes only
+//! white space: runs of spaces and line ends become one space or one line
+//! end. `;` comments become `{ }` comments (a `;` comment runs to the end
+//! of its line, which re-flowing would move) unless they contain a `}`;
+//! then they stay as they are and end their line. `%` escape lines are
+//! dropped. A word longer than a line gets a line of its own, and no line
+//! starts with `%` (that would make it an escape line).
+
+use std::io::{self, Write};
+
+use super::game::Game;
+
+/// The longest line of movetext written.
+pub const LINE_WIDTH: usize = 80;
+
+/// Writes `game` (with its tags loaded) as one PGN game and a blank line.
+///
+/// # Errors
+/// Errors of `out`.
+pub fn write_game(out: &mut impl Write, game: &Game) -> io::Result<()> {
+    let mut text = String::with_capacity(game.movetext.len() + 1024);
+    for (name, value) in game.tag_pairs() {
+        text.push('[');
+        text.push_str(name);
+        text.push_str(" \"");
+        escape_tag_value(&value, &mut text);
+        text.push_str("\"]\n");
+    }
+    text.push('\n');
+    let result = game.result.as_deref().unwrap_or("*");
+    wrap_movetext(&game.movetext, result, &mut text);
+    text.push_str("\n\n");
+    out.write_all(text.as_bytes())
+}
+
+/// Appends `value` with `\` and `"` escaped.
+fn escape_tag_value(value: &str, out: &mut String) {
+    for c in value.chars() {
+        match c {
+            '\\' | '"' => {
+                out.push('\\');
+                out.push(c);
+            }
+            // A tag line ends at its line end: keep it on one line.
+            '\n' | '\r' | '\t' => out.push(' '),
+            _ => out.push(c),
+        }
+    }
+}
+
+/// A unit of movetext for line breaking.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Piece<'a> {
+    /// A token outside comments (move, number, NAG, parenthesis, result),
+    /// or one word of a brace comment (breakable between words).
+    Word(&'a str),
+    /// A `;` comment that must stay one and end its line.
+    LineComment(&'a str),
+}
+
+/// Splits movetext into pieces; the brace comments become words with the
+/// braces attached to their first and last word.
+fn pieces(movetext: &str) -> Vec<Piece<'_>> {
+    let mut out = Vec::new();
+    let mut rest = movetext;
+    let mut at_line_start = true;
+    while !rest.is_empty() {
+        let c = rest.chars().next().unwrap_or(' ');
+        if c == '\n' {
+            at_line_start = true;
+            rest = &rest[1..];
+            continue;
+        }
+        if c.is_whitespace() {
+            rest = &rest[c.len_utf8()..];
+            continue;
+        }
+        if c == '%' && at_line_start {
+            // An escape line: dropped.
+            rest = rest.find('\n').map_or("", |i| &rest[i..]);
+            continue;
+        }
+        at_line_start = false;
+        match c {
+            '{' => {
+                let end = rest.find('}').map_or(rest.len(), |i| i + 1);
+                let comment = &rest[..end];
+                // `{ text }` → the words `{`, `text`, `}`: the writer glues
+                // the braces to the text.
+                out.extend(comment.split_whitespace().map(Piece::Word));
+                rest = &rest[end..];
+            }
+            ';' => {
+                let end = rest.find('\n').unwrap_or(rest.len());
+                let comment = rest[..end].trim_end();
+                rest = &rest[end..];
+                if comment.contains('}') {
+                    out.push(Piece::LineComment(comment));
+                } else {
+                    let words: Vec<&str> = comment[1..].split_whitespace().collect();
+                    out.push(Piece::Word("{"));
+                    out.extend(words.into_iter().map(Piece::Word));
+                    out.push(Piece::Word("}"));
+                }
+            }
+            _ => {
+                // A token ends at white space or where a comment starts.
+                let end = rest.find(|c: char| c.is_whitespace() || c == '{' || c == ';');
+                let end = end.unwrap_or(rest.len());
+                out.push(Piece::Word(&rest[..end]));
+                rest = &rest[end..];
+            }
+        }
+    }
+    out
+}
+
+/// Appends `movetext` re-flowed to [`LINE_WIDTH`], ending with `result`
+/// if the movetext does not end with a result token.
+pub fn wrap_movetext(movetext: &str, result: &str, out: &mut String) {
+    let mut pieces = pieces(movetext);
+    let ends_with_result =
+        matches!(pieces.last(), Some(Piece::Word("1-0" | "0-1" | "1/2-1/2" | "*")));
+    if !ends_with_result {
+        pieces.push(Piece::Word(result));
+    }
+    let mut line = 0usize;
+    let mut glue_next = false;
+    for piece in pieces {
+        match piece {
+            Piece::LineComment(text) => {
+                if line > 0 {
+                    out.push(' ');
+                }
+                out.push_str(text);
+                out.push('\n');
+                line = 0;
+                glue_next = false;
+            }
+            Piece::Word(word) => {
+                let width = word.chars().count();
+                // `{` glues to the next word and `}` to the previous one.
+                let glue = glue_next || word == "}";
+                glue_next = word == "{";
+                if line == 0 {
+                    out.push_str(word);
+                    line = width;
+                } else if glue && line + width <= LINE_WIDTH {
+                    out.push_str(word);
+                    line += width;
+                } else if line + 1 + width <= LINE_WIDTH || word.starts_with('%') {
+                    if !glue {
+                        out.push(' ');
+                        line += 1;
+                    }
+                    out.push_str(word);
+                    line += width;
+                } else {
+                    out.push('\n');
+                    out.push_str(word);
+                    line = width;
+                }
+            }
+        }
+    }
+    if out.ends_with('\n') {
+        out.pop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wrap(movetext: &str) -> String {
+        let mut out = String::new();
+        wrap_movetext(movetext, "*", &mut out);
+        out
+    }
+
+    #[test]
+    fn reflows_tokens_and_comments() {
+        assert_eq!(wrap("1. e4  e5\n2. Nf3 *"), "1. e4 e5 2. Nf3 *");
+        assert_eq!(
+            wrap("1. e4 { a\n  comment } e5 $1 (1... c5) 1-0"),
+            "1. e4 {a comment} e5 $1 (1... c5) 1-0"
+        );
+        assert_eq!(wrap("1. e4 {} e5"), "1. e4 {} e5 *", "result added");
+        assert_eq!(wrap("1. e4 {x}e5"), "1. e4 {x} e5 *");
+        assert_eq!(wrap("1. e4 ; rest of line\n e5"), "1. e4 {rest of line} e5 *");
+        assert_eq!(wrap("1. e4 ; a } b\n e5"), "1. e4 ; a } b\ne5 *");
+        assert_eq!(wrap("% escape\n1. e4\n%x\n e5"), "1. e4 e5 *");
+    }
+
+    #[test]
+    fn lines_stay_within_80_columns() {
+        let mut movetext = String::new();
+        for n in 1..=40 {
+            movetext += &format!("{n}. Nf3 {{a long comment about this move}} Nf6 ");
+        }
+        movetext += "1/2-1/2";
+        let out = wrap(&movetext);
+        assert!(out.lines().all(|l| l.chars().count() <= LINE_WIDTH), "{out}");
+        assert!(out.lines().count() > 10);
+        let words = |s: &str| s.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+        assert_eq!(words(&out), words(&movetext), "only white space changes");
+        assert!(out.ends_with("1/2-1/2"));
+        let long = "x".repeat(100);
+        assert_eq!(wrap(&format!("1. e4 {{{long}}}")), format!("1. e4\n{{{long}}}\n*"));
+    }
+
+    #[test]
+    fn tags_are_escaped_and_rostered_first() {
+        let game = Game {
+            white: Some("A \"B\" C\\".into()),
+            result: Some("1-0".into()),
+            white_elo: Some(2500),
+            movetext: "1. e4 1-0".into(),
+            tags: vec![("Annotator".into(), "X".into())],
+            ..Game::default()
+        };
+        let mut out = Vec::new();
+        write_game(&mut out, &game).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "[Event \"?\"]\n[Site \"?\"]\n[Date \"????.??.??\"]\n[Round \"?\"]\n\
+             [White \"A \\\"B\\\" C\\\\\"]\n[Black \"?\"]\n[Result \"1-0\"]\n\
+             [WhiteElo \"2500\"]\n[Annotator \"X\"]\n\n1. e4 1-0\n\n"
+        );
+    }
+}

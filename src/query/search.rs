@@ -1,0 +1,454 @@
+//! A search: an optional [`Target`] position and header [`Filters`], run
+//! as one SQL statement with bound parameters. [`Search::find`] streams
+//! the matching games in id order, each hash hit verified by replaying
+//! the game to that ply; [`Search::count`] counts games by key.
+//!
+//! Verification: a key hit is accepted only if the game replayed to that
+//! ply is the target position (see [`Target::matches`]); otherwise the
+//! game's later hits are tried, and a game with no true hit is left out
+//! (a 64-bit collision, or a game that no longer replays). `count` does
+//! not replay (that would read every game): it counts distinct games by
+//! key, so it could only be wrong by a 64-bit key collision.
+
+use std::io;
+
+use rusqlite::fallible_streaming_iterator::FallibleStreamingIterator;
+use rusqlite::types::Value;
+use rusqlite::{params_from_iter, Connection, OptionalExtension};
+
+use super::filter::Filters;
+use super::game::{Game, GAME_COLUMNS};
+use super::replay::{Replay, ReplayError};
+use super::target::Target;
+
+/// A query that failed.
+#[derive(Debug, thiserror::Error)]
+pub enum QueryError {
+    /// SQLite failed reading the database.
+    #[error("{path}: {source}")]
+    Sqlite {
+        /// The database file.
+        path: String,
+        /// SQLite's error.
+        source: rusqlite::Error,
+    },
+    /// No game has this id.
+    #[error("no game with id {0}")]
+    NoSuchGame(i64),
+    /// A stored game does not replay.
+    #[error("game {id}: {source}")]
+    Replay {
+        /// The game.
+        id: i64,
+        /// What failed.
+        source: ReplayError,
+    },
+    /// Writing the results failed (a closed pipe, a full disk).
+    #[error("writing the output")]
+    Output(#[source] io::Error),
+}
+
+impl QueryError {
+    /// Wraps SQLite errors of `conn` with its file name.
+    pub fn sqlite(conn: &Connection) -> impl Fn(rusqlite::Error) -> QueryError + '_ {
+        move |source| QueryError::Sqlite {
+            path: conn.path().filter(|p| !p.is_empty()).unwrap_or(":memory:").to_string(),
+            source,
+        }
+    }
+}
+
+/// What to look for.
+#[derive(Debug, Clone, Default)]
+pub struct Search {
+    /// The position the games must pass through, if any.
+    pub target: Option<Target>,
+    /// Header conditions.
+    pub filters: Filters,
+}
+
+/// Which of the matching games to return (default: all).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Page {
+    /// Matching games to skip first.
+    pub offset: u64,
+    /// At most this many games (`None`: all).
+    pub limit: Option<u64>,
+}
+
+/// A matching game.
+#[derive(Debug, Clone)]
+pub struct Found {
+    /// The game (with its tags if asked for).
+    pub game: Game,
+    /// The first ply where the target position occurs (`None` without a
+    /// target).
+    pub ply: Option<u32>,
+}
+
+/// What a [`Search::find`] saw besides the games it returned.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FindStats {
+    /// Games returned.
+    pub returned: u64,
+    /// `true` if the page ended before the matching games did.
+    pub more: bool,
+    /// Games with a key hit that did not replay to the target (left out).
+    pub rejected: u64,
+}
+
+impl Search {
+    /// The hits of the target (required) that pass the filters, ordered
+    /// by game id: `(game_id, ply)` rows. Each segment of the `positions`
+    /// view yields its hits in game order, so SQLite merges them as a
+    /// stream (ordering by ply too would sort within each game: the caller
+    /// does that). The games are read afterwards, one by one.
+    fn hits_sql(&self, target: &Target) -> (String, Vec<Value>) {
+        let filters = self.filters.to_sql();
+        let sql = if self.filters.is_empty() {
+            "SELECT game_id, ply FROM positions WHERE hash = ? ORDER BY game_id".to_string()
+        } else {
+            format!(
+                "SELECT p.game_id, p.ply FROM positions AS p JOIN games AS g ON g.id = p.game_id \
+                 WHERE p.hash = ?{} ORDER BY p.game_id",
+                filters.sql
+            )
+        };
+        let mut params = vec![Value::Integer(target.key)];
+        params.extend(filters.params);
+        (sql, params)
+    }
+
+    /// Counts the matching games (by key, without replay: see the module
+    /// docs).
+    ///
+    /// # Errors
+    /// [`QueryError::Sqlite`].
+    pub fn count(&self, conn: &Connection) -> Result<u64, QueryError> {
+        let filters = self.filters.to_sql();
+        let mut params = Vec::new();
+        let sql = match &self.target {
+            None => format!("SELECT count(*) FROM games AS g WHERE 1{}", filters.sql),
+            Some(t) => {
+                params.push(Value::Integer(t.key));
+                if self.filters.is_empty() {
+                    "SELECT count(DISTINCT game_id) FROM positions WHERE hash = ?".to_string()
+                } else {
+                    format!(
+                        "SELECT count(DISTINCT p.game_id) FROM positions AS p \
+                         JOIN games AS g ON g.id = p.game_id WHERE p.hash = ?{}",
+                        filters.sql
+                    )
+                }
+            }
+        };
+        params.extend(filters.params);
+        let n: i64 = conn
+            .query_row(&sql, params_from_iter(&params), |r| r.get(0))
+            .map_err(QueryError::sqlite(conn))?;
+        Ok(n as u64)
+    }
+
+    /// Calls `each` for the matching games of `page`, in id order (with
+    /// their tag pairs when `with_tags`). Hash hits are verified by replay;
+    /// `offset` and `limit` count verified games only.
+    ///
+    /// # Errors
+    /// [`QueryError::Sqlite`], or [`QueryError::Output`] when `each` fails.
+    pub fn find(
+        &self,
+        conn: &Connection,
+        page: Page,
+        with_tags: bool,
+        mut each: impl FnMut(Found) -> io::Result<()>,
+    ) -> Result<FindStats, QueryError> {
+        let e = QueryError::sqlite(conn);
+        let mut stats = FindStats::default();
+        let Some(target) = &self.target else {
+            return self.find_by_headers(conn, page, with_tags, each);
+        };
+        let (sql, params) = self.hits_sql(target);
+        let mut hits = conn.prepare(&sql).map_err(&e)?;
+        let mut rows = hits.query(params_from_iter(&params)).map_err(&e)?;
+        let mut game_sql = conn
+            .prepare(&format!("SELECT {GAME_COLUMNS} FROM games AS g WHERE g.id = ?1"))
+            .map_err(&e)?;
+        let mut skip = page.offset;
+        // The rows of one game are consecutive: gather its plies, then
+        // verify.
+        let mut next: Option<(i64, u32)> = None;
+        loop {
+            let (id, first) = match next.take() {
+                Some(hit) => hit,
+                None => match rows.next().map_err(&e)? {
+                    Some(r) => (r.get(0).map_err(&e)?, r.get(1).map_err(&e)?),
+                    None => break,
+                },
+            };
+            let mut plies = vec![first];
+            while let Some(r) = rows.next().map_err(&e)? {
+                let hit: (i64, u32) = (r.get(0).map_err(&e)?, r.get(1).map_err(&e)?);
+                if hit.0 != id {
+                    next = Some(hit);
+                    break;
+                }
+                plies.push(hit.1);
+            }
+            plies.sort_unstable();
+            if page.limit.is_some_and(|l| stats.returned >= l) {
+                stats.more = true;
+                break;
+            }
+            let game = game_sql.query_row([id], |r| Game::from_row(r, 0)).optional().map_err(&e)?;
+            let Some(mut game) = game else {
+                // A position row without its game: nothing to show.
+                stats.rejected += 1;
+                continue;
+            };
+            let Some(ply) = verify(target, &game, &plies) else {
+                stats.rejected += 1;
+                continue;
+            };
+            if skip > 0 {
+                skip -= 1;
+                continue;
+            }
+            if with_tags {
+                game.load_tags(conn)?;
+            }
+            each(Found { game, ply: Some(ply) }).map_err(QueryError::Output)?;
+            stats.returned += 1;
+        }
+        Ok(stats)
+    }
+
+    /// [`Search::find`] without a position: the games table in id order.
+    fn find_by_headers(
+        &self,
+        conn: &Connection,
+        page: Page,
+        with_tags: bool,
+        mut each: impl FnMut(Found) -> io::Result<()>,
+    ) -> Result<FindStats, QueryError> {
+        let e = QueryError::sqlite(conn);
+        let filters = self.filters.to_sql();
+        let mut sql =
+            format!("SELECT {GAME_COLUMNS} FROM games AS g WHERE 1{} ORDER BY g.id", filters.sql);
+        let mut params = filters.params;
+        // Fetch one more than the page to know whether more follow.
+        sql += " LIMIT ? OFFSET ?";
+        params.push(Value::Integer(page.limit.map_or(-1, |l| l.saturating_add(1) as i64)));
+        params.push(Value::Integer(page.offset as i64));
+        let mut stats = FindStats::default();
+        let mut st = conn.prepare(&sql).map_err(&e)?;
+        let mut rows = st.query(params_from_iter(&params)).map_err(&e)?;
+        while let Some(row) = rows.next().map_err(&e)? {
+            if page.limit.is_some_and(|l| stats.returned >= l) {
+                stats.more = true;
+                break;
+            }
+            let mut game = Game::from_row(row, 0).map_err(&e)?;
+            if with_tags {
+                game.load_tags(conn)?;
+            }
+            each(Found { game, ply: None }).map_err(QueryError::Output)?;
+            stats.returned += 1;
+        }
+        Ok(stats)
+    }
+
+    /// Calls `each` with every matching game's first hit of the target, in
+    /// game id order: the move played from there and the columns the
+    /// explorer counts. Not verified by replay (see the module docs).
+    ///
+    /// Without filters, the hits are read alone, sorted by (game, ply) and
+    /// merged with the games' result, ratings and date read in id order
+    /// from the narrow `games_summary` index (the `games` table on a
+    /// database without it): the reading steps forward over short gaps
+    /// between hit games and seeks over long ones, so a position reached
+    /// by every game costs one pass over the index and a rare one a few
+    /// seeks.
+    ///
+    /// # Errors
+    /// [`QueryError::Sqlite`].
+    pub fn for_each_hit(
+        &self,
+        conn: &Connection,
+        mut each: impl FnMut(&Hit<'_>),
+    ) -> Result<(), QueryError> {
+        let e = QueryError::sqlite(conn);
+        let Some(target) = &self.target else { return Ok(()) };
+        if !self.filters.is_empty() {
+            return self.for_each_filtered_hit(conn, target, each);
+        }
+        // Unordered: ordering the UNION ALL of the segments in SQLite costs
+        // three times as much as reading it and sorting here.
+        let mut st = conn
+            .prepare("SELECT game_id, ply, next_move FROM positions WHERE hash = ?1")
+            .map_err(&e)?;
+        let mut hits: Vec<(i64, u32, Option<u16>)> = st
+            .query_map([target.key], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .and_then(|rows| rows.collect())
+            .map_err(&e)?;
+        hits.sort_unstable();
+        hits.dedup_by_key(|h| h.0);
+        let from = if has_index(conn, "games_summary")? {
+            "games INDEXED BY games_summary"
+        } else {
+            "games"
+        };
+        let mut summary = conn
+            .prepare(&format!(
+                "SELECT id, result, white_elo, black_elo, date FROM {from} WHERE id >= ?1 ORDER BY id"
+            ))
+            .map_err(&e)?;
+        let mut hits = hits.into_iter().map(|(game_id, _, next_move)| (game_id, next_move));
+        let mut pending = hits.next();
+        // Each turn of the outer loop seeks; the inner one steps forward.
+        'seek: while let Some((first, _)) = pending {
+            let mut rows = summary.query([first]).map_err(&e)?;
+            // The id of the summary row under the cursor.
+            let mut at = i64::MIN;
+            while let Some((game_id, next_move)) = pending {
+                if at != i64::MIN && at < game_id && game_id - at > SEEK_GAP {
+                    continue 'seek;
+                }
+                while at < game_id {
+                    match rows.next().map_err(&e)? {
+                        Some(r) => at = r.get(0).map_err(&e)?,
+                        None => at = i64::MAX,
+                    }
+                }
+                // A game missing from the summary is skipped.
+                if let Some(r) = rows.get().filter(|_| at == game_id) {
+                    each(&summary_hit(game_id, next_move, r).map_err(&e)?);
+                }
+                pending = hits.next();
+            }
+        }
+        Ok(())
+    }
+
+    /// [`Search::for_each_hit`] with filters: the hits joined with their
+    /// games, first hit per game kept.
+    fn for_each_filtered_hit(
+        &self,
+        conn: &Connection,
+        target: &Target,
+        mut each: impl FnMut(&Hit<'_>),
+    ) -> Result<(), QueryError> {
+        let filters = self.filters.to_sql();
+        let sql = format!(
+            "SELECT p.game_id, p.ply, p.next_move, g.result, g.white_elo, g.black_elo, g.date \
+             FROM positions AS p JOIN games AS g ON g.id = p.game_id WHERE p.hash = ?{}",
+            filters.sql
+        );
+        let mut params = vec![Value::Integer(target.key)];
+        params.extend(filters.params);
+        type Row =
+            (i64, u32, Option<u16>, Option<String>, Option<i64>, Option<i64>, Option<String>);
+        let mut st = conn.prepare(&sql).map_err(QueryError::sqlite(conn))?;
+        let mut rows: Vec<Row> = st
+            .query_map(params_from_iter(&params), |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?))
+            })
+            .and_then(|rows| rows.collect())
+            .map_err(QueryError::sqlite(conn))?;
+        rows.sort_unstable_by_key(|r| (r.0, r.1));
+        rows.dedup_by_key(|r| r.0);
+        for (game_id, _, next_move, result, white_elo, black_elo, date) in &rows {
+            each(&Hit {
+                game_id: *game_id,
+                next_move: *next_move,
+                result: result.as_deref().and_then(Outcome::from_result),
+                white_elo: *white_elo,
+                black_elo: *black_elo,
+                date: date.as_deref(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// A hit completed by a summary row (`id, result, white_elo, black_elo,
+/// date`).
+fn summary_hit<'r>(
+    game_id: i64,
+    next_move: Option<u16>,
+    r: &'r rusqlite::Row<'_>,
+) -> rusqlite::Result<Hit<'r>> {
+    Ok(Hit {
+        game_id,
+        next_move,
+        result: r.get_ref(1)?.as_str_or_null()?.and_then(Outcome::from_result),
+        white_elo: r.get(2)?,
+        black_elo: r.get(3)?,
+        date: r.get_ref(4)?.as_str_or_null()?,
+    })
+}
+
+/// Summary rows stepped over rather than sought past: a seek costs about as
+/// much as reading this many narrow index rows.
+const SEEK_GAP: i64 = 256;
+
+/// `true` if the database has the index `name` (databases of schema
+/// version 1 lack the query indexes; queries work without them, slower).
+pub(crate) fn has_index(conn: &Connection, name: &str) -> Result<bool, QueryError> {
+    conn.query_row(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = ?1",
+        [name],
+        |r| r.get::<_, i64>(0),
+    )
+    .map(|n| n > 0)
+    .map_err(QueryError::sqlite(conn))
+}
+
+/// A game's result as the explorer counts it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// 1-0.
+    WhiteWins,
+    /// 1/2-1/2.
+    Draw,
+    /// 0-1.
+    BlackWins,
+}
+
+impl Outcome {
+    /// The outcome of a stored result; `None` for `*` and anything else.
+    pub fn from_result(result: &str) -> Option<Outcome> {
+        match result {
+            "1-0" => Some(Outcome::WhiteWins),
+            "1/2-1/2" => Some(Outcome::Draw),
+            "0-1" => Some(Outcome::BlackWins),
+            _ => None,
+        }
+    }
+}
+
+/// A game's first occurrence of the target, as the explorer reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hit<'a> {
+    /// The game.
+    pub game_id: i64,
+    /// The move played from the first occurrence (compact code), `None`
+    /// when the game ends there.
+    pub next_move: Option<u16>,
+    /// The result, if decisive or drawn.
+    pub result: Option<Outcome>,
+    /// White's rating.
+    pub white_elo: Option<i64>,
+    /// Black's rating.
+    pub black_elo: Option<i64>,
+    /// The date as stored.
+    pub date: Option<&'a str>,
+}
+
+/// The first of `plies` (ascending) where `game` really is at `target`;
+/// `None` if none is (a key collision, or a game that does not replay).
+fn verify(target: &Target, game: &Game, plies: &[u32]) -> Option<u32> {
+    let mut replay = Replay::new(game.start_fen.as_deref(), &game.moves).ok()?;
+    plies.iter().copied().find(|&ply| {
+        matches!(replay.advance_to(ply), Ok(true)) && target.matches(replay.position())
+    })
+}

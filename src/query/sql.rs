@@ -1,0 +1,157 @@
+//! Running the user's SQL (`pgnindex sql`): each statement of the text in
+//! turn, the rows of those that return rows handed to a [`ResultSink`].
+
+use std::io;
+
+use rusqlite::fallible_iterator::FallibleIterator;
+use rusqlite::types::ValueRef;
+use rusqlite::{Batch, Connection};
+
+use super::format::Cell;
+
+/// Why the user's SQL failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SqlError {
+    /// SQLite refused or failed the statement.
+    #[error("{0}")]
+    Query(#[source] rusqlite::Error),
+    /// A write on a database opened read-only.
+    #[error("{0} (the database is opened read-only: add --write to change it)")]
+    ReadOnly(#[source] rusqlite::Error),
+    /// Writing the results failed.
+    #[error("writing the output")]
+    Output(#[source] io::Error),
+}
+
+impl From<rusqlite::Error> for SqlError {
+    fn from(e: rusqlite::Error) -> SqlError {
+        let read_only = matches!(e.sqlite_error_code(), Some(rusqlite::ErrorCode::ReadOnly));
+        if read_only {
+            SqlError::ReadOnly(e)
+        } else {
+            SqlError::Query(e)
+        }
+    }
+}
+
+/// Receives the results of the statements that return rows.
+pub trait ResultSink {
+    /// A statement with these columns starts returning rows.
+    ///
+    /// # Errors
+    /// Output errors.
+    fn begin(&mut self, columns: &[&str]) -> io::Result<()>;
+    /// One row.
+    ///
+    /// # Errors
+    /// Output errors.
+    fn row(&mut self, cells: &[Cell]) -> io::Result<()>;
+    /// The statement's rows are done.
+    ///
+    /// # Errors
+    /// Output errors.
+    fn end(&mut self) -> io::Result<()>;
+}
+
+/// What a run did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SqlSummary {
+    /// Statements run.
+    pub statements: u64,
+    /// Statements that returned rows (their column list, at least).
+    pub result_sets: u64,
+    /// Rows inserted, updated or deleted by the other statements.
+    pub changes: u64,
+}
+
+/// Runs every statement of `sql` on `conn`.
+///
+/// # Errors
+/// [`SqlError`] at the first statement that fails (earlier ones have run).
+pub fn run(
+    conn: &Connection,
+    sql: &str,
+    sink: &mut dyn ResultSink,
+) -> Result<SqlSummary, SqlError> {
+    let mut summary = SqlSummary::default();
+    let mut batch = Batch::new(conn, sql);
+    while let Some(mut st) = batch.next()? {
+        summary.statements += 1;
+        if st.column_count() == 0 {
+            summary.changes += st.execute([])? as u64;
+            continue;
+        }
+        summary.result_sets += 1;
+        let names: Vec<String> = st.column_names().into_iter().map(str::to_string).collect();
+        let columns: Vec<&str> = names.iter().map(String::as_str).collect();
+        sink.begin(&columns).map_err(SqlError::Output)?;
+        let mut rows = st.query([])?;
+        let mut cells = Vec::with_capacity(columns.len());
+        while let Some(row) = rows.next()? {
+            cells.clear();
+            for i in 0..columns.len() {
+                cells.push(match row.get_ref(i)? {
+                    ValueRef::Null => Cell::Null,
+                    ValueRef::Integer(v) => Cell::Int(v),
+                    ValueRef::Real(v) => Cell::Real(v),
+                    ValueRef::Text(t) => Cell::Text(String::from_utf8_lossy(t).into_owned()),
+                    ValueRef::Blob(b) => Cell::Blob(b.to_vec()),
+                });
+            }
+            sink.row(&cells).map_err(SqlError::Output)?;
+        }
+        sink.end().map_err(SqlError::Output)?;
+    }
+    Ok(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Default)]
+    struct Collect(Vec<String>);
+
+    impl ResultSink for Collect {
+        fn begin(&mut self, columns: &[&str]) -> io::Result<()> {
+            self.0.push(format!("begin {}", columns.join(",")));
+            Ok(())
+        }
+        fn row(&mut self, cells: &[Cell]) -> io::Result<()> {
+            self.0.push(format!("{cells:?}"));
+            Ok(())
+        }
+        fn end(&mut self) -> io::Result<()> {
+            self.0.push("end".into());
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn runs_every_statement() {
+        let conn = Connection::open_in_memory().unwrap();
+        let mut sink = Collect::default();
+        let s = run(
+            &conn,
+            "CREATE TABLE t(a, b); INSERT INTO t VALUES (1, 'x'), (2.5, NULL);
+             SELECT a, b AS bee FROM t ORDER BY a; DELETE FROM t; SELECT * FROM t",
+            &mut sink,
+        )
+        .unwrap();
+        assert_eq!(s, SqlSummary { statements: 5, result_sets: 2, changes: 4 });
+        assert_eq!(
+            sink.0,
+            [
+                "begin a,bee",
+                "[Int(1), Text(\"x\")]",
+                "[Real(2.5), Null]",
+                "end",
+                "begin a,b",
+                "end"
+            ]
+        );
+        let err = run(&conn, "SELECT nope FROM t", &mut sink).unwrap_err();
+        assert!(matches!(err, SqlError::Query(_)));
+        assert!(err.to_string().contains("no such column: nope"), "{err}");
+    }
+}
