@@ -14,10 +14,10 @@ use super::format::Cell;
 pub enum SqlError {
     /// SQLite refused or failed the statement.
     #[error("{0}")]
-    Query(#[source] rusqlite::Error),
+    Query(rusqlite::Error),
     /// A write on a database opened read-only.
     #[error("{0} (the database is opened read-only: add --write to change it)")]
-    ReadOnly(#[source] rusqlite::Error),
+    ReadOnly(rusqlite::Error),
     /// Writing the results failed.
     #[error("writing the output")]
     Output(#[source] io::Error),
