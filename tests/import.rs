@@ -525,3 +525,33 @@ fn compressed_files_and_stdin() {
     assert_eq!(source, ["- none"]);
     assert_eq!(count(&conn, "SELECT count(*) FROM games"), 232);
 }
+
+#[test]
+fn a_full_disk_stops_the_import_with_whole_games_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("full.db");
+    let games = games_dir();
+    let args = ["--batch-games", "200", "--max-db-pages", "120", games.to_str().unwrap()];
+    let (code, stderr) = import(&db, &args);
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(
+        stderr.trim(),
+        format!("pgnindex: error: {}: database or disk is full", db.display())
+    );
+    let conn = Connection::open(&db).unwrap();
+    let integrity: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+    assert_eq!(integrity, "ok");
+    let stored = count(&conn, "SELECT count(*) FROM games");
+    assert!(stored > 0 && stored < 1091, "{stored}");
+    assert_eq!(
+        count(&conn, "SELECT count(*) FROM positions"),
+        count(&conn, "SELECT sum(ply_count + 1) FROM games"),
+        "only whole games"
+    );
+    // With room again, the same command finishes the job.
+    drop(conn);
+    let (code, stderr) = import(&db, &["--batch-games", "200", games.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let conn = Connection::open(&db).unwrap();
+    assert_eq!(count(&conn, "SELECT count(*) FROM games"), 1091);
+}

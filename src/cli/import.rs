@@ -64,6 +64,9 @@ pub struct ImportArgs {
     /// Commit after this many games (tests use small batches).
     #[arg(long, hide = true)]
     batch_games: Option<usize>,
+    /// Let the database grow to this many pages only (tests a full disk).
+    #[arg(long, hide = true)]
+    max_db_pages: Option<u64>,
 }
 
 /// The progress bar (hidden when not wanted).
@@ -122,6 +125,7 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<ExitCode> {
             keep_duplicates: args.keep_duplicates,
             strict: args.strict,
             batch_games: args.batch_games.unwrap_or(WriterOptions::default().batch_games).max(1),
+            max_pages: args.max_db_pages,
             ..WriterOptions::default()
         },
         force: args.force,

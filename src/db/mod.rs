@@ -48,12 +48,13 @@ pub enum DbError {
         found: i64,
     },
     /// An SQLite error, with the file it happened on.
-    #[error("{}: {source}", path.display())]
+    // SQLite's message is part of this one (not a `source`): printed once.
+    #[error("{}: {error}", path.display())]
     Sqlite {
         /// The path.
         path: PathBuf,
         /// SQLite's error.
-        source: rusqlite::Error,
+        error: rusqlite::Error,
     },
 }
 
@@ -69,7 +70,7 @@ pub fn default_path(arg: Option<&Path>) -> PathBuf {
 }
 
 fn sqlite(path: &Path) -> impl Fn(rusqlite::Error) -> DbError + '_ {
-    move |source| DbError::Sqlite { path: path.to_path_buf(), source }
+    move |error| DbError::Sqlite { path: path.to_path_buf(), error }
 }
 
 /// Opens (creating if needed) a database for writing: WAL journal, the

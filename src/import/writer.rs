@@ -33,6 +33,9 @@ pub struct WriterOptions {
     pub batch_positions: usize,
     /// ... or this many games.
     pub batch_games: usize,
+    /// Refuse to grow the database beyond this many pages (SQLite's
+    /// `max_page_count`): a disk that is full, for tests.
+    pub max_pages: Option<u64>,
 }
 
 impl Default for WriterOptions {
@@ -42,6 +45,7 @@ impl Default for WriterOptions {
             strict: false,
             batch_positions: 8 << 20,
             batch_games: 100_000,
+            max_pages: None,
         }
     }
 }
@@ -67,12 +71,13 @@ pub enum WriteError {
         source: std::io::Error,
     },
     /// An SQLite statement failed (disk full, read-only file, …).
-    #[error("{}: {source}", path.display())]
+    // SQLite's message is part of this one (not a `source`): printed once.
+    #[error("{}: {error}", path.display())]
     Sqlite {
         /// The database.
         path: PathBuf,
         /// SQLite's error.
-        source: rusqlite::Error,
+        error: rusqlite::Error,
     },
 }
 
@@ -229,6 +234,12 @@ impl Writer {
                  PRAGMA wal_autocheckpoint = 16384; PRAGMA synchronous = OFF;",
             )
             .map_err(|e| writer.sqlite(e))?;
+        if let Some(pages) = options.max_pages {
+            writer
+                .conn
+                .pragma_update(None, "max_page_count", pages as i64)
+                .map_err(|e| writer.sqlite(e))?;
+        }
         segments::drop_orphans(&writer.conn).map_err(|e| writer.sqlite(e))?;
         writer.next_id = writer
             .conn
@@ -237,8 +248,8 @@ impl Writer {
         Ok(writer)
     }
 
-    fn sqlite(&self, source: rusqlite::Error) -> WriteError {
-        WriteError::Sqlite { path: self.path.clone(), source }
+    fn sqlite(&self, error: rusqlite::Error) -> WriteError {
+        WriteError::Sqlite { path: self.path.clone(), error }
     }
 
     /// The counts so far (committed or not).
@@ -456,7 +467,7 @@ impl Writer {
             let mut st = self.conn.prepare_cached(INSERT_TAG).map_err(|e| self.sqlite(e))?;
             for (ord, (name, value)) in game.tags.iter().enumerate() {
                 st.execute(params![id, ord as i64, name, value])
-                    .map_err(|e| WriteError::Sqlite { path: self.path.clone(), source: e })?;
+                    .map_err(|e| WriteError::Sqlite { path: self.path.clone(), error: e })?;
             }
         }
         // Game ids and plies fit the 16-byte pending row: games beyond
