@@ -1,0 +1,94 @@
+//! Regression tests for what the fuzz targets (`fuzz/`, issue 6) found.
+//! Each bug has a test with the smallest input that shows it; the inputs
+//! as the fuzzer found them are in `fixtures/fuzz/` and go through the same
+//! checks as in the `pgn` fuzz target.
+
+use std::ffi::OsStr;
+
+use assert_cmd::Command;
+
+use pgnindex::import::parallel::{read_chunk, Chunk};
+use pgnindex::import::ReplayOptions;
+use pgnindex::notation::fen;
+use pgnindex::pgn::split;
+
+/// Everything recorded, as the fuzz target reads.
+const ALL: ReplayOptions =
+    ReplayOptions { keys: true, fens: true, lang: None, tags: true, commands: true };
+
+/// What the CLI prints for a chunk, in order: each game's warnings and the
+/// game, then the warnings after the last game; offsets and lines made
+/// absolute with `offset` and `line`.
+fn output(chunk: &Chunk, offset: usize, line: usize) -> Vec<String> {
+    let warning = |(l, c, m): &(usize, usize, String)| format!("warning {}:{c}: {m}", l + line);
+    let mut out = Vec::new();
+    for g in &chunk.games {
+        out.extend(g.warnings.iter().map(warning));
+        let r = &g.record;
+        out.push(format!(
+            "game at {} tags {:?} moves {} final {} error {:?} at {:?}",
+            r.offset + offset,
+            r.tags,
+            r.plies(),
+            fen::write(&r.final_position),
+            r.error.as_ref().map(|e| (e.offset + offset, &e.message)),
+            g.error_at.map(|(l, c)| (l + line, c)),
+        ));
+    }
+    out.extend(chunk.trailing.iter().map(warning));
+    out
+}
+
+/// `data` read whole.
+fn read_whole(data: &[u8]) -> Vec<String> {
+    output(&read_chunk(data, 0, ALL), 0, 0)
+}
+
+/// `data` read in chunks cut at every boundary the splitter offers, as the
+/// parallel reader may cut it.
+fn read_cut_everywhere(data: &[u8]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut base_line = 0;
+    for range in split::chunks(data, 1) {
+        let chunk = read_chunk(&data[range.clone()], range.start, ALL);
+        out.extend(output(&chunk, range.start, base_line));
+        base_line += chunk.line_breaks;
+    }
+    out
+}
+
+/// Asserts that cutting `data` at game boundaries changes nothing.
+#[track_caller]
+fn assert_cuts_change_nothing(data: &[u8]) {
+    assert_eq!(read_cut_everywhere(data), read_whole(data));
+}
+
+/// Found by `pgn`: text skipped after the last game of a chunk was never
+/// reported, so a cut before the next game hid a warning (and junk at the
+/// end of a file was never reported at all).
+#[test]
+fn text_skipped_after_the_last_game_is_reported() {
+    let data = b"1. e4 *\njunk\n[Event \"b\"]\n1. d4 *\nmore junk\n";
+    let whole = read_whole(data);
+    assert_eq!(whole[1], "warning 2:1: skipped text between games: 'junk'");
+    assert_eq!(whole.last().unwrap(), "warning 5:1: skipped text between games: 'more junk'");
+    assert_cuts_change_nothing(data);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("junk.pgn");
+    std::fs::write(&path, data).unwrap();
+    let out = Command::cargo_bin("pgnindex")
+        .unwrap()
+        .args([OsStr::new("check"), path.as_os_str()])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let p = path.display();
+    assert!(
+        stdout.starts_with(&format!(
+            "{p}:2:1: warning: skipped text between games: 'junk'\n\
+             {p}:5:1: warning: skipped text between games: 'more junk'\n\
+             games 2, ok 2,"
+        )),
+        "{stdout}"
+    );
+}
