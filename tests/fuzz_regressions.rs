@@ -10,7 +10,7 @@ use assert_cmd::Command;
 use pgnindex::import::parallel::{read_chunk, Chunk};
 use pgnindex::import::ReplayOptions;
 use pgnindex::notation::fen;
-use pgnindex::pgn::split;
+use pgnindex::pgn::{split, LineIndex};
 
 /// Everything recorded, as the fuzz target reads.
 const ALL: ReplayOptions =
@@ -61,6 +61,32 @@ fn read_cut_everywhere(data: &[u8]) -> Vec<String> {
 #[track_caller]
 fn assert_cuts_change_nothing(data: &[u8]) {
     assert_eq!(read_cut_everywhere(data), read_whole(data));
+}
+
+/// Asserts that `LineIndex` answers every pair of queries (`a` then `b`)
+/// over `data` as a fresh index answers `b`.
+#[track_caller]
+fn assert_line_index_is_history_free(data: &[u8]) {
+    for a in 0..=data.len() {
+        for b in 0..=data.len() {
+            let mut lines = LineIndex::new(data);
+            lines.locate(a);
+            assert_eq!(lines.locate(b), LineIndex::new(data).locate(b), "locate({a}) then ({b})");
+        }
+    }
+}
+
+/// Found by `pgn`: stepping back to the `\n` of a `\r\n` gave column 1 (the
+/// `\r` was taken for a line end), and stepping back from there counted the
+/// `\r` before it as a lone `\r` (one line too few).
+#[test]
+fn line_index_steps_back_into_a_crlf() {
+    let mut lines = LineIndex::new(b"ab\r\ncd");
+    assert_eq!(lines.locate(5), (2, 2));
+    assert_eq!(lines.locate(3), (1, 4));
+    assert_eq!(lines.locate(1), (1, 2));
+    assert_line_index_is_history_free(b"ab\r\ncd\ref\n\r\n\rg\r\n");
+    assert_line_index_is_history_free(b"\xef\xbb\xbf\r\n1.\r\r\n");
 }
 
 /// Found by `pgn`: text skipped after the last game of a chunk was never
