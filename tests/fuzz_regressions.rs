@@ -4,6 +4,7 @@
 //! checks as in the `pgn` fuzz target.
 
 use std::ffi::OsStr;
+use std::path::Path;
 
 use assert_cmd::Command;
 
@@ -89,6 +90,48 @@ fn line_index_steps_back_into_a_crlf() {
     assert_line_index_is_history_free(b"\xef\xbb\xbf\r\n1.\r\r\n");
 }
 
+/// Found by `pgn`: a malformed tag line (here `@` for `]`) keeps the
+/// reader in the tag section, but the splitter cut before the next tag
+/// line, making two games of one.
+#[test]
+fn no_cut_after_a_malformed_tag_line() {
+    let data = b"[Event \"a\"]\n[White \"x\"@\n[Black \"y\"]\n\n1. e4 *\n";
+    assert_eq!(read_whole(data).len(), 2, "one game and its warning: {:?}", read_whole(data));
+    assert!(split::chunks(data, 1).len() == 1);
+    assert_cuts_change_nothing(data);
+    // Vertical tab and form feed are spaces to the reader, so to the
+    // splitter too.
+    let data = b"[Event \"a\"]\n\x0b\n[Site \"b\"]\n1. e4 *\n";
+    assert_eq!(split::chunks(data, 1).len(), 1);
+    assert_cuts_change_nothing(data);
+}
+
+/// Found by `pgn`: a `[` in the middle of a line starts a tag section (the
+/// game before ends there); when that tag pair is malformed the section
+/// goes on at the next line, where the splitter cut.
+#[test]
+fn no_cut_after_a_tag_pair_starting_mid_line() {
+    let data = b"1. e4 J[Date \"x\n[Round \"r\"]\n1. d4 *\n";
+    assert_eq!(split::chunks(data, 1).len(), 1);
+    assert_cuts_change_nothing(data);
+    // `[` inside comments is not a tag (lichess clocks): the cut stays.
+    let data = b"1. e4 { [%clk 0:01:00] } 1-0\n[Event \"b\"]\n1. d4 *\n";
+    assert_eq!(split::chunks(data, 1).len(), 2);
+    assert_cuts_change_nothing(data);
+    // A `{` on a `%` escape line opens no comment (the reader skips the
+    // line); right before the tag line it still blocks the cut (the line is
+    // read as if it could be movetext), one line earlier it does not. A `;`
+    // comment ends at a lone `\r`, as the reader's does.
+    let data = b"1. e4 *\n% {\n[Event \"b\"]\n1. d4 *\n";
+    assert_eq!(split::chunks(data, 1).len(), 1);
+    assert_cuts_change_nothing(data);
+    let data = b"1. e4\n% {\n*\n[Event \"b\"]\n1. d4 *\n";
+    assert_eq!(split::chunks(data, 1).len(), 2);
+    assert_cuts_change_nothing(data);
+    let data = b"1. e4 ; x\r{ c\n[Event \"b\"]\n} *\n";
+    assert_cuts_change_nothing(data);
+}
+
 /// Found by `pgn`: text skipped after the last game of a chunk was never
 /// reported, so a cut before the next game hid a warning (and junk at the
 /// end of a file was never reported at all).
@@ -117,4 +160,25 @@ fn text_skipped_after_the_last_game_is_reported() {
         )),
         "{stdout}"
     );
+}
+
+/// The fuzzer's own inputs, through the `pgn` target's checks.
+#[test]
+fn fuzz_fixtures() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/fuzz");
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension() != Some(OsStr::new("pgn")) {
+            continue;
+        }
+        let data = std::fs::read(&path).unwrap();
+        assert_eq!(read_cut_everywhere(&data), read_whole(&data), "{}", path.display());
+        let mut lines = LineIndex::new(&data);
+        for offset in (0..=data.len()).rev() {
+            assert_eq!(lines.locate(offset), LineIndex::new(&data).locate(offset));
+        }
+        n += 1;
+    }
+    assert!(n >= 4, "fixtures/fuzz holds the fuzzers' inputs");
 }

@@ -3,12 +3,17 @@
 //! input into chunks for parallel workers. No parsing of moves.
 //!
 //! A boundary is a `[` at the start of a line that opens a tag pair, after
-//! movetext (the last non-space byte before it is not `]`: cutting between
-//! two tag lines could split a tag section), and outside any `{…}` or `;`
-//! comment. Variations need no tracking: the reader ends an unterminated
-//! variation at a tag line too. The rule is deliberately conservative —
+//! movetext, and outside any `{…}` or `;` comment or `%` escape line.
+//! "After movetext" means that the last non-space byte before it is not `]`
+//! and that its line holds no `[` outside comments: cutting after a tag
+//! line, even a malformed one or one that starts in the middle of a line,
+//! could split a tag section. Spaces are the tokenizer's (vertical tab and
+//! form feed included). Variations need no tracking: the reader ends an
+//! unterminated variation at a tag line too. The rule is deliberately conservative —
 //! missing a boundary only makes a chunk larger — and it must never cut
 //! where the reader would not end a game.
+
+use super::reader::is_space;
 
 /// Scans `data` (which starts at a boundary) and calls `found` with every
 /// boundary offset in increasing order; stops early when `found` returns
@@ -30,13 +35,15 @@ pub fn scan_boundaries(data: &[u8], mut found: impl FnMut(usize) -> bool) {
                     None => return,
                 }
             }
-            b';' => {
-                i = memchr::memchr(newline, &data[at..]).map_or(data.len(), |n| at + n);
-            }
+            b';' => i = line_end(data, at),
             _ => {
                 let next = at + 1;
                 i = next;
-                if data.get(next) == Some(&b'[') {
+                if data.get(next) == Some(&b'%') {
+                    // An escape line, skipped whole by the reader: a `{` in
+                    // it opens nothing.
+                    i = line_end(data, next);
+                } else if data.get(next) == Some(&b'[') {
                     // The cheap test first: most tag lines follow another.
                     if follows_movetext(&data[..at]) && is_tag_start(&data[next..]) && !found(next)
                     {
@@ -75,10 +82,38 @@ fn is_tag_start(data: &[u8]) -> bool {
     super::reader::parse_tag(data, 0).is_some()
 }
 
-/// `true` if the last non-space byte of `before` is not `]` (and there is
-/// one).
+/// `true` if the reader has left the tag section at the end of `before`,
+/// so that a tag line may start a game: the last non-space byte (there
+/// must be one) is not `]`, and the line holding it has no `[` outside
+/// `{…}` and `;` comments. The reader starts a tag section at any `[`
+/// outside comments, even in the middle of a line, and a malformed tag
+/// pair keeps the section going to the end of its line, whatever the line
+/// ends with. The line is read as if it started outside any comment: when
+/// it starts inside one, more of it counts, so the test is only stricter.
 fn follows_movetext(before: &[u8]) -> bool {
-    before.iter().rev().find(|b| !b.is_ascii_whitespace()).is_some_and(|&b| b != b']')
+    let Some(last) = before.iter().rposition(|&b| !is_space(b)) else { return false };
+    if before[last] == b']' {
+        return false;
+    }
+    let start = memchr::memrchr2(b'\n', b'\r', &before[..last]).map_or(0, |i| i + 1);
+    let mut line = &before[start..=last];
+    loop {
+        let Some(i) = memchr::memchr3(b'[', b'{', b';', line) else { return true };
+        match line[i] {
+            b'[' => return false,
+            b';' => return true,
+            _ => match memchr::memchr(b'}', &line[i + 1..]) {
+                Some(close) => line = &line[i + 1 + close + 1..],
+                None => return false,
+            },
+        }
+    }
+}
+
+/// The offset of the end of the line holding `at` (its `\n` or `\r`, as
+/// the reader ends lines), or the end of `data`.
+fn line_end(data: &[u8], at: usize) -> usize {
+    memchr::memchr2(b'\n', b'\r', &data[at..]).map_or(data.len(), |n| at + n)
 }
 
 /// The first boundary at or after `start + min_len`, scanning from `start`
