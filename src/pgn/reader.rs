@@ -143,9 +143,14 @@ impl<'a> Reader<'a> {
                 _ if self.looks_like_move() => break,
                 _ => {
                     let end = self.line_end(self.pos);
-                    // Stop early at a '[' so that tags glued to junk are read.
-                    let end = memchr::memchr(b'[', &self.data[self.pos..end])
-                        .map_or(end, |i| self.pos + i.max(1));
+                    // Stop early at a '[' so that tags glued to junk are
+                    // read, but not at one between braces: the splitter
+                    // takes `{…}` on a line for a comment whatever comes
+                    // before it, and must see the same tags.
+                    let end = match bracket_outside_braces(&self.data[self.pos..end]) {
+                        Bracket::At(i) => self.pos + i.max(1),
+                        Bracket::None | Bracket::UnclosedBrace => end,
+                    };
                     self.skipped.push((self.pos, end - self.pos));
                     self.pos = end;
                 }
@@ -450,6 +455,32 @@ impl<'a> Reader<'a> {
         visitor.syntax(Syntax { offset: open, message: "unterminated variation" });
         false
     }
+}
+
+/// What a line holds outside the `{…}` pairs closed on it.
+pub(crate) enum Bracket {
+    /// The offset of the first `[`.
+    At(usize),
+    /// No `[`, but a `{` whose `}` is not on the line (it hides the rest).
+    UnclosedBrace,
+    /// Neither.
+    None,
+}
+
+/// The first `[` of `line` outside `{…}` pairs, or what hides one.
+pub(crate) fn bracket_outside_braces(line: &[u8]) -> Bracket {
+    let mut i = 0;
+    while let Some(rel) = memchr::memchr2(b'[', b'{', &line[i..]) {
+        let at = i + rel;
+        if line[at] == b'[' {
+            return Bracket::At(at);
+        }
+        match memchr::memchr(b'}', &line[at + 1..]) {
+            Some(close) => i = at + 1 + close + 1,
+            None => return Bracket::UnclosedBrace,
+        }
+    }
+    Bracket::None
 }
 
 /// Parses `[Name "value"]` at `start`: name, raw value, end offset.
