@@ -139,7 +139,7 @@ fn game_starts<'a>(data: &'a [u8], visitor: &mut Events<'a>) -> Vec<usize> {
     let mut starts = Vec::new();
     let mut last_position = 0;
     while let Some(start) = reader.read_game(visitor) {
-        assert!(starts.last().map_or(true, |&s| s < start), "games out of order");
+        assert!(starts.last().is_none_or(|&s| s < start), "games out of order");
         assert!(reader.position() > last_position || reader.position() == data.len());
         last_position = reader.position();
         starts.push(start);

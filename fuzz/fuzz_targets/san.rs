@@ -146,7 +146,7 @@ fn brute_force(pos: &Position, legal: &[Move], san: San) -> Vec<Move> {
                     // A pawn without its file written stays on its file.
                     None => role != Role::Pawn || m.from().file() == to.file(),
                 }
-                && rank.map_or(true, |r| m.from().rank() == r)
+                && rank.is_none_or(|r| m.from().rank() == r)
         })
         .collect()
 }
