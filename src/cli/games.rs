@@ -127,6 +127,12 @@ fn for_each_game(
                             return ControlFlow::Break(());
                         }
                     }
+                    for (l, c, message) in &chunk.trailing {
+                        if let Err(e) = warn(name, base_line + l, *c, message) {
+                            io_error = Some(e);
+                            return ControlFlow::Break(());
+                        }
+                    }
                     base_line += chunk.line_breaks;
                     ControlFlow::Continue(())
                 })

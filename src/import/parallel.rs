@@ -35,6 +35,9 @@ pub struct Chunk<G = LocatedGame> {
     pub line_breaks: usize,
     /// The games.
     pub games: Vec<G>,
+    /// Warnings after the last game (text skipped at the end of the chunk):
+    /// line, column, message. They come after the games in input order.
+    pub trailing: Vec<(usize, usize, String)>,
 }
 
 /// Reads and replays every game of `data` (which holds whole games).
@@ -55,12 +58,7 @@ pub fn read_chunk_with<G>(
     let mut replayer = Replayer::new(options);
     let mut games = Vec::new();
     while let Some(record) = reader.read_game(&mut replayer) {
-        let mut warnings = Vec::new();
-        for (at, len) in reader.skipped() {
-            let (l, c) = lines.locate(at);
-            let text = String::from_utf8_lossy(&data[at..at + len.min(40)]).into_owned();
-            warnings.push((l, c, format!("skipped text between games: '{text}'")));
-        }
+        let mut warnings = skipped_warnings(data, &mut reader, &mut lines);
         for problem in &record.syntax {
             let (l, c) = lines.locate(problem.offset);
             warnings.push((l, c, problem.message.to_string()));
@@ -72,8 +70,26 @@ pub fn read_chunk_with<G>(
         };
         games.push(map(LocatedGame { record, error_at, warnings }));
     }
+    // Text after the last game is skipped while looking for one more: it
+    // is reported too, or a cut before the next game would hide it.
+    let trailing = skipped_warnings(data, &mut reader, &mut lines);
     let line_breaks = lines.locate(data.len()).0 - 1;
-    Chunk { offset, len: data.len(), line_breaks, games }
+    Chunk { offset, len: data.len(), line_breaks, games, trailing }
+}
+
+/// Warnings for the text `reader` skipped since the last call.
+fn skipped_warnings(
+    data: &[u8],
+    reader: &mut Reader<'_>,
+    lines: &mut LineIndex<'_>,
+) -> Vec<(usize, usize, String)> {
+    let mut warnings = Vec::new();
+    for (at, len) in reader.skipped() {
+        let (l, c) = lines.locate(at);
+        let text = String::from_utf8_lossy(&data[at..at + len.min(40)]).into_owned();
+        warnings.push((l, c, format!("skipped text between games: '{text}'")));
+    }
+    warnings
 }
 
 /// Reads `block` on `pool`, calling `emit` with each chunk in input order.

@@ -102,8 +102,18 @@ pub enum ImportError {
 }
 
 enum Message {
-    Begin { name: String, facts: Option<source::FileFacts>, force: bool },
-    Chunk { games: Vec<GameRow>, offset: u64, line: usize, end: u64 },
+    Begin {
+        name: String,
+        facts: Option<source::FileFacts>,
+        force: bool,
+    },
+    Chunk {
+        games: Vec<GameRow>,
+        trailing: Vec<(usize, usize, String)>,
+        offset: u64,
+        line: usize,
+        end: u64,
+    },
     End,
     Abandon,
 }
@@ -190,8 +200,13 @@ pub fn import(
                     let offset = block_offset + chunk.offset as u64;
                     let end = offset + chunk.len as u64;
                     games_read += chunk.games.len() as u64;
-                    let message =
-                        Message::Chunk { games: chunk.games, offset, line: base_line, end };
+                    let message = Message::Chunk {
+                        games: chunk.games,
+                        trailing: chunk.trailing,
+                        offset,
+                        line: base_line,
+                        end,
+                    };
                     base_line += chunk.line_breaks;
                     if tx.send(message).is_err() {
                         writer_gone = true;
@@ -243,8 +258,8 @@ fn write_all(
                     break;
                 }
             }
-            Message::Chunk { games, offset, line, end } => {
-                if writer.add_chunk(games, offset, line, end)?.is_break() {
+            Message::Chunk { games, trailing, offset, line, end } => {
+                if writer.add_chunk(games, &trailing, offset, line, end)?.is_break() {
                     return Ok((writer.finish()?, true));
                 }
             }

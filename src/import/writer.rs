@@ -332,7 +332,8 @@ impl Writer {
         Ok(())
     }
 
-    /// Stores the games of one chunk of the current source, in order.
+    /// Stores the games of one chunk of the current source, in order, then
+    /// the warnings about text after its last game (`trailing`).
     /// `offset` is added to the games' offsets and `line` to their lines;
     /// `end` is the input offset just after the chunk. Commits when the
     /// batch is full. With `strict`, a bad game stops the import: the games
@@ -346,6 +347,7 @@ impl Writer {
     pub fn add_chunk(
         &mut self,
         games: Vec<GameRow>,
+        trailing: &[(usize, usize, String)],
         offset: u64,
         line: usize,
         end: u64,
@@ -378,6 +380,24 @@ impl Writer {
                 return Ok(ControlFlow::Break(()));
             }
             self.store(game)?;
+        }
+        // Text skipped after the chunk's last game; it is in the chunk, so
+        // a resumed run that skips the chunk skips these too.
+        let skip = self.source.as_ref().is_some_and(|s| end <= s.resume_offset);
+        if !skip && !trailing.is_empty() {
+            self.begin()?;
+            let name = self.source.as_ref().map(|s| s.name.clone()).unwrap_or_default();
+            for (l, c, message) in trailing {
+                self.record_problem(
+                    &name,
+                    None,
+                    None,
+                    "warning",
+                    offset,
+                    Some((l + line, *c)),
+                    message,
+                )?;
+            }
         }
         if let Some(source) = &mut self.source {
             source.resume_offset = source.resume_offset.max(end);
@@ -414,7 +434,7 @@ impl Writer {
             };
             self.record_problem(
                 &name,
-                number,
+                Some(number),
                 None,
                 "skipped",
                 game.offset,
@@ -500,7 +520,7 @@ impl Writer {
             self.count(|s| s.errors += 1);
             self.totals.errors += 1;
             let at = game.error_offset.unwrap_or(game.offset);
-            self.record_problem(&name, number, Some(id), "error", at, game.error_at, error)?;
+            self.record_problem(&name, Some(number), Some(id), "error", at, game.error_at, error)?;
         }
         self.record_warnings(&name, number, Some(id), &game)
     }
@@ -519,7 +539,8 @@ impl Writer {
         game: &GameRow,
     ) -> Result<(), WriteError> {
         for (l, c, message) in &game.warnings {
-            self.record_problem(name, number, id, "warning", game.offset, Some((*l, *c)), message)?;
+            let at = Some((*l, *c));
+            self.record_problem(name, Some(number), id, "warning", game.offset, at, message)?;
         }
         Ok(())
     }
@@ -528,7 +549,7 @@ impl Writer {
     fn record_problem(
         &mut self,
         name: &str,
-        number: u64,
+        number: Option<u64>,
         game_id: Option<i64>,
         kind: &str,
         offset: u64,
@@ -542,7 +563,7 @@ impl Writer {
             .and_then(|mut st| {
                 st.execute(params![
                     source_id,
-                    number as i64,
+                    number.map(|n| n as i64),
                     game_id,
                     kind,
                     offset as i64,
@@ -552,7 +573,10 @@ impl Writer {
                 ])
             })
             .map_err(|e| self.sqlite(e))?;
-        let text = format!("{name}:{line}:{column}: game {number}: {message}");
+        let text = match number {
+            Some(n) => format!("{name}:{line}:{column}: game {n}: {message}"),
+            None => format!("{name}:{line}:{column}: {message}"),
+        };
         (self.problems)(Problem { text, is_error: kind != "warning" });
         Ok(())
     }

@@ -55,8 +55,9 @@ static CLASS: [u8; 256] = {
     t
 };
 
+/// Spaces as the tokenizer sees them (the splitter must agree).
 #[inline]
-fn is_space(b: u8) -> bool {
+pub(crate) fn is_space(b: u8) -> bool {
     CLASS[usize::from(b)] & SPACE != 0
 }
 
@@ -142,9 +143,14 @@ impl<'a> Reader<'a> {
                 _ if self.looks_like_move() => break,
                 _ => {
                     let end = self.line_end(self.pos);
-                    // Stop early at a '[' so that tags glued to junk are read.
-                    let end = memchr::memchr(b'[', &self.data[self.pos..end])
-                        .map_or(end, |i| self.pos + i.max(1));
+                    // Stop early at a '[' so that tags glued to junk are
+                    // read, but not at one between braces: the splitter
+                    // takes `{…}` on a line for a comment whatever comes
+                    // before it, and must see the same tags.
+                    let end = match bracket_outside_braces(&self.data[self.pos..end]) {
+                        Bracket::At(i) => self.pos + i.max(1),
+                        Bracket::None | Bracket::UnclosedBrace => end,
+                    };
                     self.skipped.push((self.pos, end - self.pos));
                     self.pos = end;
                 }
@@ -451,6 +457,32 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// What a line holds outside the `{…}` pairs closed on it.
+pub(crate) enum Bracket {
+    /// The offset of the first `[`.
+    At(usize),
+    /// No `[`, but a `{` whose `}` is not on the line (it hides the rest).
+    UnclosedBrace,
+    /// Neither.
+    None,
+}
+
+/// The first `[` of `line` outside `{…}` pairs, or what hides one.
+pub(crate) fn bracket_outside_braces(line: &[u8]) -> Bracket {
+    let mut i = 0;
+    while let Some(rel) = memchr::memchr2(b'[', b'{', &line[i..]) {
+        let at = i + rel;
+        if line[at] == b'[' {
+            return Bracket::At(at);
+        }
+        match memchr::memchr(b'}', &line[at + 1..]) {
+            Some(close) => i = at + 1 + close + 1,
+            None => return Bracket::UnclosedBrace,
+        }
+    }
+    Bracket::None
+}
+
 /// Parses `[Name "value"]` at `start`: name, raw value, end offset.
 pub(crate) fn parse_tag(data: &[u8], start: usize) -> Option<(&[u8], &[u8], usize)> {
     let mut i = start + 1;
@@ -582,9 +614,8 @@ impl<'a> LineIndex<'a> {
         if offset < self.at {
             // Step back over the line breaks between, not from the start:
             // queries come in near order, this keeps them linear.
-            self.line -= count_line_breaks(&self.data[offset..self.at]);
-            self.line_start =
-                memchr::memrchr2(b'\n', b'\r', &self.data[..offset]).map_or(0, |i| i + 1);
+            self.line -= count_line_breaks(self.data, offset, self.at);
+            self.line_start = line_start(self.data, offset);
             self.at = offset;
         }
         let mut i = self.at;
@@ -610,12 +641,26 @@ impl<'a> LineIndex<'a> {
     }
 }
 
-/// Line breaks in `data`: `\n`, `\r\n` (once) and lone `\r`.
-fn count_line_breaks(data: &[u8]) -> usize {
-    let lf = memchr::memchr_iter(b'\n', data).count();
-    let lone_cr =
-        memchr::memchr_iter(b'\r', data).filter(|&i| data.get(i + 1) != Some(&b'\n')).count();
+/// Line breaks (`\n`, `\r\n` once, lone `\r`) whose last byte lies in
+/// `data[from..to]`: those that end a line between the two offsets. A `\r`
+/// is told from the `\r` of a `\r\n` by the byte after it, even when that
+/// byte is at `to` (outside the range).
+fn count_line_breaks(data: &[u8], from: usize, to: usize) -> usize {
+    let part = &data[from..to];
+    let lf = memchr::memchr_iter(b'\n', part).count();
+    let lone_cr = memchr::memchr_iter(b'\r', part)
+        .filter(|&i| data.get(from + i + 1) != Some(&b'\n'))
+        .count();
     lf + lone_cr
+}
+
+/// The offset where the line holding `offset` starts: after the last line
+/// break that ends at or before `offset`.
+fn line_start(data: &[u8], offset: usize) -> usize {
+    // The `\r` of a `\r\n` whose `\n` is at `offset` ends no line yet.
+    let in_crlf = offset > 0 && data[offset - 1] == b'\r' && data.get(offset) == Some(&b'\n');
+    let end = if in_crlf { offset - 1 } else { offset };
+    memchr::memrchr2(b'\n', b'\r', &data[..end]).map_or(0, |i| i + 1)
 }
 
 #[cfg(test)]

@@ -2,13 +2,21 @@
 //! holds whole games. Used to cut streams into blocks and to split a large
 //! input into chunks for parallel workers. No parsing of moves.
 //!
-//! A boundary is a `[` at the start of a line that opens a tag pair, after
-//! movetext (the last non-space byte before it is not `]`: cutting between
-//! two tag lines could split a tag section), and outside any `{…}` or `;`
-//! comment. Variations need no tracking: the reader ends an unterminated
-//! variation at a tag line too. The rule is deliberately conservative —
-//! missing a boundary only makes a chunk larger — and it must never cut
-//! where the reader would not end a game.
+//! A boundary is a `[` at the start of a line that opens a whole tag pair,
+//! after movetext, and outside any `{…}` comment (a `{` on a `%` escape
+//! line opens none; a `;` comment ends with its line anyway). "After
+//! movetext" means that the last non-space byte before it is not `]` and
+//! that its line holds no `[` outside the `{…}` pairs closed on it: cutting
+//! after a tag line, even a malformed one or one that starts in the middle
+//! of a line, could split a tag section. Tag lines are read as the reader
+//! reads them (a `{` or `;` in a name or value opens nothing). Spaces are
+//! the tokenizer's (vertical tab and form feed included). Variations need
+//! no tracking: the reader ends an unterminated variation at a tag line
+//! too. The rule is deliberately conservative — missing a boundary only
+//! makes a chunk larger — and it must never cut where the reader would not
+//! end a game (the `pgn` fuzz target checks that).
+
+use super::reader::{bracket_outside_braces, is_space, Bracket};
 
 /// Scans `data` (which starts at a boundary) and calls `found` with every
 /// boundary offset in increasing order; stops early when `found` returns
@@ -16,8 +24,13 @@
 pub fn scan_boundaries(data: &[u8], mut found: impl FnMut(usize) -> bool) {
     // Lines end with `\n` (LF, CRLF) — or, in old Mac files, a lone `\r`.
     let newline = if memchr::memchr(b'\n', data).is_none() { b'\r' } else { b'\n' };
-    let mut i = 0;
-    while let Some(rel) = memchr::memchr3(b'{', b';', newline, &data[i..]) {
+    // The reader starts between games, after a byte-order mark: a tag line
+    // there is stepped over like any other.
+    let first = if data.starts_with(b"\xef\xbb\xbf") { 3 } else { 0 };
+    let mut i = if is_tag_start(&data[first..]) { skip_tag_line(data, first) } else { 0 };
+    // A `;` comment is not tracked: in text between games the reader reads
+    // `;` as text, and a `{` it seems to hide only makes the scan stricter.
+    while let Some(rel) = memchr::memchr2(b'{', newline, &data[i..]) {
         let at = i + rel;
         match data[at] {
             b'{' => {
@@ -30,20 +43,22 @@ pub fn scan_boundaries(data: &[u8], mut found: impl FnMut(usize) -> bool) {
                     None => return,
                 }
             }
-            b';' => {
-                i = memchr::memchr(newline, &data[at..]).map_or(data.len(), |n| at + n);
-            }
             _ => {
                 let next = at + 1;
                 i = next;
-                if data.get(next) == Some(&b'[') {
-                    // The cheap test first: most tag lines follow another.
-                    if follows_movetext(&data[..at]) && is_tag_start(&data[next..]) && !found(next)
-                    {
+                if data.get(next) == Some(&b'%') {
+                    // An escape line, skipped whole by the reader: a `{` in
+                    // it opens nothing.
+                    i = line_end(data, next);
+                } else if data.get(next) == Some(&b'[') && is_tag_start(&data[next..]) {
+                    if follows_movetext(&data[..at]) && !found(next) {
                         return;
                     }
                     // Step over the tag pairs of this line, quotes and all,
                     // so that a `{` or `;` inside a value opens nothing.
+                    // Only for a whole tag pair: the reader ends a skipped
+                    // variation there, but inside one it reads a line that
+                    // merely starts with `[` as text, braces and all.
                     i = skip_tag_line(data, next);
                 }
             }
@@ -51,34 +66,65 @@ pub fn scan_boundaries(data: &[u8], mut found: impl FnMut(usize) -> bool) {
     }
 }
 
-/// The offset after the tag pairs starting at `at` on one line (quoted
-/// values skipped with their escapes), or the line end.
+/// Where the reader leaves the tag pairs of the line starting at `at`
+/// (with a whole pair, as the caller checked): it reads each pair as the
+/// reader does (`;` and `{` inside names and values open nothing), steps
+/// over a malformed one to the next `[` on the line or the line end (as
+/// the reader does, braces and all), and stops at the first other
+/// non-space byte (movetext, for the reader) or at the line end.
 fn skip_tag_line(data: &[u8], at: usize) -> usize {
     let mut i = at;
-    let mut in_quotes = false;
-    while i < data.len() {
-        match data[i] {
-            b'\\' if in_quotes => i += 1,
-            b'"' => in_quotes = !in_quotes,
-            b'\n' | b'\r' => return i,
-            b'{' | b';' if !in_quotes => return i,
-            _ => {}
+    loop {
+        match super::reader::parse_tag(data, i) {
+            Some((_, _, end)) => {
+                i = end;
+                while i < data.len() && matches!(data[i], b' ' | b'\t' | 0x0b | 0x0c) {
+                    i += 1;
+                }
+                if data.get(i) != Some(&b'[') {
+                    return i;
+                }
+            }
+            None => {
+                let end = line_end(data, i);
+                match memchr::memchr(b'[', &data[i + 1..end]) {
+                    Some(j) => i += 1 + j,
+                    None => return end,
+                }
+            }
         }
-        i += 1;
     }
-    i.min(data.len())
 }
 
 /// `true` if `data` starts with a whole tag pair `[Name "value"]`, exactly
 /// as the reader requires to end a game at a tag line.
 fn is_tag_start(data: &[u8]) -> bool {
-    super::reader::parse_tag(data, 0).is_some()
+    data.first() == Some(&b'[') && super::reader::parse_tag(data, 0).is_some()
 }
 
-/// `true` if the last non-space byte of `before` is not `]` (and there is
-/// one).
+/// `true` if the reader has left the tag section at the end of `before`,
+/// so that a tag line may start a game: the last non-space byte (there
+/// must be one) is not `]`, and the line holding it has no `[` outside the
+/// `{…}` pairs closed on it, nor a `{` left open. The reader starts a tag
+/// section at any `[` outside comments, even in the middle of a line or in
+/// text it skips between games, and a malformed tag pair keeps the section
+/// going to the end of its line, whatever the line ends with. The line is
+/// read as if it started outside any comment (when it starts inside one,
+/// more of it counts) and a `;` hides nothing (the reader skips a `;` in
+/// text between games): both only make the test stricter.
 fn follows_movetext(before: &[u8]) -> bool {
-    before.iter().rev().find(|b| !b.is_ascii_whitespace()).is_some_and(|&b| b != b']')
+    let Some(last) = before.iter().rposition(|&b| !is_space(b)) else { return false };
+    if before[last] == b']' {
+        return false;
+    }
+    let start = memchr::memrchr2(b'\n', b'\r', &before[..last]).map_or(0, |i| i + 1);
+    matches!(bracket_outside_braces(&before[start..=last]), Bracket::None)
+}
+
+/// The offset of the end of the line holding `at` (its `\n` or `\r`, as
+/// the reader ends lines), or the end of `data`.
+fn line_end(data: &[u8], at: usize) -> usize {
+    memchr::memchr2(b'\n', b'\r', &data[at..]).map_or(data.len(), |n| at + n)
 }
 
 /// The first boundary at or after `start + min_len`, scanning from `start`
@@ -168,10 +214,13 @@ mod tests {
 
     #[test]
     fn never_inside_comments() {
-        let text = "1. e4 {\n[Event \"fake\"]\n} e5 ; {\n[Event \"real\"]\n1. d4 *";
+        let text = "1. e4 {\n[Event \"fake\"]\n} e5 ; no brace\n[Event \"real\"]\n1. d4 *";
         let b = boundaries(text);
         assert_eq!(b.len(), 1);
         assert!(text[b[0]..].starts_with("[Event \"real\""));
+        // A `{` after a `;` is taken for a comment (the reader reads a `;`
+        // between games as text): no boundary, to be safe.
+        assert!(boundaries("1. e4 ; {\n[Event \"real\"]\n1. d4 *").is_empty());
         // An unterminated comment: no boundary after it.
         assert!(boundaries("1. e4 { oops\n[Event \"x\"]\n").is_empty());
     }
