@@ -386,17 +386,8 @@ impl Writer {
         let skip = self.source.as_ref().is_some_and(|s| end <= s.resume_offset);
         if !skip && !trailing.is_empty() {
             self.begin()?;
-            let name = self.source.as_ref().map(|s| s.name.clone()).unwrap_or_default();
             for (l, c, message) in trailing {
-                self.record_problem(
-                    &name,
-                    None,
-                    None,
-                    "warning",
-                    offset,
-                    Some((l + line, *c)),
-                    message,
-                )?;
+                self.record_problem(None, None, "warning", offset, Some((l + line, *c)), message)?;
             }
         }
         if let Some(source) = &mut self.source {
@@ -414,7 +405,7 @@ impl Writer {
     fn store(&mut self, mut game: GameRow) -> Result<(), WriteError> {
         self.begin()?;
         let source = self.source.as_ref().expect("a source was begun");
-        let (source_id, number, name) = (source.id, source.game_number, source.name.clone());
+        let (source_id, number) = (source.id, source.game_number);
         self.batch_games += 1;
         // Text with no tags whose first move is already bad is not a game
         // (a binary file, prose): reported, not stored.
@@ -433,7 +424,6 @@ impl Writer {
                 ),
             };
             self.record_problem(
-                &name,
                 Some(number),
                 None,
                 "skipped",
@@ -443,7 +433,7 @@ impl Writer {
             )?;
             self.count(|s| s.errors += 1);
             self.totals.errors += 1;
-            return self.record_warnings(&name, number, None, &game);
+            return self.record_warnings(number, None, &game);
         }
         if !self.options.keep_duplicates && self.is_duplicate(&game)? {
             self.count(|s| s.duplicates += 1);
@@ -520,9 +510,9 @@ impl Writer {
             self.count(|s| s.errors += 1);
             self.totals.errors += 1;
             let at = game.error_offset.unwrap_or(game.offset);
-            self.record_problem(&name, Some(number), Some(id), "error", at, game.error_at, error)?;
+            self.record_problem(Some(number), Some(id), "error", at, game.error_at, error)?;
         }
-        self.record_warnings(&name, number, Some(id), &game)
+        self.record_warnings(number, Some(id), &game)
     }
 
     fn count(&mut self, f: impl FnOnce(&mut CurrentSource)) {
@@ -533,22 +523,21 @@ impl Writer {
 
     fn record_warnings(
         &mut self,
-        name: &str,
         number: u64,
         id: Option<i64>,
         game: &GameRow,
     ) -> Result<(), WriteError> {
         for (l, c, message) in &game.warnings {
             let at = Some((*l, *c));
-            self.record_problem(name, Some(number), id, "warning", game.offset, at, message)?;
+            self.record_problem(Some(number), id, "warning", game.offset, at, message)?;
         }
         Ok(())
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// Stores one row of `import_errors` for the current source and hands
+    /// it, located as `FILE:LINE:COL`, to the caller's `problems`.
     fn record_problem(
         &mut self,
-        name: &str,
         number: Option<u64>,
         game_id: Option<i64>,
         kind: &str,
@@ -573,6 +562,7 @@ impl Writer {
                 ])
             })
             .map_err(|e| self.sqlite(e))?;
+        let name = self.source.as_ref().map_or("", |s| s.name.as_str());
         let text = match number {
             Some(n) => format!("{name}:{line}:{column}: game {n}: {message}"),
             None => format!("{name}:{line}:{column}: {message}"),
