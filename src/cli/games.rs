@@ -13,12 +13,6 @@ use pgnindex::import::{parallel, GameRecord, ReplayOptions};
 use pgnindex::notation::fen;
 use pgnindex::notation::lang::Lang;
 use pgnindex::pgn::source::{expand_inputs, InputName, Source};
-use pgnindex::pgn::split;
-
-/// Streams are cut into blocks of about this size at game boundaries.
-const BLOCK: usize = 8 << 20;
-/// A block never grows beyond this (one pathological game).
-const MAX_BLOCK: usize = 1 << 30;
 
 /// Arguments of `fens`.
 #[derive(Debug, Args)]
@@ -74,9 +68,6 @@ struct Located<'r> {
     error_at: Option<(usize, usize)>,
 }
 
-/// Chunks handed to one worker at a time.
-const CHUNK: usize = 1 << 20;
-
 /// Reads every input and calls `each` for every game in input order;
 /// syntax warnings and skipped text go to `warn`. Games are read and
 /// replayed on `pool`. Unreadable inputs are reported on
@@ -100,44 +91,36 @@ fn for_each_game(
                 continue;
             }
         };
-        // Lines before the current chunk, for file-wide line numbers.
-        let mut base_line = 0usize;
         let mut io_error = None;
-        let result = source.for_each_block(
-            BLOCK,
-            MAX_BLOCK,
-            |buf, eof| if eof { buf.len() } else { split::last_boundary(buf) },
-            |block, _offset| {
-                stats.bytes += block.len() as u64;
-                parallel::read_block(pool, block, options, CHUNK, &|g| g, |chunk| {
-                    for game in chunk.games {
-                        number += 1;
-                        let emit = || -> io::Result<()> {
-                            for (l, c, message) in &game.warnings {
-                                warn(name, base_line + l, *c, message)?;
-                            }
-                            stats.games += 1;
-                            stats.errors += u64::from(game.record.error.is_some());
-                            stats.skipped += u64::from(game.record.skipped_variant.is_some());
-                            let error_at = game.error_at.map(|(l, c)| (base_line + l, c));
-                            each(Located { input: name, number, record: game.record, error_at })
-                        };
-                        if let Err(e) = emit() {
-                            io_error = Some(e);
-                            return ControlFlow::Break(());
+        // `base_line`: lines before the chunk, for file-wide line numbers.
+        let result =
+            parallel::read_source(source, pool, options, &|g| g, |chunk, _offset, base_line| {
+                stats.bytes += chunk.len as u64;
+                for game in chunk.games {
+                    number += 1;
+                    let emit = || -> io::Result<()> {
+                        for (l, c, message) in &game.warnings {
+                            warn(name, base_line + l, *c, message)?;
                         }
+                        stats.games += 1;
+                        stats.errors += u64::from(game.record.error.is_some());
+                        stats.skipped += u64::from(game.record.skipped_variant.is_some());
+                        let error_at = game.error_at.map(|(l, c)| (base_line + l, c));
+                        each(Located { input: name, number, record: game.record, error_at })
+                    };
+                    if let Err(e) = emit() {
+                        io_error = Some(e);
+                        return ControlFlow::Break(());
                     }
-                    for (l, c, message) in &chunk.trailing {
-                        if let Err(e) = warn(name, base_line + l, *c, message) {
-                            io_error = Some(e);
-                            return ControlFlow::Break(());
-                        }
+                }
+                for (l, c, message) in &chunk.trailing {
+                    if let Err(e) = warn(name, base_line + l, *c, message) {
+                        io_error = Some(e);
+                        return ControlFlow::Break(());
                     }
-                    base_line += chunk.line_breaks;
-                    ControlFlow::Continue(())
-                })
-            },
-        );
+                }
+                ControlFlow::Continue(())
+            });
         if let Some(e) = io_error {
             return Err(e.into());
         }

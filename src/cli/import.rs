@@ -79,6 +79,10 @@ struct Progress {
 }
 
 impl Observer for Progress {
+    fn inputs(&mut self, total: u64) {
+        self.bar.set_length(total);
+    }
+
     fn source(&mut self, name: &InputName, size: Option<u64>) {
         if let Some(previous) = self.size.take() {
             self.done += previous;
@@ -132,15 +136,8 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<ExitCode> {
         lang: args.lang,
     };
     let show_bar = !args.quiet && std::io::stderr().is_terminal();
-    let total: u64 = args
-        .inputs
-        .iter()
-        .filter_map(|i| std::fs::metadata(i).ok())
-        .filter(|m| m.is_file())
-        .map(|m| m.len())
-        .sum();
     let bar = if show_bar {
-        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
         bar.set_style(
             ProgressStyle::with_template(
                 "{prefix:.bold} [{bar:30}] {bytes}/{total_bytes} {binary_bytes_per_sec} {msg} ETA {eta}",

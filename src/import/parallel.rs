@@ -9,7 +9,15 @@ use std::ops::ControlFlow;
 use std::collections::BTreeMap;
 
 use super::replay::{GameRecord, ReplayOptions, Replayer};
+use crate::pgn::source::{Source, SourceError};
 use crate::pgn::{split, LineIndex, Reader};
+
+/// Streams are cut into blocks of about this size at game boundaries.
+const BLOCK: usize = 8 << 20;
+/// A block never grows beyond this (one pathological game).
+const MAX_BLOCK: usize = 1 << 30;
+/// Chunks handed to one worker at a time.
+const CHUNK: usize = 1 << 20;
 
 /// A game with its chunk-local locations.
 #[derive(Debug)]
@@ -158,4 +166,35 @@ pub fn read_block<G: Send>(
         }
     });
     flow
+}
+
+/// Reads a whole input on `pool`: blocks cut at game boundaries
+/// ([`Source::for_each_block`]), each read by [`read_block`] with `map` on
+/// the workers. `emit(chunk, offset, lines)` gets the chunks in input
+/// order with the chunk's offset in the (decompressed) input and the number
+/// of lines before it (add it to the chunk's line numbers); `Break` stops.
+///
+/// # Errors
+/// [`SourceError`] if reading fails; the chunks before were emitted.
+pub fn read_source<G: Send>(
+    source: Source,
+    pool: &rayon::ThreadPool,
+    options: ReplayOptions,
+    map: &(impl Fn(LocatedGame) -> G + Sync),
+    mut emit: impl FnMut(Chunk<G>, u64, usize) -> ControlFlow<()>,
+) -> Result<(), SourceError> {
+    let mut lines_before = 0usize;
+    source.for_each_block(
+        BLOCK,
+        MAX_BLOCK,
+        |buf, eof| if eof { buf.len() } else { split::last_boundary(buf) },
+        |block, block_offset| {
+            read_block(pool, block, options, CHUNK, map, |chunk| {
+                let (offset, line_breaks) = (block_offset + chunk.offset as u64, chunk.line_breaks);
+                let flow = emit(chunk, offset, lines_before);
+                lines_before += line_breaks;
+                flow
+            })
+        },
+    )
 }

@@ -20,14 +20,7 @@ use super::writer::{Problem, SourceStart, Totals, WriteError, Writer, WriterOpti
 use super::ReplayOptions;
 use crate::notation::lang::Lang;
 use crate::pgn::source::{self, expand_inputs, InputName, Source, SourceError};
-use crate::pgn::split;
 
-/// Streams are cut into blocks of about this size at game boundaries.
-const BLOCK: usize = 8 << 20;
-/// A block never grows beyond this (one pathological game).
-const MAX_BLOCK: usize = 1 << 30;
-/// Chunks handed to one worker at a time.
-const CHUNK: usize = 1 << 20;
 /// Chunks waiting for the writer (each about 4 MB of rows): enough for
 /// the workers to go on while the writer commits a batch.
 const CHANNEL: usize = 32;
@@ -47,6 +40,11 @@ pub struct ImportOptions {
 
 /// Follows an import (progress display).
 pub trait Observer {
+    /// The inputs are listed (directories expanded): `total` bytes on disk
+    /// (standard input and FIFOs count 0).
+    fn inputs(&mut self, total: u64) {
+        let _ = total;
+    }
     /// A source starts; `size` is its size on disk if known.
     fn source(&mut self, name: &InputName, size: Option<u64>) {
         let _ = (name, size);
@@ -134,6 +132,15 @@ pub fn import(
 ) -> Result<Summary, ImportError> {
     let started = Instant::now();
     let names = expand_inputs(inputs)?;
+    let total = names
+        .iter()
+        .filter_map(|name| match name {
+            InputName::Path(path) => std::fs::metadata(path).ok().filter(|m| m.is_file()),
+            InputName::Stdin => None,
+        })
+        .map(|m| m.len())
+        .sum();
+    observer.inputs(total);
     let writer = Writer::open(db, options.writer, problems)?;
     let (tx, rx) = mpsc::sync_channel::<Message>(CHANNEL);
     let (reply_tx, reply_rx) = mpsc::channel::<SourceStart>();
@@ -188,35 +195,20 @@ pub fn import(
                 continue;
             }
         };
-        let mut base_line = 0usize;
         let mut writer_gone = false;
-        let result = source.for_each_block(
-            BLOCK,
-            MAX_BLOCK,
-            |buf, eof| if eof { buf.len() } else { split::last_boundary(buf) },
-            |block, block_offset| {
-                summary.bytes += block.len() as u64;
-                parallel::read_block(pool, block, replay, CHUNK, &build, |chunk| {
-                    let offset = block_offset + chunk.offset as u64;
-                    let end = offset + chunk.len as u64;
-                    games_read += chunk.games.len() as u64;
-                    let message = Message::Chunk {
-                        games: chunk.games,
-                        trailing: chunk.trailing,
-                        offset,
-                        line: base_line,
-                        end,
-                    };
-                    base_line += chunk.line_breaks;
-                    if tx.send(message).is_err() {
-                        writer_gone = true;
-                        return ControlFlow::Break(());
-                    }
-                    observer.progress(end, games_read);
-                    ControlFlow::Continue(())
-                })
-            },
-        );
+        let result = parallel::read_source(source, pool, replay, &build, |chunk, offset, line| {
+            summary.bytes += chunk.len as u64;
+            let end = offset + chunk.len as u64;
+            games_read += chunk.games.len() as u64;
+            let message =
+                Message::Chunk { games: chunk.games, trailing: chunk.trailing, offset, line, end };
+            if tx.send(message).is_err() {
+                writer_gone = true;
+                return ControlFlow::Break(());
+            }
+            observer.progress(end, games_read);
+            ControlFlow::Continue(())
+        });
         if writer_gone {
             break 'inputs;
         }
