@@ -110,12 +110,12 @@ fn cells(found: &Found) -> [Cell; 9] {
     let g = &found.game;
     [
         g.id.into(),
-        g.white.clone().into(),
-        g.black.clone().into(),
-        g.result.clone().into(),
-        g.date.clone().into(),
-        g.event.clone().into(),
-        g.eco.clone().into(),
+        g.header.white.clone().into(),
+        g.header.black.clone().into(),
+        g.header.result.clone().into(),
+        g.header.date.clone().into(),
+        g.header.event.clone().into(),
+        g.header.eco.clone().into(),
         g.ply_count.into(),
         found.ply.into(),
     ]

@@ -7,6 +7,9 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OpenFlags};
 
+mod header;
+pub use header::Header;
+
 /// The schema, one SQL file per version, applied in order.
 const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0001_init.sql"),

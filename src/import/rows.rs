@@ -7,6 +7,7 @@ use xxhash_rust::xxh3::Xxh3;
 
 use super::parallel::LocatedGame;
 use crate::chess::Move;
+pub use crate::db::Header;
 use crate::notation::fen;
 use crate::notation::uci::Uci;
 
@@ -25,37 +26,6 @@ impl Default for RowOptions {
     fn default() -> RowOptions {
         RowOptions { positions: true, max_ply: u32::MAX, fens: false }
     }
-}
-
-/// The tag pairs that have a column of their own in `games`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Header {
-    /// `Event`.
-    pub event: Option<String>,
-    /// `Site`.
-    pub site: Option<String>,
-    /// `Date`.
-    pub date: Option<String>,
-    /// `Round`.
-    pub round: Option<String>,
-    /// `White`.
-    pub white: Option<String>,
-    /// `Black`.
-    pub black: Option<String>,
-    /// `Result`, else the result token.
-    pub result: Option<String>,
-    /// `WhiteElo` when it is a positive integer.
-    pub white_elo: Option<i64>,
-    /// `BlackElo` when it is a positive integer.
-    pub black_elo: Option<i64>,
-    /// `ECO`.
-    pub eco: Option<String>,
-    /// `Opening`.
-    pub opening: Option<String>,
-    /// `TimeControl`.
-    pub time_control: Option<String>,
-    /// `Termination`.
-    pub termination: Option<String>,
 }
 
 /// One `positions` row, less the game id (given by the writer).

@@ -4,6 +4,8 @@
 
 use rusqlite::{Connection, OptionalExtension, Row};
 
+use crate::db::Header;
+
 use super::search::QueryError;
 
 /// The `games` columns of a [`Game`], in [`Game::from_row`] order, for a
@@ -20,32 +22,8 @@ pub const GAME_COLUMN_COUNT: usize = 20;
 pub struct Game {
     /// `games.id`.
     pub id: i64,
-    /// `Event`.
-    pub event: Option<String>,
-    /// `Site`.
-    pub site: Option<String>,
-    /// `Date` (`YYYY.MM.DD`, `??` kept).
-    pub date: Option<String>,
-    /// `Round`.
-    pub round: Option<String>,
-    /// `White`.
-    pub white: Option<String>,
-    /// `Black`.
-    pub black: Option<String>,
-    /// `Result`.
-    pub result: Option<String>,
-    /// `WhiteElo`.
-    pub white_elo: Option<i64>,
-    /// `BlackElo`.
-    pub black_elo: Option<i64>,
-    /// `ECO`.
-    pub eco: Option<String>,
-    /// `Opening`.
-    pub opening: Option<String>,
-    /// `TimeControl`.
-    pub time_control: Option<String>,
-    /// `Termination`.
-    pub termination: Option<String>,
+    /// The tag columns.
+    pub header: Header,
     /// Half-moves of the stored mainline.
     pub ply_count: u32,
     /// The start position, `None` for the standard one.
@@ -71,19 +49,7 @@ impl Game {
         let c = |i: usize| offset + i;
         Ok(Game {
             id: row.get(c(0))?,
-            event: row.get(c(1))?,
-            site: row.get(c(2))?,
-            date: row.get(c(3))?,
-            round: row.get(c(4))?,
-            white: row.get(c(5))?,
-            black: row.get(c(6))?,
-            result: row.get(c(7))?,
-            white_elo: row.get(c(8))?,
-            black_elo: row.get(c(9))?,
-            eco: row.get(c(10))?,
-            opening: row.get(c(11))?,
-            time_control: row.get(c(12))?,
-            termination: row.get(c(13))?,
+            header: Header::from_row(row, c(1))?,
             ply_count: row.get(c(14))?,
             start_fen: row.get(c(15))?,
             final_fen: row.get(c(16))?,
@@ -113,23 +79,24 @@ impl Game {
     /// PGN placeholders `?`, `????.??.??` and `*` for missing ones), then
     /// the other columns that are set, then the stored tag pairs.
     pub fn tag_pairs(&self) -> Vec<(&str, String)> {
+        let h = &self.header;
         let text = |v: &Option<String>, default: &str| v.clone().unwrap_or_else(|| default.into());
         let mut pairs = vec![
-            ("Event", text(&self.event, "?")),
-            ("Site", text(&self.site, "?")),
-            ("Date", text(&self.date, "????.??.??")),
-            ("Round", text(&self.round, "?")),
-            ("White", text(&self.white, "?")),
-            ("Black", text(&self.black, "?")),
-            ("Result", text(&self.result, "*")),
+            ("Event", text(&h.event, "?")),
+            ("Site", text(&h.site, "?")),
+            ("Date", text(&h.date, "????.??.??")),
+            ("Round", text(&h.round, "?")),
+            ("White", text(&h.white, "?")),
+            ("Black", text(&h.black, "?")),
+            ("Result", text(&h.result, "*")),
         ];
         let optional = [
-            ("WhiteElo", self.white_elo.map(|e| e.to_string())),
-            ("BlackElo", self.black_elo.map(|e| e.to_string())),
-            ("ECO", self.eco.clone()),
-            ("Opening", self.opening.clone()),
-            ("TimeControl", self.time_control.clone()),
-            ("Termination", self.termination.clone()),
+            ("WhiteElo", h.white_elo.map(|e| e.to_string())),
+            ("BlackElo", h.black_elo.map(|e| e.to_string())),
+            ("ECO", h.eco.clone()),
+            ("Opening", h.opening.clone()),
+            ("TimeControl", h.time_control.clone()),
+            ("Termination", h.termination.clone()),
         ];
         pairs.extend(optional.into_iter().filter_map(|(name, v)| Some((name, v?))));
         pairs.extend(self.tags.iter().map(|(n, v)| (n.as_str(), v.clone())));

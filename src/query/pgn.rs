@@ -33,7 +33,7 @@ pub fn write_game(out: &mut impl Write, game: &Game) -> io::Result<()> {
         text.push_str("\"]\n");
     }
     text.push('\n');
-    let result = game.result.as_deref().unwrap_or("*");
+    let result = game.header.result.as_deref().unwrap_or("*");
     wrap_movetext(&game.movetext, result, &mut text);
     text.push_str("\n\n");
     out.write_all(text.as_bytes())
@@ -177,6 +177,7 @@ pub fn wrap_movetext(movetext: &str, result: &str, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::db::Header;
 
     fn wrap(movetext: &str) -> String {
         let mut out = String::new();
@@ -218,9 +219,12 @@ mod tests {
     #[test]
     fn tags_are_escaped_and_rostered_first() {
         let game = Game {
-            white: Some("A \"B\" C\\".into()),
-            result: Some("1-0".into()),
-            white_elo: Some(2500),
+            header: Header {
+                white: Some("A \"B\" C\\".into()),
+                result: Some("1-0".into()),
+                white_elo: Some(2500),
+                ..Header::default()
+            },
             movetext: "1. e4 1-0".into(),
             tags: vec![("Annotator".into(), "X".into())],
             ..Game::default()
