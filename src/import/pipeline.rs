@@ -97,6 +97,9 @@ pub enum ImportError {
     /// The command line names something that is not an input.
     #[error(transparent)]
     Inputs(#[from] SourceError),
+    /// The system refused a thread.
+    #[error("cannot start the writer thread: {0}")]
+    Thread(std::io::Error),
 }
 
 enum Message {
@@ -147,7 +150,7 @@ pub fn import(
     let writer_thread = std::thread::Builder::new()
         .name("pgnindex-writer".into())
         .spawn(move || write_all(writer, &rx, &reply_tx))
-        .expect("starting the writer thread");
+        .map_err(ImportError::Thread)?;
 
     let replay = ReplayOptions {
         keys: options.rows.positions,
