@@ -218,6 +218,13 @@ pub struct StoredGame {
 /// `????.??.??`) the same as a missing tag.
 pub fn normalise(value: &str) -> String {
     let mut out = String::with_capacity(value.len());
+    normalise_into(value, &mut out);
+    out
+}
+
+/// [`normalise`] into `out` (cleared first), reusing its buffer.
+fn normalise_into(value: &str, out: &mut String) {
+    out.clear();
     for word in value.split_whitespace() {
         if !out.is_empty() {
             out.push(' ');
@@ -227,7 +234,6 @@ pub fn normalise(value: &str) -> String {
     if out.chars().all(|c| matches!(c, '?' | '.' | '-')) {
         out.clear();
     }
-    out
 }
 
 /// The dedupe key: xxh3 of the normalised identifying tags, the start
@@ -235,12 +241,14 @@ pub fn normalise(value: &str) -> String {
 /// confirmed with [`GameRow::same_game`].
 fn dedupe_key(header: &Header, start_fen: Option<&str>, moves: &str) -> i64 {
     let mut h = Xxh3::new();
-    for field in [&header.white, &header.black, &header.date, &header.event, &header.round] {
-        h.update(normalise(field.as_deref().unwrap_or("")).as_bytes());
+    let mut text = String::new();
+    for field in
+        [&header.white, &header.black, &header.date, &header.event, &header.round, &header.result]
+    {
+        normalise_into(field.as_deref().unwrap_or(""), &mut text);
+        h.update(text.as_bytes());
         h.update(&[0]);
     }
-    h.update(normalise(header.result.as_deref().unwrap_or("")).as_bytes());
-    h.update(&[0]);
     h.update(start_fen.unwrap_or("").as_bytes());
     h.update(&[0]);
     h.update(moves.as_bytes());
