@@ -61,6 +61,12 @@ pub struct ImportArgs {
     /// Read moves with this language's piece letters only.
     #[arg(long)]
     lang: Option<Lang>,
+    /// Stop reading an input once it has given this many bytes
+    /// (decompressed; suffixes K, M, G, T: powers of 1024): a guard against
+    /// decompression bombs. The games before the limit are kept. Default: no
+    /// limit (streams of any size are read in bounded memory).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    max_input_size: Option<u64>,
     /// Commit after this many games (tests use small batches).
     #[arg(long, hide = true)]
     batch_games: Option<usize>,
@@ -134,6 +140,7 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<ExitCode> {
         },
         force: args.force,
         lang: args.lang,
+        max_input: args.max_input_size,
     };
     let show_bar = !args.quiet && std::io::stderr().is_terminal();
     let bar = if show_bar {
@@ -201,4 +208,39 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Parses a size: digits with an optional K, M, G or T suffix (powers of
+/// 1024, case-insensitive, an optional trailing `B` or `iB`).
+fn parse_size(text: &str) -> Result<u64, String> {
+    let upper = text.trim().to_ascii_uppercase();
+    let bare = upper.strip_suffix("IB").or_else(|| upper.strip_suffix('B')).unwrap_or(&upper);
+    let (digits, shift) = match bare.as_bytes().last() {
+        Some(b'K') => (&bare[..bare.len() - 1], 10),
+        Some(b'M') => (&bare[..bare.len() - 1], 20),
+        Some(b'G') => (&bare[..bare.len() - 1], 30),
+        Some(b'T') => (&bare[..bare.len() - 1], 40),
+        _ => (bare, 0),
+    };
+    let invalid = || format!("'{text}' is not a size (examples: 500M, 20G, 1048576)");
+    let number: u64 = digits.parse().map_err(|_| invalid())?;
+    number.checked_mul(1u64 << shift).ok_or_else(invalid)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_size;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("1048576"), Ok(1 << 20));
+        assert_eq!(parse_size("500M"), Ok(500 << 20));
+        assert_eq!(parse_size("20g"), Ok(20 << 30));
+        assert_eq!(parse_size("2GiB"), Ok(2 << 30));
+        assert_eq!(parse_size("3KB"), Ok(3 << 10));
+        assert_eq!(parse_size("1T"), Ok(1 << 40));
+        for bad in ["", "M", "1.5G", "-3", "12Q", "99999999999T"] {
+            assert!(parse_size(bad).is_err(), "{bad}");
+        }
+    }
 }

@@ -14,10 +14,15 @@ use crate::pgn::{split, LineIndex, Reader};
 
 /// Streams are cut into blocks of about this size at game boundaries.
 const BLOCK: usize = 8 << 20;
-/// A block never grows beyond this (one pathological game).
-const MAX_BLOCK: usize = 1 << 30;
+/// A block never grows beyond this: a game longer than that (a comment of
+/// hundreds of megabytes) is cut, and reported broken.
+const MAX_BLOCK: usize = 256 << 20;
 /// Chunks handed to one worker at a time.
 const CHUNK: usize = 1 << 20;
+/// A chunk (block) with no boundary for this many times its target size is
+/// cut at a forced cut ([`split::forced_cut`]) if there is one: text
+/// without line breaks must not make one worker hold a whole block.
+const FORCE_AFTER: usize = 8;
 
 /// A game with its chunk-local locations.
 #[derive(Debug)]
@@ -120,7 +125,7 @@ pub fn read_block<G: Send>(
         // Same chunks, read in turn: memory stays bounded by one chunk.
         let mut start = 0;
         while start < block.len() {
-            let end = split::next_boundary_after(block, start, chunk_size);
+            let end = chunk_end(block, start, chunk_size);
             emit(read_chunk_with(&block[start..end], start, options, map))?;
             start = end;
         }
@@ -135,7 +140,7 @@ pub fn read_block<G: Send>(
         let (mut spawned, mut emitted, mut start) = (0usize, 0usize, 0usize);
         loop {
             while flow.is_continue() && spawned - emitted < in_flight && start < block.len() {
-                let end = split::next_boundary_after(block, start, chunk_size);
+                let end = chunk_end(block, start, chunk_size);
                 let tx = tx.clone();
                 let (index, piece) = (spawned, &block[start..end]);
                 scope.spawn(move |_| {
@@ -168,6 +173,34 @@ pub fn read_block<G: Send>(
     flow
 }
 
+/// The end of the chunk of `block` that starts at `start` (a boundary): the
+/// first boundary after `chunk_size` bytes; without one in the next
+/// [`FORCE_AFTER`] chunk sizes (and more than two chunk sizes left), a
+/// forced cut there; else the next boundary however far (or the block's
+/// end).
+fn chunk_end(block: &[u8], start: usize, chunk_size: usize) -> usize {
+    let window = start.saturating_add(chunk_size.saturating_mul(FORCE_AFTER)).min(block.len());
+    let end = split::next_boundary_after(&block[..window], start, chunk_size);
+    if end < window || block.len() - start <= 2 * chunk_size {
+        return end;
+    }
+    split::forced_cut(block, start + chunk_size, window)
+        .unwrap_or_else(|| split::next_boundary_after(block, start, chunk_size))
+}
+
+/// Where a stream's block may end (`cut` of [`Source::for_each_block`]):
+/// everything at the end of the input, else the last boundary, else — in a
+/// buffer already grown to [`FORCE_AFTER`] chunks — the last forced cut.
+fn block_end(buf: &[u8], eof: bool) -> usize {
+    if eof {
+        return buf.len();
+    }
+    match split::last_boundary(buf) {
+        0 if buf.len() >= CHUNK * FORCE_AFTER => split::last_forced_cut(buf).unwrap_or(0),
+        n => n,
+    }
+}
+
 /// Reads a whole input on `pool`: blocks cut at game boundaries
 /// ([`Source::for_each_block`]), each read by [`read_block`] with `map` on
 /// the workers. `emit(chunk, offset, lines)` gets the chunks in input
@@ -184,17 +217,12 @@ pub fn read_source<G: Send>(
     mut emit: impl FnMut(Chunk<G>, u64, usize) -> ControlFlow<()>,
 ) -> Result<(), SourceError> {
     let mut lines_before = 0usize;
-    source.for_each_block(
-        BLOCK,
-        MAX_BLOCK,
-        |buf, eof| if eof { buf.len() } else { split::last_boundary(buf) },
-        |block, block_offset| {
-            read_block(pool, block, options, CHUNK, map, |chunk| {
-                let (offset, line_breaks) = (block_offset + chunk.offset as u64, chunk.line_breaks);
-                let flow = emit(chunk, offset, lines_before);
-                lines_before += line_breaks;
-                flow
-            })
-        },
-    )
+    source.for_each_block(BLOCK, MAX_BLOCK, block_end, |block, block_offset| {
+        read_block(pool, block, options, CHUNK, map, |chunk| {
+            let (offset, line_breaks) = (block_offset + chunk.offset as u64, chunk.line_breaks);
+            let flow = emit(chunk, offset, lines_before);
+            lines_before += line_breaks;
+            flow
+        })
+    })
 }

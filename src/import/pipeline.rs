@@ -36,6 +36,9 @@ pub struct ImportOptions {
     pub force: bool,
     /// Piece-letter language (default: detect per game).
     pub lang: Option<Lang>,
+    /// Stop reading an input after this many (decompressed) bytes
+    /// ([`Source::with_limit`]); `None`: no limit.
+    pub max_input: Option<u64>,
 }
 
 /// Follows an import (progress display).
@@ -187,7 +190,8 @@ pub fn import(
         }
         observer.source(name, size);
         summary.files += 1;
-        let source = match Source::open_streaming(name) {
+        let opened = Source::open_streaming(name);
+        let source = match opened.map(|s| s.with_limit(options.max_input.unwrap_or(u64::MAX))) {
             Ok(s) => s,
             Err(e) => {
                 observer.unreadable(&e);

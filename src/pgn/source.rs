@@ -92,6 +92,17 @@ pub enum SourceError {
         /// The directory.
         path: PathBuf,
     },
+    /// The input has more bytes than the limit set with
+    /// [`Source::with_limit`]; the whole games before it were delivered.
+    #[error(
+        "{name}: larger than the input size limit of {limit} bytes (decompressed); stopped there"
+    )]
+    TooLarge {
+        /// The input.
+        name: InputName,
+        /// The limit.
+        limit: u64,
+    },
     /// Reading or decompressing failed part-way.
     #[error("{name}: {} at byte {offset}: {error}", read_failure(.compression, .error))]
     Read {
@@ -115,7 +126,9 @@ impl SourceError {
             SourceError::Open { error, .. }
             | SourceError::ReadDir { error, .. }
             | SourceError::Read { error, .. } => Some(error),
-            SourceError::NotInput { .. } | SourceError::IsDirectory { .. } => None,
+            SourceError::NotInput { .. }
+            | SourceError::IsDirectory { .. }
+            | SourceError::TooLarge { .. } => None,
         }
     }
 }
@@ -282,6 +295,8 @@ pub struct Source {
     len_hint: Option<u64>,
     compression: Compression,
     data: Data,
+    /// Read no more than this many (decompressed) bytes.
+    limit: u64,
 }
 
 /// The three ways an input's bytes are held.
@@ -387,7 +402,13 @@ impl Source {
             let read = bytes.len() as u64;
             (Data::Owned(bytes), len.max(read))
         };
-        Ok(Source { name: name.clone(), len_hint: Some(len), compression: Compression::None, data })
+        Ok(Source {
+            name: name.clone(),
+            len_hint: Some(len),
+            compression: Compression::None,
+            data,
+            limit: u64::MAX,
+        })
     }
 
     /// A streaming source over `prefix` followed by the rest of `reader`,
@@ -414,7 +435,17 @@ impl Source {
                 Box::new(decoder)
             }
         };
-        Ok(Source { name, len_hint, compression, data: Data::Stream(reader) })
+        Ok(Source { name, len_hint, compression, data: Data::Stream(reader), limit: u64::MAX })
+    }
+
+    /// Makes [`Source::for_each_block`] stop with [`SourceError::TooLarge`]
+    /// once the input has more than `limit` (decompressed) bytes: a guard
+    /// against decompression bombs. Without it a stream of any length is
+    /// read, in bounded memory.
+    #[must_use]
+    pub fn with_limit(mut self, limit: u64) -> Source {
+        self.limit = limit;
+        self
     }
 
     /// The input this source reads.
@@ -470,24 +501,24 @@ impl Source {
         mut cut: impl FnMut(&[u8], bool) -> usize,
         mut f: impl FnMut(&[u8], u64) -> ControlFlow<()>,
     ) -> Result<(), SourceError> {
+        let (name, compression, limit) = (self.name, self.compression, self.limit);
+        let too_large = |name| SourceError::TooLarge { name, limit };
         let reader = match self.data {
             Data::Mapped(map) => {
-                deliver_all(&map, &mut cut, &mut f);
-                return Ok(());
+                return deliver_within(&map, limit, &mut cut, &mut f, too_large(name))
             }
             Data::Owned(bytes) => {
-                deliver_all(&bytes, &mut cut, &mut f);
-                return Ok(());
+                return deliver_within(&bytes, limit, &mut cut, &mut f, too_large(name))
             }
             Data::Stream(reader) => reader,
         };
-        let (name, compression) = (self.name, self.compression);
-        let mut blocks = Blocks::new(reader, block_size, max_block);
-        blocks.run(&mut cut, &mut f).map_err(|(offset, error)| SourceError::Read {
-            name,
-            offset,
-            compression,
-            error,
+        let mut blocks = Blocks::new(reader, block_size, max_block, limit);
+        blocks.run(&mut cut, &mut f).map_err(|(offset, error)| {
+            if error.get_ref().is_some_and(|inner| inner.is::<LimitReached>()) {
+                too_large(name)
+            } else {
+                SourceError::Read { name, offset, compression, error }
+            }
         })
     }
 }
@@ -541,6 +572,43 @@ fn map_file(file: &File) -> Option<memmap2::Mmap> {
 }
 
 /// Delivers a whole in-memory input: the part `cut` accepts, then the rest.
+/// [`deliver_all`] for an input held whole, unless it is longer than
+/// `limit`: then only the whole games within the limit are delivered and
+/// `too_large` is returned.
+fn deliver_within(
+    all: &[u8],
+    limit: u64,
+    cut: &mut impl FnMut(&[u8], bool) -> usize,
+    f: &mut impl FnMut(&[u8], u64) -> ControlFlow<()>,
+    too_large: SourceError,
+) -> Result<(), SourceError> {
+    match usize::try_from(limit) {
+        Ok(limit) if all.len() > limit => {
+            let n = cut(&all[..limit], false).min(limit);
+            if n > 0 {
+                let _ = f(&all[..n], 0);
+            }
+            Err(too_large)
+        }
+        _ => {
+            deliver_all(all, cut, f);
+            Ok(())
+        }
+    }
+}
+
+/// The error [`Blocks`] reads when the input goes beyond its limit.
+#[derive(Debug)]
+struct LimitReached;
+
+impl fmt::Display for LimitReached {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("input size limit reached")
+    }
+}
+
+impl std::error::Error for LimitReached {}
+
 fn deliver_all(
     all: &[u8],
     cut: &mut impl FnMut(&[u8], bool) -> usize,
@@ -570,13 +638,24 @@ struct Blocks<R> {
     eof: bool,
     block_size: usize,
     max_block: usize,
+    /// Reading beyond this offset is an error ([`LimitReached`]).
+    limit: u64,
 }
 
 impl<R: Read> Blocks<R> {
-    fn new(reader: R, block_size: usize, max_block: usize) -> Self {
+    fn new(reader: R, block_size: usize, max_block: usize, limit: u64) -> Self {
         let max_block = max_block.max(1);
         let block_size = block_size.clamp(1, max_block);
-        Blocks { reader, buf: Vec::new(), filled: 0, offset: 0, eof: false, block_size, max_block }
+        Blocks {
+            reader,
+            buf: Vec::new(),
+            filled: 0,
+            offset: 0,
+            eof: false,
+            block_size,
+            max_block,
+            limit,
+        }
     }
 
     /// Runs the cut-and-deliver loop; on a read error returns the offset
@@ -588,7 +667,17 @@ impl<R: Read> Blocks<R> {
     ) -> Result<(), (u64, io::Error)> {
         let mut target = self.block_size;
         loop {
-            self.fill(target)?;
+            if let Err((offset, error)) = self.fill(target) {
+                // Deliver the whole games read before the error (within the
+                // limit) first.
+                let within = usize::try_from(self.limit - self.offset).unwrap_or(usize::MAX);
+                let data = &self.buf[..within.min(self.filled)];
+                let n = cut(data, false).min(data.len());
+                if n > 0 {
+                    let _ = f(&data[..n], self.offset);
+                }
+                return Err((offset, error));
+            }
             if self.filled == 0 {
                 // Only reached at the end of the input: `fill` stops early
                 // only there.
@@ -630,6 +719,9 @@ impl<R: Read> Blocks<R> {
                 Ok(n) => self.filled += n,
                 Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
                 Err(error) => return Err((self.offset + self.filled as u64, error)),
+            }
+            if self.offset + self.filled as u64 > self.limit {
+                return Err((self.limit, io::Error::other(LimitReached)));
             }
         }
         Ok(())
@@ -855,6 +947,62 @@ mod tests {
     /// Everything a source delivers, with a cut that takes whole blocks.
     fn read_all(source: Source) -> Vec<u8> {
         concat(&blocks(source, 16, DEFAULT_MAX_BLOCK, cut_after_blank_line))
+    }
+
+    /// Blocks delivered before the error of a source with a size limit.
+    fn blocks_within_limit(source: Source, limit: u64) -> (Vec<u8>, SourceError) {
+        let mut out = Vec::new();
+        let error = source
+            .with_limit(limit)
+            .for_each_block(16, DEFAULT_MAX_BLOCK, cut_after_blank_line, |block, _| {
+                out.extend_from_slice(block);
+                ControlFlow::Continue(())
+            })
+            .unwrap_err();
+        (out, error)
+    }
+
+    #[test]
+    fn size_limit_keeps_the_whole_games_within_it() {
+        let text = b"game one\n\ngame two\n\ngame three\n\n";
+        let tmp = tempfile::tempdir().unwrap();
+        let name = write_file(&tmp.path().join("small.pgn"), text);
+        for source in [stream_of(text, 3), Source::open(&name).unwrap()] {
+            let (delivered, error) = blocks_within_limit(source, 25);
+            assert_eq!(delivered, b"game one\n\ngame two\n\n");
+            assert!(matches!(error, SourceError::TooLarge { limit: 25, .. }), "{error}");
+            assert!(error.to_string().contains("input size limit of 25 bytes"), "{error}");
+        }
+        // At the limit exactly, everything is read.
+        let source = stream_of(text, 3).with_limit(text.len() as u64);
+        assert_eq!(read_all(source), text);
+        let mapped = Source::open_with(&name, 0).unwrap().with_limit(text.len() as u64);
+        assert_eq!(read_all(mapped), text);
+    }
+
+    #[test]
+    fn size_limit_stops_a_decompression_bomb() {
+        // 64 frames of 16 MiB of zeros: 1 GiB from a few kilobytes.
+        let frame = zstd(&vec![0u8; 16 << 20]);
+        let bomb = frame.repeat(64);
+        assert!(bomb.len() < 64 << 10, "{}", bomb.len());
+        let tmp = tempfile::tempdir().unwrap();
+        let name = write_file(&tmp.path().join("bomb.pgn.zst"), &bomb);
+        let source = Source::open(&name).unwrap().with_limit(40 << 20);
+        let mut largest = 0;
+        let error = source
+            .for_each_block(
+                1 << 20,
+                8 << 20,
+                |_, _| 0,
+                |block, _| {
+                    largest = largest.max(block.len());
+                    ControlFlow::Continue(())
+                },
+            )
+            .unwrap_err();
+        assert!(matches!(error, SourceError::TooLarge { .. }), "{error}");
+        assert_eq!(largest, 8 << 20, "blocks stay within max_block");
     }
 
     #[test]
@@ -1139,13 +1287,14 @@ mod tests {
             Source::stream(InputName::Path("mem.pgn".into()), None, Vec::new(), reader).unwrap();
         let mut delivered = Vec::new();
         let err = source
-            .for_each_block(16, 1024, cut_after_blank_line, |block, _| {
+            .for_each_block(1024, 1024, cut_after_blank_line, |block, _| {
                 delivered.extend_from_slice(block);
                 ControlFlow::Continue(())
             })
             .unwrap_err();
         assert_eq!(err.to_string(), "mem.pgn: read error at byte 30: boom");
-        // Blocks cut before the failure were delivered.
+        // The whole games read before the failure were delivered, though
+        // the block was not full yet.
         assert_eq!(delivered, b"[Event \"A\"]\n\n1. e4 e5 1-0\n\n");
     }
 

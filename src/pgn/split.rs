@@ -142,6 +142,37 @@ pub fn next_boundary_after(data: &[u8], start: usize, min_len: usize) -> usize {
     cut
 }
 
+/// A forced cut: where text with no boundary for a long stretch (games
+/// written without line breaks) may still be cut, at the first `[` in
+/// `from..to` that opens a whole tag pair right after a game result
+/// (`1-0`, `0-1`, `1/2-1/2` or `*` after a space). The reader ends a game
+/// there unless the `[` is inside a comment or a tag value, which a forced
+/// cut does not check: callers use one only after a long stretch without a
+/// boundary, trading one possibly broken game for bounded memory.
+pub fn forced_cut(data: &[u8], from: usize, to: usize) -> Option<usize> {
+    let to = to.min(data.len());
+    memchr::memchr_iter(b'[', data.get(from..to)?)
+        .map(|i| from + i)
+        .find(|&at| follows_result(data, at))
+}
+
+/// The last forced cut ([`forced_cut`]) in `data`.
+pub fn last_forced_cut(data: &[u8]) -> Option<usize> {
+    memchr::memrchr_iter(b'[', data).find(|&at| at > 0 && follows_result(data, at))
+}
+
+/// `true` if a tag pair starts at `at`, after a result and spaces.
+fn follows_result(data: &[u8], at: usize) -> bool {
+    let before = &data[..at];
+    let Some(last) = before.iter().rposition(|&b| !is_space(b)) else { return false };
+    if last + 1 == at {
+        return false;
+    }
+    let token_start = before[..=last].iter().rposition(|&b| is_space(b)).map_or(0, |i| i + 1);
+    matches!(&before[token_start..=last], b"1-0" | b"0-1" | b"1/2-1/2" | b"*")
+        && is_tag_start(&data[at..])
+}
+
 /// The offset of the last boundary in `data`, or 0 if none.
 pub fn last_boundary(data: &[u8]) -> usize {
     let mut last = 0;
@@ -171,6 +202,23 @@ pub fn chunks(data: &[u8], target: usize) -> Vec<std::ops::Range<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn forced_cuts_are_tag_pairs_after_a_result() {
+        let text = b"[Event \"a\"] 1. e4 e5 1-0 [Event \"b\"] 1. d4 * [Site \"c\"] 1/2-1/2 \
+            { 1-0 [x } [Event \"d\"] 0-1 [not a tag] 0-1 [Event \"e\"]";
+        let text: &[u8] = text;
+        let at =
+            |needle: &str| text.windows(needle.len()).position(|w| w == needle.as_bytes()).unwrap();
+        assert_eq!(forced_cut(text, 0, text.len()), Some(at("[Event \"b")));
+        assert_eq!(forced_cut(text, at("[Event \"b") + 1, text.len()), Some(at("[Site")));
+        // Not after a move, not a malformed pair, not past `to`.
+        assert_eq!(forced_cut(text, at("[Site") + 1, at("[Event \"e") - 1), None);
+        assert_eq!(forced_cut(text, at("[Site") + 1, text.len()), Some(at("[Event \"e")));
+        assert_eq!(last_forced_cut(text), Some(at("[Event \"e")));
+        assert_eq!(last_forced_cut(&text[..at("[Event \"b")]), None);
+        assert_eq!(forced_cut(text, text.len() + 5, text.len() + 9), None);
+    }
 
     fn boundaries(text: &str) -> Vec<usize> {
         let mut v = Vec::new();

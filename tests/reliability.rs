@@ -1,0 +1,767 @@
+//! Issue 6: hostile inputs, faults during an import, and readers during an
+//! import, each run on the real binary with its peak memory measured.
+//!
+//! Inputs are generated here, never committed. By default they are scaled
+//! down to keep the suite short; `PGNINDEX_FULL_SIZE=1` runs the sizes the
+//! issue names (1 GB line, 100 MB comment, 1 000 000 tags, 50 GB zstd
+//! bomb…), as `benches/reliability.sh` does. Every run prints one line
+//! (`reliability: …`) with its exit code, time and peak RSS: run with
+//! `--nocapture` to see them.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::os::unix::process::CommandExt as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use rusqlite::{Connection, OpenFlags};
+
+/// Whether to run the sizes of the issue rather than the CI ones.
+fn full_size() -> bool {
+    std::env::var_os("PGNINDEX_FULL_SIZE").is_some_and(|v| v != "0")
+}
+
+/// `full` with `PGNINDEX_FULL_SIZE`, else `ci`.
+fn size(full: u64, ci: u64) -> u64 {
+    if full_size() {
+        full
+    } else {
+        ci
+    }
+}
+
+const MIB: u64 = 1 << 20;
+
+fn bin() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("pgnindex")
+}
+
+fn games_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/pgn/games")
+}
+
+/// What a run of the binary did.
+struct Outcome {
+    code: i32,
+    stdout: String,
+    stderr: String,
+    /// Peak resident memory in MiB.
+    rss_mib: u64,
+}
+
+/// Runs `command` to the end with its output in files and measures its peak
+/// RSS, printing a `reliability:` line named `what`.
+///
+/// The peak comes from GNU time (`/usr/bin/time -f %M`), which forks
+/// before it runs the command: `wait4` on a child of this process would
+/// count this process's own memory, shared by the child until its `exec`.
+/// Without GNU time that upper bound is what is reported.
+#[allow(clippy::zombie_processes, reason = "reaped by wait4")]
+fn measure(what: &str, command: &mut Command) -> Outcome {
+    let out = tempfile::tempfile().unwrap();
+    let err = tempfile::tempfile().unwrap();
+    let rss_file = tempfile::NamedTempFile::new().unwrap();
+    let time = Path::new("/usr/bin/time");
+    let mut command = if time.exists() {
+        let mut timed = Command::new(time);
+        timed.arg("-f").arg("%M").arg("-o").arg(rss_file.path());
+        timed.arg(command.get_program()).args(command.get_args());
+        for (key, value) in command.get_envs() {
+            match value {
+                Some(value) => timed.env(key, value),
+                None => timed.env_remove(key),
+            };
+        }
+        timed
+    } else {
+        std::mem::replace(command, Command::new("true"))
+    };
+    let started = Instant::now();
+    let child = command
+        .stdin(Stdio::null())
+        .stdout(out.try_clone().unwrap())
+        .stderr(err.try_clone().unwrap())
+        .spawn()
+        .unwrap();
+    let (mut status, mut usage) = (0, unsafe { std::mem::zeroed::<libc::rusage>() });
+    let pid = child.id() as libc::pid_t;
+    // SAFETY: waits for our own child, whose Child handle is not used again.
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(waited, pid, "wait4: {}", std::io::Error::last_os_error());
+    let seconds = started.elapsed().as_secs_f64();
+    let code = if libc::WIFEXITED(status) { libc::WEXITSTATUS(status) } else { -1 };
+    let read = |mut file: File| {
+        use std::io::{Read, Seek};
+        let mut text = String::new();
+        file.seek(std::io::SeekFrom::Start(0)).unwrap();
+        file.read_to_string(&mut text).unwrap();
+        text
+    };
+    let timed_kib = std::fs::read_to_string(rss_file.path())
+        .ok()
+        .and_then(|text| text.lines().last()?.trim().parse::<u64>().ok());
+    let rss_mib = timed_kib.unwrap_or(usage.ru_maxrss as u64) / 1024;
+    eprintln!("reliability: {what}: exit {code}, {seconds:.1} s, peak RSS {rss_mib} MiB");
+    Outcome { code, stdout: read(out), stderr: read(err), rss_mib }
+}
+
+/// `pgnindex import --db DB ARGS…`, measured.
+fn import(what: &str, db: &Path, args: &[&str]) -> Outcome {
+    measure(what, Command::new(bin()).arg("import").arg("--db").arg(db).args(args))
+}
+
+fn count(conn: &Connection, sql: &str) -> i64 {
+    conn.query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
+fn integrity(db: &Path) -> String {
+    let conn = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap()
+}
+
+/// Every game has all its positions: no half-stored game.
+fn assert_whole_games(conn: &Connection) {
+    let partial = count(
+        conn,
+        "SELECT count(*) FROM games g WHERE ply_count + 1 <> \
+         (SELECT count(*) FROM positions p WHERE p.game_id = g.id)",
+    );
+    assert_eq!(partial, 0, "games without all their positions");
+}
+
+/// The fixture games as one text.
+fn fixture_text() -> String {
+    let mut text = String::new();
+    for file in ["otb/twic-01-232games.pgn", "chesscom/schmitz874-chesscom-live.pgn"] {
+        text += &std::fs::read_to_string(games_dir().join(file)).unwrap();
+        text += "\n";
+    }
+    text
+}
+
+/// Writes `total` bytes to `path`, `piece` repeated and the last one cut.
+fn write_repeated(path: &Path, piece: &[u8], total: u64) {
+    let mut out = BufWriter::with_capacity(1 << 20, File::create(path).unwrap());
+    let mut left = total;
+    while left > 0 {
+        let n = left.min(piece.len() as u64) as usize;
+        out.write_all(&piece[..n]).unwrap();
+        left -= n as u64;
+    }
+    out.flush().unwrap();
+}
+
+/// Counts `[Event ` in `text`: the games of the fixture text.
+fn games_in(text: &str) -> u64 {
+    text.matches("[Event ").count() as u64
+}
+
+// ---------------------------------------------------------------------------
+// Adversarial inputs
+
+#[test]
+fn a_long_input_without_any_newline() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = fixture_text();
+    // Every game on one line: tags, moves, comments and all.
+    let line: String = text.split_whitespace().collect::<Vec<_>>().join(" ") + " ";
+    let total = size(1 << 30, 48 * MIB);
+    let copies = total / line.len() as u64;
+    let pgn = dir.path().join("one-line.pgn");
+    write_repeated(&pgn, line.as_bytes(), copies * line.len() as u64);
+    let db = dir.path().join("t.db");
+    let run = import(
+        &format!("{} MiB without a newline", total >> 20),
+        &db,
+        &["--quiet", "--keep-duplicates", pgn_str(&pgn)],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let conn = Connection::open(&db).unwrap();
+    let stored = count(&conn, "SELECT count(*) FROM games") as u64;
+    let expected = games_in(&text) * copies;
+    // Every game is read: with no line end to cut at, blocks and chunks
+    // are cut before the tags that follow a result.
+    assert_eq!(stored, expected);
+    assert!(run.rss_mib < 800, "{} MiB", run.rss_mib);
+}
+
+fn pgn_str(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+#[test]
+fn a_hundred_thousand_nested_variations() {
+    let dir = tempfile::tempdir().unwrap();
+    let depth = 100_000;
+    let mut text = String::from("[Event \"nested\"]\n\n1. e4 ");
+    for _ in 0..depth {
+        text += "(1. d4 ";
+    }
+    for _ in 0..depth {
+        text += ") ";
+    }
+    text += "e5 2. Nf3 *\n";
+    let pgn = dir.path().join("nested.pgn");
+    std::fs::write(&pgn, &text).unwrap();
+    let db = dir.path().join("t.db");
+    let run = import("100 000 nested variations", &db, &[pgn_str(&pgn)]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let conn = Connection::open(&db).unwrap();
+    let (plies, error): (i64, Option<String>) = conn
+        .query_row("SELECT ply_count, error FROM games", [], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap();
+    assert_eq!((plies, error), (3, None));
+    let movetext: String = conn.query_row("SELECT movetext FROM games", [], |r| r.get(0)).unwrap();
+    assert_eq!(movetext.matches('(').count(), depth);
+    assert!(run.rss_mib < 200, "{} MiB", run.rss_mib);
+}
+
+#[test]
+fn a_huge_comment() {
+    let dir = tempfile::tempdir().unwrap();
+    let len = size(100 << 20, 16 << 20);
+    let pgn = dir.path().join("comment.pgn");
+    let mut out = BufWriter::new(File::create(&pgn).unwrap());
+    out.write_all(b"[Event \"comment\"]\n\n1. e4 {").unwrap();
+    let words = b"a long comment, with } nothing { special ";
+    let words: Vec<u8> = words.iter().copied().filter(|&b| b != b'}').collect();
+    for _ in 0..len / words.len() as u64 {
+        out.write_all(&words).unwrap();
+    }
+    out.write_all(b"} e5 1-0\n\n[Event \"after\"]\n\n1. d4 d5 0-1\n").unwrap();
+    out.flush().unwrap();
+    drop(out);
+    let db = dir.path().join("t.db");
+    let run = import(&format!("a {} MiB comment", len >> 20), &db, &[pgn_str(&pgn)]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let conn = Connection::open(&db).unwrap();
+    let rows: Vec<(i64, i64)> = conn
+        .prepare("SELECT ply_count, length(movetext) FROM games ORDER BY id")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0].0, 2);
+    assert!(rows[0].1 as u64 >= len - words.len() as u64, "{rows:?}");
+    assert_eq!(rows[1].0, 2);
+    assert!(run.rss_mib < 300 + 8 * (len >> 20), "{} MiB", run.rss_mib);
+}
+
+#[test]
+fn a_million_tags_in_one_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let tags = size(1_000_000, 200_000);
+    let pgn = dir.path().join("tags.pgn");
+    let mut out = BufWriter::new(File::create(&pgn).unwrap());
+    writeln!(out, "[Event \"tags\"]").unwrap();
+    for i in 0..tags - 1 {
+        writeln!(out, "[Tag{i} \"value {i}\"]").unwrap();
+    }
+    out.write_all(b"\n1. e4 e5 *\n").unwrap();
+    out.flush().unwrap();
+    drop(out);
+    let db = dir.path().join("t.db");
+    let run = import(&format!("{tags} tags in one game"), &db, &[pgn_str(&pgn)]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let conn = Connection::open(&db).unwrap();
+    // Event has a column; the others are tag pairs.
+    assert_eq!(count(&conn, "SELECT count(*) FROM tags") as u64, tags - 1);
+    let last = format!("SELECT value FROM tags WHERE name = 'Tag{}'", tags - 2);
+    let value: String = conn.query_row(&last, [], |r| r.get(0)).unwrap();
+    assert_eq!(value, format!("value {}", tags - 2));
+    assert_eq!(count(&conn, "SELECT ply_count FROM games"), 2);
+    assert!(run.rss_mib < 600, "{} MiB", run.rss_mib);
+}
+
+/// A game whose Annotator tag holds `bytes` (quote and backslash escaped).
+fn game_with_tag_bytes(bytes: impl Iterator<Item = u8>) -> Vec<u8> {
+    let mut pgn = b"[Event \"bytes\"]\n[Annotator \"".to_vec();
+    for byte in bytes {
+        match byte {
+            b'"' | b'\\' => pgn.extend_from_slice(&[b'\\', byte]),
+            _ => pgn.push(byte),
+        }
+    }
+    pgn.extend_from_slice(b"\"]\n\n1. e4 e5 *\n");
+    pgn
+}
+
+#[test]
+fn a_tag_value_with_every_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    // Every byte but the line ends: kept, one character per byte.
+    let path = dir.path().join("bytes.pgn");
+    std::fs::write(&path, game_with_tag_bytes((0..=255).filter(|b| !matches!(b, b'\n' | b'\r'))))
+        .unwrap();
+    let db = dir.path().join("t.db");
+    let run = import("a tag value with every byte but line ends", &db, &[pgn_str(&path)]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let conn = Connection::open(&db).unwrap();
+    assert_eq!(count(&conn, "SELECT count(*) FROM games WHERE ply_count = 2 AND error IS NULL"), 1);
+    let value: String = conn
+        .query_row("SELECT value FROM tags WHERE name = 'Annotator'", [], |r| r.get(0))
+        .unwrap();
+    let chars: Vec<char> = value.chars().collect();
+    assert_eq!(chars.len(), 254, "one character per byte");
+    let ascii: Vec<u8> = (0..0x80u8).filter(|b| !matches!(b, b'\n' | b'\r')).collect();
+    assert_eq!(value.as_bytes()[..126], ascii[..], "ASCII as is, NUL included");
+    assert_eq!(chars[126], '€', "0x80 read as Windows-1252");
+    let latin1: String = (0xA0..=0xFFu8).map(char::from).collect();
+    assert!(value.ends_with(&latin1), "0xA0-0xFF read as Latin-1");
+
+    // With the line ends too: a string may not hold a line end (PGN
+    // standard, 7), so the tag is malformed; that is reported with its line
+    // and the game's moves are still stored.
+    std::fs::write(&path, game_with_tag_bytes(0..=255)).unwrap();
+    let db = dir.path().join("t2.db");
+    let run = import("a tag value with every byte", &db, &[pgn_str(&path)]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let conn = Connection::open(&db).unwrap();
+    let warning = count(
+        &conn,
+        "SELECT count(*) FROM import_errors WHERE line = 2 AND message LIKE '%malformed tag pair%'",
+    );
+    assert_eq!(warning, 1, "{}", run.stderr);
+    let moves = count(&conn, "SELECT count(*) FROM games WHERE movetext LIKE '1. e4 e5 *%'");
+    assert_eq!(moves, 1);
+}
+
+#[test]
+fn twenty_thousand_plies() {
+    let dir = tempfile::tempdir().unwrap();
+    let plies = 20_000;
+    let mut text = String::from("[Event \"long\"]\n[Result \"1/2-1/2\"]\n\n");
+    let moves = ["Nf3", "Nf6", "Ng1", "Ng8"];
+    for ply in 0..plies {
+        if ply % 2 == 0 {
+            text += &format!("{}. ", ply / 2 + 1);
+        }
+        text += moves[ply % 4];
+        text += if ply % 12 == 11 { "\n" } else { " " };
+    }
+    text += "1/2-1/2\n";
+    let pgn = dir.path().join("long.pgn");
+    std::fs::write(&pgn, &text).unwrap();
+    let db = dir.path().join("t.db");
+    let run = import("a game of 20 000 plies", &db, &[pgn_str(&pgn)]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let conn = Connection::open(&db).unwrap();
+    assert_eq!(count(&conn, "SELECT ply_count FROM games"), plies as i64);
+    assert_eq!(count(&conn, "SELECT count(*) FROM positions"), plies as i64 + 1);
+    // The start position comes back every four plies.
+    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    let found = measure(
+        "find in a game of 20 000 plies",
+        Command::new(bin()).args(["find", "--fen", start, "--count", "--db", pgn_str(&db)]),
+    );
+    assert_eq!((found.code, found.stdout.trim()), (0, "1"), "{}", found.stderr);
+    assert!(run.rss_mib < 200, "{} MiB", run.rss_mib);
+}
+
+#[test]
+fn truncated_compressed_streams() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = fixture_text();
+    let gz = {
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), Default::default());
+        encoder.write_all(text.as_bytes()).unwrap();
+        encoder.finish().unwrap()
+    };
+    let zst = zstd::stream::encode_all(text.as_bytes(), 3).unwrap();
+    for (name, bytes, kind) in [("cut.pgn.gz", gz, "gzip"), ("cut.pgn.zst", zst, "zstd")] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, &bytes[..bytes.len() * 2 / 3]).unwrap();
+        let db = dir.path().join(format!("{name}.db"));
+        let run = import(&format!("a truncated {kind} stream"), &db, &[pgn_str(&path)]);
+        assert_eq!(run.code, 2, "{}", run.stderr);
+        let error = run.stderr.lines().find(|l| l.starts_with("pgnindex: error:")).unwrap();
+        assert!(error.contains(name) && error.contains(&format!("corrupt {kind} data")), "{error}");
+        assert_eq!(integrity(&db), "ok");
+        let conn = Connection::open(&db).unwrap();
+        let stored = count(&conn, "SELECT count(*) FROM games") as u64;
+        assert!(stored > 0 && stored < games_in(&text), "{kind}: {stored}");
+        assert_whole_games(&conn);
+    }
+}
+
+#[test]
+fn a_zstd_bomb() {
+    let dir = tempfile::tempdir().unwrap();
+    // Frames of 64 MiB of zeros, one after the other: 50 GB from 1.6 MB
+    // (5 GB in CI).
+    let frame = zstd::stream::encode_all(&vec![0u8; 64 << 20][..], 19).unwrap();
+    let frames = size(50_000 / 64, 5_000 / 64);
+    let path = dir.path().join("bomb.pgn.zst");
+    let mut out = BufWriter::new(File::create(&path).unwrap());
+    for _ in 0..frames {
+        out.write_all(&frame).unwrap();
+    }
+    out.flush().unwrap();
+    drop(out);
+    let expands = frames * 64;
+    // With a limit: stopped there.
+    let db = dir.path().join("limited.db");
+    let run = import(
+        &format!("a zstd bomb of {expands} MiB, --max-input-size 256M"),
+        &db,
+        &["--max-input-size", "256M", pgn_str(&path)],
+    );
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("larger than the input size limit of 268435456 bytes"),
+        "{}",
+        run.stderr
+    );
+    // Blocks of at most 256 MiB when nothing cuts the input.
+    assert!(run.rss_mib < 800, "{} MiB", run.rss_mib);
+    // Without: streamed to the end in bounded memory, nothing stored.
+    let db = dir.path().join("unlimited.db");
+    let run = import(&format!("a zstd bomb of {expands} MiB"), &db, &[pgn_str(&path)]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("0 games imported"), "{}", run.stderr);
+    assert!(run.rss_mib < 800, "{} MiB", run.rss_mib);
+}
+
+#[test]
+fn directories_with_symlink_loops() {
+    let dir = tempfile::tempdir().unwrap();
+    let games = dir.path().join("games");
+    std::fs::create_dir_all(games.join("sub")).unwrap();
+    std::fs::copy(games_dir().join("otb/twic-01-232games.pgn"), games.join("sub/twic.pgn"))
+        .unwrap();
+    // Links back up the tree, and to themselves.
+    std::os::unix::fs::symlink("..", games.join("sub/up")).unwrap();
+    std::os::unix::fs::symlink(".", games.join("self")).unwrap();
+    std::os::unix::fs::symlink("self-loop.pgn", games.join("self-loop.pgn.d")).unwrap();
+    let db = dir.path().join("t.db");
+    let run = import("a directory with symlink loops", &db, &[pgn_str(&games)]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("232 games imported"), "{}", run.stderr);
+    // Links with PGN names that loop: named in a one-line error, nothing done.
+    std::os::unix::fs::symlink("b.pgn", games.join("a.pgn")).unwrap();
+    std::os::unix::fs::symlink("a.pgn", games.join("b.pgn")).unwrap();
+    let db = dir.path().join("t2.db");
+    let run = import("a directory with looping PGN links", &db, &[pgn_str(&games)]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("a.pgn") && run.stderr.contains("symbolic links"),
+        "{}",
+        run.stderr
+    );
+    assert!(!db.exists());
+}
+
+#[test]
+fn binary_files_named_pgn() {
+    let dir = tempfile::tempdir().unwrap();
+    // The program itself, and random bytes, between two real files.
+    let elf = dir.path().join("b-program.pgn");
+    std::fs::copy(bin(), &elf).unwrap();
+    let random = dir.path().join("c-random.pgn");
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let bytes: Vec<u8> = (0..size(64 << 20, 8 << 20))
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 32) as u8
+        })
+        .collect();
+    std::fs::write(&random, bytes).unwrap();
+    std::fs::copy(games_dir().join("otb/twic-01-232games.pgn"), dir.path().join("a.pgn")).unwrap();
+    std::fs::copy(
+        games_dir().join("chesscom/schmitz874-chesscom-live.pgn"),
+        dir.path().join("d.pgn"),
+    )
+    .unwrap();
+    let db = dir.path().join("t.db");
+    let run = import("binary files named .pgn", &db, &["--quiet", pgn_str(dir.path())]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let conn = Connection::open(&db).unwrap();
+    let good = games_in(&fixture_text()) as i64;
+    // The good games are all there; whatever the binary files hold is not
+    // stored as games unless it replays as one.
+    assert_eq!(
+        count(&conn, "SELECT count(*) FROM games WHERE error IS NULL AND ply_count > 0"),
+        good
+    );
+    let junk = count(&conn, "SELECT count(*) FROM games") - good;
+    let skipped = count(&conn, "SELECT count(*) FROM import_errors WHERE kind = 'skipped'");
+    eprintln!("reliability: binary files: {junk} junk games stored, {skipped} skipped");
+    assert!(run.rss_mib < 600, "{} MiB", run.rss_mib);
+}
+
+// ---------------------------------------------------------------------------
+// Faults during an import
+
+/// A big input made of the fixture games, repeated with a distinct Round
+/// tag each time so that no game is a duplicate.
+fn big_input(path: &Path, copies: usize) -> u64 {
+    let text = fixture_text();
+    let mut out = String::with_capacity(text.len() * copies);
+    for i in 0..copies {
+        out += &text.replace("[Round \"", &format!("[Round \"{i}."));
+    }
+    std::fs::write(path, out).unwrap();
+    games_in(&text) * copies as u64
+}
+
+/// Every game with its tags and positions, in id order.
+fn dump(db: &Path) -> Vec<String> {
+    let conn = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    let mut rows = Vec::new();
+    for sql in [
+        "SELECT id, white, black, round, result, ply_count, movetext, final_fen FROM games ORDER BY id",
+        "SELECT game_id, ord, name, value FROM tags ORDER BY game_id, ord",
+        "SELECT hash, game_id, ply, next_move FROM positions ORDER BY game_id, ply",
+    ] {
+        let mut statement = conn.prepare(sql).unwrap();
+        let columns = statement.column_count();
+        let mut query = statement.query([]).unwrap();
+        while let Some(row) = query.next().unwrap() {
+            let fields: Vec<String> = (0..columns)
+                .map(|i| format!("{:?}", row.get_ref(i).unwrap()))
+                .collect();
+            rows.push(fields.join("|"));
+        }
+    }
+    rows
+}
+
+#[test]
+fn kill_nine_at_twenty_moments() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("big.pgn");
+    let games = big_input(&pgn, 4);
+    let pgn = pgn_str(&pgn);
+    let args = ["--quiet", "--batch-games", "300", pgn];
+    let clean = dir.path().join("clean.db");
+    let started = Instant::now();
+    let run = import("clean import for the kills", &clean, &args);
+    let clean_time = started.elapsed();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let clean_dump = dump(&clean);
+    let db = dir.path().join("killed.db");
+    let (mut midway, mut x) = (0, 0x2545_f491_4f6c_dd1du64);
+    for _ in 0..20 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        // From nothing: a kill anywhere between the start and the end of a
+        // whole import.
+        for suffix in ["", "-wal", "-shm"] {
+            std::fs::remove_file(format!("{}{suffix}", db.display())).ok();
+        }
+        let at = clean_time.mul_f64(0.2 + 0.8 * (x % 1000) as f64 / 1000.0);
+        let mut child = Command::new(bin())
+            .arg("import")
+            .arg("--db")
+            .arg(&db)
+            .args(args)
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(at);
+        child.kill().ok(); // SIGKILL
+        let status = child.wait().unwrap();
+        if db.exists() {
+            assert_eq!(integrity(&db), "ok");
+            let conn = Connection::open(&db).unwrap();
+            let has_schema =
+                count(&conn, "SELECT count(*) FROM sqlite_master WHERE name = 'games'");
+            if has_schema == 1 {
+                assert_whole_games(&conn);
+                let stored = count(&conn, "SELECT count(*) FROM games") as u64;
+                if !status.success() && stored > 0 && stored < games {
+                    midway += 1;
+                }
+            }
+        }
+        // Each re-run resumes what the killed ones left.
+        let run = import("re-run after kill -9", &db, &args);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert!(dump(&db) == clean_dump, "a resumed import equals a clean one");
+    }
+    eprintln!("reliability: kill -9: 20 kills, {midway} with some games committed, 0 games lost");
+    assert!(midway > 0, "no kill landed in the middle of the import");
+}
+
+/// `pgnindex import` with the file size limit set (`RLIMIT_FSIZE`, the
+/// system's way of saying "no room") and `SIGXFSZ` ignored, so that writes
+/// beyond it fail with `EFBIG` as on a full disk.
+fn import_with_file_limit(db: &Path, limit: u64, args: &[&str]) -> Outcome {
+    let mut command = Command::new(bin());
+    command.arg("import").arg("--db").arg(db).args(args);
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        command.pre_exec(move || {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let rlimit = libc::rlimit { rlim_cur: limit, rlim_max: libc::RLIM_INFINITY };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &rlimit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let out = command.output().unwrap();
+    Outcome {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        rss_mib: 0,
+    }
+}
+
+#[test]
+fn a_full_file_system() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("big.pgn");
+    big_input(&pgn, 3);
+    let pgn = pgn_str(&pgn);
+    let args = ["--quiet", "--batch-games", "300", pgn];
+    let clean = dir.path().join("clean.db");
+    assert_eq!(import("clean import", &clean, &args).code, 0);
+    let db = dir.path().join("full.db");
+    let run = import_with_file_limit(&db, 6 << 20, &args);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+    assert!(
+        run.stderr.starts_with(&format!("pgnindex: error: {}: ", db.display())),
+        "{}",
+        run.stderr
+    );
+    eprintln!("reliability: full file system: {}", run.stderr.trim());
+    assert_eq!(integrity(&db), "ok");
+    let conn = Connection::open(&db).unwrap();
+    assert_whole_games(&conn);
+    let stored = count(&conn, "SELECT count(*) FROM games");
+    assert!(stored > 0, "some batches were committed before the disk filled");
+    drop(conn);
+    // With room again, the same command finishes the job.
+    let run = import("import after the disk had room again", &db, &args);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(dump(&db) == dump(&clean));
+}
+
+#[test]
+fn a_read_only_database_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    let db = dir.path().join("t.db");
+    let first = games_dir().join("otb/twic-01-232games.pgn");
+    assert_eq!(import("first import", &db, &[pgn_str(&first)]).code, 0);
+    std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let before = std::fs::read(&db).unwrap();
+    let second = games_dir().join("chesscom/schmitz874-chesscom-live.pgn");
+    let mut command = Command::new(bin());
+    command.arg("import").arg("--db").arg(&db).arg(&second);
+    // Root writes to read-only files: run as nobody then.
+    if unsafe { libc::geteuid() } == 0 {
+        command.uid(65534).gid(65534);
+    }
+    let out = command.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains(&db.display().to_string()) && stderr.contains("read"), "{stderr}");
+    eprintln!("reliability: read-only database: {}", stderr.trim());
+    assert!(std::fs::read(&db).unwrap() == before, "the file is unchanged");
+}
+
+#[test]
+fn two_imports_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("big.pgn");
+    big_input(&pgn, 4);
+    let other = games_dir().join("otb/twic-01-232games.pgn");
+    let db = dir.path().join("t.db");
+    let mut first = Command::new(bin())
+        .arg("import")
+        .arg("--db")
+        .arg(&db)
+        .args(["--quiet", "--batch-games", "300", pgn_str(&pgn)])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once the first holds the database, start the second.
+    while !db.exists() {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    std::thread::sleep(Duration::from_millis(50));
+    let second = Command::new(bin())
+        .args(["import", "--quiet", "--keep-duplicates", "--db"])
+        .arg(&db)
+        .arg(&other)
+        .output()
+        .unwrap();
+    let first_status = first.wait().unwrap();
+    assert!(first_status.success());
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("another pgnindex import is writing"), "{stderr}");
+    assert_eq!(integrity(&db), "ok");
+    let clean = dir.path().join("clean.db");
+    assert_eq!(
+        import("clean", &clean, &["--quiet", "--batch-games", "300", pgn_str(&pgn)]).code,
+        0
+    );
+    assert!(dump(&db) == dump(&clean), "the refused import changed nothing");
+}
+
+#[test]
+fn readers_during_an_import() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("big.pgn");
+    let games = big_input(&pgn, 6);
+    let db = dir.path().join("t.db");
+    // A first file, so that readers find a database from the start.
+    let first = games_dir().join("otb/twic-01-232games.pgn");
+    assert_eq!(import("first", &db, &["--quiet", pgn_str(&first)]).code, 0);
+    let mut import = Command::new(bin())
+        .arg("import")
+        .arg("--db")
+        .arg(&db)
+        .args(["--quiet", "--batch-games", "300", pgn_str(&pgn)])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let db_arg = pgn_str(&db);
+    let (mut answers, mut last) = (0, 0i64);
+    let whole = "SELECT count(*) FROM games g WHERE ply_count + 1 <> \
+                 (SELECT count(*) FROM positions p WHERE p.game_id = g.id)";
+    loop {
+        let done = import.try_wait().unwrap().is_some();
+        let sql = Command::new(bin())
+            .args(["sql", "--db", db_arg, "--format", "csv"])
+            .arg(format!("SELECT (SELECT count(*) FROM games) AS n, ({whole}) AS partial"))
+            .output()
+            .unwrap();
+        assert!(sql.status.success(), "{}", String::from_utf8_lossy(&sql.stderr));
+        let text = String::from_utf8_lossy(&sql.stdout).into_owned();
+        let row: Vec<i64> =
+            text.lines().nth(1).unwrap().split(',').map(|v| v.parse().unwrap()).collect();
+        assert_eq!(row[1], 0, "a reader saw a half-stored game");
+        assert!(row[0] >= last, "the count went back: {text}");
+        last = row[0];
+        for args in
+            [&["find", "--moves", "1. e4 e5", "--count"][..], &["explore", "--moves", "1. d4"]]
+        {
+            let out = Command::new(bin()).args(args).args(["--db", db_arg]).output().unwrap();
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        }
+        answers += 1;
+        if done {
+            break;
+        }
+    }
+    let status = import.wait().unwrap();
+    assert!(status.success(), "the import finished despite the readers");
+    assert_eq!(last as u64, games + 232, "the last answer saw every game");
+    eprintln!("reliability: readers during an import: {answers} rounds of sql, find and explore");
+    assert!(answers > 2);
+}
