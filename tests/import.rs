@@ -1,12 +1,10 @@
 //! `pgnindex import` end to end: the database it writes is checked
 //! against python-chess's reference data (`fixtures/groundtruth/`), against
 //! itself under other thread counts, after duplicates, re-imports, bad
-//! inputs, and a kill in the middle.
+//! inputs and a full database (kills: `tests/reliability.rs`).
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
-use std::time::Duration;
 
 use assert_cmd::Command;
 use rusqlite::Connection;
@@ -410,90 +408,6 @@ fn a_second_import_is_refused_while_one_runs() {
     assert!(stderr.contains("another pgnindex import is writing"), "{stderr}");
     drop(lock);
     assert_eq!(import(&db, &["--force", twic.to_str().unwrap()]).0, 0);
-}
-
-/// A big input made of the fixture games, repeated with a distinct Round
-/// tag each time so that no game is a duplicate.
-fn big_input(path: &Path, copies: usize) {
-    let mut text = String::new();
-    for file in ["otb/twic-01-232games.pgn", "chesscom/schmitz874-chesscom-live.pgn"] {
-        text += &std::fs::read_to_string(games_dir().join(file)).unwrap();
-        text += "\n";
-    }
-    let mut out = String::with_capacity(text.len() * copies);
-    for i in 0..copies {
-        out += &text.replace("[Round \"", &format!("[Round \"{i}."));
-    }
-    std::fs::write(path, out).unwrap();
-}
-
-#[test]
-fn a_killed_import_resumes_to_the_same_database() {
-    let dir = tempfile::tempdir().unwrap();
-    let pgn = dir.path().join("big.pgn");
-    big_input(&pgn, 12);
-    let pgn = pgn.to_str().unwrap();
-
-    let clean = dir.path().join("clean.db");
-    let (code, stderr) = import(&clean, &["--batch-games", "500", pgn]);
-    assert_eq!(code, 0, "{stderr}");
-    let clean_dump = dump(&Connection::open(&clean).unwrap());
-
-    let db = dir.path().join("killed.db");
-    let mut killed_midway = 0;
-    // Kill once at least this many games are committed (polled), so that
-    // kills land mid-way whatever the machine's speed.
-    for committed in [1, 2500, 6000] {
-        std::fs::remove_file(&db).ok();
-        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("pgnindex"))
-            .args(["import", "--batch-games", "500", "--db", db.to_str().unwrap(), pgn])
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        loop {
-            std::thread::sleep(Duration::from_millis(10));
-            if child.try_wait().unwrap().is_some() {
-                break;
-            }
-            let games =
-                Connection::open_with_flags(&db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
-                    .ok()
-                    .and_then(|c| c.query_row("SELECT count(*) FROM games", [], |r| r.get(0)).ok())
-                    .unwrap_or(0i64);
-            if games >= committed {
-                break;
-            }
-        }
-        child.kill().ok(); // SIGKILL
-        let status = child.wait().unwrap();
-        let conn = Connection::open(&db).unwrap();
-        if count(&conn, "SELECT count(*) FROM sqlite_master WHERE name = 'games'") == 0 {
-            // Killed before the schema was created.
-            drop(conn);
-            assert_eq!(import(&db, &["--batch-games", "500", pgn]).0, 0);
-            continue;
-        }
-        let integrity: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
-        assert_eq!(integrity, "ok");
-        // Only whole games: every stored game has all its positions.
-        let games = count(&conn, "SELECT count(*) FROM games");
-        let partial = count(
-            &conn,
-            "SELECT count(*) FROM games g WHERE ply_count + 1 <> \
-             (SELECT count(*) FROM positions p WHERE p.game_id = g.id)",
-        );
-        assert_eq!(partial, 0);
-        if !status.success() && games > 0 {
-            killed_midway += 1;
-        }
-        drop(conn);
-        let (code, stderr) = import(&db, &["--batch-games", "500", pgn]);
-        assert_eq!(code, 0, "{stderr}");
-        let resumed = dump(&Connection::open(&db).unwrap());
-        assert_eq!(resumed.len(), clean_dump.len());
-        assert!(resumed == clean_dump, "a resumed import equals a clean one");
-    }
-    assert!(killed_midway > 0, "no kill landed in the middle of the import");
 }
 
 #[test]
