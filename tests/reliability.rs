@@ -767,3 +767,32 @@ fn readers_during_an_import() {
     eprintln!("reliability: readers during an import: {answers} rounds of sql, find and explore");
     assert!(answers > 2);
 }
+
+#[test]
+fn columns_stay_true_across_forced_cuts() {
+    let dir = tempfile::tempdir().unwrap();
+    let game = "[Event \"x\"] [Result \"1-0\"] 1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 1-0 ";
+    let bad = "[Event \"bad\"] [Result \"1-0\"] 1. e4 e5 2. Ke3 1-0 ";
+    let copies = (24 << 20) / game.len();
+    let mut line = game.repeat(copies / 2);
+    let bad_at = line.len() + bad.find("Ke3").unwrap();
+    line += bad;
+    line += &game.repeat(copies / 2);
+    let pgn = dir.path().join("line.pgn");
+    std::fs::write(&pgn, &line).unwrap();
+    let db = dir.path().join("t.db");
+    let run = import(
+        "24 MiB line with one bad move",
+        &db,
+        &["--quiet", "--keep-duplicates", pgn_str(&pgn)],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let conn = Connection::open(&db).unwrap();
+    assert_eq!(count(&conn, "SELECT count(*) FROM games") as usize, copies / 2 * 2 + 1);
+    let (line_no, column): (i64, i64) = conn
+        .query_row("SELECT line, column FROM import_errors WHERE kind = 'error'", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .unwrap();
+    assert_eq!((line_no, column as usize), (1, bad_at + 1));
+}

@@ -66,7 +66,20 @@ pub fn read_chunk_with<G>(
     options: ReplayOptions,
     map: &impl Fn(LocatedGame) -> G,
 ) -> Chunk<G> {
-    let mut lines = LineIndex::new(data);
+    read_chunk_at(data, offset, 0, options, map)
+}
+
+/// [`read_chunk_with`] for a chunk that starts `column_base` bytes into a
+/// line (after a forced cut): columns on its first line count from the
+/// line's start.
+fn read_chunk_at<G>(
+    data: &[u8],
+    offset: usize,
+    column_base: usize,
+    options: ReplayOptions,
+    map: &impl Fn(LocatedGame) -> G,
+) -> Chunk<G> {
+    let mut lines = LineIndex::continuing(data, column_base);
     let mut reader = Reader::new(data);
     let mut replayer = Replayer::new(options);
     let mut games = Vec::new();
@@ -106,6 +119,8 @@ fn skipped_warnings(
 }
 
 /// Reads `block` on `pool`, calling `emit` with each chunk in input order.
+/// `column_base` is the column of the block's first byte minus one (bytes of
+/// its line before it: 0 unless a forced cut ended the previous block).
 /// `chunk_size` is the target chunk length. The calling thread cuts chunks
 /// and hands each to the pool as soon as it is cut, keeps at most a few
 /// chunks per thread in flight (memory stays bounded), and emits results in
@@ -115,6 +130,7 @@ fn skipped_warnings(
 pub fn read_block<G: Send>(
     pool: &rayon::ThreadPool,
     block: &[u8],
+    column_base: usize,
     options: ReplayOptions,
     chunk_size: usize,
     map: &(impl Fn(LocatedGame) -> G + Sync),
@@ -126,7 +142,8 @@ pub fn read_block<G: Send>(
         let mut start = 0;
         while start < block.len() {
             let end = chunk_end(block, start, chunk_size);
-            emit(read_chunk_with(&block[start..end], start, options, map))?;
+            let base = column_at(block, start, column_base);
+            emit(read_chunk_at(&block[start..end], start, base, options, map))?;
             start = end;
         }
         return ControlFlow::Continue(());
@@ -143,12 +160,13 @@ pub fn read_block<G: Send>(
                 let end = chunk_end(block, start, chunk_size);
                 let tx = tx.clone();
                 let (index, piece) = (spawned, &block[start..end]);
+                let base = column_at(block, start, column_base);
                 scope.spawn(move |_| {
                     // The receiver may be gone after a Break; nothing to do then.
                     // A panic is carried back and resumed on the calling
                     // thread, which would otherwise wait for it forever.
                     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        read_chunk_with(piece, start, options, map)
+                        read_chunk_at(piece, start, base, options, map)
                     }));
                     let _ = tx.send((index, result));
                 });
@@ -171,6 +189,15 @@ pub fn read_block<G: Send>(
         }
     });
     flow
+}
+
+/// Bytes between the start of the line holding `block[at]` and `at`;
+/// `column_base` is that for the block's first byte.
+fn column_at(block: &[u8], at: usize, column_base: usize) -> usize {
+    match memchr::memrchr2(b'\n', b'\r', &block[..at]) {
+        Some(line_break) => at - line_break - 1,
+        None => column_base + at,
+    }
 }
 
 /// The end of the chunk of `block` that starts at `start` (a boundary): the
@@ -216,13 +243,15 @@ pub fn read_source<G: Send>(
     map: &(impl Fn(LocatedGame) -> G + Sync),
     mut emit: impl FnMut(Chunk<G>, u64, usize) -> ControlFlow<()>,
 ) -> Result<(), SourceError> {
-    let mut lines_before = 0usize;
+    let (mut lines_before, mut column_base) = (0usize, 0usize);
     source.for_each_block(BLOCK, MAX_BLOCK, block_end, |block, block_offset| {
-        read_block(pool, block, options, CHUNK, map, |chunk| {
+        let flow = read_block(pool, block, column_base, options, CHUNK, map, |chunk| {
             let (offset, line_breaks) = (block_offset + chunk.offset as u64, chunk.line_breaks);
             let flow = emit(chunk, offset, lines_before);
             lines_before += line_breaks;
             flow
-        })
+        });
+        column_base = column_at(block, block.len(), column_base);
+        flow
     })
 }

@@ -600,12 +600,21 @@ pub struct LineIndex<'a> {
     at: usize,
     line: usize,
     line_start: usize,
+    /// Columns before `data[0]` on its line.
+    column_base: usize,
 }
 
 impl<'a> LineIndex<'a> {
     /// An index over `data` (the block the offsets refer to).
     pub fn new(data: &'a [u8]) -> LineIndex<'a> {
-        LineIndex { data, at: 0, line: 1, line_start: 0 }
+        LineIndex::continuing(data, 0)
+    }
+
+    /// An index over `data`, which starts `column_base` bytes into a line
+    /// (a piece of input cut in the middle of a line): columns on its first
+    /// line count from the line's real start.
+    pub fn continuing(data: &'a [u8], column_base: usize) -> LineIndex<'a> {
+        LineIndex { data, at: 0, line: 1, line_start: 0, column_base }
     }
 
     /// Line and column of `offset`.
@@ -632,12 +641,18 @@ impl<'a> LineIndex<'a> {
         }
         self.at = offset;
         // A UTF-8 byte-order mark is not a column.
-        let bom = if self.line_start == 0 && self.data.starts_with(BOM) && offset >= BOM.len() {
+        let first = self.line_start == 0;
+        let bom = if first
+            && self.column_base == 0
+            && self.data.starts_with(BOM)
+            && offset >= BOM.len()
+        {
             BOM.len()
         } else {
             0
         };
-        (self.line, offset - self.line_start + 1 - bom)
+        let base = if first { self.column_base } else { 0 };
+        (self.line, base + offset - self.line_start + 1 - bom)
     }
 }
 
