@@ -6,3 +6,34 @@ pub mod fen;
 pub mod lang;
 pub mod san;
 pub mod uci;
+
+/// The text of a token for an error message: lossy UTF-8, cut after 40
+/// characters (with `…`), so that a megabyte of junk read as one token
+/// makes a short message, quickly.
+pub(crate) fn excerpt(bytes: &[u8]) -> String {
+    const MAX: usize = 40;
+    // Four bytes per character at most: enough for MAX characters.
+    let head = &bytes[..bytes.len().min(4 * MAX + 4)];
+    let text = String::from_utf8_lossy(head);
+    let mut chars = text.char_indices();
+    match chars.nth(MAX) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None if head.len() < bytes.len() => format!("{text}…"),
+        None => text.into_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::excerpt;
+
+    #[test]
+    fn excerpts_are_short() {
+        assert_eq!(excerpt(b"Nf3"), "Nf3");
+        assert_eq!(excerpt(&[b'x'; 40]), "x".repeat(40));
+        assert_eq!(excerpt(&[b'x'; 41]), format!("{}…", "x".repeat(40)));
+        assert_eq!(excerpt(&vec![0u8; 1 << 20]), format!("{}…", "\0".repeat(40)));
+        assert_eq!(excerpt("é".repeat(50).as_bytes()), format!("{}…", "é".repeat(40)));
+        assert_eq!(excerpt(b"e4\xff"), "e4\u{FFFD}");
+    }
+}

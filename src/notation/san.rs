@@ -118,10 +118,8 @@ impl San {
     /// [`ParseSanError`] if the text is not a move.
     #[inline]
     pub fn from_ascii_lang(text: &[u8], lang: Lang) -> Result<San, ParseSanError> {
-        San::parse(text, lang).map_err(|reason| ParseSanError {
-            text: String::from_utf8_lossy(text).into_owned(),
-            reason,
-        })
+        San::parse(text, lang)
+            .map_err(|reason| ParseSanError { text: super::excerpt(text), reason })
     }
 
     /// The parser proper. Its error is only the reason, so the result fits

@@ -58,7 +58,7 @@ impl Uci {
     /// # Errors
     /// [`ParseUciError`] if the text is not a UCI move.
     pub fn from_ascii(text: &[u8]) -> Result<Uci, ParseUciError> {
-        let err = || ParseUciError { text: String::from_utf8_lossy(text).into_owned() };
+        let err = || ParseUciError { text: super::excerpt(text) };
         if text == b"0000" {
             return Ok(Uci::Null);
         }

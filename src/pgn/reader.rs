@@ -165,8 +165,15 @@ impl<'a> Reader<'a> {
 
     /// `true` if the token at the cursor could start a game without tags.
     fn looks_like_move(&self) -> bool {
+        // No move is longer than this (`Nbxd7e.p.+!?` in figurines is 20
+        // bytes): a longer token is junk, rejected without reading it all.
+        const LONGEST: usize = 32;
         let rest = &self.data[self.pos..];
-        let len = rest.iter().position(|&b| is_delimiter(b)).unwrap_or(rest.len());
+        let len = match rest.iter().take(LONGEST + 1).position(|&b| is_delimiter(b)) {
+            Some(len) => len,
+            None if rest.len() <= LONGEST => rest.len(),
+            None => return false,
+        };
         let token = &rest[..len];
         use crate::notation::{lang::Lang, san::San};
         // English and each distinct letter table (Italian = Spanish).
