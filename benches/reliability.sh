@@ -7,4 +7,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PGNINDEX_FULL_SIZE=1 cargo test --test reliability -- --nocapture --test-threads 1 "$@" 2>&1 \
-    | grep -E '^reliability:|^test result|panicked'
+    | grep -oE 'reliability: .*|test result.*|panicked.*'

@@ -724,6 +724,12 @@ fn readers_during_an_import() {
     // A first file, so that readers find a database from the start.
     let first = games_dir().join("otb/twic-01-232games.pgn");
     assert_eq!(import("first", &db, &["--quiet", pgn_str(&first)]).code, 0);
+    let alone = dir.path().join("alone.db");
+    let started = Instant::now();
+    let args = ["--quiet", "--batch-games", "300", pgn_str(&pgn)];
+    assert_eq!(import("the same import without readers", &alone, &args).code, 0);
+    let alone_time = started.elapsed();
+    let started = Instant::now();
     let mut import = Command::new(bin())
         .arg("import")
         .arg("--db")
@@ -762,7 +768,13 @@ fn readers_during_an_import() {
         }
     }
     let status = import.wait().unwrap();
+    let with_readers = started.elapsed();
     assert!(status.success(), "the import finished despite the readers");
+    eprintln!(
+        "reliability: import with readers {:.2} s, alone {:.2} s",
+        with_readers.as_secs_f64(),
+        alone_time.as_secs_f64()
+    );
     assert_eq!(last as u64, games + 232, "the last answer saw every game");
     eprintln!("reliability: readers during an import: {answers} rounds of sql, find and explore");
     assert!(answers > 2);
