@@ -673,6 +673,35 @@ fn a_read_only_database_file() {
     assert!(stderr.contains(&db.display().to_string()) && stderr.contains("read"), "{stderr}");
     eprintln!("reliability: read-only database: {}", stderr.trim());
     assert!(std::fs::read(&db).unwrap() == before, "the file is unchanged");
+
+    // Queries read a database at rest even in a directory they cannot
+    // write to (read-only media, another user's files).
+    let shelf = dir.path().join("shelf");
+    std::fs::create_dir(&shelf).unwrap();
+    let db = shelf.join("t.db");
+    std::fs::copy(dir.path().join("t.db"), &db).unwrap();
+    std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o444)).unwrap();
+    std::fs::set_permissions(&shelf, std::fs::Permissions::from_mode(0o555)).unwrap();
+    for args in [
+        &["find", "--moves", "1. e4", "--count"][..],
+        &["explore", "--moves", "1. d4"],
+        &["show", "1"],
+        &["info"],
+        &["sql", "SELECT count(*) FROM games"],
+        &["export", "--white", "Carlsen"],
+    ] {
+        let mut command = Command::new(bin());
+        command.args(args).arg("--db").arg(&db);
+        if unsafe { libc::geteuid() } == 0 {
+            command.uid(65534).gid(65534);
+        }
+        let out = command.output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{args:?}: {stderr}");
+        assert!(!out.stdout.is_empty(), "{args:?}");
+    }
+    assert!(std::fs::read(&db).unwrap() == before, "the file is unchanged");
+    std::fs::set_permissions(&shelf, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
 #[test]
