@@ -837,3 +837,25 @@ fn columns_stay_true_across_forced_cuts() {
         .unwrap();
     assert_eq!((line_no, column as usize), (1, bad_at + 1));
 }
+
+#[test]
+fn terminal_escapes_in_names_are_not_printed() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("evil\x1b[2J\x1b]0;title\x07.pgn");
+    std::fs::write(
+        &pgn,
+        "[Event \"x\"]\n[White \"Bad\x1b[31mGuy\"]\n[Black \"B\"]\n[Result \"1-0\"]\n\n1. e4 e5 1-0\n",
+    )
+    .unwrap();
+    let db = dir.path().join("t.db");
+    assert_eq!(import("a file name with escapes", &db, &[pgn.to_str().unwrap()]).code, 0);
+    for args in [&["info"][..], &["find", "--white", "Bad"], &["explore"]] {
+        let out = Command::new(bin()).args(args).arg("--db").arg(&db).output().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            !text.is_empty() && !text.contains('\x1b') && !text.contains('\x07'),
+            "{args:?}: {text:?}"
+        );
+    }
+}

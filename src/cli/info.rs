@@ -96,7 +96,7 @@ fn write_text(out: &mut impl Write, info: &Info) -> std::io::Result<()> {
         writeln!(
             out,
             "  {}: {} games, {} duplicates, {} errors ({})",
-            s.path,
+            printable(&s.path),
             thousands(s.games),
             thousands(s.duplicates),
             thousands(s.errors),
@@ -163,6 +163,13 @@ fn to_json(info: &Info) -> String {
         ("events", pairs(&info.events, "event")),
         ("ecos", pairs(&info.ecos, "eco")),
     ])
+}
+
+/// `text` with control characters (a terminal's escape sequences, which a
+/// file name may hold) shown as `\u{FFFD}`: the database's text never
+/// drives the terminal.
+fn printable(text: &str) -> String {
+    text.chars().map(|c| if c.is_control() { '\u{FFFD}' } else { c }).collect()
 }
 
 #[cfg(test)]
