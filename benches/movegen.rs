@@ -9,7 +9,7 @@
 use std::io::Read;
 use std::path::Path;
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
 use pgnindex::chess::perft::perft;
 use pgnindex::chess::Position;
 use pgnindex::notation::fen;
@@ -71,27 +71,49 @@ fn bench_san_replay(c: &mut Criterion) {
     let mut group = c.benchmark_group("san_replay");
     group.sample_size(10);
     group.throughput(Throughput::Elements(moves as u64));
-    group.bench_function("corpus", |b| {
-        b.iter(|| {
-            let mut keys = 0u64;
-            for (start, sans) in &games {
-                let mut pos = start.clone();
-                for s in sans {
-                    match San::from_ascii(s.as_bytes()).unwrap() {
-                        San::Null => pos.play_null().unwrap(),
-                        san => {
-                            let m = san.to_move(&pos).unwrap();
-                            pos.play_unchecked(m);
-                        }
-                    }
-                    keys ^= pos.zobrist().0;
-                }
-            }
-            keys
-        })
-    });
+    group.bench_function("corpus", |b| b.iter(|| replay(&games)));
     group.finish();
 }
 
+/// Replays every move of `games` (SAN parse, resolution, make-move, key).
+#[inline(never)]
+fn replay(games: &[(Position, Vec<String>)]) -> u64 {
+    let mut keys = 0u64;
+    for (start, sans) in games {
+        let mut pos = start.clone();
+        for s in sans {
+            match San::from_ascii(s.as_bytes()).unwrap() {
+                San::Null => pos.play_null().unwrap(),
+                san => {
+                    let m = san.to_move(&pos).unwrap();
+                    pos.play_unchecked(m);
+                }
+            }
+            keys ^= pos.zobrist().0;
+        }
+    }
+    keys
+}
+
 criterion_group!(benches, bench_perft, bench_san_replay);
-criterion_main!(benches);
+
+/// The criterion benches; with `PGNINDEX_REPLAY_ONCE` set, one SAN replay
+/// of the corpus instead, for instruction counts:
+///
+/// ```sh
+/// PGNINDEX_REPLAY_ONCE=1 valgrind --tool=callgrind --toggle-collect='*movegen::replay*' \
+///     target/release/deps/movegen-HASH --bench
+/// ```
+///
+/// (instructions per move = the total callgrind reports / the moves printed).
+fn main() {
+    if std::env::var_os("PGNINDEX_REPLAY_ONCE").is_some() {
+        let games = corpus_games();
+        let moves: usize = games.iter().map(|g| g.1.len()).sum();
+        let keys = replay(&games);
+        println!("{moves} moves replayed (keys {keys:016x})");
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -489,6 +489,39 @@ impl Position {
     /// move generation runs only when the side to move is in check.
     pub fn moves_to(&self, role: Role, to: Square, from_mask: Bitboard, moves: &mut MoveList) {
         moves.clear();
+        self.for_each_move_to(role, to, from_mask, |m| moves.push(m));
+    }
+
+    /// The one legal move [`Position::moves_to`] would list with this
+    /// `promotion`; `None` if there is none or more than one (ambiguous).
+    /// What SAN resolution needs, without filling a list.
+    #[inline]
+    pub fn unique_move_to(
+        &self,
+        role: Role,
+        to: Square,
+        from_mask: Bitboard,
+        promotion: Option<Role>,
+    ) -> Option<Move> {
+        let (mut found, mut count) = (None, 0u32);
+        self.for_each_move_to(role, to, from_mask, |m| {
+            if m.promotion() == promotion {
+                found = Some(m);
+                count += 1;
+            }
+        });
+        found.filter(|_| count == 1)
+    }
+
+    /// Calls `f` with each move [`Position::moves_to`] lists, in its order.
+    #[inline]
+    fn for_each_move_to(
+        &self,
+        role: Role,
+        to: Square,
+        from_mask: Bitboard,
+        mut f: impl FnMut(Move),
+    ) {
         let us = self.turn;
         let them = us.other();
         if self.board.by_color(us).contains(to) {
@@ -503,15 +536,16 @@ impl Position {
                 && attacks::king_attacks(king).contains(to)
                 && !self.board.attacks_to(to, them, occ.without(king)).any()
             {
-                moves.push(Move::Normal { role, from: king, capture, to, promotion: None });
+                f(Move::Normal { role, from: king, capture, to, promotion: None });
             }
             return;
         }
         if role == Role::Pawn && self.ep_square == Some(to) {
             // En passant is checked by simulating the capture, which also
             // covers evasions and the discovered check along the rank.
-            self.gen_en_passant(to, moves);
-            moves.retain(|m| from_mask.contains(m.from()));
+            let mut moves = MoveList::new();
+            self.gen_en_passant(to, &mut moves);
+            moves.iter().filter(|m| from_mask.contains(m.from())).for_each(|&m| f(m));
             return;
         }
         let checkers = self.checkers();
@@ -549,10 +583,14 @@ impl Position {
             if self.is_pinned_away(king, from, to) {
                 continue;
             }
-            if role == Role::Pawn {
-                push_pawn_move(moves, from, to, capture);
+            if role != Role::Pawn {
+                f(Move::Normal { role, from, capture, to, promotion: None });
+            } else if matches!(to.rank(), Rank::First | Rank::Eighth) {
+                for promotion in Role::PROMOTIONS {
+                    f(Move::Normal { role, from, capture, to, promotion: Some(promotion) });
+                }
             } else {
-                moves.push(Move::Normal { role, from, capture, to, promotion: None });
+                f(Move::Normal { role, from, capture, to, promotion: None });
             }
         }
     }

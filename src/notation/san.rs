@@ -137,6 +137,39 @@ impl San {
         if let Some(rest) = s.strip_suffix(b"e.p.").or_else(|| s.strip_suffix(b"ep")) {
             s = rest;
         }
+        // The shapes of most moves first — a pawn push (`e4`), a piece move
+        // (`Nf3`), captures (`Nxe5`, `exd5`) — with the results the general
+        // path below gives them.
+        let normal = |role, file, capture, f, r| San::Normal {
+            role,
+            file,
+            rank: None,
+            capture,
+            to: square_of(f, r),
+            promotion: None,
+        };
+        match *s {
+            [f @ b'a'..=b'h', r @ b'1'..=b'8'] => return Ok(normal(Role::Pawn, None, false, f, r)),
+            [p @ b'A'..=b'Z', f @ b'a'..=b'h', r @ b'1'..=b'8'] => {
+                let role = lang.role(p).ok_or_else(|| err("unknown piece letter"))?;
+                return Ok(normal(role, None, false, f, r));
+            }
+            [p @ b'A'..=b'Z', b'x' | b':', f @ b'a'..=b'h', r @ b'1'..=b'8'] => {
+                let role = lang.role(p).ok_or_else(|| err("unknown piece letter"))?;
+                return Ok(normal(role, None, true, f, r));
+            }
+            [o @ b'a'..=b'h', b'x' | b':', f @ b'a'..=b'h', r @ b'1'..=b'8'] => {
+                return Ok(normal(Role::Pawn, Some(file_of(o)), true, f, r));
+            }
+            _ => {}
+        }
+        San::parse_general(s, lang)
+    }
+
+    /// [`San::parse`] for every shape, after the annotations and `e.p.`
+    /// were stripped from `s`.
+    fn parse_general(s: &[u8], lang: Lang) -> Result<San, &'static str> {
+        let err = |reason: &'static str| reason;
         match s.first() {
             None => return Err(err("empty")),
             Some(b'O' | b'0' | b'o' | b'-' | b'Z') => match s {
@@ -226,13 +259,7 @@ impl San {
                 (role, to, promotion)
             }
         };
-        let mut moves = MoveList::new();
-        pos.moves_to(role, to, self.origin_mask(role), &mut moves);
-        let mut matching = moves.iter().filter(|m| m.promotion() == promotion);
-        match (matching.next(), matching.next()) {
-            (Some(&m), None) => Some(m),
-            _ => None,
-        }
+        pos.unique_move_to(role, to, self.origin_mask(role), promotion)
     }
 
     /// The squares a move's origin may be on, from what the text says.
@@ -602,6 +629,35 @@ fn role_name(role: Role) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fast_shapes_parse_as_the_general_path_does() {
+        let mut tokens: Vec<Vec<u8>> = Vec::new();
+        for f in b'a'..=b'h' {
+            for r in b'1'..=b'8' {
+                tokens.push(vec![f, r]);
+                for p in b'A'..=b'Z' {
+                    tokens.push(vec![p, f, r]);
+                    tokens.push(vec![p, b'x', f, r]);
+                    tokens.push(vec![p, b':', f, r]);
+                }
+                for o in b'a'..=b'h' {
+                    tokens.push(vec![o, b'x', f, r]);
+                    tokens.push(vec![o, b':', f, r]);
+                }
+            }
+        }
+        for lang in Lang::ALL {
+            for token in &tokens {
+                assert_eq!(
+                    San::parse(token, lang),
+                    San::parse_general(token, lang),
+                    "{} in {lang:?}",
+                    String::from_utf8_lossy(token)
+                );
+            }
+        }
+    }
     use crate::notation::fen::parse_position;
 
     fn play(fen: &str, text: &str) -> Result<String, String> {
