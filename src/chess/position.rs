@@ -671,6 +671,7 @@ impl Position {
     /// Plays `m`, which must be legal in this position (as produced by move
     /// generation, [`Position::moves_to`] or a parser that checked it).
     /// The Zobrist key is updated incrementally.
+    #[inline]
     pub fn play_unchecked(&mut self, m: Move) {
         let us = self.turn;
         let them = us.other();

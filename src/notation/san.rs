@@ -129,13 +129,17 @@ impl San {
         // mark, then what is left is the piece and its origin. This is a
         // straight line of checks, with no per-character loop.
         let err = |reason: &'static str| reason;
-        let mut end = text.len();
-        while end > 0 && ANNOTATION_BYTES.contains(&text[end - 1]) {
-            end -= 1;
-        }
-        let mut s = &text[..end];
-        if let Some(rest) = s.strip_suffix(b"e.p.").or_else(|| s.strip_suffix(b"ep")) {
-            s = rest;
+        let mut s = text;
+        // Most moves end in their destination's rank: nothing to strip then.
+        if !matches!(s.last(), Some(b'1'..=b'8')) {
+            let mut end = s.len();
+            while end > 0 && ANNOTATION_BYTES.contains(&s[end - 1]) {
+                end -= 1;
+            }
+            s = &s[..end];
+            if let Some(rest) = s.strip_suffix(b"e.p.").or_else(|| s.strip_suffix(b"ep")) {
+                s = rest;
+            }
         }
         // The shapes of most moves first — a pawn push (`e4`), a piece move
         // (`Nf3`), captures (`Nxe5`, `exd5`) — with the results the general
