@@ -122,12 +122,24 @@ fn integrity(db: &Path) -> String {
 
 /// Every game has all its positions: no half-stored game.
 fn assert_whole_games(conn: &Connection) {
-    let partial = count(
-        conn,
-        "SELECT count(*) FROM games g WHERE ply_count + 1 <> \
-         (SELECT count(*) FROM positions p WHERE p.game_id = g.id)",
-    );
-    assert_eq!(partial, 0, "games without all their positions");
+    assert_eq!(count(conn, PARTIAL_GAMES), 0, "games without all their positions");
+}
+
+/// Counts the stored games that lack some of their positions.
+const PARTIAL_GAMES: &str = "SELECT count(*) FROM games g WHERE ply_count + 1 <> \
+     (SELECT count(*) FROM positions p WHERE p.game_id = g.id)";
+
+/// Starts `pgnindex import --db DB ARGS…` in the background (stderr
+/// discarded).
+fn spawn_import(db: &Path, args: &[&str]) -> std::process::Child {
+    Command::new(bin())
+        .arg("import")
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
 }
 
 /// The fixture games as one text.
@@ -558,14 +570,7 @@ fn kill_nine_at_twenty_moments() {
             std::fs::remove_file(format!("{}{suffix}", db.display())).ok();
         }
         let at = clean_time.mul_f64(0.2 + 0.8 * (x % 1000) as f64 / 1000.0);
-        let mut child = Command::new(bin())
-            .arg("import")
-            .arg("--db")
-            .arg(&db)
-            .args(args)
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = spawn_import(&db, &args);
         std::thread::sleep(at);
         child.kill().ok(); // SIGKILL
         let status = child.wait().unwrap();
@@ -763,14 +768,8 @@ fn two_imports_at_once() {
     big_input(&pgn, 4);
     let other = games_dir().join("otb/twic-01-232games.pgn");
     let db = dir.path().join("t.db");
-    let mut first = Command::new(bin())
-        .arg("import")
-        .arg("--db")
-        .arg(&db)
-        .args(["--quiet", "--batch-games", "300", pgn_str(&pgn)])
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let args = ["--quiet", "--batch-games", "300", pgn_str(&pgn)];
+    let mut first = spawn_import(&db, &args);
     // Once the first holds the database, start the second.
     while !db.exists() {
         std::thread::sleep(Duration::from_millis(5));
@@ -789,10 +788,7 @@ fn two_imports_at_once() {
     assert!(stderr.contains("another pgnindex import is writing"), "{stderr}");
     assert_eq!(integrity(&db), "ok");
     let clean = dir.path().join("clean.db");
-    assert_eq!(
-        import("clean", &clean, &["--quiet", "--batch-games", "300", pgn_str(&pgn)]).code,
-        0
-    );
+    assert_eq!(import("clean", &clean, &args).code, 0);
     assert!(same_contents(&db, &clean), "the refused import changed nothing");
 }
 
@@ -811,23 +807,14 @@ fn readers_during_an_import() {
     assert_eq!(import("the same import without readers", &alone, &args).code, 0);
     let alone_time = started.elapsed();
     let started = Instant::now();
-    let mut import = Command::new(bin())
-        .arg("import")
-        .arg("--db")
-        .arg(&db)
-        .args(["--quiet", "--batch-games", "300", pgn_str(&pgn)])
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut import = spawn_import(&db, &args);
     let db_arg = pgn_str(&db);
     let (mut answers, mut last) = (0, 0i64);
-    let whole = "SELECT count(*) FROM games g WHERE ply_count + 1 <> \
-                 (SELECT count(*) FROM positions p WHERE p.game_id = g.id)";
     loop {
         let done = import.try_wait().unwrap().is_some();
         let sql = Command::new(bin())
             .args(["sql", "--db", db_arg, "--format", "csv"])
-            .arg(format!("SELECT (SELECT count(*) FROM games) AS n, ({whole}) AS partial"))
+            .arg(format!("SELECT (SELECT count(*) FROM games) AS n, ({PARTIAL_GAMES}) AS partial"))
             .output()
             .unwrap();
         assert!(sql.status.success(), "{}", String::from_utf8_lossy(&sql.stderr));

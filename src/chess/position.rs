@@ -583,12 +583,8 @@ impl Position {
             if self.is_pinned_away(king, from, to) {
                 continue;
             }
-            if role != Role::Pawn {
-                f(Move::Normal { role, from, capture, to, promotion: None });
-            } else if matches!(to.rank(), Rank::First | Rank::Eighth) {
-                for promotion in Role::PROMOTIONS {
-                    f(Move::Normal { role, from, capture, to, promotion: Some(promotion) });
-                }
+            if role == Role::Pawn {
+                for_each_pawn_move(from, to, capture, &mut f);
             } else {
                 f(Move::Normal { role, from, capture, to, promotion: None });
             }
@@ -893,18 +889,19 @@ impl Position {
 
 #[inline]
 fn push_pawn_move(moves: &mut MoveList, from: Square, to: Square, capture: Option<Role>) {
+    for_each_pawn_move(from, to, capture, |m| moves.push(m));
+}
+
+/// Calls `f` with the pawn move from `from` to `to`: one move, or one per
+/// promotion piece on the last rank.
+#[inline]
+fn for_each_pawn_move(from: Square, to: Square, capture: Option<Role>, mut f: impl FnMut(Move)) {
     if matches!(to.rank(), Rank::First | Rank::Eighth) {
         for promotion in Role::PROMOTIONS {
-            moves.push(Move::Normal {
-                role: Role::Pawn,
-                from,
-                capture,
-                to,
-                promotion: Some(promotion),
-            });
+            f(Move::Normal { role: Role::Pawn, from, capture, to, promotion: Some(promotion) });
         }
     } else {
-        moves.push(Move::Normal { role: Role::Pawn, from, capture, to, promotion: None });
+        f(Move::Normal { role: Role::Pawn, from, capture, to, promotion: None });
     }
 }
 

@@ -633,35 +633,6 @@ fn role_name(role: Role) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn fast_shapes_parse_as_the_general_path_does() {
-        let mut tokens: Vec<Vec<u8>> = Vec::new();
-        for f in b'a'..=b'h' {
-            for r in b'1'..=b'8' {
-                tokens.push(vec![f, r]);
-                for p in b'A'..=b'Z' {
-                    tokens.push(vec![p, f, r]);
-                    tokens.push(vec![p, b'x', f, r]);
-                    tokens.push(vec![p, b':', f, r]);
-                }
-                for o in b'a'..=b'h' {
-                    tokens.push(vec![o, b'x', f, r]);
-                    tokens.push(vec![o, b':', f, r]);
-                }
-            }
-        }
-        for lang in Lang::ALL {
-            for token in &tokens {
-                assert_eq!(
-                    San::parse(token, lang),
-                    San::parse_general(token, lang),
-                    "{} in {lang:?}",
-                    String::from_utf8_lossy(token)
-                );
-            }
-        }
-    }
     use crate::notation::fen::parse_position;
 
     fn play(fen: &str, text: &str) -> Result<String, String> {
@@ -824,5 +795,34 @@ mod tests {
         }
         assert_eq!(out, ["f3", "e5", "g4", "Qh4#"]);
         assert!(pos.is_checkmate());
+    }
+
+    #[test]
+    fn fast_shapes_parse_as_the_general_path_does() {
+        let mut tokens: Vec<Vec<u8>> = Vec::new();
+        for f in b'a'..=b'h' {
+            for r in b'1'..=b'8' {
+                tokens.push(vec![f, r]);
+                for p in b'A'..=b'Z' {
+                    tokens.push(vec![p, f, r]);
+                    tokens.push(vec![p, b'x', f, r]);
+                    tokens.push(vec![p, b':', f, r]);
+                }
+                for o in b'a'..=b'h' {
+                    tokens.push(vec![o, b'x', f, r]);
+                    tokens.push(vec![o, b':', f, r]);
+                }
+            }
+        }
+        for lang in Lang::ALL {
+            for token in &tokens {
+                assert_eq!(
+                    San::parse(token, lang),
+                    San::parse_general(token, lang),
+                    "{} in {lang:?}",
+                    String::from_utf8_lossy(token)
+                );
+            }
+        }
     }
 }

@@ -571,7 +571,6 @@ fn map_file(file: &File) -> Option<memmap2::Mmap> {
     Some(map)
 }
 
-/// Delivers a whole in-memory input: the part `cut` accepts, then the rest.
 /// [`deliver_all`] for an input held whole, unless it is longer than
 /// `limit`: then only the whole games within the limit are delivered and
 /// `too_large` is returned.
@@ -584,10 +583,7 @@ fn deliver_within(
 ) -> Result<(), SourceError> {
     match usize::try_from(limit) {
         Ok(limit) if all.len() > limit => {
-            let n = cut(&all[..limit], false).min(limit);
-            if n > 0 {
-                let _ = f(&all[..n], 0);
-            }
+            deliver_whole_games(&all[..limit], 0, cut, f);
             Err(too_large)
         }
         _ => {
@@ -609,6 +605,22 @@ impl fmt::Display for LimitReached {
 
 impl std::error::Error for LimitReached {}
 
+/// Delivers the part of `data` (which starts at `offset` in the input) that
+/// `cut` takes for whole games, when more input cannot follow: it stopped
+/// at an error or at the size limit.
+fn deliver_whole_games(
+    data: &[u8],
+    offset: u64,
+    cut: &mut impl FnMut(&[u8], bool) -> usize,
+    f: &mut impl FnMut(&[u8], u64) -> ControlFlow<()>,
+) {
+    let n = cut(data, false).min(data.len());
+    if n > 0 {
+        let _ = f(&data[..n], offset);
+    }
+}
+
+/// Delivers a whole in-memory input: the part `cut` accepts, then the rest.
 fn deliver_all(
     all: &[u8],
     cut: &mut impl FnMut(&[u8], bool) -> usize,
@@ -671,11 +683,7 @@ impl<R: Read> Blocks<R> {
                 // Deliver the whole games read before the error (within the
                 // limit) first.
                 let within = usize::try_from(self.limit - self.offset).unwrap_or(usize::MAX);
-                let data = &self.buf[..within.min(self.filled)];
-                let n = cut(data, false).min(data.len());
-                if n > 0 {
-                    let _ = f(&data[..n], self.offset);
-                }
+                deliver_whole_games(&self.buf[..within.min(self.filled)], self.offset, cut, f);
                 return Err((offset, error));
             }
             if self.filled == 0 {

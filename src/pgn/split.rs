@@ -161,16 +161,25 @@ pub fn last_forced_cut(data: &[u8]) -> Option<usize> {
     memchr::memrchr_iter(b'[', data).find(|&at| at > 0 && follows_result(data, at))
 }
 
-/// `true` if a tag pair starts at `at`, after a result and spaces.
+/// `true` if a tag pair starts at `at`, after a result and spaces. Looks
+/// back only as far as a result reaches: no scan of a long token or run of
+/// spaces, whatever the junk before `at`.
 fn follows_result(data: &[u8], at: usize) -> bool {
-    let before = &data[..at];
+    const LOOK_BACK: usize = 16;
+    let before = &data[at.saturating_sub(LOOK_BACK)..at];
     let Some(last) = before.iter().rposition(|&b| !is_space(b)) else { return false };
-    if last + 1 == at {
+    if last + 1 == before.len() {
         return false;
     }
-    let token_start = before[..=last].iter().rposition(|&b| is_space(b)).map_or(0, |i| i + 1);
-    matches!(&before[token_start..=last], b"1-0" | b"0-1" | b"1/2-1/2" | b"*")
-        && is_tag_start(&data[at..])
+    let word = &before[..=last];
+    [&b"1-0"[..], b"0-1", b"1/2-1/2", b"*"].iter().any(|result| {
+        word.ends_with(result)
+            && match word.len().checked_sub(result.len() + 1) {
+                Some(i) => is_space(word[i]),
+                // The result starts the look-back window: the data start only.
+                None => before.len() == at,
+            }
+    }) && is_tag_start(&data[at..])
 }
 
 /// The offset of the last boundary in `data`, or 0 if none.
@@ -217,6 +226,12 @@ mod tests {
         assert_eq!(forced_cut(text, at("[Site") + 1, text.len()), Some(at("[Event \"e")));
         assert_eq!(last_forced_cut(text), Some(at("[Event \"e")));
         assert_eq!(last_forced_cut(&text[..at("[Event \"b")]), None);
+        // The result must be a token of its own, wherever it stands.
+        let long = format!("{} 1-0 [Event \"x\"]", "y".repeat(100));
+        assert_eq!(forced_cut(long.as_bytes(), 0, long.len()), Some(105));
+        let glued = format!("{}1-0 [Event \"x\"]", "y".repeat(100));
+        assert_eq!(forced_cut(glued.as_bytes(), 0, glued.len()), None);
+        assert_eq!(forced_cut(b"* [Event \"x\"]", 0, 14), Some(2));
         assert_eq!(forced_cut(text, text.len() + 5, text.len() + 9), None);
     }
 
