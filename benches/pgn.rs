@@ -13,14 +13,23 @@
 //! - `replay_keys`: `Replayer` with Polyglot keys, i.e. tokenize + SAN
 //!   resolution + make-move + Zobrist, one `GameRecord` per game.
 //!
+//! With `PGNINDEX_BENCH_FILE=PATH` a fourth input, `file`, is the first
+//! 256 MiB of PATH (e.g. the bench input of `benches/bench-input.sh`, which
+//! is what the reader issue's targets are stated on).
+//!
+//! `PGNINDEX_PGN_ONCE=tokenize` (or `skip_all`, `replay_keys`) reads the
+//! last input once and exits, for `perf stat` or callgrind, whose counts
+//! hold still on a noisy machine.
+//!
 //! `cargo bench --bench pgn`. Games per second are the byte throughput times
 //! the games per byte printed for each input before the runs.
 
+use std::io::Read;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
 use pgnindex::import::{ReplayOptions, Replayer};
 use pgnindex::pgn::{Reader, Skip, Visitor};
 
@@ -57,12 +66,28 @@ fn inputs() -> Vec<(&'static str, Vec<u8>)> {
         // the separator keeps the next file's tags on a line of their own.
         large.extend_from_slice(b"\n\n");
     }
-    vec![
+    let mut inputs = vec![
         ("small", read("lichess/chessjs-benchmark-lichess-2013.pgn")),
         ("medium", read("otb/twic-01-232games.pgn")),
         ("large", large),
-    ]
+    ];
+    if let Some(path) = std::env::var_os("PGNINDEX_BENCH_FILE") {
+        let mut data = Vec::new();
+        std::fs::File::open(&path)
+            .and_then(|f| f.take(FILE_LIMIT).read_to_end(&mut data))
+            .unwrap_or_else(|e| panic!("PGNINDEX_BENCH_FILE: {e}"));
+        // End at the last whole game (its `[Event ` line).
+        if data.len() as u64 == FILE_LIMIT {
+            let cut = memchr::memmem::rfind(&data, b"\n[Event ").map_or(data.len(), |i| i + 1);
+            data.truncate(cut);
+        }
+        inputs.push(("file", data));
+    }
+    inputs
 }
+
+/// How much of `PGNINDEX_BENCH_FILE` is read.
+const FILE_LIMIT: u64 = 256 << 20;
 
 /// Reads tags and skips every movetext.
 struct SkipAll;
@@ -163,4 +188,21 @@ fn bench_pgn(c: &mut Criterion) {
 }
 
 criterion_group!(benches, bench_pgn);
-criterion_main!(benches);
+
+fn main() {
+    // One pass over the `file` input, untimed, for `perf stat` or
+    // callgrind: PGNINDEX_PGN_ONCE=tokenize|skip_all|replay_keys.
+    if let Some(mode) = std::env::var_os("PGNINDEX_PGN_ONCE") {
+        let inputs = inputs();
+        let (_, data) = inputs.last().expect("inputs");
+        match mode.to_str() {
+            Some("tokenize") => println!("{:?} games, SAN tokens", tokenize(data)),
+            Some("skip_all") => println!("{} games", read_all(data, &mut SkipAll)),
+            Some("replay_keys") => println!("{:?} games, plies, errors", replay_keys(data)),
+            _ => panic!("PGNINDEX_PGN_ONCE: tokenize, skip_all or replay_keys"),
+        }
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -3,6 +3,7 @@
 
 pub mod commands;
 pub mod reader;
+mod scan;
 pub mod source;
 pub mod split;
 pub mod visitor;

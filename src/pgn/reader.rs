@@ -23,6 +23,9 @@
 //! Positions are byte offsets into the block; [`LineIndex`] turns them into
 //! line and column for messages.
 
+use std::ops::ControlFlow;
+
+use super::scan;
 use super::visitor::{GameResult, RawComment, RawTag, Syntax, Visitor};
 
 /// Reads games from a block of bytes that starts at a game boundary.
@@ -32,10 +35,15 @@ pub struct Reader<'a> {
     skipped: Vec<(usize, usize)>,
     /// No `}` follows this offset (found once, so never searched again).
     no_brace_from: Option<usize>,
+    /// Tag names of the game being read (kept to reuse the allocation).
+    seen: Vec<&'a [u8]>,
 }
 
 const SPACE: u8 = 1;
 const DELIMITER: u8 = 2;
+/// Bytes that may be part of a token but mean something alone or at a
+/// line start (`\\`, `%`).
+const SPECIAL: u8 = 4;
 
 /// Byte classes: one table lookup instead of a chain of compares.
 static CLASS: [u8; 256] = {
@@ -52,6 +60,8 @@ static CLASS: [u8; 256] = {
         t[delimiters[i] as usize] = DELIMITER;
         i += 1;
     }
+    t[b'\\' as usize] = SPECIAL;
+    t[b'%' as usize] = SPECIAL;
     t
 };
 
@@ -59,6 +69,21 @@ static CLASS: [u8; 256] = {
 #[inline]
 pub(crate) fn is_space(b: u8) -> bool {
     CLASS[usize::from(b)] & SPACE != 0
+}
+
+/// Bytes that end a tag name: spaces, `"`, `[`, `]`.
+#[inline]
+fn ends_tag_name(b: u8) -> bool {
+    static END: [bool; 256] = {
+        let mut t = [false; 256];
+        let mut i = 0;
+        while i < 256 {
+            t[i] = CLASS[i] & SPACE != 0 || matches!(i as u8, b'"' | b'[' | b']');
+            i += 1;
+        }
+        t
+    };
+    END[usize::from(b)]
 }
 
 /// Bytes that end a movetext token.
@@ -73,7 +98,7 @@ impl<'a> Reader<'a> {
     /// A reader over `data`.
     pub fn new(data: &'a [u8]) -> Reader<'a> {
         let pos = if data.starts_with(BOM) { BOM.len() } else { 0 };
-        Reader { data, pos, skipped: Vec::new(), no_brace_from: None }
+        Reader { data, pos, skipped: Vec::new(), no_brace_from: None, seen: Vec::new() }
     }
 
     /// The byte offset reached.
@@ -183,11 +208,12 @@ impl<'a> Reader<'a> {
     }
 
     fn read_tags<V: Visitor<'a>>(&mut self, visitor: &mut V) {
-        let mut seen: Vec<&'a [u8]> = Vec::new();
+        let mut seen = std::mem::take(&mut self.seen);
+        seen.clear();
         let mut blank_line = false;
         loop {
             if self.peek() != Some(b'[') {
-                return;
+                break;
             }
             let start = self.pos;
             let Some((name, value, end)) = self.parse_tag(start) else {
@@ -203,13 +229,14 @@ impl<'a> Reader<'a> {
             if blank_line && seen.contains(&name) {
                 // A repeated tag after an empty line: the next game.
                 self.pos = start;
-                return;
+                break;
             }
             seen.push(name);
             visitor.tag(name, RawTag(value));
             self.pos = end;
             blank_line = self.skip_spaces_seeing_blank_line();
         }
+        self.seen = seen;
     }
 
     /// Parses `[Name "value"]` at `start`: name, raw value, end offset.
@@ -220,132 +247,170 @@ impl<'a> Reader<'a> {
     fn read_movetext<V: Visitor<'a>>(&mut self, visitor: &mut V, skip_all: bool) {
         self.skip_spaces();
         let start = self.pos;
-        let mut skipping = skip_all;
-        let mut depth = 0u32;
-        let mut outcome = None;
-        let mut moves_seen = false;
-        let mut blank_line_before = false;
-        while let Some(b) = self.peek() {
-            let after_blank_line = std::mem::take(&mut blank_line_before);
-            match b {
-                b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c => {
-                    if self.skip_spaces_seeing_blank_line() {
-                        blank_line_before = true;
-                    }
-                    continue;
+        let mut state = Movetext { skipping: skip_all, depth: 0, moves_seen: false, outcome: None };
+        // The hot loop: tokens first, then spaces, then everything else
+        // (ordered branches predict better than one jump table on the byte).
+        while let Some(&b) = self.data.get(self.pos) {
+            let class = CLASS[usize::from(b)];
+            if class == 0 {
+                if self.token(visitor, &mut state).is_break() {
+                    break;
                 }
-                // A stray backslash (`\$14` in some exports) means nothing.
-                b'\\' => self.pos += 1,
-                b'[' => break,
-                b'{' => self.read_brace_comment(visitor, skipping),
-                b';' => {
-                    let end = self.line_end(self.pos);
-                    if !skipping {
-                        visitor.comment(RawComment(&self.data[self.pos + 1..end]));
-                    }
-                    self.pos = end;
-                }
-                b'%' if self.at_line_start(self.pos) => self.pos = self.line_end(self.pos),
-                b'(' => {
-                    if self.data[self.pos..].starts_with(b"(=)") {
-                        self.pos += 3;
-                        continue;
-                    }
-                    self.pos += 1;
-                    if skipping || visitor.begin_variation().0 {
-                        if !self.skip_variation(visitor) {
-                            break;
-                        }
-                    } else {
-                        depth += 1;
-                    }
-                }
-                b')' => {
-                    self.pos += 1;
-                    if depth > 0 {
-                        depth -= 1;
-                        visitor.end_variation();
-                    } else if !skipping {
-                        visitor.syntax(Syntax { offset: self.pos - 1, message: "')' without '('" });
-                    }
-                }
-                b'}' | b']' => {
-                    if !skipping {
-                        let message =
-                            if b == b'}' { "'}' without '{'" } else { "']' outside a tag" };
-                        visitor.syntax(Syntax { offset: self.pos, message });
-                    }
-                    self.pos += 1;
-                }
-                b'$' => {
-                    let digits_start = self.pos + 1;
-                    let mut i = digits_start;
-                    while i < self.data.len() && self.data[i].is_ascii_digit() {
-                        i += 1;
-                    }
-                    let nag = std::str::from_utf8(&self.data[digits_start..i])
-                        .ok()
-                        .and_then(|s| s.parse::<u8>().ok());
-                    match nag {
-                        Some(n) if !skipping => visitor.nag(n),
-                        None if !skipping => {
-                            visitor.syntax(Syntax { offset: self.pos, message: "invalid NAG" })
-                        }
-                        _ => {}
-                    }
-                    self.pos = i.max(self.pos + 1);
-                }
-                _ => {
-                    let token_start = self.pos;
-                    let len = self.data[self.pos..]
-                        .iter()
-                        .position(|&b| is_delimiter(b))
-                        .unwrap_or(self.data.len() - self.pos);
-                    let token = &self.data[token_start..token_start + len];
-                    self.pos += len;
-                    // Results start with 0, 1, * or ½ (0xc2).
-                    if depth == 0 && matches!(token[0], b'0' | b'1' | b'*' | 0xc2) {
-                        if let Some(result) = GameResult::from_ascii(token) {
-                            outcome = Some(result);
-                            break;
-                        }
-                    }
-                    if depth == 0 && after_blank_line && moves_seen && token.starts_with(b"1.") {
-                        // Move 1 again after an empty line: a new game
-                        // without tags starts here.
-                        self.pos = token_start;
-                        break;
-                    }
-                    let (token, offset) = strip_move_number(token, token_start);
-                    if is_noise(token) {
-                        continue;
-                    }
-                    moves_seen = true;
-                    if skipping {
-                        continue;
-                    }
-                    let (san, nag) = split_suffix(token);
-                    if san.is_empty() {
-                        if let Some(n) = nag {
-                            visitor.nag(n);
-                        }
-                        continue;
-                    }
-                    if visitor.san(san, offset).is_break() {
-                        skipping = true;
-                        continue;
-                    }
-                    if let Some(n) = nag {
-                        visitor.nag(n);
-                    }
-                }
+            } else if class & SPACE != 0 {
+                self.pos += 1;
+                self.skip_spaces();
+            } else if b == b'{' {
+                self.read_brace_comment(visitor, state.skipping);
+            } else if self.other(b, visitor, &mut state).is_break() {
+                break;
             }
         }
-        if depth > 0 {
+        if state.depth > 0 {
             visitor.syntax(Syntax { offset: self.pos, message: "unterminated variation" });
         }
         visitor.movetext(&self.data[start..self.pos]);
-        visitor.outcome(outcome);
+        visitor.outcome(state.outcome);
+    }
+
+    /// A movetext token at the cursor (a byte of class 0): move number,
+    /// move, result, suffix annotation or noise. `Break` ends the game.
+    #[inline(always)]
+    fn token<V: Visitor<'a>>(&mut self, visitor: &mut V, state: &mut Movetext) -> ControlFlow<()> {
+        let token_start = self.pos;
+        let end = token_end(self.data, token_start);
+        let mut token = &self.data[token_start..end];
+        let mut offset = token_start;
+        self.pos = end;
+        let first = token[0];
+        if first.is_ascii_digit() || first == b'*' || first == 0xc2 {
+            if state.depth == 0 {
+                // Results: `1-0`, `0-1`, `1/2-1/2`, `*`, `½-½` (0xc2 0xbd);
+                // move numbers (`12.`) are told apart by their second byte.
+                let second = token.get(1).copied();
+                if first == b'*'
+                    || first == 0xc2
+                    || (matches!(first, b'0' | b'1') && matches!(second, Some(b'-' | b'/')))
+                {
+                    if let Some(result) = GameResult::from_ascii(token) {
+                        state.outcome = Some(result);
+                        return ControlFlow::Break(());
+                    }
+                }
+                if state.moves_seen
+                    && token.starts_with(b"1.")
+                    && blank_line_before(self.data, token_start)
+                {
+                    // Move 1 again after an empty line: a new game
+                    // without tags starts here.
+                    self.pos = token_start;
+                    return ControlFlow::Break(());
+                }
+            }
+            if first.is_ascii_digit() {
+                (token, offset) = strip_move_number(token, token_start);
+                if token.is_empty() {
+                    return ControlFlow::Continue(());
+                }
+            }
+        }
+        if is_noise(token) {
+            return ControlFlow::Continue(());
+        }
+        state.moves_seen = true;
+        if state.skipping {
+            return ControlFlow::Continue(());
+        }
+        let (san, nag) = split_suffix(token);
+        if san.is_empty() {
+            if let Some(n) = nag {
+                visitor.nag(n);
+            }
+            return ControlFlow::Continue(());
+        }
+        if visitor.san(san, offset).is_break() {
+            state.skipping = true;
+            return ControlFlow::Continue(());
+        }
+        if let Some(n) = nag {
+            visitor.nag(n);
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// The rare movetext bytes: delimiters other than spaces and `{`, a
+    /// stray backslash, `%`. `Break` ends the game.
+    #[inline(never)]
+    fn other<V: Visitor<'a>>(
+        &mut self,
+        b: u8,
+        visitor: &mut V,
+        state: &mut Movetext,
+    ) -> ControlFlow<()> {
+        let skipping = state.skipping;
+        match b {
+            // A stray backslash (`\$14` in some exports) means nothing.
+            b'\\' => self.pos += 1,
+            b'[' => return ControlFlow::Break(()),
+            b';' => {
+                let end = self.line_end(self.pos);
+                if !skipping {
+                    visitor.comment(RawComment(&self.data[self.pos + 1..end]));
+                }
+                self.pos = end;
+            }
+            b'%' if self.at_line_start(self.pos) => self.pos = self.line_end(self.pos),
+            b'%' => return self.token(visitor, state),
+            b'(' => {
+                if self.data[self.pos..].starts_with(b"(=)") {
+                    self.pos += 3;
+                    return ControlFlow::Continue(());
+                }
+                self.pos += 1;
+                if skipping || visitor.begin_variation().0 {
+                    if !self.skip_variation(visitor) {
+                        return ControlFlow::Break(());
+                    }
+                } else {
+                    state.depth += 1;
+                }
+            }
+            b')' => {
+                self.pos += 1;
+                if state.depth > 0 {
+                    state.depth -= 1;
+                    visitor.end_variation();
+                } else if !skipping {
+                    visitor.syntax(Syntax { offset: self.pos - 1, message: "')' without '('" });
+                }
+            }
+            b'}' | b']' => {
+                if !skipping {
+                    let message = if b == b'}' { "'}' without '{'" } else { "']' outside a tag" };
+                    visitor.syntax(Syntax { offset: self.pos, message });
+                }
+                self.pos += 1;
+            }
+            b'$' => {
+                let digits_start = self.pos + 1;
+                let mut i = digits_start;
+                while i < self.data.len() && self.data[i].is_ascii_digit() {
+                    i += 1;
+                }
+                let nag = std::str::from_utf8(&self.data[digits_start..i])
+                    .ok()
+                    .and_then(|s| s.parse::<u8>().ok());
+                match nag {
+                    Some(n) if !skipping => visitor.nag(n),
+                    None if !skipping => {
+                        visitor.syntax(Syntax { offset: self.pos, message: "invalid NAG" })
+                    }
+                    _ => {}
+                }
+                self.pos = i.max(self.pos + 1);
+            }
+            _ => unreachable!("byte {b:#x} has a class of its own"),
+        }
+        ControlFlow::Continue(())
     }
 
     /// Reads `{...}` at the cursor. A comment without its `}` ends before
@@ -354,10 +419,22 @@ impl<'a> Reader<'a> {
     fn read_brace_comment<V: Visitor<'a>>(&mut self, visitor: &mut V, skipping: bool) {
         let open = self.pos;
         let body = open + 1;
+        // The usual case: a `}` comes before any `{`, so the comment is
+        // closed and holds no sign of being unterminated.
+        if self.no_brace_from.is_none_or(|from| from > body) {
+            let rest = &self.data[body..];
+            if let Some(i) = scan::find2(b'}', b'{', rest).filter(|&i| rest[i] == b'}') {
+                if !skipping {
+                    visitor.comment(RawComment(&rest[..i]));
+                }
+                self.pos = body + i + 1;
+                return;
+            }
+        }
         let close = if self.no_brace_from.is_some_and(|from| from <= body) {
             None
         } else {
-            let found = memchr::memchr(b'}', &self.data[body..]);
+            let found = scan::find(b'}', &self.data[body..]);
             if found.is_none() {
                 // Remember, so that many unterminated comments stay linear.
                 self.no_brace_from = Some(body);
@@ -497,7 +574,7 @@ pub(crate) fn parse_tag(data: &[u8], start: usize) -> Option<(&[u8], &[u8], usiz
         i += 1;
     }
     let name_start = i;
-    while i < data.len() && !is_space(data[i]) && !matches!(data[i], b'"' | b']' | b'[') {
+    while i < data.len() && !ends_tag_name(data[i]) {
         i += 1;
     }
     let name = &data[name_start..i];
@@ -513,7 +590,7 @@ pub(crate) fn parse_tag(data: &[u8], start: usize) -> Option<(&[u8], &[u8], usiz
     i += 1;
     let value_start = i;
     loop {
-        let rel = memchr::memchr3(b'"', b'\\', b'\n', data.get(i..)?)?;
+        let rel = scan::find3(b'"', b'\\', b'\n', data.get(i..)?)?;
         i += rel;
         match data[i] {
             b'\\' => i += 2,
@@ -532,6 +609,60 @@ pub(crate) fn parse_tag(data: &[u8], start: usize) -> Option<(&[u8], &[u8], usiz
     Some((name, value, i + 1))
 }
 
+/// The end of the token that starts at `start` (the next delimiter, or the
+/// end of `data`). Tokens are short: the next eight bytes are classified
+/// without a branch per byte (a loop that stops at the delimiter costs a
+/// mispredicted exit per token).
+#[inline(always)]
+fn token_end(data: &[u8], start: usize) -> usize {
+    if let Some(window) = data.get(start + 1..start + 9) {
+        let mut mask = 0u32;
+        for (k, &b) in window.iter().enumerate() {
+            mask |= u32::from(CLASS[usize::from(b)] & DELIMITER) << k;
+        }
+        if mask != 0 {
+            // The DELIMITER bit is 2: bit k + 1 is set for byte k.
+            return start + mask.trailing_zeros() as usize;
+        }
+    }
+    let mut end = start + 1;
+    while end < data.len() && !is_delimiter(data[end]) {
+        end += 1;
+    }
+    end
+}
+
+/// What the movetext loop carries from token to token.
+struct Movetext {
+    /// The visitor asked to skip the rest (or the whole movetext).
+    skipping: bool,
+    /// Depth of the variations the visitor entered.
+    depth: u32,
+    /// A token other than noise was read.
+    moves_seen: bool,
+    /// The result token, once read.
+    outcome: Option<GameResult>,
+}
+
+/// Whether the spaces just before `at` hold an empty line (two line ends;
+/// `\r\n` counts once).
+fn blank_line_before(data: &[u8], at: usize) -> bool {
+    let mut newlines = 0;
+    let mut i = at;
+    while i > 0 && is_space(data[i - 1]) {
+        i -= 1;
+        match data[i] {
+            b'\n' => newlines += 1,
+            b'\r' if data.get(i + 1) != Some(&b'\n') => newlines += 1,
+            _ => {}
+        }
+        if newlines >= 2 {
+            return true;
+        }
+    }
+    false
+}
+
 /// Tokens that carry nothing: a separate `e.p.`, lone check marks, lone
 /// dots or ellipses (`1. ... e5`).
 #[inline]
@@ -548,15 +679,26 @@ fn is_noise(token: &[u8]) -> bool {
     }
 }
 
-/// Splits a leading move number (`12.`, `12...`, `12…`) off a token.
+/// Splits a leading move number (`12.`, `12...`, `12…`) off a token that
+/// starts with a digit.
 #[inline]
 fn strip_move_number(token: &[u8], offset: usize) -> (&[u8], usize) {
-    match token.first() {
-        Some(b'0'..=b'9') => strip_move_number_slow(token, offset),
-        _ => (token, offset),
+    // The usual forms, digits then dots, without a look at `…`.
+    let mut i = 1;
+    while i < token.len() && token[i].is_ascii_digit() {
+        i += 1;
     }
+    let digits = i;
+    while i < token.len() && token[i] == b'.' {
+        i += 1;
+    }
+    if i > digits && token.get(i) != Some(&0xe2) {
+        return (&token[i..], offset + i);
+    }
+    strip_move_number_slow(token, offset)
 }
 
+/// [`strip_move_number`] for bare numbers and ellipses (`12…`, `12.…`).
 fn strip_move_number_slow(token: &[u8], offset: usize) -> (&[u8], usize) {
     let digits = token.iter().take_while(|b| b.is_ascii_digit()).count();
     let mut i = digits;
@@ -581,7 +723,15 @@ fn strip_move_number_slow(token: &[u8], offset: usize) -> (&[u8], usize) {
 }
 
 /// Splits `!`/`?` suffixes off a move and maps them to a NAG.
+#[inline]
 fn split_suffix(token: &[u8]) -> (&[u8], Option<u8>) {
+    match token.last() {
+        Some(b'!' | b'?') => split_suffix_slow(token),
+        _ => (token, None),
+    }
+}
+
+fn split_suffix_slow(token: &[u8]) -> (&[u8], Option<u8>) {
     let n = token.iter().rev().take_while(|&&b| b == b'!' || b == b'?').count();
     if n == 0 {
         return (token, None);

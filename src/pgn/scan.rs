@@ -1,0 +1,127 @@
+//! Byte searches tuned for the short stretches PGN is made of: a tag value
+//! or a `{[%clk 0:03:00]}` comment is a few dozen bytes, where `memchr`'s
+//! setup costs more than the search. The first [`SHORT`] bytes are searched
+//! eight at a time in a `u64` (SWAR); longer haystacks go on with `memchr`.
+
+/// Bytes searched word by word before handing over to `memchr`.
+const SHORT: usize = 64;
+
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+/// The high bit of each byte of `word` equal to `byte`, exact for the
+/// lowest such byte (higher ones may be flagged falsely after a match:
+/// only the lowest is ever used).
+#[inline(always)]
+fn matches(word: u64, byte: u8) -> u64 {
+    let x = word ^ (LO * u64::from(byte));
+    x.wrapping_sub(LO) & !x & HI
+}
+
+/// The eight bytes at `at` as a little-endian word (byte 0 lowest).
+#[inline(always)]
+fn word_at(hay: &[u8], at: usize) -> u64 {
+    let mut bytes = [0u8; 8];
+    bytes.copy_from_slice(&hay[at..at + 8]);
+    u64::from_le_bytes(bytes)
+}
+
+/// Searches `hay` for the first byte among `needles` (one to three bytes),
+/// via `found` (the SWAR mask of a word) and `long` (memchr for the rest).
+#[inline(always)]
+fn find_with(
+    hay: &[u8],
+    found: impl Fn(u64) -> u64,
+    is_needle: impl Fn(u8) -> bool,
+    long: impl Fn(&[u8]) -> Option<usize>,
+) -> Option<usize> {
+    let mut i = 0;
+    let words_end = hay.len().min(SHORT) & !7;
+    while i < words_end {
+        let mask = found(word_at(hay, i));
+        if mask != 0 {
+            return Some(i + (mask.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    if hay.len() > SHORT {
+        return long(&hay[i..]).map(|n| i + n);
+    }
+    hay[i..].iter().position(|&b| is_needle(b)).map(|n| i + n)
+}
+
+/// The index of the first `a` in `hay`.
+#[inline]
+pub(crate) fn find(a: u8, hay: &[u8]) -> Option<usize> {
+    find_with(hay, |w| matches(w, a), |b| b == a, |rest| memchr::memchr(a, rest))
+}
+
+/// The index of the first `a` or `b` in `hay`.
+#[inline]
+pub(crate) fn find2(a: u8, b: u8, hay: &[u8]) -> Option<usize> {
+    find_with(
+        hay,
+        |w| matches(w, a) | matches(w, b),
+        |x| x == a || x == b,
+        |rest| memchr::memchr2(a, b, rest),
+    )
+}
+
+/// The index of the first `a`, `b` or `c` in `hay`.
+#[inline]
+pub(crate) fn find3(a: u8, b: u8, c: u8, hay: &[u8]) -> Option<usize> {
+    find_with(
+        hay,
+        |w| matches(w, a) | matches(w, b) | matches(w, c),
+        |x| x == a || x == b || x == c,
+        |rest| memchr::memchr3(a, b, c, rest),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    #[test]
+    fn finds_the_first_match_at_every_offset_and_length() {
+        for len in 0..150 {
+            for at in 0..len {
+                let mut hay = vec![b'x'; len];
+                hay[at] = b'}';
+                // A second match later must not be reported first.
+                if at + 3 < len {
+                    hay[at + 3] = b'{';
+                }
+                assert_eq!(find(b'}', &hay), Some(at), "len {len} at {at}");
+                assert_eq!(find2(b'{', b'}', &hay), Some(at), "len {len} at {at}");
+                assert_eq!(find3(b'"', b'{', b'}', &hay), Some(at), "len {len} at {at}");
+            }
+            assert_eq!(find(b'}', &vec![b'x'; len]), None);
+        }
+    }
+
+    #[test]
+    fn bytes_next_to_a_needle_are_not_taken_for_it() {
+        // 0x7c and 0x7e differ from '}' (0x7d) by one; 0x00 and 0xff borrow.
+        let hay = [0x7c, 0x7e, 0x00, 0xff, 0xfd, 0x7d ^ 0x80, 0x01, 0x7d];
+        assert_eq!(find(b'}', &hay), Some(7));
+        assert_eq!(find2(0x00, b'}', &hay[3..]), Some(4));
+    }
+
+    /// Bytes where borrows and neighbours matter, so matches are frequent.
+    fn byte() -> impl Strategy<Value = u8> {
+        prop::sample::select(vec![0x00, 0x01, 0x7c, 0x7d, 0x7e, 0x7f, 0x80, 0xfd, 0xfe, 0xff])
+    }
+
+    proptest! {
+        #[test]
+        fn agrees_with_memchr(hay in proptest::collection::vec(byte(), 0..200),
+                              a in byte(), b in byte(), c in byte()) {
+            prop_assert_eq!(find(a, &hay), memchr::memchr(a, &hay));
+            prop_assert_eq!(find2(a, b, &hay), memchr::memchr2(a, b, &hay));
+            prop_assert_eq!(find3(a, b, c, &hay), memchr::memchr3(a, b, c, &hay));
+        }
+    }
+}
