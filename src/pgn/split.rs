@@ -17,6 +17,7 @@
 //! end a game (the `pgn` fuzz target checks that).
 
 use super::reader::{bracket_outside_braces, is_space, Bracket};
+use super::scan;
 
 /// Scans `data` (which starts at a boundary) and calls `found` with every
 /// boundary offset in increasing order; stops early when `found` returns
@@ -30,7 +31,7 @@ pub fn scan_boundaries(data: &[u8], mut found: impl FnMut(usize) -> bool) {
     let mut i = if is_tag_start(&data[first..]) { skip_tag_line(data, first) } else { 0 };
     // A `;` comment is not tracked: in text between games the reader reads
     // `;` as text, and a `{` it seems to hide only makes the scan stricter.
-    while let Some(rel) = memchr::memchr2(b'{', newline, &data[i..]) {
+    while let Some(rel) = scan::find2(b'{', newline, &data[i..]) {
         let at = i + rel;
         match data[at] {
             b'{' => {
@@ -38,7 +39,7 @@ pub fn scan_boundaries(data: &[u8], mut found: impl FnMut(usize) -> bool) {
                 // the reader, at the next tag line — which is then not a
                 // boundary we may use (the reader sees it as the end of a
                 // broken comment, and a new game, but stay conservative).
-                match memchr::memchr(b'}', &data[at + 1..]) {
+                match scan::find(b'}', &data[at + 1..]) {
                     Some(close) => i = at + 1 + close + 1,
                     None => return,
                 }
