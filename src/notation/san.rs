@@ -25,7 +25,9 @@
 use std::fmt;
 
 use super::lang::{self, Lang};
-use crate::chess::{Bitboard, CastlingSide, File, Move, MoveList, Position, Rank, Role, Square};
+use crate::chess::{
+    attacks, Bitboard, CastlingSide, File, Move, MoveList, Piece, Position, Rank, Role, Square,
+};
 
 /// A syntax error: the text is not SAN in the given language.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -124,6 +126,7 @@ impl San {
 
     /// The parser proper. Its error is only the reason, so the result fits
     /// in registers on the hot path; `from_ascii_lang` adds the text.
+    #[inline]
     fn parse(text: &[u8], lang: Lang) -> Result<San, &'static str> {
         // Read from the end: suffixes, promotion, destination, capture
         // mark, then what is left is the piece and its origin. This is a
@@ -238,6 +241,7 @@ impl San {
     }
 
     /// Resolution proper; on failure `explain` builds the message (cold).
+    #[inline]
     fn resolve(&self, pos: &Position) -> Option<Move> {
         let (role, to, promotion) = match *self {
             San::Castle(side) => return pos.castling_move_to(side),
@@ -387,7 +391,11 @@ impl San {
             },
             Move::Normal { role, from, capture, to, .. } => {
                 let (mut file, mut rank) = (None, None);
-                if role != Role::King {
+                // Only another piece of the role that reaches `to` (legally
+                // or not) can call for disambiguation: usually there is none.
+                let rivals = attacks::attacks(pos.turn(), role, to, pos.board().occupied())
+                    & pos.board().by_piece(Piece { color: pos.turn(), role });
+                if role != Role::King && rivals.more_than_one() {
                     let mut moves = MoveList::new();
                     pos.moves_to(role, to, Bitboard::FULL, &mut moves);
                     let others: Bitboard =
@@ -410,30 +418,39 @@ impl San {
 
     /// Appends the canonical text.
     pub fn append_to(&self, out: &mut String) {
+        // Built as bytes, pushed once: at most `Qa1xb2=Q` (SAN is ASCII).
+        let mut buf = [0u8; 8];
+        let mut n = 0;
+        let mut push = |c: char| {
+            buf[n] = c as u8;
+            n += 1;
+        };
         match *self {
-            San::Castle(CastlingSide::KingSide) => out.push_str("O-O"),
-            San::Castle(CastlingSide::QueenSide) => out.push_str("O-O-O"),
-            San::Null => out.push_str("--"),
+            San::Castle(CastlingSide::KingSide) => return out.push_str("O-O"),
+            San::Castle(CastlingSide::QueenSide) => return out.push_str("O-O-O"),
+            San::Null => return out.push_str("--"),
             San::Normal { role, file, rank, capture, to, promotion } => {
                 if role != Role::Pawn {
-                    out.push(role.upper_char());
+                    push(role.upper_char());
                 }
                 if let Some(f) = file {
-                    out.push(f.char());
+                    push(f.char());
                 }
                 if let Some(r) = rank {
-                    out.push(r.char());
+                    push(r.char());
                 }
                 if capture {
-                    out.push('x');
+                    push('x');
                 }
-                to.append_to(out);
+                push(to.file().char());
+                push(to.rank().char());
                 if let Some(p) = promotion {
-                    out.push('=');
-                    out.push(p.upper_char());
+                    push('=');
+                    push(p.upper_char());
                 }
             }
         }
+        out.push_str(std::str::from_utf8(&buf[..n]).unwrap_or_default());
     }
 }
 
