@@ -3,6 +3,7 @@
 //! the rows of each game (`rows`), and storing them in SQLite with one
 //! writer thread (`writer`, driven by `pipeline`).
 
+mod checkpoint;
 pub mod parallel;
 pub mod pipeline;
 pub mod replay;

@@ -186,8 +186,12 @@ pub fn drop_orphans(conn: &Connection) -> rusqlite::Result<()> {
 }
 
 /// Merges every level that holds [`FANOUT`] segments or more, lowest
-/// first. Runs outside any transaction (it makes its own).
-pub fn compact(conn: &Connection) -> rusqlite::Result<()> {
+/// first. Runs outside any transaction (it makes its own, and calls
+/// `after_commit` after each: the writer's checkpoint hook).
+pub fn compact(
+    conn: &Connection,
+    after_commit: &dyn Fn(&Connection) -> rusqlite::Result<()>,
+) -> rusqlite::Result<()> {
     for level in 0.. {
         let found = segments(conn, Some(level))?;
         if found.len() < FANOUT {
@@ -201,14 +205,19 @@ pub fn compact(conn: &Connection) -> rusqlite::Result<()> {
             }
             continue;
         }
-        merge(conn, level, &found)?;
+        merge(conn, level, &found, after_commit)?;
     }
     Ok(())
 }
 
 /// Merges `parts` (the segments of `level`) into one segment of the next
 /// level.
-fn merge(conn: &Connection, level: i64, parts: &[(String, bool)]) -> rusqlite::Result<()> {
+fn merge(
+    conn: &Connection,
+    level: i64,
+    parts: &[(String, bool)],
+    after_commit: &dyn Fn(&Connection) -> rusqlite::Result<()>,
+) -> rusqlite::Result<()> {
     let with_fens = parts.iter().any(|p| p.1);
     let (id, name) = next_segment(conn)?;
     conn.execute_batch(&table_sql(&name, with_fens))?;
@@ -235,6 +244,7 @@ fn merge(conn: &Connection, level: i64, parts: &[(String, bool)]) -> rusqlite::R
         match copied {
             Ok((n, last)) => {
                 conn.execute_batch("COMMIT")?;
+                after_commit(conn)?;
                 total += n as i64;
                 after = last;
                 if (n as i64) < MERGE_CHUNK {
@@ -317,7 +327,7 @@ mod tests {
             conn.execute_batch("BEGIN").unwrap();
             write_segment(&conn, &mut batch, &fens).unwrap();
             conn.execute_batch("COMMIT").unwrap();
-            compact(&conn).unwrap();
+            compact(&conn, &|_| Ok(())).unwrap();
         }
         expected.sort();
         assert_eq!(view(&conn), expected);

@@ -17,6 +17,7 @@ use std::time::Instant;
 
 use rusqlite::{params, Connection, OptionalExtension};
 
+use super::checkpoint::Checkpointer;
 use super::rows::{GameRow, Header, StoredGame};
 use super::segments::{self, Fens, PendingPosition, NO_MOVE};
 use crate::db::{self, DbError};
@@ -154,6 +155,9 @@ pub struct Writer {
     source: Option<CurrentSource>,
     totals: Totals,
     problems: Box<dyn FnMut(Problem) + Send>,
+    /// Copies the log into the database file beside the writer (`None`:
+    /// SQLite's automatic checkpoint on this connection).
+    checkpointer: Option<Checkpointer>,
 }
 
 impl std::fmt::Debug for Writer {
@@ -226,6 +230,7 @@ impl Writer {
             source: None,
             totals: Totals::default(),
             problems,
+            checkpointer: None,
         };
         writer
             .conn
@@ -234,6 +239,13 @@ impl Writer {
                  PRAGMA wal_autocheckpoint = 16384; PRAGMA synchronous = OFF;",
             )
             .map_err(|e| writer.sqlite(e))?;
+        writer.checkpointer = Checkpointer::start(path);
+        if writer.checkpointer.is_some() {
+            writer
+                .conn
+                .execute_batch("PRAGMA wal_autocheckpoint = 0")
+                .map_err(|e| writer.sqlite(e))?;
+        }
         if let Some(pages) = options.max_pages {
             writer
                 .conn
@@ -644,7 +656,12 @@ impl Writer {
         self.conn.execute_batch("COMMIT").map_err(|e| self.sqlite(e))?;
         self.in_transaction = false;
         self.batch_games = 0;
-        segments::compact(&self.conn).map_err(|e| self.sqlite(e))
+        let after_commit = |conn: &Connection| match &self.checkpointer {
+            Some(checkpointer) => checkpointer.after_commit(conn),
+            None => Ok(()),
+        };
+        after_commit(&self.conn).map_err(|e| self.sqlite(e))?;
+        segments::compact(&self.conn, &after_commit).map_err(|e| self.sqlite(e))
     }
 
     /// Ends the current source: commits, and marks it finished (a later
@@ -710,6 +727,9 @@ impl Writer {
     /// Database errors.
     pub fn finish(mut self) -> Result<Totals, WriteError> {
         self.commit()?;
+        if let Some(checkpointer) = self.checkpointer.take() {
+            checkpointer.stop();
+        }
         self.conn
             .execute_batch(
                 "PRAGMA optimize; PRAGMA synchronous = FULL; PRAGMA wal_checkpoint(TRUNCATE);",

@@ -1,0 +1,162 @@
+//! [`Checkpointer`]: folds the write-ahead log into the database file on a
+//! thread of its own while the writer goes on.
+//!
+//! In WAL mode every page is written twice: into the log at commit, then
+//! into the database file by a checkpoint. SQLite's automatic checkpoint
+//! runs on the committing connection, so the writer — the import's one
+//! serial stage — used to spend a quarter of its time copying pages. Here
+//! the writer's automatic checkpoint is off, and after each commit it asks
+//! this thread, which runs a PASSIVE checkpoint on its own connection
+//! (checkpoints and writers do not block each other in WAL mode).
+//!
+//! The log restarts from its beginning only when a write transaction starts
+//! with every frame already copied; with the copying running alongside,
+//! that never happens by itself. So once the log passes [`WAL_LIMIT`], the
+//! writer waits for the running checkpoint, copies what is left (the last
+//! batch, typically) and the next transaction restarts the log: its size
+//! stays bounded.
+//!
+//! A checkpoint that fails here (a reader holding an old snapshot, say)
+//! costs nothing: the frames stay in the log, and the next checkpoint —
+//! at the latest the writer's final one — copies them.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, SyncSender};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
+
+use rusqlite::Connection;
+
+/// Log size past which the writer copies the rest itself so that the log
+/// restarts (the bytes of a few batches).
+pub const WAL_LIMIT: u64 = 1 << 30;
+
+/// The background checkpoint thread.
+pub struct Checkpointer {
+    wal: PathBuf,
+    /// [`WAL_LIMIT`], or less in tests.
+    limit: u64,
+    requests: Option<SyncSender<()>>,
+    thread: Option<JoinHandle<()>>,
+    /// Held while a checkpoint runs, by either side.
+    running: Arc<Mutex<()>>,
+}
+
+impl Checkpointer {
+    /// Starts the thread for the database at `path` (already in WAL mode).
+    /// `None` if its connection cannot be opened or the thread not started:
+    /// the writer then checkpoints as SQLite does by default.
+    pub fn start(path: &Path) -> Option<Checkpointer> {
+        Checkpointer::with_limit(path, WAL_LIMIT)
+    }
+
+    /// [`Checkpointer::start`] with another log size limit.
+    pub fn with_limit(path: &Path, limit: u64) -> Option<Checkpointer> {
+        let conn = Connection::open(path).ok()?;
+        let running = Arc::new(Mutex::new(()));
+        // One pending request is enough: a checkpoint copies every frame
+        // committed before it starts.
+        let (requests, pending) = mpsc::sync_channel::<()>(1);
+        let lock = Arc::clone(&running);
+        let thread = std::thread::Builder::new()
+            .name("pgnindex-checkpoint".into())
+            .spawn(move || {
+                while pending.recv().is_ok() {
+                    let _held = lock.lock().unwrap_or_else(PoisonError::into_inner);
+                    // See the module documentation: a failure is harmless.
+                    let _ = conn.execute_batch("PRAGMA wal_checkpoint(PASSIVE)");
+                }
+            })
+            .ok()?;
+        let mut wal = path.as_os_str().to_owned();
+        wal.push("-wal");
+        Some(Checkpointer {
+            wal: PathBuf::from(wal),
+            limit,
+            requests: Some(requests),
+            thread: Some(thread),
+            running,
+        })
+    }
+
+    /// After a commit of the writer's connection `conn`: asks the thread
+    /// for a checkpoint, or — past [`WAL_LIMIT`] — waits for the running
+    /// one and copies the rest on `conn`, so that the next transaction
+    /// restarts the log.
+    ///
+    /// # Errors
+    /// The writer's checkpoint failing.
+    pub fn after_commit(&self, conn: &Connection) -> rusqlite::Result<()> {
+        let wal_size = std::fs::metadata(&self.wal).map_or(0, |m| m.len());
+        if wal_size > self.limit {
+            let _held = self.running.lock().unwrap_or_else(PoisonError::into_inner);
+            conn.execute_batch("PRAGMA wal_checkpoint(PASSIVE)")?;
+        } else if let Some(requests) = &self.requests {
+            // Full: a request is pending already.
+            let _ = requests.try_send(());
+        }
+        Ok(())
+    }
+
+    /// Stops the thread (after its running checkpoint).
+    pub fn stop(mut self) {
+        self.shut_down();
+    }
+
+    fn shut_down(&mut self) {
+        self.requests = None;
+        if let Some(thread) = self.thread.take() {
+            // The thread catches nothing; a panic there lost only copying.
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for Checkpointer {
+    fn drop(&mut self) {
+        self.shut_down();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checkpoints_in_the_background_and_bounds_the_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0; \
+             CREATE TABLE t (x BLOB);",
+        )
+        .unwrap();
+        let wal = dir.path().join("t.db-wal");
+        let limit = 500_000;
+        let checkpointer = Checkpointer::with_limit(&path, limit).unwrap();
+        let mut largest_wal = 0;
+        for _ in 0..40 {
+            conn.execute_batch("BEGIN; INSERT INTO t VALUES (randomblob(100000)); COMMIT;")
+                .unwrap();
+            checkpointer.after_commit(&conn).unwrap();
+            largest_wal = largest_wal.max(std::fs::metadata(&wal).unwrap().len());
+        }
+        checkpointer.stop();
+        // The thread copied every commit (its last request came after the
+        // last one) into the database file; the writer's connection never
+        // checkpointed by itself below the limit.
+        let db_size = std::fs::metadata(&path).unwrap().len();
+        assert!(db_size > 40 * 100_000, "database file holds the rows: {db_size}");
+        // Without restarts the log would hold all 4 MB.
+        assert!(largest_wal < limit + 3 * 110_000, "log bounded: {largest_wal}");
+        let (busy, log, copied): (i64, i64, i64) = conn
+            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })
+            .unwrap();
+        assert_eq!((busy, log), (0, copied));
+        let n: i64 = conn.query_row("SELECT count(*) FROM t", [], |r| r.get(0)).unwrap();
+        assert_eq!(n, 40);
+    }
+}
