@@ -105,10 +105,24 @@ impl Board {
     /// The role of the piece on `sq`.
     #[inline]
     pub fn role_at(&self, sq: Square) -> Option<Role> {
-        if !self.occupied.contains(sq) {
-            return None;
+        // Without a branch per role: the role boards are disjoint, so at
+        // most one term is non-zero, and it is the role's index plus one.
+        const ROLES: [Option<Role>; 8] = [
+            None,
+            Some(Role::Pawn),
+            Some(Role::Knight),
+            Some(Role::Bishop),
+            Some(Role::Rook),
+            Some(Role::Queen),
+            Some(Role::King),
+            None,
+        ];
+        let shift = sq.index();
+        let mut code = 0;
+        for (i, board) in self.by_role.0.iter().enumerate() {
+            code |= ((board.0 >> shift) & 1) as usize * (i + 1);
         }
-        Role::ALL.into_iter().find(|&role| self.by_role(role).contains(sq))
+        ROLES[code & 7]
     }
 
     /// The piece on `sq`.
