@@ -784,17 +784,21 @@ impl<'a> LineIndex<'a> {
             self.line_start = line_start(self.data, offset);
             self.at = offset;
         }
-        let mut i = self.at;
-        while let Some(rel) = memchr::memchr2(b'\n', b'\r', &self.data[i..offset]) {
-            let nl = i + rel;
-            let crlf = self.data[nl] == b'\r' && self.data.get(nl + 1) == Some(&b'\n');
-            let next = if crlf { nl + 2 } else { nl + 1 };
-            if next > offset {
-                break;
+        if offset > self.at {
+            // Counted in bulk: a chunk's line count is one query over all
+            // of it.
+            let breaks = count_line_breaks(self.data, self.at, offset);
+            if breaks > 0 {
+                self.line += breaks;
+                // The last of them ends in at..offset; a `\r` at `offset - 1`
+                // whose `\n` is at `offset` ends no line yet.
+                let in_crlf =
+                    self.data[offset - 1] == b'\r' && self.data.get(offset) == Some(&b'\n');
+                let end = if in_crlf { offset - 1 } else { offset };
+                if let Some(i) = memchr::memrchr2(b'\n', b'\r', &self.data[self.at..end]) {
+                    self.line_start = self.at + i + 1;
+                }
             }
-            self.line += 1;
-            self.line_start = next;
-            i = next;
         }
         self.at = offset;
         // A UTF-8 byte-order mark is not a column.
@@ -1018,6 +1022,42 @@ mod tests {
         assert_eq!(bom.locate(3), (1, 1));
         assert_eq!(bom.locate(6), (1, 4));
         assert_eq!(bom.locate(9), (2, 1));
+    }
+
+    /// Line and column by a walk from the start, the definition.
+    fn naive_locate(data: &[u8], offset: usize) -> (usize, usize) {
+        let (mut line, mut start, mut i) = (1, 0, 0);
+        while i < offset {
+            let next = match data[i] {
+                b'\r' if data.get(i + 1) == Some(&b'\n') => i + 2,
+                b'\r' | b'\n' => i + 1,
+                _ => {
+                    i += 1;
+                    continue;
+                }
+            };
+            if next > offset {
+                break;
+            }
+            line += 1;
+            start = next;
+            i = next;
+        }
+        (line, offset - start + 1)
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn line_index_agrees_with_a_walk_from_the_start(
+            data in proptest::collection::vec(proptest::sample::select(vec![b'a', b'\n', b'\r']), 0..300),
+            queries in proptest::collection::vec(0usize..301, 1..20),
+        ) {
+            let mut index = LineIndex::new(&data);
+            for q in queries {
+                let q = q.min(data.len());
+                proptest::prop_assert_eq!(index.locate(q), naive_locate(&data, q), "offset {}", q);
+            }
+        }
     }
 
     #[test]
