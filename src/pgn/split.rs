@@ -51,7 +51,7 @@ pub fn scan_boundaries(data: &[u8], mut found: impl FnMut(usize) -> bool) {
                     // An escape line, skipped whole by the reader: a `{` in
                     // it opens nothing.
                     i = line_end(data, next);
-                } else if data.get(next) == Some(&b'[') && is_tag_start(&data[next..]) {
+                } else if let Some(first_end) = tag_end(data, next) {
                     if follows_movetext(&data[..at]) && !found(next) {
                         return;
                     }
@@ -60,7 +60,7 @@ pub fn scan_boundaries(data: &[u8], mut found: impl FnMut(usize) -> bool) {
                     // Only for a whole tag pair: the reader ends a skipped
                     // variation there, but inside one it reads a line that
                     // merely starts with `[` as text, braces and all.
-                    i = skip_tag_line(data, next);
+                    i = skip_tag_line_after(data, first_end);
                 }
             }
         }
@@ -74,6 +74,27 @@ pub fn scan_boundaries(data: &[u8], mut found: impl FnMut(usize) -> bool) {
 /// the reader does, braces and all), and stops at the first other
 /// non-space byte (movetext, for the reader) or at the line end.
 fn skip_tag_line(data: &[u8], at: usize) -> usize {
+    match tag_end(data, at) {
+        Some(end) => skip_tag_line_after(data, end),
+        None => skip_tag_line_from(data, at),
+    }
+}
+
+/// [`skip_tag_line`] once its first whole tag pair, ending at `end`, was
+/// read.
+fn skip_tag_line_after(data: &[u8], end: usize) -> usize {
+    let mut i = end;
+    while i < data.len() && matches!(data[i], b' ' | b'\t' | 0x0b | 0x0c) {
+        i += 1;
+    }
+    if data.get(i) != Some(&b'[') {
+        return i;
+    }
+    skip_tag_line_from(data, i)
+}
+
+/// [`skip_tag_line`] from the `[` at `at`.
+fn skip_tag_line_from(data: &[u8], at: usize) -> usize {
     let mut i = at;
     loop {
         match super::reader::parse_tag(data, i) {
@@ -100,7 +121,15 @@ fn skip_tag_line(data: &[u8], at: usize) -> usize {
 /// `true` if `data` starts with a whole tag pair `[Name "value"]`, exactly
 /// as the reader requires to end a game at a tag line.
 fn is_tag_start(data: &[u8]) -> bool {
-    data.first() == Some(&b'[') && super::reader::parse_tag(data, 0).is_some()
+    tag_end(data, 0).is_some()
+}
+
+/// The end of the whole tag pair that starts at `at`, if one does.
+fn tag_end(data: &[u8], at: usize) -> Option<usize> {
+    if data.get(at) != Some(&b'[') {
+        return None;
+    }
+    super::reader::parse_tag(data, at).map(|(_, _, end)| end)
 }
 
 /// `true` if the reader has left the tag section at the end of `before`,
