@@ -345,7 +345,9 @@ impl Writer {
     }
 
     /// Stores the games of one chunk of the current source, in order, then
-    /// the warnings about text after its last game (`trailing`).
+    /// the warnings about text after its last game (`trailing`). The rows
+    /// are borrowed (their FENs taken): the caller frees them, off the
+    /// writer thread.
     /// `offset` is added to the games' offsets and `line` to their lines;
     /// `end` is the input offset just after the chunk. Commits when the
     /// batch is full. With `strict`, a bad game stops the import: the games
@@ -358,13 +360,13 @@ impl Writer {
     /// If no source was begun.
     pub fn add_chunk(
         &mut self,
-        games: Vec<GameRow>,
+        games: &mut [GameRow],
         trailing: &[(usize, usize, String)],
         offset: u64,
         line: usize,
         end: u64,
     ) -> Result<ControlFlow<()>, WriteError> {
-        for mut game in games {
+        for game in games {
             game.offset += offset;
             if let Some(e) = &mut game.error_offset {
                 *e += offset;
@@ -414,7 +416,7 @@ impl Writer {
     }
 
     /// Stores one game (or counts it as a duplicate / skipped).
-    fn store(&mut self, mut game: GameRow) -> Result<(), WriteError> {
+    fn store(&mut self, game: &mut GameRow) -> Result<(), WriteError> {
         self.begin()?;
         let source = self.source.as_ref().expect("a source was begun");
         let (source_id, number) = (source.id, source.game_number);
@@ -445,9 +447,9 @@ impl Writer {
             )?;
             self.count(|s| s.errors += 1);
             self.totals.errors += 1;
-            return self.record_warnings(number, None, &game);
+            return self.record_warnings(number, None, game);
         }
-        if !self.options.keep_duplicates && self.is_duplicate(&game)? {
+        if !self.options.keep_duplicates && self.is_duplicate(game)? {
             self.count(|s| s.duplicates += 1);
             self.totals.duplicates += 1;
             return Ok(());
@@ -524,7 +526,7 @@ impl Writer {
             let at = game.error_offset.unwrap_or(game.offset);
             self.record_problem(Some(number), Some(id), "error", at, game.error_at, error)?;
         }
-        self.record_warnings(number, Some(id), &game)
+        self.record_warnings(number, Some(id), game)
     }
 
     fn count(&mut self, f: impl FnOnce(&mut CurrentSource)) {
