@@ -10,7 +10,7 @@ use std::time::Duration;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use pgnindex::db;
+use pgnindex::db::{self, Sharing};
 use pgnindex::import::pipeline::{self, ImportOptions, Observer};
 use pgnindex::import::rows::RowOptions;
 use pgnindex::import::writer::{Problem, WriterOptions};
@@ -67,6 +67,13 @@ pub struct ImportArgs {
     /// limit (streams of any size are read in bounded memory).
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     max_input_size: Option<u64>,
+    /// Take the database for this import alone: queries cannot read it
+    /// until the import ends (they fail as "locked"), and every page is
+    /// written once (rollback journal) instead of twice (write-ahead log):
+    /// a large import runs about a quarter faster. Without it, queries
+    /// read the committed games while the import runs.
+    #[arg(long)]
+    exclusive: bool,
     /// Commit after this many games (tests use small batches).
     #[arg(long, hide = true)]
     batch_games: Option<usize>,
@@ -136,6 +143,7 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<ExitCode> {
             strict: args.strict,
             batch_games: args.batch_games.unwrap_or(WriterOptions::default().batch_games).max(1),
             max_pages: args.max_db_pages,
+            sharing: if args.exclusive { Sharing::Exclusive } else { Sharing::Readers },
             ..WriterOptions::default()
         },
         force: args.force,

@@ -50,6 +50,25 @@ pub enum DbError {
         /// The version found.
         found: i64,
     },
+    /// An exclusive import could not take the database.
+    #[error(
+        "{}: in use by another process; an --exclusive import needs the database to itself",
+        path.display()
+    )]
+    InUse {
+        /// The path.
+        path: PathBuf,
+    },
+    /// An import was cut while writing in exclusive mode: its unfinished
+    /// transaction must be rolled back by a writer first.
+    #[error(
+        "{}: an import was interrupted; run it again to finish it (the unfinished batch is rolled back first)",
+        path.display()
+    )]
+    Interrupted {
+        /// The path.
+        path: PathBuf,
+    },
     /// An SQLite error, with the file it happened on.
     // SQLite's message is part of this one (not a `source`): printed once.
     #[error("{}: {error}", path.display())]
@@ -76,10 +95,36 @@ fn sqlite(path: &Path) -> impl Fn(rusqlite::Error) -> DbError + '_ {
     move |error| DbError::Sqlite { path: path.to_path_buf(), error }
 }
 
-/// Opens (creating if needed) a database for writing: WAL journal, the
-/// schema brought up to date, foreign keys off (the importer keeps them
-/// consistent itself; checking them per row costs time).
+/// How an import shares the database with queries while it runs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Sharing {
+    /// Write-ahead log: queries read the committed games while the import
+    /// runs, and neither waits for the other. Every page is written twice
+    /// (into the log, then into the database file).
+    #[default]
+    Readers,
+    /// Rollback journal and SQLite's exclusive locking: the import holds
+    /// the database from start to end (queries meanwhile fail as "locked"),
+    /// and every page is written once.
+    Exclusive,
+}
+
+/// Opens (creating if needed) a database for writing with queries
+/// reading alongside: [`open_for_import`] with [`Sharing::Readers`].
 pub fn open_for_write(path: &Path) -> Result<Connection, DbError> {
+    open_for_import(path, Sharing::Readers)
+}
+
+/// Opens (creating if needed) a database for an import: the journal and
+/// locks of `sharing`, the schema brought up to date, foreign keys off (the
+/// importer keeps them consistent itself; checking them per row costs
+/// time).
+///
+/// # Errors
+/// [`DbError::InUse`] if `sharing` is exclusive and another process keeps
+/// using the database for 30 seconds; the other [`DbError`]s as for any
+/// open.
+pub fn open_for_import(path: &Path, sharing: Sharing) -> Result<Connection, DbError> {
     let conn = Connection::open(path).map_err(sqlite(path))?;
     conn.busy_timeout(std::time::Duration::from_secs(30)).map_err(sqlite(path))?;
     check_is_sqlite(&conn, path)?;
@@ -87,7 +132,25 @@ pub fn open_for_write(path: &Path) -> Result<Connection, DbError> {
     // log frames than 4 KiB; 32 and 64 KiB were slower) and smallest on disk.
     // Takes effect only when the file is created.
     conn.pragma_update(None, "page_size", PAGE_SIZE).map_err(sqlite(path))?;
-    conn.pragma_update(None, "journal_mode", "WAL").map_err(sqlite(path))?;
+    match sharing {
+        Sharing::Readers => {
+            conn.pragma_update(None, "journal_mode", "WAL").map_err(sqlite(path))?;
+        }
+        Sharing::Exclusive => {
+            // The exclusive lock is taken now (an empty write transaction)
+            // and kept until the connection closes; the journal is emptied,
+            // not deleted, at each commit.
+            conn.pragma_update(None, "locking_mode", "EXCLUSIVE").map_err(sqlite(path))?;
+            conn.pragma_update(None, "journal_mode", "TRUNCATE").map_err(sqlite(path))?;
+            conn.execute_batch("BEGIN EXCLUSIVE; COMMIT;").map_err(|error| {
+                if error.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy) {
+                    DbError::InUse { path: path.to_path_buf() }
+                } else {
+                    sqlite(path)(error)
+                }
+            })?;
+        }
+    }
     conn.pragma_update(None, "synchronous", "NORMAL").map_err(sqlite(path))?;
     migrate(&conn, path)?;
     Ok(conn)
@@ -129,10 +192,19 @@ fn open_existing(path: &Path, mode: OpenFlags) -> Result<Connection, DbError> {
 
 /// Reads the header: a file that is not SQLite fails here with SQLite's
 /// "file is not a database".
+/// A read-only connection that finds the journal of an interrupted
+/// exclusive import cannot roll it back: [`DbError::Interrupted`].
 fn check_is_sqlite(conn: &Connection, path: &Path) -> Result<(), DbError> {
     conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get::<_, i64>(0))
         .map(drop)
-        .map_err(sqlite(path))
+        .map_err(|error| match &error {
+            rusqlite::Error::SqliteFailure(e, _)
+                if e.extended_code == rusqlite::ffi::SQLITE_READONLY_ROLLBACK =>
+            {
+                DbError::Interrupted { path: path.to_path_buf() }
+            }
+            _ => sqlite(path)(error),
+        })
 }
 
 /// The schema version stored in the file.

@@ -9,6 +9,12 @@
 //! after the last committed byte. Position rows reach the B-tree in key
 //! order within each batch: that order, not the row count, decides the
 //! insert speed of a table keyed by hash.
+//!
+//! The journal follows [`Sharing`]: with readers, a write-ahead log folded
+//! into the file by a [`Checkpointer`] thread; exclusive, a rollback
+//! journal under SQLite's exclusive lock, where committed pages go straight
+//! into the file (written once, not twice) and the file is synced once at
+//! the end.
 
 use std::fs::File;
 use std::ops::ControlFlow;
@@ -20,7 +26,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use super::checkpoint::Checkpointer;
 use super::rows::{GameRow, Header, StoredGame};
 use super::segments::{self, Fens, PendingPosition, NO_MOVE};
-use crate::db::{self, DbError};
+use crate::db::{self, DbError, Sharing};
 use crate::pgn::source::FileFacts;
 
 /// How the writer stores games.
@@ -37,6 +43,8 @@ pub struct WriterOptions {
     /// Refuse to grow the database beyond this many pages (SQLite's
     /// `max_page_count`): a disk that is full, for tests.
     pub max_pages: Option<u64>,
+    /// Queries alongside the import, or the database to itself.
+    pub sharing: Sharing,
 }
 
 impl Default for WriterOptions {
@@ -47,6 +55,7 @@ impl Default for WriterOptions {
             batch_positions: 8 << 20,
             batch_games: 100_000,
             max_pages: None,
+            sharing: Sharing::Readers,
         }
     }
 }
@@ -79,6 +88,14 @@ pub enum WriteError {
         path: PathBuf,
         /// SQLite's error.
         error: rusqlite::Error,
+    },
+    /// The database file could not be written to disk at the end.
+    #[error("{}: cannot write the database to disk: {source}", path.display())]
+    Sync {
+        /// The database.
+        path: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
     },
 }
 
@@ -145,7 +162,9 @@ pub struct Problem {
 pub struct Writer {
     conn: Connection,
     path: PathBuf,
-    _lock: File,
+    /// The import lock; also how the file is synced at the end of an
+    /// exclusive import.
+    lock: File,
     options: WriterOptions,
     next_id: i64,
     in_transaction: bool,
@@ -202,7 +221,7 @@ impl Writer {
         options: WriterOptions,
         problems: Box<dyn FnMut(Problem) + Send>,
     ) -> Result<Writer, WriteError> {
-        let conn = db::open_for_write(path)?;
+        let conn = db::open_for_import(path, options.sharing)?;
         // SQLite's own locks are per transaction; this one (flock, which
         // does not interfere with SQLite's fcntl locks) is held for the
         // whole import and dies with the process.
@@ -220,7 +239,7 @@ impl Writer {
         let mut writer = Writer {
             conn,
             path: path.to_path_buf(),
-            _lock: lock,
+            lock,
             options,
             next_id: 1,
             in_transaction: false,
@@ -239,7 +258,9 @@ impl Writer {
                  PRAGMA wal_autocheckpoint = 16384; PRAGMA synchronous = OFF;",
             )
             .map_err(|e| writer.sqlite(e))?;
-        writer.checkpointer = Checkpointer::start(path);
+        if options.sharing == Sharing::Readers {
+            writer.checkpointer = Checkpointer::start(path);
+        }
         if writer.checkpointer.is_some() {
             writer
                 .conn
@@ -737,6 +758,12 @@ impl Writer {
                 "PRAGMA optimize; PRAGMA synchronous = FULL; PRAGMA wal_checkpoint(TRUNCATE);",
             )
             .map_err(|e| self.sqlite(e))?;
+        if self.options.sharing == Sharing::Exclusive {
+            // No log to checkpoint: the pages went straight to the file.
+            self.lock
+                .sync_all()
+                .map_err(|source| WriteError::Sync { path: self.path.clone(), source })?;
+        }
         // At rest the database is one file in rollback-journal mode, which
         // readers can open where they may not create the `-shm` file of WAL
         // mode (a read-only directory or medium, another user's database).
