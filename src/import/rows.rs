@@ -224,6 +224,14 @@ pub fn normalise(value: &str) -> String {
 
 /// [`normalise`] into `out` (cleared first), reusing its buffer.
 fn normalise_into(value: &str, out: &mut String) {
+    if value.is_ascii() {
+        return normalise_ascii_into(value.as_bytes(), out);
+    }
+    normalise_unicode_into(value, out);
+}
+
+/// [`normalise_into`] for any text.
+fn normalise_unicode_into(value: &str, out: &mut String) {
     out.clear();
     for word in value.split_whitespace() {
         if !out.is_empty() {
@@ -232,6 +240,34 @@ fn normalise_into(value: &str, out: &mut String) {
         out.extend(word.chars().flat_map(char::to_lowercase));
     }
     if out.chars().all(|c| matches!(c, '?' | '.' | '-')) {
+        out.clear();
+    }
+}
+
+/// [`normalise_unicode_into`] for ASCII text (nearly every tag value),
+/// byte by byte: the same output (the dedupe keys of stored games depend on
+/// it), without decoding characters and their lower-case expansions.
+fn normalise_ascii_into(value: &[u8], out: &mut String) {
+    out.clear();
+    // The ASCII characters `char::is_whitespace` accepts (vertical tab
+    // included, unlike `u8::is_ascii_whitespace`).
+    let space = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r');
+    let mut unknown = true;
+    let mut gap = false;
+    for &b in value {
+        if space(b) {
+            gap = !out.is_empty();
+            continue;
+        }
+        if gap {
+            out.push(' ');
+            unknown = false;
+            gap = false;
+        }
+        unknown &= matches!(b, b'?' | b'.' | b'-');
+        out.push(char::from(b.to_ascii_lowercase()));
+    }
+    if unknown {
         out.clear();
     }
 }
@@ -260,6 +296,39 @@ mod tests {
     use super::*;
     use crate::import::parallel::read_chunk;
     use crate::import::ReplayOptions;
+
+    proptest::proptest! {
+        /// The ASCII path writes exactly what the general one does: stored
+        /// dedupe keys depend on it.
+        #[test]
+        fn ascii_normalisation_equals_the_general_one(
+            value in r"[ \t\n\x0b\x0c\r?.\-aZ0éÉ]{0,12}"
+        ) {
+            let (mut fast, mut general) = (String::new(), String::new());
+            normalise_into(&value, &mut fast);
+            normalise_unicode_into(&value, &mut general);
+            proptest::prop_assert_eq!(&fast, &general);
+            if value.is_ascii() {
+                normalise_ascii_into(value.as_bytes(), &mut fast);
+                proptest::prop_assert_eq!(fast, general);
+            }
+        }
+    }
+
+    #[test]
+    fn normalised_values() {
+        for (value, expected) in [
+            ("  Carlsen,\tMagnus \x0b ", "carlsen, magnus"),
+            ("????.??.??", ""),
+            (" ? ", ""),
+            ("-", ""),
+            ("? x", "? x"),
+            ("2024.01.??", "2024.01.??"),
+            ("Ünal  ÖZ", "ünal öz"),
+        ] {
+            assert_eq!(normalise(value), expected, "{value:?}");
+        }
+    }
 
     fn rows(text: &str, options: RowOptions) -> Vec<GameRow> {
         let replay = ReplayOptions {

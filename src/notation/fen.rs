@@ -207,8 +207,10 @@ impl Fen {
     /// Appends the six fields to `out`.
     pub fn append_to(&self, out: &mut String) {
         append_four_fields(&self.0, out);
-        use std::fmt::Write;
-        let _ = write!(out, " {} {}", self.0.halfmoves, self.0.fullmoves);
+        out.push(' ');
+        append_decimal(u64::from(self.0.halfmoves), out);
+        out.push(' ');
+        append_decimal(u64::from(self.0.fullmoves.get()), out);
     }
 }
 
@@ -244,7 +246,26 @@ pub fn parse_position(text: &str) -> Result<Position, FenError> {
 
 /// The six-field FEN of `pos`.
 pub fn write(pos: &Position) -> String {
-    Fen::from_position(pos).to_string()
+    // Written in place: through `Display` the text was built, then copied
+    // by the formatter (the import writes one per game).
+    let mut out = String::with_capacity(90);
+    Fen::from_position(pos).append_to(&mut out);
+    out
+}
+
+/// Appends `n` in decimal, without the formatting machinery.
+fn append_decimal(mut n: u64, out: &mut String) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend(digits[at..].iter().map(|&d| char::from(d)));
 }
 
 /// Parses the leading FEN fields (placement, then as many of the other five
@@ -467,6 +488,15 @@ fn append_castling(board: &Board, rights: Bitboard, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decimals_as_formatted() {
+        for n in [0, 1, 9, 10, 99, 100, 12_345, u64::from(u32::MAX), u64::MAX] {
+            let mut out = String::from("x");
+            append_decimal(n, &mut out);
+            assert_eq!(out, format!("x{n}"));
+        }
+    }
 
     const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
