@@ -134,6 +134,22 @@ pub fn read_block<G: Send>(
     options: ReplayOptions,
     chunk_size: usize,
     map: &(impl Fn(LocatedGame) -> G + Sync),
+    emit: impl FnMut(Chunk<G>) -> ControlFlow<()>,
+) -> ControlFlow<()> {
+    read_block_cut(pool, block, None, column_base, options, chunk_size, map, emit)
+}
+
+/// [`read_block`] with the block's boundaries, if a scan found them all
+/// already ([`block_end`]): chunks are cut there without scanning again.
+#[allow(clippy::too_many_arguments)]
+fn read_block_cut<G: Send>(
+    pool: &rayon::ThreadPool,
+    block: &[u8],
+    boundaries: Option<&[usize]>,
+    column_base: usize,
+    options: ReplayOptions,
+    chunk_size: usize,
+    map: &(impl Fn(LocatedGame) -> G + Sync),
     mut emit: impl FnMut(Chunk<G>) -> ControlFlow<()>,
 ) -> ControlFlow<()> {
     let threads = pool.current_num_threads();
@@ -141,7 +157,7 @@ pub fn read_block<G: Send>(
         // Same chunks, read in turn: memory stays bounded by one chunk.
         let mut start = 0;
         while start < block.len() {
-            let end = chunk_end(block, start, chunk_size);
+            let end = chunk_end(block, start, chunk_size, boundaries);
             let base = column_at(block, start, column_base);
             emit(read_chunk_at(&block[start..end], start, base, options, map))?;
             start = end;
@@ -157,7 +173,7 @@ pub fn read_block<G: Send>(
         let (mut spawned, mut emitted, mut start) = (0usize, 0usize, 0usize);
         loop {
             while flow.is_continue() && spawned - emitted < in_flight && start < block.len() {
-                let end = chunk_end(block, start, chunk_size);
+                let end = chunk_end(block, start, chunk_size, boundaries);
                 let tx = tx.clone();
                 let (index, piece) = (spawned, &block[start..end]);
                 let base = column_at(block, start, column_base);
@@ -204,25 +220,42 @@ fn column_at(block: &[u8], at: usize, column_base: usize) -> usize {
 /// first boundary after `chunk_size` bytes; without one in the next
 /// [`FORCE_AFTER`] chunk sizes (and more than two chunk sizes left), a
 /// forced cut there; else the next boundary however far (or the block's
-/// end).
-fn chunk_end(block: &[u8], start: usize, chunk_size: usize) -> usize {
+/// end). `boundaries`, when known, are every boundary of `block` in order:
+/// then nothing is scanned.
+fn chunk_end(block: &[u8], start: usize, chunk_size: usize, boundaries: Option<&[usize]>) -> usize {
     let window = start.saturating_add(chunk_size.saturating_mul(FORCE_AFTER)).min(block.len());
-    let end = split::next_boundary_after(&block[..window], start, chunk_size);
+    let min = start.saturating_add(chunk_size);
+    let first_after = |list: &[usize]| {
+        list.get(list.partition_point(|&b| b < min)).copied().unwrap_or(block.len())
+    };
+    let end = match boundaries {
+        Some(list) => first_after(list),
+        None => split::next_boundary_after(&block[..window], start, chunk_size),
+    };
     if end < window || block.len() - start <= 2 * chunk_size {
         return end;
     }
-    split::forced_cut(block, start + chunk_size, window)
-        .unwrap_or_else(|| split::next_boundary_after(block, start, chunk_size))
+    split::forced_cut(block, min, window).unwrap_or_else(|| match boundaries {
+        Some(_) => end,
+        None => split::next_boundary_after(block, start, chunk_size),
+    })
 }
 
 /// Where a stream's block may end (`cut` of [`Source::for_each_block`]):
 /// everything at the end of the input, else the last boundary, else — in a
 /// buffer already grown to [`FORCE_AFTER`] chunks — the last forced cut.
-fn block_end(buf: &[u8], eof: bool) -> usize {
+/// `boundaries` receives every boundary of `buf` when it is scanned (and
+/// is left empty when it is not).
+fn block_end(buf: &[u8], eof: bool, boundaries: &mut Vec<usize>) -> usize {
+    boundaries.clear();
     if eof {
         return buf.len();
     }
-    match split::last_boundary(buf) {
+    split::scan_boundaries(buf, |at| {
+        boundaries.push(at);
+        true
+    });
+    match boundaries.last().copied().unwrap_or(0) {
         0 if buf.len() >= CHUNK * FORCE_AFTER => split::last_forced_cut(buf).unwrap_or(0),
         n => n,
     }
@@ -244,8 +277,16 @@ pub fn read_source<G: Send>(
     mut emit: impl FnMut(Chunk<G>, u64, usize) -> ControlFlow<()>,
 ) -> Result<(), SourceError> {
     let (mut lines_before, mut column_base) = (0usize, 0usize);
-    source.for_each_block(BLOCK, MAX_BLOCK, block_end, |block, block_offset| {
-        let flow = read_block(pool, block, column_base, options, CHUNK, map, |chunk| {
+    // The boundaries the last cut found, scanning the buffer the next block
+    // is cut from: its chunks are cut there (a second scan of every byte
+    // was a tenth of an import's instructions).
+    let boundaries = std::cell::RefCell::new(Vec::new());
+    let cut = |buf: &[u8], eof| block_end(buf, eof, &mut boundaries.borrow_mut());
+    source.for_each_block(BLOCK, MAX_BLOCK, cut, |block, block_offset| {
+        let found = boundaries.borrow();
+        // Empty: not scanned (a mapped input, the end of a stream).
+        let known = (!found.is_empty()).then_some(&found[..]);
+        let flow = read_block_cut(pool, block, known, column_base, options, CHUNK, map, |chunk| {
             let (offset, line_breaks) = (block_offset + chunk.offset as u64, chunk.line_breaks);
             let flow = emit(chunk, offset, lines_before);
             lines_before += line_breaks;
