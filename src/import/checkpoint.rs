@@ -28,8 +28,13 @@ use std::thread::JoinHandle;
 use rusqlite::Connection;
 
 /// Log size past which the writer copies the rest itself so that the log
-/// restarts (the bytes of a few batches).
-pub const WAL_LIMIT: u64 = 1 << 30;
+/// restarts: in practice after every batch. A log that restarts is
+/// written over pages the system already holds, about seven times cheaper
+/// than growing a file (`dd` here: 0.15 against 1.0 s of system time per
+/// GB). Measured on the 1 GB bench input: `--no-positions` 14.9–15.6 s
+/// with a 1 GiB limit, 12.8–13.1 s with this one (system time 5.2–5.6 →
+/// 2.1–2.4 s); the full index the same (34.8 against 35.5 s).
+pub const WAL_LIMIT: u64 = 64 << 20;
 
 /// The background checkpoint thread.
 pub struct Checkpointer {
