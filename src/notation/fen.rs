@@ -436,27 +436,48 @@ pub(crate) fn append_four_fields(setup: &Setup, out: &mut String) {
 
 /// Appends the placement field.
 pub fn append_placement(board: &Board, out: &mut String) {
+    // Built as bytes, pushed once (an import writes one per game, or one
+    // per position with --with-fens): at most 8 bytes a rank and 7 slashes.
+    // The letters by square first, from the twelve piece boards: asking
+    // each of the 64 squares for its piece tests every role board.
+    let mut letters = [0u8; 64];
+    for color in Color::ALL {
+        for role in Role::ALL {
+            let piece = Piece { color, role };
+            for sq in board.by_piece(piece) {
+                letters[sq.index()] = piece.char() as u8;
+            }
+        }
+    }
+    let mut buf = [0u8; 71];
+    let mut n = 0;
+    let mut push = |b: u8| {
+        buf[n] = b;
+        n += 1;
+    };
     for rank in Rank::ALL.iter().rev() {
         let mut empty = 0u8;
         for file in File::ALL {
-            match board.piece_at(Square::from_coords(file, *rank)) {
-                Some(p) => {
+            match letters[Square::from_coords(file, *rank).index()] {
+                0 => empty += 1,
+                letter => {
                     if empty > 0 {
-                        out.push((b'0' + empty) as char);
+                        push(b'0' + empty);
                         empty = 0;
                     }
-                    out.push(p.char());
+                    push(letter);
                 }
-                None => empty += 1,
             }
         }
         if empty > 0 {
-            out.push((b'0' + empty) as char);
+            push(b'0' + empty);
         }
         if *rank != Rank::First {
-            out.push('/');
+            push(b'/');
         }
     }
+    // Every byte is ASCII.
+    out.push_str(std::str::from_utf8(&buf[..n]).unwrap_or_default());
 }
 
 fn append_castling(board: &Board, rights: Bitboard, out: &mut String) {
