@@ -4,6 +4,7 @@
 # import issue measures:
 #   - full per-ply position index;
 #   - --no-positions (headers and moves only);
+#   - both again with --exclusive (rollback journal, no concurrent readers);
 # each with --keep-duplicates (the bench input repeats the corpus, so
 # without it almost every game is a duplicate) and with the default
 # dedupe. Prints wall/user/sys seconds and peak RSS (/usr/bin/time), the
@@ -68,4 +69,6 @@ run() {
 
 run full --keep-duplicates
 run no-positions --keep-duplicates --no-positions
+run full-exclusive --keep-duplicates --exclusive
+run no-positions-exclusive --keep-duplicates --no-positions --exclusive
 run dedupe
