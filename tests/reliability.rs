@@ -892,8 +892,8 @@ fn a_query_during_an_exclusive_import_waits_for_it() {
     let db = dir.path().join("t.db");
     let mut import = spawn_import(&db, &["--quiet", "--exclusive", pgn_str(&pgn)]);
     let db_arg = pgn_str(&db);
-    let mut waited = false;
-    loop {
+    // Whether the answer came while the import still held the database.
+    let waited = loop {
         let import_done = import.try_wait().unwrap().is_some();
         let sql = Command::new(bin())
             .args(["sql", "--db", db_arg, "--format", "csv", "SELECT count(*) FROM games"])
@@ -910,9 +910,8 @@ fn a_query_during_an_exclusive_import_waits_for_it() {
         let text = String::from_utf8_lossy(&sql.stdout).into_owned();
         let n: u64 = text.lines().nth(1).unwrap().parse().unwrap();
         assert_eq!(n, games, "a query saw part of an exclusive import");
-        waited = !import_done;
-        break;
-    }
+        break !import_done;
+    };
     assert!(import.wait().unwrap().success());
     assert!(waited, "the query never ran while the import held the database");
 }
