@@ -13,7 +13,8 @@ use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
 use pgnindex::chess::perft::perft;
 use pgnindex::chess::Position;
 use pgnindex::notation::fen;
-use pgnindex::notation::san::San;
+use pgnindex::notation::lang::Lang;
+use pgnindex::notation::san::{self, San};
 
 const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
 
@@ -75,13 +76,20 @@ fn bench_san_replay(c: &mut Criterion) {
     group.finish();
 }
 
-/// Replays every move of `games` (SAN parse, resolution, make-move, key).
+/// Replays every move of `games` (SAN parse, resolution, make-move, key)
+/// the way `import::Replayer` does: the quick shapes first, then the
+/// general path.
 #[inline(never)]
 fn replay(games: &[(Position, Vec<String>)]) -> u64 {
     let mut keys = 0u64;
     for (start, sans) in games {
         let mut pos = start.clone();
         for s in sans {
+            if let Some(m) = san::quick_move(&pos, s.as_bytes(), Lang::English) {
+                pos.play_unchecked(m);
+                keys ^= pos.zobrist().0;
+                continue;
+            }
             match San::from_ascii(s.as_bytes()).unwrap() {
                 San::Null => pos.play_null().unwrap(),
                 san => {

@@ -205,6 +205,14 @@ impl<'a> Replayer<'a> {
     /// Plays one move text in the current language; the error message on
     /// failure.
     fn play(&mut self, text: &[u8]) -> Result<(), String> {
+        // The common shapes first, with no intermediate `San` value; the
+        // general path below handles the rest and every error.
+        if let Some(m) = san::quick_move(&self.pos, text, self.lang) {
+            self.play_move(m);
+            self.moves.push(Some(m));
+            self.record_position();
+            return Ok(());
+        }
         // On every error path the position is still the one before the
         // move, so the context is read from it only then.
         match San::from_ascii_lang(text, self.lang) {

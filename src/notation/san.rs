@@ -534,6 +534,42 @@ pub fn parse_move(pos: &Position, text: &[u8], lang: Lang) -> Result<Move, MoveT
     Ok(San::from_ascii_lang(text, lang)?.to_move(pos)?)
 }
 
+/// The legal move of the commonest texts — `e4`, `Nf3`, `Nxe5` and `exd5`
+/// (`:` for `x` too), each with an optional `+` or `#` — read and resolved
+/// in one step, without going through a [`San`] value.
+///
+/// `None` means "not one of these shapes, or no unique legal move": the
+/// caller then takes the general path ([`parse_move`]), which gives the
+/// same move when this one does, and the error otherwise.
+#[inline]
+pub fn quick_move(pos: &Position, text: &[u8], lang: Lang) -> Option<Move> {
+    let s = match text {
+        [rest @ .., b'+' | b'#'] => rest,
+        _ => text,
+    };
+    let (role, to, mask) = match *s {
+        [f @ b'a'..=b'h', r @ b'1'..=b'8'] => {
+            let to = square_of(f, r);
+            (Role::Pawn, to, Bitboard::from_file(to.file()))
+        }
+        [p @ b'A'..=b'Z', f @ b'a'..=b'h', r @ b'1'..=b'8']
+        | [p @ b'A'..=b'Z', b'x' | b':', f @ b'a'..=b'h', r @ b'1'..=b'8'] => {
+            let to = square_of(f, r);
+            let role = lang.role(p)?;
+            // A pawn written with its letter (`Pe4`) stays on its file, as
+            // `San::origin_mask` has it.
+            let mask =
+                if role == Role::Pawn { Bitboard::from_file(to.file()) } else { Bitboard::FULL };
+            (role, to, mask)
+        }
+        [o @ b'a'..=b'h', b'x' | b':', f @ b'a'..=b'h', r @ b'1'..=b'8'] => {
+            (Role::Pawn, square_of(f, r), Bitboard::from_file(file_of(o)))
+        }
+        _ => return None,
+    };
+    pos.unique_move_to(role, to, mask, None)
+}
+
 /// The canonical SAN of `m` with its `+`/`#` suffix.
 pub fn to_san(pos: &Position, m: Move) -> String {
     SanPlus::from_move(pos, m).to_string()
@@ -812,6 +848,76 @@ mod tests {
         }
         assert_eq!(out, ["f3", "e5", "g4", "Qh4#"]);
         assert!(pos.is_checkmate());
+    }
+
+    #[test]
+    fn quick_move_agrees_with_the_general_path() {
+        // Every text of the quick shapes (with and without `+`/`#`) in every
+        // language, on positions of random play and a few with pins,
+        // checks, en passant and promotions: `quick_move` finds the move
+        // the general path finds, or leaves the text to it.
+        let mut texts: Vec<Vec<u8>> = Vec::new();
+        for f in b'a'..=b'h' {
+            for r in b'1'..=b'8' {
+                let mut shapes = vec![vec![f, r]];
+                for p in b"KQRBNPCDTFLSA" {
+                    shapes.push(vec![*p, f, r]);
+                    shapes.push(vec![*p, b'x', f, r]);
+                }
+                for o in b'a'..=b'h' {
+                    shapes.push(vec![o, b'x', f, r]);
+                    shapes.push(vec![o, b':', f, r]);
+                }
+                for shape in shapes {
+                    texts.push([shape.as_slice(), b"+"].concat());
+                    texts.push([shape.as_slice(), b"#"].concat());
+                    texts.push(shape);
+                }
+            }
+        }
+        let mut positions: Vec<Position> = [
+            "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+            "4k3/8/8/2KPp2r/8/8/8/8 w - e6 0 1",
+            "4k3/1P6/8/8/4b3/8/3N4/4K3 w - - 0 1",
+            "4k3/4r3/8/b7/8/2N5/4R3/4K3 w - - 0 1",
+            "r3k2r/8/8/8/3q4/8/8/R3K2R w KQkq - 0 1",
+        ]
+        .iter()
+        .map(|fen| parse_position(fen).unwrap())
+        .collect();
+        let mut pos = Position::new();
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        for _ in 0..300 {
+            let mut moves = MoveList::new();
+            pos.legal_moves(&mut moves);
+            if moves.is_empty() {
+                pos = Position::new();
+                continue;
+            }
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            pos.play_unchecked(moves[(seed % moves.len() as u64) as usize]);
+            positions.push(pos.clone());
+        }
+        let mut found = 0;
+        for pos in &positions {
+            for lang in Lang::ALL {
+                for text in &texts {
+                    if let Some(m) = quick_move(pos, text, lang) {
+                        found += 1;
+                        assert_eq!(
+                            parse_move(pos, text, lang).ok(),
+                            Some(m),
+                            "{} in {lang:?} at {}",
+                            String::from_utf8_lossy(text),
+                            crate::notation::fen::write(pos)
+                        );
+                    }
+                }
+            }
+        }
+        assert!(found > 10_000, "{found} moves found");
     }
 
     #[test]
