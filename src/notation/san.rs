@@ -660,16 +660,21 @@ fn promotion_letter(b: u8, lang: Lang) -> Option<Role> {
     }
 }
 
+// Callers pass `a..=h` and `1..=8` only; other bytes give a1 rather than a
+// panic. By arithmetic, not a `match` on the character (a compare per value).
+#[inline]
 fn square_of(f: u8, r: u8) -> Square {
     Square::from_coords(file_of(f), rank_of(r))
 }
 
+#[inline]
 fn file_of(b: u8) -> File {
-    File::from_char(b as char).unwrap_or(File::A)
+    File::new(u32::from(b.wrapping_sub(b'a'))).unwrap_or(File::A)
 }
 
+#[inline]
 fn rank_of(b: u8) -> Rank {
-    Rank::from_char(b as char).unwrap_or(Rank::First)
+    Rank::new(u32::from(b.wrapping_sub(b'1'))).unwrap_or(Rank::First)
 }
 
 fn role_name(role: Role) -> &'static str {
