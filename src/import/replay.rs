@@ -193,6 +193,7 @@ impl<'a> Replayer<'a> {
         }
     }
 
+    #[inline]
     fn record_position(&mut self) {
         if self.options.keys {
             self.keys.push(self.pos.zobrist().0);
