@@ -206,14 +206,6 @@ impl<'a> Replayer<'a> {
     /// Plays one move text in the current language; the error message on
     /// failure.
     fn play(&mut self, text: &[u8]) -> Result<(), String> {
-        // The common shapes first, with no intermediate `San` value; the
-        // general path below handles the rest and every error.
-        if let Some(m) = san::quick_move(&self.pos, text, self.lang) {
-            self.play_move(m);
-            self.moves.push(Some(m));
-            self.record_position();
-            return Ok(());
-        }
         // On every error path the position is still the one before the
         // move, so the context is read from it only then.
         match San::from_ascii_lang(text, self.lang) {
@@ -235,6 +227,40 @@ impl<'a> Replayer<'a> {
         }
         self.record_position();
         Ok(())
+    }
+
+    /// [`Visitor::san`] past its common case: a move outside the quick
+    /// shapes, an error, or a move after English failed.
+    #[inline(never)]
+    fn san_general(&mut self, san: &[u8], offset: usize, detect: bool) -> ControlFlow<()> {
+        if self.failed.is_some() {
+            // English failed earlier; only collect the rest for the retry.
+            return if detect { ControlFlow::Continue(()) } else { ControlFlow::Break(()) };
+        }
+        match self.play(san) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(message) => {
+                self.failed = Some(GameError { offset, message });
+                if detect {
+                    ControlFlow::Continue(())
+                } else {
+                    ControlFlow::Break(())
+                }
+            }
+        }
+    }
+
+    /// The clock and evaluation commands of a mainline comment.
+    #[inline(never)]
+    fn read_commands(&mut self, comment: RawComment<'_>) {
+        let ply = self.moves.len() as u32;
+        for command in commands(comment.0) {
+            match command {
+                Command::Clock(ms) => self.clocks.push((ply, ms)),
+                Command::Eval(e) => self.evals.push((ply, e)),
+                Command::ElapsedMoveTime(_) => {}
+            }
+        }
     }
 
     /// `move N (side)` of the move about to be played, for messages.
@@ -339,41 +365,31 @@ impl<'a> Visitor<'a> for Replayer<'a> {
         Skip(false)
     }
 
+    #[inline]
     fn san(&mut self, san: &'a [u8], offset: usize) -> ControlFlow<()> {
         let detect = self.options.lang.is_none();
         if detect {
             self.tokens.push((san, offset));
         }
-        if self.failed.is_some() {
-            // English failed earlier; only collect the rest for the retry.
-            return if detect { ControlFlow::Continue(()) } else { ControlFlow::Break(()) };
-        }
-        match self.play(san) {
-            Ok(()) => ControlFlow::Continue(()),
-            Err(message) => {
-                self.failed = Some(GameError { offset, message });
-                if detect {
-                    ControlFlow::Continue(())
-                } else {
-                    ControlFlow::Break(())
-                }
+        // The common case inline, the rest (general SAN, errors, the game
+        // after a failure) in a function of its own, so that the common
+        // case does not pay for saving the registers the rest needs.
+        if self.failed.is_none() {
+            if let Some(m) = san::quick_move(&self.pos, san, self.lang) {
+                self.play_move(m);
+                self.moves.push(Some(m));
+                self.record_position();
+                return ControlFlow::Continue(());
             }
         }
+        self.san_general(san, offset, detect)
     }
 
     fn comment(&mut self, comment: RawComment<'a>) {
         // Commands of variations are skipped with them; a comment after a
         // failed move belongs to nothing we kept.
-        if !self.options.commands || self.failed.is_some() {
-            return;
-        }
-        let ply = self.moves.len() as u32;
-        for command in commands(comment.0) {
-            match command {
-                Command::Clock(ms) => self.clocks.push((ply, ms)),
-                Command::Eval(e) => self.evals.push((ply, e)),
-                Command::ElapsedMoveTime(_) => {}
-            }
+        if self.options.commands && self.failed.is_none() {
+            self.read_commands(comment);
         }
     }
 
