@@ -967,6 +967,27 @@ fn validate_ep(board: &Board, turn: Color, ep: Square) -> Result<Option<Square>,
     Ok(capturers.any().then_some(ep))
 }
 
+/// Random legal play for tests: `plies` times, a move chosen among the
+/// legal ones by a xorshift generator started from `seed` (from the start
+/// position again when a game ends); `visit` sees each position reached.
+#[cfg(test)]
+pub(crate) fn random_play(mut seed: u64, plies: usize, mut visit: impl FnMut(&Position)) {
+    let mut pos = Position::new();
+    for _ in 0..plies {
+        let mut moves = MoveList::new();
+        pos.legal_moves(&mut moves);
+        if moves.is_empty() {
+            pos = Position::new();
+            continue;
+        }
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        pos.play_unchecked(moves[(seed % moves.len() as u64) as usize]);
+        visit(&pos);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -981,20 +1002,7 @@ mod tests {
 
     #[test]
     fn incremental_key_equals_scratch_over_random_play() {
-        let mut pos = Position::new();
-        let mut seed = 0x1234_5678_u64;
-        for _ in 0..2000 {
-            let mut moves = MoveList::new();
-            pos.legal_moves(&mut moves);
-            if moves.is_empty() {
-                pos = Position::new();
-                continue;
-            }
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            let m = moves[(seed % moves.len() as u64) as usize];
-            pos.play_unchecked(m);
+        random_play(0x1234_5678, 2000, |pos| {
             let scratch = zobrist::hash_from_scratch(
                 pos.board(),
                 pos.turn(),
@@ -1002,7 +1010,7 @@ mod tests {
                 pos.pseudo_ep_square(),
             );
             assert_eq!(pos.zobrist(), scratch);
-        }
+        });
     }
 
     #[test]

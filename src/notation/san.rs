@@ -890,21 +890,9 @@ mod tests {
         .iter()
         .map(|fen| parse_position(fen).unwrap())
         .collect();
-        let mut pos = Position::new();
-        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
-        for _ in 0..300 {
-            let mut moves = MoveList::new();
-            pos.legal_moves(&mut moves);
-            if moves.is_empty() {
-                pos = Position::new();
-                continue;
-            }
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            pos.play_unchecked(moves[(seed % moves.len() as u64) as usize]);
+        crate::chess::position::random_play(0x9e37_79b9_7f4a_7c15, 300, |pos| {
             positions.push(pos.clone());
-        }
+        });
         let mut found = 0;
         for pos in &positions {
             for lang in Lang::ALL {
