@@ -218,8 +218,8 @@ impl<'a> Replayer<'a> {
             }
             Ok(s) => match s.to_move(&self.pos) {
                 Ok(m) => {
-                    self.play_move(m);
-                    self.moves.push(Some(m));
+                    self.take_move(m);
+                    return Ok(());
                 }
                 Err(e) => return Err(format!("{}: {e}", self.move_context())),
             },
@@ -227,6 +227,16 @@ impl<'a> Replayer<'a> {
         }
         self.record_position();
         Ok(())
+    }
+
+    /// Plays the mainline move `m` (legal here) and records it and the
+    /// position it leads to: the one way a move enters the game, from the
+    /// quick path and the general one alike.
+    #[inline]
+    fn take_move(&mut self, m: Move) {
+        self.play_move(m);
+        self.moves.push(Some(m));
+        self.record_position();
     }
 
     /// [`Visitor::san`] past its common case: a move outside the quick
@@ -376,9 +386,7 @@ impl<'a> Visitor<'a> for Replayer<'a> {
         // case does not pay for saving the registers the rest needs.
         if self.failed.is_none() {
             if let Some(m) = san::quick_move(&self.pos, san, self.lang) {
-                self.play_move(m);
-                self.moves.push(Some(m));
-                self.record_position();
+                self.take_move(m);
                 return ControlFlow::Continue(());
             }
         }
