@@ -123,7 +123,8 @@ pub struct Replayer<'a> {
     syntax: Vec<Syntax>,
     clocks: Vec<(u32, u32)>,
     evals: Vec<(u32, Eval)>,
-    san: String,
+    /// The mainline's SAN so far (ASCII).
+    san: Vec<u8>,
     movetext: &'a [u8],
     no_start: bool,
 }
@@ -164,19 +165,27 @@ impl<'a> Replayer<'a> {
             syntax: Vec::new(),
             clocks: Vec::new(),
             evals: Vec::new(),
-            san: String::new(),
+            san: Vec::new(),
             movetext: &[],
             no_start: false,
         }
     }
 
-    /// Plays `m` (legal here), writing its SAN if asked for.
-    fn play_move(&mut self, m: Move) {
+    /// Plays `m` (legal here), writing its SAN if asked for. `unique`:
+    /// no other legal move of its role goes to its square (see
+    /// [`San::from_unique_move`]).
+    #[inline]
+    fn play_move(&mut self, m: Move, unique: bool) {
         if self.options.san {
             if !self.san.is_empty() {
-                self.san.push(' ');
+                self.san.push(b' ');
             }
-            san::SanPlus::from_move_and_play(&mut self.pos, m).append_to(&mut self.san);
+            let san = if unique {
+                san::SanPlus::from_unique_move_and_play(&mut self.pos, m)
+            } else {
+                san::SanPlus::from_move_and_play(&mut self.pos, m)
+            };
+            san.append_ascii(&mut self.san);
         } else {
             self.pos.play_unchecked(m);
         }
@@ -187,9 +196,9 @@ impl<'a> Replayer<'a> {
         let _ = self.pos.play_null();
         if self.options.san {
             if !self.san.is_empty() {
-                self.san.push(' ');
+                self.san.push(b' ');
             }
-            self.san.push_str("--");
+            self.san.extend_from_slice(b"--");
         }
     }
 
@@ -218,7 +227,7 @@ impl<'a> Replayer<'a> {
             }
             Ok(s) => match s.to_move(&self.pos) {
                 Ok(m) => {
-                    self.take_move(m);
+                    self.take_move(m, false);
                     return Ok(());
                 }
                 Err(e) => return Err(format!("{}: {e}", self.move_context())),
@@ -233,8 +242,8 @@ impl<'a> Replayer<'a> {
     /// position it leads to: the one way a move enters the game, from the
     /// quick path and the general one alike.
     #[inline]
-    fn take_move(&mut self, m: Move) {
-        self.play_move(m);
+    fn take_move(&mut self, m: Move, unique: bool) {
+        self.play_move(m, unique);
         self.moves.push(Some(m));
         self.record_position();
     }
@@ -295,7 +304,7 @@ impl<'a> Replayer<'a> {
         self.record_position();
         for m in replay.moves {
             match m {
-                Some(m) => self.play_move(m),
+                Some(m) => self.play_move(m, false),
                 None => self.play_null(),
             }
             self.moves.push(m);
@@ -386,7 +395,8 @@ impl<'a> Visitor<'a> for Replayer<'a> {
         // case does not pay for saving the registers the rest needs.
         if self.failed.is_none() {
             if let Some(m) = san::quick_move(&self.pos, san, self.lang) {
-                self.take_move(m);
+                // Resolved from a text without disambiguation: unique.
+                self.take_move(m, true);
                 return ControlFlow::Continue(());
             }
         }
@@ -449,7 +459,8 @@ impl<'a> Visitor<'a> for Replayer<'a> {
             syntax: std::mem::take(&mut self.syntax),
             clocks: std::mem::take(&mut self.clocks),
             evals: std::mem::take(&mut self.evals),
-            san: self.san.clone(),
+            // ASCII by construction: the check cannot fail.
+            san: String::from_utf8(self.san.clone()).unwrap_or_default(),
             movetext: if self.options.movetext {
                 crate::pgn::source::decode_text(self.movetext).into_owned()
             } else {

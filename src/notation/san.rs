@@ -103,6 +103,16 @@ pub enum Suffix {
     Checkmate,
 }
 
+impl Suffix {
+    /// `+` or `#`.
+    pub fn char(self) -> char {
+        match self {
+            Suffix::Check => '+',
+            Suffix::Checkmate => '#',
+        }
+    }
+}
+
 const ANNOTATION_BYTES: &[u8] = b"+#!?";
 
 impl San {
@@ -371,6 +381,43 @@ impl San {
     /// The canonical SAN of `m` in `pos` (no check suffix): minimal
     /// disambiguation, file first, then rank, then both.
     pub fn from_move(pos: &Position, m: Move) -> San {
+        let mut san = San::from_unique_move(m);
+        let (Move::Normal { role, from, to, .. }, San::Normal { file, rank, .. }) = (m, &mut san)
+        else {
+            return san;
+        };
+        if role != Role::Pawn && role != Role::King {
+            // Only another piece of the role that reaches `to` (legally
+            // or not) can call for disambiguation: usually there is none.
+            let rivals = attacks::attacks(pos.turn(), role, to, pos.board().occupied())
+                & pos.board().by_piece(Piece { color: pos.turn(), role });
+            if rivals.more_than_one() {
+                let mut moves = MoveList::new();
+                pos.moves_to(role, to, Bitboard::FULL, &mut moves);
+                let others: Bitboard =
+                    moves.iter().map(|m| m.from()).filter(|&f| f != from).collect();
+                if others.any() {
+                    if (others & Bitboard::from_file(from.file())).is_empty() {
+                        *file = Some(from.file());
+                    } else if (others & Bitboard::from_rank(from.rank())).is_empty() {
+                        *rank = Some(from.rank());
+                    } else {
+                        *file = Some(from.file());
+                        *rank = Some(from.rank());
+                    }
+                }
+            }
+        }
+        san
+    }
+
+    /// The canonical SAN of `m` (no check suffix) when no other legal move
+    /// of its role goes to its square — always true of pawn moves, whose
+    /// SAN names the origin file of a capture anyway. Otherwise the text
+    /// lacks the disambiguation [`San::from_move`] would write: callers
+    /// that know the move is unique (it was resolved from a text without
+    /// disambiguation) save the search for rivals.
+    pub fn from_unique_move(m: Move) -> San {
         match m {
             Move::Castle { .. } => San::Castle(m.castling_side().unwrap_or(CastlingSide::KingSide)),
             Move::EnPassant { from, to } => San::Normal {
@@ -381,76 +428,66 @@ impl San {
                 to,
                 promotion: None,
             },
-            Move::Normal { role: Role::Pawn, from, capture, to, promotion } => San::Normal {
-                role: Role::Pawn,
-                file: capture.map(|_| from.file()),
+            Move::Normal { role, from, capture, to, promotion } => San::Normal {
+                role,
+                file: if role == Role::Pawn { capture.map(|_| from.file()) } else { None },
                 rank: None,
                 capture: capture.is_some(),
                 to,
                 promotion,
             },
-            Move::Normal { role, from, capture, to, .. } => {
-                let (mut file, mut rank) = (None, None);
-                // Only another piece of the role that reaches `to` (legally
-                // or not) can call for disambiguation: usually there is none.
-                let rivals = attacks::attacks(pos.turn(), role, to, pos.board().occupied())
-                    & pos.board().by_piece(Piece { color: pos.turn(), role });
-                if role != Role::King && rivals.more_than_one() {
-                    let mut moves = MoveList::new();
-                    pos.moves_to(role, to, Bitboard::FULL, &mut moves);
-                    let others: Bitboard =
-                        moves.iter().map(|m| m.from()).filter(|&f| f != from).collect();
-                    if others.any() {
-                        if (others & Bitboard::from_file(from.file())).is_empty() {
-                            file = Some(from.file());
-                        } else if (others & Bitboard::from_rank(from.rank())).is_empty() {
-                            rank = Some(from.rank());
-                        } else {
-                            file = Some(from.file());
-                            rank = Some(from.rank());
-                        }
-                    }
-                }
-                San::Normal { role, file, rank, capture: capture.is_some(), to, promotion: None }
-            }
         }
     }
 
     /// Appends the canonical text.
     pub fn append_to(&self, out: &mut String) {
-        // Built as bytes, pushed once: at most `Qa1xb2=Q` (SAN is ASCII).
-        let mut buf = [0u8; 8];
-        let mut n = 0;
-        let mut push = |c: char| {
-            buf[n] = c as u8;
-            n += 1;
-        };
-        match *self {
-            San::Castle(CastlingSide::KingSide) => return out.push_str("O-O"),
-            San::Castle(CastlingSide::QueenSide) => return out.push_str("O-O-O"),
-            San::Null => return out.push_str("--"),
-            San::Normal { role, file, rank, capture, to, promotion } => {
-                if role != Role::Pawn {
-                    push(role.upper_char());
-                }
-                if let Some(f) = file {
-                    push(f.char());
-                }
-                if let Some(r) = rank {
-                    push(r.char());
-                }
-                if capture {
-                    push('x');
-                }
-                push(to.file().char());
-                push(to.rank().char());
-                if let Some(p) = promotion {
-                    push('=');
-                    push(p.upper_char());
-                }
-            }
-        }
+        let (buf, n) = self.ascii();
         out.push_str(std::str::from_utf8(&buf[..n]).unwrap_or_default());
+    }
+
+    /// Appends the canonical text as bytes (SAN is ASCII): the replay's
+    /// way, which does not pay for checking that it is UTF-8 per move.
+    #[inline]
+    pub fn append_ascii(&self, out: &mut Vec<u8>) {
+        let (buf, n) = self.ascii();
+        // The whole buffer in one fixed-size copy, then the end cut.
+        let end = out.len() + n;
+        out.extend_from_slice(&buf);
+        out.truncate(end);
+    }
+
+    /// The canonical text in a buffer of its longest length (`Qa1xb2=Q`)
+    /// and its length.
+    #[inline]
+    fn ascii(&self) -> ([u8; 8], usize) {
+        let (role, file, rank, capture, to, promotion) = match *self {
+            San::Castle(CastlingSide::KingSide) => return (*b"O-O\0\0\0\0\0", 3),
+            San::Castle(CastlingSide::QueenSide) => return (*b"O-O-O\0\0\0", 5),
+            San::Null => return (*b"--\0\0\0\0\0\0", 2),
+            San::Normal { role, file, rank, capture, to, promotion } => {
+                (role, file, rank, capture, to, promotion)
+            }
+        };
+        // Each part is written at the end, then kept (the end moves past
+        // it) or not: no branch per part, and the end stays within 8.
+        let mut buf = [0u8; 8];
+        buf[0] = role.upper_char() as u8;
+        let mut n = usize::from(role != Role::Pawn);
+        buf[n] = file.map_or(0, |f| f.char() as u8);
+        n += usize::from(file.is_some());
+        buf[n] = rank.map_or(0, |r| r.char() as u8);
+        n += usize::from(rank.is_some());
+        buf[n] = b'x';
+        n += usize::from(capture);
+        buf[n] = to.file().char() as u8;
+        buf[n + 1] = to.rank().char() as u8;
+        n += 2;
+        if let Some(p) = promotion {
+            buf[n] = b'=';
+            buf[n + 1] = p.upper_char() as u8;
+            n += 2;
+        }
+        (buf, n)
     }
 }
 
@@ -458,6 +495,18 @@ impl SanPlus {
     /// Writes `m` (legal in `pos`) as SAN with `+`/`#`, and plays it.
     pub fn from_move_and_play(pos: &mut Position, m: Move) -> SanPlus {
         let san = San::from_move(pos, m);
+        SanPlus::with_suffix_after(pos, m, san)
+    }
+
+    /// [`SanPlus::from_move_and_play`] for a move that no other legal move
+    /// of its role to its square rivals (see [`San::from_unique_move`]).
+    pub fn from_unique_move_and_play(pos: &mut Position, m: Move) -> SanPlus {
+        SanPlus::with_suffix_after(pos, m, San::from_unique_move(m))
+    }
+
+    /// Plays `m` and adds the suffix of the position it leads to.
+    #[inline]
+    fn with_suffix_after(pos: &mut Position, m: Move, san: San) -> SanPlus {
         pos.play_unchecked(m);
         let suffix = if pos.is_check() {
             Some(if pos.has_legal_moves() { Suffix::Check } else { Suffix::Checkmate })
@@ -475,10 +524,17 @@ impl SanPlus {
     /// Appends the text.
     pub fn append_to(&self, out: &mut String) {
         self.san.append_to(out);
-        match self.suffix {
-            Some(Suffix::Check) => out.push('+'),
-            Some(Suffix::Checkmate) => out.push('#'),
-            None => {}
+        if let Some(suffix) = self.suffix {
+            out.push(suffix.char());
+        }
+    }
+
+    /// Appends the text as bytes (see [`San::append_ascii`]).
+    #[inline]
+    pub fn append_ascii(&self, out: &mut Vec<u8>) {
+        self.san.append_ascii(out);
+        if let Some(suffix) = self.suffix {
+            out.push(suffix.char() as u8);
         }
     }
 }
@@ -691,7 +747,7 @@ fn role_name(role: Role) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::notation::fen::parse_position;
+    use crate::notation::fen::{parse_position, write};
 
     fn play(fen: &str, text: &str) -> Result<String, String> {
         let pos = if fen.is_empty() { Position::new() } else { parse_position(fen).unwrap() };
@@ -856,6 +912,50 @@ mod tests {
     }
 
     #[test]
+    fn bytes_and_text_agree_and_unique_moves_need_no_disambiguation() {
+        // Every legal move of random play and of positions with rivals:
+        // the byte writer and the text writer give the same SAN, and the
+        // SAN without rival search equals the canonical one exactly when
+        // no other legal move of the role reaches the square.
+        let mut positions: Vec<Position> = [
+            "4k3/8/8/8/8/8/8/R3K2R w KQ - 0 1",
+            "1k6/8/8/3N1N2/8/3N1N2/8/4K3 w - - 0 1",
+            "k7/4P3/8/8/8/8/8/4K2R w K - 0 1",
+            "2k5/8/8/8/Q6Q/8/8/Q3K3 w - - 0 1",
+        ]
+        .iter()
+        .map(|fen| parse_position(fen).unwrap())
+        .collect();
+        crate::chess::position::random_play(0x51ed_270b_2763_7ab1, 200, |pos| {
+            positions.push(pos.clone());
+        });
+        let (mut with_rivals, mut moves) = (0, 0);
+        for pos in &positions {
+            let mut legal = MoveList::new();
+            pos.legal_moves(&mut legal);
+            for &m in legal.iter() {
+                moves += 1;
+                let plus = SanPlus::from_move(pos, m);
+                let mut bytes = b"x ".to_vec();
+                plus.append_ascii(&mut bytes);
+                assert_eq!(bytes, format!("x {plus}").into_bytes());
+                let rivals = legal
+                    .iter()
+                    .filter(|o| o.role() == m.role() && o.to() == m.to() && o.from() != m.from())
+                    .count();
+                let unique = San::from_unique_move(m);
+                if rivals == 0 || m.role() == Role::Pawn {
+                    assert_eq!(unique, plus.san, "{plus} at {}", write(pos));
+                } else {
+                    with_rivals += 1;
+                    assert_ne!(unique, plus.san, "{plus} at {}", write(pos));
+                }
+            }
+        }
+        assert!(moves > 5_000 && with_rivals > 20, "{moves} moves, {with_rivals} with rivals");
+    }
+
+    #[test]
     fn quick_move_agrees_with_the_general_path() {
         // Every text of the quick shapes (with and without `+`/`#`) in every
         // language, on positions of random play and a few with pins,
@@ -902,6 +1002,15 @@ mod tests {
                         assert_eq!(
                             parse_move(pos, text, lang).ok(),
                             Some(m),
+                            "{} in {lang:?} at {}",
+                            String::from_utf8_lossy(text),
+                            crate::notation::fen::write(pos)
+                        );
+                        // The replay writes a quick move without looking
+                        // for rivals: the text must be the canonical one.
+                        assert_eq!(
+                            San::from_unique_move(m),
+                            San::from_move(pos, m),
                             "{} in {lang:?} at {}",
                             String::from_utf8_lossy(text),
                             crate::notation::fen::write(pos)
