@@ -91,23 +91,34 @@ impl GameRow {
         let mut header = Header::default();
         let mut tags = Vec::new();
         for (name, value) in record.tags {
-            let slot = match name.to_ascii_lowercase().as_str() {
-                "event" => &mut header.event,
-                "site" => &mut header.site,
-                "date" => &mut header.date,
-                "round" => &mut header.round,
-                "white" => &mut header.white,
-                "black" => &mut header.black,
-                "result" => &mut header.result,
-                "eco" => &mut header.eco,
-                "opening" => &mut header.opening,
-                "timecontrol" => &mut header.time_control,
-                "termination" => &mut header.termination,
-                "whiteelo" if header.white_elo.is_none() && elo(&value).is_some() => {
+            // Tag names are matched without case (and without allocating
+            // a lower-case copy per tag).
+            let mut lower = [0u8; 12];
+            let key = match name.as_bytes() {
+                n if n.len() <= lower.len() => {
+                    lower[..n.len()].copy_from_slice(n);
+                    lower[..n.len()].make_ascii_lowercase();
+                    &lower[..n.len()]
+                }
+                _ => &[][..],
+            };
+            let slot = match key {
+                b"event" => &mut header.event,
+                b"site" => &mut header.site,
+                b"date" => &mut header.date,
+                b"round" => &mut header.round,
+                b"white" => &mut header.white,
+                b"black" => &mut header.black,
+                b"result" => &mut header.result,
+                b"eco" => &mut header.eco,
+                b"opening" => &mut header.opening,
+                b"timecontrol" => &mut header.time_control,
+                b"termination" => &mut header.termination,
+                b"whiteelo" if header.white_elo.is_none() && elo(&value).is_some() => {
                     header.white_elo = elo(&value);
                     continue;
                 }
-                "blackelo" if header.black_elo.is_none() && elo(&value).is_some() => {
+                b"blackelo" if header.black_elo.is_none() && elo(&value).is_some() => {
                     header.black_elo = elo(&value);
                     continue;
                 }
@@ -349,19 +360,22 @@ mod tests {
     #[test]
     fn columns_tags_and_positions() {
         let text = "[Event \"Ch\"]\n[White \"A\"]\n[Black \"B\"]\n[WhiteElo \"2400\"]\n\
-                    [BlackElo \"?\"]\n[eco \"C20\"]\n[Annotator \"X\"]\n[Event \"again\"]\n\n\
+                    [BlackElo \"?\"]\n[eco \"C20\"]\n[TERMINATION \"normal\"]\n[Annotator \"X\"]\n\
+                    [TimeControlNote \"x\"]\n[Event \"again\"]\n\n\
                     1. e4 {hi} e5 2. Qh5 Nc6 3. Bc4 Nf6?? 4. Qxf7# 1-0\n";
         let g = &rows(text, RowOptions::default())[0];
         assert_eq!(g.header.event.as_deref(), Some("Ch"));
         assert_eq!(g.header.white_elo, Some(2400));
         assert_eq!(g.header.black_elo, None);
         assert_eq!(g.header.eco.as_deref(), Some("C20"));
+        assert_eq!(g.header.termination.as_deref(), Some("normal"), "names match in any case");
         assert_eq!(g.header.result.as_deref(), Some("1-0"), "from the result token");
         assert_eq!(
             g.tags,
             [
                 ("BlackElo".to_string(), "?".to_string()),
                 ("Annotator".to_string(), "X".to_string()),
+                ("TimeControlNote".to_string(), "x".to_string()),
                 ("Event".to_string(), "again".to_string())
             ]
         );
