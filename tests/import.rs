@@ -479,3 +479,45 @@ fn a_full_disk_stops_the_import_with_whole_games_kept() {
     let conn = Connection::open(&db).unwrap();
     assert_eq!(count(&conn, "SELECT count(*) FROM games"), 1091);
 }
+
+#[test]
+fn tag_pairs_keep_their_order_and_text() {
+    // Tags without a `games` column, with PGN escapes, non-ASCII text, a
+    // control character and a repeated name, read back through the `tags`
+    // view and `show`; a game without other tags has no `game_tags` row.
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("tags.pgn");
+    std::fs::write(
+        &pgn,
+        "[Event \"E\"]\n[Annotator \"A \\\"B\\\" \\\\ C\"]\n[Remark \"Ünal\tÖz\"]\n\
+         [Annotator \"second\"]\n[Link \"https://x/y?a=1&b=[2]\"]\n\n1. e4 e5 1/2-1/2\n\n\
+         [Event \"F\"]\n[White \"W\"]\n\n1. d4 1-0\n",
+    )
+    .unwrap();
+    let db = dir.path().join("t.db");
+    let (code, err) = import(&db, &[pgn.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let conn = Connection::open(&db).unwrap();
+    let mut st = conn.prepare("SELECT game_id, ord, name, value FROM tags").unwrap();
+    let rows: Vec<(i64, i64, String, String)> = st
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let expected = [
+        (1, 0, "Annotator", "A \"B\" \\ C"),
+        (1, 1, "Remark", "Ünal\tÖz"),
+        (1, 2, "Annotator", "second"),
+        (1, 3, "Link", "https://x/y?a=1&b=[2]"),
+    ];
+    let expected: Vec<(i64, i64, String, String)> =
+        expected.iter().map(|&(g, o, n, v)| (g, o, n.to_string(), v.to_string())).collect();
+    assert_eq!(rows, expected);
+    assert_eq!(count(&conn, "SELECT count(*) FROM game_tags"), 1);
+    let out = pgnindex().args(["show", "1", "--format", "json", "--db"]).arg(&db).output().unwrap();
+    let game: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let shown: Vec<(String, String)> = serde_json::from_value(game["tags"].clone()).unwrap();
+    for (_, _, name, value) in &expected {
+        assert!(shown.contains(&(name.clone(), value.clone())), "{name} {value:?} in {shown:?}");
+    }
+}

@@ -669,7 +669,7 @@ fn sql_runs_queries_with_functions_read_only_unless_asked() {
     let dir = tempfile::tempdir().unwrap();
     let copy = scratch_db(dir.path());
     pgnindex()
-        .args(["sql", "--write", "DELETE FROM tags", "--db", &copy])
+        .args(["sql", "--write", "DELETE FROM game_tags", "--db", &copy])
         .assert()
         .success()
         .stderr(predicate::str::contains("rows changed"));

@@ -14,6 +14,7 @@ pub use header::Header;
 const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0001_init.sql"),
     include_str!("../../migrations/0002_query_indexes.sql"),
+    include_str!("../../migrations/0003_game_tags.sql"),
 ];
 
 /// Page size of new databases.
@@ -152,6 +153,10 @@ pub fn open_for_import(path: &Path, sharing: Sharing) -> Result<Connection, DbEr
         }
     }
     conn.pragma_update(None, "synchronous", "NORMAL").map_err(sqlite(path))?;
+    // This SQLite enforces foreign keys by default (a build option of the
+    // bundled library): a lookup per inserted row, for references the
+    // importer makes consistent itself.
+    conn.pragma_update(None, "foreign_keys", false).map_err(sqlite(path))?;
     migrate(&conn, path)?;
     Ok(conn)
 }
@@ -286,5 +291,52 @@ mod tests {
         std::fs::write(&text, "this is not sqlite, just text that is long enough........").unwrap();
         let err = open_read_only(&text).unwrap_err().to_string();
         assert!(err.contains("text.db") && err.contains("not a database"), "{err}");
+    }
+
+    #[test]
+    fn version_2_tags_move_into_game_tags_and_read_the_same() {
+        // A version-2 database with tag rows (out of order, a quote, a
+        // repeated name, non-ASCII), brought to the current version: the
+        // `tags` view shows exactly the rows the table held.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v2.db");
+        let conn = Connection::open(&path).unwrap();
+        // No games rows: tags of deleted games must move too.
+        conn.pragma_update(None, "foreign_keys", false).unwrap();
+        for (i, sql) in MIGRATIONS[..2].iter().enumerate() {
+            conn.execute_batch(sql).unwrap();
+            conn.pragma_update(None, "user_version", i as i64 + 1).unwrap();
+        }
+        let rows: Vec<(i64, i64, String, String)> = vec![
+            (1, 0, "Annotator".into(), "A \"B\" \\ C".into()),
+            (1, 1, "UTCDate".into(), "2024.01.02".into()),
+            (1, 2, "Annotator".into(), "Ünal".into()),
+            (3, 0, "Link".into(), "https://x/\t1".into()),
+        ];
+        for (game, ord, name, value) in rows.iter().rev() {
+            conn.execute(
+                "INSERT INTO tags (game_id, ord, name, value) VALUES (?1, ?2, ?3, ?4)",
+                rusqlite::params![game, ord, name, value],
+            )
+            .unwrap();
+        }
+        drop(conn);
+        let conn = open_for_write(&path).unwrap();
+        assert_eq!(user_version(&conn, &path).unwrap(), SCHEMA_VERSION);
+        let read = |sql: &str| -> Vec<(i64, i64, String, String)> {
+            let mut st = conn.prepare(sql).unwrap();
+            let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)));
+            rows.unwrap().collect::<Result<_, _>>().unwrap()
+        };
+        assert_eq!(read("SELECT game_id, ord, name, value FROM tags ORDER BY game_id, ord"), rows);
+        assert_eq!(read("SELECT game_id, ord, name, value FROM tags WHERE game_id = 3"), rows[3..]);
+        let games: i64 =
+            conn.query_row("SELECT count(*) FROM game_tags", [], |r| r.get(0)).unwrap();
+        assert_eq!(games, 2);
+        // Found by the key of game_tags, not by reading every row.
+        let plan: String = conn
+            .query_row("EXPLAIN QUERY PLAN SELECT * FROM tags WHERE game_id = 3", [], |r| r.get(3))
+            .unwrap();
+        assert!(plan.contains("INTEGER PRIMARY KEY"), "{plan}");
     }
 }

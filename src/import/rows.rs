@@ -47,8 +47,9 @@ pub struct GameRow {
     pub offset: u64,
     /// The `games` columns taken from tags.
     pub header: Header,
-    /// The other tag pairs, in order.
-    pub tags: Vec<(String, String)>,
+    /// The other tag pairs, in order, as the JSON text `game_tags.pairs`
+    /// holds (`[["Annotator","X"],…]`); `None` when there are none.
+    pub tags: Option<String>,
     /// Half-moves replayed.
     pub ply_count: u32,
     /// The start position if not the standard one.
@@ -161,6 +162,9 @@ impl GameRow {
                 fens = record.fens.into_iter().take(positions.len()).collect();
             }
         }
+        // An array of two-string arrays: serde_json escapes what JSON
+        // needs escaped and keeps the rest of the UTF-8 as it is.
+        let tags = (!tags.is_empty()).then(|| serde_json::to_string(&tags).unwrap_or_default());
         let final_fen = (!record.no_start).then(|| fen::write(&record.final_position));
         let dedupe_key = dedupe_key(&header, record.start_fen.as_deref(), &record.san);
         GameRow {
@@ -371,13 +375,10 @@ mod tests {
         assert_eq!(g.header.termination.as_deref(), Some("normal"), "names match in any case");
         assert_eq!(g.header.result.as_deref(), Some("1-0"), "from the result token");
         assert_eq!(
-            g.tags,
-            [
-                ("BlackElo".to_string(), "?".to_string()),
-                ("Annotator".to_string(), "X".to_string()),
-                ("TimeControlNote".to_string(), "x".to_string()),
-                ("Event".to_string(), "again".to_string())
-            ]
+            g.tags.as_deref(),
+            Some(
+                r#"[["BlackElo","?"],["Annotator","X"],["TimeControlNote","x"],["Event","again"]]"#
+            )
         );
         assert_eq!(g.moves, "e4 e5 Qh5 Nc6 Bc4 Nf6 Qxf7#");
         assert_eq!(g.movetext, "1. e4 {hi} e5 2. Qh5 Nc6 3. Bc4 Nf6?? 4. Qxf7# 1-0");

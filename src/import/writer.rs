@@ -197,8 +197,7 @@ const INSERT_GAME: &str =
 // one, SQLite copies every already-dirty page a statement touches (the
 // last page of `games`, for each game) into the journal first.
 
-const INSERT_TAG: &str =
-    "INSERT OR ROLLBACK INTO tags (game_id, ord, name, value) VALUES (?1, ?2, ?3, ?4)";
+const INSERT_TAGS: &str = "INSERT OR ROLLBACK INTO game_tags (game_id, pairs) VALUES (?1, ?2)";
 const INSERT_ERROR: &str =
     "INSERT OR ROLLBACK INTO import_errors (source_id, game_number, game_id, kind, \
     byte_offset, line, \"column\", message) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
@@ -446,7 +445,7 @@ impl Writer {
         // (a binary file, prose): reported, not stored.
         let not_a_game = game.ply_count == 0
             && game.error.is_some()
-            && game.tags.is_empty()
+            && game.tags.is_none()
             && game.header == Header::default();
         if not_a_game || game.skipped_variant.is_some() {
             let message = match &game.skipped_variant {
@@ -508,12 +507,11 @@ impl Writer {
                 ])
             })
             .map_err(|e| self.sqlite(e))?;
-        if !game.tags.is_empty() {
-            let mut st = self.conn.prepare_cached(INSERT_TAG).map_err(|e| self.sqlite(e))?;
-            for (ord, (name, value)) in game.tags.iter().enumerate() {
-                st.execute(params![id, ord as i64, name, value])
-                    .map_err(|e| WriteError::Sqlite { path: self.path.clone(), error: e })?;
-            }
+        if let Some(pairs) = &game.tags {
+            self.conn
+                .prepare_cached(INSERT_TAGS)
+                .and_then(|mut st| st.execute(params![id, pairs]))
+                .map_err(|e| self.sqlite(e))?;
         }
         // Game ids and plies fit the 16-byte pending row: games beyond
         // 4 billion are not a concern, and plies beyond 65,535 are not
