@@ -49,7 +49,7 @@ fn replay_all(data: &[u8]) -> Vec<GameRecord> {
 
 /// The value of tag `name` in `game`, if any.
 fn tag<'g>(game: &'g GameRecord, name: &str) -> Option<&'g str> {
-    game.tags.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    game.tags.iter().find(|&(n, _)| n == name).map(|(_, v)| v)
 }
 
 /// Asserts that `game` is [`GOOD`], read in full.
@@ -615,8 +615,7 @@ fn latin1_tag_values_are_decoded() {
     let expected = [("Event", "Café été"), ("White", "Müller, Jörg"), ("Black", "€ “q” \"à\"")];
     let games = replay_all(input);
     assert_eq!(games.len(), 1);
-    let tags: Vec<(&str, &str)> =
-        games[0].tags.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+    let tags: Vec<(&str, &str)> = games[0].tags.iter().collect();
     assert_eq!(tags, expected);
     // The same through RawTag::decode in a visitor.
     let ev = events(input);

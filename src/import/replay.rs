@@ -15,6 +15,7 @@
 
 use std::ops::ControlFlow;
 
+use super::tags::TagPairs;
 use crate::chess::{Move, Position};
 use crate::notation::fen;
 use crate::notation::lang::Lang;
@@ -57,7 +58,7 @@ pub struct GameRecord {
     /// Byte offset of the game's start in the block.
     pub offset: usize,
     /// Tag pairs in order, decoded (empty unless asked for).
-    pub tags: Vec<(String, String)>,
+    pub tags: TagPairs,
     /// The start position if not the standard one (FEN tag).
     pub start_fen: Option<String>,
     /// `true` for Chess960 (by `Variant` tag or by non-standard castling).
@@ -435,14 +436,16 @@ impl<'a> Visitor<'a> for Replayer<'a> {
         GameRecord {
             offset: self.offset,
             tags: if self.options.tags {
-                self.tags
-                    .iter()
-                    .map(|(n, v)| {
-                        (String::from_utf8_lossy(n).into_owned(), v.decode().into_owned())
-                    })
-                    .collect()
+                // Decoding changes the length only for escapes (shorter)
+                // and bytes that are not UTF-8 (longer, rare).
+                let bytes = self.tags.iter().map(|(n, v)| n.len() + v.0.len()).sum();
+                let mut tags = TagPairs::with_capacity(self.tags.len(), bytes);
+                for (name, value) in &self.tags {
+                    tags.push(&String::from_utf8_lossy(name), &value.decode());
+                }
+                tags
             } else {
-                Vec::new()
+                TagPairs::new()
             },
             start_fen: self.start_fen.take(),
             chess960: self.chess960,

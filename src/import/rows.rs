@@ -90,8 +90,9 @@ impl GameRow {
     pub fn build(game: LocatedGame, options: RowOptions) -> GameRow {
         let record = game.record;
         let mut header = Header::default();
-        let mut tags = Vec::new();
-        for (name, value) in record.tags {
+        // Pairs without a column (or a column's repeated tag), by index.
+        let mut others = vec![false; record.tags.len()];
+        for (i, (name, value)) in record.tags.iter().enumerate() {
             // Tag names are matched without case (and without allocating
             // a lower-case copy per tag).
             let mut lower = [0u8; 12];
@@ -115,25 +116,25 @@ impl GameRow {
                 b"opening" => &mut header.opening,
                 b"timecontrol" => &mut header.time_control,
                 b"termination" => &mut header.termination,
-                b"whiteelo" if header.white_elo.is_none() && elo(&value).is_some() => {
-                    header.white_elo = elo(&value);
+                b"whiteelo" if header.white_elo.is_none() && elo(value).is_some() => {
+                    header.white_elo = elo(value);
                     continue;
                 }
-                b"blackelo" if header.black_elo.is_none() && elo(&value).is_some() => {
-                    header.black_elo = elo(&value);
+                b"blackelo" if header.black_elo.is_none() && elo(value).is_some() => {
+                    header.black_elo = elo(value);
                     continue;
                 }
                 _ => {
-                    tags.push((name, value));
+                    others[i] = true;
                     continue;
                 }
             };
             // A repeated tag keeps its first value in the column; the
             // others are kept as tag pairs.
             if slot.is_none() {
-                *slot = Some(value);
+                *slot = Some(value.to_string());
             } else {
-                tags.push((name, value));
+                others[i] = true;
             }
         }
         if header.result.is_none() {
@@ -162,9 +163,7 @@ impl GameRow {
                 fens = record.fens.into_iter().take(positions.len()).collect();
             }
         }
-        // An array of two-string arrays: serde_json escapes what JSON
-        // needs escaped and keeps the rest of the UTF-8 as it is.
-        let tags = (!tags.is_empty()).then(|| serde_json::to_string(&tags).unwrap_or_default());
+        let tags = record.tags.to_json(|i| others[i]);
         let final_fen = (!record.no_start).then(|| fen::write(&record.final_position));
         let dedupe_key = dedupe_key(&header, record.start_fen.as_deref(), &record.san);
         GameRow {
@@ -292,7 +291,8 @@ fn normalise_ascii_into(value: &[u8], out: &mut String) {
 /// confirmed with [`GameRow::same_game`].
 fn dedupe_key(header: &Header, start_fen: Option<&str>, moves: &str) -> i64 {
     let mut h = Xxh3::new();
-    let mut text = String::new();
+    // Room for the usual value (normalising never lengthens ASCII).
+    let mut text = String::with_capacity(64);
     for field in
         [&header.white, &header.black, &header.date, &header.event, &header.round, &header.result]
     {
