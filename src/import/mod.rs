@@ -4,6 +4,7 @@
 //! writer thread (`writer`, driven by `pipeline`).
 
 mod checkpoint;
+mod flush;
 pub mod parallel;
 pub mod pipeline;
 pub mod replay;

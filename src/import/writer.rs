@@ -24,6 +24,7 @@ use std::time::Instant;
 use rusqlite::{params, Connection, OptionalExtension};
 
 use super::checkpoint::Checkpointer;
+use super::flush::Flusher;
 use super::rows::{GameRow, Header, StoredGame};
 use super::segments::{self, Fens, PendingPosition, NO_MOVE};
 use crate::db::{self, DbError, Sharing};
@@ -177,6 +178,8 @@ pub struct Writer {
     /// Copies the log into the database file beside the writer (`None`:
     /// SQLite's automatic checkpoint on this connection).
     checkpointer: Option<Checkpointer>,
+    /// Syncs the database file alongside (see [`Flusher`]).
+    flusher: Option<Flusher>,
 }
 
 impl std::fmt::Debug for Writer {
@@ -249,6 +252,7 @@ impl Writer {
             totals: Totals::default(),
             problems,
             checkpointer: None,
+            flusher: None,
         };
         writer
             .conn
@@ -260,6 +264,7 @@ impl Writer {
         if options.sharing == Sharing::Readers {
             writer.checkpointer = Checkpointer::start(path);
         }
+        writer.flusher = Flusher::start(path);
         if writer.checkpointer.is_some() {
             writer
                 .conn
@@ -682,7 +687,11 @@ impl Writer {
             None => Ok(()),
         };
         after_commit(&self.conn).map_err(|e| self.sqlite(e))?;
-        segments::compact(&self.conn, &after_commit).map_err(|e| self.sqlite(e))
+        segments::compact(&self.conn, &after_commit).map_err(|e| self.sqlite(e))?;
+        if let Some(flusher) = &self.flusher {
+            flusher.request();
+        }
+        Ok(())
     }
 
     /// Ends the current source: commits, and marks it finished (a later
@@ -750,6 +759,9 @@ impl Writer {
         self.commit()?;
         if let Some(checkpointer) = self.checkpointer.take() {
             checkpointer.stop();
+        }
+        if let Some(flusher) = self.flusher.take() {
+            flusher.stop();
         }
         self.conn
             .execute_batch(
