@@ -10,6 +10,10 @@
 # is never committed. Each file is followed by a line end, so a file that
 # ends without one cannot glue its last game to the next file's tags. The output overshoots SIZE_MB by less than one corpus file.
 # Prints the number of games (`grep -c '^\[Event '`) and the bytes written.
+# DISTINCT=1 makes each pass's games new games for dedupe (its Event tags
+# get a "pass N: " prefix), so that the dedupe index grows as it does for
+# a real collection of that size; without it, later passes repeat the
+# first (import them with --keep-duplicates).
 set -euo pipefail
 
 usage() {
@@ -51,9 +55,13 @@ passes=0
 while ((written < target)); do
     passes=$((passes + 1))
     for f in "${files[@]}"; do
-        cat -- "$f" >>"$tmp"
+        if [[ -n ${DISTINCT:-} ]] && ((passes > 1)); then
+            LC_ALL=C sed "s/^\[Event \"/[Event \"pass $passes: /" -- "$f" >>"$tmp"
+        else
+            cat -- "$f" >>"$tmp"
+        fi
         printf '\n' >>"$tmp"
-        written=$((written + $(stat -c %s -- "$f") + 1))
+        written=$(stat -c %s -- "$tmp")
         ((written < target)) || break
     done
 done
