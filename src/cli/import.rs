@@ -13,7 +13,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use pgnindex::db::{self, Sharing};
 use pgnindex::import::pipeline::{self, ImportOptions, Observer};
 use pgnindex::import::rows::RowOptions;
-use pgnindex::import::writer::{Problem, WriterOptions};
+use pgnindex::import::writer::{Problem, WriterOptions, BATCH_GAMES_WITHOUT_POSITIONS};
 use pgnindex::notation::lang::Lang;
 use pgnindex::pgn::source::{InputName, SourceError};
 
@@ -141,7 +141,14 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<ExitCode> {
         writer: WriterOptions {
             keep_duplicates: args.keep_duplicates,
             strict: args.strict,
-            batch_games: args.batch_games.unwrap_or(WriterOptions::default().batch_games).max(1),
+            batch_games: args
+                .batch_games
+                .unwrap_or(if args.no_positions {
+                    BATCH_GAMES_WITHOUT_POSITIONS
+                } else {
+                    WriterOptions::default().batch_games
+                })
+                .max(1),
             max_pages: args.max_db_pages,
             sharing: if args.exclusive { Sharing::Exclusive } else { Sharing::Readers },
             ..WriterOptions::default()
