@@ -15,6 +15,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0001_init.sql"),
     include_str!("../../migrations/0002_query_indexes.sql"),
     include_str!("../../migrations/0003_game_tags.sql"),
+    include_str!("../../migrations/0004_dedupe_segments.sql"),
 ];
 
 /// Page size of new databases.
@@ -338,5 +339,48 @@ mod tests {
             .query_row("EXPLAIN QUERY PLAN SELECT * FROM tags WHERE game_id = 3", [], |r| r.get(3))
             .unwrap();
         assert!(plan.contains("INTEGER PRIMARY KEY"), "{plan}");
+    }
+
+    #[test]
+    fn version_3_dedupe_keys_move_into_a_segment_the_importer_searches() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v3.db");
+        let conn = Connection::open(&path).unwrap();
+        for (i, sql) in MIGRATIONS[..3].iter().enumerate() {
+            conn.execute_batch(sql).unwrap();
+            conn.pragma_update(None, "user_version", i as i64 + 1).unwrap();
+        }
+        conn.execute_batch(
+            "INSERT INTO games (id, ply_count, moves, movetext, dedupe_key) VALUES \
+             (1, 0, '', '', 42), (2, 0, '', '', -7), (3, 0, '', '', 42)",
+        )
+        .unwrap();
+        drop(conn);
+        let conn = open_for_write(&path).unwrap();
+        assert_eq!(user_version(&conn, &path).unwrap(), SCHEMA_VERSION);
+        let old_index: i64 = conn
+            .query_row("SELECT count(*) FROM sqlite_master WHERE name = 'games_dedupe'", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(old_index, 0);
+        let mut index = crate::import::dedupe::DedupeIndex::open(&conn).unwrap();
+        let mut ids = Vec::new();
+        for (key, expected) in [(42, vec![1, 3]), (-7, vec![2]), (5, vec![])] {
+            index.candidates(&conn, key, &mut ids).unwrap();
+            ids.sort_unstable();
+            assert_eq!(ids, expected, "key {key}");
+        }
+        // In a new database the migration's segment is empty, and dropped.
+        let fresh = open_for_write(&dir.path().join("new.db")).unwrap();
+        crate::import::dedupe::DedupeIndex::open(&fresh).unwrap();
+        let segments: i64 = fresh
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE name GLOB 'dedupe_[0-9]*'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(segments, 0);
     }
 }

@@ -3,7 +3,9 @@
 //! the rows of each game (`rows`, with the tag pairs of `tags`), and storing them in SQLite with one
 //! writer thread (`writer`, driven by `pipeline`).
 
+mod bloom;
 mod checkpoint;
+pub mod dedupe;
 mod flush;
 pub mod parallel;
 pub mod pipeline;

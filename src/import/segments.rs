@@ -146,13 +146,10 @@ fn view_arm(name: &str, with_fens: bool) -> String {
     )
 }
 
-/// One arm of a merge: the stored columns, after a key.
+/// One arm of a merge: the stored columns.
 fn merge_arm(name: &str, with_fens: bool) -> String {
     let fen = if with_fens { "fen" } else { "NULL" };
-    format!(
-        "SELECT hash, game_id, ply_move, {fen} AS fen FROM {name} \
-         WHERE (hash, game_id, ply_move) > (?1, ?2, ?3)"
-    )
+    format!("SELECT hash, game_id, ply_move, {fen} AS fen FROM {name}")
 }
 
 /// Rewrites `positions` as the union of the registered segments.
@@ -221,42 +218,11 @@ fn merge(
     let with_fens = parts.iter().any(|p| p.1);
     let (id, name) = next_segment(conn)?;
     conn.execute_batch(&table_sql(&name, with_fens))?;
-    let union: Vec<String> = parts.iter().map(|(n, f)| merge_arm(n, *f)).collect();
+    let arms: Vec<String> = parts.iter().map(|(n, f)| merge_arm(n, *f)).collect();
     let columns =
         if with_fens { "hash, game_id, ply_move, fen" } else { "hash, game_id, ply_move" };
-    let copy = format!(
-        "INSERT OR ROLLBACK INTO {name} ({columns}) SELECT {columns} FROM ({} ORDER BY 1, 2, 3 LIMIT ?4)",
-        union.join(" UNION ALL ")
-    );
-    let last_sql = format!(
-        "SELECT hash, game_id, ply_move FROM {name} \
-         ORDER BY hash DESC, game_id DESC, ply_move DESC LIMIT 1"
-    );
-    let mut after: (i64, i64, i64) = (i64::MIN, -1, -1);
-    let mut total = 0i64;
-    loop {
-        conn.execute_batch("BEGIN IMMEDIATE")?;
-        let copied =
-            conn.execute(&copy, params![after.0, after.1, after.2, MERGE_CHUNK]).and_then(|n| {
-                conn.query_row(&last_sql, [], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-                    .map(|last| (n, last))
-            });
-        match copied {
-            Ok((n, last)) => {
-                conn.execute_batch("COMMIT")?;
-                after_commit(conn)?;
-                total += n as i64;
-                after = last;
-                if (n as i64) < MERGE_CHUNK {
-                    break;
-                }
-            }
-            Err(e) => {
-                let _ = conn.execute_batch("ROLLBACK");
-                return Err(e);
-            }
-        }
-    }
+    let key = ["hash", "game_id", "ply_move"];
+    let total = copy_merged(conn, &name, columns, &key, &arms, after_commit)?;
     conn.execute_batch("BEGIN IMMEDIATE")?;
     let swap = || -> rusqlite::Result<()> {
         for (part, _) in parts {
@@ -274,6 +240,69 @@ fn merge(
         Err(e) => {
             let _ = conn.execute_batch("ROLLBACK");
             Err(e)
+        }
+    }
+}
+
+/// Copies the rows of `arms` (each `SELECT columns FROM table`, of a
+/// table keyed by `key`, whose first column is any integer and the others
+/// are not negative) into the table `dest`, in key order, [`MERGE_CHUNK`]
+/// rows per transaction, calling `after_commit` after each. Returns the
+/// rows copied. A cut copy leaves `dest` partly filled: the caller
+/// registers it only once this returns.
+pub(super) fn copy_merged(
+    conn: &Connection,
+    dest: &str,
+    columns: &str,
+    key: &[&str],
+    arms: &[String],
+    after_commit: &dyn Fn(&Connection) -> rusqlite::Result<()>,
+) -> rusqlite::Result<i64> {
+    let key_list = key.join(", ");
+    let after_list: Vec<String> = (1..=key.len()).map(|i| format!("?{i}")).collect();
+    let filter = format!(" WHERE ({key_list}) > ({})", after_list.join(", "));
+    let union: Vec<String> = arms.iter().map(|arm| format!("{arm}{filter}")).collect();
+    let order: Vec<String> = (1..=key.len()).map(|i| i.to_string()).collect();
+    let copy = format!(
+        "INSERT OR ROLLBACK INTO {dest} ({columns}) SELECT {columns} FROM ({} ORDER BY {} LIMIT ?{})",
+        union.join(" UNION ALL "),
+        order.join(", "),
+        key.len() + 1
+    );
+    let descending: Vec<String> = key.iter().map(|k| format!("{k} DESC")).collect();
+    let last_sql =
+        format!("SELECT {key_list} FROM {dest} ORDER BY {} LIMIT 1", descending.join(", "));
+    let mut after: Vec<i64> = vec![-1; key.len()];
+    after[0] = i64::MIN;
+    let mut total = 0i64;
+    loop {
+        conn.execute_batch("BEGIN IMMEDIATE")?;
+        let copied = conn
+            .execute(&copy, rusqlite::params_from_iter(after.iter().chain([&MERGE_CHUNK])))
+            .and_then(|n| {
+                // Where the next chunk starts, if there is one.
+                if (n as i64) < MERGE_CHUNK {
+                    return Ok((n, None));
+                }
+                conn.query_row(&last_sql, [], |r| {
+                    (0..key.len()).map(|i| r.get::<_, i64>(i)).collect::<rusqlite::Result<Vec<_>>>()
+                })
+                .map(|last| (n, Some(last)))
+            });
+        match copied {
+            Ok((n, last)) => {
+                conn.execute_batch("COMMIT")?;
+                after_commit(conn)?;
+                total += n as i64;
+                match last {
+                    Some(last) => after = last,
+                    None => return Ok(total),
+                }
+            }
+            Err(e) => {
+                let _ = conn.execute_batch("ROLLBACK");
+                return Err(e);
+            }
         }
     }
 }

@@ -2,8 +2,9 @@
 //! stores them in SQLite.
 //!
 //! Transactions hold whole games: a batch of games is inserted (games and
-//! tags as they come, so dedupe lookups see them), then the batch's
-//! position rows, sorted by key, and the source's counters and
+//! tags as they come; their dedupe keys wait in the [`DedupeIndex`], which
+//! lookups search too), then the batch's position rows and dedupe keys,
+//! each sorted by key, and the source's counters and
 //! `resume_offset`, then one COMMIT. A kill at any moment leaves the games
 //! of the committed batches, and the next run of the same input resumes
 //! after the last committed byte. Position rows reach the B-tree in key
@@ -24,6 +25,7 @@ use std::time::Instant;
 use rusqlite::{params, Connection, OptionalExtension};
 
 use super::checkpoint::Checkpointer;
+use super::dedupe::DedupeIndex;
 use super::flush::Flusher;
 use super::rows::{GameRow, Header, StoredGame};
 use super::segments::{self, Fens, PendingPosition, NO_MOVE};
@@ -188,6 +190,10 @@ pub struct Writer {
     checkpointer: Option<Checkpointer>,
     /// Syncs the database file alongside (see [`Flusher`]).
     flusher: Option<Flusher>,
+    /// The dedupe keys.
+    dedupe: DedupeIndex,
+    /// Ids of the games a dedupe lookup found (reused).
+    candidates: Vec<i64>,
 }
 
 impl std::fmt::Debug for Writer {
@@ -212,8 +218,8 @@ const INSERT_TAGS: &str = "INSERT OR ROLLBACK INTO game_tags (game_id, pairs) VA
 const INSERT_ERROR: &str =
     "INSERT OR ROLLBACK INTO import_errors (source_id, game_number, game_id, kind, \
     byte_offset, line, \"column\", message) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
-const SAME_KEY: &str = "SELECT white, black, date, event, round, result, start_fen, moves \
-    FROM games WHERE dedupe_key = ?1";
+const STORED_GAME: &str = "SELECT white, black, date, event, round, result, start_fen, moves \
+    FROM games WHERE id = ?1";
 
 /// The current UTC time as ISO 8601 text, by SQLite.
 const NOW: &str = "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')";
@@ -232,6 +238,8 @@ impl Writer {
         problems: Box<dyn FnMut(Problem) + Send>,
     ) -> Result<Writer, WriteError> {
         let conn = db::open_for_import(path, options.sharing)?;
+        let dedupe = DedupeIndex::open(&conn)
+            .map_err(|error| WriteError::Sqlite { path: path.to_path_buf(), error })?;
         // SQLite's own locks are per transaction; this one (flock, which
         // does not interfere with SQLite's fcntl locks) is held for the
         // whole import and dies with the process.
@@ -261,6 +269,8 @@ impl Writer {
             problems,
             checkpointer: None,
             flusher: None,
+            dedupe,
+            candidates: Vec::new(),
         };
         // A 256 MiB page cache: the dedupe index is read and written at
         // random, one probe per game, and once it outgrows the cache every
@@ -525,6 +535,7 @@ impl Writer {
                 ])
             })
             .map_err(|e| self.sqlite(e))?;
+        self.dedupe.insert(game.dedupe_key, id);
         if let Some(pairs) = &game.tags {
             self.conn
                 .prepare_cached(INSERT_TAGS)
@@ -624,25 +635,37 @@ impl Writer {
 
     /// `true` if a game with the same identity is stored (committed or in
     /// this batch).
-    fn is_duplicate(&self, game: &GameRow) -> Result<bool, WriteError> {
-        let mut st = self.conn.prepare_cached(SAME_KEY).map_err(|e| self.sqlite(e))?;
-        let mut rows = st.query([game.dedupe_key]).map_err(|e| self.sqlite(e))?;
-        while let Some(row) = rows.next().map_err(|e| self.sqlite(e))? {
-            let stored = StoredGame {
-                white: row.get(0).map_err(|e| self.sqlite(e))?,
-                black: row.get(1).map_err(|e| self.sqlite(e))?,
-                date: row.get(2).map_err(|e| self.sqlite(e))?,
-                event: row.get(3).map_err(|e| self.sqlite(e))?,
-                round: row.get(4).map_err(|e| self.sqlite(e))?,
-                result: row.get(5).map_err(|e| self.sqlite(e))?,
-                start_fen: row.get(6).map_err(|e| self.sqlite(e))?,
-                moves: row.get(7).map_err(|e| self.sqlite(e))?,
-            };
-            if game.same_game(&stored) {
-                return Ok(true);
+    fn is_duplicate(&mut self, game: &GameRow) -> Result<bool, WriteError> {
+        let mut ids = std::mem::take(&mut self.candidates);
+        let found = self.dedupe.candidates(&self.conn, game.dedupe_key, &mut ids);
+        let result = found.map_err(|e| self.sqlite(e)).and_then(|()| {
+            for &id in &ids {
+                if game.same_game(&self.stored_game(id)?) {
+                    return Ok(true);
+                }
             }
-        }
-        Ok(false)
+            Ok(false)
+        });
+        self.candidates = ids;
+        result
+    }
+
+    /// The identifying columns of stored game `id`.
+    fn stored_game(&self, id: i64) -> Result<StoredGame, WriteError> {
+        let mut st = self.conn.prepare_cached(STORED_GAME).map_err(|e| self.sqlite(e))?;
+        st.query_row([id], |row| {
+            Ok(StoredGame {
+                white: row.get(0)?,
+                black: row.get(1)?,
+                date: row.get(2)?,
+                event: row.get(3)?,
+                round: row.get(4)?,
+                result: row.get(5)?,
+                start_fen: row.get(6)?,
+                moves: row.get(7)?,
+            })
+        })
+        .map_err(|e| self.sqlite(e))
     }
 
     /// Inserts the batch's positions in key order, updates the source's
@@ -657,6 +680,7 @@ impl Writer {
         let result = self.commit_inner();
         if result.is_err() {
             let _ = self.conn.execute_batch("ROLLBACK");
+            self.dedupe.discard();
             self.in_transaction = false;
         }
         result
@@ -669,6 +693,7 @@ impl Writer {
         positions.clear();
         self.positions = positions;
         self.fens.clear();
+        self.dedupe.write_batch(&self.conn).map_err(|e| self.sqlite(e))?;
         if let Some(s) = &mut self.source {
             let (id, games, dups, errors, pos, resume) =
                 (s.id, s.games, s.duplicates, s.errors, s.positions, s.resume_offset);
@@ -700,7 +725,9 @@ impl Writer {
             None => Ok(()),
         };
         after_commit(&self.conn).map_err(|e| self.sqlite(e))?;
+        self.dedupe.committed(&self.conn).map_err(|e| self.sqlite(e))?;
         segments::compact(&self.conn, &after_commit).map_err(|e| self.sqlite(e))?;
+        self.dedupe.compact(&self.conn, &after_commit).map_err(|e| self.sqlite(e))?;
         if let Some(flusher) = &self.flusher {
             flusher.request();
         }

@@ -1,0 +1,444 @@
+//! [`DedupeIndex`]: finds the stored games that may equal a new one, by
+//! their dedupe key (`games.dedupe_key`).
+//!
+//! The keys live in segments, as the position index does: each import
+//! batch writes its keys, sorted, into a new WITHOUT ROWID table
+//! `dedupe_NNNNNN (key, game_id)` (an append to an empty B-tree), and
+//! [`FANOUT`] segments of one level are merged into one of the next level.
+//! A single index on random keys (schema 3) had every batch rewrite pages
+//! all over it: at a million games nearly all of its pages, written twice
+//! through the log, per batch of 25,000 games.
+//!
+//! A lookup first asks an in-memory [`Bloom`] filter of every stored key,
+//! so that a new game — almost every game — costs no B-tree search; only
+//! a key the filter may hold is looked up in the batch's pending keys and
+//! in each segment. The filter is built from the segments on the first
+//! lookup after the first commit of an import (an import of a few games
+//! into a large database searches the segments directly and never reads
+//! every key), grows by doubling up to [`MAX_FILTER_BITS`], and beyond
+//! that answers "maybe" more often: slower, never wrong.
+
+use std::collections::HashMap;
+
+use rusqlite::{params, Connection};
+
+use super::bloom::{Bloom, BITS_PER_KEY};
+use super::segments::copy_merged;
+
+/// Segments of one level merged together. Lookups search every segment, so
+/// fewer than the position index's: the rows are small and a merge cheap.
+pub const FANOUT: usize = 8;
+
+/// The filter's largest size: 128 MiB, 16 bits for each of 67 million keys.
+pub const MAX_FILTER_BITS: u64 = 1 << 30;
+
+/// Keys the filter has room for when first built, at least.
+const MIN_FILTER_KEYS: u64 = 1 << 20;
+
+/// Level of a segment no merge reaches (schema 4 moved the keys stored
+/// before it into one).
+const TOP_LEVEL: i64 = 1000;
+
+/// Key rows per INSERT statement.
+const ROWS_PER_INSERT: usize = 128;
+
+/// The dedupe keys of the stored games and of the current batch.
+#[derive(Debug)]
+pub struct DedupeIndex {
+    /// The registered segment tables.
+    segments: Vec<String>,
+    /// Keys stored in the segments.
+    stored: u64,
+    /// The current batch's keys: the first game with each key...
+    pending: HashMap<i64, i64>,
+    /// ... and any further game of the batch with a key already pending.
+    pending_more: Vec<(i64, i64)>,
+    /// Every key stored or pending, once built.
+    filter: Option<Bloom>,
+    /// Whether a batch was committed since open.
+    committed: bool,
+    /// Segments per merge.
+    fanout: usize,
+}
+
+impl DedupeIndex {
+    /// Opens the index of the database: drops the tables of a cut merge and
+    /// empty segments, and lists the others. Runs outside any transaction;
+    /// the caller holds the import lock.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub fn open(conn: &Connection) -> rusqlite::Result<DedupeIndex> {
+        DedupeIndex::with_fanout(conn, FANOUT)
+    }
+
+    fn with_fanout(conn: &Connection, fanout: usize) -> rusqlite::Result<DedupeIndex> {
+        let orphans: Vec<String> = conn
+            .prepare(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'dedupe_[0-9]*' \
+                 AND name NOT IN (SELECT name FROM dedupe_segments WHERE rows > 0)",
+            )?
+            .query_map([], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        if !orphans.is_empty() {
+            conn.execute_batch("BEGIN IMMEDIATE")?;
+            let dropped = orphans.iter().try_for_each(|name| {
+                conn.execute("DELETE FROM dedupe_segments WHERE name = ?1", [name])?;
+                conn.execute_batch(&format!("DROP TABLE {name}"))
+            });
+            match dropped {
+                Ok(()) => conn.execute_batch("COMMIT")?,
+                Err(e) => {
+                    let _ = conn.execute_batch("ROLLBACK");
+                    return Err(e);
+                }
+            }
+        }
+        let mut index = DedupeIndex {
+            segments: Vec::new(),
+            stored: 0,
+            pending: HashMap::new(),
+            pending_more: Vec::new(),
+            filter: None,
+            committed: false,
+            fanout: fanout.max(2),
+        };
+        index.reload(conn)?;
+        Ok(index)
+    }
+
+    /// Reads the list of segments.
+    fn reload(&mut self, conn: &Connection) -> rusqlite::Result<()> {
+        let mut st = conn.prepare("SELECT name, rows FROM dedupe_segments ORDER BY id")?;
+        let rows = st.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))?;
+        self.segments.clear();
+        self.stored = 0;
+        for row in rows {
+            let (name, count) = row?;
+            self.segments.push(name);
+            self.stored += count as u64;
+        }
+        Ok(())
+    }
+
+    /// Puts into `out` the ids of the games, stored or in the batch, whose
+    /// key is `key`: those that may be the same game.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub fn candidates(
+        &mut self,
+        conn: &Connection,
+        key: i64,
+        out: &mut Vec<i64>,
+    ) -> rusqlite::Result<()> {
+        out.clear();
+        if self.filter.is_none() && self.committed {
+            self.build_filter(conn, (self.stored * 2).max(MIN_FILTER_KEYS))?;
+        }
+        if let Some(filter) = &self.filter {
+            if !filter.may_contain(key as u64) {
+                return Ok(());
+            }
+        }
+        if let Some(&id) = self.pending.get(&key) {
+            out.push(id);
+            out.extend(self.pending_more.iter().filter(|p| p.0 == key).map(|p| p.1));
+        }
+        for name in &self.segments {
+            let mut st =
+                conn.prepare_cached(&format!("SELECT game_id FROM {name} WHERE key = ?1"))?;
+            let ids = st.query_map([key], |r| r.get::<_, i64>(0))?;
+            for id in ids {
+                out.push(id?);
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds the key of a game stored in the current batch.
+    pub fn insert(&mut self, key: i64, game_id: i64) {
+        if let Some(filter) = &mut self.filter {
+            filter.insert(key as u64);
+        }
+        if let Some(&first) = self.pending.get(&key) {
+            if first != game_id {
+                self.pending_more.push((key, game_id));
+            }
+        } else {
+            self.pending.insert(key, game_id);
+        }
+    }
+
+    /// Builds the filter from every stored and pending key, with room for
+    /// `keys` keys.
+    fn build_filter(&mut self, conn: &Connection, keys: u64) -> rusqlite::Result<()> {
+        let mut filter = Bloom::with_bits(keys.saturating_mul(BITS_PER_KEY).min(MAX_FILTER_BITS));
+        for name in &self.segments {
+            let mut st = conn.prepare(&format!("SELECT key FROM {name}"))?;
+            let mut rows = st.query([])?;
+            while let Some(row) = rows.next()? {
+                filter.insert(row.get::<_, i64>(0)? as u64);
+            }
+        }
+        for key in self.pending.keys().chain(self.pending_more.iter().map(|p| &p.0)) {
+            filter.insert(*key as u64);
+        }
+        self.filter = Some(filter);
+        Ok(())
+    }
+
+    /// Writes the batch's keys as a new segment. Runs inside the batch's
+    /// transaction; [`DedupeIndex::committed`] follows its commit,
+    /// [`DedupeIndex::discard`] its rollback.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub fn write_batch(&mut self, conn: &Connection) -> rusqlite::Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let mut rows: Vec<(i64, i64)> = self.pending.iter().map(|(&k, &id)| (k, id)).collect();
+        rows.extend_from_slice(&self.pending_more);
+        rows.sort_unstable();
+        let (id, name) = new_segment(conn)?;
+        let sql = |n: usize| {
+            format!(
+                "INSERT OR ROLLBACK INTO {name} (key, game_id) VALUES {}",
+                vec!["(?,?)"; n].join(",")
+            )
+        };
+        let bind = |st: &mut rusqlite::Statement<'_>, chunk: &[(i64, i64)]| {
+            for (i, (key, game)) in chunk.iter().enumerate() {
+                st.raw_bind_parameter(2 * i + 1, key)?;
+                st.raw_bind_parameter(2 * i + 2, game)?;
+            }
+            st.raw_execute().map(drop)
+        };
+        let mut full = conn.prepare(&sql(ROWS_PER_INSERT))?;
+        let mut chunks = rows.chunks_exact(ROWS_PER_INSERT);
+        for chunk in &mut chunks {
+            bind(&mut full, chunk)?;
+        }
+        if !chunks.remainder().is_empty() {
+            bind(&mut conn.prepare(&sql(chunks.remainder().len()))?, chunks.remainder())?;
+        }
+        conn.execute(
+            "INSERT INTO dedupe_segments (id, name, level, rows) VALUES (?1, ?2, 0, ?3)",
+            params![id, name, rows.len() as i64],
+        )?;
+        Ok(())
+    }
+
+    /// After the batch's commit: its keys are in a segment.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub fn committed(&mut self, conn: &Connection) -> rusqlite::Result<()> {
+        self.pending.clear();
+        self.pending_more.clear();
+        self.committed = true;
+        self.reload(conn)?;
+        if let Some(filter) = &self.filter {
+            if filter.inserted() * BITS_PER_KEY > filter.bits() && filter.bits() < MAX_FILTER_BITS {
+                self.build_filter(conn, filter.inserted() * 2)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// After a rollback: the batch's keys are gone (the filter may still
+    /// answer "maybe" for them, which costs a lookup, no error).
+    pub fn discard(&mut self) {
+        self.pending.clear();
+        self.pending_more.clear();
+    }
+
+    /// Merges every level that holds the fan-out's number of segments,
+    /// lowest first. Runs outside any transaction, calling `after_commit`
+    /// after each of its own.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub fn compact(
+        &mut self,
+        conn: &Connection,
+        after_commit: &dyn Fn(&Connection) -> rusqlite::Result<()>,
+    ) -> rusqlite::Result<()> {
+        loop {
+            let full: Option<i64> = conn
+                .query_row(
+                    "SELECT level FROM dedupe_segments WHERE level < ?2 GROUP BY level \
+                     HAVING count(*) >= ?1 ORDER BY level LIMIT 1",
+                    params![self.fanout as i64, TOP_LEVEL],
+                    |r| r.get(0),
+                )
+                .map(Some)
+                .or_else(|e| match e {
+                    rusqlite::Error::QueryReturnedNoRows => Ok(None),
+                    e => Err(e),
+                })?;
+            let Some(level) = full else { return self.reload(conn) };
+            self.merge(conn, level, after_commit)?;
+        }
+    }
+
+    /// Merges the segments of `level` into one of the next level.
+    fn merge(
+        &mut self,
+        conn: &Connection,
+        level: i64,
+        after_commit: &dyn Fn(&Connection) -> rusqlite::Result<()>,
+    ) -> rusqlite::Result<()> {
+        let parts: Vec<String> = conn
+            .prepare("SELECT name FROM dedupe_segments WHERE level = ?1 ORDER BY id")?
+            .query_map([level], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        let (id, name) = new_segment(conn)?;
+        let arms: Vec<String> =
+            parts.iter().map(|part| format!("SELECT key, game_id FROM {part}")).collect();
+        let total =
+            copy_merged(conn, &name, "key, game_id", &["key", "game_id"], &arms, after_commit)?;
+        conn.execute_batch("BEGIN IMMEDIATE")?;
+        let swap = || -> rusqlite::Result<()> {
+            for part in &parts {
+                conn.execute("DELETE FROM dedupe_segments WHERE name = ?1", [part])?;
+                conn.execute_batch(&format!("DROP TABLE {part}"))?;
+            }
+            conn.execute(
+                "INSERT INTO dedupe_segments (id, name, level, rows) VALUES (?1, ?2, ?3, ?4)",
+                params![id, name, level + 1, total],
+            )?;
+            Ok(())
+        };
+        match swap() {
+            Ok(()) => conn.execute_batch("COMMIT")?,
+            Err(e) => {
+                let _ = conn.execute_batch("ROLLBACK");
+                return Err(e);
+            }
+        }
+        after_commit(conn)
+    }
+}
+
+/// Creates the next segment table (not yet registered): its id and name.
+fn new_segment(conn: &Connection) -> rusqlite::Result<(i64, String)> {
+    // Past every registered id and every table a cut merge may have left.
+    let id: i64 =
+        conn.query_row("SELECT coalesce(max(id), 0) + 1 FROM dedupe_segments", [], |r| r.get(0))?;
+    let name = format!("dedupe_{id:06}");
+    conn.execute_batch(&format!(
+        "DROP TABLE IF EXISTS {name}; \
+         CREATE TABLE {name} (key INTEGER NOT NULL, game_id INTEGER NOT NULL, \
+         PRIMARY KEY (key, game_id)) WITHOUT ROWID"
+    ))?;
+    Ok((id, name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Keys with many repeats (a few hundred distinct), so that lookups
+    /// find several games per key across segments and the batch.
+    fn key(i: i64) -> i64 {
+        (i * 7919) % 301 - 150
+    }
+
+    fn sorted(mut v: Vec<i64>) -> Vec<i64> {
+        v.sort_unstable();
+        v
+    }
+
+    #[test]
+    fn every_game_with_the_key_is_found_through_merges_and_reopening() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = crate::db::open_for_write(&dir.path().join("t.db")).unwrap();
+        let mut index = DedupeIndex::with_fanout(&conn, 3).unwrap();
+        assert!(index.segments.is_empty(), "the empty segment of a new database is dropped");
+        let mut out = Vec::new();
+        let mut next = 1i64;
+        let expect =
+            |upto: i64, k: i64| -> Vec<i64> { (1..upto).filter(|&i| key(i) == k).collect() };
+        for batch in 0..20 {
+            conn.execute_batch("BEGIN IMMEDIATE").unwrap();
+            // Batches of more than 301 games repeat keys within the batch.
+            for _ in 0..(37 + batch * 31) {
+                // Before the game is added: every earlier game with its
+                // key, from segments and from the batch.
+                index.candidates(&conn, key(next), &mut out).unwrap();
+                assert_eq!(sorted(out.clone()), expect(next, key(next)), "game {next}");
+                index.insert(key(next), next);
+                next += 1;
+            }
+            index.write_batch(&conn).unwrap();
+            conn.execute_batch("COMMIT").unwrap();
+            index.committed(&conn).unwrap();
+            index.compact(&conn, &|_| Ok(())).unwrap();
+            assert!(index.segments.len() <= 3 * 2 + 2, "{:?}", index.segments);
+        }
+        assert!(index.filter.is_some(), "built after the first commit");
+        let levels: i64 =
+            conn.query_row("SELECT max(level) FROM dedupe_segments", [], |r| r.get(0)).unwrap();
+        assert!(levels >= 2, "merged twice over");
+        let stored: i64 =
+            conn.query_row("SELECT sum(rows) FROM dedupe_segments", [], |r| r.get(0)).unwrap();
+        assert_eq!(stored, next - 1);
+
+        // A batch rolled back leaves nothing behind.
+        conn.execute_batch("BEGIN IMMEDIATE").unwrap();
+        index.insert(key(next), next);
+        index.write_batch(&conn).unwrap();
+        conn.execute_batch("ROLLBACK").unwrap();
+        index.discard();
+
+        // A merge cut before its swap leaves an unregistered table: dropped
+        // at the next open, and the keys read the same.
+        conn.execute_batch(
+            "CREATE TABLE dedupe_999999 (key INTEGER NOT NULL, game_id INTEGER NOT NULL, \
+             PRIMARY KEY (key, game_id)) WITHOUT ROWID; INSERT INTO dedupe_999999 VALUES (5, 5)",
+        )
+        .unwrap();
+        let mut reopened = DedupeIndex::with_fanout(&conn, 3).unwrap();
+        let orphan: i64 = conn
+            .query_row("SELECT count(*) FROM sqlite_master WHERE name = 'dedupe_999999'", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(orphan, 0);
+        for k in -150..=150 {
+            reopened.candidates(&conn, k, &mut out).unwrap();
+            assert_eq!(sorted(out.clone()), expect(next, k), "key {k}");
+        }
+    }
+
+    #[test]
+    fn the_filter_grows_and_still_finds_every_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = crate::db::open_for_write(&dir.path().join("t.db")).unwrap();
+        let mut index = DedupeIndex::open(&conn).unwrap();
+        let spread = |i: i64| (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) as i64;
+        let mut out = Vec::new();
+        conn.execute_batch("BEGIN IMMEDIATE").unwrap();
+        index.insert(spread(0), 1);
+        index.write_batch(&conn).unwrap();
+        conn.execute_batch("COMMIT").unwrap();
+        index.committed(&conn).unwrap();
+        index.candidates(&conn, spread(1), &mut out).unwrap();
+        let first_bits = index.filter.as_ref().unwrap().bits();
+        let n = (first_bits / BITS_PER_KEY) as i64 + 10;
+        conn.execute_batch("BEGIN IMMEDIATE").unwrap();
+        for i in 1..=n {
+            index.insert(spread(i), i + 1);
+        }
+        index.write_batch(&conn).unwrap();
+        conn.execute_batch("COMMIT").unwrap();
+        index.committed(&conn).unwrap();
+        assert!(index.filter.as_ref().unwrap().bits() > first_bits, "the filter doubled");
+        for i in (0..=n).step_by(997) {
+            index.candidates(&conn, spread(i), &mut out).unwrap();
+            assert_eq!(out, [i + 1]);
+        }
+    }
+}
