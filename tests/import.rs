@@ -277,6 +277,13 @@ fn duplicates_and_reimports() {
     let (code, stderr) = import(&db, &["--force", twic]);
     assert_eq!(code, 0);
     assert!(stderr.contains("0 games imported, 232 duplicates"), "{stderr}");
+    // The rate counts the games read, duplicates too.
+    let rate: f64 = stderr
+        .split_once(" s (")
+        .and_then(|(_, rest)| rest.split_once(" games/s"))
+        .and_then(|(n, _)| n.parse().ok())
+        .unwrap_or_else(|| panic!("no games/s in {stderr}"));
+    assert!(rate > 0.0, "{stderr}");
 
     // The same games under another name, with other spacing, case and
     // extra tags, are still duplicates; a changed move is not.
