@@ -272,15 +272,15 @@ impl Writer {
             dedupe,
             candidates: Vec::new(),
         };
-        // A 256 MiB page cache: the dedupe index is read and written at
-        // random, one probe per game, and once it outgrows the cache every
-        // probe reads a page back. 11.7 M distinct games without positions
-        // (`DISTINCT=1 benches/bench-input.sh`, 12 GB): 177 s with 128 MiB,
-        // 165 s with 256 or 512 MiB (peak RSS 269, 400, 670 MB).
+        // A 128 MiB page cache. With schema 3's random-order dedupe index
+        // 256 MiB had paid (11.7 M distinct games without positions,
+        // `DISTINCT=1 benches/bench-input.sh`, 12 GB: 177 s with 128 MiB,
+        // 165 s with 256); with the keys in sorted segments both take
+        // 124–126 s, and 128 MiB keeps peak RSS at 300 MB instead of 445.
         writer
             .conn
             .execute_batch(
-                "PRAGMA cache_size = -262144; PRAGMA temp_store = MEMORY; \
+                "PRAGMA cache_size = -131072; PRAGMA temp_store = MEMORY; \
                  PRAGMA wal_autocheckpoint = 16384; PRAGMA synchronous = OFF;",
             )
             .map_err(|e| writer.sqlite(e))?;
