@@ -21,11 +21,11 @@
 //! at the latest the writer's final one — copies them.
 
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{self, SyncSender};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::thread::JoinHandle;
 
 use rusqlite::Connection;
+
+use super::background::Background;
 
 /// Log size past which the writer copies the rest itself so that the log
 /// restarts: in practice after every batch. A log that restarts is
@@ -41,8 +41,7 @@ pub struct Checkpointer {
     wal: PathBuf,
     /// [`WAL_LIMIT`], or less in tests.
     limit: u64,
-    requests: Option<SyncSender<()>>,
-    thread: Option<JoinHandle<()>>,
+    thread: Background,
     /// Held while a checkpoint runs, by either side.
     running: Arc<Mutex<()>>,
 }
@@ -59,29 +58,15 @@ impl Checkpointer {
     pub fn with_limit(path: &Path, limit: u64) -> Option<Checkpointer> {
         let conn = Connection::open(path).ok()?;
         let running = Arc::new(Mutex::new(()));
-        // One pending request is enough: a checkpoint copies every frame
-        // committed before it starts.
-        let (requests, pending) = mpsc::sync_channel::<()>(1);
         let lock = Arc::clone(&running);
-        let thread = std::thread::Builder::new()
-            .name("pgnindex-checkpoint".into())
-            .spawn(move || {
-                while pending.recv().is_ok() {
-                    let _held = lock.lock().unwrap_or_else(PoisonError::into_inner);
-                    // See the module documentation: a failure is harmless.
-                    let _ = conn.execute_batch("PRAGMA wal_checkpoint(PASSIVE)");
-                }
-            })
-            .ok()?;
+        let thread = Background::start("pgnindex-checkpoint", move || {
+            let _held = lock.lock().unwrap_or_else(PoisonError::into_inner);
+            // See the module documentation: a failure is harmless.
+            let _ = conn.execute_batch("PRAGMA wal_checkpoint(PASSIVE)");
+        })?;
         let mut wal = path.as_os_str().to_owned();
         wal.push("-wal");
-        Some(Checkpointer {
-            wal: PathBuf::from(wal),
-            limit,
-            requests: Some(requests),
-            thread: Some(thread),
-            running,
-        })
+        Some(Checkpointer { wal: PathBuf::from(wal), limit, thread, running })
     }
 
     /// After a commit of the writer's connection `conn`: asks the thread
@@ -96,30 +81,15 @@ impl Checkpointer {
         if wal_size > self.limit {
             let _held = self.running.lock().unwrap_or_else(PoisonError::into_inner);
             conn.execute_batch("PRAGMA wal_checkpoint(PASSIVE)")?;
-        } else if let Some(requests) = &self.requests {
-            // Full: a request is pending already.
-            let _ = requests.try_send(());
+        } else {
+            self.thread.request();
         }
         Ok(())
     }
 
     /// Stops the thread (after its running checkpoint).
-    pub fn stop(mut self) {
-        self.shut_down();
-    }
-
-    fn shut_down(&mut self) {
-        self.requests = None;
-        if let Some(thread) = self.thread.take() {
-            // The thread catches nothing; a panic there lost only copying.
-            let _ = thread.join();
-        }
-    }
-}
-
-impl Drop for Checkpointer {
-    fn drop(&mut self) {
-        self.shut_down();
+    pub fn stop(self) {
+        self.thread.stop();
     }
 }
 

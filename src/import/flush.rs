@@ -13,15 +13,12 @@
 
 use std::fs::File;
 use std::path::Path;
-use std::sync::mpsc::{self, SyncSender};
-use std::thread::JoinHandle;
+
+use super::background::Background;
 
 /// The background sync thread of one database file.
 #[derive(Debug)]
-pub struct Flusher {
-    requests: Option<SyncSender<()>>,
-    thread: Option<JoinHandle<()>>,
-}
+pub struct Flusher(Background);
 
 impl Flusher {
     /// Starts the thread for the database file at `path`; `None` if the
@@ -29,45 +26,21 @@ impl Flusher {
     /// goes on without it).
     pub fn start(path: &Path) -> Option<Flusher> {
         let file = File::open(path).ok()?;
-        // One pending request is enough: a sync writes every page written
-        // before it starts.
-        let (requests, pending) = mpsc::sync_channel::<()>(1);
-        let thread = std::thread::Builder::new()
-            .name("pgnindex-flush".into())
-            .spawn(move || {
-                while pending.recv().is_ok() {
-                    let _ = file.sync_data();
-                }
-            })
-            .ok()?;
-        Some(Flusher { requests: Some(requests), thread: Some(thread) })
+        Background::start("pgnindex-flush", move || {
+            let _ = file.sync_data();
+        })
+        .map(Flusher)
     }
 
     /// Asks for a sync of what has been written so far (after a commit);
     /// never waits.
     pub fn request(&self) {
-        if let Some(requests) = &self.requests {
-            // Full: a request is pending already.
-            let _ = requests.try_send(());
-        }
+        self.0.request();
     }
 
     /// Stops the thread (after its running sync).
-    pub fn stop(mut self) {
-        self.shut_down();
-    }
-
-    fn shut_down(&mut self) {
-        self.requests = None;
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
-}
-
-impl Drop for Flusher {
-    fn drop(&mut self) {
-        self.shut_down();
+    pub fn stop(self) {
+        self.0.stop();
     }
 }
 

@@ -3,6 +3,7 @@
 //! the rows of each game (`rows`, with the tag pairs of `tags`), and storing them in SQLite with one
 //! writer thread (`writer`, driven by `pipeline`).
 
+mod background;
 mod bloom;
 mod checkpoint;
 pub mod dedupe;
