@@ -20,15 +20,15 @@ pub struct Bloom {
     words: Vec<u64>,
     /// Number of blocks minus one (a power of two minus one).
     block_mask: u64,
-    /// Keys inserted.
-    len: u64,
+    /// Keys inserted (repeats counted).
+    inserted: u64,
 }
 
 impl std::fmt::Debug for Bloom {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Bloom")
             .field("bytes", &(self.words.len() * 8))
-            .field("len", &self.len)
+            .field("inserted", &self.inserted)
             .finish()
     }
 }
@@ -38,7 +38,7 @@ impl Bloom {
     /// least one block.
     pub fn with_bits(bits: u64) -> Bloom {
         let blocks = bits.div_ceil(BLOCK_BITS).next_power_of_two().max(1);
-        Bloom { words: vec![0; (blocks * 8) as usize], block_mask: blocks - 1, len: 0 }
+        Bloom { words: vec![0; (blocks * 8) as usize], block_mask: blocks - 1, inserted: 0 }
     }
 
     /// Size of the filter in bits.
@@ -48,7 +48,7 @@ impl Bloom {
 
     /// Keys inserted (repeats counted).
     pub fn inserted(&self) -> u64 {
-        self.len
+        self.inserted
     }
 
     /// The first word of `key`'s block and the mask of each of its eight
@@ -72,7 +72,7 @@ impl Bloom {
         for (word, mask) in self.words[at..at + 8].iter_mut().zip(masks) {
             *word |= mask;
         }
-        self.len += 1;
+        self.inserted += 1;
     }
 
     /// `false` if `key` was certainly never inserted.

@@ -20,10 +20,10 @@
 
 use std::collections::HashMap;
 
-use rusqlite::{params, Connection};
+use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 
 use super::bloom::{Bloom, BITS_PER_KEY};
-use super::segments::copy_merged;
+use super::segments::{copy_merged, drop_unregistered, insert_rows};
 
 /// Segments of one level merged together. Lookups search every segment, so
 /// fewer than the position index's: the rows are small and a merge cheap.
@@ -39,14 +39,12 @@ const MIN_FILTER_KEYS: u64 = 1 << 20;
 /// before it into one).
 const TOP_LEVEL: i64 = 1000;
 
-/// Key rows per INSERT statement.
-const ROWS_PER_INSERT: usize = 128;
-
 /// The dedupe keys of the stored games and of the current batch.
 #[derive(Debug)]
 pub struct DedupeIndex {
-    /// The registered segment tables.
-    segments: Vec<String>,
+    /// The registered segment tables, with the statement that looks a key
+    /// up in each.
+    segments: Vec<(String, String)>,
     /// Keys stored in the segments.
     stored: u64,
     /// The current batch's keys: the first game with each key...
@@ -73,27 +71,10 @@ impl DedupeIndex {
     }
 
     fn with_fanout(conn: &Connection, fanout: usize) -> rusqlite::Result<DedupeIndex> {
-        let orphans: Vec<String> = conn
-            .prepare(
-                "SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'dedupe_[0-9]*' \
-                 AND name NOT IN (SELECT name FROM dedupe_segments WHERE rows > 0)",
-            )?
-            .query_map([], |r| r.get(0))?
-            .collect::<Result<_, _>>()?;
-        if !orphans.is_empty() {
-            conn.execute_batch("BEGIN IMMEDIATE")?;
-            let dropped = orphans.iter().try_for_each(|name| {
-                conn.execute("DELETE FROM dedupe_segments WHERE name = ?1", [name])?;
-                conn.execute_batch(&format!("DROP TABLE {name}"))
-            });
-            match dropped {
-                Ok(()) => conn.execute_batch("COMMIT")?,
-                Err(e) => {
-                    let _ = conn.execute_batch("ROLLBACK");
-                    return Err(e);
-                }
-            }
-        }
+        // Empty segments (the migration's, in a new database) first lose
+        // their registration, then every unregistered table goes.
+        conn.execute("DELETE FROM dedupe_segments WHERE rows = 0", [])?;
+        drop_unregistered(conn, "dedupe_segments", "dedupe")?;
         let mut index = DedupeIndex {
             segments: Vec::new(),
             stored: 0,
@@ -115,7 +96,8 @@ impl DedupeIndex {
         self.stored = 0;
         for row in rows {
             let (name, count) = row?;
-            self.segments.push(name);
+            let lookup = format!("SELECT game_id FROM {name} WHERE key = ?1");
+            self.segments.push((name, lookup));
             self.stored += count as u64;
         }
         Ok(())
@@ -145,9 +127,8 @@ impl DedupeIndex {
             out.push(id);
             out.extend(self.pending_more.iter().filter(|p| p.0 == key).map(|p| p.1));
         }
-        for name in &self.segments {
-            let mut st =
-                conn.prepare_cached(&format!("SELECT game_id FROM {name} WHERE key = ?1"))?;
+        for (_, lookup) in &self.segments {
+            let mut st = conn.prepare_cached(lookup)?;
             let ids = st.query_map([key], |r| r.get::<_, i64>(0))?;
             for id in ids {
                 out.push(id?);
@@ -174,7 +155,7 @@ impl DedupeIndex {
     /// `keys` keys.
     fn build_filter(&mut self, conn: &Connection, keys: u64) -> rusqlite::Result<()> {
         let mut filter = Bloom::with_bits(keys.saturating_mul(BITS_PER_KEY).min(MAX_FILTER_BITS));
-        for name in &self.segments {
+        for (name, _) in &self.segments {
             let mut st = conn.prepare(&format!("SELECT key FROM {name}"))?;
             let mut rows = st.query([])?;
             while let Some(row) = rows.next()? {
@@ -202,27 +183,10 @@ impl DedupeIndex {
         rows.extend_from_slice(&self.pending_more);
         rows.sort_unstable();
         let (id, name) = new_segment(conn)?;
-        let sql = |n: usize| {
-            format!(
-                "INSERT OR ROLLBACK INTO {name} (key, game_id) VALUES {}",
-                vec!["(?,?)"; n].join(",")
-            )
-        };
-        let bind = |st: &mut rusqlite::Statement<'_>, chunk: &[(i64, i64)]| {
-            for (i, (key, game)) in chunk.iter().enumerate() {
-                st.raw_bind_parameter(2 * i + 1, key)?;
-                st.raw_bind_parameter(2 * i + 2, game)?;
-            }
-            st.raw_execute().map(drop)
-        };
-        let mut full = conn.prepare(&sql(ROWS_PER_INSERT))?;
-        let mut chunks = rows.chunks_exact(ROWS_PER_INSERT);
-        for chunk in &mut chunks {
-            bind(&mut full, chunk)?;
-        }
-        if !chunks.remainder().is_empty() {
-            bind(&mut conn.prepare(&sql(chunks.remainder().len()))?, chunks.remainder())?;
-        }
+        insert_rows(conn, &name, 2, &rows, |st, at, (key, game)| {
+            st.raw_bind_parameter(at, key)?;
+            st.raw_bind_parameter(at + 1, game)
+        })?;
         conn.execute(
             "INSERT INTO dedupe_segments (id, name, level, rows) VALUES (?1, ?2, 0, ?3)",
             params![id, name, rows.len() as i64],
@@ -265,27 +229,28 @@ impl DedupeIndex {
         conn: &Connection,
         after_commit: &dyn Fn(&Connection) -> rusqlite::Result<()>,
     ) -> rusqlite::Result<()> {
-        loop {
-            let full: Option<i64> = conn
-                .query_row(
-                    "SELECT level FROM dedupe_segments WHERE level < ?2 GROUP BY level \
-                     HAVING count(*) >= ?1 ORDER BY level LIMIT 1",
-                    params![self.fanout as i64, TOP_LEVEL],
-                    |r| r.get(0),
-                )
-                .map(Some)
-                .or_else(|e| match e {
-                    rusqlite::Error::QueryReturnedNoRows => Ok(None),
-                    e => Err(e),
-                })?;
-            let Some(level) = full else { return self.reload(conn) };
+        let mut merged = false;
+        while let Some(level) = conn
+            .query_row(
+                "SELECT level FROM dedupe_segments WHERE level < ?2 GROUP BY level \
+                 HAVING count(*) >= ?1 ORDER BY level LIMIT 1",
+                params![self.fanout as i64, TOP_LEVEL],
+                |r| r.get::<_, i64>(0),
+            )
+            .optional()?
+        {
             self.merge(conn, level, after_commit)?;
+            merged = true;
         }
+        if merged {
+            self.reload(conn)?;
+        }
+        Ok(())
     }
 
     /// Merges the segments of `level` into one of the next level.
     fn merge(
-        &mut self,
+        &self,
         conn: &Connection,
         level: i64,
         after_commit: &dyn Fn(&Connection) -> rusqlite::Result<()>,
@@ -299,38 +264,28 @@ impl DedupeIndex {
             parts.iter().map(|part| format!("SELECT key, game_id FROM {part}")).collect();
         let total =
             copy_merged(conn, &name, "key, game_id", &["key", "game_id"], &arms, after_commit)?;
-        conn.execute_batch("BEGIN IMMEDIATE")?;
-        let swap = || -> rusqlite::Result<()> {
-            for part in &parts {
-                conn.execute("DELETE FROM dedupe_segments WHERE name = ?1", [part])?;
-                conn.execute_batch(&format!("DROP TABLE {part}"))?;
-            }
-            conn.execute(
-                "INSERT INTO dedupe_segments (id, name, level, rows) VALUES (?1, ?2, ?3, ?4)",
-                params![id, name, level + 1, total],
-            )?;
-            Ok(())
-        };
-        match swap() {
-            Ok(()) => conn.execute_batch("COMMIT")?,
-            Err(e) => {
-                let _ = conn.execute_batch("ROLLBACK");
-                return Err(e);
-            }
+        let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
+        for part in &parts {
+            tx.execute("DELETE FROM dedupe_segments WHERE name = ?1", [part])?;
+            tx.execute_batch(&format!("DROP TABLE {part}"))?;
         }
+        tx.execute(
+            "INSERT INTO dedupe_segments (id, name, level, rows) VALUES (?1, ?2, ?3, ?4)",
+            params![id, name, level + 1, total],
+        )?;
+        tx.commit()?;
         after_commit(conn)
     }
 }
 
 /// Creates the next segment table (not yet registered): its id and name.
 fn new_segment(conn: &Connection) -> rusqlite::Result<(i64, String)> {
-    // Past every registered id and every table a cut merge may have left.
+    // Past every registered id (a cut merge's table was dropped at open).
     let id: i64 =
         conn.query_row("SELECT coalesce(max(id), 0) + 1 FROM dedupe_segments", [], |r| r.get(0))?;
     let name = format!("dedupe_{id:06}");
     conn.execute_batch(&format!(
-        "DROP TABLE IF EXISTS {name}; \
-         CREATE TABLE {name} (key INTEGER NOT NULL, game_id INTEGER NOT NULL, \
+        "CREATE TABLE {name} (key INTEGER NOT NULL, game_id INTEGER NOT NULL, \
          PRIMARY KEY (key, game_id)) WITHOUT ROWID"
     ))?;
     Ok((id, name))

@@ -12,7 +12,7 @@
 //! transaction; a kill during the copy leaves an orphan table that
 //! [`drop_orphans`] removes at the next import.
 
-use rusqlite::{params, Connection};
+use rusqlite::{params, Connection, Transaction, TransactionBehavior};
 
 /// Segments of one level merged together.
 pub const FANOUT: usize = 16;
@@ -87,40 +87,19 @@ pub fn write_segment(
     let with_fens = !fens.is_empty();
     let (id, name) = next_segment(conn)?;
     conn.execute_batch(&table_sql(&name, with_fens))?;
-    let columns = if with_fens { 4 } else { 3 };
-    let sql = |n: usize| {
-        let one = if with_fens { "(?,?,?,?)" } else { "(?,?,?)" };
-        let values = vec![one; n].join(",");
-        format!("INSERT OR ROLLBACK INTO {name} VALUES {values}")
-    };
-    let bind =
-        |st: &mut rusqlite::Statement<'_>, chunk: &[PendingPosition]| -> rusqlite::Result<()> {
-            for (i, p) in chunk.iter().enumerate() {
-                let at = columns * i;
-                st.raw_bind_parameter(at + 1, p.hash)?;
-                st.raw_bind_parameter(at + 2, p.game_id)?;
-                st.raw_bind_parameter(at + 3, p.ply_move())?;
-                if with_fens {
-                    let fen = fens
-                        .binary_search_by_key(&(p.game_id, p.ply), |f| (f.0, f.1))
-                        .ok()
-                        .map(|i| fens[i].2.as_str());
-                    st.raw_bind_parameter(at + 4, fen)?;
-                }
-            }
-            Ok(())
-        };
-    let mut full = conn.prepare(&sql(ROWS_PER_INSERT))?;
-    let mut chunks = rows.chunks_exact(ROWS_PER_INSERT);
-    for chunk in &mut chunks {
-        bind(&mut full, chunk)?;
-        full.raw_execute()?;
-    }
-    if !chunks.remainder().is_empty() {
-        let mut st = conn.prepare(&sql(chunks.remainder().len()))?;
-        bind(&mut st, chunks.remainder())?;
-        st.raw_execute()?;
-    }
+    insert_rows(conn, &name, if with_fens { 4 } else { 3 }, rows, |st, at, p| {
+        st.raw_bind_parameter(at, p.hash)?;
+        st.raw_bind_parameter(at + 1, p.game_id)?;
+        st.raw_bind_parameter(at + 2, p.ply_move())?;
+        if with_fens {
+            let fen = fens
+                .binary_search_by_key(&(p.game_id, p.ply), |f| (f.0, f.1))
+                .ok()
+                .map(|i| fens[i].2.as_str());
+            st.raw_bind_parameter(at + 3, fen)?;
+        }
+        Ok(())
+    })?;
     conn.execute(
         "INSERT INTO position_segments (id, name, level, rows, with_fens) VALUES (?1, ?2, 0, ?3, ?4)",
         params![id, name, rows.len() as i64, with_fens],
@@ -168,16 +147,62 @@ fn rewrite_view(conn: &Connection) -> rusqlite::Result<()> {
 }
 
 /// Drops segment tables that no registered segment names (left by a merge
-/// that was cut). Runs in its own transaction; the caller holds the import
-/// lock.
+/// that was cut). The caller holds the import lock.
 pub fn drop_orphans(conn: &Connection) -> rusqlite::Result<()> {
-    let mut st = conn.prepare(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'positions_[0-9]*' \
-         AND name NOT IN (SELECT name FROM position_segments)",
-    )?;
-    let orphans: Vec<String> = st.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
+    drop_unregistered(conn, "position_segments", "positions")
+}
+
+/// Drops the tables `{prefix}_NNNNNN` that the registry table `registry`
+/// does not name, in one transaction.
+pub(super) fn drop_unregistered(
+    conn: &Connection,
+    registry: &str,
+    prefix: &str,
+) -> rusqlite::Result<()> {
+    let orphans: Vec<String> = conn
+        .prepare(&format!(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB '{prefix}_[0-9]*' \
+             AND name NOT IN (SELECT name FROM {registry})"
+        ))?
+        .query_map([], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    if orphans.is_empty() {
+        return Ok(());
+    }
+    let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
     for name in orphans {
-        conn.execute_batch(&format!("DROP TABLE {name}"))?;
+        tx.execute_batch(&format!("DROP TABLE {name}"))?;
+    }
+    tx.commit()
+}
+
+/// Inserts `rows` into `table`, whose columns are `width` parameters that
+/// `bind(statement, first parameter, row)` binds, with INSERT statements of
+/// [`ROWS_PER_INSERT`] rows. Runs inside the caller's transaction.
+pub(super) fn insert_rows<T>(
+    conn: &Connection,
+    table: &str,
+    width: usize,
+    rows: &[T],
+    bind: impl Fn(&mut rusqlite::Statement<'_>, usize, &T) -> rusqlite::Result<()>,
+) -> rusqlite::Result<()> {
+    let one = format!("({})", vec!["?"; width].join(","));
+    let sql = |n: usize| {
+        format!("INSERT OR ROLLBACK INTO {table} VALUES {}", vec![one.as_str(); n].join(","))
+    };
+    let run = |st: &mut rusqlite::Statement<'_>, chunk: &[T]| -> rusqlite::Result<()> {
+        for (i, row) in chunk.iter().enumerate() {
+            bind(st, width * i + 1, row)?;
+        }
+        st.raw_execute().map(drop)
+    };
+    let mut full = conn.prepare(&sql(ROWS_PER_INSERT))?;
+    let mut chunks = rows.chunks_exact(ROWS_PER_INSERT);
+    for chunk in &mut chunks {
+        run(&mut full, chunk)?;
+    }
+    if !chunks.remainder().is_empty() {
+        run(&mut conn.prepare(&sql(chunks.remainder().len()))?, chunks.remainder())?;
     }
     Ok(())
 }
@@ -223,25 +248,17 @@ fn merge(
         if with_fens { "hash, game_id, ply_move, fen" } else { "hash, game_id, ply_move" };
     let key = ["hash", "game_id", "ply_move"];
     let total = copy_merged(conn, &name, columns, &key, &arms, after_commit)?;
-    conn.execute_batch("BEGIN IMMEDIATE")?;
-    let swap = || -> rusqlite::Result<()> {
-        for (part, _) in parts {
-            conn.execute("DELETE FROM position_segments WHERE name = ?1", [part])?;
-            conn.execute_batch(&format!("DROP TABLE {part}"))?;
-        }
-        conn.execute(
-            "INSERT INTO position_segments (id, name, level, rows, with_fens) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![id, name, level + 1, total, with_fens],
-        )?;
-        rewrite_view(conn)
-    };
-    match swap() {
-        Ok(()) => conn.execute_batch("COMMIT"),
-        Err(e) => {
-            let _ = conn.execute_batch("ROLLBACK");
-            Err(e)
-        }
+    let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
+    for (part, _) in parts {
+        tx.execute("DELETE FROM position_segments WHERE name = ?1", [part])?;
+        tx.execute_batch(&format!("DROP TABLE {part}"))?;
     }
+    tx.execute(
+        "INSERT INTO position_segments (id, name, level, rows, with_fens) VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![id, name, level + 1, total, with_fens],
+    )?;
+    rewrite_view(&tx)?;
+    tx.commit()
 }
 
 /// Copies the rows of `arms` (each `SELECT columns FROM table`, of a
@@ -276,33 +293,23 @@ pub(super) fn copy_merged(
     after[0] = i64::MIN;
     let mut total = 0i64;
     loop {
-        conn.execute_batch("BEGIN IMMEDIATE")?;
-        let copied = conn
-            .execute(&copy, rusqlite::params_from_iter(after.iter().chain([&MERGE_CHUNK])))
-            .and_then(|n| {
-                // Where the next chunk starts, if there is one.
-                if (n as i64) < MERGE_CHUNK {
-                    return Ok((n, None));
-                }
-                conn.query_row(&last_sql, [], |r| {
-                    (0..key.len()).map(|i| r.get::<_, i64>(i)).collect::<rusqlite::Result<Vec<_>>>()
-                })
-                .map(|last| (n, Some(last)))
-            });
-        match copied {
-            Ok((n, last)) => {
-                conn.execute_batch("COMMIT")?;
-                after_commit(conn)?;
-                total += n as i64;
-                match last {
-                    Some(last) => after = last,
-                    None => return Ok(total),
-                }
-            }
-            Err(e) => {
-                let _ = conn.execute_batch("ROLLBACK");
-                return Err(e);
-            }
+        let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
+        let n = tx.execute(&copy, rusqlite::params_from_iter(after.iter().chain([&MERGE_CHUNK])))?
+            as i64;
+        // Where the next chunk starts, if there is one.
+        let last = if n < MERGE_CHUNK {
+            None
+        } else {
+            Some(tx.query_row(&last_sql, [], |r| {
+                (0..key.len()).map(|i| r.get::<_, i64>(i)).collect::<rusqlite::Result<Vec<_>>>()
+            })?)
+        };
+        tx.commit()?;
+        after_commit(conn)?;
+        total += n;
+        match last {
+            Some(last) => after = last,
+            None => return Ok(total),
         }
     }
 }

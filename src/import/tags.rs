@@ -44,12 +44,6 @@ impl TagPairs {
         self.ends.is_empty()
     }
 
-    /// Removes every pair, keeping the buffers.
-    pub fn clear(&mut self) {
-        self.text.clear();
-        self.ends.clear();
-    }
-
     /// The pairs, in order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, &str)> + '_ {
         (0..self.len()).map(|i| {
@@ -129,7 +123,5 @@ mod tests {
                 r#"[("Event", "E"), ("Annotator", "A \"B\" \\ C\tü"), ("", ""), ("Link", "x/[1]")]"#
             )
         );
-        tags.clear();
-        assert_eq!(tags.iter().count(), 0);
     }
 }

@@ -238,8 +238,6 @@ impl Writer {
         problems: Box<dyn FnMut(Problem) + Send>,
     ) -> Result<Writer, WriteError> {
         let conn = db::open_for_import(path, options.sharing)?;
-        let dedupe = DedupeIndex::open(&conn)
-            .map_err(|error| WriteError::Sqlite { path: path.to_path_buf(), error })?;
         // SQLite's own locks are per transaction; this one (flock, which
         // does not interfere with SQLite's fcntl locks) is held for the
         // whole import and dies with the process.
@@ -254,6 +252,10 @@ impl Writer {
                 return Err(WriteError::Lock { path: path.to_path_buf(), source })
             }
         }
+        // Only under the lock: opening drops the tables of a cut merge, which
+        // a running import's merge would be filling.
+        let dedupe = DedupeIndex::open(&conn)
+            .map_err(|error| WriteError::Sqlite { path: path.to_path_buf(), error })?;
         let mut writer = Writer {
             conn,
             path: path.to_path_buf(),
