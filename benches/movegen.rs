@@ -77,7 +77,7 @@ fn bench_san_replay(c: &mut Criterion) {
 }
 
 /// Replays every move of `games` (SAN parse, resolution, make-move, key)
-/// the way `import::Replayer` does: the quick shapes first, then the
+/// the way `replay::Replayer` does: the quick shapes first, then the
 /// general path.
 #[inline(never)]
 fn replay(games: &[(Position, Vec<String>)]) -> u64 {

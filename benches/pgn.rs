@@ -30,8 +30,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
-use pgnindex::import::{ReplayOptions, Replayer};
 use pgnindex::pgn::{Reader, Skip, Visitor};
+use pgnindex::replay::{ReplayOptions, Replayer};
 
 fn games_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/pgn/games")

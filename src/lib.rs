@@ -5,7 +5,9 @@
 //! - [`chess`]: the engine (bitboards, legal moves, Polyglot Zobrist keys);
 //! - [`notation`]: FEN, EPD, SAN and UCI, text to chess types and back;
 //! - [`pgn`]: input sources, game boundaries, the tokenizer and its visitor;
-//! - [`import`]: replaying games into rows and storing them;
+//! - [`replay`]: reading and replaying games on the engine, on a thread pool;
+//! - [`store`]: the storage engine: rows, the writer, index segments;
+//! - [`import`]: the import pipeline from inputs to the writer thread;
 //! - [`db`]: the SQLite file and its schema;
 //! - [`query`]: searching, exploring and exporting a database.
 #![warn(missing_docs)]
@@ -16,3 +18,5 @@ pub mod import;
 pub mod notation;
 pub mod pgn;
 pub mod query;
+pub mod replay;
+pub mod store;

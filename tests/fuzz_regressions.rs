@@ -8,10 +8,10 @@ use std::path::Path;
 
 use assert_cmd::Command;
 
-use pgnindex::import::parallel::{read_chunk, Chunk};
-use pgnindex::import::ReplayOptions;
 use pgnindex::notation::fen;
 use pgnindex::pgn::{split, LineIndex};
+use pgnindex::replay::parallel::{read_chunk, Chunk};
+use pgnindex::replay::ReplayOptions;
 
 /// Everything recorded, as the fuzz target reads.
 const ALL: ReplayOptions = ReplayOptions {

@@ -16,12 +16,12 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 
-use pgnindex::import::{GameRecord, ReplayOptions, Replayer};
 use pgnindex::notation::fen;
 use pgnindex::pgn::source::{InputName, Source};
 use pgnindex::pgn::{
     split, GameResult, LineIndex, RawComment, RawTag, Reader, Skip, Syntax, Visitor,
 };
+use pgnindex::replay::{GameRecord, ReplayOptions, Replayer};
 
 // ---------------------------------------------------------------------------
 // Helpers

@@ -11,10 +11,10 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use pgnindex::import::{GameRecord, ReplayOptions, Replayer};
 use pgnindex::notation::fen;
 use pgnindex::pgn::source::{InputName, Source};
 use pgnindex::pgn::Reader;
+use pgnindex::replay::{GameRecord, ReplayOptions, Replayer};
 
 /// Files where python-chess splits games wrongly: our game count.
 const TRUE_GAME_COUNTS: &[(&str, usize)] = &[

@@ -15,8 +15,8 @@
 use std::ops::ControlFlow;
 
 use libfuzzer_sys::fuzz_target;
-use pgnindex::import::parallel::{read_chunk, Chunk};
-use pgnindex::import::ReplayOptions;
+use pgnindex::replay::parallel::{read_chunk, Chunk};
+use pgnindex::replay::ReplayOptions;
 use pgnindex::notation::lang::Lang;
 use pgnindex::pgn::commands::commands;
 use pgnindex::pgn::{split, LineIndex, RawComment, RawTag, Reader, Skip, Syntax, Visitor};
@@ -107,7 +107,7 @@ fn output(chunk: &Chunk, offset: usize, line: usize) -> Vec<String> {
 
 /// Everything a game's output depends on, with offsets and lines made
 /// absolute.
-fn describe(g: &pgnindex::import::parallel::LocatedGame, offset: usize, line: usize) -> String {
+fn describe(g: &pgnindex::replay::parallel::LocatedGame, offset: usize, line: usize) -> String {
     let r = &g.record;
     let error = r.error.as_ref().map(|e| (e.offset + offset, &e.message));
     let syntax: Vec<(usize, &str)> =

@@ -12,7 +12,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use pgnindex::chess::{Move, Position};
-use pgnindex::import::{ReplayOptions, Replayer};
+use pgnindex::replay::{ReplayOptions, Replayer};
 use pgnindex::notation::epd::{Epd, Operand, Operation};
 use pgnindex::notation::{fen, san};
 use pgnindex::pgn::{GameResult, Reader};

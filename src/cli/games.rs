@@ -9,10 +9,10 @@ use std::time::Instant;
 use anyhow::Context;
 use clap::Args;
 
-use pgnindex::import::{parallel, GameRecord, ReplayOptions};
 use pgnindex::notation::fen;
 use pgnindex::notation::lang::Lang;
 use pgnindex::pgn::source::{expand_inputs, InputName, Source};
+use pgnindex::replay::{parallel, GameRecord, ReplayOptions};
 
 /// Arguments of `fens`.
 #[derive(Debug, Args)]

@@ -11,11 +11,11 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use pgnindex::db::{self, Sharing};
-use pgnindex::import::pipeline::{self, ImportOptions, Observer};
-use pgnindex::import::rows::RowOptions;
-use pgnindex::import::writer::{Problem, WriterOptions, BATCH_GAMES_WITHOUT_POSITIONS};
+use pgnindex::import::{self, ImportOptions, Observer};
 use pgnindex::notation::lang::Lang;
 use pgnindex::pgn::source::{InputName, SourceError};
+use pgnindex::store::rows::RowOptions;
+use pgnindex::store::writer::{Problem, WriterOptions, BATCH_GAMES_WITHOUT_POSITIONS};
 
 /// Bad games printed on stderr; the rest are only in `import_errors`.
 const SHOWN_PROBLEMS: usize = 5;
@@ -189,7 +189,7 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<ExitCode> {
         })
     };
     let mut progress = Progress { bar: bar.clone(), quiet: args.quiet, done: 0, size: None };
-    let summary = pipeline::import(&path, &args.inputs, &pool, options, &mut progress, problems);
+    let summary = import::run(&path, &args.inputs, &pool, options, &mut progress, problems);
     bar.finish_and_clear();
     let summary = summary?;
     let t = summary.totals;

@@ -1,6 +1,6 @@
 //! The SQLite database: opening (read-only for queries, read-write for
 //! imports), the schema in `migrations/`, and the pragmas of each mode.
-//! SQL that belongs to one stage lives with that stage (`import::writer`,
+//! SQL that belongs to one stage lives with that stage (`store::writer`,
 //! the query commands); this module owns only the file and its schema.
 
 use std::path::{Path, PathBuf};
@@ -364,7 +364,7 @@ mod tests {
             })
             .unwrap();
         assert_eq!(old_index, 0);
-        let mut index = crate::import::dedupe::DedupeIndex::open(&conn).unwrap();
+        let mut index = crate::store::dedupe::DedupeIndex::open(&conn).unwrap();
         let mut ids = Vec::new();
         for (key, expected) in [(42, vec![1, 3]), (-7, vec![2]), (5, vec![])] {
             index.candidates(&conn, key, &mut ids).unwrap();
@@ -373,7 +373,7 @@ mod tests {
         }
         // In a new database the migration's segment is empty, and dropped.
         let fresh = open_for_write(&dir.path().join("new.db")).unwrap();
-        crate::import::dedupe::DedupeIndex::open(&fresh).unwrap();
+        crate::store::dedupe::DedupeIndex::open(&fresh).unwrap();
         let segments: i64 = fresh
             .query_row(
                 "SELECT count(*) FROM sqlite_master WHERE name GLOB 'dedupe_[0-9]*'",

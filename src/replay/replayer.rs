@@ -15,7 +15,7 @@
 
 use std::ops::ControlFlow;
 
-use super::tags::TagPairs;
+use super::TagPairs;
 use crate::chess::{Move, Position};
 use crate::notation::fen;
 use crate::notation::lang::Lang;

@@ -1,7 +1,7 @@
 //! The import pipeline: inputs → blocks ([`crate::pgn::source`]) → chunks
 //! read, replayed and turned into rows on a rayon pool
-//! ([`super::parallel`], [`super::rows`]) → a bounded channel → the one
-//! writer thread ([`super::writer`]).
+//! ([`crate::replay::parallel`], [`crate::store::rows`]) → a bounded channel → the one
+//! writer thread ([`crate::store::writer`]).
 //!
 //! The calling thread cuts blocks and chunks and forwards finished chunks,
 //! in input order, to the writer; when the writer falls behind, the
@@ -14,12 +14,11 @@ use std::path::Path;
 use std::sync::mpsc;
 use std::time::Instant;
 
-use super::parallel;
-use super::rows::{GameRow, RowOptions};
-use super::writer::{Problem, SourceStart, Totals, WriteError, Writer, WriterOptions};
-use super::ReplayOptions;
 use crate::notation::lang::Lang;
 use crate::pgn::source::{self, expand_inputs, InputName, Source, SourceError};
+use crate::replay::{parallel, ReplayOptions};
+use crate::store::rows::{GameRow, RowOptions};
+use crate::store::writer::{Problem, SourceStart, Totals, WriteError, Writer, WriterOptions};
 
 /// Chunks waiting for the writer (each about 4 MB of rows): enough for
 /// the workers to go on while the writer commits a batch.
@@ -128,7 +127,7 @@ enum Message {
 /// # Errors
 /// [`ImportError`] when the database cannot be written or an argument
 /// names no input; unreadable inputs are counted in the summary instead.
-pub fn import(
+pub fn run(
     db: &Path,
     inputs: &[OsString],
     pool: &rayon::ThreadPool,

@@ -8,7 +8,7 @@ use std::ops::ControlFlow;
 
 use std::collections::BTreeMap;
 
-use super::replay::{GameRecord, ReplayOptions, Replayer};
+use super::{GameRecord, ReplayOptions, Replayer};
 use crate::pgn::source::{Source, SourceError};
 use crate::pgn::{split, LineIndex, Reader};
 

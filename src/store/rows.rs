@@ -5,11 +5,11 @@
 
 use xxhash_rust::xxh3::Xxh3;
 
-use super::parallel::LocatedGame;
 use crate::chess::Move;
 pub use crate::db::Header;
 use crate::notation::fen;
 use crate::notation::uci::Uci;
+use crate::replay::parallel::LocatedGame;
 
 /// What to index besides the game itself.
 #[derive(Debug, Clone, Copy)]
@@ -309,8 +309,8 @@ fn dedupe_key(header: &Header, start_fen: Option<&str>, moves: &str) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::import::parallel::read_chunk;
-    use crate::import::ReplayOptions;
+    use crate::replay::parallel::read_chunk;
+    use crate::replay::ReplayOptions;
 
     proptest::proptest! {
         /// The ASCII path writes exactly what the general one does: stored

@@ -1,0 +1,12 @@
+//! Reading and replaying games, with no database: each game's mainline is
+//! played on the chess core as it is read ([`Replayer`] → [`GameRecord`]),
+//! with its tag pairs decoded ([`TagPairs`]); [`parallel`] reads the
+//! chunks of a source on a thread pool and hands the games back in input
+//! order. `fens`, `check` and the import all read games this way.
+
+pub mod parallel;
+mod replayer;
+mod tags;
+
+pub use replayer::{GameError, GameRecord, ReplayOptions, Replayer};
+pub use tags::TagPairs;

@@ -1,0 +1,15 @@
+//! The storage engine: what the database stores of a game ([`rows`]) and
+//! the one thread that writes it ([`writer`]): games and tag pairs, the
+//! position index and the dedupe keys as sorted segment tables
+//! ([`segments`], [`dedupe`], behind an in-memory Bloom filter), and the
+//! background threads that checkpoint the write-ahead log and sync the
+//! file after each commit.
+
+mod background;
+mod bloom;
+mod checkpoint;
+pub mod dedupe;
+mod flush;
+pub mod rows;
+pub mod segments;
+pub mod writer;
