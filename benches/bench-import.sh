@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # Times `pgnindex import` end to end on a big PGN file (see
-# benches/bench-input.sh) into a fresh database, in the three modes the
-# import issue measures:
+# benches/bench-input.sh) into a fresh database, in these modes:
 #   - full per-ply position index;
 #   - --no-positions (headers and moves only);
 #   - both again with --exclusive (rollback journal, no concurrent readers);

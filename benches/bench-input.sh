@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the big benchmark input the issues measure against: the PGN files
-# of the shared corpus, except tcec/ (few, very long engine games), appended
+# Builds the big benchmark input of docs/benchmarks.md: the PGN files of
+# the shared corpus, except tcec/ (few, very long engine games), appended
 # whole in path order, pass after pass, until the output reaches SIZE_MB MiB.
 #
 #   benches/bench-input.sh OUT [SIZE_MB]      (SIZE_MB defaults to 1024)

@@ -14,8 +14,8 @@
 //!   resolution + make-move + Zobrist, one `GameRecord` per game.
 //!
 //! With `PGNINDEX_BENCH_FILE=PATH` a fourth input, `file`, is the first
-//! 256 MiB of PATH (e.g. the bench input of `benches/bench-input.sh`, which
-//! is what the reader issue's targets are stated on).
+//! 256 MiB of PATH (e.g. the bench input of `benches/bench-input.sh`, on
+//! which docs/benchmarks.md states the reader's figures).
 //!
 //! `PGNINDEX_PGN_ONCE=tokenize` (or `skip_all`, `replay_keys`) reads the
 //! last input once and exits, for `perf stat` or callgrind, whose counts

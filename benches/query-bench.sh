@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Times the query commands on a database of a million games or more: the
-# speed targets of the query issue (find by a rare position, find --count
-# after 1. e4, explore of the start position, startup) and a few others.
+# Times the query commands on a database of a million games or more: find
+# by a rare position, find --count after 1. e4, explore of the start
+# position, startup, and a few others (docs/benchmarks.md, Queries).
 #
 #   benches/query-bench.sh DIR [SIZE_MB]
 #
@@ -9,7 +9,7 @@
 # benches/bench-input.sh with SIZE_MB MiB (default 1200, about 1.15 M
 # games), and the database DIR/bench.db, imported with --keep-duplicates
 # (the input repeats the corpus, so dedupe would keep one pass of it).
-# Both are made only if missing: the import takes about 10 minutes on two
+# Both are made only if missing: the import takes about a minute on two
 # cores. The release binary is built first.
 #
 # Each command runs once to warm the page cache, then RUNS times (default

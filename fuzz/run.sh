@@ -25,7 +25,7 @@ for target in "${targets[@]}"; do
         san) max_len=1024 ;;
         *) max_len=8192 ;;
     esac
-    # No sanitizer (several times faster; see README, Fuzzing).
+    # No sanitizer (several times faster; see CONTRIBUTING.md, Fuzzing).
     cargo +nightly fuzz run -s none "$target" "$here/corpus/$target" -- \
         -max_total_time="$seconds" -max_len="$max_len" -timeout=5 -rss_limit_mb=4096 \
         -print_final_stats=1 >"$log" 2>&1

@@ -25,7 +25,7 @@ python3 - "$shared" "$out" <<'PY'
 import hashlib, os, random, re, sys
 
 shared, out = sys.argv[1], sys.argv[2]
-rng = random.Random(6)  # issue 6: the same seeds on every run
+rng = random.Random(6)  # fixed: the same seeds on every run
 
 def save(target, data):
     if isinstance(data, str):

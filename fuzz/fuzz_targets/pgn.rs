@@ -60,7 +60,7 @@ fuzz_target!(|data: &[u8]| {
         }
     }
 
-    // Boundaries: increasing, each at a `[`, consistent helpers.
+    // Boundaries: increasing, each at a `[`, the search functions consistent.
     let mut bounds = Vec::new();
     split::scan_boundaries(data, |at| {
         bounds.push(at);

@@ -1,4 +1,4 @@
-//! Helpers shared by the fuzz targets: where a fuzz input's position comes
+//! Functions shared by the fuzz targets: where a fuzz input's position comes
 //! from, and the invariants every position and every legal move must keep.
 //! Each check panics with the position's FEN in its message, so a crash
 //! names what broke.

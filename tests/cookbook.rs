@@ -1,0 +1,406 @@
+//! The SQL cookbook of `docs/guide.md`, run on the bundled sample.
+//!
+//! Every ```sql block under the "## SQL cookbook" heading is one query,
+//! named by the `### ` heading above it. The sample (`fixtures/pgn/games`)
+//! is imported by the built binary into a throw-away directory, and each
+//! query runs on a plain rusqlite connection, read-only and without
+//! pgnindex's SQL functions: what the `sqlite3` shell would do. Each must
+//! return rows, and several answers are checked against figures computed
+//! here another way (a scan of the fixture PGN files, the python-chess
+//! ground truth, other tables, `pgnindex explore`).
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use rusqlite::types::Value;
+use rusqlite::{Connection, OpenFlags};
+
+/// The number of queries the guide promises.
+const QUERIES: usize = 10;
+
+/// The position after 1. e4 c5, which queries 3 and 9 look up.
+const SICILIAN: &str = "rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -";
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `(heading, sql)` for every ```sql block of the cookbook section.
+fn cookbook(guide: &str) -> Vec<(String, String)> {
+    let start = guide.find("\n## SQL cookbook").expect("the guide has an SQL cookbook section");
+    let section = &guide[start + 1..];
+    let section = match section[3..].find("\n## ") {
+        Some(end) => &section[..end + 3],
+        None => section,
+    };
+    let mut queries = Vec::new();
+    let mut heading = None;
+    let mut lines = section.lines();
+    while let Some(line) = lines.next() {
+        if let Some(title) = line.strip_prefix("### ") {
+            heading = Some(title.trim().to_string());
+        } else if line.trim_end() == "```sql" {
+            let mut sql = String::new();
+            for line in lines.by_ref() {
+                if line.trim_end() == "```" {
+                    break;
+                }
+                sql.push_str(line);
+                sql.push('\n');
+            }
+            let title = heading.clone().expect("a cookbook query has a ### heading above it");
+            queries.push((title, sql));
+        }
+    }
+    queries
+}
+
+fn pgnindex(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_pgnindex"))
+        .args(args)
+        .env_remove("PGNINDEX_DB")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "pgnindex {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The rows of `sql` (one statement) on `conn`.
+fn rows(conn: &Connection, sql: &str) -> Vec<Vec<Value>> {
+    let mut st = conn.prepare(sql).unwrap_or_else(|e| panic!("{e}:\n{sql}"));
+    let width = st.column_count();
+    let found = st
+        .query_map([], |r| (0..width).map(|i| r.get::<_, Value>(i)).collect())
+        .unwrap()
+        .collect::<Result<Vec<Vec<Value>>, _>>();
+    found.unwrap_or_else(|e| panic!("{e}:\n{sql}"))
+}
+
+fn int(v: &Value) -> i64 {
+    match v {
+        Value::Integer(i) => *i,
+        other => panic!("not an integer: {other:?}"),
+    }
+}
+
+fn real(v: &Value) -> f64 {
+    match v {
+        Value::Integer(i) => *i as f64,
+        Value::Real(r) => *r,
+        other => panic!("not a number: {other:?}"),
+    }
+}
+
+fn text(v: &Value) -> &str {
+    match v {
+        Value::Text(t) => t,
+        other => panic!("not text: {other:?}"),
+    }
+}
+
+/// The PGN files of the sample, in path order.
+fn sample_files() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut dirs = vec![root().join("fixtures/pgn/games")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    assert_eq!(files.len(), 7);
+    files
+}
+
+/// The tag sections of the games of a PGN file, as a plain line scan:
+/// a game starts at its `[Event ` line; `[Name "value"]` lines are tags.
+fn tag_sections(path: &Path) -> Vec<HashMap<String, String>> {
+    let text = String::from_utf8_lossy(&std::fs::read(path).unwrap()).into_owned();
+    let mut games: Vec<HashMap<String, String>> = Vec::new();
+    for line in text.lines() {
+        let line = line.trim_end_matches('\r');
+        if line.starts_with("[Event ") {
+            games.push(HashMap::new());
+        }
+        let Some(inner) = line.strip_prefix('[').and_then(|l| l.strip_suffix("\"]")) else {
+            continue;
+        };
+        let Some((name, value)) = inner.split_once(" \"") else { continue };
+        if let Some(game) = games.last_mut() {
+            // The first value of a repeated tag, as the columns keep it.
+            game.entry(name.to_string()).or_insert_with(|| value.to_string());
+        }
+    }
+    games
+}
+
+/// The most plies of any sample game, from the python-chess ground truth.
+fn longest_in_groundtruth() -> i64 {
+    let games = root().join("fixtures/pgn/games");
+    let mut longest = 0;
+    for file in sample_files() {
+        let rel = file.strip_prefix(&games).unwrap();
+        let gz =
+            root().join("fixtures/groundtruth/games").join(format!("{}.jsonl.gz", rel.display()));
+        let mut jsonl = String::new();
+        flate2::read::GzDecoder::new(std::fs::File::open(&gz).unwrap())
+            .read_to_string(&mut jsonl)
+            .unwrap();
+        for line in jsonl.lines() {
+            let game: serde_json::Value = serde_json::from_str(line).unwrap();
+            longest = longest.max(game["plies"].as_i64().unwrap());
+        }
+    }
+    longest
+}
+
+#[test]
+fn cookbook_block_extraction() {
+    let guide = "# g\n\n## SQL cookbook\n\n```sh\nnot sql\n```\n\n### 1. One\n\n```sql\nSELECT 1;\n```\n\n\
+                 ### 2. Two\n\ntext\n\n```sql\nSELECT 2\nFROM t;\n```\n\n## Next\n\n### 3. Out\n\n```sql\nSELECT 3;\n```\n";
+    assert_eq!(
+        cookbook(guide),
+        [
+            ("1. One".to_string(), "SELECT 1;\n".to_string()),
+            ("2. Two".to_string(), "SELECT 2\nFROM t;\n".to_string())
+        ]
+    );
+}
+
+#[test]
+fn cookbook_queries_answer_on_the_sample() {
+    let guide = std::fs::read_to_string(root().join("docs/guide.md")).unwrap();
+    let queries = cookbook(&guide);
+    let titles: Vec<&str> = queries.iter().map(|q| q.0.as_str()).collect();
+    assert_eq!(queries.len(), QUERIES, "the cookbook has {QUERIES} queries: {titles:?}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("sample.db");
+    let db_arg = db.to_str().unwrap();
+    let games_dir = root().join("fixtures/pgn/games");
+    let out = Command::new(env!("CARGO_BIN_EXE_pgnindex"))
+        .args(["import", "--quiet", "--db", db_arg, games_dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+
+    // A plain connection: no pgnindex function is registered, as in the
+    // sqlite3 shell.
+    let conn = Connection::open_with_flags(&db, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    let mut answers: BTreeMap<String, Vec<Vec<Value>>> = BTreeMap::new();
+    for (title, sql) in &queries {
+        let found = rows(&conn, sql);
+        assert!(!found.is_empty(), "cookbook query \"{title}\" returned no rows");
+        answers.insert(title.clone(), found);
+    }
+    let answer = |prefix: &str| -> &Vec<Vec<Value>> {
+        answers
+            .iter()
+            .find(|(title, _)| title.starts_with(prefix))
+            .map(|(_, rows)| rows)
+            .unwrap_or_else(|| panic!("no cookbook query titled \"{prefix}…\": {titles:?}"))
+    };
+    let sql_of =
+        |prefix: &str| -> &str { &queries.iter().find(|q| q.0.starts_with(prefix)).unwrap().1 };
+
+    // The fixture files, scanned line by line.
+    let sections: Vec<(PathBuf, Vec<HashMap<String, String>>)> =
+        sample_files().into_iter().map(|f| (f.clone(), tag_sections(&f))).collect();
+    let all_games: Vec<&HashMap<String, String>> =
+        sections.iter().flat_map(|(_, games)| games.iter()).collect();
+    let stored = int(&rows(&conn, "SELECT count(*) FROM games")[0][0]);
+    assert_eq!(stored, all_games.len() as i64, "every sample game is stored");
+
+    // 1. The most played ECO code and its count, from the ECO tags.
+    let mut ecos: HashMap<&str, i64> = HashMap::new();
+    for game in &all_games {
+        if let Some(eco) = game.get("ECO") {
+            *ecos.entry(eco.as_str()).or_default() += 1;
+        }
+    }
+    let (top_eco, top_count) =
+        ecos.iter().max_by_key(|(eco, n)| (**n, std::cmp::Reverse(**eco))).unwrap();
+    let openings = answer("1. ");
+    assert_eq!(text(&openings[0][0]), *top_eco);
+    assert_eq!(int(&openings[0][1]), *top_count);
+    assert!(openings.len() == 10 && openings.windows(2).all(|w| int(&w[0][1]) >= int(&w[1][1])));
+
+    // 2. The player's games and points per year and colour, from the
+    // player's tags in the files.
+    let mut expected: BTreeMap<(String, String), (i64, f64)> = BTreeMap::new();
+    for game in &all_games {
+        for (colour, tag, win) in [("white", "White", "1-0"), ("black", "Black", "0-1")] {
+            let player = game.get(tag).map(String::as_str).unwrap_or("");
+            if !player.eq_ignore_ascii_case("schmitz874") {
+                continue;
+            }
+            let points = match game.get("Result").map(String::as_str) {
+                Some(r) if r == win => 1.0,
+                Some("1/2-1/2") => 0.5,
+                Some("1-0" | "0-1") => 0.0,
+                _ => continue,
+            };
+            let year = game.get("Date").map_or("", |d| &d[..4]).to_string();
+            let entry = expected.entry((year, colour.to_string())).or_default();
+            entry.0 += 1;
+            entry.1 += points;
+        }
+    }
+    let scores: BTreeMap<(String, String), (i64, f64)> = answer("2. ")
+        .iter()
+        .map(|r| ((text(&r[0]).to_string(), text(&r[1]).to_string()), (int(&r[2]), real(&r[3]))))
+        .collect();
+    assert_eq!(scores, expected);
+
+    // 3. The literal key is the position's key, and the games found are
+    // those whose stored mainline starts 1. e4 c5 (no transposition in
+    // the sample), each first there at ply 2.
+    let key_csv = pgnindex(&[
+        "sql",
+        "--db",
+        db_arg,
+        "--format",
+        "csv",
+        &format!("SELECT polyglot_key('{SICILIAN}')"),
+    ]);
+    let key = key_csv.lines().nth(1).unwrap().trim().to_string();
+    assert!(sql_of("3. ").contains(&format!("p.hash = {key}")), "query 3 looks up {key}");
+    assert!(sql_of("9. ").contains(&format!("hash = {key}")), "query 9 looks up {key}");
+    assert!(guide.contains(&format!("# {key}: the position after 1. e4 c5")));
+    let through = answer("3. ");
+    let expected_ids: Vec<i64> = rows(
+        &conn,
+        "SELECT id FROM games WHERE moves = 'e4 c5' OR moves LIKE 'e4 c5 %' ORDER BY id LIMIT 20",
+    )
+    .iter()
+    .map(|r| int(&r[0]))
+    .collect();
+    assert_eq!(through.iter().map(|r| int(&r[0])).collect::<Vec<_>>(), expected_ids);
+    assert!(through.iter().all(|r| int(&r[6]) == 2));
+
+    // 4. The longest game has as many plies as the longest in the
+    // python-chess ground truth.
+    let longest = answer("4. ");
+    assert_eq!(int(&longest[0][5]), longest_in_groundtruth());
+    assert_eq!(int(&longest[0][6]), (int(&longest[0][5]) + 1) / 2);
+
+    // 5. One row per input; problems agree with import_errors counted per
+    // source, and bad games with sources.errors. The sample has none, so
+    // the query also runs on a copy with a file of known problems.
+    check_problems(&conn, answer("5. "), sections.len());
+    let bad_db = dir.path().join("bad.db");
+    std::fs::copy(&db, &bad_db).unwrap();
+    let bad_pgn = dir.path().join("bad.pgn");
+    std::fs::write(
+        &bad_pgn,
+        "[Event \"v\"]\n[Variant \"Atomic\"]\n\n1. e4 e5 *\n\n\
+         [Event \"a\"]\n[White \"A\"]\n\n1. e4 e5 2. Ke3 *\n\n\
+         [Event \"b\"]\n[White \"B\"]\n\n1. d4 d5 *\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_pgnindex"))
+        .args(["import", "--quiet", "--db", bad_db.to_str().unwrap(), bad_pgn.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let bad_conn = Connection::open_with_flags(&bad_db, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    let problems = rows(&bad_conn, sql_of("5. "));
+    check_problems(&bad_conn, &problems, sections.len() + 1);
+    let first = &problems[0];
+    assert!(text(&first[0]).ends_with("bad.pgn"), "the file with problems comes first");
+    assert_eq!(
+        (int(&first[1]), int(&first[2]), int(&first[3]), int(&first[4])),
+        (2, 2, 1, 1),
+        "two games stored, one of them with an error, one variant skipped"
+    );
+
+    // 6. At ply 0, the start position, reached by every game without a FEN
+    // tag.
+    let by_ply = answer("6. ");
+    assert_eq!(by_ply.len(), 11, "plies 0 to 10");
+    assert_eq!(int(&by_ply[0][0]), 0);
+    assert_eq!(int(&by_ply[0][1]), 0x463b_9618_1691_fc9c, "the start position's Polyglot key");
+    let without_fen = all_games.iter().filter(|g| !g.contains_key("FEN")).count() as i64;
+    assert_eq!(int(&by_ply[0][2]), without_fen);
+    assert!(by_ply.iter().enumerate().all(|(i, r)| int(&r[0]) == i as i64));
+
+    // 7. The most common other tag: in as many games as the files say.
+    let tags = answer("7. ");
+    let name = text(&tags[0][0]);
+    let in_files = all_games.iter().filter(|g| g.contains_key(name)).count() as i64;
+    assert_eq!(int(&tags[0][1]), in_files, "games with the tag {name}");
+
+    // 8. The bands cover every rated game with a result, once.
+    let bands = answer("8. ");
+    let covered: i64 = bands.iter().map(|r| int(&r[1])).sum();
+    let rated = rows(
+        &conn,
+        "SELECT count(*) FROM games WHERE white_elo > 0 AND black_elo > 0 \
+         AND result IN ('1-0', '0-1', '1/2-1/2')",
+    );
+    assert_eq!(covered, int(&rated[0][0]));
+    assert!(bands.iter().all(|r| int(&r[2]) + int(&r[3]) + int(&r[4]) == int(&r[1])));
+
+    // 9. The decoded moves and their games are those of `explore`, whose
+    // decoding is pgnindex's own (a game reaches this position once).
+    let explored = pgnindex(&["explore", "--db", db_arg, "--moves", "1. e4 c5", "--format", "csv"]);
+    let mut expected: Vec<(String, i64)> = explored
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let fields: Vec<&str> = l.split(',').collect();
+            (fields[1].to_string(), fields[2].parse().unwrap())
+        })
+        .collect();
+    expected.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let decoded: Vec<(String, i64)> =
+        answer("9. ").iter().map(|r| (text(&r[0]).to_string(), int(&r[1]))).collect();
+    assert_eq!(decoded, expected);
+
+    // 10. Decisive games per event, from the Result tags of the files.
+    let decisive = answer("10. ");
+    for row in decisive {
+        let event = text(&row[0]);
+        let games: Vec<_> = all_games
+            .iter()
+            .filter(|g| g.get("Event").map(String::as_str) == Some(event))
+            .collect();
+        let won = games
+            .iter()
+            .filter(|g| matches!(g.get("Result").map(String::as_str), Some("1-0" | "0-1")))
+            .count();
+        assert_eq!((int(&row[1]), int(&row[2])), (games.len() as i64, won as i64), "{event}");
+        assert!(games.len() >= 20);
+    }
+}
+
+/// Query 5's answer on `conn`: one row per source, counts that agree with
+/// `import_errors` and `sources.errors`.
+fn check_problems(conn: &Connection, answer: &[Vec<Value>], sources: usize) {
+    assert_eq!(answer.len(), sources, "one row per source");
+    for row in answer {
+        let path = text(&row[0]);
+        let (errors, listed): (i64, i64) = conn
+            .query_row(
+                "SELECT s.errors, (SELECT count(*) FROM import_errors WHERE source_id = s.id) \
+                 FROM sources AS s WHERE s.path = ?1",
+                [path],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap();
+        assert_eq!(int(&row[2]), listed, "{path}: problems");
+        assert_eq!(int(&row[3]) + int(&row[4]), errors, "{path}: bad games");
+        assert_eq!(int(&row[3]) + int(&row[4]) + int(&row[5]), listed, "{path}: by kind");
+    }
+}
