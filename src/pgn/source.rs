@@ -22,9 +22,6 @@ use std::io::{self, Cursor, Read};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
-/// Default for the `max_block` argument of [`Source::for_each_block`]: 1 GiB.
-pub const DEFAULT_MAX_BLOCK: usize = 1 << 30;
-
 /// Regular files shorter than this are read into memory instead of being
 /// mapped: for them one `read` costs less than setting up and tearing down a
 /// mapping.
@@ -488,7 +485,8 @@ impl Source {
     /// whole, so that memory stays bounded even if the input never offers a
     /// cut. At the end of the input everything left is delivered. A
     /// `block_size` of 0 counts as 1, and one above `max_block` as
-    /// `max_block`.
+    /// `max_block`. Both sizes are the caller's to choose, with its `cut`:
+    /// `max_block` is how long a game may grow before it is cut anyway.
     ///
     /// # Errors
     ///
@@ -854,6 +852,9 @@ mod tests {
 
     use super::*;
 
+    /// A `max_block` that no test input reaches: blocks end where `cut` says.
+    const MAX_BLOCK: usize = 1 << 30;
+
     /// A game-like text with blank lines between "games".
     const PGN: &[u8] = b"[Event \"A\"]\n\n1. e4 e5 1-0\n\n[Event \"B\"]\n\n1. d4 d5 0-1\n\n\
         [Event \"C\"]\n\n1. c4 { Caf\xe9 } c5 1/2-1/2\n\n[Event \"D\"]\n\n1. Nf3 *\n";
@@ -954,7 +955,7 @@ mod tests {
 
     /// Everything a source delivers, with a cut that takes whole blocks.
     fn read_all(source: Source) -> Vec<u8> {
-        concat(&blocks(source, 16, DEFAULT_MAX_BLOCK, cut_after_blank_line))
+        concat(&blocks(source, 16, MAX_BLOCK, cut_after_blank_line))
     }
 
     /// Blocks delivered before the error of a source with a size limit.
@@ -962,7 +963,7 @@ mod tests {
         let mut out = Vec::new();
         let error = source
             .with_limit(limit)
-            .for_each_block(16, DEFAULT_MAX_BLOCK, cut_after_blank_line, |block, _| {
+            .for_each_block(16, MAX_BLOCK, cut_after_blank_line, |block, _| {
                 out.extend_from_slice(block);
                 ControlFlow::Continue(())
             })
