@@ -9,7 +9,7 @@
 //! - [`game`]: a stored game read back; [`pgn`]: written as export PGN;
 //! - [`info`]: what a database holds;
 //! - [`sql`]: the user's SQL, with the [`functions`] it may call;
-//! - [`format`]: rows as table, CSV or JSON;
+//! - [`format`](mod@format): rows as table, CSV or JSON;
 //! - [`QueryError`]: how reading a database fails (search, explorer,
 //!   stored games, `info`).
 //!
