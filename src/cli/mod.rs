@@ -96,8 +96,8 @@ fn query_exit_code(err: &anyhow::Error) -> u8 {
         e.is::<pgnindex::db::DbError>()
             || e.is::<io::Error>()
             || matches!(
-                e.downcast_ref::<pgnindex::query::search::QueryError>(),
-                Some(pgnindex::query::search::QueryError::Sqlite { .. })
+                e.downcast_ref::<pgnindex::query::QueryError>(),
+                Some(pgnindex::query::QueryError::Sqlite { .. })
             )
     });
     if database_or_io {
@@ -148,7 +148,7 @@ mod tests {
     #[test]
     fn query_errors_pick_their_exit_code() {
         use pgnindex::db::DbError;
-        use pgnindex::query::search::QueryError;
+        use pgnindex::query::QueryError;
         let missing = DbError::Missing { path: "x.db".into() };
         assert_eq!(query_exit_code(&anyhow::Error::from(missing)), 2);
         assert_eq!(query_exit_code(&anyhow::Error::from(QueryError::NoSuchGame(3))), 1);

@@ -12,7 +12,7 @@ use pgnindex::query::format::json_object;
 use pgnindex::query::game::{self, Game};
 use pgnindex::query::pgn;
 use pgnindex::query::replay::Replay;
-use pgnindex::query::search::QueryError;
+use pgnindex::query::QueryError;
 
 use super::query_args::{self, DbArgs};
 

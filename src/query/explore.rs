@@ -13,7 +13,8 @@ use std::collections::HashMap;
 
 use rusqlite::Connection;
 
-use super::search::{Outcome, QueryError, Search};
+use super::error::QueryError;
+use super::search::{Outcome, Search};
 use crate::notation::san;
 use crate::notation::uci::Uci;
 

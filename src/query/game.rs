@@ -6,7 +6,7 @@ use rusqlite::{Connection, OptionalExtension, Row};
 
 use crate::db::Header;
 
-use super::search::QueryError;
+use super::error::QueryError;
 
 /// The `games` columns of a [`Game`], in [`Game::from_row`] order, for a
 /// query that names the table `g`.

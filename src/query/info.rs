@@ -10,7 +10,8 @@ use std::path::Path;
 
 use rusqlite::Connection;
 
-use super::search::{has_index, QueryError};
+use super::error::QueryError;
+use super::search::has_index;
 
 /// One imported input.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,12 +9,15 @@
 //! - [`game`]: a stored game read back; [`pgn`]: written as export PGN;
 //! - [`info`]: what a database holds;
 //! - [`sql`]: the user's SQL, with the [`functions`] it may call;
-//! - [`format`]: rows as table, CSV or JSON.
+//! - [`format`](mod@format): rows as table, CSV or JSON;
+//! - [`QueryError`]: how reading a database fails (search, explorer,
+//!   stored games, `info`).
 //!
 //! Nothing here writes to the database (`sql` runs what it is given, on a
 //! connection the caller opened read-only unless asked otherwise), and
 //! nothing here prints: results go to callbacks and writers.
 
+mod error;
 pub mod explore;
 pub mod filter;
 pub mod format;
@@ -26,3 +29,5 @@ pub mod replay;
 pub mod search;
 pub mod sql;
 pub mod target;
+
+pub use error::QueryError;

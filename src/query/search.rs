@@ -16,47 +16,11 @@ use rusqlite::fallible_streaming_iterator::FallibleStreamingIterator;
 use rusqlite::types::Value;
 use rusqlite::{params_from_iter, Connection, OptionalExtension};
 
+use super::error::QueryError;
 use super::filter::Filters;
 use super::game::{Game, GAME_COLUMNS};
-use super::replay::{Replay, ReplayError};
+use super::replay::Replay;
 use super::target::Target;
-
-/// A query that failed.
-#[derive(Debug, thiserror::Error)]
-pub enum QueryError {
-    /// SQLite failed reading the database.
-    #[error("{path}: {source}")]
-    Sqlite {
-        /// The database file.
-        path: String,
-        /// SQLite's error.
-        source: rusqlite::Error,
-    },
-    /// No game has this id.
-    #[error("no game with id {0}")]
-    NoSuchGame(i64),
-    /// A stored game does not replay.
-    #[error("game {id}: {source}")]
-    Replay {
-        /// The game.
-        id: i64,
-        /// What failed.
-        source: ReplayError,
-    },
-    /// Writing the results failed (a closed pipe, a full disk).
-    #[error("writing the output")]
-    Output(#[source] io::Error),
-}
-
-impl QueryError {
-    /// Wraps SQLite errors of `conn` with its file name.
-    pub fn sqlite(conn: &Connection) -> impl Fn(rusqlite::Error) -> QueryError + '_ {
-        move |source| QueryError::Sqlite {
-            path: conn.path().filter(|p| !p.is_empty()).unwrap_or(":memory:").to_string(),
-            source,
-        }
-    }
-}
 
 /// What to look for.
 #[derive(Debug, Clone, Default)]

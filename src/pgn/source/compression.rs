@@ -1,0 +1,118 @@
+//! Compressed inputs: [`Compression`] recognised from an input's first
+//! bytes ([`detect_compression`]), and the decoders that stream gzip, zstd
+//! and bzip2 (several members, frames or streams one after the other).
+
+use std::fmt;
+use std::io::{self, Read};
+
+use super::{InputName, SourceError};
+
+/// How an input is compressed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compression {
+    /// Plain text.
+    None,
+    /// gzip (RFC 1952), possibly several members one after the other.
+    Gzip,
+    /// Zstandard, possibly several frames one after the other.
+    Zstd,
+    /// bzip2, possibly several streams one after the other (as `pbzip2`
+    /// writes them).
+    Bzip2,
+}
+
+impl fmt::Display for Compression {
+    /// Writes the format's usual name: `none`, `gzip`, `zstd` or `bzip2`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Compression::None => "none",
+            Compression::Gzip => "gzip",
+            Compression::Zstd => "zstd",
+            Compression::Bzip2 => "bzip2",
+        })
+    }
+}
+
+/// Detects the compression of an input from its first bytes (four are
+/// enough): gzip starts with `1f 8b`, zstd with `28 b5 2f fd`, bzip2 with
+/// `BZh`. The content decides, not the file name.
+pub fn detect_compression(first_bytes: &[u8]) -> Compression {
+    if first_bytes.starts_with(&[0x1f, 0x8b]) {
+        Compression::Gzip
+    } else if first_bytes.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+        Compression::Zstd
+    } else if first_bytes.starts_with(b"BZh") {
+        Compression::Bzip2
+    } else {
+        Compression::None
+    }
+}
+
+/// The largest zstd window accepted: zstd's own maximum for the platform.
+const ZSTD_WINDOW_LOG_MAX: u32 = if cfg!(target_pointer_width = "64") { 31 } else { 30 };
+
+/// `reader` decompressed as `compression` says.
+///
+/// # Errors
+/// The zstd decoder's, if it cannot be set up.
+pub(super) fn decoder(
+    compression: Compression,
+    reader: impl Read + Send + 'static,
+) -> io::Result<Box<dyn Read + Send>> {
+    Ok(match compression {
+        Compression::None => Box::new(reader),
+        Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(reader)),
+        Compression::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(reader)),
+        Compression::Zstd => {
+            let mut decoder = zstd::stream::read::Decoder::new(reader)?;
+            // Accept frames written with `zstd --long` (windows beyond the
+            // default 128 MiB limit); the memory is only taken if a frame
+            // asks for it.
+            decoder.window_log_max(ZSTD_WINDOW_LOG_MAX)?;
+            Box::new(decoder)
+        }
+    })
+}
+
+/// Reads up to four bytes (enough for [`detect_compression`]) from the start
+/// of an input; fewer only if the input is shorter.
+pub(super) fn read_prefix(
+    name: &InputName,
+    reader: &mut impl Read,
+) -> Result<Vec<u8>, SourceError> {
+    let mut prefix = [0; 4];
+    let mut filled = 0;
+    while filled < prefix.len() {
+        match reader.read(&mut prefix[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+            Err(error) => {
+                return Err(SourceError::Read {
+                    name: name.clone(),
+                    offset: filled as u64,
+                    compression: Compression::None,
+                    error,
+                })
+            }
+        }
+    }
+    Ok(prefix[..filled].to_vec())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detects_compression_from_magic_numbers() {
+        assert_eq!(detect_compression(b"\x1f\x8b\x08\x00"), Compression::Gzip);
+        assert_eq!(detect_compression(b"\x28\xb5\x2f\xfd"), Compression::Zstd);
+        assert_eq!(detect_compression(b"BZh9"), Compression::Bzip2);
+        assert_eq!(detect_compression(b"[Event"), Compression::None);
+        assert_eq!(detect_compression(b"\x28\xb5\x2f"), Compression::None);
+        assert_eq!(detect_compression(b"\x1f"), Compression::None);
+        assert_eq!(detect_compression(b"BZ"), Compression::None);
+        assert_eq!(detect_compression(b""), Compression::None);
+    }
+}

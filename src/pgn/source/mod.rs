@@ -1,0 +1,404 @@
+//! Input sources: the only place that opens input files.
+//!
+//! An input is a path or standard input (`-`). Directories given on the
+//! command line expand to the PGN files below them ([`expand_inputs`]).
+//! Opening an input ([`Source::open`]) picks one of two ways to read it, the
+//! same split ripgrep makes between searching a slice and searching a reader:
+//! - a regular, uncompressed file is memory-mapped (small ones are simply
+//!   read into memory) and handed over as one slice;
+//! - standard input, compressed files (gzip, zstd, bzip2 — recognised by
+//!   their magic numbers, not their names) and anything that cannot be
+//!   mapped are streamed through a refill buffer that is cut at game
+//!   boundaries chosen by the caller ([`Source::for_each_block`]).
+//!
+//! [`decode_text`] turns the raw bytes of a tag value or comment into text:
+//! UTF-8 when it is valid, Windows-1252 for the bytes that are not.
+//!
+//! One file per job: `inputs.rs` finds the inputs, `compression.rs`
+//! recognises compressed streams and decodes them, `mmap.rs` maps a file
+//! (the one `unsafe` of reading, with its SAFETY paragraph), `blocks.rs`
+//! delivers an input in blocks cut at game boundaries, `decode.rs` turns
+//! bytes into text and `facts.rs` fingerprints files. This file opens a
+//! [`Source`] and says what can fail ([`SourceError`]).
+
+use std::fmt;
+use std::fs::File;
+use std::io::{self, Cursor, Read};
+use std::path::{Path, PathBuf};
+
+mod blocks;
+mod compression;
+mod decode;
+mod facts;
+mod inputs;
+mod mmap;
+#[cfg(test)]
+mod testing;
+
+pub use compression::{detect_compression, Compression};
+pub use decode::decode_text;
+pub use facts::{file_facts, FileFacts};
+pub use inputs::{expand_inputs, InputName};
+
+use compression::read_prefix;
+use mmap::{map_file, MMAP_MIN_LEN};
+
+/// Errors of this module. Every message names the input it is about.
+///
+/// The underlying [`io::Error`] is part of the message (as in
+/// `cannot open games.pgn: No such file or directory (os error 2)`) rather
+/// than a [`source`](std::error::Error::source), so that printing the error
+/// chain does not repeat it; [`SourceError::io_error`] gives access to it.
+#[derive(Debug, thiserror::Error)]
+pub enum SourceError {
+    /// The input does not exist or cannot be opened.
+    #[error("cannot open {name}: {error}")]
+    Open {
+        /// The input.
+        name: InputName,
+        /// What the operating system said.
+        error: io::Error,
+    },
+    /// A directory given on the command line (or below one) cannot be listed.
+    #[error("cannot read directory {}: {error}", .path.display())]
+    ReadDir {
+        /// The directory.
+        path: PathBuf,
+        /// What the operating system said.
+        error: io::Error,
+    },
+    /// A command-line argument names something that is neither a readable
+    /// file nor a directory (a socket, say).
+    #[error("{}: not a PGN file or directory", .path.display())]
+    NotInput {
+        /// The argument.
+        path: PathBuf,
+    },
+    /// [`Source::open`] was given a directory; [`expand_inputs`] lists the
+    /// files in it.
+    #[error("cannot open {}: is a directory", .path.display())]
+    IsDirectory {
+        /// The directory.
+        path: PathBuf,
+    },
+    /// The input has more bytes than the limit set with
+    /// [`Source::with_limit`]; the whole games before it were delivered.
+    #[error(
+        "{name}: larger than the input size limit of {limit} bytes (decompressed); stopped there"
+    )]
+    TooLarge {
+        /// The input.
+        name: InputName,
+        /// The limit.
+        limit: u64,
+    },
+    /// Reading or decompressing failed part-way.
+    #[error("{name}: {} at byte {offset}: {error}", read_failure(.compression, .error))]
+    Read {
+        /// The input.
+        name: InputName,
+        /// How many bytes had been read successfully: an offset in the
+        /// decompressed data for a compressed input.
+        offset: u64,
+        /// The input's compression, which tells corrupt data from an I/O
+        /// failure in the message.
+        compression: Compression,
+        /// What the reader or decoder said.
+        error: io::Error,
+    },
+}
+
+impl SourceError {
+    /// The underlying I/O error, if there is one.
+    pub fn io_error(&self) -> Option<&io::Error> {
+        match self {
+            SourceError::Open { error, .. }
+            | SourceError::ReadDir { error, .. }
+            | SourceError::Read { error, .. } => Some(error),
+            SourceError::NotInput { .. }
+            | SourceError::IsDirectory { .. }
+            | SourceError::TooLarge { .. } => None,
+        }
+    }
+}
+
+/// Names a read failure for [`SourceError::Read`]'s message: an error that
+/// does not come from the operating system, met while decompressing, means
+/// the data is corrupt (or truncated).
+fn read_failure(compression: &Compression, error: &io::Error) -> String {
+    if *compression == Compression::None || error.raw_os_error().is_some() {
+        "read error".to_owned()
+    } else {
+        format!("corrupt {compression} data")
+    }
+}
+
+/// [`SourceError::Open`] for a file that cannot be opened or examined.
+fn open_error(path: &Path, error: io::Error) -> SourceError {
+    SourceError::Open { name: InputName::Path(path.to_owned()), error }
+}
+
+/// An opened input, ready to be read once with [`Source::for_each_block`].
+pub struct Source {
+    name: InputName,
+    len_hint: Option<u64>,
+    compression: Compression,
+    data: Data,
+    /// Read no more than this many (decompressed) bytes.
+    limit: u64,
+}
+
+/// The three ways an input's bytes are held.
+enum Data {
+    /// A memory-mapped regular file.
+    Mapped(memmap2::Mmap),
+    /// The whole content in memory (small files, empty files).
+    Owned(Vec<u8>),
+    /// A reader, decompressing if need be (stdin, compressed files, FIFOs, and
+    /// regular files that could not be mapped).
+    Stream(Box<dyn Read + Send>),
+}
+
+impl fmt::Debug for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let data = match &self.data {
+            Data::Mapped(map) => format!("Mapped({} bytes)", map.len()),
+            Data::Owned(bytes) => format!("Owned({} bytes)", bytes.len()),
+            Data::Stream(_) => "Stream".to_owned(),
+        };
+        f.debug_struct("Source")
+            .field("name", &self.name)
+            .field("len_hint", &self.len_hint)
+            .field("compression", &self.compression)
+            .field("data", &format_args!("{data}"))
+            .finish()
+    }
+}
+
+impl Source {
+    /// Opens an input.
+    ///
+    /// A regular uncompressed file of 1 MiB or more is memory-mapped (with a
+    /// hint to the kernel that it will be read sequentially); a smaller one is
+    /// read into memory; one that cannot be mapped is streamed. Compressed
+    /// files (whatever their names) and standard input are streamed through
+    /// the matching decoder: gzip members, zstd frames and bzip2 streams may
+    /// follow one another.
+    ///
+    /// # Errors
+    ///
+    /// [`SourceError::Open`] if the file cannot be opened,
+    /// [`SourceError::IsDirectory`] for a directory, [`SourceError::Read`] if
+    /// its first bytes (read to detect compression) cannot be read.
+    pub fn open(name: &InputName) -> Result<Source, SourceError> {
+        Source::open_with(name, MMAP_MIN_LEN)
+    }
+
+    /// [`Source::open`], but a plain file is streamed through a bounded
+    /// buffer (like a compressed one) instead of memory-mapped: the mapped
+    /// pages of a big file count as resident memory, read blocks do not stay.
+    /// Costs one copy of the bytes; the import uses it to keep its memory
+    /// bounded whatever the file size.
+    ///
+    /// # Errors
+    /// As [`Source::open`].
+    pub fn open_streaming(name: &InputName) -> Result<Source, SourceError> {
+        Source::open_with(name, u64::MAX)
+    }
+
+    /// [`Source::open`] with the size from which regular files are mapped
+    /// chosen by the caller (tests map tiny files this way; `u64::MAX`
+    /// streams files of 1 MiB or more).
+    fn open_with(name: &InputName, mmap_min_len: u64) -> Result<Source, SourceError> {
+        let path = match name {
+            InputName::Stdin => {
+                let mut stdin = io::stdin();
+                let prefix = read_prefix(name, &mut stdin)?;
+                return Source::stream(name.clone(), None, prefix, stdin);
+            }
+            InputName::Path(path) => path,
+        };
+        let mut file = File::open(path).map_err(|error| open_error(path, error))?;
+        let meta = file.metadata().map_err(|error| open_error(path, error))?;
+        if meta.is_dir() {
+            return Err(SourceError::IsDirectory { path: path.clone() });
+        }
+        let len = meta.is_file().then_some(meta.len());
+        let prefix = read_prefix(name, &mut file)?;
+        let plain_len = len.filter(|_| detect_compression(&prefix) == Compression::None);
+        let Some(len) = plain_len else {
+            return Source::stream(name.clone(), len, prefix, file);
+        };
+        if mmap_min_len == u64::MAX && len >= MMAP_MIN_LEN {
+            return Source::stream(name.clone(), Some(len), prefix, file);
+        }
+        let (data, len) = if len > 0 && len >= mmap_min_len {
+            match map_file(&file) {
+                Some(map) => (Data::Mapped(map), len),
+                None => return Source::stream(name.clone(), Some(len), prefix, file),
+            }
+        } else {
+            // Files that report a length of 0 (as in /proc) may still have
+            // content, so read to the end rather than trust the length.
+            let mut bytes = prefix;
+            bytes.reserve(usize::try_from(len).unwrap_or(0));
+            file.read_to_end(&mut bytes).map_err(|error| SourceError::Read {
+                name: name.clone(),
+                offset: bytes.len() as u64,
+                compression: Compression::None,
+                error,
+            })?;
+            let read = bytes.len() as u64;
+            (Data::Owned(bytes), len.max(read))
+        };
+        Ok(Source {
+            name: name.clone(),
+            len_hint: Some(len),
+            compression: Compression::None,
+            data,
+            limit: u64::MAX,
+        })
+    }
+
+    /// A streaming source over `prefix` followed by the rest of `reader`,
+    /// decompressed according to the prefix.
+    fn stream(
+        name: InputName,
+        len_hint: Option<u64>,
+        prefix: Vec<u8>,
+        reader: impl Read + Send + 'static,
+    ) -> Result<Source, SourceError> {
+        let compression = detect_compression(&prefix);
+        let reader = Cursor::new(prefix).chain(reader);
+        let reader = compression::decoder(compression, reader)
+            .map_err(|error| SourceError::Open { name: name.clone(), error })?;
+        Ok(Source { name, len_hint, compression, data: Data::Stream(reader), limit: u64::MAX })
+    }
+
+    /// Makes [`Source::for_each_block`] stop with [`SourceError::TooLarge`]
+    /// once the input has more than `limit` (decompressed) bytes: a guard
+    /// against decompression bombs. Without it a stream of any length is
+    /// read, in bounded memory.
+    #[must_use]
+    pub fn with_limit(mut self, limit: u64) -> Source {
+        self.limit = limit;
+        self
+    }
+
+    /// The input this source reads.
+    pub fn name(&self) -> &InputName {
+        &self.name
+    }
+
+    /// The input's size in bytes if known, for progress reports: the file's
+    /// length, which for a compressed file is the compressed length (compare
+    /// it with the compressed bytes consumed, not with block offsets).
+    /// `None` for standard input and FIFOs.
+    pub fn len_hint(&self) -> Option<u64> {
+        self.len_hint
+    }
+
+    /// The input's compression, as detected from its first bytes.
+    pub fn compression(&self) -> Compression {
+        self.compression
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ops::ControlFlow;
+
+    use super::testing::{
+        blocks, bzip2, cut_after_blank_line, gzip, read_all, write_file, zstd, PGN,
+    };
+    use super::*;
+
+    #[test]
+    fn every_format_delivers_the_same_bytes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let mut multi_gz = gzip(&PGN[..50]);
+        multi_gz.extend(gzip(&PGN[50..]));
+        let mut multi_zst = zstd(&PGN[..30]);
+        multi_zst.extend(zstd(&PGN[30..]));
+        let mut multi_bz2 = bzip2(&PGN[..70]);
+        multi_bz2.extend(bzip2(&PGN[70..]));
+        let cases = [
+            ("plain.pgn", PGN.to_vec(), Compression::None),
+            ("games.pgn.gz", gzip(PGN), Compression::Gzip),
+            ("games.pgn.zst", zstd(PGN), Compression::Zstd),
+            ("games.pgn.bz2", bzip2(PGN), Compression::Bzip2),
+            ("multi.pgn.gz", multi_gz, Compression::Gzip),
+            ("multi.pgn.zst", multi_zst, Compression::Zstd),
+            ("multi.pgn.bz2", multi_bz2, Compression::Bzip2),
+            // The content decides, not the name.
+            ("misnamed.pgn", gzip(PGN), Compression::Gzip),
+        ];
+        for (file, bytes, compression) in cases {
+            let name = write_file(&dir.join(file), &bytes);
+            for mmap_min_len in [0, MMAP_MIN_LEN] {
+                let source = Source::open_with(&name, mmap_min_len).unwrap();
+                assert_eq!(source.name(), &name);
+                assert_eq!(source.compression(), compression, "{file}");
+                assert_eq!(source.len_hint(), Some(bytes.len() as u64), "{file}");
+                assert_eq!(read_all(source), PGN, "{file}");
+            }
+        }
+    }
+
+    #[test]
+    fn plain_files_are_mapped_or_read_by_size() {
+        let tmp = tempfile::tempdir().unwrap();
+        let name = write_file(&tmp.path().join("g.pgn"), PGN);
+        let mapped = Source::open_with(&name, 0).unwrap();
+        assert!(matches!(mapped.data, Data::Mapped(_)), "{mapped:?}");
+        let owned = Source::open(&name).unwrap();
+        assert!(matches!(owned.data, Data::Owned(_)), "{owned:?}");
+        let large = write_file(&tmp.path().join("large.pgn"), &PGN.repeat(20_000));
+        let source = Source::open(&large).unwrap();
+        assert!(matches!(source.data, Data::Mapped(_)), "{source:?}");
+        assert_eq!(read_all(source), PGN.repeat(20_000));
+    }
+
+    #[test]
+    fn empty_files_deliver_nothing() {
+        let tmp = tempfile::tempdir().unwrap();
+        let name = write_file(&tmp.path().join("empty.pgn"), b"");
+        for mmap_min_len in [0, MMAP_MIN_LEN] {
+            let source = Source::open_with(&name, mmap_min_len).unwrap();
+            assert!(matches!(source.data, Data::Owned(_)), "{source:?}");
+            assert_eq!(source.len_hint(), Some(0));
+            assert!(blocks(source, 16, 64, cut_after_blank_line).is_empty());
+        }
+        let name = write_file(&tmp.path().join("empty.pgn.gz"), &gzip(b""));
+        assert!(read_all(Source::open(&name).unwrap()).is_empty());
+    }
+
+    #[test]
+    fn opening_a_missing_file_or_a_directory_fails() {
+        let tmp = tempfile::tempdir().unwrap();
+        let missing = tmp.path().join("games.pgn");
+        let err = Source::open(&InputName::Path(missing.clone())).unwrap_err();
+        assert!(err.to_string().starts_with(&format!("cannot open {}: ", missing.display())));
+        let err = Source::open(&InputName::Path(tmp.path().to_owned())).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!("cannot open {}: is a directory", tmp.path().display())
+        );
+    }
+
+    #[test]
+    fn corrupt_gzip_is_reported_as_such() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut bytes = gzip(&PGN.repeat(50));
+        let middle = bytes.len() / 2;
+        bytes.truncate(middle);
+        bytes.extend([0xff; 64]);
+        let name = write_file(&tmp.path().join("games.pgn.gz"), &bytes);
+        let source = Source::open(&name).unwrap();
+        let err = source.for_each_block(16, 1024, |b, _| b.len(), |_, _| ControlFlow::Continue(()));
+        let message = err.unwrap_err().to_string();
+        let prefix = format!("{}: corrupt gzip data at byte ", name);
+        assert!(message.starts_with(&prefix), "{message}");
+    }
+}
