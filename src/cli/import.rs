@@ -15,7 +15,7 @@ use pgnindex::import::{self, ImportOptions, Observer};
 use pgnindex::notation::lang::Lang;
 use pgnindex::pgn::source::{InputName, SourceError};
 use pgnindex::store::rows::RowOptions;
-use pgnindex::store::writer::{Problem, WriterOptions, BATCH_GAMES_WITHOUT_POSITIONS};
+use pgnindex::store::writer::{Problem, ProblemKind, WriterOptions, BATCH_GAMES_WITHOUT_POSITIONS};
 
 /// Bad games printed on stderr; the rest are only in `import_errors`.
 const SHOWN_PROBLEMS: usize = 5;
@@ -176,7 +176,7 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<ExitCode> {
     let problems = {
         let (bar, shown, quiet) = (bar.clone(), Arc::clone(&shown), args.quiet);
         Box::new(move |problem: Problem| {
-            if !problem.is_error || quiet {
+            if problem.kind == ProblemKind::Warning || quiet {
                 return;
             }
             let mut n = shown.lock().unwrap_or_else(|e| e.into_inner());
