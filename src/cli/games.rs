@@ -3,7 +3,6 @@
 
 use std::io::{self, Write};
 use std::ops::ControlFlow;
-use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::Context;
@@ -15,6 +14,8 @@ use pgnindex::pgn::source::{expand_inputs, InputName, SourceError};
 use pgnindex::replay::inputs::{read_inputs, ChunkPlace, InputVisitor};
 use pgnindex::replay::parallel::{Chunk, LocatedGame};
 use pgnindex::replay::{GameRecord, ReplayOptions};
+
+use super::exit::Exit;
 
 /// Arguments of `fens`.
 #[derive(Debug, Args)]
@@ -172,7 +173,7 @@ fn error_text(game: &Located<'_>) -> Option<String> {
 }
 
 /// Runs `fens`.
-pub fn run_fens(args: &FensArgs) -> anyhow::Result<ExitCode> {
+pub fn run_fens(args: &FensArgs) -> anyhow::Result<Exit> {
     let options = ReplayOptions {
         keys: args.every_ply,
         fens: args.every_ply,
@@ -208,11 +209,11 @@ pub fn run_fens(args: &FensArgs) -> anyhow::Result<ExitCode> {
         |_, _, _, _| Ok(()),
     )?;
     out.flush()?;
-    Ok(if stats.unreadable > 0 { ExitCode::from(2) } else { ExitCode::SUCCESS })
+    Ok(if stats.unreadable > 0 { Exit::Failure } else { Exit::Success })
 }
 
 /// Runs `check`.
-pub fn run_check(args: &CheckArgs) -> anyhow::Result<ExitCode> {
+pub fn run_check(args: &CheckArgs) -> anyhow::Result<Exit> {
     let started = Instant::now();
     let options = ReplayOptions { lang: args.lang, ..ReplayOptions::default() };
     let stdout = io::stdout();
@@ -249,10 +250,10 @@ pub fn run_check(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     )?;
     out.flush()?;
     Ok(if stats.unreadable > 0 {
-        ExitCode::from(2)
+        Exit::Failure
     } else if stats.errors > 0 {
-        ExitCode::from(1)
+        Exit::Invalid
     } else {
-        ExitCode::SUCCESS
+        Exit::Success
     })
 }

@@ -3,7 +3,6 @@
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -16,6 +15,8 @@ use pgnindex::notation::lang::Lang;
 use pgnindex::pgn::source::{InputName, SourceError};
 use pgnindex::store::rows::RowOptions;
 use pgnindex::store::writer::{Problem, ProblemKind, WriterOptions, BATCH_GAMES_WITHOUT_POSITIONS};
+
+use super::exit::Exit;
 
 /// Bad games printed on stderr; the rest are only in `import_errors`.
 const SHOWN_PROBLEMS: usize = 5;
@@ -129,7 +130,7 @@ impl Observer for Progress {
 
 /// Runs `import`: 0 when every input was read (bad games or not), 1 when
 /// `--strict` stopped at a bad game, 2 when an input could not be read.
-pub fn run(args: &ImportArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: &ImportArgs) -> anyhow::Result<Exit> {
     let path = db::default_path(args.db.as_deref());
     let pool = super::games::thread_pool(args.threads)?;
     let options = ImportOptions {
@@ -218,11 +219,11 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<ExitCode> {
     }
     eprintln!("{line}");
     Ok(if summary.unreadable > 0 {
-        ExitCode::from(2)
+        Exit::Failure
     } else if summary.stopped {
-        ExitCode::from(1)
+        Exit::Invalid
     } else {
-        ExitCode::SUCCESS
+        Exit::Success
     })
 }
 
