@@ -1,4 +1,5 @@
-//! The import pipeline: inputs → blocks ([`crate::pgn::source`]) → chunks
+//! The import pipeline: inputs, one after the other
+//! ([`crate::replay::inputs`]) → blocks ([`crate::pgn::source`]) → chunks
 //! read, replayed and turned into rows on a rayon pool
 //! ([`crate::replay::parallel`], [`crate::store::rows`]) → a bounded channel → the one
 //! writer thread ([`crate::store::writer`]).
@@ -16,7 +17,9 @@ use std::time::Instant;
 
 use crate::notation::lang::Lang;
 use crate::pgn::source::{self, expand_inputs, InputName, Source, SourceError};
-use crate::replay::{parallel, ReplayOptions};
+use crate::replay::inputs::{read_inputs, ChunkPlace, InputStart, InputVisitor};
+use crate::replay::parallel::Chunk;
+use crate::replay::ReplayOptions;
 use crate::store::rows::{GameRow, RowOptions};
 use crate::store::writer::{Problem, SourceStart, Totals, WriteError, Writer, WriterOptions};
 
@@ -165,80 +168,99 @@ pub fn run(
     };
     let rows = options.rows;
     let build = move |game| GameRow::build(game, rows);
-    let mut summary = Summary::default();
-    let mut games_read = 0u64;
-    'inputs: for name in &names {
-        let facts = match source::file_facts(name) {
-            Ok(f) => f,
-            Err(e) => {
-                observer.unreadable(&e);
-                summary.unreadable += 1;
-                continue;
-            }
-        };
-        let size = facts.as_ref().map(|f| f.size);
-        let begin = Message::Begin { name: name.to_string(), facts, force: options.force };
-        if tx.send(begin).is_err() {
-            break;
-        }
-        let Ok(start) = reply_rx.recv() else { break };
-        if let SourceStart::AlreadyImported { .. } = start {
-            observer.already_imported(name);
-            summary.already_imported += 1;
-            continue;
-        }
-        observer.source(name, size);
-        summary.files += 1;
-        let opened = Source::open_streaming(name);
-        let source = match opened.map(|s| s.with_limit(options.max_input.unwrap_or(u64::MAX))) {
-            Ok(s) => s,
-            Err(e) => {
-                observer.unreadable(&e);
-                summary.unreadable += 1;
-                if tx.send(Message::Abandon).is_err() {
-                    break;
-                }
-                continue;
-            }
-        };
-        let mut writer_gone = false;
-        let result = parallel::read_source(source, pool, replay, &build, |chunk, offset, line| {
-            summary.bytes += chunk.len as u64;
-            let end = offset + chunk.len as u64;
-            games_read += chunk.games.len() as u64;
-            let message =
-                Message::Chunk { games: chunk.games, trailing: chunk.trailing, offset, line, end };
-            if tx.send(message).is_err() {
-                writer_gone = true;
-                return ControlFlow::Break(());
-            }
-            observer.progress(end, games_read);
-            ControlFlow::Continue(())
-        });
-        if writer_gone {
-            break 'inputs;
-        }
-        let end = match result {
-            Ok(()) => Message::End,
-            Err(e) => {
-                observer.unreadable(&e);
-                summary.unreadable += 1;
-                Message::Abandon
-            }
-        };
-        if tx.send(end).is_err() {
-            break;
-        }
-    }
+    let mut feed = Feed { tx, reply: reply_rx, observer, options, summary: Summary::default() };
+    let read = read_inputs(&names, pool, replay, &build, &mut feed);
+    let Feed { tx, mut summary, .. } = feed;
     drop(tx);
     let (totals, stopped) = match writer_thread.join() {
         Ok(result) => result?,
         Err(panic) => std::panic::resume_unwind(panic),
     };
+    summary.bytes = read.bytes;
     summary.totals = totals;
     summary.stopped = stopped;
     summary.seconds = started.elapsed().as_secs_f64();
     Ok(summary)
+}
+
+/// [`run`]'s visitor of the inputs: asks the writer whether each input
+/// was imported before, opens it as a stream, and forwards its chunks to
+/// the writer thread. A closed channel (the writer stopped) stops the
+/// reading.
+struct Feed<'o> {
+    tx: mpsc::SyncSender<Message>,
+    reply: mpsc::Receiver<SourceStart>,
+    observer: &'o mut dyn Observer,
+    options: ImportOptions,
+    summary: Summary,
+}
+
+impl Feed<'_> {
+    /// Sends `message` to the writer; `Break` if the writer is gone.
+    fn send(&self, message: Message) -> ControlFlow<()> {
+        match self.tx.send(message) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(_) => ControlFlow::Break(()),
+        }
+    }
+}
+
+impl InputVisitor<GameRow> for Feed<'_> {
+    fn begin(&mut self, name: &InputName) -> InputStart {
+        let facts = match source::file_facts(name) {
+            Ok(f) => f,
+            Err(e) => {
+                self.observer.unreadable(&e);
+                self.summary.unreadable += 1;
+                return InputStart::Skip;
+            }
+        };
+        let size = facts.as_ref().map(|f| f.size);
+        let begin = Message::Begin { name: name.to_string(), facts, force: self.options.force };
+        if self.send(begin).is_break() {
+            return InputStart::Stop;
+        }
+        let Ok(start) = self.reply.recv() else { return InputStart::Stop };
+        if let SourceStart::AlreadyImported { .. } = start {
+            self.observer.already_imported(name);
+            self.summary.already_imported += 1;
+            return InputStart::Skip;
+        }
+        self.observer.source(name, size);
+        self.summary.files += 1;
+        InputStart::Read
+    }
+
+    fn open(&mut self, name: &InputName) -> Result<Source, SourceError> {
+        let limit = self.options.max_input.unwrap_or(u64::MAX);
+        Source::open_streaming(name).map(|s| s.with_limit(limit))
+    }
+
+    fn unreadable(&mut self, _name: &InputName, error: &SourceError) -> ControlFlow<()> {
+        self.observer.unreadable(error);
+        self.summary.unreadable += 1;
+        self.send(Message::Abandon)
+    }
+
+    fn chunk(
+        &mut self,
+        _name: &InputName,
+        chunk: Chunk<GameRow>,
+        place: ChunkPlace,
+    ) -> ControlFlow<()> {
+        let (offset, line) = (place.offset, place.lines_before);
+        let end = offset + chunk.len as u64;
+        let games_read = place.games_before + chunk.games.len() as u64;
+        let message =
+            Message::Chunk { games: chunk.games, trailing: chunk.trailing, offset, line, end };
+        self.send(message)?;
+        self.observer.progress(end, games_read);
+        ControlFlow::Continue(())
+    }
+
+    fn end(&mut self, _name: &InputName) -> ControlFlow<()> {
+        self.send(Message::End)
+    }
 }
 
 /// Stored chunks waiting to be freed.

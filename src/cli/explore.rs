@@ -2,7 +2,6 @@
 //! results, average rating and last date.
 
 use std::io::Write;
-use std::process::ExitCode;
 
 use clap::Args;
 
@@ -12,6 +11,7 @@ use pgnindex::query::format::{Cell, RowFormat, RowWriter};
 use pgnindex::query::search::Search;
 use pgnindex::query::target::Target;
 
+use super::exit::Exit;
 use super::query_args::{self, DbArgs, FilterArgs, PositionArgs, RowsFormat};
 
 /// The columns of `explore` in CSV and JSON.
@@ -67,7 +67,7 @@ pub struct ExploreArgs {
 }
 
 /// Runs `explore`.
-pub fn run(args: &ExploreArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: &ExploreArgs) -> anyhow::Result<Exit> {
     let target = args.position.target()?.unwrap_or_else(|| Target::from_position(Position::new()));
     let search = Search { target: Some(target), filters: args.filters.filters()? };
     let (conn, _) = args.db.open()?;
@@ -99,7 +99,7 @@ pub fn run(args: &ExploreArgs) -> anyhow::Result<ExitCode> {
             explorer.rejected
         );
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Success)
 }
 
 fn cells(m: &MoveStats) -> [Cell; 11] {

@@ -2,13 +2,13 @@
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use clap::Args;
 
 use pgnindex::query::pgn;
 use pgnindex::query::search::{Page, Search};
 
+use super::exit::Exit;
 use super::query_args::{self, DbArgs, FilterArgs, PositionArgs};
 
 /// Arguments of `export`.
@@ -33,7 +33,7 @@ pub struct ExportArgs {
 }
 
 /// Runs `export`.
-pub fn run(args: &ExportArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: &ExportArgs) -> anyhow::Result<Exit> {
     let search = Search { target: args.position.target()?, filters: args.filters.filters()? };
     let (conn, _) = args.db.open()?;
     let mut out: Box<dyn Write> = match &args.output {
@@ -52,5 +52,5 @@ pub fn run(args: &ExportArgs) -> anyhow::Result<ExitCode> {
             stats.rejected
         );
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Success)
 }

@@ -2,7 +2,6 @@
 //! or PGN, or just their number.
 
 use std::io::Write;
-use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 
@@ -10,6 +9,7 @@ use pgnindex::query::format::{Cell, RowFormat, RowWriter};
 use pgnindex::query::pgn;
 use pgnindex::query::search::{Found, Page, Search};
 
+use super::exit::Exit;
 use super::query_args::{self, DbArgs, FilterArgs, PositionArgs};
 
 /// The columns of `find`.
@@ -62,14 +62,14 @@ pub struct FindArgs {
 }
 
 /// Runs `find`.
-pub fn run(args: &FindArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: &FindArgs) -> anyhow::Result<Exit> {
     let search = Search { target: args.position.target()?, filters: args.filters.filters()? };
     let (conn, _) = args.db.open()?;
     let mut out = query_args::stdout();
     if args.count {
         writeln!(out, "{}", search.count(&conn)?)?;
         out.flush()?;
-        return Ok(ExitCode::SUCCESS);
+        return Ok(Exit::Success);
     }
     let page = Page { offset: args.offset, limit: (args.limit > 0).then_some(args.limit) };
     let stats = if args.format == FindFormat::Pgn {
@@ -102,7 +102,7 @@ pub fn run(args: &FindArgs) -> anyhow::Result<ExitCode> {
             args.offset + stats.returned
         );
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Success)
 }
 
 /// One row of `find`.

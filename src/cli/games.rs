@@ -3,7 +3,6 @@
 
 use std::io::{self, Write};
 use std::ops::ControlFlow;
-use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::Context;
@@ -11,8 +10,12 @@ use clap::Args;
 
 use pgnindex::notation::fen;
 use pgnindex::notation::lang::Lang;
-use pgnindex::pgn::source::{expand_inputs, InputName, Source};
-use pgnindex::replay::{parallel, GameRecord, ReplayOptions};
+use pgnindex::pgn::source::{expand_inputs, InputName, SourceError};
+use pgnindex::replay::inputs::{read_inputs, ChunkPlace, InputVisitor};
+use pgnindex::replay::parallel::{Chunk, LocatedGame};
+use pgnindex::replay::{GameRecord, ReplayOptions};
+
+use super::exit::Exit;
 
 /// Arguments of `fens`.
 #[derive(Debug, Args)]
@@ -71,65 +74,88 @@ struct Located<'r> {
 /// Reads every input and calls `each` for every game in input order;
 /// syntax warnings and skipped text go to `warn`. Games are read and
 /// replayed on `pool`. Unreadable inputs are reported on
-/// stderr and counted; reading goes on with the next input.
+/// stderr and counted; reading goes on with the next input. Returns the
+/// counts; the first error of `each` or `warn` stops and is returned.
 fn for_each_game(
     pool: &rayon::ThreadPool,
     inputs: &[std::ffi::OsString],
     options: ReplayOptions,
-    stats: &mut Stats,
-    mut each: impl FnMut(Located<'_>) -> io::Result<()>,
-    mut warn: impl FnMut(&InputName, usize, usize, &str) -> io::Result<()>,
-) -> anyhow::Result<()> {
+    each: impl FnMut(Located<'_>) -> io::Result<()>,
+    warn: impl FnMut(&InputName, usize, usize, &str) -> io::Result<()>,
+) -> anyhow::Result<Stats> {
     let names = expand_inputs(inputs)?;
-    let mut number = 0u64;
-    for name in &names {
-        let source = match Source::open(name) {
-            Ok(s) => s,
-            Err(e) => {
-                eprintln!("pgnindex: error: {e}");
-                stats.unreadable += 1;
-                continue;
+    let mut printer = Printer { stats: Stats::default(), each, warn, io_error: None };
+    let read = read_inputs(&names, pool, options, &|g| g, &mut printer);
+    if let Some(e) = printer.io_error {
+        return Err(e.into());
+    }
+    Ok(Stats { games: read.games, bytes: read.bytes, ..printer.stats })
+}
+
+/// [`for_each_game`]'s visitor: counts, locates and hands on each game;
+/// the first output error stops the reading.
+struct Printer<E, W> {
+    /// Errors, skipped games and unreadable inputs.
+    stats: Stats,
+    each: E,
+    warn: W,
+    io_error: Option<io::Error>,
+}
+
+impl<E, W> Printer<E, W>
+where
+    E: FnMut(Located<'_>) -> io::Result<()>,
+    W: FnMut(&InputName, usize, usize, &str) -> io::Result<()>,
+{
+    fn print(
+        &mut self,
+        name: &InputName,
+        chunk: Chunk<LocatedGame>,
+        place: ChunkPlace,
+    ) -> io::Result<()> {
+        // Lines before the chunk, for file-wide line numbers.
+        let base_line = place.lines_before;
+        for (number, game) in (place.games_before + 1..).zip(chunk.games) {
+            for (l, c, message) in &game.warnings {
+                (self.warn)(name, base_line + l, *c, message)?;
             }
-        };
-        let mut io_error = None;
-        // `base_line`: lines before the chunk, for file-wide line numbers.
-        let result =
-            parallel::read_source(source, pool, options, &|g| g, |chunk, _offset, base_line| {
-                stats.bytes += chunk.len as u64;
-                for game in chunk.games {
-                    number += 1;
-                    let emit = || -> io::Result<()> {
-                        for (l, c, message) in &game.warnings {
-                            warn(name, base_line + l, *c, message)?;
-                        }
-                        stats.games += 1;
-                        stats.errors += u64::from(game.record.error.is_some());
-                        stats.skipped += u64::from(game.record.skipped_variant.is_some());
-                        let error_at = game.error_at.map(|(l, c)| (base_line + l, c));
-                        each(Located { input: name, number, record: game.record, error_at })
-                    };
-                    if let Err(e) = emit() {
-                        io_error = Some(e);
-                        return ControlFlow::Break(());
-                    }
-                }
-                for (l, c, message) in &chunk.trailing {
-                    if let Err(e) = warn(name, base_line + l, *c, message) {
-                        io_error = Some(e);
-                        return ControlFlow::Break(());
-                    }
-                }
-                ControlFlow::Continue(())
-            });
-        if let Some(e) = io_error {
-            return Err(e.into());
+            self.stats.errors += u64::from(game.record.error.is_some());
+            self.stats.skipped += u64::from(game.record.skipped_variant.is_some());
+            let error_at = game.error_at.map(|(l, c)| (base_line + l, c));
+            (self.each)(Located { input: name, number, record: game.record, error_at })?;
         }
-        if let Err(e) = result {
-            eprintln!("pgnindex: error: {e}");
-            stats.unreadable += 1;
+        for (l, c, message) in &chunk.trailing {
+            (self.warn)(name, base_line + l, *c, message)?;
+        }
+        Ok(())
+    }
+}
+
+impl<E, W> InputVisitor<LocatedGame> for Printer<E, W>
+where
+    E: FnMut(Located<'_>) -> io::Result<()>,
+    W: FnMut(&InputName, usize, usize, &str) -> io::Result<()>,
+{
+    fn unreadable(&mut self, _name: &InputName, error: &SourceError) -> ControlFlow<()> {
+        eprintln!("pgnindex: error: {error}");
+        self.stats.unreadable += 1;
+        ControlFlow::Continue(())
+    }
+
+    fn chunk(
+        &mut self,
+        name: &InputName,
+        chunk: Chunk<LocatedGame>,
+        place: ChunkPlace,
+    ) -> ControlFlow<()> {
+        match self.print(name, chunk, place) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => {
+                self.io_error = Some(e);
+                ControlFlow::Break(())
+            }
         }
     }
-    Ok(())
 }
 
 /// A rayon pool of `threads` threads (0: one per core).
@@ -147,7 +173,7 @@ fn error_text(game: &Located<'_>) -> Option<String> {
 }
 
 /// Runs `fens`.
-pub fn run_fens(args: &FensArgs) -> anyhow::Result<ExitCode> {
+pub fn run_fens(args: &FensArgs) -> anyhow::Result<Exit> {
     let options = ReplayOptions {
         keys: args.every_ply,
         fens: args.every_ply,
@@ -155,14 +181,12 @@ pub fn run_fens(args: &FensArgs) -> anyhow::Result<ExitCode> {
         ..ReplayOptions::default()
     };
     let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
-    let mut stats = Stats::default();
     let every_ply = args.every_ply;
     let pool = thread_pool(args.threads)?;
-    for_each_game(
+    let stats = for_each_game(
         &pool,
         &args.inputs,
         options,
-        &mut stats,
         |game| {
             let n = game.number;
             if every_ply {
@@ -185,22 +209,20 @@ pub fn run_fens(args: &FensArgs) -> anyhow::Result<ExitCode> {
         |_, _, _, _| Ok(()),
     )?;
     out.flush()?;
-    Ok(if stats.unreadable > 0 { ExitCode::from(2) } else { ExitCode::SUCCESS })
+    Ok(if stats.unreadable > 0 { Exit::Failure } else { Exit::Success })
 }
 
 /// Runs `check`.
-pub fn run_check(args: &CheckArgs) -> anyhow::Result<ExitCode> {
+pub fn run_check(args: &CheckArgs) -> anyhow::Result<Exit> {
     let started = Instant::now();
     let options = ReplayOptions { lang: args.lang, ..ReplayOptions::default() };
     let stdout = io::stdout();
     let out = std::cell::RefCell::new(io::BufWriter::with_capacity(1 << 16, stdout.lock()));
-    let mut stats = Stats::default();
     let pool = thread_pool(args.threads)?;
-    for_each_game(
+    let stats = for_each_game(
         &pool,
         &args.inputs,
         options,
-        &mut stats,
         |game| {
             if game.record.error.is_some() {
                 if let Some(e) = error_text(&game) {
@@ -228,10 +250,10 @@ pub fn run_check(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     )?;
     out.flush()?;
     Ok(if stats.unreadable > 0 {
-        ExitCode::from(2)
+        Exit::Failure
     } else if stats.errors > 0 {
-        ExitCode::from(1)
+        Exit::Invalid
     } else {
-        ExitCode::SUCCESS
+        Exit::Success
     })
 }

@@ -3,7 +3,6 @@
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -15,7 +14,9 @@ use pgnindex::import::{self, ImportOptions, Observer};
 use pgnindex::notation::lang::Lang;
 use pgnindex::pgn::source::{InputName, SourceError};
 use pgnindex::store::rows::RowOptions;
-use pgnindex::store::writer::{Problem, WriterOptions, BATCH_GAMES_WITHOUT_POSITIONS};
+use pgnindex::store::writer::{Problem, ProblemKind, WriterOptions, BATCH_GAMES_WITHOUT_POSITIONS};
+
+use super::exit::Exit;
 
 /// Bad games printed on stderr; the rest are only in `import_errors`.
 const SHOWN_PROBLEMS: usize = 5;
@@ -129,7 +130,7 @@ impl Observer for Progress {
 
 /// Runs `import`: 0 when every input was read (bad games or not), 1 when
 /// `--strict` stopped at a bad game, 2 when an input could not be read.
-pub fn run(args: &ImportArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: &ImportArgs) -> anyhow::Result<Exit> {
     let path = db::default_path(args.db.as_deref());
     let pool = super::games::thread_pool(args.threads)?;
     let options = ImportOptions {
@@ -176,7 +177,7 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<ExitCode> {
     let problems = {
         let (bar, shown, quiet) = (bar.clone(), Arc::clone(&shown), args.quiet);
         Box::new(move |problem: Problem| {
-            if !problem.is_error || quiet {
+            if problem.kind == ProblemKind::Warning || quiet {
                 return;
             }
             let mut n = shown.lock().unwrap_or_else(|e| e.into_inner());
@@ -218,11 +219,11 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<ExitCode> {
     }
     eprintln!("{line}");
     Ok(if summary.unreadable > 0 {
-        ExitCode::from(2)
+        Exit::Failure
     } else if summary.stopped {
-        ExitCode::from(1)
+        Exit::Invalid
     } else {
-        ExitCode::SUCCESS
+        Exit::Success
     })
 }
 

@@ -1,7 +1,6 @@
 //! `pgnindex info`: what a database holds.
 
 use std::io::Write;
-use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 use serde_json::Value;
@@ -9,6 +8,7 @@ use serde_json::Value;
 use pgnindex::query::format::json_object;
 use pgnindex::query::info::{info, Info};
 
+use super::exit::Exit;
 use super::query_args::{self, DbArgs};
 
 /// Output formats of `info`.
@@ -35,7 +35,7 @@ pub struct InfoArgs {
 const SHOWN_SOURCES: usize = 10;
 
 /// Runs `info`.
-pub fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: &InfoArgs) -> anyhow::Result<Exit> {
     let (conn, path) = args.db.open()?;
     let info = info(&conn, &path)?;
     let mut out = query_args::stdout();
@@ -44,7 +44,7 @@ pub fn run(args: &InfoArgs) -> anyhow::Result<ExitCode> {
         InfoFormat::Json => writeln!(out, "{}", to_json(&info))?,
     }
     out.flush()?;
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Success)
 }
 
 /// `1234567` → `1,234,567`.

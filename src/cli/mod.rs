@@ -1,6 +1,7 @@
 //! Command-line interface: clap argument structs (pure data) and the glue
 //! that runs each subcommand. No chess rules or SQL here.
 
+mod exit;
 mod explore;
 mod export;
 mod find;
@@ -16,6 +17,8 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+
+use exit::Exit;
 
 /// Index chess games (PGN) into SQLite and query them by position, header and SQL.
 #[derive(Debug, Parser)]
@@ -56,11 +59,11 @@ enum Command {
     Sql(sql::SqlArgs),
 }
 
-/// Runs the command line and maps the result to an exit code: 0 on success;
-/// on an error (printed as one line on stderr) 2 for a usage or input
-/// error, and for the query commands 1 for a bad query or a missing game,
-/// 2 for a missing or unreadable database (or unwritable output). A closed
-/// stdout (as with `| head`) is not an error.
+/// Runs the command line and maps the result to an exit code: the
+/// command's own [`Exit`]; on an error (printed as one line on stderr)
+/// [`Exit::Failure`], except for the query commands' bad queries and
+/// missing games ([`query_exit`]). A closed stdout (as with `| head`) is
+/// not an error.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let (result, query) = match cli.command {
@@ -76,22 +79,23 @@ pub fn main() -> ExitCode {
         Command::Sql(args) => (sql::run(&args), true),
     };
     match result {
-        Ok(code) => code,
+        Ok(exit) => exit.into(),
         Err(err) => {
             if is_broken_pipe(&err) {
-                return ExitCode::SUCCESS;
+                return Exit::Success.into();
             }
             let _ = io::stdout().flush();
             eprintln!("pgnindex: error: {err:#}");
-            ExitCode::from(if query { query_exit_code(&err) } else { 2 })
+            if query { query_exit(&err) } else { Exit::Failure }.into()
         }
     }
 }
 
-/// The exit code of a failed query command: 2 when the database is
-/// missing or cannot be read, or the output cannot be written; 1 for the
-/// rest (a bad position, filter or SQL statement, no such game).
-fn query_exit_code(err: &anyhow::Error) -> u8 {
+/// The exit of a failed query command: [`Exit::Failure`] when the
+/// database is missing or cannot be read, or the output cannot be written;
+/// [`Exit::Invalid`] for the rest (a bad position, filter or SQL
+/// statement, no such game).
+fn query_exit(err: &anyhow::Error) -> Exit {
     let database_or_io = err.chain().any(|e| {
         e.is::<pgnindex::db::DbError>()
             || e.is::<io::Error>()
@@ -101,9 +105,9 @@ fn query_exit_code(err: &anyhow::Error) -> u8 {
             )
     });
     if database_or_io {
-        2
+        Exit::Failure
     } else {
-        1
+        Exit::Invalid
     }
 }
 
@@ -150,11 +154,11 @@ mod tests {
         use pgnindex::db::DbError;
         use pgnindex::query::QueryError;
         let missing = DbError::Missing { path: "x.db".into() };
-        assert_eq!(query_exit_code(&anyhow::Error::from(missing)), 2);
-        assert_eq!(query_exit_code(&anyhow::Error::from(QueryError::NoSuchGame(3))), 1);
+        assert_eq!(query_exit(&anyhow::Error::from(missing)), Exit::Failure);
+        assert_eq!(query_exit(&anyhow::Error::from(QueryError::NoSuchGame(3))), Exit::Invalid);
         let output = QueryError::Output(io::Error::other("disk full"));
-        assert_eq!(query_exit_code(&anyhow::Error::from(output)), 2);
+        assert_eq!(query_exit(&anyhow::Error::from(output)), Exit::Failure);
         let bad_fen = pgnindex::query::target::Target::from_fen("x").unwrap_err();
-        assert_eq!(query_exit_code(&anyhow::Error::from(bad_fen)), 1);
+        assert_eq!(query_exit(&anyhow::Error::from(bad_fen)), Exit::Invalid);
     }
 }

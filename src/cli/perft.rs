@@ -1,13 +1,14 @@
 //! `pgnindex perft FEN DEPTH [--divide]`.
 
 use std::io::{self, Write};
-use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Args;
 
 use pgnindex::chess::perft;
 use pgnindex::notation::{fen, uci};
+
+use super::exit::Exit;
 
 /// Arguments of `perft`.
 #[derive(Debug, Args)]
@@ -22,7 +23,7 @@ pub struct PerftArgs {
     divide: bool,
 }
 
-pub fn run(args: &PerftArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: &PerftArgs) -> anyhow::Result<Exit> {
     let pos = if args.fen == "startpos" {
         pgnindex::chess::Position::new()
     } else {
@@ -41,5 +42,5 @@ pub fn run(args: &PerftArgs) -> anyhow::Result<ExitCode> {
         writeln!(out, "{}", perft::perft(&pos, args.depth))?;
     }
     out.flush()?;
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Success)
 }

@@ -2,7 +2,6 @@
 //! FEN of every position.
 
 use std::io::Write;
-use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 use serde_json::Value;
@@ -14,6 +13,7 @@ use pgnindex::query::pgn;
 use pgnindex::query::replay::Replay;
 use pgnindex::query::QueryError;
 
+use super::exit::Exit;
 use super::query_args::{self, DbArgs};
 
 /// Output formats of `show`.
@@ -52,7 +52,7 @@ pub struct ShowArgs {
 }
 
 /// Runs `show`: exit 1 if there is no such game.
-pub fn run(args: &ShowArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: &ShowArgs) -> anyhow::Result<Exit> {
     let (conn, _) = args.db.open()?;
     let game = game::load(&conn, args.id)?.ok_or(QueryError::NoSuchGame(args.id))?;
     let positions = if args.fens { Some(positions(&game)?) } else { None };
@@ -70,7 +70,7 @@ pub fn run(args: &ShowArgs) -> anyhow::Result<ExitCode> {
         }
     }
     out.flush()?;
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Success)
 }
 
 /// The move that led to each position (none for the start) and its FEN.

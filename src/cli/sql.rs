@@ -2,7 +2,6 @@
 //! `--write`, with pgnindex's SQL functions.
 
 use std::io::{self, Write};
-use std::process::ExitCode;
 
 use clap::Args;
 
@@ -11,6 +10,7 @@ use pgnindex::query::format::{Cell, RowFormat, RowWriter, TableStyle};
 use pgnindex::query::functions;
 use pgnindex::query::sql::{self, ResultSink};
 
+use super::exit::Exit;
 use super::query_args::{self, DbArgs, RowsFormat};
 
 /// Arguments of `sql`.
@@ -72,7 +72,7 @@ impl<W: Write> ResultSink for Sink<W> {
 }
 
 /// Runs `sql`: exit 1 for SQL that fails.
-pub fn run(args: &SqlArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: &SqlArgs) -> anyhow::Result<Exit> {
     let path = args.db.path();
     let conn = if args.write { db::open_read_write(&path)? } else { db::open_read_only(&path)? };
     functions::register(&conn, &path)?;
@@ -94,5 +94,5 @@ pub fn run(args: &SqlArgs) -> anyhow::Result<ExitCode> {
     if summary.changes > 0 {
         eprintln!("pgnindex: {} rows changed", summary.changes);
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Success)
 }

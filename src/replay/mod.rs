@@ -2,8 +2,10 @@
 //! played on the chess core as it is read ([`Replayer`] → [`GameRecord`]),
 //! with its tag pairs decoded ([`TagPairs`]); [`parallel`] reads the
 //! chunks of a source on a thread pool and hands the games back in input
-//! order. `fens`, `check` and the import all read games this way.
+//! order; [`inputs`] walks a list of inputs that way, one after the other.
+//! `fens`, `check` and the import all read games this way.
 
+pub mod inputs;
 pub mod parallel;
 mod replayer;
 mod tags;

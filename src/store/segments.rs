@@ -43,10 +43,10 @@ pub const NO_MOVE: u16 = u16::MAX;
 pub type Fens = Vec<(u32, u16, String)>;
 
 /// A segment table. `ply_move` packs the ply and the next move into one
-/// integer, `ply * 32768 + code` ([`NO_MOVE_CODE`] at the final position):
-/// one column less in every row (a record-header byte) and a 3-byte
-/// integer for the first 256 plies instead of a 1–2 byte ply and a 2-byte
-/// move — about 1.3 bytes of 22 per row. The view unpacks it.
+/// integer ([`pack_ply_move`]): one column less in every row (a
+/// record-header byte) and a 3-byte integer for the first 256 plies
+/// instead of a 1–2 byte ply and a 2-byte move — about 1.3 bytes of 22 per
+/// row. The view unpacks it.
 fn table_sql(name: &str, with_fens: bool) -> String {
     format!(
         "CREATE TABLE {name} (hash INTEGER NOT NULL, game_id INTEGER NOT NULL, \
@@ -55,14 +55,44 @@ fn table_sql(name: &str, with_fens: bool) -> String {
     )
 }
 
-/// `ply_move` of a final position's missing move.
-const NO_MOVE_CODE: i64 = 32767;
+/// Low bits of `ply_move` that hold the next move; the ply is above them.
+/// Every move code fits ([`crate::notation::uci::Uci::code`] stays below
+/// 2¹⁵).
+pub const MOVE_BITS: u32 = 15;
+/// The move bits of `ply_move`.
+const MOVE_MASK: i64 = (1 << MOVE_BITS) - 1;
+/// The move bits of a final position's `ply_move` (no next move): all
+/// ones, a code no move has.
+pub const NO_MOVE_CODE: i64 = MOVE_MASK;
+
+/// The `ply_move` column of a segment row: `ply` above the [`MOVE_BITS`]
+/// low bits, which hold `next_move`'s code
+/// ([`crate::notation::uci::Uci::code`]), or [`NO_MOVE_CODE`] for `None`
+/// (the final position). With 15 bits, `ply * 32768 + code`; stored
+/// databases depend on it.
+pub fn pack_ply_move(ply: u32, next_move: Option<u16>) -> i64 {
+    let code = next_move.map_or(NO_MOVE_CODE, i64::from);
+    debug_assert!(next_move.is_none() || code < NO_MOVE_CODE, "move code {code} does not fit");
+    (i64::from(ply) << MOVE_BITS) | code
+}
+
+/// The ply and next move packed by [`pack_ply_move`].
+pub fn unpack_ply_move(ply_move: i64) -> (u32, Option<u16>) {
+    let code = ply_move & MOVE_MASK;
+    ((ply_move >> MOVE_BITS) as u32, (code != NO_MOVE_CODE).then_some(code as u16))
+}
+
+/// [`unpack_ply_move`] in SQL: the `ply` and `next_move` (NULL at the
+/// final position) columns of the `positions` view, from `ply_move`.
+fn unpack_ply_move_sql() -> String {
+    format!("ply_move >> {MOVE_BITS}, nullif(ply_move & {MOVE_MASK}, {NO_MOVE_CODE})")
+}
 
 impl PendingPosition {
     /// The packed `ply_move` column.
     fn ply_move(self) -> i64 {
-        let code = if self.next_move == NO_MOVE { NO_MOVE_CODE } else { i64::from(self.next_move) };
-        i64::from(self.ply) * 32768 + code
+        let next_move = (self.next_move != NO_MOVE).then_some(self.next_move);
+        pack_ply_move(u32::from(self.ply), next_move)
     }
 }
 
@@ -119,10 +149,7 @@ fn segments(conn: &Connection, level: Option<i64>) -> rusqlite::Result<Vec<(Stri
 /// One arm of the view.
 fn view_arm(name: &str, with_fens: bool) -> String {
     let fen = if with_fens { "fen" } else { "NULL" };
-    format!(
-        "SELECT hash, game_id, ply_move >> 15, nullif(ply_move & 32767, {NO_MOVE_CODE}), {fen} \
-         FROM {name}"
-    )
+    format!("SELECT hash, game_id, {}, {fen} FROM {name}", unpack_ply_move_sql())
 }
 
 /// One arm of a merge: the stored columns.
@@ -340,6 +367,24 @@ mod tests {
         let rows =
             st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)));
         rows.unwrap().map(Result::unwrap).collect()
+    }
+
+    #[test]
+    fn ply_move_packing_is_fixed_and_sql_unpacks_it_alike() {
+        // The stored format: databases written before read the same.
+        assert_eq!(pack_ply_move(0, Some(0)), 0);
+        assert_eq!(pack_ply_move(3, None), 3 * 32768 + 32767);
+        assert_eq!(pack_ply_move(1, Some(796)), 32768 + 796);
+        let conn = Connection::open_in_memory().unwrap();
+        let sql = format!("SELECT {} FROM (SELECT ?1 AS ply_move)", unpack_ply_move_sql());
+        let cases = [(0, Some(0)), (0, None), (1, Some(796)), (300, None), (70_000, Some(24575))];
+        for (ply, next_move) in cases {
+            let packed = pack_ply_move(ply, next_move);
+            assert_eq!(unpack_ply_move(packed), (ply, next_move));
+            let by_sql: (u32, Option<u16>) =
+                conn.query_row(&sql, [packed], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+            assert_eq!(by_sql, (ply, next_move));
+        }
     }
 
     #[test]

@@ -22,6 +22,7 @@ use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use rusqlite::types::{ToSql, ToSqlOutput};
 use rusqlite::{params, Connection, OptionalExtension};
 
 use super::checkpoint::Checkpointer;
@@ -160,13 +161,43 @@ struct CurrentSource {
     positions: u64,
 }
 
+/// What a row of `import_errors` reports (its `kind` column).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ProblemKind {
+    /// A bad game, stored up to its bad move.
+    Error,
+    /// A game not stored: another variant, or text without tags or moves.
+    Skipped,
+    /// Text the reader went past (skipped between games, a syntax slip);
+    /// the game, if any, is stored whole.
+    Warning,
+}
+
+impl ProblemKind {
+    /// The stored text: `error`, `skipped` or `warning` (the values the
+    /// schema documents; queries select by them).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProblemKind::Error => "error",
+            ProblemKind::Skipped => "skipped",
+            ProblemKind::Warning => "warning",
+        }
+    }
+}
+
+impl ToSql for ProblemKind {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::from(self.as_str()))
+    }
+}
+
 /// A bad game or a warning, located, for the caller to show.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
     /// `FILE:LINE:COL: message`.
     pub text: String,
-    /// `false` for a warning.
-    pub is_error: bool,
+    /// What it reports.
+    pub kind: ProblemKind,
 }
 
 /// The writer. Owns the connection and the import lock.
@@ -451,7 +482,14 @@ impl Writer {
         if !skip && !trailing.is_empty() {
             self.begin()?;
             for (l, c, message) in trailing {
-                self.record_problem(None, None, "warning", offset, Some((l + line, *c)), message)?;
+                self.record_problem(
+                    None,
+                    None,
+                    ProblemKind::Warning,
+                    offset,
+                    Some((l + line, *c)),
+                    message,
+                )?;
             }
         }
         if let Some(source) = &mut self.source {
@@ -490,7 +528,7 @@ impl Writer {
             self.record_problem(
                 Some(number),
                 None,
-                "skipped",
+                ProblemKind::Skipped,
                 game.offset,
                 game.error_at,
                 &message,
@@ -574,7 +612,14 @@ impl Writer {
             self.count(|s| s.errors += 1);
             self.totals.errors += 1;
             let at = game.error_offset.unwrap_or(game.offset);
-            self.record_problem(Some(number), Some(id), "error", at, game.error_at, error)?;
+            self.record_problem(
+                Some(number),
+                Some(id),
+                ProblemKind::Error,
+                at,
+                game.error_at,
+                error,
+            )?;
         }
         self.record_warnings(number, Some(id), game)
     }
@@ -593,7 +638,7 @@ impl Writer {
     ) -> Result<(), WriteError> {
         for (l, c, message) in &game.warnings {
             let at = Some((*l, *c));
-            self.record_problem(Some(number), id, "warning", game.offset, at, message)?;
+            self.record_problem(Some(number), id, ProblemKind::Warning, game.offset, at, message)?;
         }
         Ok(())
     }
@@ -604,7 +649,7 @@ impl Writer {
         &mut self,
         number: Option<u64>,
         game_id: Option<i64>,
-        kind: &str,
+        kind: ProblemKind,
         offset: u64,
         at: Option<(usize, usize)>,
         message: &str,
@@ -631,7 +676,7 @@ impl Writer {
             Some(n) => format!("{name}:{line}:{column}: game {n}: {message}"),
             None => format!("{name}:{line}:{column}: {message}"),
         };
-        (self.problems)(Problem { text, is_error: kind != "warning" });
+        (self.problems)(Problem { text, kind });
         Ok(())
     }
 
@@ -824,5 +869,20 @@ impl Writer {
         self.conn.busy_timeout(std::time::Duration::ZERO).map_err(|e| self.sqlite(e))?;
         let _ = self.conn.pragma_update(None, "journal_mode", "DELETE");
         Ok(self.totals)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ProblemKind;
+
+    #[test]
+    fn problem_kinds_are_stored_as_the_schema_documents() {
+        let kinds = [ProblemKind::Error, ProblemKind::Skipped, ProblemKind::Warning];
+        assert_eq!(kinds.map(ProblemKind::as_str), ["error", "skipped", "warning"]);
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        let stored: String =
+            conn.query_row("SELECT ?1", [ProblemKind::Skipped], |r| r.get(0)).unwrap();
+        assert_eq!(stored, "skipped");
     }
 }
