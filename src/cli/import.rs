@@ -68,11 +68,11 @@ pub struct ImportArgs {
     /// limit (streams of any size are read in bounded memory).
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     max_input_size: Option<u64>,
-    /// Take the database for this import alone: queries cannot read it
-    /// until the import ends (they fail as "locked"), and every page is
-    /// written once (rollback journal) instead of twice (write-ahead log):
-    /// a large import runs about a quarter faster. Without it, queries
-    /// read the committed games while the import runs.
+    /// Take the database for this import alone: queries started meanwhile
+    /// wait for the import to end (up to 30 s, then fail as "locked"), and
+    /// every page is written once (rollback journal) instead of twice
+    /// (write-ahead log), so a large import runs faster. Without it,
+    /// queries read the committed games while the import runs.
     #[arg(long)]
     exclusive: bool,
     /// Commit after this many games (tests use small batches).

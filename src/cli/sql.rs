@@ -21,7 +21,7 @@ Examples:
   pgnindex sql \"SELECT game_id, ply FROM positions
                  WHERE hash = polyglot_key('r1bqkbnr/pppp1ppp/2n5/1B2p3/4P3/5N2/PPPP1PPP/RNBQK2R b KQkq -')\"
   pgnindex sql \"SELECT id, fen_at(id, 20) FROM games LIMIT 5\" --format csv
-  pgnindex sql --write \"DELETE FROM games WHERE ply_count < 10\"
+  pgnindex sql --write \"UPDATE games SET event = 'Casual' WHERE event IS NULL\"
 
 Functions: polyglot_key(fen) gives the INTEGER stored in positions.hash;
 fen_at(game_id, ply) the FEN after ply moves (by replay); san_to_uci(fen, san)

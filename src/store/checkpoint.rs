@@ -30,10 +30,9 @@ use super::background::Background;
 /// Log size past which the writer copies the rest itself so that the log
 /// restarts: in practice after every batch. A log that restarts is
 /// written over pages the system already holds, about seven times cheaper
-/// than growing a file (`dd` here: 0.15 against 1.0 s of system time per
-/// GB). Measured on the 1 GB bench input: `--no-positions` 14.9–15.6 s
-/// with a 1 GiB limit, 12.8–13.1 s with this one (system time 5.2–5.6 →
-/// 2.1–2.4 s); the full index the same (34.8 against 35.5 s).
+/// than growing a file (system time per gigabyte written, measured with
+/// `dd`); with a 1 GiB limit an import without positions was a sixth
+/// slower.
 pub const WAL_LIMIT: u64 = 64 << 20;
 
 /// The background checkpoint thread.

@@ -9,7 +9,7 @@
 //! all over it: at a million games nearly all of its pages, written twice
 //! through the log, per batch of 25,000 games.
 //!
-//! A lookup first asks an in-memory [`Bloom`] filter of every stored key,
+//! A lookup first asks an in-memory Bloom filter (`bloom::Bloom`) of every stored key,
 //! so that a new game — almost every game — costs no B-tree search; only
 //! a key the filter may hold is looked up in the batch's pending keys and
 //! in each segment. The filter is built from the segments on the first

@@ -7,7 +7,7 @@
 //! order, into one segment of the next level (a log-structured merge):
 //! every row is rewritten once per level, never per batch.
 //!
-//! A merge copies in transactions of [`MERGE_CHUNK`] rows into a table
+//! A merge copies in transactions of `MERGE_CHUNK` rows into a table
 //! that is not yet registered, then swaps it in with one small
 //! transaction; a kill during the copy leaves an orphan table that
 //! [`drop_orphans`] removes at the next import.

@@ -12,7 +12,7 @@
 //! insert speed of a table keyed by hash.
 //!
 //! The journal follows [`Sharing`]: with readers, a write-ahead log folded
-//! into the file by a [`Checkpointer`] thread; exclusive, a rollback
+//! into the file by a `Checkpointer` thread; exclusive, a rollback
 //! journal under SQLite's exclusive lock, where committed pages go straight
 //! into the file (written once, not twice) and the file is synced once at
 //! the end.
@@ -55,8 +55,8 @@ pub struct WriterOptions {
 /// batch's log (≈ 1.6 KB a game, 40 MB) then stays under the log limit
 /// (`checkpoint::WAL_LIMIT`, 64 MiB), so the checkpoint thread copies one
 /// batch into the database file while the writer stores the next, and the
-/// writer copies only the remainder when the log restarts. 1 GB bench
-/// input, alternated: 10.4–11.1 s against 10.7–12.1 s with 100,000.
+/// writer copies only the remainder when the log restarts; larger batches
+/// were slower.
 pub const BATCH_GAMES_WITHOUT_POSITIONS: usize = 25_000;
 
 impl Default for WriterOptions {
