@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use pgnindex::chess::Position;
 use pgnindex::notation::lang::Lang;
 use pgnindex::notation::{fen, san, uci};
+use pgnindex::replay::VariantKind;
 
 fn files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {
@@ -35,17 +36,6 @@ fn fnv(keys: &[u64]) -> u64 {
     h
 }
 
-fn is_standard_chess(variant: Option<&str>) -> bool {
-    match variant.map(|v| v.to_ascii_lowercase()) {
-        None => true,
-        Some(v) => {
-            let v = v.replace([' ', '-'], "");
-            ["standard", "chess960", "fischerandom", "fromposition", "normal", "chess"]
-                .contains(&v.as_str())
-        }
-    }
-}
-
 #[derive(Default)]
 struct Totals {
     games: usize,
@@ -57,7 +47,7 @@ struct Totals {
 fn check_record(name: &str, rec: &serde_json::Value, totals: &mut Totals) -> Result<(), String> {
     let idx = rec["index"].as_u64().unwrap();
     let at = format!("{name} game {idx}");
-    if !is_standard_chess(rec["variant"].as_str()) {
+    if rec["variant"].as_str().map(VariantKind::from_tag) == Some(VariantKind::Other) {
         totals.skipped_variants += 1;
         return Ok(());
     }
