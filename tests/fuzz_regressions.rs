@@ -4,10 +4,10 @@
 //! checks as in the `pgn` fuzz target.
 
 use std::ffi::OsStr;
-use std::path::Path;
 
-use assert_cmd::Command;
+pub mod common;
 
+use common::{arg, files_under, fixture, run, scratch};
 use pgnindex::notation::fen;
 use pgnindex::pgn::{split, LineIndex};
 use pgnindex::replay::parallel::{read_chunk, Chunk};
@@ -188,15 +188,9 @@ fn text_skipped_after_the_last_game_is_reported() {
     assert_eq!(whole[1], "warning 2:1: skipped text between games: 'junk'");
     assert_eq!(whole.last().unwrap(), "warning 5:1: skipped text between games: 'more junk'");
     assert_cuts_change_nothing(data);
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("junk.pgn");
-    std::fs::write(&path, data).unwrap();
-    let out = Command::cargo_bin("pgnindex")
-        .unwrap()
-        .args([OsStr::new("check"), path.as_os_str()])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let dir = scratch();
+    let path = dir.write("junk.pgn", data);
+    let stdout = run(["check", arg(&path)]).stdout;
     let p = path.display();
     assert!(
         stdout.starts_with(&format!(
@@ -211,13 +205,8 @@ fn text_skipped_after_the_last_game_is_reported() {
 /// The fuzzer's own inputs, through the `pgn` target's checks.
 #[test]
 fn fuzz_fixtures() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/fuzz");
     let mut n = 0;
-    for entry in std::fs::read_dir(&dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension() != Some(OsStr::new("pgn")) {
-            continue;
-        }
+    for path in files_under(&fixture("fuzz"), |path| path.extension() == Some(OsStr::new("pgn"))) {
         let data = std::fs::read(&path).unwrap();
         assert_eq!(read_cut_everywhere(&data), read_whole(&data), "{}", path.display());
         let mut lines = LineIndex::new(&data);

@@ -10,12 +10,11 @@
 
 use std::ffi::OsStr;
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::ops::ControlFlow;
-use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
+pub mod common;
 
+use common::{fixture, gzip, run, scratch, twic, xorshift};
 use pgnindex::notation::fen;
 use pgnindex::pgn::source::{InputName, Source};
 use pgnindex::pgn::{
@@ -147,58 +146,10 @@ fn with_prefix<'g>(game: &'g [String], prefix: &str) -> Vec<&'g str> {
 fn xorshift_bytes(len: usize, mut x: u64) -> Vec<u8> {
     let mut out = Vec::with_capacity(len + 8);
     while out.len() < len {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        out.extend_from_slice(&x.to_le_bytes());
+        out.extend_from_slice(&xorshift(&mut x).to_le_bytes());
     }
     out.truncate(len);
     out
-}
-
-fn pgnindex() -> Command {
-    Command::cargo_bin("pgnindex").unwrap()
-}
-
-fn fixture(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(rel)
-}
-
-/// A throw-away directory for input files.
-struct Scratch(tempfile::TempDir);
-
-impl Scratch {
-    fn new() -> Scratch {
-        Scratch(tempfile::tempdir().unwrap())
-    }
-
-    /// Writes `bytes` to `name` in the directory and returns its path.
-    fn write(&self, name: &str, bytes: &[u8]) -> PathBuf {
-        let path = self.0.path().join(name);
-        std::fs::write(&path, bytes).unwrap();
-        path
-    }
-}
-
-/// What a run of the binary printed, and its exit code.
-struct Run {
-    stdout: String,
-    stderr: String,
-    code: i32,
-}
-
-/// Runs `pgnindex ARGS…`.
-fn run<I, S>(args: I) -> Run
-where
-    I: IntoIterator<Item = S>,
-    S: AsRef<OsStr>,
-{
-    let out = pgnindex().args(args).output().unwrap();
-    Run {
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        code: out.status.code().expect("killed by a signal"),
-    }
 }
 
 /// Compares two multi-line texts. Short ones are printed in full when they
@@ -231,7 +182,7 @@ fn assert_text(actual: &str, expected: &str) {
 /// `skipped variants N`; bytes must be the input's length); the exit code.
 #[track_caller]
 fn check_cli(input: &[u8], expected: &str, counts: &str, code: i32) {
-    let dir = Scratch::new();
+    let dir = scratch();
     let path = dir.write("input.pgn", input);
     let out = run([OsStr::new("check"), path.as_os_str()]);
     let (body, summary) = split_summary(&out.stdout);
@@ -250,7 +201,7 @@ fn split_summary(stdout: &str) -> (&str, &str) {
 
 /// Runs `pgnindex fens` on `input`; its stdout.
 fn fens_cli(input: &[u8]) -> String {
-    let dir = Scratch::new();
+    let dir = scratch();
     let path = dir.write("input.pgn", input);
     let out = run([OsStr::new("fens"), path.as_os_str()]);
     assert_eq!(out.code, 0, "stderr: {}", out.stderr);
@@ -486,7 +437,7 @@ fn random_bytes_between_good_games() {
         assert_eq!(game.plies(), 0, "game {} from garbage", i + 2);
         assert_eq!(tag(game, "Event"), None);
     }
-    let dir = Scratch::new();
+    let dir = scratch();
     let path = dir.write("garbage.pgn", &input);
     let out = run([OsStr::new("fens"), path.as_os_str()]);
     assert_eq!(out.code, 0, "{}", out.stderr);
@@ -650,7 +601,7 @@ without leaving its king in check\n",
 fn illegal_move_onto_own_piece_is_not_blamed_on_check() {
     // From the start, d2 holds a white pawn: no pin, no check involved.
     for (input, san) in [("1. Nd2 *\n", "Nd2"), ("1. Ke2 *\n", "Ke2"), ("1. Bd2 *\n", "Bd2")] {
-        let dir = Scratch::new();
+        let dir = scratch();
         let path = dir.write("input.pgn", input.as_bytes());
         let out = run([OsStr::new("check"), path.as_os_str()]);
         let (body, _) = split_summary(&out.stdout);
@@ -771,7 +722,7 @@ FILE:11:16: warning: unterminated variation\n",
 
 #[test]
 fn check_exit_codes() {
-    let dir = Scratch::new();
+    let dir = scratch();
     let good = dir.write("good.pgn", GOOD.as_bytes());
     let bad = dir.write("bad.pgn", b"1. e4 e5 2. Ke3 *\n");
 
@@ -782,7 +733,7 @@ fn check_exit_codes() {
     assert!(out.stdout.contains("games 2, ok 1, with errors 1"), "{}", out.stdout);
 
     // A directory path that does not exist: nothing is read.
-    let missing = dir.0.path().join("missing").join("dir/");
+    let missing = dir.join("missing").join("dir/");
     let out = run([OsStr::new("check"), good.as_os_str(), missing.as_os_str()]);
     assert_eq!(out.code, 2);
     assert_eq!(out.stdout, "");
@@ -794,9 +745,7 @@ fn check_exit_codes() {
     assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
 
     // A corrupt gzip stream: an input error, not a PGN error.
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    gz.write_all(GOOD.repeat(2000).as_bytes()).unwrap();
-    let gz = gz.finish().unwrap();
+    let gz = gzip(GOOD.repeat(2000).as_bytes());
     let cut = dir.write("cut.pgn.gz", &gz[..gz.len() / 2]);
     let out = run([OsStr::new("check"), cut.as_os_str(), good.as_os_str()]);
     assert_eq!(out.code, 2);
@@ -1003,20 +952,12 @@ fn every_ply_in_blocks(source: Source, block_size: usize, display: &str) -> (Str
     (out, offsets)
 }
 
-/// Gzips `data` into `path`.
-fn write_gz(path: &Path, data: &[u8]) {
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    gz.write_all(data).unwrap();
-    std::fs::write(path, gz.finish().unwrap()).unwrap();
-}
-
 /// `fens --every-ply` of the plain file and of its gzipped copy read in
 /// blocks of `block_size`: (plain, blocks, block offsets).
 fn plain_and_blocks(data: &[u8], block_size: usize) -> (String, String, Vec<u64>) {
-    let dir = Scratch::new();
+    let dir = scratch();
     let plain = dir.write("games.pgn", data);
-    let gz = dir.0.path().join("games.pgn.gz");
-    write_gz(&gz, data);
+    let gz = dir.write("games.pgn.gz", gzip(data));
     let out = run([OsStr::new("fens"), OsStr::new("--every-ply"), plain.as_os_str()]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let source = Source::open(&InputName::Path(gz)).unwrap();
@@ -1036,7 +977,7 @@ fn boundaries(data: &[u8]) -> Vec<usize> {
 
 #[test]
 fn gzip_in_small_blocks_reads_like_the_plain_file() {
-    let mut data = std::fs::read(fixture("pgn/games/otb/twic-01-232games.pgn")).unwrap();
+    let mut data = std::fs::read(twic()).unwrap();
     // Odd games in the middle: errors, a variant, broken comments and
     // variations, CRLF line ends, a comment holding a tag-like line.
     let odd = format!(
@@ -1117,7 +1058,7 @@ fn fens_output_does_not_depend_on_threads() {
     }
     data.push_str("\n[Event \"abc\n) e5 2. Nf3 *\n\n");
     data.push_str(GOOD);
-    let dir = Scratch::new();
+    let dir = scratch();
     let path = dir.write("games.pgn", data.as_bytes());
     let fens = |threads: &str| {
         let out = run([
