@@ -4,6 +4,7 @@ pub mod common;
 
 use common::{arg, fixture, gzip, pgnindex, run, scratch, twic};
 use predicates::prelude::*;
+use similar_asserts::assert_eq;
 
 #[test]
 fn perft_counts_and_divides() {

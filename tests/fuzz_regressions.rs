@@ -12,6 +12,7 @@ use pgnindex::notation::fen;
 use pgnindex::pgn::{split, LineIndex};
 use pgnindex::replay::parallel::{read_chunk, Chunk};
 use pgnindex::replay::ReplayOptions;
+use similar_asserts::assert_eq;
 
 /// Everything recorded, as the fuzz target reads.
 const ALL: ReplayOptions = ReplayOptions {
@@ -104,7 +105,7 @@ fn line_index_steps_back_into_a_crlf() {
 fn no_cut_after_a_malformed_tag_line() {
     let data = b"[Event \"a\"]\n[White \"x\"@\n[Black \"y\"]\n\n1. e4 *\n";
     assert_eq!(read_whole(data).len(), 2, "one game and its warning: {:?}", read_whole(data));
-    assert!(split::chunks(data, 1).len() == 1);
+    assert_eq!(split::chunks(data, 1).len(), 1);
     assert_cuts_change_nothing(data);
     // Vertical tab and form feed are spaces to the reader, so to the
     // splitter too.

@@ -14,6 +14,7 @@ use common::{
 };
 use pgnindex::replay::VariantKind;
 use rusqlite::Connection;
+use similar_asserts::assert_eq;
 
 /// Every table's content in a canonical order, without the columns that
 /// depend on time or paths.

@@ -21,6 +21,7 @@ use pgnindex::pgn::{
     split, GameResult, LineIndex, RawComment, RawTag, Reader, Skip, Syntax, Visitor,
 };
 use pgnindex::replay::{GameRecord, ReplayOptions, Replayer};
+use similar_asserts::assert_eq;
 
 // ---------------------------------------------------------------------------
 // Helpers
@@ -152,30 +153,6 @@ fn xorshift_bytes(len: usize, mut x: u64) -> Vec<u8> {
     out
 }
 
-/// Compares two multi-line texts. Short ones are printed in full when they
-/// differ; long ones from their first differing line.
-#[track_caller]
-fn assert_text(actual: &str, expected: &str) {
-    if actual == expected {
-        return;
-    }
-    let (a, e): (Vec<&str>, Vec<&str>) = (actual.lines().collect(), expected.lines().collect());
-    if a.len().max(e.len()) <= 40 {
-        panic!("output differs\n--- expected\n{expected}--- actual\n{actual}--- end");
-    }
-    let first = a.iter().zip(&e).take_while(|(x, y)| x == y).count();
-    let show =
-        |lines: &[&str]| lines.iter().skip(first).take(5).copied().collect::<Vec<_>>().join("\n");
-    panic!(
-        "output differs from line {} ({} lines expected, {} actual)\n--- expected\n{}\n--- actual\n{}\n--- end",
-        first + 1,
-        e.len(),
-        a.len(),
-        show(&e),
-        show(&a),
-    );
-}
-
 /// Runs `pgnindex check` on `input` (written to a temporary file) and
 /// compares: every line before the summary with `expected`, in which `FILE`
 /// stands for the file's path; the summary's counts with `counts` (up to
@@ -186,7 +163,7 @@ fn check_cli(input: &[u8], expected: &str, counts: &str, code: i32) {
     let path = dir.write("input.pgn", input);
     let out = run([OsStr::new("check"), path.as_os_str()]);
     let (body, summary) = split_summary(&out.stdout);
-    assert_text(body, &expected.replace("FILE", &path.display().to_string()));
+    assert_eq!(body, expected.replace("FILE", &path.display().to_string()));
     let prefix = format!("{counts}, bytes {}, time ", input.len());
     assert!(summary.starts_with(&prefix), "summary {summary:?}, expected {prefix:?}…");
     assert_eq!(out.code, code, "stderr: {}", out.stderr);
@@ -473,7 +450,7 @@ fn utf8_bom_is_not_part_of_the_first_tag() {
     assert_good(&games[0]);
     assert_good(&games[1]);
     let fens = fens_cli(input.as_bytes());
-    assert_text(&fens, &format!("{}\n{}\n", good_fens_line(1), good_fens_line(2)));
+    assert_eq!(fens, format!("{}\n{}\n", good_fens_line(1), good_fens_line(2)));
 }
 
 #[test]
@@ -668,9 +645,9 @@ fn check_counts_unsupported_variant_as_skipped() {
     let input = format!("[Event \"a\"]\n[Variant \"Crazyhouse\"]\n\n1. e4 e5 2. N@f3 *\n\n{GOOD}");
     check_cli(input.as_bytes(), "", "games 2, ok 1, with errors 0, skipped variants 1", 0);
     let fens = fens_cli(input.as_bytes());
-    assert_text(
-        &fens,
-        &format!(
+    assert_eq!(
+        fens,
+        format!(
             "1\t0\t{START_FEN}\terror: skipped: variant \"Crazyhouse\" is not standard chess\n{}\n",
             good_fens_line(2)
         ),
@@ -851,7 +828,9 @@ fn every_result_token() {
             None
         ]
     );
-    assert!(games.iter().all(|g| g.plies() == 1 && g.error.is_none()));
+    for game in &games {
+        assert_eq!((game.plies(), &game.error), (1, &None));
+    }
 }
 
 #[test]
@@ -1000,7 +979,7 @@ fn gzip_in_small_blocks_reads_like_the_plain_file() {
     assert!(offsets.len() > 100, "only {} blocks", offsets.len());
     assert!(plain.lines().count() > 10_000);
     assert!(plain.contains("error: "), "the odd games have errors");
-    assert_text(&blocks, &plain);
+    assert_eq!(blocks, plain);
 }
 
 /// Reads `data` cut into pieces at every boundary (as parallel workers
@@ -1031,7 +1010,7 @@ fn tag_line_inside_a_comment_is_never_a_boundary() {
     let (plain, blocks, offsets) = plain_and_blocks(input.as_bytes(), 1);
     assert!(offsets.len() > 1, "{offsets:?}");
     assert!(offsets[1..].iter().all(|&at| real.contains(&(at as usize))), "{offsets:?}");
-    assert_text(&blocks, &plain);
+    assert_eq!(blocks, plain);
     assert!(blocks.lines().last().unwrap().contains(GOOD_FEN));
 }
 
@@ -1072,7 +1051,7 @@ fn fens_output_does_not_depend_on_threads() {
     };
     let one = fens("1");
     assert!(one.lines().count() > 20_000);
-    assert_text(&fens("2"), &one);
+    assert_eq!(fens("2"), one);
 }
 
 #[test]

@@ -18,6 +18,7 @@ use predicates::prelude::*;
 
 use pgnindex::chess::Position;
 use pgnindex::notation::{fen, uci};
+use similar_asserts::assert_eq;
 
 /// The shared database: imported once per test process.
 fn db() -> &'static str {
