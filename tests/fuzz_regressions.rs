@@ -1,4 +1,4 @@
-//! Regression tests for what the fuzz targets (`fuzz/`, issue 6) found.
+//! Regression tests for what the fuzz targets (`fuzz/`) found.
 //! Each bug has a test with the smallest input that shows it; the inputs
 //! as the fuzzer found them are in `fixtures/fuzz/` and go through the same
 //! checks as in the `pgn` fuzz target.

@@ -24,7 +24,7 @@ use pgnindex::replay::{GameRecord, ReplayOptions, Replayer};
 use similar_asserts::assert_eq;
 
 // ---------------------------------------------------------------------------
-// Helpers
+// Inputs, visitors and checks the tests share
 // ---------------------------------------------------------------------------
 
 /// A game known to be good, placed after the bad part of each input.

@@ -1,10 +1,10 @@
-//! Issue 6: hostile inputs, faults during an import, and readers during an
-//! import, each run on the real binary with its peak memory measured.
+//! Hostile inputs, faults during an import, and readers during an import,
+//! each run on the real binary with its peak memory measured.
 //!
 //! Inputs are generated here, never committed. By default they are scaled
-//! down to keep the suite short; `PGNINDEX_FULL_SIZE=1` runs the sizes the
-//! issue names (1 GB line, 100 MB comment, 1 000 000 tags, 50 GB zstd
-//! bomb…), as `benches/reliability.sh` does. Every run prints one line
+//! down to keep the suite short; `PGNINDEX_FULL_SIZE=1` runs the full sizes
+//! (1 GB line, 100 MB comment, 1 000 000 tags, 50 GB zstd bomb…), as
+//! `benches/reliability.sh` does. Every run prints one line
 //! (`reliability: …`) with its exit code, time and peak RSS: run with
 //! `--nocapture` to see them.
 
@@ -23,7 +23,7 @@ use common::{
 };
 use rusqlite::{Connection, OpenFlags};
 
-/// Whether to run the sizes of the issue rather than the CI ones.
+/// Whether to run the full sizes rather than the CI ones.
 fn full_size() -> bool {
     std::env::var_os("PGNINDEX_FULL_SIZE").is_some_and(|v| v != "0")
 }
