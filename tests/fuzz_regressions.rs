@@ -72,6 +72,14 @@ fn assert_cuts_change_nothing(data: &[u8]) {
     assert_eq!(read_cut_everywhere(data), read_whole(data));
 }
 
+/// Asserts that the splitter cuts `data` into `chunks` pieces (one game
+/// each at the most) and that cutting there changes nothing.
+#[track_caller]
+fn assert_chunks(data: &[u8], chunks: usize) {
+    assert_eq!(split::chunks(data, 1).len(), chunks, "{}", String::from_utf8_lossy(data));
+    assert_cuts_change_nothing(data);
+}
+
 /// Asserts that `LineIndex` answers every pair of queries (`a` then `b`)
 /// over `data` as a fresh index answers `b`.
 #[track_caller]
@@ -105,13 +113,11 @@ fn line_index_steps_back_into_a_crlf() {
 fn no_cut_after_a_malformed_tag_line() {
     let data = b"[Event \"a\"]\n[White \"x\"@\n[Black \"y\"]\n\n1. e4 *\n";
     assert_eq!(read_whole(data).len(), 2, "one game and its warning: {:?}", read_whole(data));
-    assert_eq!(split::chunks(data, 1).len(), 1);
-    assert_cuts_change_nothing(data);
+    assert_chunks(data, 1);
     // Vertical tab and form feed are spaces to the reader, so to the
     // splitter too.
     let data = b"[Event \"a\"]\n\x0b\n[Site \"b\"]\n1. e4 *\n";
-    assert_eq!(split::chunks(data, 1).len(), 1);
-    assert_cuts_change_nothing(data);
+    assert_chunks(data, 1);
 }
 
 /// Found by `pgn`: a `[` in the middle of a line starts a tag section (the
@@ -120,22 +126,18 @@ fn no_cut_after_a_malformed_tag_line() {
 #[test]
 fn no_cut_after_a_tag_pair_starting_mid_line() {
     let data = b"1. e4 J[Date \"x\n[Round \"r\"]\n1. d4 *\n";
-    assert_eq!(split::chunks(data, 1).len(), 1);
-    assert_cuts_change_nothing(data);
+    assert_chunks(data, 1);
     // `[` inside comments is not a tag (lichess clocks): the cut stays.
     let data = b"1. e4 { [%clk 0:01:00] } 1-0\n[Event \"b\"]\n1. d4 *\n";
-    assert_eq!(split::chunks(data, 1).len(), 2);
-    assert_cuts_change_nothing(data);
+    assert_chunks(data, 2);
     // A `{` on a `%` escape line opens no comment (the reader skips the
     // line); right before the tag line it still blocks the cut (the line is
     // read as if it could be movetext), one line earlier it does not. A `;`
     // comment ends at a lone `\r`, as the reader's does.
     let data = b"1. e4 *\n% {\n[Event \"b\"]\n1. d4 *\n";
-    assert_eq!(split::chunks(data, 1).len(), 1);
-    assert_cuts_change_nothing(data);
+    assert_chunks(data, 1);
     let data = b"1. e4\n% {\n*\n[Event \"b\"]\n1. d4 *\n";
-    assert_eq!(split::chunks(data, 1).len(), 2);
-    assert_cuts_change_nothing(data);
+    assert_chunks(data, 2);
     let data = b"1. e4 ; x\r{ c\n[Event \"b\"]\n} *\n";
     assert_cuts_change_nothing(data);
 }
@@ -166,8 +168,7 @@ fn tag_lines_are_read_as_the_reader_reads_them() {
     assert_cuts_change_nothing(b"1. e4 (\n[\"{\r x\n[Event \"a\"]\n} e5) *\n");
     assert_cuts_change_nothing(b"4(\n[\"{\r\xba\n[W\"\"]}");
     let data = b"[;\"\"]{\n1\n[Site \"b\"]\n} *\n";
-    assert_eq!(split::chunks(data, 1).len(), 1);
-    assert_cuts_change_nothing(data);
+    assert_chunks(data, 1);
     assert_cuts_change_nothing(b"1. e4 *\n[;\"\"]{\n1\n[Site \"b\"]\n} *\n");
     // Inputs too short for a tag line (the fuzzer's first run of this fix).
     for data in [&b""[..], b"[", b"x", b"\xef\xbb\xbf"] {
@@ -175,8 +176,7 @@ fn tag_lines_are_read_as_the_reader_reads_them() {
     }
     // Quotes still hide braces in whole tag pairs: the cut after stays.
     let data = b"[Event \"{\"]\n1. e4 *\n[Event \"b\"]\n1. d4 *\n";
-    assert_eq!(split::chunks(data, 1).len(), 2);
-    assert_cuts_change_nothing(data);
+    assert_chunks(data, 2);
 }
 
 /// Found by `pgn`: text skipped after the last game of a chunk was never
