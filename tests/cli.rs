@@ -1,31 +1,22 @@
 //! The `pgnindex` binary run end to end in throw-away directories.
 
-use std::path::Path;
+pub mod common;
 
-use assert_cmd::Command;
+use common::{arg, fixture, gzip, pgnindex, run, scratch, twic};
 use predicates::prelude::*;
-
-fn pgnindex() -> Command {
-    Command::cargo_bin("pgnindex").unwrap()
-}
-
-fn fixture(rel: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(rel).to_string_lossy().into_owned()
-}
+use similar_asserts::assert_eq;
 
 #[test]
 fn perft_counts_and_divides() {
     pgnindex().args(["perft", "startpos", "3"]).assert().success().stdout("8902\n");
-    let out = pgnindex()
-        .args([
-            "perft",
-            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq -",
-            "2",
-            "--divide",
-        ])
-        .assert()
-        .success();
-    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let text = run([
+        "perft",
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq -",
+        "2",
+        "--divide",
+    ])
+    .success()
+    .stdout;
     assert_eq!(text.lines().filter(|l| l.contains(' ')).count(), 48);
     assert!(text.lines().any(|l| l == "e1g1 43"), "castling written as e1g1");
     assert!(text.trim_end().ends_with("2039"));
@@ -45,23 +36,17 @@ fn perft_rejects_bad_fen_with_one_line() {
 
 #[test]
 fn fens_prints_one_line_per_game() {
-    let out = pgnindex()
-        .args(["fens", &fixture("pgn/edge/pgn-extract/fools-mate.pgn")])
-        .assert()
-        .success();
+    let fools_mate = fixture("pgn/edge/pgn-extract/fools-mate.pgn");
     assert_eq!(
-        String::from_utf8_lossy(&out.get_output().stdout),
+        run(["fens", arg(&fools_mate)]).success().stdout,
         "1\t4\trnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3\n"
     );
 }
 
 #[test]
 fn fens_every_ply_lists_positions_and_keys() {
-    let out = pgnindex()
-        .args(["fens", "--every-ply", &fixture("pgn/edge/pgn-extract/fools-mate.pgn")])
-        .assert()
-        .success();
-    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    let fools_mate = fixture("pgn/edge/pgn-extract/fools-mate.pgn");
+    let text = run(["fens", "--every-ply", arg(&fools_mate)]).success().stdout;
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 5);
     assert_eq!(
@@ -72,12 +57,10 @@ fn fens_every_ply_lists_positions_and_keys() {
 
 #[test]
 fn fens_reports_errors_in_a_fourth_column() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("bad.pgn");
-    std::fs::write(&path, "[Event \"x\"]\n\n1. e4 e5 2. Nf4 Nc6 *\n\n[Event \"y\"]\n\n1. d4 *\n")
-        .unwrap();
-    let out = pgnindex().args(["fens", path.to_str().unwrap()]).assert().success();
-    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    let dir = scratch();
+    let path = dir
+        .write("bad.pgn", "[Event \"x\"]\n\n1. e4 e5 2. Nf4 Nc6 *\n\n[Event \"y\"]\n\n1. d4 *\n");
+    let text = run(["fens", arg(&path)]).success().stdout;
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 2);
     let cols: Vec<&str> = lines[0].split('\t').collect();
@@ -95,20 +78,19 @@ fn fens_reports_errors_in_a_fourth_column() {
 #[test]
 fn check_exit_codes() {
     pgnindex()
-        .args(["check", &fixture("pgn/games/otb/twic-01-232games.pgn")])
+        .args(["check", arg(&twic())])
         .assert()
         .code(0)
         .stdout(predicate::str::contains("games 232, ok 232, with errors 0"));
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("bad.pgn");
-    std::fs::write(&path, "1. e4 e5 2. Ke3 *\n").unwrap();
+    let dir = scratch();
+    let path = dir.write("bad.pgn", "1. e4 e5 2. Ke3 *\n");
     pgnindex()
-        .args(["check", path.to_str().unwrap()])
+        .args(["check", arg(&path)])
         .assert()
         .code(1)
         .stdout(predicate::str::contains(":1:13: move 2 (white): illegal move 'Ke3'"));
     pgnindex()
-        .args(["check", dir.path().join("missing.pgn").to_str().unwrap()])
+        .args(["check", arg(&dir.join("missing.pgn"))])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("missing.pgn"));
@@ -116,15 +98,13 @@ fn check_exit_codes() {
 
 #[test]
 fn check_reads_directories_and_compressed_files() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     let text = std::fs::read(fixture("pgn/edge/pgn-extract/fools-mate.pgn")).unwrap();
-    std::fs::write(dir.path().join("a.PGN"), &text).unwrap();
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    std::io::Write::write_all(&mut gz, &text).unwrap();
-    std::fs::write(dir.path().join("b.pgn.gz"), gz.finish().unwrap()).unwrap();
-    std::fs::write(dir.path().join("notes.txt"), "not a pgn").unwrap();
+    dir.write("a.PGN", &text);
+    dir.write("b.pgn.gz", gzip(&text));
+    dir.write("notes.txt", "not a pgn");
     pgnindex()
-        .args(["check", dir.path().to_str().unwrap()])
+        .args(["check", arg(dir.path())])
         .assert()
         .code(0)
         .stdout(predicate::str::contains("games 2, ok 2"));
@@ -143,25 +123,13 @@ fn stdin_is_read_with_dash() {
 #[test]
 fn output_is_the_same_for_any_thread_count() {
     // About 3 MB: several 1 MB chunks for the workers.
-    let dir = tempfile::tempdir().unwrap();
-    let one = std::fs::read(fixture("pgn/games/otb/twic-01-232games.pgn")).unwrap();
-    let big = dir.path().join("big.pgn");
-    std::fs::write(&big, one.repeat(15)).unwrap();
-    let run = |threads: &str| {
-        let out = pgnindex()
-            .args(["fens", "--every-ply", "--threads", threads, big.to_str().unwrap()])
-            .assert()
-            .success();
-        out.get_output().stdout.clone()
+    let dir = scratch();
+    let big = dir.write("big.pgn", std::fs::read(twic()).unwrap().repeat(15));
+    let fens = |threads: &str| {
+        run(["fens", "--every-ply", "--threads", threads, arg(&big)]).success().stdout
     };
-    let single = run("1");
-    assert_eq!(
-        String::from_utf8_lossy(&single)
-            .lines()
-            .filter(|l| l.split('\t').nth(1) == Some("0"))
-            .count(),
-        232 * 15
-    );
-    assert!(single == run("2"), "--threads 2 differs from --threads 1");
-    assert!(single == run("3"), "--threads 3 differs from --threads 1");
+    let single = fens("1");
+    assert_eq!(single.lines().filter(|l| l.split('\t').nth(1) == Some("0")).count(), 232 * 15);
+    assert_eq!(fens("2"), single, "--threads 2 differs from --threads 1");
+    assert_eq!(fens("3"), single, "--threads 3 differs from --threads 1");
 }

@@ -1,17 +1,18 @@
-//! Regression tests for what the fuzz targets (`fuzz/`, issue 6) found.
+//! Regression tests for what the fuzz targets (`fuzz/`) found.
 //! Each bug has a test with the smallest input that shows it; the inputs
 //! as the fuzzer found them are in `fixtures/fuzz/` and go through the same
 //! checks as in the `pgn` fuzz target.
 
 use std::ffi::OsStr;
-use std::path::Path;
 
-use assert_cmd::Command;
+pub mod common;
 
+use common::{arg, files_under, fixture, run, scratch};
 use pgnindex::notation::fen;
 use pgnindex::pgn::{split, LineIndex};
 use pgnindex::replay::parallel::{read_chunk, Chunk};
 use pgnindex::replay::ReplayOptions;
+use similar_asserts::assert_eq;
 
 /// Everything recorded, as the fuzz target reads.
 const ALL: ReplayOptions = ReplayOptions {
@@ -71,6 +72,14 @@ fn assert_cuts_change_nothing(data: &[u8]) {
     assert_eq!(read_cut_everywhere(data), read_whole(data));
 }
 
+/// Asserts that the splitter cuts `data` into `chunks` pieces (one game
+/// each at the most) and that cutting there changes nothing.
+#[track_caller]
+fn assert_chunks(data: &[u8], chunks: usize) {
+    assert_eq!(split::chunks(data, 1).len(), chunks, "{}", String::from_utf8_lossy(data));
+    assert_cuts_change_nothing(data);
+}
+
 /// Asserts that `LineIndex` answers every pair of queries (`a` then `b`)
 /// over `data` as a fresh index answers `b`.
 #[track_caller]
@@ -104,13 +113,11 @@ fn line_index_steps_back_into_a_crlf() {
 fn no_cut_after_a_malformed_tag_line() {
     let data = b"[Event \"a\"]\n[White \"x\"@\n[Black \"y\"]\n\n1. e4 *\n";
     assert_eq!(read_whole(data).len(), 2, "one game and its warning: {:?}", read_whole(data));
-    assert!(split::chunks(data, 1).len() == 1);
-    assert_cuts_change_nothing(data);
+    assert_chunks(data, 1);
     // Vertical tab and form feed are spaces to the reader, so to the
     // splitter too.
     let data = b"[Event \"a\"]\n\x0b\n[Site \"b\"]\n1. e4 *\n";
-    assert_eq!(split::chunks(data, 1).len(), 1);
-    assert_cuts_change_nothing(data);
+    assert_chunks(data, 1);
 }
 
 /// Found by `pgn`: a `[` in the middle of a line starts a tag section (the
@@ -119,22 +126,18 @@ fn no_cut_after_a_malformed_tag_line() {
 #[test]
 fn no_cut_after_a_tag_pair_starting_mid_line() {
     let data = b"1. e4 J[Date \"x\n[Round \"r\"]\n1. d4 *\n";
-    assert_eq!(split::chunks(data, 1).len(), 1);
-    assert_cuts_change_nothing(data);
+    assert_chunks(data, 1);
     // `[` inside comments is not a tag (lichess clocks): the cut stays.
     let data = b"1. e4 { [%clk 0:01:00] } 1-0\n[Event \"b\"]\n1. d4 *\n";
-    assert_eq!(split::chunks(data, 1).len(), 2);
-    assert_cuts_change_nothing(data);
+    assert_chunks(data, 2);
     // A `{` on a `%` escape line opens no comment (the reader skips the
     // line); right before the tag line it still blocks the cut (the line is
     // read as if it could be movetext), one line earlier it does not. A `;`
     // comment ends at a lone `\r`, as the reader's does.
     let data = b"1. e4 *\n% {\n[Event \"b\"]\n1. d4 *\n";
-    assert_eq!(split::chunks(data, 1).len(), 1);
-    assert_cuts_change_nothing(data);
+    assert_chunks(data, 1);
     let data = b"1. e4\n% {\n*\n[Event \"b\"]\n1. d4 *\n";
-    assert_eq!(split::chunks(data, 1).len(), 2);
-    assert_cuts_change_nothing(data);
+    assert_chunks(data, 2);
     let data = b"1. e4 ; x\r{ c\n[Event \"b\"]\n} *\n";
     assert_cuts_change_nothing(data);
 }
@@ -165,8 +168,7 @@ fn tag_lines_are_read_as_the_reader_reads_them() {
     assert_cuts_change_nothing(b"1. e4 (\n[\"{\r x\n[Event \"a\"]\n} e5) *\n");
     assert_cuts_change_nothing(b"4(\n[\"{\r\xba\n[W\"\"]}");
     let data = b"[;\"\"]{\n1\n[Site \"b\"]\n} *\n";
-    assert_eq!(split::chunks(data, 1).len(), 1);
-    assert_cuts_change_nothing(data);
+    assert_chunks(data, 1);
     assert_cuts_change_nothing(b"1. e4 *\n[;\"\"]{\n1\n[Site \"b\"]\n} *\n");
     // Inputs too short for a tag line (the fuzzer's first run of this fix).
     for data in [&b""[..], b"[", b"x", b"\xef\xbb\xbf"] {
@@ -174,8 +176,7 @@ fn tag_lines_are_read_as_the_reader_reads_them() {
     }
     // Quotes still hide braces in whole tag pairs: the cut after stays.
     let data = b"[Event \"{\"]\n1. e4 *\n[Event \"b\"]\n1. d4 *\n";
-    assert_eq!(split::chunks(data, 1).len(), 2);
-    assert_cuts_change_nothing(data);
+    assert_chunks(data, 2);
 }
 
 /// Found by `pgn`: text skipped after the last game of a chunk was never
@@ -188,15 +189,9 @@ fn text_skipped_after_the_last_game_is_reported() {
     assert_eq!(whole[1], "warning 2:1: skipped text between games: 'junk'");
     assert_eq!(whole.last().unwrap(), "warning 5:1: skipped text between games: 'more junk'");
     assert_cuts_change_nothing(data);
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("junk.pgn");
-    std::fs::write(&path, data).unwrap();
-    let out = Command::cargo_bin("pgnindex")
-        .unwrap()
-        .args([OsStr::new("check"), path.as_os_str()])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let dir = scratch();
+    let path = dir.write("junk.pgn", data);
+    let stdout = run(["check", arg(&path)]).stdout;
     let p = path.display();
     assert!(
         stdout.starts_with(&format!(
@@ -211,13 +206,8 @@ fn text_skipped_after_the_last_game_is_reported() {
 /// The fuzzer's own inputs, through the `pgn` target's checks.
 #[test]
 fn fuzz_fixtures() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/fuzz");
     let mut n = 0;
-    for entry in std::fs::read_dir(&dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension() != Some(OsStr::new("pgn")) {
-            continue;
-        }
+    for path in files_under(&fixture("fuzz"), |path| path.extension() == Some(OsStr::new("pgn"))) {
         let data = std::fs::read(&path).unwrap();
         assert_eq!(read_cut_everywhere(&data), read_whole(&data), "{}", path.display());
         let mut lines = LineIndex::new(&data);

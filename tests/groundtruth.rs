@@ -6,45 +6,13 @@
 //! equals python-chess's, and reading python-chess's SAN finds the same
 //! move as its UCI).
 
-use std::io::Read;
-use std::path::{Path, PathBuf};
+pub mod common;
 
+use common::{files_under, fixture, keys_fnv, read_reference, variant};
 use pgnindex::chess::Position;
 use pgnindex::notation::lang::Lang;
 use pgnindex::notation::{fen, san, uci};
-
-fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            files(&path, out);
-        } else if path.to_string_lossy().ends_with(".jsonl.gz") {
-            out.push(path);
-        }
-    }
-}
-
-fn fnv(keys: &[u64]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for k in keys {
-        for b in k.to_le_bytes() {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    h
-}
-
-fn is_standard_chess(variant: Option<&str>) -> bool {
-    match variant.map(|v| v.to_ascii_lowercase()) {
-        None => true,
-        Some(v) => {
-            let v = v.replace([' ', '-'], "");
-            ["standard", "chess960", "fischerandom", "fromposition", "normal", "chess"]
-                .contains(&v.as_str())
-        }
-    }
-}
+use pgnindex::replay::VariantKind;
 
 #[derive(Default)]
 struct Totals {
@@ -57,7 +25,7 @@ struct Totals {
 fn check_record(name: &str, rec: &serde_json::Value, totals: &mut Totals) -> Result<(), String> {
     let idx = rec["index"].as_u64().unwrap();
     let at = format!("{name} game {idx}");
-    if !is_standard_chess(rec["variant"].as_str()) {
+    if variant(rec) == VariantKind::Other {
         totals.skipped_variants += 1;
         return Ok(());
     }
@@ -103,7 +71,7 @@ fn check_record(name: &str, rec: &serde_json::Value, totals: &mut Totals) -> Res
     if first != expected_first {
         return Err(format!("{at}: first keys {first:?}, expected {expected_first:?}"));
     }
-    let digest = format!("{:016x}", fnv(&keys));
+    let digest = keys_fnv(keys.iter().copied());
     if digest != rec["keys_fnv"].as_str().unwrap() {
         // Find the first differing ply is not possible from a digest; say so.
         return Err(format!("{at}: Polyglot keys differ from python-chess (FNV {digest})"));
@@ -118,21 +86,14 @@ fn check_record(name: &str, rec: &serde_json::Value, totals: &mut Totals) -> Res
 }
 
 fn run(subdir: &str) -> Totals {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/groundtruth").join(subdir);
-    let mut paths = Vec::new();
-    files(&root, &mut paths);
-    paths.sort();
+    let root = fixture("groundtruth").join(subdir);
+    let paths = files_under(&root, |path| path.to_string_lossy().ends_with(".jsonl.gz"));
     assert!(!paths.is_empty(), "no ground truth under {}", root.display());
     let mut totals = Totals::default();
     let mut failures = Vec::new();
     for path in &paths {
-        let mut text = String::new();
-        flate2::read::GzDecoder::new(std::fs::File::open(path).unwrap())
-            .read_to_string(&mut text)
-            .unwrap();
         let name = path.strip_prefix(&root).unwrap().display().to_string();
-        for line in text.lines() {
-            let rec: serde_json::Value = serde_json::from_str(line).unwrap();
+        for rec in read_reference(path) {
             if let Err(e) = check_record(&name, &rec, &mut totals) {
                 failures.push(e);
             }
@@ -166,9 +127,7 @@ fn edge_corpus_matches_python_chess() {
 
 #[test]
 fn published_polyglot_vectors() {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/groundtruth/polyglot_vectors.txt");
-    let text = std::fs::read_to_string(path).unwrap();
+    let text = std::fs::read_to_string(fixture("groundtruth/polyglot_vectors.txt")).unwrap();
     let mut checked = 0;
     for line in text.lines().filter(|l| !l.starts_with('#')) {
         let (moves, key) = line.split_once('\t').unwrap();

@@ -4,8 +4,9 @@
 //! node budget so the suite stays fast; `cargo test --release -- --ignored`
 //! runs every depth given.
 
-use std::path::Path;
+pub mod common;
 
+use common::fixture;
 use pgnindex::chess::perft::perft;
 use pgnindex::notation::epd::Epd;
 use pgnindex::notation::fen::{self, Fen};
@@ -21,8 +22,7 @@ struct Case {
 /// Reads both formats: `.perft` blocks (`id`, `epd`, `perft D N`) and `.epd`
 /// lines (`FEN ;D1 n ;D2 n`).
 fn load(name: &str) -> Vec<Case> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/perft").join(name);
-    let text = std::fs::read_to_string(&path).unwrap();
+    let text = std::fs::read_to_string(fixture("perft").join(name)).unwrap();
     let mut cases: Vec<Case> = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();

@@ -10,21 +10,21 @@
 
 use std::ffi::OsStr;
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::ops::ControlFlow;
-use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
+pub mod common;
 
+use common::{fixture, gzip, run, scratch, twic, xorshift};
 use pgnindex::notation::fen;
 use pgnindex::pgn::source::{InputName, Source};
 use pgnindex::pgn::{
     split, GameResult, LineIndex, RawComment, RawTag, Reader, Skip, Syntax, Visitor,
 };
 use pgnindex::replay::{GameRecord, ReplayOptions, Replayer};
+use similar_asserts::assert_eq;
 
 // ---------------------------------------------------------------------------
-// Helpers
+// Inputs, visitors and checks the tests share
 // ---------------------------------------------------------------------------
 
 /// A game known to be good, placed after the bad part of each input.
@@ -147,82 +147,10 @@ fn with_prefix<'g>(game: &'g [String], prefix: &str) -> Vec<&'g str> {
 fn xorshift_bytes(len: usize, mut x: u64) -> Vec<u8> {
     let mut out = Vec::with_capacity(len + 8);
     while out.len() < len {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        out.extend_from_slice(&x.to_le_bytes());
+        out.extend_from_slice(&xorshift(&mut x).to_le_bytes());
     }
     out.truncate(len);
     out
-}
-
-fn pgnindex() -> Command {
-    Command::cargo_bin("pgnindex").unwrap()
-}
-
-fn fixture(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(rel)
-}
-
-/// A throw-away directory for input files.
-struct Scratch(tempfile::TempDir);
-
-impl Scratch {
-    fn new() -> Scratch {
-        Scratch(tempfile::tempdir().unwrap())
-    }
-
-    /// Writes `bytes` to `name` in the directory and returns its path.
-    fn write(&self, name: &str, bytes: &[u8]) -> PathBuf {
-        let path = self.0.path().join(name);
-        std::fs::write(&path, bytes).unwrap();
-        path
-    }
-}
-
-/// What a run of the binary printed, and its exit code.
-struct Run {
-    stdout: String,
-    stderr: String,
-    code: i32,
-}
-
-/// Runs `pgnindex ARGS…`.
-fn run<I, S>(args: I) -> Run
-where
-    I: IntoIterator<Item = S>,
-    S: AsRef<OsStr>,
-{
-    let out = pgnindex().args(args).output().unwrap();
-    Run {
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        code: out.status.code().expect("killed by a signal"),
-    }
-}
-
-/// Compares two multi-line texts. Short ones are printed in full when they
-/// differ; long ones from their first differing line.
-#[track_caller]
-fn assert_text(actual: &str, expected: &str) {
-    if actual == expected {
-        return;
-    }
-    let (a, e): (Vec<&str>, Vec<&str>) = (actual.lines().collect(), expected.lines().collect());
-    if a.len().max(e.len()) <= 40 {
-        panic!("output differs\n--- expected\n{expected}--- actual\n{actual}--- end");
-    }
-    let first = a.iter().zip(&e).take_while(|(x, y)| x == y).count();
-    let show =
-        |lines: &[&str]| lines.iter().skip(first).take(5).copied().collect::<Vec<_>>().join("\n");
-    panic!(
-        "output differs from line {} ({} lines expected, {} actual)\n--- expected\n{}\n--- actual\n{}\n--- end",
-        first + 1,
-        e.len(),
-        a.len(),
-        show(&e),
-        show(&a),
-    );
 }
 
 /// Runs `pgnindex check` on `input` (written to a temporary file) and
@@ -231,11 +159,11 @@ fn assert_text(actual: &str, expected: &str) {
 /// `skipped variants N`; bytes must be the input's length); the exit code.
 #[track_caller]
 fn check_cli(input: &[u8], expected: &str, counts: &str, code: i32) {
-    let dir = Scratch::new();
+    let dir = scratch();
     let path = dir.write("input.pgn", input);
     let out = run([OsStr::new("check"), path.as_os_str()]);
     let (body, summary) = split_summary(&out.stdout);
-    assert_text(body, &expected.replace("FILE", &path.display().to_string()));
+    assert_eq!(body, expected.replace("FILE", &path.display().to_string()));
     let prefix = format!("{counts}, bytes {}, time ", input.len());
     assert!(summary.starts_with(&prefix), "summary {summary:?}, expected {prefix:?}…");
     assert_eq!(out.code, code, "stderr: {}", out.stderr);
@@ -250,7 +178,7 @@ fn split_summary(stdout: &str) -> (&str, &str) {
 
 /// Runs `pgnindex fens` on `input`; its stdout.
 fn fens_cli(input: &[u8]) -> String {
-    let dir = Scratch::new();
+    let dir = scratch();
     let path = dir.write("input.pgn", input);
     let out = run([OsStr::new("fens"), path.as_os_str()]);
     assert_eq!(out.code, 0, "stderr: {}", out.stderr);
@@ -486,7 +414,7 @@ fn random_bytes_between_good_games() {
         assert_eq!(game.plies(), 0, "game {} from garbage", i + 2);
         assert_eq!(tag(game, "Event"), None);
     }
-    let dir = Scratch::new();
+    let dir = scratch();
     let path = dir.write("garbage.pgn", &input);
     let out = run([OsStr::new("fens"), path.as_os_str()]);
     assert_eq!(out.code, 0, "{}", out.stderr);
@@ -522,7 +450,7 @@ fn utf8_bom_is_not_part_of_the_first_tag() {
     assert_good(&games[0]);
     assert_good(&games[1]);
     let fens = fens_cli(input.as_bytes());
-    assert_text(&fens, &format!("{}\n{}\n", good_fens_line(1), good_fens_line(2)));
+    assert_eq!(fens, format!("{}\n{}\n", good_fens_line(1), good_fens_line(2)));
 }
 
 #[test]
@@ -650,7 +578,7 @@ without leaving its king in check\n",
 fn illegal_move_onto_own_piece_is_not_blamed_on_check() {
     // From the start, d2 holds a white pawn: no pin, no check involved.
     for (input, san) in [("1. Nd2 *\n", "Nd2"), ("1. Ke2 *\n", "Ke2"), ("1. Bd2 *\n", "Bd2")] {
-        let dir = Scratch::new();
+        let dir = scratch();
         let path = dir.write("input.pgn", input.as_bytes());
         let out = run([OsStr::new("check"), path.as_os_str()]);
         let (body, _) = split_summary(&out.stdout);
@@ -717,9 +645,9 @@ fn check_counts_unsupported_variant_as_skipped() {
     let input = format!("[Event \"a\"]\n[Variant \"Crazyhouse\"]\n\n1. e4 e5 2. N@f3 *\n\n{GOOD}");
     check_cli(input.as_bytes(), "", "games 2, ok 1, with errors 0, skipped variants 1", 0);
     let fens = fens_cli(input.as_bytes());
-    assert_text(
-        &fens,
-        &format!(
+    assert_eq!(
+        fens,
+        format!(
             "1\t0\t{START_FEN}\terror: skipped: variant \"Crazyhouse\" is not standard chess\n{}\n",
             good_fens_line(2)
         ),
@@ -771,7 +699,7 @@ FILE:11:16: warning: unterminated variation\n",
 
 #[test]
 fn check_exit_codes() {
-    let dir = Scratch::new();
+    let dir = scratch();
     let good = dir.write("good.pgn", GOOD.as_bytes());
     let bad = dir.write("bad.pgn", b"1. e4 e5 2. Ke3 *\n");
 
@@ -782,7 +710,7 @@ fn check_exit_codes() {
     assert!(out.stdout.contains("games 2, ok 1, with errors 1"), "{}", out.stdout);
 
     // A directory path that does not exist: nothing is read.
-    let missing = dir.0.path().join("missing").join("dir/");
+    let missing = dir.join("missing").join("dir/");
     let out = run([OsStr::new("check"), good.as_os_str(), missing.as_os_str()]);
     assert_eq!(out.code, 2);
     assert_eq!(out.stdout, "");
@@ -794,9 +722,7 @@ fn check_exit_codes() {
     assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
 
     // A corrupt gzip stream: an input error, not a PGN error.
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    gz.write_all(GOOD.repeat(2000).as_bytes()).unwrap();
-    let gz = gz.finish().unwrap();
+    let gz = gzip(GOOD.repeat(2000).as_bytes());
     let cut = dir.write("cut.pgn.gz", &gz[..gz.len() / 2]);
     let out = run([OsStr::new("check"), cut.as_os_str(), good.as_os_str()]);
     assert_eq!(out.code, 2);
@@ -902,7 +828,9 @@ fn every_result_token() {
             None
         ]
     );
-    assert!(games.iter().all(|g| g.plies() == 1 && g.error.is_none()));
+    for game in &games {
+        assert_eq!((game.plies(), &game.error), (1, &None));
+    }
 }
 
 #[test]
@@ -1003,20 +931,12 @@ fn every_ply_in_blocks(source: Source, block_size: usize, display: &str) -> (Str
     (out, offsets)
 }
 
-/// Gzips `data` into `path`.
-fn write_gz(path: &Path, data: &[u8]) {
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    gz.write_all(data).unwrap();
-    std::fs::write(path, gz.finish().unwrap()).unwrap();
-}
-
 /// `fens --every-ply` of the plain file and of its gzipped copy read in
 /// blocks of `block_size`: (plain, blocks, block offsets).
 fn plain_and_blocks(data: &[u8], block_size: usize) -> (String, String, Vec<u64>) {
-    let dir = Scratch::new();
+    let dir = scratch();
     let plain = dir.write("games.pgn", data);
-    let gz = dir.0.path().join("games.pgn.gz");
-    write_gz(&gz, data);
+    let gz = dir.write("games.pgn.gz", gzip(data));
     let out = run([OsStr::new("fens"), OsStr::new("--every-ply"), plain.as_os_str()]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let source = Source::open(&InputName::Path(gz)).unwrap();
@@ -1036,7 +956,7 @@ fn boundaries(data: &[u8]) -> Vec<usize> {
 
 #[test]
 fn gzip_in_small_blocks_reads_like_the_plain_file() {
-    let mut data = std::fs::read(fixture("pgn/games/otb/twic-01-232games.pgn")).unwrap();
+    let mut data = std::fs::read(twic()).unwrap();
     // Odd games in the middle: errors, a variant, broken comments and
     // variations, CRLF line ends, a comment holding a tag-like line.
     let odd = format!(
@@ -1059,7 +979,7 @@ fn gzip_in_small_blocks_reads_like_the_plain_file() {
     assert!(offsets.len() > 100, "only {} blocks", offsets.len());
     assert!(plain.lines().count() > 10_000);
     assert!(plain.contains("error: "), "the odd games have errors");
-    assert_text(&blocks, &plain);
+    assert_eq!(blocks, plain);
 }
 
 /// Reads `data` cut into pieces at every boundary (as parallel workers
@@ -1090,7 +1010,7 @@ fn tag_line_inside_a_comment_is_never_a_boundary() {
     let (plain, blocks, offsets) = plain_and_blocks(input.as_bytes(), 1);
     assert!(offsets.len() > 1, "{offsets:?}");
     assert!(offsets[1..].iter().all(|&at| real.contains(&(at as usize))), "{offsets:?}");
-    assert_text(&blocks, &plain);
+    assert_eq!(blocks, plain);
     assert!(blocks.lines().last().unwrap().contains(GOOD_FEN));
 }
 
@@ -1117,7 +1037,7 @@ fn fens_output_does_not_depend_on_threads() {
     }
     data.push_str("\n[Event \"abc\n) e5 2. Nf3 *\n\n");
     data.push_str(GOOD);
-    let dir = Scratch::new();
+    let dir = scratch();
     let path = dir.write("games.pgn", data.as_bytes());
     let fens = |threads: &str| {
         let out = run([
@@ -1131,7 +1051,7 @@ fn fens_output_does_not_depend_on_threads() {
     };
     let one = fens("1");
     assert!(one.lines().count() > 20_000);
-    assert_text(&fens("2"), &one);
+    assert_eq!(fens("2"), one);
 }
 
 #[test]

@@ -8,13 +8,15 @@
 //! few game files); `cargo test --test pgn_corpus -- --ignored` reads the
 //! whole shared corpus at `../shared/corpus` (CI runs it).
 
-use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
+pub mod common;
+
+use common::{files_under, fixture, keys_fnv, repo, variant};
 use pgnindex::notation::fen;
 use pgnindex::pgn::source::{InputName, Source};
 use pgnindex::pgn::Reader;
-use pgnindex::replay::{GameRecord, ReplayOptions, Replayer};
+use pgnindex::replay::{GameRecord, ReplayOptions, Replayer, VariantKind};
 
 /// Files where python-chess splits games wrongly: our game count.
 const TRUE_GAME_COUNTS: &[(&str, usize)] = &[
@@ -52,17 +54,6 @@ const EXPECTED_DIFFERENCES: &[(&str, usize, &str)] = &[
     ("edge/scid/res_gameLatin1.pgn", 0, "plies"),
 ];
 
-fn fnv(keys: &[u64]) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for k in keys {
-        for b in k.to_le_bytes() {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    format!("{h:016x}")
-}
-
 fn read_games(path: &Path) -> Vec<GameRecord> {
     let source = Source::open(&InputName::Path(path.to_path_buf())).unwrap();
     let mut games = Vec::new();
@@ -85,27 +76,16 @@ fn read_games(path: &Path) -> Vec<GameRecord> {
     games
 }
 
-fn pgn_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            pgn_files(&path, out);
-        } else if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("pgn")) {
-            out.push(path);
-        }
-    }
-}
-
 /// Compares every PGN file under `root/{edge,games}`; returns (files, games).
 fn compare_tree(root: &Path) -> (usize, usize) {
-    let gt_root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/groundtruth");
     let mut files = Vec::new();
     for sub in ["edge", "games"] {
         if root.join(sub).is_dir() {
-            pgn_files(&root.join(sub), &mut files);
+            files.extend(files_under(&root.join(sub), |path| {
+                path.extension().is_some_and(|e| e.eq_ignore_ascii_case("pgn"))
+            }));
         }
     }
-    files.sort();
     assert!(!files.is_empty(), "no PGN files under {}", root.display());
     let mut failures = Vec::new();
     let mut games_checked = 0;
@@ -118,25 +98,17 @@ fn compare_tree(root: &Path) -> (usize, usize) {
             }
             continue;
         }
-        let mut text = String::new();
-        let gt = gt_root.join(format!("{rel}.jsonl.gz"));
-        flate2::read::GzDecoder::new(std::fs::File::open(&gt).unwrap())
-            .read_to_string(&mut text)
-            .unwrap();
-        let reference: Vec<serde_json::Value> =
-            text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let reference = common::reference(&rel);
         if ours.len() != reference.len() {
             failures.push(format!("{rel}: {} games, python-chess {}", ours.len(), reference.len()));
             continue;
         }
         for (i, (game, r)) in ours.iter().zip(&reference).enumerate() {
-            if let Some(v) = r["variant"].as_str() {
-                if matches!(v.to_ascii_lowercase().as_str(), "crazyhouse" | "antichess") {
-                    if game.skipped_variant.is_none() {
-                        failures.push(format!("{rel} game {i}: variant {v} not skipped"));
-                    }
-                    continue;
+            if variant(r) == VariantKind::Other {
+                if game.skipped_variant.is_none() {
+                    failures.push(format!("{rel} game {i}: variant {} not skipped", r["variant"]));
                 }
+                continue;
             }
             let expected =
                 EXPECTED_DIFFERENCES.iter().find(|(f, n, _)| *f == rel && *n == i).map(|d| d.2);
@@ -178,7 +150,7 @@ fn compare_tree(root: &Path) -> (usize, usize) {
                 failures
                     .push(format!("{here}: final {final_fen}, python-chess {}", r["final_fen"]));
             }
-            if fnv(&game.keys) != r["keys_fnv"].as_str().unwrap() {
+            if keys_fnv(game.keys.iter().copied()) != r["keys_fnv"].as_str().unwrap() {
                 failures.push(format!("{here}: Polyglot keys differ"));
             }
             games_checked += 1;
@@ -195,7 +167,7 @@ fn compare_tree(root: &Path) -> (usize, usize) {
 
 #[test]
 fn fixtures_match_python_chess() {
-    let (files, games) = compare_tree(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/pgn"));
+    let (files, games) = compare_tree(&fixture("pgn"));
     assert!(files >= 70, "{files} files");
     assert!(games >= 1000, "{games} games compared");
 }
@@ -203,8 +175,7 @@ fn fixtures_match_python_chess() {
 #[test]
 #[ignore = "reads ../shared/corpus (31 MB); CI runs it with --ignored"]
 fn shared_corpus_matches_python_chess() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    let (files, games) = compare_tree(&root);
+    let (files, games) = compare_tree(&repo("../shared/corpus"));
     assert!(files >= 90, "{files} files");
     assert!(games >= 17_375, "{games} games compared");
 }

@@ -8,25 +8,17 @@
 //! python-chess in `tests/groundtruth.rs`).
 
 use std::collections::{BTreeMap, HashMap};
-use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::OnceLock;
 
-use assert_cmd::Command;
+pub mod common;
+
+use common::{arg, games_dir, import, pgnindex, scratch, Scratch};
 use predicates::prelude::*;
 
 use pgnindex::chess::Position;
 use pgnindex::notation::{fen, uci};
-
-fn pgnindex() -> Command {
-    let mut cmd = Command::cargo_bin("pgnindex").unwrap();
-    cmd.env_remove("PGNINDEX_DB").env_remove("NO_COLOR");
-    cmd
-}
-
-fn repo(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
-}
+use similar_asserts::assert_eq;
 
 /// The shared database: imported once per test process.
 fn db() -> &'static str {
@@ -42,11 +34,7 @@ fn db() -> &'static str {
         let dir = root.join(format!("query-tests-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let db = dir.join("q.db");
-        pgnindex()
-            .args(["import", "--quiet", "--db", db.to_str().unwrap()])
-            .arg(repo("fixtures/pgn/games"))
-            .assert()
-            .success();
+        import(&db, &["--quiet", arg(&games_dir())]).success();
         db.to_string_lossy().into_owned()
     })
 }
@@ -54,8 +42,13 @@ fn db() -> &'static str {
 /// Runs `pgnindex ARGS --db <shared db>` and returns stdout; fails the
 /// test on a non-zero exit.
 fn run(args: &[&str]) -> String {
-    let out = pgnindex().args(args).args(["--db", db()]).assert().success();
-    String::from_utf8(out.get_output().stdout.clone()).unwrap()
+    run_on(db(), args)
+}
+
+/// [`run`] on the database at `db`.
+fn run_on(db: &str, args: &[&str]) -> String {
+    let out = common::run(args.iter().chain(&["--db", db]));
+    out.success().stdout
 }
 
 fn json(args: &[&str]) -> serde_json::Value {
@@ -117,13 +110,7 @@ fn reference() -> &'static Reference {
         assert_eq!(by_source.len(), 7, "the seven game files of fixtures/pgn/games");
         let mut games = Vec::new();
         for (rel, ids) in &by_source {
-            let gz = repo("fixtures/groundtruth/games").join(format!("{rel}.jsonl.gz"));
-            let mut text = String::new();
-            flate2::read::GzDecoder::new(std::fs::File::open(&gz).unwrap())
-                .read_to_string(&mut text)
-                .unwrap();
-            let records: Vec<serde_json::Value> =
-                text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+            let records = common::reference(&format!("games/{rel}"));
             assert_eq!(records.len(), ids.len(), "{rel}: games in the database vs reference");
             for (rec, (id, white)) in records.iter().zip(ids) {
                 let ref_white = rec["headers"]["White"].as_str();
@@ -169,14 +156,18 @@ fn reference() -> &'static Reference {
 
 /// `find --fen FEN --limit 0 --format csv` as (id, ply) pairs.
 fn find_fen(fen: &str) -> Vec<(i64, usize)> {
-    let out = run(&["find", "--fen", fen, "--limit", "0", "--format", "csv"]);
-    let mut lines = out.lines();
+    hits(&run(&["find", "--fen", fen, "--limit", "0", "--format", "csv"]))
+}
+
+/// The (id, ply) pairs of `find --format csv` output.
+fn hits(csv: &str) -> Vec<(i64, usize)> {
+    let mut lines = csv.lines();
     assert_eq!(lines.next(), Some("id,white,black,result,date,event,eco,plies,ply"));
     lines
         .map(|l| {
-            let cols: Vec<&str> = l.rsplitn(2, ',').collect();
             let id = l.split(',').next().unwrap().parse().unwrap();
-            (id, cols[0].parse().unwrap())
+            let ply = l.rsplit(',').next().unwrap().parse().unwrap();
+            (id, ply)
         })
         .collect()
 }
@@ -247,12 +238,10 @@ fn find_pages_through_verified_games() {
     let page =
         run(&["find", "--moves", "1. e4", "--limit", "10", "--offset", "20", "--format", "csv"]);
     assert_eq!(page.lines().skip(1).collect::<Vec<_>>(), all[20..30]);
-    let out = pgnindex()
-        .args(["find", "--moves", "1. e4", "--limit", "3", "--db", db()])
-        .assert()
-        .success()
-        .stderr(predicate::str::contains("first 3 games shown; --offset 3 for the next ones"));
-    let table = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let out = common::run(["find", "--moves", "1. e4", "--limit", "3", "--db", db()]).success();
+    let hint = "first 3 games shown; --offset 3 for the next ones";
+    assert!(out.stderr.contains(hint), "{}", out.stderr);
+    let table = out.stdout;
     assert_eq!(table.lines().count(), 5, "header, rule, three games:\n{table}");
     assert!(!table.contains('\x1b'), "no colour when stdout is not a terminal");
 }
@@ -356,19 +345,13 @@ fn explorer_with_filters_and_without_the_summary_index() {
     assert!(!got.is_empty());
     // A database without the query index (schema 1) gives the same
     // answers, dense or sparse.
-    let dir = tempfile::tempdir().unwrap();
-    let copy = scratch_db(dir.path());
-    pgnindex()
-        .args(["sql", "--write", "DROP INDEX games_summary", "--db", &copy])
-        .assert()
-        .success();
+    let dir = scratch();
+    let copy = scratch_db(&dir);
+    run_on(&copy, &["sql", "--write", "DROP INDEX games_summary"]);
     for moves in ["e4", "e4 c5 Nf3 d6 d4 cxd4 Nxd4"] {
         let with = run(&["explore", "--moves", moves, "--format", "csv"]);
-        let without = pgnindex()
-            .args(["explore", "--moves", moves, "--format", "csv", "--db", &copy])
-            .assert()
-            .success();
-        assert_eq!(with, String::from_utf8_lossy(&without.get_output().stdout), "{moves}");
+        let without = run_on(&copy, &["explore", "--moves", moves, "--format", "csv"]);
+        assert_eq!(with, without, "{moves}");
     }
 }
 
@@ -412,8 +395,8 @@ fn explorer_rating_and_date_agree_with_sql() {
     }
 }
 
-/// A copy of the shared database for tests that change it.
-fn scratch_db(dir: &Path) -> String {
+/// A copy of the shared database in `dir`, for tests that change it.
+fn scratch_db(dir: &Scratch) -> String {
     let path = dir.join("copy.db");
     std::fs::copy(db(), &path).unwrap();
     path.to_string_lossy().into_owned()
@@ -422,72 +405,50 @@ fn scratch_db(dir: &Path) -> String {
 #[test]
 fn a_key_collision_never_shows_a_wrong_game() {
     let r = reference();
-    let dir = tempfile::tempdir().unwrap();
-    let copy = scratch_db(dir.path());
+    let dir = scratch();
+    let copy = scratch_db(&dir);
     // A position reached by a few games, and a game that never reaches it.
-    let (identity, hits) = r
+    let (identity, reached) = r
         .by_position
         .iter()
         .filter(|(_, v)| v.len() == 2 && v.iter().all(|(_, ply)| *ply > 10))
         .min_by_key(|(k, _)| (*k).clone())
         .unwrap();
-    let g = r.games.iter().find(|g| g.id == hits[0].0).unwrap();
-    let fen = &g.fens[hits[0].1];
-    assert_eq!(&g.positions[hits[0].1], identity);
+    let g = r.games.iter().find(|g| g.id == reached[0].0).unwrap();
+    let fen = &g.fens[reached[0].1];
+    assert_eq!(&g.positions[reached[0].1], identity);
     let stranger = r.games.iter().find(|g| !g.positions.contains(identity)).unwrap().id;
     let key = pgnindex::query::target::Target::from_fen(fen).unwrap().key;
     // A forged row: the stranger "reaches" the position at ply 3; the
     // first real game gets a forged earlier hit at ply 1 too. The rows go
     // into a segment table of the `positions` view.
-    let segment = pgnindex()
-        .args([
-            "sql",
-            "SELECT name FROM position_segments ORDER BY id LIMIT 1",
-            "--format",
-            "csv",
-            "--db",
-            &copy,
-        ])
-        .assert()
-        .success();
-    let segment =
-        String::from_utf8_lossy(&segment.get_output().stdout).lines().nth(1).unwrap().to_string();
+    let sql = "SELECT name FROM position_segments ORDER BY id LIMIT 1";
+    let segments = run_on(&copy, &["sql", sql, "--format", "csv"]);
+    let segment = segments.lines().nth(1).unwrap().to_string();
     // Segments pack ply and next move as ply * 32768 + move (32767: none).
     let forge = format!(
         "INSERT INTO {segment} (hash, game_id, ply_move) VALUES ({key}, {stranger}, 3 * 32768 + 32767); \
          INSERT INTO {segment} (hash, game_id, ply_move) VALUES ({key}, {}, 1 * 32768 + 32767)",
-        hits[0].0
+        reached[0].0
     );
-    pgnindex().args(["sql", "--write", &forge, "--db", &copy]).assert().success();
-    let out = pgnindex()
-        .args(["find", "--fen", fen, "--format", "csv", "--db", &copy])
-        .assert()
-        .success()
-        .stderr(predicate::str::contains("1 games left out"));
-    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
-    let found: Vec<(i64, usize)> = text
-        .lines()
-        .skip(1)
-        .map(|l| {
-            (
-                l.split(',').next().unwrap().parse().unwrap(),
-                l.rsplit(',').next().unwrap().parse().unwrap(),
-            )
-        })
-        .collect();
-    assert_eq!(&found, hits, "the stranger is left out and the real ply is reported");
+    run_on(&copy, &["sql", "--write", &forge]);
+    let found = common::run(["find", "--fen", fen, "--format", "csv", "--db", &copy]).success();
+    assert!(found.stderr.contains("1 games left out"), "{}", found.stderr);
+    assert_eq!(
+        &hits(&found.stdout),
+        reached,
+        "the stranger is left out and the real ply is reported"
+    );
     // --count counts by key (documented): it sees the forged row.
-    let count =
-        pgnindex().args(["find", "--fen", fen, "--count", "--db", &copy]).assert().success();
-    assert_eq!(String::from_utf8_lossy(&count.get_output().stdout).trim(), "3");
+    assert_eq!(run_on(&copy, &["find", "--fen", fen, "--count"]).trim(), "3");
 }
 
 #[test]
 fn export_round_trips_through_import() {
-    let dir = tempfile::tempdir().unwrap();
-    let pgn = dir.path().join("all.pgn");
+    let dir = scratch();
+    let pgn = dir.join("all.pgn");
     pgnindex()
-        .args(["export", "-o", pgn.to_str().unwrap(), "--db", db()])
+        .args(["export", "-o", arg(&pgn), "--db", db()])
         .assert()
         .success()
         .stderr(predicate::str::contains("1091 games written"));
@@ -495,25 +456,16 @@ fn export_round_trips_through_import() {
     for line in text.lines().filter(|l| !l.starts_with('[')) {
         assert!(line.chars().count() <= 80 || !line.contains(' '), "long line: {line}");
     }
-    let again = dir.path().join("again.db");
-    pgnindex()
-        .args(["import", "--quiet", "--db", again.to_str().unwrap(), pgn.to_str().unwrap()])
-        .assert()
-        .success();
+    let again = dir.join("again.db");
+    import(&again, &["--quiet", arg(&pgn)]).success();
     let sql =
         "SELECT id, event, site, date, round, white, black, result, white_elo, black_elo, eco, \
                ply_count, start_fen, final_fen, moves FROM games ORDER BY id";
     let tags = "SELECT game_id, name, value FROM tags ORDER BY game_id, name, value";
     for q in [sql, tags] {
-        let a = run(&["sql", q, "--format", "csv"]);
-        let b = pgnindex()
-            .args(["sql", q, "--format", "csv", "--db", again.to_str().unwrap()])
-            .assert()
-            .success();
-        assert!(
-            a == String::from_utf8_lossy(&b.get_output().stdout),
-            "{q} differs after a round trip"
-        );
+        let before = run(&["sql", q, "--format", "csv"]);
+        let after = run_on(arg(&again), &["sql", q, "--format", "csv"]);
+        assert_eq!(after, before, "{q} differs after a round trip");
     }
     // A position search exports the same games as find lists.
     let e4 = run(&["export", "--moves", "1. e4 e5 2. Nf3 Nc6 3. Bb5"]);
@@ -666,8 +618,8 @@ fn sql_runs_queries_with_functions_read_only_unless_asked() {
         .assert()
         .code(1)
         .stderr(predicate::str::starts_with("pgnindex: error: no such column: nope"));
-    let dir = tempfile::tempdir().unwrap();
-    let copy = scratch_db(dir.path());
+    let dir = scratch();
+    let copy = scratch_db(&dir);
     pgnindex()
         .args(["sql", "--write", "DELETE FROM game_tags", "--db", &copy])
         .assert()
@@ -679,27 +631,27 @@ fn sql_runs_queries_with_functions_read_only_unless_asked() {
 
 #[test]
 fn errors_are_one_line_with_the_right_exit_code() {
-    let dir = tempfile::tempdir().unwrap();
-    let missing = dir.path().join("missing.db");
+    let dir = scratch();
+    let missing = dir.join("missing.db");
     for cmd in
         [&["find"][..], &["explore"], &["show", "1"], &["export"], &["info"], &["sql", "SELECT 1"]]
     {
         pgnindex()
             .args(cmd)
-            .args(["--db", missing.to_str().unwrap()])
+            .args(["--db", arg(&missing)])
             .assert()
             .code(2)
             .stderr(predicate::str::contains("no such database"))
             .stderr(predicate::function(|s: &str| s.lines().count() == 1));
         assert!(!missing.exists(), "{cmd:?} created the database");
     }
-    let text = dir.path().join("text.db");
-    std::fs::write(&text, "not a database, just some text that is long enough to be read").unwrap();
-    pgnindex().args(["info", "--db", text.to_str().unwrap()]).assert().code(2);
+    let text =
+        dir.write("text.db", "not a database, just some text that is long enough to be read");
+    pgnindex().args(["info", "--db", arg(&text)]).assert().code(2);
     // The default path comes from $PGNINDEX_DB.
     pgnindex()
         .args(["info"])
-        .env("PGNINDEX_DB", missing.to_str().unwrap())
+        .env("PGNINDEX_DB", &missing)
         .assert()
         .code(2)
         .stderr(predicate::str::contains("missing.db"));
@@ -720,8 +672,8 @@ fn errors_are_one_line_with_the_right_exit_code() {
         .stderr(predicate::str::contains("--moves: move 3 ('Ke3')"));
     pgnindex().args(["find", "--eco", "Z1", "--db", db()]).assert().code(1);
     pgnindex().args(["find", "--fen", "x", "--moves", "e4", "--db", db()]).assert().code(2);
-    let out = dir.path().join("no/such/dir/out.pgn");
-    pgnindex().args(["export", "-o", out.to_str().unwrap(), "--db", db()]).assert().code(2);
+    let out = dir.join("no/such/dir/out.pgn");
+    pgnindex().args(["export", "-o", arg(&out), "--db", db()]).assert().code(2);
 }
 
 #[test]

@@ -1,23 +1,29 @@
-//! Issue 6: hostile inputs, faults during an import, and readers during an
-//! import, each run on the real binary with its peak memory measured.
+//! Hostile inputs, faults during an import, and readers during an import,
+//! each run on the real binary with its peak memory measured.
 //!
 //! Inputs are generated here, never committed. By default they are scaled
-//! down to keep the suite short; `PGNINDEX_FULL_SIZE=1` runs the sizes the
-//! issue names (1 GB line, 100 MB comment, 1 000 000 tags, 50 GB zstd
-//! bomb…), as `benches/reliability.sh` does. Every run prints one line
+//! down to keep the suite short; `PGNINDEX_FULL_SIZE=1` runs the full sizes
+//! (1 GB line, 100 MB comment, 1 000 000 tags, 50 GB zstd bomb…), as
+//! `benches/reliability.sh` does. Every run prints one line
 //! (`reliability: …`) with its exit code, time and peak RSS: run with
 //! `--nocapture` to see them.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::os::unix::process::CommandExt as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+pub mod common;
+
+use common::{
+    arg, bin, command, count, games_dir, gzip, import_command, integrity, open, scratch, text_rows,
+    twic, xorshift, Run, Scratch,
+};
 use rusqlite::{Connection, OpenFlags};
 
-/// Whether to run the sizes of the issue rather than the CI ones.
+/// Whether to run the full sizes rather than the CI ones.
 fn full_size() -> bool {
     std::env::var_os("PGNINDEX_FULL_SIZE").is_some_and(|v| v != "0")
 }
@@ -33,32 +39,15 @@ fn size(full: u64, ci: u64) -> u64 {
 
 const MIB: u64 = 1 << 20;
 
-fn bin() -> PathBuf {
-    assert_cmd::cargo::cargo_bin("pgnindex")
-}
-
-fn games_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/pgn/games")
-}
-
-/// What a run of the binary did.
-struct Outcome {
-    code: i32,
-    stdout: String,
-    stderr: String,
-    /// Peak resident memory in MiB.
-    rss_mib: u64,
-}
-
-/// Runs `command` to the end with its output in files and measures its peak
-/// RSS, printing a `reliability:` line named `what`.
+/// Runs `command` to the end with its output in files; what it did and its
+/// peak RSS in MiB. Prints a `reliability:` line named `what`.
 ///
 /// The peak comes from GNU time (`/usr/bin/time -f %M`), which forks
 /// before it runs the command: `wait4` on a child of this process would
 /// count this process's own memory, shared by the child until its `exec`.
 /// Without GNU time that upper bound is what is reported.
 #[allow(clippy::zombie_processes, reason = "reaped by wait4")]
-fn measure(what: &str, command: &mut Command) -> Outcome {
+fn measure(what: &str, command: &mut Command) -> (Run, u64) {
     let out = tempfile::tempfile().unwrap();
     let err = tempfile::tempfile().unwrap();
     let rss_file = tempfile::NamedTempFile::new().unwrap();
@@ -103,21 +92,12 @@ fn measure(what: &str, command: &mut Command) -> Outcome {
         .and_then(|text| text.lines().last()?.trim().parse::<u64>().ok());
     let rss_mib = timed_kib.unwrap_or(usage.ru_maxrss as u64) / 1024;
     eprintln!("reliability: {what}: exit {code}, {seconds:.1} s, peak RSS {rss_mib} MiB");
-    Outcome { code, stdout: read(out), stderr: read(err), rss_mib }
+    (Run { code, stdout: read(out), stderr: read(err) }, rss_mib)
 }
 
 /// `pgnindex import --db DB ARGS…`, measured.
-fn import(what: &str, db: &Path, args: &[&str]) -> Outcome {
-    measure(what, Command::new(bin()).arg("import").arg("--db").arg(db).args(args))
-}
-
-fn count(conn: &Connection, sql: &str) -> i64 {
-    conn.query_row(sql, [], |r| r.get(0)).unwrap()
-}
-
-fn integrity(db: &Path) -> String {
-    let conn = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
-    conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap()
+fn import(what: &str, db: &Path, args: &[&str]) -> (Run, u64) {
+    measure(what, &mut import_command(db, args))
 }
 
 /// Every game has all its positions: no half-stored game.
@@ -132,14 +112,7 @@ const PARTIAL_GAMES: &str = "SELECT count(*) FROM games g WHERE ply_count + 1 <>
 /// Starts `pgnindex import --db DB ARGS…` in the background (stderr
 /// discarded).
 fn spawn_import(db: &Path, args: &[&str]) -> std::process::Child {
-    Command::new(bin())
-        .arg("import")
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap()
+    import_command(db, args).stderr(Stdio::null()).spawn().unwrap()
 }
 
 /// The fixture games as one text.
@@ -174,37 +147,33 @@ fn games_in(text: &str) -> u64 {
 
 #[test]
 fn a_long_input_without_any_newline() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     let text = fixture_text();
     // Every game on one line: tags, moves, comments and all.
     let line: String = text.split_whitespace().collect::<Vec<_>>().join(" ") + " ";
     let total = size(1 << 30, 48 * MIB);
     let copies = total / line.len() as u64;
-    let pgn = dir.path().join("one-line.pgn");
+    let pgn = dir.join("one-line.pgn");
     write_repeated(&pgn, line.as_bytes(), copies * line.len() as u64);
-    let db = dir.path().join("t.db");
-    let run = import(
+    let db = dir.join("t.db");
+    let (run, rss_mib) = import(
         &format!("{} MiB without a newline", total >> 20),
         &db,
-        &["--quiet", "--keep-duplicates", pgn_str(&pgn)],
+        &["--quiet", "--keep-duplicates", arg(&pgn)],
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let conn = Connection::open(&db).unwrap();
+    let conn = open(&db);
     let stored = count(&conn, "SELECT count(*) FROM games") as u64;
     let expected = games_in(&text) * copies;
     // Every game is read: with no line end to cut at, blocks and chunks
     // are cut before the tags that follow a result.
     assert_eq!(stored, expected);
-    assert!(run.rss_mib < 800, "{} MiB", run.rss_mib);
-}
-
-fn pgn_str(path: &Path) -> &str {
-    path.to_str().unwrap()
+    assert!(rss_mib < 800, "{rss_mib} MiB");
 }
 
 #[test]
 fn a_hundred_thousand_nested_variations() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     let depth = 100_000;
     let mut text = String::from("[Event \"nested\"]\n\n1. e4 ");
     for _ in 0..depth {
@@ -214,26 +183,25 @@ fn a_hundred_thousand_nested_variations() {
         text += ") ";
     }
     text += "e5 2. Nf3 *\n";
-    let pgn = dir.path().join("nested.pgn");
-    std::fs::write(&pgn, &text).unwrap();
-    let db = dir.path().join("t.db");
-    let run = import("100 000 nested variations", &db, &[pgn_str(&pgn)]);
+    let pgn = dir.write("nested.pgn", &text);
+    let db = dir.join("t.db");
+    let (run, rss_mib) = import("100 000 nested variations", &db, &[arg(&pgn)]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let conn = Connection::open(&db).unwrap();
+    let conn = open(&db);
     let (plies, error): (i64, Option<String>) = conn
         .query_row("SELECT ply_count, error FROM games", [], |r| Ok((r.get(0)?, r.get(1)?)))
         .unwrap();
     assert_eq!((plies, error), (3, None));
     let movetext: String = conn.query_row("SELECT movetext FROM games", [], |r| r.get(0)).unwrap();
     assert_eq!(movetext.matches('(').count(), depth);
-    assert!(run.rss_mib < 200, "{} MiB", run.rss_mib);
+    assert!(rss_mib < 200, "{rss_mib} MiB");
 }
 
 #[test]
 fn a_huge_comment() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     let len = size(100 << 20, 16 << 20);
-    let pgn = dir.path().join("comment.pgn");
+    let pgn = dir.join("comment.pgn");
     let mut out = BufWriter::new(File::create(&pgn).unwrap());
     out.write_all(b"[Event \"comment\"]\n\n1. e4 {").unwrap();
     let words = b"a long comment, with } nothing { special ";
@@ -244,10 +212,10 @@ fn a_huge_comment() {
     out.write_all(b"} e5 1-0\n\n[Event \"after\"]\n\n1. d4 d5 0-1\n").unwrap();
     out.flush().unwrap();
     drop(out);
-    let db = dir.path().join("t.db");
-    let run = import(&format!("a {} MiB comment", len >> 20), &db, &[pgn_str(&pgn)]);
+    let db = dir.join("t.db");
+    let (run, rss_mib) = import(&format!("a {} MiB comment", len >> 20), &db, &[arg(&pgn)]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let conn = Connection::open(&db).unwrap();
+    let conn = open(&db);
     let rows: Vec<(i64, i64)> = conn
         .prepare("SELECT ply_count, length(movetext) FROM games ORDER BY id")
         .unwrap()
@@ -259,14 +227,14 @@ fn a_huge_comment() {
     assert_eq!(rows[0].0, 2);
     assert!(rows[0].1 as u64 >= len - words.len() as u64, "{rows:?}");
     assert_eq!(rows[1].0, 2);
-    assert!(run.rss_mib < 300 + 8 * (len >> 20), "{} MiB", run.rss_mib);
+    assert!(rss_mib < 300 + 8 * (len >> 20), "{rss_mib} MiB");
 }
 
 #[test]
 fn a_million_tags_in_one_game() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     let tags = size(1_000_000, 200_000);
-    let pgn = dir.path().join("tags.pgn");
+    let pgn = dir.join("tags.pgn");
     let mut out = BufWriter::new(File::create(&pgn).unwrap());
     writeln!(out, "[Event \"tags\"]").unwrap();
     for i in 0..tags - 1 {
@@ -275,17 +243,17 @@ fn a_million_tags_in_one_game() {
     out.write_all(b"\n1. e4 e5 *\n").unwrap();
     out.flush().unwrap();
     drop(out);
-    let db = dir.path().join("t.db");
-    let run = import(&format!("{tags} tags in one game"), &db, &[pgn_str(&pgn)]);
+    let db = dir.join("t.db");
+    let (run, rss_mib) = import(&format!("{tags} tags in one game"), &db, &[arg(&pgn)]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let conn = Connection::open(&db).unwrap();
+    let conn = open(&db);
     // Event has a column; the others are tag pairs.
     assert_eq!(count(&conn, "SELECT count(*) FROM tags") as u64, tags - 1);
     let last = format!("SELECT value FROM tags WHERE name = 'Tag{}'", tags - 2);
     let value: String = conn.query_row(&last, [], |r| r.get(0)).unwrap();
     assert_eq!(value, format!("value {}", tags - 2));
     assert_eq!(count(&conn, "SELECT ply_count FROM games"), 2);
-    assert!(run.rss_mib < 600, "{} MiB", run.rss_mib);
+    assert!(rss_mib < 600, "{rss_mib} MiB");
 }
 
 /// A game whose Annotator tag holds `bytes` (quote and backslash escaped).
@@ -303,15 +271,14 @@ fn game_with_tag_bytes(bytes: impl Iterator<Item = u8>) -> Vec<u8> {
 
 #[test]
 fn a_tag_value_with_every_byte() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     // Every byte but the line ends: kept, one character per byte.
-    let path = dir.path().join("bytes.pgn");
-    std::fs::write(&path, game_with_tag_bytes((0..=255).filter(|b| !matches!(b, b'\n' | b'\r'))))
-        .unwrap();
-    let db = dir.path().join("t.db");
-    let run = import("a tag value with every byte but line ends", &db, &[pgn_str(&path)]);
+    let path = dir
+        .write("bytes.pgn", game_with_tag_bytes((0..=255).filter(|b| !matches!(b, b'\n' | b'\r'))));
+    let db = dir.join("t.db");
+    let (run, _) = import("a tag value with every byte but line ends", &db, &[arg(&path)]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let conn = Connection::open(&db).unwrap();
+    let conn = open(&db);
     assert_eq!(count(&conn, "SELECT count(*) FROM games WHERE ply_count = 2 AND error IS NULL"), 1);
     let value: String = conn
         .query_row("SELECT value FROM tags WHERE name = 'Annotator'", [], |r| r.get(0))
@@ -328,10 +295,10 @@ fn a_tag_value_with_every_byte() {
     // standard, 7), so the tag is malformed; that is reported with its line
     // and the game's moves are still stored.
     std::fs::write(&path, game_with_tag_bytes(0..=255)).unwrap();
-    let db = dir.path().join("t2.db");
-    let run = import("a tag value with every byte", &db, &[pgn_str(&path)]);
+    let db = dir.join("t2.db");
+    let (run, _) = import("a tag value with every byte", &db, &[arg(&path)]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let conn = Connection::open(&db).unwrap();
+    let conn = open(&db);
     let warning = count(
         &conn,
         "SELECT count(*) FROM import_errors WHERE line = 2 AND message LIKE '%malformed tag pair%'",
@@ -343,7 +310,7 @@ fn a_tag_value_with_every_byte() {
 
 #[test]
 fn twenty_thousand_plies() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     let plies = 20_000;
     let mut text = String::from("[Event \"long\"]\n[Result \"1/2-1/2\"]\n\n");
     let moves = ["Nf3", "Nf6", "Ng1", "Ng8"];
@@ -355,44 +322,38 @@ fn twenty_thousand_plies() {
         text += if ply % 12 == 11 { "\n" } else { " " };
     }
     text += "1/2-1/2\n";
-    let pgn = dir.path().join("long.pgn");
-    std::fs::write(&pgn, &text).unwrap();
-    let db = dir.path().join("t.db");
-    let run = import("a game of 20 000 plies", &db, &[pgn_str(&pgn)]);
+    let pgn = dir.write("long.pgn", &text);
+    let db = dir.join("t.db");
+    let (run, rss_mib) = import("a game of 20 000 plies", &db, &[arg(&pgn)]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let conn = Connection::open(&db).unwrap();
+    let conn = open(&db);
     assert_eq!(count(&conn, "SELECT ply_count FROM games"), plies as i64);
     assert_eq!(count(&conn, "SELECT count(*) FROM positions"), plies as i64 + 1);
     // The start position comes back every four plies.
     let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
-    let found = measure(
+    let (found, _) = measure(
         "find in a game of 20 000 plies",
-        Command::new(bin()).args(["find", "--fen", start, "--count", "--db", pgn_str(&db)]),
+        command().args(["find", "--fen", start, "--count", "--db", arg(&db)]),
     );
     assert_eq!((found.code, found.stdout.trim()), (0, "1"), "{}", found.stderr);
-    assert!(run.rss_mib < 200, "{} MiB", run.rss_mib);
+    assert!(rss_mib < 200, "{rss_mib} MiB");
 }
 
 #[test]
 fn truncated_compressed_streams() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     let text = fixture_text();
-    let gz = {
-        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), Default::default());
-        encoder.write_all(text.as_bytes()).unwrap();
-        encoder.finish().unwrap()
-    };
+    let gz = gzip(text.as_bytes());
     let zst = zstd::stream::encode_all(text.as_bytes(), 3).unwrap();
     for (name, bytes, kind) in [("cut.pgn.gz", gz, "gzip"), ("cut.pgn.zst", zst, "zstd")] {
-        let path = dir.path().join(name);
-        std::fs::write(&path, &bytes[..bytes.len() * 2 / 3]).unwrap();
-        let db = dir.path().join(format!("{name}.db"));
-        let run = import(&format!("a truncated {kind} stream"), &db, &[pgn_str(&path)]);
+        let path = dir.write(name, &bytes[..bytes.len() * 2 / 3]);
+        let db = dir.join(format!("{name}.db"));
+        let (run, _) = import(&format!("a truncated {kind} stream"), &db, &[arg(&path)]);
         assert_eq!(run.code, 2, "{}", run.stderr);
         let error = run.stderr.lines().find(|l| l.starts_with("pgnindex: error:")).unwrap();
         assert!(error.contains(name) && error.contains(&format!("corrupt {kind} data")), "{error}");
         assert_eq!(integrity(&db), "ok");
-        let conn = Connection::open(&db).unwrap();
+        let conn = open(&db);
         let stored = count(&conn, "SELECT count(*) FROM games") as u64;
         assert!(stored > 0 && stored < games_in(&text), "{kind}: {stored}");
         assert_whole_games(&conn);
@@ -401,12 +362,12 @@ fn truncated_compressed_streams() {
 
 #[test]
 fn a_zstd_bomb() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     // Frames of 64 MiB of zeros, one after the other: 50 GB from 1.6 MB
     // (640 MiB in CI).
     let frame = zstd::stream::encode_all(&vec![0u8; 64 << 20][..], 19).unwrap();
     let frames = size(50_000 / 64, 10);
-    let path = dir.path().join("bomb.pgn.zst");
+    let path = dir.join("bomb.pgn.zst");
     let mut out = BufWriter::new(File::create(&path).unwrap());
     for _ in 0..frames {
         out.write_all(&frame).unwrap();
@@ -415,11 +376,11 @@ fn a_zstd_bomb() {
     drop(out);
     let expands = frames * 64;
     // With a limit: stopped there.
-    let db = dir.path().join("limited.db");
-    let run = import(
+    let db = dir.join("limited.db");
+    let (run, rss_mib) = import(
         &format!("a zstd bomb of {expands} MiB, --max-input-size 256M"),
         &db,
-        &["--max-input-size", "256M", pgn_str(&path)],
+        &["--max-input-size", "256M", arg(&path)],
     );
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(
@@ -428,35 +389,34 @@ fn a_zstd_bomb() {
         run.stderr
     );
     // Blocks of at most 256 MiB when nothing cuts the input.
-    assert!(run.rss_mib < 800, "{} MiB", run.rss_mib);
+    assert!(rss_mib < 800, "{rss_mib} MiB");
     // Without: streamed to the end in bounded memory, nothing stored.
-    let db = dir.path().join("unlimited.db");
-    let run = import(&format!("a zstd bomb of {expands} MiB"), &db, &[pgn_str(&path)]);
+    let db = dir.join("unlimited.db");
+    let (run, rss_mib) = import(&format!("a zstd bomb of {expands} MiB"), &db, &[arg(&path)]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stderr.contains("0 games imported"), "{}", run.stderr);
-    assert!(run.rss_mib < 800, "{} MiB", run.rss_mib);
+    assert!(rss_mib < 800, "{rss_mib} MiB");
 }
 
 #[test]
 fn directories_with_symlink_loops() {
-    let dir = tempfile::tempdir().unwrap();
-    let games = dir.path().join("games");
+    let dir = scratch();
+    let games = dir.join("games");
     std::fs::create_dir_all(games.join("sub")).unwrap();
-    std::fs::copy(games_dir().join("otb/twic-01-232games.pgn"), games.join("sub/twic.pgn"))
-        .unwrap();
+    std::fs::copy(twic(), games.join("sub/twic.pgn")).unwrap();
     // Links back up the tree, and to themselves.
     std::os::unix::fs::symlink("..", games.join("sub/up")).unwrap();
     std::os::unix::fs::symlink(".", games.join("self")).unwrap();
     std::os::unix::fs::symlink("self-loop.pgn", games.join("self-loop.pgn.d")).unwrap();
-    let db = dir.path().join("t.db");
-    let run = import("a directory with symlink loops", &db, &[pgn_str(&games)]);
+    let db = dir.join("t.db");
+    let (run, _) = import("a directory with symlink loops", &db, &[arg(&games)]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stderr.contains("232 games imported"), "{}", run.stderr);
     // Links with PGN names that loop: named in a one-line error, nothing done.
     std::os::unix::fs::symlink("b.pgn", games.join("a.pgn")).unwrap();
     std::os::unix::fs::symlink("a.pgn", games.join("b.pgn")).unwrap();
-    let db = dir.path().join("t2.db");
-    let run = import("a directory with looping PGN links", &db, &[pgn_str(&games)]);
+    let db = dir.join("t2.db");
+    let (run, _) = import("a directory with looping PGN links", &db, &[arg(&games)]);
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
     assert!(
@@ -469,31 +429,21 @@ fn directories_with_symlink_loops() {
 
 #[test]
 fn binary_files_named_pgn() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     // The program itself, and random bytes, between two real files.
-    let elf = dir.path().join("b-program.pgn");
+    let elf = dir.join("b-program.pgn");
     std::fs::copy(bin(), &elf).unwrap();
-    let random = dir.path().join("c-random.pgn");
     let mut x = 0x9e37_79b9_7f4a_7c15u64;
-    let bytes: Vec<u8> = (0..size(64 << 20, 8 << 20))
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 32) as u8
-        })
-        .collect();
-    std::fs::write(&random, bytes).unwrap();
-    std::fs::copy(games_dir().join("otb/twic-01-232games.pgn"), dir.path().join("a.pgn")).unwrap();
-    std::fs::copy(
-        games_dir().join("chesscom/schmitz874-chesscom-live.pgn"),
-        dir.path().join("d.pgn"),
-    )
-    .unwrap();
-    let db = dir.path().join("t.db");
-    let run = import("binary files named .pgn", &db, &["--quiet", pgn_str(dir.path())]);
+    let bytes: Vec<u8> =
+        (0..size(64 << 20, 8 << 20)).map(|_| (xorshift(&mut x) >> 32) as u8).collect();
+    dir.write("c-random.pgn", bytes);
+    std::fs::copy(twic(), dir.join("a.pgn")).unwrap();
+    std::fs::copy(games_dir().join("chesscom/schmitz874-chesscom-live.pgn"), dir.join("d.pgn"))
+        .unwrap();
+    let db = dir.join("t.db");
+    let (run, rss_mib) = import("binary files named .pgn", &db, &["--quiet", arg(dir.path())]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let conn = Connection::open(&db).unwrap();
+    let conn = open(&db);
     let good = games_in(&fixture_text()) as i64;
     // The good games are all there; whatever the binary files hold is not
     // stored as games unless it replays as one.
@@ -504,7 +454,7 @@ fn binary_files_named_pgn() {
     let junk = count(&conn, "SELECT count(*) FROM games") - good;
     let skipped = count(&conn, "SELECT count(*) FROM import_errors WHERE kind = 'skipped'");
     eprintln!("reliability: binary files: {junk} junk games stored, {skipped} skipped");
-    assert!(run.rss_mib < 600, "{} MiB", run.rss_mib);
+    assert!(rss_mib < 600, "{rss_mib} MiB");
 }
 
 // ---------------------------------------------------------------------------
@@ -522,28 +472,44 @@ fn big_input(path: &Path, copies: usize) -> u64 {
     games_in(&text) * copies as u64
 }
 
-/// Whether the databases at `a` and `b` hold the same games, tags,
-/// positions and sources counters, row for row (compared inside SQLite).
-fn same_contents(a: &Path, b: &Path) -> bool {
+/// What differs between the databases at `a` and `b` in games, tags,
+/// positions and sources counters, compared inside SQLite: per table, up to
+/// five rows of each that the other lacks, and the row counts when they
+/// differ (sets hide repeated rows). Empty when they hold the same.
+fn differences(a: &Path, b: &Path) -> Vec<String> {
     let conn = Connection::open_with_flags(a, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
-    conn.execute("ATTACH ?1 AS other", [b.to_str().unwrap()]).unwrap();
-    [
+    conn.execute("ATTACH ?1 AS other", [arg(b)]).unwrap();
+    let mut out = Vec::new();
+    for select in [
         "SELECT id, white, black, round, result, ply_count, movetext, final_fen, error FROM {}games",
         "SELECT game_id, ord, name, value FROM {}tags",
         "SELECT hash, game_id, ply, next_move FROM {}positions",
         "SELECT path, size, fingerprint, games, duplicates, errors, positions, resume_offset \
          FROM {}sources",
-    ]
-    .iter()
-    .all(|select| {
+    ] {
         let (mine, theirs) = (select.replace("{}", "main."), select.replace("{}", "other."));
-        let differ = format!(
-            "SELECT (SELECT count(*) FROM ({mine} EXCEPT {theirs})) + \
-                    (SELECT count(*) FROM ({theirs} EXCEPT {mine})) + \
-                    abs((SELECT count(*) FROM ({mine})) - (SELECT count(*) FROM ({theirs})))"
+        for (only, one, other) in [(a, &mine, &theirs), (b, &theirs, &mine)] {
+            let sql = format!("SELECT * FROM ({one} EXCEPT {other}) LIMIT 5");
+            let rows = text_rows(&conn, &sql);
+            out.extend(rows.into_iter().map(|row| format!("only in {}: {row}", only.display())));
+        }
+        let more = format!(
+            "SELECT (SELECT count(*) FROM ({mine})) - (SELECT count(*) FROM ({theirs}))"
         );
-        count(&conn, &differ) == 0
-    })
+        let more = count(&conn, &more);
+        if more != 0 {
+            out.push(format!("{}: {more} rows more than {}: {select}", a.display(), b.display()));
+        }
+    }
+    out
+}
+
+/// Asserts that the databases at `a` and `b` hold the same (see
+/// [`differences`]).
+#[track_caller]
+fn assert_same_contents(a: &Path, b: &Path, message: &str) {
+    let differences = differences(a, b);
+    assert!(differences.is_empty(), "{message}:\n{}", differences.join("\n"));
 }
 
 #[test]
@@ -567,23 +533,21 @@ fn kill_nine_during_exclusive_imports() {
 /// a game, and ends equal to a clean import. Returns how many kills left a
 /// journal that the query commands reported as an interrupted import.
 fn kill_nine_at_moments(kills: usize, extra: &[&str]) -> usize {
-    let dir = tempfile::tempdir().unwrap();
-    let pgn = dir.path().join("big.pgn");
+    let dir = scratch();
+    let pgn = dir.join("big.pgn");
     let games = big_input(&pgn, 4);
-    let pgn = pgn_str(&pgn);
+    let pgn = arg(&pgn);
     let mut args = vec!["--quiet", "--batch-games", "300", pgn];
     args.extend_from_slice(extra);
-    let clean = dir.path().join("clean.db");
+    let clean = dir.join("clean.db");
     let started = Instant::now();
-    let run = import("clean import for the kills", &clean, &args);
+    let (run, _) = import("clean import for the kills", &clean, &args);
     let clean_time = started.elapsed();
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let db = dir.path().join("killed.db");
+    let db = dir.join("killed.db");
     let (mut midway, mut interrupted, mut x) = (0, 0, 0x2545_f491_4f6c_dd1du64);
     for _ in 0..kills {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
+        xorshift(&mut x);
         // From nothing: a kill anywhere between the start and the end of a
         // whole import.
         for suffix in ["", "-wal", "-shm", "-journal"] {
@@ -596,7 +560,7 @@ fn kill_nine_at_moments(kills: usize, extra: &[&str]) -> usize {
         let status = child.wait().unwrap();
         if db.exists() {
             // A query either reads the database or says an import was cut.
-            let info = Command::new(bin()).arg("info").arg("--db").arg(&db).output().unwrap();
+            let info = command().arg("info").arg("--db").arg(&db).output().unwrap();
             let stderr = String::from_utf8_lossy(&info.stderr);
             if !info.status.success() && stderr.contains("an import was interrupted") {
                 assert_eq!(info.status.code(), Some(2), "{stderr}");
@@ -604,7 +568,7 @@ fn kill_nine_at_moments(kills: usize, extra: &[&str]) -> usize {
                 interrupted += 1;
             }
             // A writer rolls back what the kill left unfinished.
-            let conn = Connection::open(&db).unwrap();
+            let conn = open(&db);
             count(&conn, "SELECT count(*) FROM sqlite_master");
             assert_eq!(integrity(&db), "ok");
             let has_schema =
@@ -618,9 +582,9 @@ fn kill_nine_at_moments(kills: usize, extra: &[&str]) -> usize {
             }
         }
         // Each re-run resumes what the killed ones left.
-        let run = import("re-run after kill -9", &db, &args);
+        let (run, _) = import("re-run after kill -9", &db, &args);
         assert_eq!(run.code, 0, "{}", run.stderr);
-        assert!(same_contents(&db, &clean), "a resumed import equals a clean one");
+        assert_same_contents(&db, &clean, "a resumed import equals a clean one");
     }
     eprintln!(
         "reliability: kill -9 {extra:?}: {kills} kills, {midway} with some games committed, \
@@ -633,9 +597,8 @@ fn kill_nine_at_moments(kills: usize, extra: &[&str]) -> usize {
 /// `pgnindex import` with the file size limit set (`RLIMIT_FSIZE`, the
 /// system's way of saying "no room") and `SIGXFSZ` ignored, so that writes
 /// beyond it fail with `EFBIG` as on a full disk.
-fn import_with_file_limit(db: &Path, limit: u64, args: &[&str]) -> Outcome {
-    let mut command = Command::new(bin());
-    command.arg("import").arg("--db").arg(db).args(args);
+fn import_with_file_limit(db: &Path, limit: u64, args: &[&str]) -> Run {
+    let mut command = import_command(db, args);
     // SAFETY: only async-signal-safe calls between fork and exec.
     unsafe {
         command.pre_exec(move || {
@@ -647,24 +610,18 @@ fn import_with_file_limit(db: &Path, limit: u64, args: &[&str]) -> Outcome {
             Ok(())
         });
     }
-    let out = command.output().unwrap();
-    Outcome {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        rss_mib: 0,
-    }
+    command.output().unwrap().into()
 }
 
 /// A tmpfs of `mib` MiB mounted on a new directory, unmounted on drop.
 struct SmallFileSystem {
-    dir: tempfile::TempDir,
+    dir: Scratch,
 }
 
 impl SmallFileSystem {
     /// `None` where mounting is not allowed (not root).
     fn mount(mib: u32) -> Option<SmallFileSystem> {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = scratch();
         let options = format!("size={mib}m");
         let status = Command::new("mount")
             .args(["-t", "tmpfs", "-o", &options, "tmpfs"])
@@ -690,14 +647,7 @@ impl Drop for SmallFileSystem {
 
 /// Runs an import that fills the disk, checks what it left, gives room
 /// (`room`) and checks that the same command finishes the job.
-fn fill_the_disk(
-    what: &str,
-    db: &Path,
-    clean: &Path,
-    args: &[&str],
-    run: Outcome,
-    room: impl Fn(),
-) {
+fn fill_the_disk(what: &str, db: &Path, clean: &Path, args: &[&str], run: Run, room: impl Fn()) {
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
     assert!(
@@ -707,59 +657,61 @@ fn fill_the_disk(
     );
     eprintln!("reliability: {what}: {}", run.stderr.trim());
     assert_eq!(integrity(db), "ok");
-    let conn = Connection::open(db).unwrap();
+    let conn = open(db);
     assert_whole_games(&conn);
     let stored = count(&conn, "SELECT count(*) FROM games");
     assert!(stored > 0, "some batches were committed before the disk filled");
     drop(conn);
-    assert!(!same_contents(db, clean), "not all games are there yet");
+    assert!(!differences(db, clean).is_empty(), "not all games are there yet");
     room();
-    let run = import("import after the disk had room again", db, args);
+    let (run, _) = import("import after the disk had room again", db, args);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(same_contents(db, clean));
+    assert_same_contents(db, clean, "the import finished the job");
 }
 
 #[test]
 fn a_full_file_system() {
-    let dir = tempfile::tempdir().unwrap();
-    let pgn = dir.path().join("big.pgn");
+    let dir = scratch();
+    let pgn = dir.join("big.pgn");
     big_input(&pgn, 3);
-    let pgn = pgn_str(&pgn);
+    let pgn = arg(&pgn);
     let args = ["--quiet", "--batch-games", "300", pgn];
-    let clean = dir.path().join("clean.db");
-    assert_eq!(import("clean import", &clean, &args).code, 0);
+    let clean = dir.join("clean.db");
+    import("clean import", &clean, &args).0.success();
     // Files limited in size (any user): writes beyond fail with EFBIG.
-    let db = dir.path().join("full.db");
+    let db = dir.join("full.db");
     let run = import_with_file_limit(&db, 6 << 20, &args);
     fill_the_disk("file size limit", &db, &clean, &args, run, || {});
     // A real small file system (root only): writes fail with ENOSPC.
     if let Some(fs) = SmallFileSystem::mount(5) {
-        let db = fs.dir.path().join("full.db");
-        let run = import("import onto a 5 MiB tmpfs", &db, &args);
+        let db = fs.dir.join("full.db");
+        let (run, _) = import("import onto a 5 MiB tmpfs", &db, &args);
         fill_the_disk("full tmpfs", &db, &clean, &args, run, || fs.grow(256));
     }
+}
+
+/// Runs `command` to the end, as `nobody` when the tests run as root (who
+/// writes to read-only files).
+fn run_unprivileged(mut command: Command) -> Run {
+    if unsafe { libc::geteuid() } == 0 {
+        command.uid(65534).gid(65534);
+    }
+    command.output().unwrap().into()
 }
 
 #[test]
 fn a_read_only_database_file() {
     use std::os::unix::fs::PermissionsExt;
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
-    let db = dir.path().join("t.db");
-    let first = games_dir().join("otb/twic-01-232games.pgn");
-    assert_eq!(import("first import", &db, &[pgn_str(&first)]).code, 0);
+    let db = dir.join("t.db");
+    import("first import", &db, &[arg(&twic())]).0.success();
     std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o444)).unwrap();
     let before = std::fs::read(&db).unwrap();
     let second = games_dir().join("chesscom/schmitz874-chesscom-live.pgn");
-    let mut command = Command::new(bin());
-    command.arg("import").arg("--db").arg(&db).arg(&second);
-    // Root writes to read-only files: run as nobody then.
-    if unsafe { libc::geteuid() } == 0 {
-        command.uid(65534).gid(65534);
-    }
-    let out = command.output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let out = run_unprivileged(import_command(&db, &[arg(&second)]));
+    let stderr = out.stderr;
+    assert_eq!(out.code, 2, "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.contains(&db.display().to_string()) && stderr.contains("read"), "{stderr}");
     eprintln!("reliability: read-only database: {}", stderr.trim());
@@ -767,10 +719,10 @@ fn a_read_only_database_file() {
 
     // Queries read a database at rest even in a directory they cannot
     // write to (read-only media, another user's files).
-    let shelf = dir.path().join("shelf");
+    let shelf = dir.join("shelf");
     std::fs::create_dir(&shelf).unwrap();
     let db = shelf.join("t.db");
-    std::fs::copy(dir.path().join("t.db"), &db).unwrap();
+    std::fs::copy(dir.join("t.db"), &db).unwrap();
     std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o444)).unwrap();
     std::fs::set_permissions(&shelf, std::fs::Permissions::from_mode(0o555)).unwrap();
     for args in [
@@ -781,14 +733,10 @@ fn a_read_only_database_file() {
         &["sql", "SELECT count(*) FROM games"],
         &["export", "--white", "Carlsen"],
     ] {
-        let mut command = Command::new(bin());
-        command.args(args).arg("--db").arg(&db);
-        if unsafe { libc::geteuid() } == 0 {
-            command.uid(65534).gid(65534);
-        }
-        let out = command.output().unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(out.status.success(), "{args:?}: {stderr}");
+        let mut query = command();
+        query.args(args).arg("--db").arg(&db);
+        let out = run_unprivileged(query);
+        assert_eq!(out.code, 0, "{args:?}: {}", out.stderr);
         assert!(!out.stdout.is_empty(), "{args:?}");
     }
     assert!(std::fs::read(&db).unwrap() == before, "the file is unchanged");
@@ -797,19 +745,19 @@ fn a_read_only_database_file() {
 
 #[test]
 fn two_imports_at_once() {
-    let dir = tempfile::tempdir().unwrap();
-    let pgn = dir.path().join("big.pgn");
+    let dir = scratch();
+    let pgn = dir.join("big.pgn");
     big_input(&pgn, 4);
-    let other = games_dir().join("otb/twic-01-232games.pgn");
-    let db = dir.path().join("t.db");
-    let args = ["--quiet", "--batch-games", "300", pgn_str(&pgn)];
+    let other = twic();
+    let db = dir.join("t.db");
+    let args = ["--quiet", "--batch-games", "300", arg(&pgn)];
     let mut first = spawn_import(&db, &args);
     // Once the first holds the database, start the second.
     while !db.exists() {
         std::thread::sleep(Duration::from_millis(5));
     }
     std::thread::sleep(Duration::from_millis(50));
-    let second = Command::new(bin())
+    let second = command()
         .args(["import", "--quiet", "--keep-duplicates", "--db"])
         .arg(&db)
         .arg(&other)
@@ -821,32 +769,32 @@ fn two_imports_at_once() {
     assert_eq!(second.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("another pgnindex import is writing"), "{stderr}");
     assert_eq!(integrity(&db), "ok");
-    let clean = dir.path().join("clean.db");
-    assert_eq!(import("clean", &clean, &args).code, 0);
-    assert!(same_contents(&db, &clean), "the refused import changed nothing");
+    let clean = dir.join("clean.db");
+    import("clean", &clean, &args).0.success();
+    assert_same_contents(&db, &clean, "the refused import changed nothing");
 }
 
 #[test]
 fn readers_during_an_import() {
-    let dir = tempfile::tempdir().unwrap();
-    let pgn = dir.path().join("big.pgn");
+    let dir = scratch();
+    let pgn = dir.join("big.pgn");
     let games = big_input(&pgn, 6);
-    let db = dir.path().join("t.db");
+    let db = dir.join("t.db");
     // A first file, so that readers find a database from the start.
-    let first = games_dir().join("otb/twic-01-232games.pgn");
-    assert_eq!(import("first", &db, &["--quiet", pgn_str(&first)]).code, 0);
-    let alone = dir.path().join("alone.db");
+    let first = twic();
+    import("first", &db, &["--quiet", arg(&first)]).0.success();
+    let alone = dir.join("alone.db");
     let started = Instant::now();
-    let args = ["--quiet", "--batch-games", "300", pgn_str(&pgn)];
-    assert_eq!(import("the same import without readers", &alone, &args).code, 0);
+    let args = ["--quiet", "--batch-games", "300", arg(&pgn)];
+    import("the same import without readers", &alone, &args).0.success();
     let alone_time = started.elapsed();
     let started = Instant::now();
     let mut import = spawn_import(&db, &args);
-    let db_arg = pgn_str(&db);
+    let db_arg = arg(&db);
     let (mut answers, mut last) = (0, 0i64);
     loop {
         let done = import.try_wait().unwrap().is_some();
-        let sql = Command::new(bin())
+        let sql = command()
             .args(["sql", "--db", db_arg, "--format", "csv"])
             .arg(format!("SELECT (SELECT count(*) FROM games) AS n, ({PARTIAL_GAMES}) AS partial"))
             .output()
@@ -861,7 +809,7 @@ fn readers_during_an_import() {
         for args in
             [&["find", "--moves", "1. e4 e5", "--count"][..], &["explore", "--moves", "1. d4"]]
         {
-            let out = Command::new(bin()).args(args).args(["--db", db_arg]).output().unwrap();
+            let out = command().args(args).args(["--db", db_arg]).output().unwrap();
             assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         }
         answers += 1;
@@ -886,16 +834,16 @@ fn readers_during_an_import() {
 /// (SQLite's lock, up to 30 seconds), then sees every game.
 #[test]
 fn a_query_during_an_exclusive_import_waits_for_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let pgn = dir.path().join("big.pgn");
+    let dir = scratch();
+    let pgn = dir.join("big.pgn");
     let games = big_input(&pgn, 4);
-    let db = dir.path().join("t.db");
-    let mut import = spawn_import(&db, &["--quiet", "--exclusive", pgn_str(&pgn)]);
-    let db_arg = pgn_str(&db);
+    let db = dir.join("t.db");
+    let mut import = spawn_import(&db, &["--quiet", "--exclusive", arg(&pgn)]);
+    let db_arg = arg(&db);
     // Whether the answer came while the import still held the database.
     let waited = loop {
         let import_done = import.try_wait().unwrap().is_some();
-        let sql = Command::new(bin())
+        let sql = command()
             .args(["sql", "--db", db_arg, "--format", "csv", "SELECT count(*) FROM games"])
             .output()
             .unwrap();
@@ -918,7 +866,7 @@ fn a_query_during_an_exclusive_import_waits_for_it() {
 
 #[test]
 fn columns_stay_true_across_forced_cuts() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     let game = "[Event \"x\"] [Result \"1-0\"] 1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 1-0 ";
     let bad = "[Event \"bad\"] [Result \"1-0\"] 1. e4 e5 2. Ke3 1-0 ";
     let copies = (24 << 20) / game.len();
@@ -926,16 +874,12 @@ fn columns_stay_true_across_forced_cuts() {
     let bad_at = line.len() + bad.find("Ke3").unwrap();
     line += bad;
     line += &game.repeat(copies / 2);
-    let pgn = dir.path().join("line.pgn");
-    std::fs::write(&pgn, &line).unwrap();
-    let db = dir.path().join("t.db");
-    let run = import(
-        "24 MiB line with one bad move",
-        &db,
-        &["--quiet", "--keep-duplicates", pgn_str(&pgn)],
-    );
+    let pgn = dir.write("line.pgn", &line);
+    let db = dir.join("t.db");
+    let (run, _) =
+        import("24 MiB line with one bad move", &db, &["--quiet", "--keep-duplicates", arg(&pgn)]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let conn = Connection::open(&db).unwrap();
+    let conn = open(&db);
     assert_eq!(count(&conn, "SELECT count(*) FROM games") as usize, copies / 2 * 2 + 1);
     let (line_no, column): (i64, i64) = conn
         .query_row("SELECT line, column FROM import_errors WHERE kind = 'error'", [], |r| {
@@ -947,19 +891,17 @@ fn columns_stay_true_across_forced_cuts() {
 
 #[test]
 fn terminal_escapes_in_names_are_not_printed() {
-    let dir = tempfile::tempdir().unwrap();
-    let pgn = dir.path().join("evil\x1b[2J\x1b]0;title\x07.pgn");
-    std::fs::write(
-        &pgn,
+    let dir = scratch();
+    let pgn = dir.write(
+        "evil\x1b[2J\x1b]0;title\x07.pgn",
         "[Event \"x\"]\n[White \"Bad\x1b[31mGuy\"]\n[Black \"B\"]\n[Result \"1-0\"]\n\n1. e4 e5 1-0\n",
-    )
-    .unwrap();
-    let db = dir.path().join("t.db");
-    assert_eq!(import("a file name with escapes", &db, &[pgn.to_str().unwrap()]).code, 0);
+    );
+    let db = dir.join("t.db");
+    import("a file name with escapes", &db, &[arg(&pgn)]).0.success();
     for args in [&["info"][..], &["find", "--white", "Bad"], &["explore"]] {
-        let out = Command::new(bin()).args(args).arg("--db").arg(&db).output().unwrap();
-        assert!(out.status.success(), "{args:?}");
-        let text = String::from_utf8_lossy(&out.stdout);
+        let out: Run = command().args(args).arg("--db").arg(&db).output().unwrap().into();
+        assert_eq!(out.code, 0, "{args:?}");
+        let text = out.stdout;
         assert!(
             !text.is_empty() && !text.contains('\x1b') && !text.contains('\x07'),
             "{args:?}: {text:?}"

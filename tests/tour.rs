@@ -8,6 +8,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+pub mod common;
+
 /// The lines of the first `sh` block after the "## Ten-minute tour"
 /// heading.
 fn tour_lines(readme: &str) -> Vec<String> {
@@ -24,7 +26,7 @@ fn tour_lines(readme: &str) -> Vec<String> {
 }
 
 fn binary_dir() -> PathBuf {
-    let bin = assert_cmd::cargo::cargo_bin("pgnindex");
+    let bin = common::bin();
     assert!(bin.exists(), "{} is not built", bin.display());
     bin.parent().unwrap().to_path_buf()
 }

@@ -10,5 +10,5 @@ pub mod parallel;
 mod replayer;
 mod tags;
 
-pub use replayer::{GameError, GameRecord, ReplayOptions, Replayer};
+pub use replayer::{GameError, GameRecord, ReplayOptions, Replayer, VariantKind};
 pub use tags::TagPairs;

@@ -5,8 +5,9 @@
 //! Rules it applies:
 //! - `FEN` (with or without `SetUp`) starts the game from that position; an
 //!   invalid FEN is an error of that game only;
-//! - `Variant` other than standard chess or Chess960 (crazyhouse,
-//!   antichess, …) marks the game as skipped, not replayed;
+//! - a `Variant` other than standard chess or Chess960
+//!   ([`VariantKind::Other`]: crazyhouse, antichess, …) marks the game as
+//!   skipped, not replayed;
 //! - moves are read in English; when English fails, the whole game is
 //!   retried in each other piece-letter language, and the first that plays
 //!   every move wins (unless the caller forced a language);
@@ -130,17 +131,46 @@ pub struct Replayer<'a> {
     no_start: bool,
 }
 
-/// `true` for Variant tag values that mean standard chess or Chess960.
-fn variant_is_chess(value: &str) -> Option<bool> {
-    let v: String = value
-        .chars()
-        .filter(|c| !matches!(c, ' ' | '-' | '_'))
-        .collect::<String>()
-        .to_ascii_lowercase();
-    match v.as_str() {
-        "" | "standard" | "chess" | "normal" | "fromposition" | "classical" => Some(false),
-        "chess960" | "fischerandom" | "fischerrandom" | "frc" | "960" => Some(true),
-        _ => None,
+/// What a game's `Variant` tag says it is played as. The [`Replayer`] plays
+/// [`Standard`](VariantKind::Standard) and
+/// [`Chess960`](VariantKind::Chess960) games and skips the
+/// [`Other`](VariantKind::Other) ones; a game without the tag is standard
+/// chess.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VariantKind {
+    /// Standard chess: `Standard`, `Chess`, `Normal`, `From Position`,
+    /// `Classical`, or an empty value.
+    Standard,
+    /// Chess960: `Chess960`, `Fischerandom`, `Fischer Random`, `FRC`, `960`.
+    Chess960,
+    /// Any other variant (crazyhouse, antichess, atomic, …).
+    Other,
+}
+
+impl VariantKind {
+    /// The kind a `Variant` tag value names. Case, spaces, `-` and `_` do
+    /// not count (`chess 960`, `Chess-960` and `CHESS960` are all
+    /// Chess960).
+    ///
+    /// ```
+    /// use pgnindex::replay::VariantKind;
+    /// assert_eq!(VariantKind::from_tag("From Position"), VariantKind::Standard);
+    /// assert_eq!(VariantKind::from_tag("fischerandom"), VariantKind::Chess960);
+    /// assert_eq!(VariantKind::from_tag("Crazyhouse"), VariantKind::Other);
+    /// ```
+    pub fn from_tag(value: &str) -> VariantKind {
+        let v: String = value
+            .chars()
+            .filter(|c| !matches!(c, ' ' | '-' | '_'))
+            .collect::<String>()
+            .to_ascii_lowercase();
+        match v.as_str() {
+            "" | "standard" | "chess" | "normal" | "fromposition" | "classical" => {
+                VariantKind::Standard
+            }
+            "chess960" | "fischerandom" | "fischerrandom" | "frc" | "960" => VariantKind::Chess960,
+            _ => VariantKind::Other,
+        }
     }
 }
 
@@ -351,9 +381,10 @@ impl<'a> Visitor<'a> for Replayer<'a> {
                 fen_tag = Some(*value);
             } else if name.eq_ignore_ascii_case(b"Variant") {
                 let v = value.decode();
-                match variant_is_chess(&v) {
-                    Some(is960) => self.chess960 |= is960,
-                    None => self.skipped_variant = Some(v.into_owned()),
+                match VariantKind::from_tag(&v) {
+                    VariantKind::Standard => {}
+                    VariantKind::Chess960 => self.chess960 = true,
+                    VariantKind::Other => self.skipped_variant = Some(v.into_owned()),
                 }
             }
         }
@@ -495,6 +526,25 @@ mod tests {
         assert_eq!(g.evals, [(1, Eval::Centipawns(17)), (3, Eval::Mate(-4))]);
         let g = &replay(text, ReplayOptions::default())[0];
         assert!(g.clocks.is_empty() && g.evals.is_empty());
+    }
+
+    #[test]
+    fn variant_tag_values() {
+        use VariantKind::{Chess960, Other, Standard};
+        for (value, kind) in [
+            ("", Standard),
+            ("Standard", Standard),
+            ("From Position", Standard),
+            ("classical", Standard),
+            ("Chess 960", Chess960),
+            ("Fischer_Random", Chess960),
+            ("FRC", Chess960),
+            ("960", Chess960),
+            ("Crazyhouse", Other),
+            ("Three-check", Other),
+        ] {
+            assert_eq!(VariantKind::from_tag(value), kind, "{value:?}");
+        }
     }
 
     #[test]

@@ -1,0 +1,265 @@
+//! What the integration tests share: the `pgnindex` binary run in
+//! throw-away directories, the fixtures and python-chess's reference data
+//! for them, and a database read back.
+//!
+//! Every test binary compiles this module and uses part of it; each
+//! declares it `pub mod common;`, as public items are never reported as
+//! dead code.
+
+use std::ffi::OsStr;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use pgnindex::replay::VariantKind;
+use rusqlite::{Connection, OpenFlags, Row};
+
+// ---------------------------------------------------------------------------
+// The repository's files
+
+/// `rel` in the repository (`README.md`, `fixtures/…`).
+pub fn repo(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+/// `rel` below `fixtures/`.
+pub fn fixture(rel: &str) -> PathBuf {
+    repo("fixtures").join(rel)
+}
+
+/// `fixtures/pgn/games`: 1,091 games in seven files, every one of them in
+/// the python-chess reference.
+pub fn games_dir() -> PathBuf {
+    fixture("pgn/games")
+}
+
+/// One file of [`games_dir`]: 232 over-the-board games, no duplicates.
+pub fn twic() -> PathBuf {
+    games_dir().join("otb/twic-01-232games.pgn")
+}
+
+/// `path` as a command-line argument (the tests' paths are UTF-8).
+pub fn arg(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+/// The files below `dir`, at any depth, that `keep` accepts, sorted.
+pub fn files_under(dir: &Path, keep: impl Fn(&Path) -> bool) -> Vec<PathBuf> {
+    fn walk(dir: &Path, keep: &dyn Fn(&Path) -> bool, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, keep, out);
+            } else if keep(&path) {
+                out.push(path);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(dir, &keep, &mut files);
+    files.sort();
+    files
+}
+
+// ---------------------------------------------------------------------------
+// Input files
+
+/// A throw-away directory, removed with everything in it on drop.
+pub struct Scratch(tempfile::TempDir);
+
+/// A new [`Scratch`] directory.
+pub fn scratch() -> Scratch {
+    Scratch(tempfile::tempdir().unwrap())
+}
+
+impl Scratch {
+    /// The directory.
+    pub fn path(&self) -> &Path {
+        self.0.path()
+    }
+
+    /// `name` in the directory (nothing is created).
+    pub fn join(&self, name: impl AsRef<Path>) -> PathBuf {
+        self.path().join(name)
+    }
+
+    /// Writes `bytes` to `name` in the directory; its path.
+    pub fn write(&self, name: impl AsRef<Path>, bytes: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+}
+
+/// `data` gzipped.
+pub fn gzip(data: &[u8]) -> Vec<u8> {
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(data).unwrap();
+    gz.finish().unwrap()
+}
+
+/// One step of xorshift64 (13, 7, 17): deterministic pseudo-random numbers
+/// from a non-zero seed.
+pub fn xorshift(x: &mut u64) -> u64 {
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    *x
+}
+
+// ---------------------------------------------------------------------------
+// The binary
+
+/// The `pgnindex` binary Cargo built for these tests.
+pub fn bin() -> &'static Path {
+    Path::new(env!("CARGO_BIN_EXE_pgnindex"))
+}
+
+/// `pgnindex`, without the variables of the environment that runs the tests
+/// that change what it does (`PGNINDEX_DB`, `NO_COLOR`).
+pub fn command() -> Command {
+    let mut command = Command::new(bin());
+    command.env_remove("PGNINDEX_DB").env_remove("NO_COLOR");
+    command
+}
+
+/// [`command`] for assertions on its output.
+pub fn pgnindex() -> assert_cmd::Command {
+    assert_cmd::Command::from_std(command())
+}
+
+/// What a run of the binary printed, and its exit code.
+#[derive(Debug)]
+pub struct Run {
+    /// The exit code.
+    pub code: i32,
+    /// Standard output, decoded lossily.
+    pub stdout: String,
+    /// Standard error, decoded lossily.
+    pub stderr: String,
+}
+
+impl Run {
+    /// Asserts that the run exited 0 (showing its stderr if not).
+    #[track_caller]
+    pub fn success(self) -> Run {
+        assert_eq!(self.code, 0, "{}", self.stderr);
+        self
+    }
+}
+
+impl From<Output> for Run {
+    fn from(out: Output) -> Run {
+        Run {
+            code: out.status.code().expect("killed by a signal"),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+}
+
+/// Runs `pgnindex ARGS…` to the end.
+pub fn run<I, S>(args: I) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    command().args(args).output().unwrap().into()
+}
+
+/// `pgnindex import --db DB ARGS…`, not started.
+pub fn import_command(db: &Path, args: &[&str]) -> Command {
+    let mut command = command();
+    command.arg("import").arg("--db").arg(db).args(args);
+    command
+}
+
+/// Runs `pgnindex import --db DB ARGS…` to the end.
+pub fn import(db: &Path, args: &[&str]) -> Run {
+    import_command(db, args).output().unwrap().into()
+}
+
+// ---------------------------------------------------------------------------
+// A database read back
+
+/// Opens the database at `db` for reading and writing.
+pub fn open(db: &Path) -> Connection {
+    Connection::open(db).unwrap()
+}
+
+/// The one value `sql` selects (a count, say).
+pub fn count(conn: &Connection, sql: &str) -> i64 {
+    conn.query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
+/// The first column of every row `sql` selects.
+pub fn column<T: rusqlite::types::FromSql>(conn: &Connection, sql: &str) -> Vec<T> {
+    rows(conn, sql).into_iter().map(|(value,)| value).collect()
+}
+
+/// Every row `sql` selects, as tuples.
+pub fn rows<T>(conn: &Connection, sql: &str) -> Vec<T>
+where
+    T: for<'r> TryFrom<&'r Row<'r>, Error = rusqlite::Error>,
+{
+    let mut st = conn.prepare(sql).unwrap();
+    let rows = st.query_map([], |r| T::try_from(r)).unwrap();
+    rows.map(Result::unwrap).collect()
+}
+
+/// Every row `sql` selects, its cells as SQLite holds them (`Integer(3)`,
+/// `Text("…")`, `Null`) joined by `|`: rows of any shape, as text.
+pub fn text_rows(conn: &Connection, sql: &str) -> Vec<String> {
+    let mut st = conn.prepare(sql).unwrap();
+    let n = st.column_count();
+    let rows = st
+        .query_map([], |r| {
+            let cells = (0..n).map(|i| Ok(format!("{:?}", r.get_ref(i)?)));
+            cells.collect::<rusqlite::Result<Vec<String>>>().map(|cells| cells.join("|"))
+        })
+        .unwrap();
+    rows.map(Result::unwrap).collect()
+}
+
+/// SQLite's `PRAGMA integrity_check` of the database at `db` (`ok` when
+/// sound), read without writing.
+pub fn integrity(db: &Path) -> String {
+    let conn = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap()
+}
+
+// ---------------------------------------------------------------------------
+// python-chess's reference (`fixtures/groundtruth/`)
+
+/// The records of a `.jsonl.gz` reference file, one a game.
+pub fn read_reference(path: &Path) -> Vec<serde_json::Value> {
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(path).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
+    text.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+/// The records of the corpus file `rel` (`games/…` or `edge/…`).
+pub fn reference(rel: &str) -> Vec<serde_json::Value> {
+    read_reference(&fixture(&format!("groundtruth/{rel}.jsonl.gz")))
+}
+
+/// What a record's `Variant` tag makes of its game, by the importer's
+/// rule: only [`VariantKind::Other`] games are skipped.
+pub fn variant(record: &serde_json::Value) -> VariantKind {
+    record["variant"].as_str().map_or(VariantKind::Standard, VariantKind::from_tag)
+}
+
+/// The digest of a game's Polyglot keys as a record's `keys_fnv` gives it
+/// (FNV-1a over their little-endian bytes, in hex).
+pub fn keys_fnv(keys: impl IntoIterator<Item = u64>) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for k in keys {
+        for b in k.to_le_bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    format!("{h:016x}")
+}
