@@ -18,6 +18,7 @@ use predicates::prelude::*;
 
 use pgnindex::chess::Position;
 use pgnindex::notation::{fen, uci};
+use pgnindex::store::segments::pack_ply_move;
 use similar_asserts::assert_eq;
 
 /// The shared database: imported once per test process.
@@ -425,10 +426,10 @@ fn a_key_collision_never_shows_a_wrong_game() {
     let sql = "SELECT name FROM position_segments ORDER BY id LIMIT 1";
     let segments = run_on(&copy, &["sql", sql, "--format", "csv"]);
     let segment = segments.lines().nth(1).unwrap().to_string();
-    // Segments pack ply and next move as ply * 32768 + move (32767: none).
+    let (at3, at1) = (pack_ply_move(3, None), pack_ply_move(1, None));
     let forge = format!(
-        "INSERT INTO {segment} (hash, game_id, ply_move) VALUES ({key}, {stranger}, 3 * 32768 + 32767); \
-         INSERT INTO {segment} (hash, game_id, ply_move) VALUES ({key}, {}, 1 * 32768 + 32767)",
+        "INSERT INTO {segment} (hash, game_id, ply_move) VALUES ({key}, {stranger}, {at3}); \
+         INSERT INTO {segment} (hash, game_id, ply_move) VALUES ({key}, {}, {at1})",
         reached[0].0
     );
     run_on(&copy, &["sql", "--write", &forge]);
