@@ -1,12 +1,14 @@
 //! The SQLite database: opening (read-only for queries, read-write for
 //! imports), the schema in `migrations/`, and the pragmas of each mode.
 //! SQL that belongs to one stage lives with that stage (`store::writer`,
-//! the query commands); this module owns only the file and its schema.
+//! the query commands); this module owns only the file, its schema, and
+//! the vocabulary of its rows ([`columns`], [`Header`]).
 
 use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OpenFlags};
 
+pub mod columns;
 mod header;
 pub use header::Header;
 

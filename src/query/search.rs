@@ -20,6 +20,7 @@ use super::filter::Filters;
 use super::game::{Game, GAME_COLUMNS};
 use super::replay::{Replay, ReplayError};
 use super::target::Target;
+use crate::db::columns::Columns;
 
 /// A query that failed.
 #[derive(Debug, thiserror::Error)]
@@ -171,7 +172,7 @@ impl Search {
         let mut hits = conn.prepare(&sql).map_err(&e)?;
         let mut rows = hits.query(params_from_iter(&params)).map_err(&e)?;
         let mut game_sql = conn
-            .prepare(&format!("SELECT {GAME_COLUMNS} FROM games AS g WHERE g.id = ?1"))
+            .prepare(&format!("SELECT {} FROM games AS g WHERE g.id = ?1", *GAME_COLUMNS))
             .map_err(&e)?;
         let mut skip = page.offset;
         // The rows of one game are consecutive: gather its plies, then
@@ -232,8 +233,10 @@ impl Search {
     ) -> Result<FindStats, QueryError> {
         let e = QueryError::sqlite(conn);
         let filters = self.filters.to_sql();
-        let mut sql =
-            format!("SELECT {GAME_COLUMNS} FROM games AS g WHERE 1{} ORDER BY g.id", filters.sql);
+        let mut sql = format!(
+            "SELECT {} FROM games AS g WHERE 1{} ORDER BY g.id",
+            *GAME_COLUMNS, filters.sql
+        );
         let mut params = filters.params;
         // Fetch one more than the page to know whether more follow.
         sql += " LIMIT ? OFFSET ?";

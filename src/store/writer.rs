@@ -20,6 +20,7 @@
 use std::fs::File;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
 use std::time::Instant;
 
 use rusqlite::{params, Connection, OptionalExtension};
@@ -29,6 +30,7 @@ use super::dedupe::DedupeIndex;
 use super::flush::Flusher;
 use super::rows::{GameRow, Header, StoredGame};
 use super::segments::{self, Fens, PendingPosition, NO_MOVE};
+use crate::db::columns::{columns, placeholders, select_list, Binder, Columns};
 use crate::db::{self, DbError, Sharing};
 use crate::pgn::source::FileFacts;
 
@@ -202,12 +204,26 @@ impl std::fmt::Debug for Writer {
     }
 }
 
-const INSERT_GAME: &str =
-    "INSERT OR ROLLBACK INTO games (id, event, site, date, round, white, black, result, \
-    white_elo, black_elo, eco, opening, time_control, termination, ply_count, start_fen, \
-    final_fen, moves, movetext, source_id, source_offset, error, dedupe_key) VALUES \
-    (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, \
-    ?21, ?22, ?23)";
+columns! {
+    /// The `games` columns the writer fills itself; a [`GameRow`] holds the
+    /// others.
+    struct Assigned {
+        id: i64,
+        source_id: i64,
+        source_offset: i64,
+    }
+}
+
+/// Inserts a game: the [`Assigned`] columns, then the [`GameRow`]'s.
+static INSERT_GAME: LazyLock<String> = LazyLock::new(|| {
+    let names: Vec<&str> = Assigned::NAMES.iter().chain(GameRow::NAMES).copied().collect();
+    format!(
+        "INSERT OR ROLLBACK INTO games ({}) VALUES ({})",
+        names.join(", "),
+        placeholders(names.len())
+    )
+});
+
 // Every INSERT of the import says OR ROLLBACK: a failing statement
 // (disk full, say) ends the whole transaction anyway, and a statement that
 // can only roll back the transaction needs no statement journal — with
@@ -218,8 +234,10 @@ const INSERT_TAGS: &str = "INSERT OR ROLLBACK INTO game_tags (game_id, pairs) VA
 const INSERT_ERROR: &str =
     "INSERT OR ROLLBACK INTO import_errors (source_id, game_number, game_id, kind, \
     byte_offset, line, \"column\", message) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
-const STORED_GAME: &str = "SELECT white, black, date, event, round, result, start_fen, moves \
-    FROM games WHERE id = ?1";
+
+/// Reads a [`StoredGame`] by id.
+static STORED_GAME: LazyLock<String> =
+    LazyLock::new(|| format!("SELECT {} FROM games WHERE id = ?1", select_list::<StoredGame>("")));
 
 /// The current UTC time as ISO 8601 text, by SQLite.
 const NOW: &str = "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')";
@@ -506,35 +524,14 @@ impl Writer {
         }
         let id = self.next_id;
         self.next_id += 1;
-        let h = &game.header;
+        let assigned = Assigned { id, source_id, source_offset: game.offset as i64 };
         self.conn
-            .prepare_cached(INSERT_GAME)
+            .prepare_cached(&INSERT_GAME)
             .and_then(|mut st| {
-                st.execute(params![
-                    id,
-                    h.event,
-                    h.site,
-                    h.date,
-                    h.round,
-                    h.white,
-                    h.black,
-                    h.result,
-                    h.white_elo,
-                    h.black_elo,
-                    h.eco,
-                    h.opening,
-                    h.time_control,
-                    h.termination,
-                    game.ply_count,
-                    game.start_fen,
-                    game.final_fen,
-                    game.moves,
-                    game.movetext,
-                    source_id,
-                    game.offset as i64,
-                    game.error,
-                    game.dedupe_key,
-                ])
+                let mut binder = Binder::new(&mut st);
+                assigned.bind(&mut binder)?;
+                game.bind(&mut binder)?;
+                st.raw_execute()
             })
             .map_err(|e| self.sqlite(e))?;
         self.dedupe.insert(game.dedupe_key, id);
@@ -652,22 +649,10 @@ impl Writer {
         result
     }
 
-    /// The identifying columns of stored game `id`.
+    /// The columns of stored game `id` that [`GameRow::same_game`] compares.
     fn stored_game(&self, id: i64) -> Result<StoredGame, WriteError> {
-        let mut st = self.conn.prepare_cached(STORED_GAME).map_err(|e| self.sqlite(e))?;
-        st.query_row([id], |row| {
-            Ok(StoredGame {
-                white: row.get(0)?,
-                black: row.get(1)?,
-                date: row.get(2)?,
-                event: row.get(3)?,
-                round: row.get(4)?,
-                result: row.get(5)?,
-                start_fen: row.get(6)?,
-                moves: row.get(7)?,
-            })
-        })
-        .map_err(|e| self.sqlite(e))
+        let mut st = self.conn.prepare_cached(&STORED_GAME).map_err(|e| self.sqlite(e))?;
+        st.query_row([id], |row| StoredGame::from_row(row, 0)).map_err(|e| self.sqlite(e))
     }
 
     /// Inserts the batch's positions in key order, updates the source's
@@ -824,5 +809,39 @@ impl Writer {
         self.conn.busy_timeout(std::time::Duration::ZERO).map_err(|e| self.sqlite(e))?;
         let _ = self.conn.pragma_update(None, "journal_mode", "DELETE");
         Ok(self.totals)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::query::game::Game;
+
+    /// Every column of `games` in a new database is written by the insert
+    /// (once), and the columns read back exist: a migration that adds a
+    /// column must add it to a row struct too.
+    #[test]
+    fn every_games_column_is_inserted_once_and_every_column_read_exists() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = db::open_for_write(&dir.path().join("t.db")).unwrap();
+        let mut schema: Vec<String> = conn
+            .prepare("SELECT name FROM pragma_table_info('games')")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        schema.sort();
+        let mut inserted: Vec<&str> =
+            Assigned::NAMES.iter().chain(GameRow::NAMES).copied().collect();
+        inserted.sort_unstable();
+        assert_eq!(inserted, schema);
+        for names in [Header::NAMES, StoredGame::NAMES, Game::NAMES] {
+            for name in names {
+                assert!(schema.iter().any(|c| c == name), "{name} is no column of games");
+            }
+        }
+        conn.prepare(&INSERT_GAME).unwrap();
+        conn.prepare(&STORED_GAME).unwrap();
     }
 }
