@@ -8,7 +8,7 @@ use rusqlite::{Connection, OptionalExtension};
 
 use super::search::QueryError;
 use crate::db::columns::{columns, select_list, Columns};
-use crate::db::Header;
+use crate::db::{GameId, Header};
 
 columns! {
     /// One stored game. Each field but `tags` is the `games` column of its
@@ -16,7 +16,7 @@ columns! {
     #[derive(Debug, Clone, Default, PartialEq, Eq)]
     pub struct Game {
         /// `games.id`.
-        pub id: i64,
+        pub id: GameId,
         /// The tag columns.
         @flatten pub header: Header,
         /// Half-moves of the stored mainline.
@@ -92,7 +92,7 @@ impl Game {
 ///
 /// # Errors
 /// [`QueryError::Sqlite`].
-pub fn load(conn: &Connection, id: i64) -> Result<Option<Game>, QueryError> {
+pub fn load(conn: &Connection, id: GameId) -> Result<Option<Game>, QueryError> {
     let sql = format!("SELECT {} FROM games AS g WHERE g.id = ?1", *GAME_COLUMNS);
     let game = conn
         .query_row(&sql, [id], |r| Game::from_row(r, 0))

@@ -21,6 +21,7 @@ use super::game::{Game, GAME_COLUMNS};
 use super::replay::{Replay, ReplayError};
 use super::target::Target;
 use crate::db::columns::Columns;
+use crate::db::GameId;
 
 /// A query that failed.
 #[derive(Debug, thiserror::Error)]
@@ -177,7 +178,7 @@ impl Search {
         let mut skip = page.offset;
         // The rows of one game are consecutive: gather its plies, then
         // verify.
-        let mut next: Option<(i64, u32)> = None;
+        let mut next: Option<(GameId, u32)> = None;
         loop {
             let (id, first) = match next.take() {
                 Some(hit) => hit,
@@ -188,7 +189,7 @@ impl Search {
             };
             let mut plies = vec![first];
             while let Some(r) = rows.next().map_err(&e)? {
-                let hit: (i64, u32) = (r.get(0).map_err(&e)?, r.get(1).map_err(&e)?);
+                let hit: (GameId, u32) = (r.get(0).map_err(&e)?, r.get(1).map_err(&e)?);
                 if hit.0 != id {
                     next = Some(hit);
                     break;
@@ -289,7 +290,7 @@ impl Search {
         let mut st = conn
             .prepare("SELECT game_id, ply, next_move FROM positions WHERE hash = ?1")
             .map_err(&e)?;
-        let mut hits: Vec<(i64, u32, Option<u16>)> = st
+        let mut hits: Vec<(GameId, u32, Option<u16>)> = st
             .query_map([target.key], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
             .and_then(|rows| rows.collect())
             .map_err(&e)?;
@@ -313,17 +314,18 @@ impl Search {
             // The id of the summary row under the cursor.
             let mut at = i64::MIN;
             while let Some((game_id, next_move)) = pending {
-                if at != i64::MIN && at < game_id && game_id - at > SEEK_GAP {
+                let id = i64::from(game_id);
+                if at != i64::MIN && at < id && id - at > SEEK_GAP {
                     continue 'seek;
                 }
-                while at < game_id {
+                while at < id {
                     match rows.next().map_err(&e)? {
                         Some(r) => at = r.get(0).map_err(&e)?,
                         None => at = i64::MAX,
                     }
                 }
                 // A game missing from the summary is skipped.
-                if let Some(r) = rows.get().filter(|_| at == game_id) {
+                if let Some(r) = rows.get().filter(|_| at == id) {
                     each(&summary_hit(game_id, next_move, r).map_err(&e)?);
                 }
                 pending = hits.next();
@@ -349,7 +351,7 @@ impl Search {
         let mut params = vec![Value::Integer(target.key)];
         params.extend(filters.params);
         type Row =
-            (i64, u32, Option<u16>, Option<String>, Option<i64>, Option<i64>, Option<String>);
+            (GameId, u32, Option<u16>, Option<String>, Option<i64>, Option<i64>, Option<String>);
         let mut st = conn.prepare(&sql).map_err(QueryError::sqlite(conn))?;
         let mut rows: Vec<Row> = st
             .query_map(params_from_iter(&params), |r| {
@@ -376,7 +378,7 @@ impl Search {
 /// A hit completed by a summary row (`id, result, white_elo, black_elo,
 /// date`).
 fn summary_hit<'r>(
-    game_id: i64,
+    game_id: GameId,
     next_move: Option<u16>,
     r: &'r rusqlite::Row<'_>,
 ) -> rusqlite::Result<Hit<'r>> {
@@ -433,7 +435,7 @@ impl Outcome {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hit<'a> {
     /// The game.
-    pub game_id: i64,
+    pub game_id: GameId,
     /// The move played from the first occurrence (compact code), `None`
     /// when the game ends there.
     pub next_move: Option<u16>,

@@ -31,7 +31,7 @@ use super::flush::Flusher;
 use super::rows::{GameRow, Header, StoredGame};
 use super::segments::{self, Fens, PendingPosition, NO_MOVE};
 use crate::db::columns::{columns, placeholders, select_list, Binder, Columns};
-use crate::db::{self, DbError, Sharing};
+use crate::db::{self, DbError, GameId, Sharing};
 use crate::pgn::source::FileFacts;
 
 /// How the writer stores games.
@@ -92,6 +92,12 @@ pub enum WriteError {
         path: PathBuf,
         /// The system's error.
         source: std::io::Error,
+    },
+    /// The database holds as many games as [`GameId`]s can number.
+    #[error("{}: holds the most games a database can (game ids end at {})", path.display(), GameId::MAX)]
+    TooManyGames {
+        /// The database.
+        path: PathBuf,
     },
     /// An SQLite statement failed (disk full, read-only file, …).
     // SQLite's message is part of this one (not a `source`): printed once.
@@ -179,6 +185,8 @@ pub struct Writer {
     /// exclusive import.
     lock: File,
     options: WriterOptions,
+    /// The id of the next game stored (checked against [`GameId`]'s range
+    /// when one is).
     next_id: i64,
     in_transaction: bool,
     positions: Vec<PendingPosition>,
@@ -195,7 +203,7 @@ pub struct Writer {
     /// The dedupe keys.
     dedupe: DedupeIndex,
     /// Ids of the games a dedupe lookup found (reused).
-    candidates: Vec<i64>,
+    candidates: Vec<GameId>,
 }
 
 impl std::fmt::Debug for Writer {
@@ -208,7 +216,7 @@ columns! {
     /// The `games` columns the writer fills itself; a [`GameRow`] holds the
     /// others.
     struct Assigned {
-        id: i64,
+        id: GameId,
         source_id: i64,
         source_offset: i64,
     }
@@ -522,7 +530,8 @@ impl Writer {
             self.totals.duplicates += 1;
             return Ok(());
         }
-        let id = self.next_id;
+        let id = GameId::try_from(self.next_id)
+            .map_err(|_| WriteError::TooManyGames { path: self.path.clone() })?;
         self.next_id += 1;
         let assigned = Assigned { id, source_id, source_offset: game.offset as i64 };
         self.conn
@@ -541,23 +550,20 @@ impl Writer {
                 .and_then(|mut st| st.execute(params![id, pairs]))
                 .map_err(|e| self.sqlite(e))?;
         }
-        // Game ids and plies fit the 16-byte pending row: games beyond
-        // 4 billion are not a concern, and plies beyond 65,535 are not
+        // Plies fit the 16-byte pending row: plies beyond 65,535 are not
         // indexed (rows.rs stops there).
-        let game_id = id as u32;
         for p in &game.positions {
             self.positions.push(PendingPosition {
                 hash: p.hash,
-                game_id,
+                game_id: id,
                 ply: p.ply as u16,
                 next_move: p.next_move.unwrap_or(NO_MOVE),
             });
         }
         if game.fens.len() == game.positions.len() {
             let plies = game.positions.iter().map(|p| p.ply as u16);
-            self.fens.extend(
-                plies.zip(std::mem::take(&mut game.fens)).map(|(ply, fen)| (game_id, ply, fen)),
-            );
+            self.fens
+                .extend(plies.zip(std::mem::take(&mut game.fens)).map(|(ply, fen)| (id, ply, fen)));
         }
         let positions = game.positions.len() as u64;
         self.count(|s| {
@@ -585,7 +591,7 @@ impl Writer {
     fn record_warnings(
         &mut self,
         number: u64,
-        id: Option<i64>,
+        id: Option<GameId>,
         game: &GameRow,
     ) -> Result<(), WriteError> {
         for (l, c, message) in &game.warnings {
@@ -600,7 +606,7 @@ impl Writer {
     fn record_problem(
         &mut self,
         number: Option<u64>,
-        game_id: Option<i64>,
+        game_id: Option<GameId>,
         kind: &str,
         offset: u64,
         at: Option<(usize, usize)>,
@@ -650,7 +656,7 @@ impl Writer {
     }
 
     /// The columns of stored game `id` that [`GameRow::same_game`] compares.
-    fn stored_game(&self, id: i64) -> Result<StoredGame, WriteError> {
+    fn stored_game(&self, id: GameId) -> Result<StoredGame, WriteError> {
         let mut st = self.conn.prepare_cached(&STORED_GAME).map_err(|e| self.sqlite(e))?;
         st.query_row([id], |row| StoredGame::from_row(row, 0)).map_err(|e| self.sqlite(e))
     }
@@ -843,5 +849,38 @@ mod tests {
         }
         conn.prepare(&INSERT_GAME).unwrap();
         conn.prepare(&STORED_GAME).unwrap();
+    }
+
+    /// Past the last id [`GameId`] holds, a game is an error, not a
+    /// wrapped id.
+    #[test]
+    fn a_game_beyond_the_last_id_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        db::open_for_write(&path)
+            .unwrap()
+            .execute(
+                "INSERT INTO games (id, ply_count, moves, movetext, dedupe_key) \
+                 VALUES (?1, 0, '', '', 0)",
+                [GameId::MAX],
+            )
+            .unwrap();
+        let replay = crate::replay::ReplayOptions {
+            keys: true,
+            tags: true,
+            san: true,
+            movetext: true,
+            ..Default::default()
+        };
+        let text = "1. e4 e5 *\n";
+        let chunk = crate::replay::parallel::read_chunk(text.as_bytes(), 0, replay);
+        let mut rows: Vec<GameRow> =
+            chunk.games.into_iter().map(|g| GameRow::build(g, Default::default())).collect();
+        let mut writer = Writer::open(&path, WriterOptions::default(), Box::new(drop)).unwrap();
+        writer.begin_source("t.pgn", None, false).unwrap();
+        let end = text.len() as u64;
+        let err = writer.add_chunk(&mut rows, &[], 0, 0, end).unwrap_err();
+        assert!(matches!(err, WriteError::TooManyGames { .. }), "{err}");
+        assert!(err.to_string().ends_with("game ids end at 4294967295)"), "{err}");
     }
 }
