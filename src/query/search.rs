@@ -241,8 +241,11 @@ impl Search {
         let mut params = filters.params;
         // Fetch one more than the page to know whether more follow.
         sql += " LIMIT ? OFFSET ?";
-        params.push(Value::Integer(page.limit.map_or(-1, |l| l.saturating_add(1) as i64)));
-        params.push(Value::Integer(page.offset as i64));
+        // Past SQLite's integers: no limit (-1), and an offset past every
+        // game (a negative one would count from the first).
+        let limit = page.limit.and_then(|l| i64::try_from(l.saturating_add(1)).ok());
+        params.push(Value::Integer(limit.unwrap_or(-1)));
+        params.push(Value::Integer(i64::try_from(page.offset).unwrap_or(i64::MAX)));
         let mut stats = FindStats::default();
         let mut st = conn.prepare(&sql).map_err(&e)?;
         let mut rows = st.query(params_from_iter(&params)).map_err(&e)?;
@@ -456,4 +459,35 @@ fn verify(target: &Target, game: &Game, plies: &[u32]) -> Option<u32> {
     plies.iter().copied().find(|&ply| {
         matches!(replay.advance_to(ply), Ok(true)) && target.matches(replay.position())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_past_sqlite_integers_are_empty_or_unlimited() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = crate::db::open_for_write(&dir.path().join("t.db")).unwrap();
+        conn.execute_batch(
+            "INSERT INTO games (id, ply_count, moves, movetext, dedupe_key) \
+             VALUES (1, 0, '', '', 0), (2, 0, '', '', 0)",
+        )
+        .unwrap();
+        let find = |offset, limit| {
+            let mut ids = Vec::new();
+            let page = Page { offset, limit };
+            Search::default()
+                .find(&conn, page, false, |found| {
+                    ids.push(found.game.id.get());
+                    Ok(())
+                })
+                .unwrap();
+            ids
+        };
+        assert_eq!(find(1, Some(u64::MAX)), [2]);
+        assert_eq!(find(0, Some(1 << 63)), [1, 2]);
+        assert!(find(1 << 63, None).is_empty());
+        assert!(find(u64::MAX, Some(1)).is_empty());
+    }
 }

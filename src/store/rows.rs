@@ -56,7 +56,7 @@ columns! {
         /// holds (`[["Annotator","X"],…]`); `None` when there are none.
         @skip pub tags: Option<String>,
         /// Half-moves replayed.
-        pub ply_count: u32,
+        pub ply_count: u64,
         /// The start position if not the standard one.
         pub start_fen: Option<String>,
         /// The final position (`None` when the FEN tag could not be read).
@@ -146,15 +146,18 @@ impl GameRow {
         if header.result.is_none() {
             header.result = record.outcome.map(|o| o.as_str().to_string());
         }
-        let ply_count = record.moves.len() as u32;
+        // Games have no length limit (a mapped file is read whole): the
+        // count is never cut to 32 bits.
+        let ply_count = record.moves.len() as u64;
         let mut positions = Vec::new();
         let mut fens = Vec::new();
         if options.positions && record.skipped_variant.is_none() {
             // Plies beyond 65,535 are not indexed (the index stores plies
             // in 16 bits while importing).
-            let last = ply_count.min(options.max_ply).min(u32::from(u16::MAX)) as usize;
-            for (ply, &key) in record.keys.iter().enumerate().take(last + 1) {
-                let next_move = record.moves.get(ply).map(|m| match *m {
+            let last = ply_count.min(u64::from(options.max_ply));
+            let last = u16::try_from(last).unwrap_or(u16::MAX);
+            for (ply, &key) in (0..=last).zip(&record.keys) {
+                let next_move = record.moves.get(usize::from(ply)).map(|m| match *m {
                     // UCI writes castling as king takes rook in Chess960,
                     // as e1g1 in standard chess.
                     Some(Move::Castle { king, rook }) if record.chess960 => {
@@ -163,7 +166,7 @@ impl GameRow {
                     Some(m) => Uci::from_move(m).code(),
                     None => Uci::Null.code(),
                 });
-                positions.push(PositionRow { hash: key as i64, ply: ply as u32, next_move });
+                positions.push(PositionRow { hash: key as i64, ply: u32::from(ply), next_move });
             }
             if options.fens {
                 fens = record.fens.into_iter().take(positions.len()).collect();

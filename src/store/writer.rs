@@ -218,7 +218,7 @@ columns! {
     struct Assigned {
         id: GameId,
         source_id: i64,
-        source_offset: i64,
+        source_offset: u64,
     }
 }
 
@@ -325,7 +325,7 @@ impl Writer {
         if let Some(pages) = options.max_pages {
             writer
                 .conn
-                .pragma_update(None, "max_page_count", pages as i64)
+                .pragma_update(None, "max_page_count", pages)
                 .map_err(|e| writer.sqlite(e))?;
         }
         segments::drop_orphans(&writer.conn).map_err(|e| writer.sqlite(e))?;
@@ -360,7 +360,7 @@ impl Writer {
         self.commit()?;
         let mut resume = None;
         if let Some(facts) = facts {
-            let found: Option<(i64, Option<String>, i64)> = self
+            let found: Option<(i64, Option<String>, u64)> = self
                 .conn
                 .query_row(
                     "SELECT id, finished_at, resume_offset FROM sources WHERE fingerprint = ?1 \
@@ -374,7 +374,7 @@ impl Writer {
                 Some((id, Some(_), _)) if !force => {
                     return Ok(SourceStart::AlreadyImported { source_id: id })
                 }
-                Some((id, None, offset)) => resume = Some((id, offset as u64)),
+                Some((id, None, offset)) => resume = Some((id, offset)),
                 _ => {}
             }
         }
@@ -389,7 +389,7 @@ impl Writer {
                         ),
                         params![
                             name,
-                            facts.map(|f| f.size as i64),
+                            facts.map(|f| f.size),
                             facts.and_then(|f| f.mtime),
                             facts.map(|f| f.fingerprint.as_str())
                         ],
@@ -533,7 +533,7 @@ impl Writer {
         let id = GameId::try_from(self.next_id)
             .map_err(|_| WriteError::TooManyGames { path: self.path.clone() })?;
         self.next_id += 1;
-        let assigned = Assigned { id, source_id, source_offset: game.offset as i64 };
+        let assigned = Assigned { id, source_id, source_offset: game.offset };
         self.conn
             .prepare_cached(&INSERT_GAME)
             .and_then(|mut st| {
@@ -572,7 +572,7 @@ impl Writer {
         });
         self.totals.games += 1;
         self.totals.positions += positions;
-        self.totals.plies += u64::from(game.ply_count);
+        self.totals.plies += game.ply_count;
         if let Some(error) = &game.error {
             self.count(|s| s.errors += 1);
             self.totals.errors += 1;
@@ -699,14 +699,7 @@ impl Writer {
                     "UPDATE sources SET games = games + ?2, duplicates = duplicates + ?3, \
                      errors = errors + ?4, positions = positions + ?5, resume_offset = ?6 \
                      WHERE id = ?1",
-                    params![
-                        id,
-                        games as i64,
-                        dups as i64,
-                        errors as i64,
-                        pos as i64,
-                        resume as i64
-                    ],
+                    params![id, games, dups, errors, pos, resume],
                 )
                 .map_err(|e| self.sqlite(e))?;
         }
