@@ -6,6 +6,7 @@ use std::io::Write;
 use clap::{Args, ValueEnum};
 use serde_json::Value;
 
+use pgnindex::db::GameId;
 use pgnindex::notation::fen;
 use pgnindex::query::format::json_object;
 use pgnindex::query::game::{self, Game};
@@ -40,7 +41,7 @@ mainline: PLY, the move that led there (- for the start) and the FEN,
 separated by tabs (with --format json: a \"fens\" array).")]
 pub struct ShowArgs {
     /// The game's id (as `find` lists it).
-    id: i64,
+    id: GameId,
     #[command(flatten)]
     db: DbArgs,
     /// Output format.
@@ -54,7 +55,7 @@ pub struct ShowArgs {
 /// Runs `show`: exit 1 if there is no such game.
 pub fn run(args: &ShowArgs) -> anyhow::Result<Exit> {
     let (conn, _) = args.db.open()?;
-    let game = game::load(&conn, args.id)?.ok_or(QueryError::NoSuchGame(args.id))?;
+    let game = game::load(&conn, args.id)?.ok_or(QueryError::NoSuchGame(args.id.into()))?;
     let positions = if args.fens { Some(positions(&game)?) } else { None };
     let mut out = query_args::stdout();
     match args.format {
@@ -75,7 +76,7 @@ pub fn run(args: &ShowArgs) -> anyhow::Result<Exit> {
 
 /// The move that led to each position (none for the start) and its FEN.
 fn positions(game: &Game) -> Result<Vec<(Option<String>, String)>, QueryError> {
-    let err = |source| QueryError::Replay { id: game.id, source };
+    let err = |source| QueryError::Replay { id: game.id.into(), source };
     let mut replay = Replay::new(game.start_fen.as_deref(), &game.moves).map_err(err)?;
     let mut out = vec![(None, fen::write(replay.position()))];
     while let Some(san) = replay.step().map_err(err)? {
@@ -93,7 +94,7 @@ fn to_json(game: &Game, fens: Option<Vec<String>>) -> String {
         .map(|(name, value)| Value::Array(vec![name.into(), value.into()]))
         .collect();
     let mut fields = vec![
-        ("id", Value::from(game.id)),
+        ("id", Value::from(game.id.get())),
         ("event", text(&game.header.event)),
         ("site", text(&game.header.site)),
         ("date", text(&game.header.date)),

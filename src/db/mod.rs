@@ -1,13 +1,17 @@
 //! The SQLite database: opening (read-only for queries, read-write for
 //! imports), the schema in `migrations/`, and the pragmas of each mode.
 //! SQL that belongs to one stage lives with that stage (`store::writer`,
-//! the query commands); this module owns only the file and its schema.
+//! the query commands); this module owns only the file, its schema, and
+//! the vocabulary of its rows ([`columns`], [`Header`], [`GameId`]).
 
 use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OpenFlags};
 
+pub mod columns;
+mod game_id;
 mod header;
+pub use game_id::{GameId, GameIdError};
 pub use header::Header;
 
 /// The schema, one SQL file per version, applied in order.
@@ -369,6 +373,7 @@ mod tests {
         for (key, expected) in [(42, vec![1, 3]), (-7, vec![2]), (5, vec![])] {
             index.candidates(&conn, key, &mut ids).unwrap();
             ids.sort_unstable();
+            let expected: Vec<GameId> = expected.into_iter().map(GameId::new).collect();
             assert_eq!(ids, expected, "key {key}");
         }
         // In a new database the migration's segment is empty, and dropped.

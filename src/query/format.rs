@@ -15,6 +15,8 @@
 
 use std::io::{self, Write};
 
+use crate::db::GameId;
+
 /// Rows held back to size the table's columns.
 pub const TABLE_SAMPLE: usize = 1000;
 
@@ -36,6 +38,12 @@ pub enum Cell {
 impl From<i64> for Cell {
     fn from(v: i64) -> Cell {
         Cell::Int(v)
+    }
+}
+
+impl From<GameId> for Cell {
+    fn from(id: GameId) -> Cell {
+        Cell::Int(id.into())
     }
 }
 

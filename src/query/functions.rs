@@ -17,6 +17,7 @@ use rusqlite::functions::{Context, FunctionFlags};
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
 use super::replay::position_at;
+use crate::db::GameId;
 use crate::notation::fen;
 use crate::notation::san;
 use crate::notation::uci::Uci;
@@ -64,6 +65,8 @@ pub fn register(conn: &Connection, path: &Path) -> rusqlite::Result<()> {
         let (Some(id), Some(ply)) = (ctx.get::<Option<i64>>(0)?, ctx.get::<Option<i64>>(1)?) else {
             return Ok(None);
         };
+        // No game has an id out of range.
+        let Ok(id) = GameId::try_from(id) else { return Ok(None) };
         reader.fen_at(id, ply)
     })?;
     Ok(())
@@ -76,7 +79,7 @@ struct GameReader {
 }
 
 impl GameReader {
-    fn fen_at(&self, id: i64, ply: i64) -> rusqlite::Result<Option<String>> {
+    fn fen_at(&self, id: GameId, ply: i64) -> rusqlite::Result<Option<String>> {
         let Ok(ply) = u32::try_from(ply) else { return Ok(None) };
         let mut guard = self.conn.lock().unwrap_or_else(|e| e.into_inner());
         if guard.is_none() {
@@ -128,6 +131,8 @@ mod tests {
         assert_eq!(q("SELECT fen_at(1, 4)").unwrap(), Null);
         assert_eq!(q("SELECT fen_at(9, 0)").unwrap(), Null);
         assert_eq!(q("SELECT fen_at(1, -1)").unwrap(), Null);
+        assert_eq!(q("SELECT fen_at(-1, 0)").unwrap(), Null);
+        assert_eq!(q("SELECT fen_at(4294967297, 0)").unwrap(), Null, "not game 1");
         let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
         let uci = |san: &str| q(&format!("SELECT san_to_uci('{start}', '{san}')")).unwrap();
         assert_eq!(uci("Nf3"), Text("g1f3".into()));

@@ -2,64 +2,48 @@
 //! asked, its other tag pairs from `tags`), as `show`, `export` and `find`
 //! need them.
 
-use rusqlite::{Connection, OptionalExtension, Row};
+use std::sync::LazyLock;
 
-use crate::db::Header;
+use rusqlite::{Connection, OptionalExtension};
 
 use super::error::QueryError;
+use crate::db::columns::{columns, select_list, Columns};
+use crate::db::{GameId, Header};
 
-/// The `games` columns of a [`Game`], in [`Game::from_row`] order, for a
-/// query that names the table `g`.
-pub const GAME_COLUMNS: &str = "g.id, g.event, g.site, g.date, g.round, g.white, g.black, \
-     g.result, g.white_elo, g.black_elo, g.eco, g.opening, g.time_control, g.termination, \
-     g.ply_count, g.start_fen, g.final_fen, g.moves, g.movetext, g.error";
-
-/// The number of columns in [`GAME_COLUMNS`].
-pub const GAME_COLUMN_COUNT: usize = 20;
-
-/// One stored game.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Game {
-    /// `games.id`.
-    pub id: i64,
-    /// The tag columns.
-    pub header: Header,
-    /// Half-moves of the stored mainline.
-    pub ply_count: u32,
-    /// The start position, `None` for the standard one.
-    pub start_fen: Option<String>,
-    /// The final position (`None` when the FEN tag could not be read).
-    pub final_fen: Option<String>,
-    /// The mainline in canonical SAN, space separated.
-    pub moves: String,
-    /// The movetext as written.
-    pub movetext: String,
-    /// Why the replay stopped early, if it did.
-    pub error: Option<String>,
-    /// The other tag pairs, in stored order (empty unless loaded).
-    pub tags: Vec<(String, String)>,
+columns! {
+    /// One stored game. Each field but `tags` is the `games` column of its
+    /// name ([`GAME_COLUMNS`]).
+    #[derive(Debug, Clone, Default, PartialEq, Eq)]
+    pub struct Game {
+        /// `games.id`.
+        pub id: GameId,
+        /// The tag columns.
+        @flatten pub header: Header,
+        /// Half-moves of the stored mainline.
+        pub ply_count: u32,
+        /// The start position, `None` for the standard one.
+        pub start_fen: Option<String>,
+        /// The final position (`None` when the FEN tag could not be read).
+        pub final_fen: Option<String>,
+        /// The mainline in canonical SAN, space separated.
+        pub moves: String,
+        /// The movetext as written.
+        pub movetext: String,
+        /// Why the replay stopped early, if it did.
+        pub error: Option<String>,
+        /// The other tag pairs, in stored order (empty unless loaded).
+        @skip pub tags: Vec<(String, String)>,
+    }
 }
 
-impl Game {
-    /// Reads a row whose columns `offset..` are [`GAME_COLUMNS`].
-    ///
-    /// # Errors
-    /// SQLite's error for a column of an unexpected type.
-    pub fn from_row(row: &Row<'_>, offset: usize) -> rusqlite::Result<Game> {
-        let c = |i: usize| offset + i;
-        Ok(Game {
-            id: row.get(c(0))?,
-            header: Header::from_row(row, c(1))?,
-            ply_count: row.get(c(14))?,
-            start_fen: row.get(c(15))?,
-            final_fen: row.get(c(16))?,
-            moves: row.get(c(17))?,
-            movetext: row.get(c(18))?,
-            error: row.get(c(19))?,
-            tags: Vec::new(),
-        })
-    }
+/// The `games` columns of a [`Game`], in [`Columns::from_row`] order, for
+/// a query that names the table `g`.
+pub static GAME_COLUMNS: LazyLock<String> = LazyLock::new(|| select_list::<Game>("g"));
 
+/// The number of columns in [`GAME_COLUMNS`].
+pub const GAME_COLUMN_COUNT: usize = Game::NAMES.len();
+
+impl Game {
     /// Loads the game's other tag pairs into `tags`.
     ///
     /// # Errors
@@ -108,8 +92,8 @@ impl Game {
 ///
 /// # Errors
 /// [`QueryError::Sqlite`].
-pub fn load(conn: &Connection, id: i64) -> Result<Option<Game>, QueryError> {
-    let sql = format!("SELECT {GAME_COLUMNS} FROM games AS g WHERE g.id = ?1");
+pub fn load(conn: &Connection, id: GameId) -> Result<Option<Game>, QueryError> {
+    let sql = format!("SELECT {} FROM games AS g WHERE g.id = ?1", *GAME_COLUMNS);
     let game = conn
         .query_row(&sql, [id], |r| Game::from_row(r, 0))
         .optional()

@@ -21,6 +21,8 @@ use super::filter::Filters;
 use super::game::{Game, GAME_COLUMNS};
 use super::replay::Replay;
 use super::target::Target;
+use crate::db::columns::Columns;
+use crate::db::GameId;
 
 /// What to look for.
 #[derive(Debug, Clone, Default)]
@@ -135,12 +137,12 @@ impl Search {
         let mut hits = conn.prepare(&sql).map_err(&e)?;
         let mut rows = hits.query(params_from_iter(&params)).map_err(&e)?;
         let mut game_sql = conn
-            .prepare(&format!("SELECT {GAME_COLUMNS} FROM games AS g WHERE g.id = ?1"))
+            .prepare(&format!("SELECT {} FROM games AS g WHERE g.id = ?1", *GAME_COLUMNS))
             .map_err(&e)?;
         let mut skip = page.offset;
         // The rows of one game are consecutive: gather its plies, then
         // verify.
-        let mut next: Option<(i64, u32)> = None;
+        let mut next: Option<(GameId, u32)> = None;
         loop {
             let (id, first) = match next.take() {
                 Some(hit) => hit,
@@ -151,7 +153,7 @@ impl Search {
             };
             let mut plies = vec![first];
             while let Some(r) = rows.next().map_err(&e)? {
-                let hit: (i64, u32) = (r.get(0).map_err(&e)?, r.get(1).map_err(&e)?);
+                let hit: (GameId, u32) = (r.get(0).map_err(&e)?, r.get(1).map_err(&e)?);
                 if hit.0 != id {
                     next = Some(hit);
                     break;
@@ -196,13 +198,18 @@ impl Search {
     ) -> Result<FindStats, QueryError> {
         let e = QueryError::sqlite(conn);
         let filters = self.filters.to_sql();
-        let mut sql =
-            format!("SELECT {GAME_COLUMNS} FROM games AS g WHERE 1{} ORDER BY g.id", filters.sql);
+        let mut sql = format!(
+            "SELECT {} FROM games AS g WHERE 1{} ORDER BY g.id",
+            *GAME_COLUMNS, filters.sql
+        );
         let mut params = filters.params;
         // Fetch one more than the page to know whether more follow.
         sql += " LIMIT ? OFFSET ?";
-        params.push(Value::Integer(page.limit.map_or(-1, |l| l.saturating_add(1) as i64)));
-        params.push(Value::Integer(page.offset as i64));
+        // Past SQLite's integers: no limit (-1), and an offset past every
+        // game (a negative one would count from the first).
+        let limit = page.limit.and_then(|l| i64::try_from(l.saturating_add(1)).ok());
+        params.push(Value::Integer(limit.unwrap_or(-1)));
+        params.push(Value::Integer(i64::try_from(page.offset).unwrap_or(i64::MAX)));
         let mut stats = FindStats::default();
         let mut st = conn.prepare(&sql).map_err(&e)?;
         let mut rows = st.query(params_from_iter(&params)).map_err(&e)?;
@@ -250,7 +257,7 @@ impl Search {
         let mut st = conn
             .prepare("SELECT game_id, ply, next_move FROM positions WHERE hash = ?1")
             .map_err(&e)?;
-        let mut hits: Vec<(i64, u32, Option<u16>)> = st
+        let mut hits: Vec<(GameId, u32, Option<u16>)> = st
             .query_map([target.key], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
             .and_then(|rows| rows.collect())
             .map_err(&e)?;
@@ -274,17 +281,18 @@ impl Search {
             // The id of the summary row under the cursor.
             let mut at = i64::MIN;
             while let Some((game_id, next_move)) = pending {
-                if at != i64::MIN && at < game_id && game_id - at > SEEK_GAP {
+                let id = i64::from(game_id);
+                if at != i64::MIN && at < id && id - at > SEEK_GAP {
                     continue 'seek;
                 }
-                while at < game_id {
+                while at < id {
                     match rows.next().map_err(&e)? {
                         Some(r) => at = r.get(0).map_err(&e)?,
                         None => at = i64::MAX,
                     }
                 }
                 // A game missing from the summary is skipped.
-                if let Some(r) = rows.get().filter(|_| at == game_id) {
+                if let Some(r) = rows.get().filter(|_| at == id) {
                     each(&summary_hit(game_id, next_move, r).map_err(&e)?);
                 }
                 pending = hits.next();
@@ -310,7 +318,7 @@ impl Search {
         let mut params = vec![Value::Integer(target.key)];
         params.extend(filters.params);
         type Row =
-            (i64, u32, Option<u16>, Option<String>, Option<i64>, Option<i64>, Option<String>);
+            (GameId, u32, Option<u16>, Option<String>, Option<i64>, Option<i64>, Option<String>);
         let mut st = conn.prepare(&sql).map_err(QueryError::sqlite(conn))?;
         let mut rows: Vec<Row> = st
             .query_map(params_from_iter(&params), |r| {
@@ -337,7 +345,7 @@ impl Search {
 /// A hit completed by a summary row (`id, result, white_elo, black_elo,
 /// date`).
 fn summary_hit<'r>(
-    game_id: i64,
+    game_id: GameId,
     next_move: Option<u16>,
     r: &'r rusqlite::Row<'_>,
 ) -> rusqlite::Result<Hit<'r>> {
@@ -394,7 +402,7 @@ impl Outcome {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hit<'a> {
     /// The game.
-    pub game_id: i64,
+    pub game_id: GameId,
     /// The move played from the first occurrence (compact code), `None`
     /// when the game ends there.
     pub next_move: Option<u16>,
@@ -415,4 +423,35 @@ fn verify(target: &Target, game: &Game, plies: &[u32]) -> Option<u32> {
     plies.iter().copied().find(|&ply| {
         matches!(replay.advance_to(ply), Ok(true)) && target.matches(replay.position())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_past_sqlite_integers_are_empty_or_unlimited() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = crate::db::open_for_write(&dir.path().join("t.db")).unwrap();
+        conn.execute_batch(
+            "INSERT INTO games (id, ply_count, moves, movetext, dedupe_key) \
+             VALUES (1, 0, '', '', 0), (2, 0, '', '', 0)",
+        )
+        .unwrap();
+        let find = |offset, limit| {
+            let mut ids = Vec::new();
+            let page = Page { offset, limit };
+            Search::default()
+                .find(&conn, page, false, |found| {
+                    ids.push(found.game.id.get());
+                    Ok(())
+                })
+                .unwrap();
+            ids
+        };
+        assert_eq!(find(1, Some(u64::MAX)), [2]);
+        assert_eq!(find(0, Some(1 << 63)), [1, 2]);
+        assert!(find(1 << 63, None).is_empty());
+        assert!(find(u64::MAX, Some(1)).is_empty());
+    }
 }

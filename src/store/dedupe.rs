@@ -24,6 +24,7 @@ use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBe
 
 use super::bloom::{Bloom, BITS_PER_KEY};
 use super::segments::{copy_merged, drop_unregistered, insert_rows};
+use crate::db::GameId;
 
 /// Segments of one level merged together. Lookups search every segment, so
 /// fewer than the position index's: the rows are small and a merge cheap.
@@ -48,9 +49,9 @@ pub struct DedupeIndex {
     /// Keys stored in the segments.
     stored: u64,
     /// The current batch's keys: the first game with each key...
-    pending: HashMap<i64, i64>,
+    pending: HashMap<i64, GameId>,
     /// ... and any further game of the batch with a key already pending.
-    pending_more: Vec<(i64, i64)>,
+    pending_more: Vec<(i64, GameId)>,
     /// Every key stored or pending, once built.
     filter: Option<Bloom>,
     /// Whether a batch was committed since open.
@@ -112,7 +113,7 @@ impl DedupeIndex {
         &mut self,
         conn: &Connection,
         key: i64,
-        out: &mut Vec<i64>,
+        out: &mut Vec<GameId>,
     ) -> rusqlite::Result<()> {
         out.clear();
         if self.filter.is_none() && self.committed {
@@ -129,7 +130,7 @@ impl DedupeIndex {
         }
         for (_, lookup) in &self.segments {
             let mut st = conn.prepare_cached(lookup)?;
-            let ids = st.query_map([key], |r| r.get::<_, i64>(0))?;
+            let ids = st.query_map([key], |r| r.get::<_, GameId>(0))?;
             for id in ids {
                 out.push(id?);
             }
@@ -138,7 +139,7 @@ impl DedupeIndex {
     }
 
     /// Adds the key of a game stored in the current batch.
-    pub fn insert(&mut self, key: i64, game_id: i64) {
+    pub fn insert(&mut self, key: i64, game_id: GameId) {
         if let Some(filter) = &mut self.filter {
             filter.insert(key as u64);
         }
@@ -179,7 +180,7 @@ impl DedupeIndex {
         if self.pending.is_empty() {
             return Ok(());
         }
-        let mut rows: Vec<(i64, i64)> = self.pending.iter().map(|(&k, &id)| (k, id)).collect();
+        let mut rows: Vec<(i64, GameId)> = self.pending.iter().map(|(&k, &id)| (k, id)).collect();
         rows.extend_from_slice(&self.pending_more);
         rows.sort_unstable();
         let (id, name) = new_segment(conn)?;
@@ -301,7 +302,12 @@ mod tests {
         (i * 7919) % 301 - 150
     }
 
-    fn sorted(mut v: Vec<i64>) -> Vec<i64> {
+    fn id(i: i64) -> GameId {
+        GameId::try_from(i).unwrap()
+    }
+
+    fn sorted(v: Vec<GameId>) -> Vec<i64> {
+        let mut v: Vec<i64> = v.into_iter().map(i64::from).collect();
         v.sort_unstable();
         v
     }
@@ -324,7 +330,7 @@ mod tests {
                 // key, from segments and from the batch.
                 index.candidates(&conn, key(next), &mut out).unwrap();
                 assert_eq!(sorted(out.clone()), expect(next, key(next)), "game {next}");
-                index.insert(key(next), next);
+                index.insert(key(next), id(next));
                 next += 1;
             }
             index.write_batch(&conn).unwrap();
@@ -343,7 +349,7 @@ mod tests {
 
         // A batch rolled back leaves nothing behind.
         conn.execute_batch("BEGIN IMMEDIATE").unwrap();
-        index.insert(key(next), next);
+        index.insert(key(next), id(next));
         index.write_batch(&conn).unwrap();
         conn.execute_batch("ROLLBACK").unwrap();
         index.discard();
@@ -376,7 +382,7 @@ mod tests {
         let spread = |i: i64| (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) as i64;
         let mut out = Vec::new();
         conn.execute_batch("BEGIN IMMEDIATE").unwrap();
-        index.insert(spread(0), 1);
+        index.insert(spread(0), id(1));
         index.write_batch(&conn).unwrap();
         conn.execute_batch("COMMIT").unwrap();
         index.committed(&conn).unwrap();
@@ -385,7 +391,7 @@ mod tests {
         let n = (first_bits / BITS_PER_KEY) as i64 + 10;
         conn.execute_batch("BEGIN IMMEDIATE").unwrap();
         for i in 1..=n {
-            index.insert(spread(i), i + 1);
+            index.insert(spread(i), id(i + 1));
         }
         index.write_batch(&conn).unwrap();
         conn.execute_batch("COMMIT").unwrap();
@@ -393,7 +399,7 @@ mod tests {
         assert!(index.filter.as_ref().unwrap().bits() > first_bits, "the filter doubled");
         for i in (0..=n).step_by(997) {
             index.candidates(&conn, spread(i), &mut out).unwrap();
-            assert_eq!(out, [i + 1]);
+            assert_eq!(out, [id(i + 1)]);
         }
     }
 }

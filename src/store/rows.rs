@@ -6,6 +6,7 @@
 use xxhash_rust::xxh3::Xxh3;
 
 use crate::chess::Move;
+use crate::db::columns::columns;
 pub use crate::db::Header;
 use crate::notation::fen;
 use crate::notation::uci::Uci;
@@ -39,44 +40,49 @@ pub struct PositionRow {
     pub next_move: Option<u16>,
 }
 
-/// Everything the writer stores of one game.
-#[derive(Debug, Clone)]
-pub struct GameRow {
-    /// Byte offset of the game in its input (block offset added by the
-    /// pipeline).
-    pub offset: u64,
-    /// The `games` columns taken from tags.
-    pub header: Header,
-    /// The other tag pairs, in order, as the JSON text `game_tags.pairs`
-    /// holds (`[["Annotator","X"],…]`); `None` when there are none.
-    pub tags: Option<String>,
-    /// Half-moves replayed.
-    pub ply_count: u32,
-    /// The start position if not the standard one.
-    pub start_fen: Option<String>,
-    /// The final position (`None` when the FEN tag could not be read).
-    pub final_fen: Option<String>,
-    /// Mainline in canonical SAN.
-    pub moves: String,
-    /// Movetext as written.
-    pub movetext: String,
-    /// Why the replay stopped early.
-    pub error: Option<String>,
-    /// Byte offset of the text the error is about.
-    pub error_offset: Option<u64>,
-    /// The variant, for games not stored because they are not chess.
-    pub skipped_variant: Option<String>,
-    /// The indexed positions.
-    pub positions: Vec<PositionRow>,
-    /// FENs of the indexed positions (same order), with `--with-fens`.
-    pub fens: Vec<String>,
-    /// Hash of the identifying tags and the mainline.
-    pub dedupe_key: i64,
-    /// Line (within the chunk) and column of the error (of the game's
-    /// start for a skipped variant).
-    pub error_at: Option<(usize, usize)>,
-    /// Warnings: line (within the chunk), column, message.
-    pub warnings: Vec<(usize, usize, String)>,
+columns! {
+    /// Everything the writer stores of one game. The fields not marked
+    /// `@skip` are the `games` columns of their names; [`super::writer`]
+    /// fills the others: the id, the source, and `offset` as
+    /// `source_offset`.
+    #[derive(Debug, Clone)]
+    pub struct GameRow {
+        /// Byte offset of the game in its input (block offset added by the
+        /// pipeline).
+        @skip pub offset: u64,
+        /// The `games` columns taken from tags.
+        @flatten pub header: Header,
+        /// The other tag pairs, in order, as the JSON text `game_tags.pairs`
+        /// holds (`[["Annotator","X"],…]`); `None` when there are none.
+        @skip pub tags: Option<String>,
+        /// Half-moves replayed.
+        pub ply_count: u64,
+        /// The start position if not the standard one.
+        pub start_fen: Option<String>,
+        /// The final position (`None` when the FEN tag could not be read).
+        pub final_fen: Option<String>,
+        /// Mainline in canonical SAN.
+        pub moves: String,
+        /// Movetext as written.
+        pub movetext: String,
+        /// Why the replay stopped early.
+        pub error: Option<String>,
+        /// Byte offset of the text the error is about.
+        @skip pub error_offset: Option<u64>,
+        /// The variant, for games not stored because they are not chess.
+        @skip pub skipped_variant: Option<String>,
+        /// The indexed positions.
+        @skip pub positions: Vec<PositionRow>,
+        /// FENs of the indexed positions (same order), with `--with-fens`.
+        @skip pub fens: Vec<String>,
+        /// Hash of the identifying tags and the mainline.
+        pub dedupe_key: i64,
+        /// Line (within the chunk) and column of the error (of the game's
+        /// start for a skipped variant).
+        @skip pub error_at: Option<(usize, usize)>,
+        /// Warnings: line (within the chunk), column, message.
+        @skip pub warnings: Vec<(usize, usize, String)>,
+    }
 }
 
 /// Parses an Elo tag: a positive integer, else `None`.
@@ -140,15 +146,18 @@ impl GameRow {
         if header.result.is_none() {
             header.result = record.outcome.map(|o| o.as_str().to_string());
         }
-        let ply_count = record.moves.len() as u32;
+        // Games have no length limit (a mapped file is read whole): the
+        // count is never cut to 32 bits.
+        let ply_count = record.moves.len() as u64;
         let mut positions = Vec::new();
         let mut fens = Vec::new();
         if options.positions && record.skipped_variant.is_none() {
             // Plies beyond 65,535 are not indexed (the index stores plies
             // in 16 bits while importing).
-            let last = ply_count.min(options.max_ply).min(u32::from(u16::MAX)) as usize;
-            for (ply, &key) in record.keys.iter().enumerate().take(last + 1) {
-                let next_move = record.moves.get(ply).map(|m| match *m {
+            let last = ply_count.min(u64::from(options.max_ply));
+            let last = u16::try_from(last).unwrap_or(u16::MAX);
+            for (ply, &key) in (0..=last).zip(&record.keys) {
+                let next_move = record.moves.get(usize::from(ply)).map(|m| match *m {
                     // UCI writes castling as king takes rook in Chess960,
                     // as e1g1 in standard chess.
                     Some(Move::Castle { king, rook }) if record.chess960 => {
@@ -157,7 +166,7 @@ impl GameRow {
                     Some(m) => Uci::from_move(m).code(),
                     None => Uci::Null.code(),
                 });
-                positions.push(PositionRow { hash: key as i64, ply: ply as u32, next_move });
+                positions.push(PositionRow { hash: key as i64, ply: u32::from(ply), next_move });
             }
             if options.fens {
                 fens = record.fens.into_iter().take(positions.len()).collect();
@@ -190,41 +199,33 @@ impl GameRow {
     /// players, date, event, round, result (compared after
     /// [`normalise`]), start position and mainline.
     pub fn same_game(&self, other: &StoredGame) -> bool {
-        let h = &self.header;
+        let (h, o) = (&self.header, &other.header);
         let same = |a: &Option<String>, b: &Option<String>| {
             normalise(a.as_deref().unwrap_or("")) == normalise(b.as_deref().unwrap_or(""))
         };
-        same(&h.white, &other.white)
-            && same(&h.black, &other.black)
-            && same(&h.date, &other.date)
-            && same(&h.event, &other.event)
-            && same(&h.round, &other.round)
-            && same(&h.result, &other.result)
+        same(&h.white, &o.white)
+            && same(&h.black, &o.black)
+            && same(&h.date, &o.date)
+            && same(&h.event, &o.event)
+            && same(&h.round, &o.round)
+            && same(&h.result, &o.result)
             && self.start_fen == other.start_fen
             && self.moves == other.moves
     }
 }
 
-/// The identifying columns of a stored game, read back to confirm a
-/// dedupe-key match.
-#[derive(Debug, Clone, Default)]
-pub struct StoredGame {
-    /// `white`.
-    pub white: Option<String>,
-    /// `black`.
-    pub black: Option<String>,
-    /// `date`.
-    pub date: Option<String>,
-    /// `event`.
-    pub event: Option<String>,
-    /// `round`.
-    pub round: Option<String>,
-    /// `result`.
-    pub result: Option<String>,
-    /// `start_fen`.
-    pub start_fen: Option<String>,
-    /// `moves`.
-    pub moves: String,
+columns! {
+    /// The columns of a stored game that [`GameRow::same_game`] compares,
+    /// read back to confirm a dedupe-key match.
+    #[derive(Debug, Clone, Default)]
+    pub struct StoredGame {
+        /// The tag columns.
+        @flatten pub header: Header,
+        /// `start_fen`.
+        pub start_fen: Option<String>,
+        /// `moves`.
+        pub moves: String,
+    }
 }
 
 /// A tag value as dedupe compares it: trimmed, inner runs of white space
@@ -428,8 +429,11 @@ mod tests {
         assert_eq!(a[0].dedupe_key, b[0].dedupe_key);
         assert_ne!(a[0].dedupe_key, c[0].dedupe_key);
         let stored = StoredGame {
-            white: Some("CARLSEN, M".into()),
-            result: Some("*".into()),
+            header: Header {
+                white: Some("CARLSEN, M".into()),
+                result: Some("*".into()),
+                ..Header::default()
+            },
             moves: "e4 e5".into(),
             ..StoredGame::default()
         };

@@ -14,6 +14,8 @@
 
 use rusqlite::{params, Connection, Transaction, TransactionBehavior};
 
+use crate::db::GameId;
+
 /// Segments of one level merged together.
 pub const FANOUT: usize = 16;
 /// Rows copied per transaction while merging.
@@ -28,7 +30,7 @@ pub struct PendingPosition {
     /// Polyglot key as SQLite's signed integer.
     pub hash: i64,
     /// The game.
-    pub game_id: u32,
+    pub game_id: GameId,
     /// Half-moves before the position.
     pub ply: u16,
     /// [`crate::notation::uci::Uci::code`] of the next move, [`NO_MOVE`]
@@ -40,7 +42,7 @@ pub struct PendingPosition {
 pub const NO_MOVE: u16 = u16::MAX;
 
 /// The FENs of a batch, in (game, ply) order, for `--with-fens`.
-pub type Fens = Vec<(u32, u16, String)>;
+pub type Fens = Vec<(GameId, u16, String)>;
 
 /// A segment table. `ply_move` packs the ply and the next move into one
 /// integer ([`pack_ply_move`]): one column less in every row (a
@@ -345,7 +347,7 @@ pub(super) fn copy_merged(
 mod tests {
     use super::*;
 
-    fn rows(seed: u64, n: usize, game: u32) -> Vec<PendingPosition> {
+    fn rows(seed: u64, n: usize, game: GameId) -> Vec<PendingPosition> {
         let mut x = seed | 1;
         (0..n)
             .map(|i| {
@@ -394,7 +396,7 @@ mod tests {
         assert!(view(&conn).is_empty(), "the view of an empty index");
         let mut expected = Vec::new();
         for game in 1..=(FANOUT as u32 * FANOUT as u32 + 3) {
-            let mut batch = rows(u64::from(game), 40, game);
+            let mut batch = rows(u64::from(game), 40, GameId::new(game));
             let fens: Fens = if game % 5 == 0 {
                 batch.iter().map(|p| (p.game_id, p.ply, format!("fen {game} {}", p.ply))).collect()
             } else {

@@ -20,6 +20,7 @@
 use std::fs::File;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
 use std::time::Instant;
 
 use rusqlite::types::{ToSql, ToSqlOutput};
@@ -30,7 +31,8 @@ use super::dedupe::DedupeIndex;
 use super::flush::Flusher;
 use super::rows::{GameRow, Header, StoredGame};
 use super::segments::{self, Fens, PendingPosition, NO_MOVE};
-use crate::db::{self, DbError, Sharing};
+use crate::db::columns::{columns, placeholders, select_list, Binder, Columns};
+use crate::db::{self, DbError, GameId, Sharing};
 use crate::pgn::source::FileFacts;
 
 /// How the writer stores games.
@@ -91,6 +93,12 @@ pub enum WriteError {
         path: PathBuf,
         /// The system's error.
         source: std::io::Error,
+    },
+    /// The database holds as many games as [`GameId`]s can number.
+    #[error("{}: holds the most games a database can (game ids end at {})", path.display(), GameId::MAX)]
+    TooManyGames {
+        /// The database.
+        path: PathBuf,
     },
     /// An SQLite statement failed (disk full, read-only file, …).
     // SQLite's message is part of this one (not a `source`): printed once.
@@ -208,6 +216,8 @@ pub struct Writer {
     /// exclusive import.
     lock: File,
     options: WriterOptions,
+    /// The id of the next game stored (checked against [`GameId`]'s range
+    /// when one is).
     next_id: i64,
     in_transaction: bool,
     positions: Vec<PendingPosition>,
@@ -224,7 +234,7 @@ pub struct Writer {
     /// The dedupe keys.
     dedupe: DedupeIndex,
     /// Ids of the games a dedupe lookup found (reused).
-    candidates: Vec<i64>,
+    candidates: Vec<GameId>,
 }
 
 impl std::fmt::Debug for Writer {
@@ -233,12 +243,26 @@ impl std::fmt::Debug for Writer {
     }
 }
 
-const INSERT_GAME: &str =
-    "INSERT OR ROLLBACK INTO games (id, event, site, date, round, white, black, result, \
-    white_elo, black_elo, eco, opening, time_control, termination, ply_count, start_fen, \
-    final_fen, moves, movetext, source_id, source_offset, error, dedupe_key) VALUES \
-    (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, \
-    ?21, ?22, ?23)";
+columns! {
+    /// The `games` columns the writer fills itself; a [`GameRow`] holds the
+    /// others.
+    struct Assigned {
+        id: GameId,
+        source_id: i64,
+        source_offset: u64,
+    }
+}
+
+/// Inserts a game: the [`Assigned`] columns, then the [`GameRow`]'s.
+static INSERT_GAME: LazyLock<String> = LazyLock::new(|| {
+    let names: Vec<&str> = Assigned::NAMES.iter().chain(GameRow::NAMES).copied().collect();
+    format!(
+        "INSERT OR ROLLBACK INTO games ({}) VALUES ({})",
+        names.join(", "),
+        placeholders(names.len())
+    )
+});
+
 // Every INSERT of the import says OR ROLLBACK: a failing statement
 // (disk full, say) ends the whole transaction anyway, and a statement that
 // can only roll back the transaction needs no statement journal — with
@@ -249,8 +273,10 @@ const INSERT_TAGS: &str = "INSERT OR ROLLBACK INTO game_tags (game_id, pairs) VA
 const INSERT_ERROR: &str =
     "INSERT OR ROLLBACK INTO import_errors (source_id, game_number, game_id, kind, \
     byte_offset, line, \"column\", message) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
-const STORED_GAME: &str = "SELECT white, black, date, event, round, result, start_fen, moves \
-    FROM games WHERE id = ?1";
+
+/// Reads a [`StoredGame`] by id.
+static STORED_GAME: LazyLock<String> =
+    LazyLock::new(|| format!("SELECT {} FROM games WHERE id = ?1", select_list::<StoredGame>("")));
 
 /// The current UTC time as ISO 8601 text, by SQLite.
 const NOW: &str = "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')";
@@ -330,7 +356,7 @@ impl Writer {
         if let Some(pages) = options.max_pages {
             writer
                 .conn
-                .pragma_update(None, "max_page_count", pages as i64)
+                .pragma_update(None, "max_page_count", pages)
                 .map_err(|e| writer.sqlite(e))?;
         }
         segments::drop_orphans(&writer.conn).map_err(|e| writer.sqlite(e))?;
@@ -365,7 +391,7 @@ impl Writer {
         self.commit()?;
         let mut resume = None;
         if let Some(facts) = facts {
-            let found: Option<(i64, Option<String>, i64)> = self
+            let found: Option<(i64, Option<String>, u64)> = self
                 .conn
                 .query_row(
                     "SELECT id, finished_at, resume_offset FROM sources WHERE fingerprint = ?1 \
@@ -379,7 +405,7 @@ impl Writer {
                 Some((id, Some(_), _)) if !force => {
                     return Ok(SourceStart::AlreadyImported { source_id: id })
                 }
-                Some((id, None, offset)) => resume = Some((id, offset as u64)),
+                Some((id, None, offset)) => resume = Some((id, offset)),
                 _ => {}
             }
         }
@@ -394,7 +420,7 @@ impl Writer {
                         ),
                         params![
                             name,
-                            facts.map(|f| f.size as i64),
+                            facts.map(|f| f.size),
                             facts.and_then(|f| f.mtime),
                             facts.map(|f| f.fingerprint.as_str())
                         ],
@@ -542,37 +568,17 @@ impl Writer {
             self.totals.duplicates += 1;
             return Ok(());
         }
-        let id = self.next_id;
+        let id = GameId::try_from(self.next_id)
+            .map_err(|_| WriteError::TooManyGames { path: self.path.clone() })?;
         self.next_id += 1;
-        let h = &game.header;
+        let assigned = Assigned { id, source_id, source_offset: game.offset };
         self.conn
-            .prepare_cached(INSERT_GAME)
+            .prepare_cached(&INSERT_GAME)
             .and_then(|mut st| {
-                st.execute(params![
-                    id,
-                    h.event,
-                    h.site,
-                    h.date,
-                    h.round,
-                    h.white,
-                    h.black,
-                    h.result,
-                    h.white_elo,
-                    h.black_elo,
-                    h.eco,
-                    h.opening,
-                    h.time_control,
-                    h.termination,
-                    game.ply_count,
-                    game.start_fen,
-                    game.final_fen,
-                    game.moves,
-                    game.movetext,
-                    source_id,
-                    game.offset as i64,
-                    game.error,
-                    game.dedupe_key,
-                ])
+                let mut binder = Binder::new(&mut st);
+                assigned.bind(&mut binder)?;
+                game.bind(&mut binder)?;
+                st.raw_execute()
             })
             .map_err(|e| self.sqlite(e))?;
         self.dedupe.insert(game.dedupe_key, id);
@@ -582,23 +588,20 @@ impl Writer {
                 .and_then(|mut st| st.execute(params![id, pairs]))
                 .map_err(|e| self.sqlite(e))?;
         }
-        // Game ids and plies fit the 16-byte pending row: games beyond
-        // 4 billion are not a concern, and plies beyond 65,535 are not
+        // Plies fit the 16-byte pending row: plies beyond 65,535 are not
         // indexed (rows.rs stops there).
-        let game_id = id as u32;
         for p in &game.positions {
             self.positions.push(PendingPosition {
                 hash: p.hash,
-                game_id,
+                game_id: id,
                 ply: p.ply as u16,
                 next_move: p.next_move.unwrap_or(NO_MOVE),
             });
         }
         if game.fens.len() == game.positions.len() {
             let plies = game.positions.iter().map(|p| p.ply as u16);
-            self.fens.extend(
-                plies.zip(std::mem::take(&mut game.fens)).map(|(ply, fen)| (game_id, ply, fen)),
-            );
+            self.fens
+                .extend(plies.zip(std::mem::take(&mut game.fens)).map(|(ply, fen)| (id, ply, fen)));
         }
         let positions = game.positions.len() as u64;
         self.count(|s| {
@@ -607,7 +610,7 @@ impl Writer {
         });
         self.totals.games += 1;
         self.totals.positions += positions;
-        self.totals.plies += u64::from(game.ply_count);
+        self.totals.plies += game.ply_count;
         if let Some(error) = &game.error {
             self.count(|s| s.errors += 1);
             self.totals.errors += 1;
@@ -633,7 +636,7 @@ impl Writer {
     fn record_warnings(
         &mut self,
         number: u64,
-        id: Option<i64>,
+        id: Option<GameId>,
         game: &GameRow,
     ) -> Result<(), WriteError> {
         for (l, c, message) in &game.warnings {
@@ -648,7 +651,7 @@ impl Writer {
     fn record_problem(
         &mut self,
         number: Option<u64>,
-        game_id: Option<i64>,
+        game_id: Option<GameId>,
         kind: ProblemKind,
         offset: u64,
         at: Option<(usize, usize)>,
@@ -697,22 +700,10 @@ impl Writer {
         result
     }
 
-    /// The identifying columns of stored game `id`.
-    fn stored_game(&self, id: i64) -> Result<StoredGame, WriteError> {
-        let mut st = self.conn.prepare_cached(STORED_GAME).map_err(|e| self.sqlite(e))?;
-        st.query_row([id], |row| {
-            Ok(StoredGame {
-                white: row.get(0)?,
-                black: row.get(1)?,
-                date: row.get(2)?,
-                event: row.get(3)?,
-                round: row.get(4)?,
-                result: row.get(5)?,
-                start_fen: row.get(6)?,
-                moves: row.get(7)?,
-            })
-        })
-        .map_err(|e| self.sqlite(e))
+    /// The columns of stored game `id` that [`GameRow::same_game`] compares.
+    fn stored_game(&self, id: GameId) -> Result<StoredGame, WriteError> {
+        let mut st = self.conn.prepare_cached(&STORED_GAME).map_err(|e| self.sqlite(e))?;
+        st.query_row([id], |row| StoredGame::from_row(row, 0)).map_err(|e| self.sqlite(e))
     }
 
     /// Inserts the batch's positions in key order, updates the source's
@@ -753,14 +744,7 @@ impl Writer {
                     "UPDATE sources SET games = games + ?2, duplicates = duplicates + ?3, \
                      errors = errors + ?4, positions = positions + ?5, resume_offset = ?6 \
                      WHERE id = ?1",
-                    params![
-                        id,
-                        games as i64,
-                        dups as i64,
-                        errors as i64,
-                        pos as i64,
-                        resume as i64
-                    ],
+                    params![id, games, dups, errors, pos, resume],
                 )
                 .map_err(|e| self.sqlite(e))?;
         }
@@ -874,7 +858,8 @@ impl Writer {
 
 #[cfg(test)]
 mod tests {
-    use super::ProblemKind;
+    use super::*;
+    use crate::query::game::Game;
 
     #[test]
     fn problem_kinds_are_stored_as_the_schema_documents() {
@@ -884,5 +869,66 @@ mod tests {
         let stored: String =
             conn.query_row("SELECT ?1", [ProblemKind::Skipped], |r| r.get(0)).unwrap();
         assert_eq!(stored, "skipped");
+    }
+
+    /// Every column of `games` in a new database is written by the insert
+    /// (once), and the columns read back exist: a migration that adds a
+    /// column must add it to a row struct too.
+    #[test]
+    fn every_games_column_is_inserted_once_and_every_column_read_exists() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = db::open_for_write(&dir.path().join("t.db")).unwrap();
+        let mut schema: Vec<String> = conn
+            .prepare("SELECT name FROM pragma_table_info('games')")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        schema.sort();
+        let mut inserted: Vec<&str> =
+            Assigned::NAMES.iter().chain(GameRow::NAMES).copied().collect();
+        inserted.sort_unstable();
+        assert_eq!(inserted, schema);
+        for names in [Header::NAMES, StoredGame::NAMES, Game::NAMES] {
+            for name in names {
+                assert!(schema.iter().any(|c| c == name), "{name} is no column of games");
+            }
+        }
+        conn.prepare(&INSERT_GAME).unwrap();
+        conn.prepare(&STORED_GAME).unwrap();
+    }
+
+    /// Past the last id [`GameId`] holds, a game is an error, not a
+    /// wrapped id.
+    #[test]
+    fn a_game_beyond_the_last_id_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        db::open_for_write(&path)
+            .unwrap()
+            .execute(
+                "INSERT INTO games (id, ply_count, moves, movetext, dedupe_key) \
+                 VALUES (?1, 0, '', '', 0)",
+                [GameId::MAX],
+            )
+            .unwrap();
+        let replay = crate::replay::ReplayOptions {
+            keys: true,
+            tags: true,
+            san: true,
+            movetext: true,
+            ..Default::default()
+        };
+        let text = "1. e4 e5 *\n";
+        let chunk = crate::replay::parallel::read_chunk(text.as_bytes(), 0, replay);
+        let mut rows: Vec<GameRow> =
+            chunk.games.into_iter().map(|g| GameRow::build(g, Default::default())).collect();
+        let mut writer = Writer::open(&path, WriterOptions::default(), Box::new(drop)).unwrap();
+        writer.begin_source("t.pgn", None, false).unwrap();
+        let end = text.len() as u64;
+        let err = writer.add_chunk(&mut rows, &[], 0, 0, end).unwrap_err();
+        assert!(matches!(err, WriteError::TooManyGames { .. }), "{err}");
+        assert!(err.to_string().ends_with("game ids end at 4294967295)"), "{err}");
     }
 }
