@@ -656,11 +656,13 @@ fn errors_are_one_line_with_the_right_exit_code() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("missing.db"));
-    pgnindex()
-        .args(["show", "999999", "--db", db()])
-        .assert()
-        .code(1)
-        .stderr("pgnindex: error: no game with id 999999\n");
+    for id in ["999999", "0", "4294967296", "9223372036854775807"] {
+        pgnindex()
+            .args(["show", id, "--db", db()])
+            .assert()
+            .code(1)
+            .stderr(format!("pgnindex: error: no game with id {id}\n"));
+    }
     pgnindex()
         .args(["find", "--fen", "not a fen", "--db", db()])
         .assert()

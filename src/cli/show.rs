@@ -41,7 +41,7 @@ mainline: PLY, the move that led there (- for the start) and the FEN,
 separated by tabs (with --format json: a \"fens\" array).")]
 pub struct ShowArgs {
     /// The game's id (as `find` lists it).
-    id: GameId,
+    id: i64,
     #[command(flatten)]
     db: DbArgs,
     /// Output format.
@@ -55,7 +55,12 @@ pub struct ShowArgs {
 /// Runs `show`: exit 1 if there is no such game.
 pub fn run(args: &ShowArgs) -> anyhow::Result<Exit> {
     let (conn, _) = args.db.open()?;
-    let game = game::load(&conn, args.id)?.ok_or(QueryError::NoSuchGame(args.id.into()))?;
+    // An id no game can have is simply not there.
+    let stored = match GameId::try_from(args.id) {
+        Ok(id) => game::load(&conn, id)?,
+        Err(_) => None,
+    };
+    let game = stored.ok_or(QueryError::NoSuchGame(args.id))?;
     let positions = if args.fens { Some(positions(&game)?) } else { None };
     let mut out = query_args::stdout();
     match args.format {
@@ -76,7 +81,7 @@ pub fn run(args: &ShowArgs) -> anyhow::Result<Exit> {
 
 /// The move that led to each position (none for the start) and its FEN.
 fn positions(game: &Game) -> Result<Vec<(Option<String>, String)>, QueryError> {
-    let err = |source| QueryError::Replay { id: game.id.into(), source };
+    let err = |source| QueryError::Replay { id: game.id, source };
     let mut replay = Replay::new(game.start_fen.as_deref(), &game.moves).map_err(err)?;
     let mut out = vec![(None, fen::write(replay.position()))];
     while let Some(san) = replay.step().map_err(err)? {

@@ -6,6 +6,7 @@ use std::io;
 use rusqlite::Connection;
 
 use super::replay::ReplayError;
+use crate::db::GameId;
 
 /// A query that failed.
 #[derive(Debug, thiserror::Error)]
@@ -18,14 +19,14 @@ pub enum QueryError {
         /// SQLite's error.
         source: rusqlite::Error,
     },
-    /// No game has this id.
+    /// No game has this id (as the user gave it: it may be no id at all).
     #[error("no game with id {0}")]
     NoSuchGame(i64),
     /// A stored game does not replay.
     #[error("game {id}: {source}")]
     Replay {
         /// The game.
-        id: i64,
+        id: GameId,
         /// What failed.
         source: ReplayError,
     },
