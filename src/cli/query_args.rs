@@ -42,8 +42,8 @@ impl DbArgs {
 #[derive(Debug, Clone, Default, Args)]
 pub struct PositionArgs {
     /// Games that pass through this position: a FEN, full or its first
-    /// four fields. Positions match by placement, side to move, castling
-    /// and en-passant rights (not the clocks).
+    /// four fields (fewer are refused). Positions match by placement, side
+    /// to move, castling and en-passant rights (not the clocks).
     #[arg(long, value_name = "FEN", conflicts_with_all = ["epd", "moves"], allow_hyphen_values = true)]
     pub fen: Option<String>,
     /// The position of an EPD line (operations ignored).

@@ -1,7 +1,8 @@
 //! Extended Position Description.
 //!
 //! Accepted: the four FEN fields (placement, turn, castling, en passant —
-//! castling in every form [`super::fen`] reads), then any number of
+//! castling in every form [`super::fen`] reads; all four are required),
+//! then any number of
 //! operations `opcode operand operand ...;`. Operands are unquoted tokens
 //! (`Nf3`, `+150`, `12`) or double-quoted strings (`"Kasparov"`, which may
 //! hold `;`); the last `;` of a line may be missing. Opcodes start with a letter and continue with letters, digits
@@ -88,7 +89,7 @@ impl Epd {
         })?;
         let text = text.trim_end_matches(['\n', '\r', ' ', '\t']);
         let mut fields = Fields::new(text);
-        let mut setup = fen::parse_fields_up_to(&mut fields, 4).map_err(ParseEpdError::Fen)?;
+        let mut setup = fen::parse_fields_up_to(&mut fields, 4, 4).map_err(ParseEpdError::Fen)?;
         let (mut rest, mut col) = fields.rest();
         // Optional bare clocks.
         let mut clocks = Vec::new();
@@ -331,5 +332,9 @@ mod tests {
             "invalid EPD operation at column 28: unterminated string"
         );
         assert!(e("8/8/8/8/8/8/8/K6x w - -").starts_with("invalid EPD position: placement field"));
+        assert_eq!(
+            e("8/8/8/8/8/8/8/K6k w -"),
+            "invalid EPD position: 3 of the 4 position fields; the en-passant field is missing"
+        );
     }
 }

@@ -3,7 +3,10 @@
 //! Accepted:
 //! - the six fields `placement turn castling en-passant halfmove fullmove`;
 //!   trailing fields may be left out (defaults `w - - 0 1`), so the
-//!   four-field EPD form works too; runs of spaces or tabs separate fields;
+//!   four-field EPD form works too; runs of spaces or tabs separate fields.
+//!   The strict readers ([`Fen::from_ascii_strict`], [`parse_position_strict`])
+//!   leave out only the clocks: for a position someone types, a default
+//!   side to move or castling field would silently name another position;
 //! - castling as standard `KQkq`, as X-FEN (`K`/`Q` meaning the outermost
 //!   rook on that side of the king) and as Shredder-FEN (rook file letters,
 //!   upper case for white: `HAha`), in any order, or `-`;
@@ -100,6 +103,12 @@ pub enum ParseFenError {
         /// Its column.
         col: usize,
     },
+    /// Fewer than the four position fields, where all four are required.
+    #[error("{found} of the 4 position fields; {}", missing_fields(*found))]
+    MissingFields {
+        /// The number of fields given (1 to 3).
+        found: usize,
+    },
     /// More than six fields.
     #[error("unexpected text '{found}' after the six FEN fields at column {col}")]
     TrailingText {
@@ -108,6 +117,15 @@ pub enum ParseFenError {
         /// Its column.
         col: usize,
     },
+}
+
+/// What a FEN of `found` fields lacks of the four position fields.
+fn missing_fields(found: usize) -> &'static str {
+    match found {
+        0 | 1 => "the side-to-move, castling and en-passant fields are missing",
+        2 => "the castling and en-passant fields are missing",
+        _ => "the en-passant field is missing",
+    }
 }
 
 /// A FEN that is either unreadable or describes an illegal position.
@@ -178,12 +196,27 @@ impl Fen {
     /// # Errors
     /// A [`ParseFenError`] naming the field and column.
     pub fn from_ascii(text: &[u8]) -> Result<Fen, ParseFenError> {
+        Fen::from_ascii_fields(text, 1)
+    }
+
+    /// Parses a FEN with at least its four position fields (placement,
+    /// side to move, castling, en passant); only the clocks may be left
+    /// out.
+    ///
+    /// # Errors
+    /// A [`ParseFenError`] naming the field and column, or
+    /// [`ParseFenError::MissingFields`].
+    pub fn from_ascii_strict(text: &[u8]) -> Result<Fen, ParseFenError> {
+        Fen::from_ascii_fields(text, 4)
+    }
+
+    fn from_ascii_fields(text: &[u8], min_fields: usize) -> Result<Fen, ParseFenError> {
         let text = std::str::from_utf8(text).map_err(|e| ParseFenError::PlacementChar {
             ch: char::REPLACEMENT_CHARACTER,
             col: e.valid_up_to() + 1,
         })?;
         let mut fields = Fields::new(text.trim_end());
-        let setup = parse_fields(&mut fields)?;
+        let setup = parse_fields_up_to(&mut fields, min_fields, 6)?;
         let (rest, col) = fields.rest();
         if !rest.is_empty() {
             return Err(ParseFenError::TrailingText { found: rest.to_string(), col });
@@ -244,6 +277,23 @@ pub fn parse_position(text: &str) -> Result<Position, FenError> {
     Ok(Fen::from_ascii(text.as_bytes())?.into_position()?)
 }
 
+/// Parses a FEN that has at least its four position fields into a checked
+/// position: what a user types as a position to look for.
+///
+/// # Errors
+/// As [`parse_position`], and [`ParseFenError::MissingFields`] for a FEN
+/// of fewer than four fields.
+///
+/// ```
+/// use pgnindex::notation::fen::parse_position_strict;
+/// assert!(parse_position_strict("8/8/8/8/8/8/8/K6k w - -").is_ok());
+/// let e = parse_position_strict("8/8/8/8/8/8/8/K6k w").unwrap_err();
+/// assert!(e.to_string().ends_with("the castling and en-passant fields are missing"));
+/// ```
+pub fn parse_position_strict(text: &str) -> Result<Position, FenError> {
+    Ok(Fen::from_ascii_strict(text.as_bytes())?.into_position()?)
+}
+
 /// The six-field FEN of `pos`.
 pub fn write(pos: &Position) -> String {
     // Written in place: through `Display` the text was built, then copied
@@ -269,19 +319,20 @@ fn append_decimal(mut n: u64, out: &mut String) {
 }
 
 /// Parses the leading FEN fields (placement, then as many of the other five
-/// as present) from `fields`. EPD reuses this with `max_fields = 4`.
-pub(crate) fn parse_fields(fields: &mut Fields<'_>) -> Result<Setup, ParseFenError> {
-    parse_fields_up_to(fields, 6)
-}
-
+/// as present, up to `max_fields`) from `fields`; fewer than `min_fields`
+/// of the four position fields is [`ParseFenError::MissingFields`]. EPD
+/// reuses this with four and four.
 pub(crate) fn parse_fields_up_to(
     fields: &mut Fields<'_>,
+    min_fields: usize,
     max_fields: usize,
 ) -> Result<Setup, ParseFenError> {
     let mut setup = Setup::empty();
     let (placement, col) = fields.next().ok_or(ParseFenError::Empty)?;
     setup.board = parse_placement(placement, col)?;
+    let mut found = 1;
     if let Some((turn, col)) = fields.next() {
+        found += 1;
         setup.turn = match turn {
             "w" | "W" => Color::White,
             "b" | "B" => Color::Black,
@@ -289,10 +340,15 @@ pub(crate) fn parse_fields_up_to(
         };
     }
     if let Some((castling, col)) = fields.next() {
+        found += 1;
         setup.castling_rights = parse_castling(&setup.board, castling, col)?;
     }
     if let Some((ep, col)) = fields.next() {
+        found += 1;
         setup.ep_square = parse_ep(ep, col)?;
+    }
+    if found < min_fields.min(4) {
+        return Err(ParseFenError::MissingFields { found });
     }
     if max_fields > 4 {
         if let Some((half, col)) = fields.next() {
@@ -536,6 +592,27 @@ mod tests {
     fn four_fields_get_default_clocks() {
         let pos = parse_position("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -").unwrap();
         assert_eq!(write(&pos), START);
+    }
+
+    #[test]
+    fn the_strict_reader_needs_the_four_position_fields() {
+        let strict = |s: &str| Fen::from_ascii_strict(s.as_bytes()).map(|f| f.to_string());
+        let placement = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR";
+        for (fields, found) in [("", 1), (" w", 2), (" w KQkq", 3)] {
+            let text = format!("{placement}{fields}");
+            assert_eq!(strict(&text), Err(ParseFenError::MissingFields { found }), "{text}");
+            assert!(Fen::from_ascii(text.as_bytes()).is_ok(), "the lenient reader: {text}");
+        }
+        assert_eq!(
+            strict(placement).unwrap_err().to_string(),
+            "1 of the 4 position fields; the side-to-move, castling and en-passant fields \
+             are missing"
+        );
+        for clocks in ["", " 0", " 0 1"] {
+            assert_eq!(strict(&format!("{placement} w KQkq -{clocks}")).as_deref(), Ok(START));
+        }
+        // A bad field present is named before the missing ones.
+        assert!(matches!(strict(&format!("{placement} x")), Err(ParseFenError::Turn { .. })));
     }
 
     #[test]

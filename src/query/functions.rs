@@ -2,11 +2,13 @@
 //! never needs them: the database stays usable from any SQLite tool.
 //!
 //! - `polyglot_key(fen)` → the INTEGER stored in `positions.hash` (full or
-//!   four-field FEN; an unreadable FEN is an error);
+//!   four-field FEN; an unreadable FEN, or one of fewer than four fields, is
+//!   an error);
 //! - `fen_at(game_id, ply)` → the FEN after `ply` moves of the game, by
 //!   replay; NULL if there is no such game or ply;
 //! - `san_to_uci(fen, san)` → the UCI of a move (SAN in any dialect the
-//!   core reads); NULL if the move cannot be read or played there.
+//!   core reads); NULL if the move cannot be read or played there; the FEN
+//!   is read as for `polyglot_key`.
 //!
 //! Any NULL argument gives NULL.
 
@@ -44,7 +46,7 @@ pub fn register(conn: &Connection, path: &Path) -> rusqlite::Result<()> {
     let pure = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
     conn.create_scalar_function("polyglot_key", 1, pure, |ctx| {
         let Some(text) = text_arg(ctx, 0)? else { return Ok(None) };
-        let pos = fen::parse_position(text.trim())
+        let pos = fen::parse_position_strict(text.trim())
             .map_err(|e| user_error(format!("polyglot_key: {e}")))?;
         Ok(Some(pos.zobrist().as_i64()))
     })?;
@@ -52,7 +54,7 @@ pub fn register(conn: &Connection, path: &Path) -> rusqlite::Result<()> {
         let (Some(fen_text), Some(move_text)) = (text_arg(ctx, 0)?, text_arg(ctx, 1)?) else {
             return Ok(None);
         };
-        let pos = fen::parse_position(fen_text.trim())
+        let pos = fen::parse_position_strict(fen_text.trim())
             .map_err(|e| user_error(format!("san_to_uci: {e}")))?;
         let replay = san::replay(&pos, &[move_text.trim().as_bytes()], None);
         if replay.error.is_some() {
@@ -123,6 +125,9 @@ mod tests {
         assert_eq!(q("SELECT polyglot_key(NULL)").unwrap(), Null);
         let err = q("SELECT polyglot_key('nonsense')").unwrap_err().to_string();
         assert!(err.contains("polyglot_key: invalid FEN"), "{err}");
+        let err = q(&format!("SELECT san_to_uci('{}', 'Nf3')", "8/8/8/8/8/8/8/K6k w"));
+        let err = err.unwrap_err().to_string();
+        assert!(err.ends_with("the castling and en-passant fields are missing"), "{err}");
         assert_eq!(
             q("SELECT fen_at(1, 3)").unwrap(),
             Text("rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2".into())

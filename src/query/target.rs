@@ -3,14 +3,15 @@
 //! `positions.hash` and the identity test that confirms a hit.
 //!
 //! Accepted:
-//! - `--fen`: a full FEN or its first fields (four-field FENs get clocks
-//!   `0 1`), X-FEN and Shredder-FEN castling;
+//! - `--fen`: a full FEN or its first four fields (the clocks may be left
+//!   out and are then `0 1`; fewer fields are an error naming the missing
+//!   ones), X-FEN and Shredder-FEN castling;
 //! - `--epd`: an EPD line (four fields, operations ignored);
 //! - `--moves`: SAN in every dialect the core reads (languages, figurines,
 //!   long algebraic, UCI), move numbers (`1.`, `1...`, `12.e4`), NAGs and
 //!   a result token allowed and ignored; the piece-letter language is
 //!   detected for the whole list, as for a game. From the standard start,
-//!   or from `--from-fen`.
+//!   or from `--from-fen` (read as `--fen`).
 
 use crate::chess::Position;
 use crate::notation::epd::Epd;
@@ -68,7 +69,7 @@ impl Target {
     /// # Errors
     /// [`TargetError::Fen`] for unreadable text or an illegal position.
     pub fn from_fen(text: &str) -> Result<Target, TargetError> {
-        fen::parse_position(text.trim()).map(Target::from_position).map_err(TargetError::Fen)
+        fen::parse_position_strict(text.trim()).map(Target::from_position).map_err(TargetError::Fen)
     }
 
     /// Reads `--epd` (operations are allowed and ignored).
@@ -99,7 +100,7 @@ impl Target {
     /// ```
     pub fn from_moves(text: &str, from_fen: Option<&str>) -> Result<Target, TargetError> {
         let start = match from_fen {
-            Some(f) => fen::parse_position(f.trim()).map_err(TargetError::FromFen)?,
+            Some(f) => fen::parse_position_strict(f.trim()).map_err(TargetError::FromFen)?,
             None => Position::new(),
         };
         let tokens = move_tokens(text);
