@@ -68,7 +68,7 @@ fn fens_reports_errors_in_a_fourth_column() {
     assert_eq!(
         cols[3],
         format!(
-            "error: {}:3:13: move 2 (white): illegal move 'Nf4': no white knight can go to f4",
+            "error: {}:3:13: 2. Nf4: illegal move: no white knight can go to f4",
             path.display()
         )
     );
@@ -88,7 +88,7 @@ fn check_exit_codes() {
         .args(["check", arg(&path)])
         .assert()
         .code(1)
-        .stdout(predicate::str::contains(":1:13: move 2 (white): illegal move 'Ke3'"));
+        .stdout(predicate::str::contains(":1:13: 2. Ke3: illegal move"));
     pgnindex()
         .args(["check", arg(&dir.join("missing.pgn"))])
         .assert()

@@ -289,10 +289,8 @@ fn ten_megabyte_line_without_newline() {
     let ke3 = input.rfind("Ke3").unwrap();
     assert_eq!(games[2].error.as_ref().map(|e| e.offset), Some(ke3));
 
-    let expected = format!(
-        "FILE:1:{}: move 1 (white): illegal move 'Ke3': no white king can go to e3\n",
-        ke3 + 1
-    );
+    let expected =
+        format!("FILE:1:{}: 1. Ke3: illegal move: no white king can go to e3\n", ke3 + 1);
     check_cli(input.as_bytes(), &expected, "games 3, ok 2, with errors 1, skipped variants 0", 1);
 }
 
@@ -307,7 +305,7 @@ fn nul_byte_in_movetext_is_an_error_of_that_game_only() {
     assert_good(&games[1]);
     check_cli(
         input.as_bytes(),
-        "FILE:3:10: move 2 (white): '\0' is not a move: unexpected character at the end\n",
+        "FILE:3:10: 2. \0: not a move: unexpected character at the end\n",
         "games 2, ok 1, with errors 1, skipped variants 0",
         1,
     );
@@ -458,7 +456,7 @@ fn utf8_bom_does_not_shift_columns() {
     // Columns count from the first character after the BOM, as editors do.
     check_cli(
         "\u{feff}1. e4 e5 2. Ke3 *\n".as_bytes(),
-        "FILE:1:13: move 2 (white): illegal move 'Ke3': no white king can go to e3\n",
+        "FILE:1:13: 2. Ke3: illegal move: no white king can go to e3\n",
         "games 1, ok 0, with errors 1, skipped variants 0",
         1,
     );
@@ -495,12 +493,12 @@ junk line
 
 /// What `check` says about [`LINE_ENDINGS_INPUT`], whatever its line ends.
 const LINE_ENDINGS_EXPECTED: &str = "\
-FILE:5:19: move 3 (white): illegal move 'Ke3': no white king can go to e3
+FILE:5:19: 3. Ke3: illegal move: no white king can go to e3
 FILE:7:1: warning: skipped text between games: 'junk line'
 FILE:10:10: warning: ')' without '('
 FILE:10:18: warning: unterminated comment
 FILE:14:7: warning: unterminated variation
-FILE:18:24: move 3 (white): ambiguous move 'Nd2': could be Nbd2, Nfd2
+FILE:18:24: 3. Nd2: ambiguous move: could be Nbd2, Nfd2
 ";
 
 #[test]
@@ -560,14 +558,14 @@ fn check_reports_illegal_move() {
     check_cli(
         b"[Event \"a\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bc4 Nf6 4. Ng5 d5 5. Bxd5 Nxd5 6. Nxf7 Kxf7 \
 7. Qf3+ Ke6 8. Nc3 Na5 9. Ke3 *\n",
-        "FILE:3:94: move 9 (white): illegal move 'Ke3': no white king can go to e3\n",
+        "FILE:3:94: 9. Ke3: illegal move: no white king can go to e3\n",
         "games 1, ok 0, with errors 1, skipped variants 0",
         1,
     );
     // A pinned piece names the pin.
     check_cli(
         b"[Event \"a\"]\n\n1. e4 e5 2. d4 Bb4+ 3. Nc3 Nf6 4. Nd5 *\n",
-        "FILE:3:35: move 4 (white): illegal move 'Nd5': the white knight cannot go to d5 \
+        "FILE:3:35: 4. Nd5: illegal move: the white knight cannot go to d5 \
 without leaving its king in check\n",
         "games 1, ok 0, with errors 1, skipped variants 0",
         1,
@@ -582,7 +580,7 @@ fn illegal_move_onto_own_piece_is_not_blamed_on_check() {
         let path = dir.write("input.pgn", input.as_bytes());
         let out = run([OsStr::new("check"), path.as_os_str()]);
         let (body, _) = split_summary(&out.stdout);
-        let prefix = format!("{}:1:4: move 1 (white): illegal move '{san}': ", path.display());
+        let prefix = format!("{}:1:4: 1. {san}: illegal move: ", path.display());
         assert!(body.starts_with(&prefix), "{body}");
         assert!(!body.contains("check"), "{body}");
         assert_eq!(out.code, 1);
@@ -593,7 +591,7 @@ fn illegal_move_onto_own_piece_is_not_blamed_on_check() {
 fn check_reports_ambiguous_move_with_candidates() {
     check_cli(
         b"[Event \"a\"]\n\n1. Nf3 Nf6 2. d4 d5 3. Nd2 *\n",
-        "FILE:3:24: move 3 (white): ambiguous move 'Nd2': could be Nbd2, Nfd2\n",
+        "FILE:3:24: 3. Nd2: ambiguous move: could be Nbd2, Nfd2\n",
         "games 1, ok 0, with errors 1, skipped variants 0",
         1,
     );
@@ -603,8 +601,8 @@ fn check_reports_ambiguous_move_with_candidates() {
 fn check_reports_unreadable_move_text() {
     check_cli(
         b"[Event \"a\"]\n\n1. e4 e5 2. e9 *\n\n[Event \"b\"]\n\n1. e4 Nzf6 *\n",
-        "FILE:3:13: move 2 (white): 'e9' is not a move: no destination square\n\
-FILE:7:7: move 1 (black): 'Nzf6' is not a move: unexpected characters before the destination\n",
+        "FILE:3:13: 2. e9: not a move: no destination square\n\
+FILE:7:7: 1... Nzf6: not a move: unexpected characters before the destination\n",
         "games 2, ok 0, with errors 2, skipped variants 0",
         1,
     );
@@ -614,7 +612,7 @@ FILE:7:7: move 1 (black): 'Nzf6' is not a move: unexpected characters before the
 fn check_reports_missing_promotion_piece() {
     check_cli(
         b"[Event \"a\"]\n[SetUp \"1\"]\n[FEN \"7k/P7/8/8/8/8/8/K7 w - - 0 1\"]\n\n1. a8 *\n",
-        "FILE:5:4: move 1 (white): illegal move 'a8': a pawn reaching the last rank needs a \
+        "FILE:5:4: 1. a8: illegal move: a pawn reaching the last rank needs a \
 promotion piece\n",
         "games 1, ok 0, with errors 1, skipped variants 0",
         1,
@@ -658,7 +656,7 @@ fn check_counts_unsupported_variant_as_skipped() {
 fn check_reports_null_move_while_in_check() {
     check_cli(
         b"[Event \"a\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Qxf7+ -- *\n",
-        "FILE:3:30: move 3 (black): null move '--' while in check\n",
+        "FILE:3:30: 3... --: illegal move: a null move is not allowed while in check\n",
         "games 1, ok 0, with errors 1, skipped variants 0",
         1,
     );

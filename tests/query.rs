@@ -672,7 +672,7 @@ fn errors_are_one_line_with_the_right_exit_code() {
         .args(["find", "--moves", "1. e4 e5 2. Ke3", "--db", db()])
         .assert()
         .code(1)
-        .stderr(predicate::str::contains("--moves: move 3 ('Ke3')"));
+        .stderr(predicate::str::contains("--moves: 2. Ke3: illegal move: "));
     pgnindex().args(["find", "--eco", "Z1", "--db", db()]).assert().code(1);
     pgnindex().args(["find", "--fen", "x", "--moves", "e4", "--db", db()]).assert().code(2);
     let out = dir.join("no/such/dir/out.pgn");

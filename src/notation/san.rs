@@ -573,6 +573,42 @@ pub enum MoveTextError {
     Play(#[from] SanError),
 }
 
+impl MoveTextError {
+    /// What is wrong, without the move's text: `illegal move: …`,
+    /// `ambiguous move: could be …` or `not a move: …`, for messages that
+    /// name the move by its number ([`numbered`]).
+    pub fn reason(&self) -> String {
+        match self {
+            MoveTextError::Parse(e) => format!("not a move: {}", e.reason),
+            MoveTextError::Play(SanError::Illegal { reason, .. }) => {
+                format!("illegal move: {reason}")
+            }
+            MoveTextError::Play(SanError::Ambiguous { candidates, .. }) => {
+                format!("ambiguous move: could be {}", candidates.join(", "))
+            }
+        }
+    }
+}
+
+/// `text` numbered as the move it is in `pos`, as PGN numbers moves: `2.
+/// Nf6` when White is to move, `2... Nf6` when Black is (the fullmove
+/// number of `pos`, so a game from a FEN counts from the FEN's). A long
+/// text is cut.
+///
+/// ```
+/// use pgnindex::chess::Position;
+/// use pgnindex::notation::{lang::Lang, san};
+/// let mut pos = Position::new();
+/// assert_eq!(san::numbered(&pos, b"e4"), "1. e4");
+/// pos.play_unchecked(san::parse_move(&pos, b"e4", Lang::English)?);
+/// assert_eq!(san::numbered(&pos, b"Nf4"), "1... Nf4");
+/// # Ok::<_, san::MoveTextError>(())
+/// ```
+pub fn numbered(pos: &Position, text: &[u8]) -> String {
+    let dots = pos.turn().fold(".", "...");
+    format!("{}{dots} {}", pos.fullmoves(), super::excerpt(text))
+}
+
 /// Parses `text` in `lang` and finds its legal move in `pos`.
 ///
 /// # Errors

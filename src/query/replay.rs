@@ -4,7 +4,7 @@
 
 use crate::chess::Position;
 use crate::notation::fen;
-use crate::notation::san::San;
+use crate::notation::san::{self, MoveTextError, San};
 
 /// A stored game that cannot be replayed (the database was changed by
 /// hand, or written by a different program).
@@ -19,12 +19,12 @@ pub enum ReplayError {
         reason: String,
     },
     /// A stored move cannot be played.
-    #[error("stored move {ply} '{san}' cannot be played: {reason}")]
+    #[error("stored move {numbered} cannot be played: {reason}")]
     Move {
         /// 1-based ply of the move.
         ply: u32,
-        /// The stored SAN.
-        san: String,
+        /// The stored SAN with its chess move number (`2. Ke3`, `2... Ke6`).
+        numbered: String,
         /// Why it failed.
         reason: String,
     },
@@ -72,15 +72,23 @@ impl<'a> Replay<'a> {
     pub fn step(&mut self) -> Result<Option<&'a str>, ReplayError> {
         let Some(san) = self.moves.next() else { return Ok(None) };
         let ply = self.ply + 1;
-        let err = |reason: String| ReplayError::Move { ply, san: san.to_string(), reason };
-        match San::from_ascii(san.as_bytes()).map_err(|e| err(e.to_string()))? {
-            San::Null => {
-                self.position.play_null().map_err(|_| err("null move in check".into()))?;
+        let played = match San::from_ascii(san.as_bytes()) {
+            Err(e) => Err(MoveTextError::from(e).reason()),
+            Ok(San::Null) => {
+                self.position.play_null().map_err(|_| "a null move in check".to_string())
             }
-            parsed => {
-                let m = parsed.to_move(&self.position).map_err(|e| err(e.to_string()))?;
-                self.position.play_unchecked(m);
-            }
+            Ok(parsed) => match parsed.to_move(&self.position) {
+                Ok(m) => {
+                    self.position.play_unchecked(m);
+                    Ok(())
+                }
+                Err(e) => Err(MoveTextError::from(e).reason()),
+            },
+        };
+        // On failure the position is still the one before the move.
+        if let Err(reason) = played {
+            let numbered = san::numbered(&self.position, san.as_bytes());
+            return Err(ReplayError::Move { ply, numbered, reason });
         }
         self.ply = ply;
         Ok(Some(san))
@@ -139,7 +147,10 @@ mod tests {
     fn bad_stored_games_are_errors() {
         let e = position_at(None, "e4 e5 Ke3", 3).unwrap_err();
         assert!(matches!(e, ReplayError::Move { ply: 3, .. }), "{e}");
-        assert!(e.to_string().starts_with("stored move 3 'Ke3' cannot be played"), "{e}");
+        assert_eq!(
+            e.to_string(),
+            "stored move 2. Ke3 cannot be played: illegal move: no white king can go to e3"
+        );
         let e = position_at(Some("bad"), "", 0).unwrap_err();
         assert!(matches!(e, ReplayError::StartFen { .. }));
     }

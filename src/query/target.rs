@@ -8,7 +8,7 @@
 //!   ones), X-FEN and Shredder-FEN castling;
 //! - `--epd`: an EPD line (four fields, operations ignored);
 //! - `--moves`: SAN in every dialect the core reads (languages, figurines,
-//!   long algebraic, UCI), move numbers (`1.`, `1...`, `12.e4`), NAGs and
+//!   long algebraic, UCI), move numbers (`1.`, `1...`, `12.e4`, `1`), NAGs and
 //!   a result token allowed and ignored; the piece-letter language is
 //!   detected for the whole list, as for a game. From the standard start,
 //!   or from `--from-fen` (read as `--fen`).
@@ -34,13 +34,14 @@ pub enum TargetError {
     #[error("--moves: no move given")]
     NoMoves,
     /// A move of `--moves` cannot be read or played.
-    #[error("--moves: move {number} ('{text}'): {error} in {fen}")]
+    #[error("--moves: {numbered}: {} in {fen}", error.reason())]
     Move {
-        /// 1-based position of the move in the list (move numbers not
+        /// 0-based index of the move in the list (move numbers not
         /// counted).
-        number: usize,
-        /// The move as written.
-        text: String,
+        index: usize,
+        /// The move as written with its chess move number (`2. Nf6`,
+        /// `2... Nf6`), counted from the start position's fullmove number.
+        numbered: String,
         /// What is wrong with it.
         error: MoveTextError,
         /// The position it was tried in.
@@ -119,8 +120,8 @@ impl Target {
         }
         if let Some((index, error)) = replay.error {
             return Err(TargetError::Move {
-                number: index + 1,
-                text: tokens[index].to_string(),
+                index,
+                numbered: san::numbered(&pos, tokens[index].as_bytes()),
                 error,
                 fen: fen::write(&pos),
             });
@@ -160,12 +161,16 @@ fn move_tokens(text: &str) -> Vec<&str> {
             in_comment = !word.contains('}');
             continue;
         }
-        // A move number, alone (`12.`, `12...`, `12…`) or glued (`12.e4`).
+        // A move number, alone (`12.`, `12...`, `12…`, or `12` without
+        // its dot, as the PGN reader takes it too) or glued (`12.e4`);
+        // `0000` is a null move and `00`, `000` castling.
         let digits = word.len() - word.trim_start_matches(|c: char| c.is_ascii_digit()).len();
         let after_digits = &word[digits..];
         let word = if digits > 0 && (after_digits.starts_with('.') || after_digits.starts_with('…'))
         {
             after_digits.trim_start_matches(['.', '…'])
+        } else if digits == word.len() && !matches!(word, "0000" | "00" | "000") {
+            ""
         } else {
             word
         };
@@ -195,7 +200,9 @@ mod tests {
             Target::from_epd("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - id \"x\";")
                 .unwrap();
         assert_eq!(epd.key, fen.key);
-        for moves in ["e4", "1. e4", "1.e4", "e2e4", "1. e2-e4 *", "1. e4! $1", "{start} 1. e4"] {
+        for moves in
+            ["e4", "1. e4", "1.e4", "1 e4", "e2e4", "1. e2-e4 *", "1. e4! $1", "{start} 1. e4"]
+        {
             assert_eq!(Target::from_moves(moves, None).unwrap().key, fen.key, "{moves}");
         }
     }
@@ -221,7 +228,7 @@ mod tests {
     fn from_fen_start_and_null_moves() {
         let t = Target::from_moves("Kb2", Some("8/8/8/8/8/8/8/K6k w - - 0 1")).unwrap();
         assert_eq!(fen::write(&t.position), "8/8/8/8/8/8/1K6/7k b - - 1 1");
-        let null = Target::from_moves("e4 -- d4", None).unwrap();
+        let null = Target::from_moves("1 e4 0000 2 d4", None).unwrap();
         assert_eq!(
             fen::write(&null.position),
             "rnbqkbnr/pppppppp/8/8/3PP3/8/PPP2PPP/RNBQKBNR b KQkq - 0 2"
@@ -231,7 +238,7 @@ mod tests {
     #[test]
     fn errors_name_the_argument_and_the_move() {
         let e = Target::from_moves("1. e4 e5 2. Ke3", None).unwrap_err().to_string();
-        assert!(e.starts_with("--moves: move 3 ('Ke3'): "), "{e}");
+        assert!(e.starts_with("--moves: 2. Ke3: illegal move: "), "{e}");
         assert!(
             e.ends_with(" in rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"),
             "{e}"

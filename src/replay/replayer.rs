@@ -49,7 +49,8 @@ pub struct ReplayOptions {
 pub struct GameError {
     /// Byte offset of the offending text in the block.
     pub offset: usize,
-    /// What is wrong, naming the move.
+    /// What is wrong, naming the move by its number and text as written
+    /// (`2. Nf6: illegal move: …`, `2... Nf6` for Black).
     pub message: String,
 }
 
@@ -247,26 +248,32 @@ impl<'a> Replayer<'a> {
     /// failure.
     fn play(&mut self, text: &[u8]) -> Result<(), String> {
         // On every error path the position is still the one before the
-        // move, so the context is read from it only then.
-        match San::from_ascii_lang(text, self.lang) {
+        // move, so the message numbers the move from it.
+        let error = match San::from_ascii_lang(text, self.lang) {
             Ok(San::Null) => {
                 if self.pos.is_check() {
-                    return Err(format!("{}: null move '--' while in check", self.move_context()));
+                    san::SanError::Illegal {
+                        san: "--".into(),
+                        reason: "a null move is not allowed while in check".into(),
+                    }
+                    .into()
+                } else {
+                    self.play_null();
+                    self.moves.push(None);
+                    self.record_position();
+                    return Ok(());
                 }
-                self.play_null();
-                self.moves.push(None);
             }
             Ok(s) => match s.to_move(&self.pos) {
                 Ok(m) => {
                     self.take_move(m, false);
                     return Ok(());
                 }
-                Err(e) => return Err(format!("{}: {e}", self.move_context())),
+                Err(e) => san::MoveTextError::from(e),
             },
-            Err(e) => return Err(format!("{}: {e}", self.move_context())),
-        }
-        self.record_position();
-        Ok(())
+            Err(e) => e.into(),
+        };
+        Err(format!("{}: {}", san::numbered(&self.pos, text), error.reason()))
     }
 
     /// Plays the mainline move `m` (legal here) and records it and the
@@ -311,11 +318,6 @@ impl<'a> Replayer<'a> {
                 Command::ElapsedMoveTime(_) => {}
             }
         }
-    }
-
-    /// `move N (side)` of the move about to be played, for messages.
-    fn move_context(&self) -> String {
-        format!("move {} ({})", self.pos.fullmoves(), self.pos.turn().fold("white", "black"))
     }
 
     /// English failed: retry the whole game in the other languages.
