@@ -128,3 +128,94 @@ fn bad_moves_are_named_by_their_chess_move_number() {
         assert_eq!(out.stdout, "1\n", "{moves}");
     }
 }
+
+/// A game stopped at White's second move, one stopped at Black's third
+/// (after a comment of its own), a good one, and one whose FEN tag cannot
+/// be read.
+const STOPPED_GAMES: &str = "[Event \"A\"]\n[Result \"*\"]\n\n1. e4 e5 2.Nf6 Nc6 *\n\n\
+                             [Event \"B\"]\n[Result \"*\"]\n\n\
+                             1. e4 e5 2. Nf3 Nc6 3. Bb5 (3. Bc4) {good} Nf4 {bad} 4. O-O *\n\n\
+                             [Event \"C\"]\n[Result \"*\"]\n\n1. d4 d5 *\n\n\
+                             [Event \"D\"]\n[Result \"*\"]\n[FEN \"8/8/8 w\"]\n\n1. e4 *\n";
+
+const A_STOPPED: &str = "2. Nf6: illegal move: no white knight can go to f6";
+const B_STOPPED: &str = "3... Nf4: illegal move: no black knight can go to f4";
+const D_STOPPED: &str = "FEN tag \"8/8/8 w\": invalid FEN: placement field: 3 ranks instead of 8";
+
+#[test]
+fn games_whose_replay_stopped_are_marked_in_every_format() {
+    let (dir, db) = database(STOPPED_GAMES);
+    let find = |format: &str| run(["find", "--format", format, "--db", &db]).success().stdout;
+
+    let table = find("table");
+    let lines: Vec<&str> = table.lines().collect();
+    assert!(lines[0].ends_with("  ply  error"), "{table}");
+    assert!(lines[2].contains("2. Nf6: illegal move"), "{table}");
+    assert!(lines[3].contains("3... Nf4: illegal move"), "{table}");
+    assert!(lines[4].trim_end().ends_with("C               2"), "{table}");
+    assert!(lines[5].contains("FEN tag"), "{table}");
+
+    assert_eq!(
+        find("csv"),
+        format!(
+            "id,white,black,result,date,event,eco,plies,ply,error\n\
+             1,,,*,,A,,2,,{A_STOPPED}\n\
+             2,,,*,,B,,5,,{B_STOPPED}\n\
+             3,,,*,,C,,2,,\n\
+             4,,,*,,D,,0,,\"{}\"\n",
+            D_STOPPED.replace('"', "\"\"")
+        )
+    );
+    let json: serde_json::Value = serde_json::from_str(&find("json")).unwrap();
+    let errors: Vec<&serde_json::Value> =
+        json.as_array().unwrap().iter().map(|g| &g["error"]).collect();
+    assert_eq!(
+        errors,
+        [&A_STOPPED.into(), &B_STOPPED.into(), &serde_json::Value::Null, &D_STOPPED.into()]
+    );
+
+    // PGN: a comment where the replay stopped, the movetext otherwise as
+    // imported.
+    let show = |id: &str| run(["show", id, "--db", &db]).success().stdout;
+    let movetext = |pgn: &str| pgn.split("\n\n").nth(1).unwrap().replace('\n', " ");
+    assert_eq!(
+        movetext(&show("1")),
+        format!("1. e4 e5 {{pgnindex: replay stopped here: {A_STOPPED}}} 2.Nf6 Nc6 *")
+    );
+    assert_eq!(
+        movetext(&show("2")),
+        format!(
+            "1. e4 e5 2. Nf3 Nc6 3. Bb5 (3. Bc4) {{good}} \
+             {{pgnindex: replay stopped here: {B_STOPPED}}} Nf4 {{bad}} 4. O-O *"
+        )
+    );
+    assert_eq!(movetext(&show("3")), "1. d4 d5 *");
+    assert_eq!(
+        movetext(&show("4")),
+        format!("{{pgnindex: replay stopped here: {}}} 1. e4 *", D_STOPPED)
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&run(["show", "2", "--format", "json", "--db", &db]).success().stdout)
+            .unwrap();
+    assert_eq!(json["error"], B_STOPPED);
+    assert_eq!(
+        json["movetext"], "1. e4 e5 2. Nf3 Nc6 3. Bb5 (3. Bc4) {good} Nf4 {bad} 4. O-O *",
+        "stored as imported"
+    );
+
+    // export and find --format pgn write the same games; imported back,
+    // they stop at the same moves with the same errors, and export the
+    // same text again.
+    let exported = run(["export", "--db", &db]).success().stdout;
+    assert_eq!(find("pgn"), exported);
+    assert_eq!(exported, [show("1"), show("2"), show("3"), show("4")].concat());
+    let again = dir.write("again.pgn", &exported);
+    let db2 = arg(&dir.join("again.db")).to_string();
+    import(dir.join("again.db").as_path(), &["--quiet", arg(&again)]).success();
+    let games = |db: &str| {
+        let sql = "SELECT id, ply_count, moves, error FROM games ORDER BY id";
+        run(["sql", sql, "--format", "csv", "--db", db]).success().stdout
+    };
+    assert_eq!(games(&db2), games(&db));
+    assert_eq!(run(["export", "--db", &db2]).success().stdout, exported);
+}

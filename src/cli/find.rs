@@ -12,9 +12,10 @@ use pgnindex::query::search::{Found, Page, Search};
 use super::exit::Exit;
 use super::query_args::{self, DbArgs, FilterArgs, PositionArgs};
 
-/// The columns of `find`.
-pub const COLUMNS: [&str; 9] =
-    ["id", "white", "black", "result", "date", "event", "eco", "plies", "ply"];
+/// The columns of `find`: `error` says why a game's replay stopped, if it
+/// did, so such a game never passes for a whole one.
+pub const COLUMNS: [&str; 10] =
+    ["id", "white", "black", "result", "date", "event", "eco", "plies", "ply", "error"];
 
 /// Output formats of `find`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -39,7 +40,8 @@ Examples:
 
 Games are listed in id (import) order with the first ply where the position
 occurs. Every listed game was replayed to that ply and compared with the
-position; --count counts games by Polyglot key without replaying.")]
+position; --count counts games by Polyglot key without replaying. The error
+column says why a game's replay stopped before its end, if it did.")]
 pub struct FindArgs {
     #[command(flatten)]
     db: DbArgs,
@@ -106,7 +108,7 @@ pub fn run(args: &FindArgs) -> anyhow::Result<Exit> {
 }
 
 /// One row of `find`.
-fn cells(found: &Found) -> [Cell; 9] {
+fn cells(found: &Found) -> [Cell; 10] {
     let g = &found.game;
     [
         g.id.into(),
@@ -118,5 +120,6 @@ fn cells(found: &Found) -> [Cell; 9] {
         g.header.eco.clone().into(),
         g.ply_count.into(),
         found.ply.into(),
+        g.error.clone().into(),
     ]
 }

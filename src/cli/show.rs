@@ -36,7 +36,8 @@ Examples:
 
 PGN is written in export format: the seven-tag roster, the other tags, then
 the movetext as imported (comments, variations, NAGs) in lines of at most 80
-characters. --fens adds, after the game, one line per position of the
+characters; a game whose replay stopped at a bad move gets a comment there,
+{pgnindex: replay stopped here: MESSAGE}. --fens adds, after the game, one line per position of the
 mainline: PLY, the move that led there (- for the start) and the FEN,
 separated by tabs (with --format json: a \"fens\" array).")]
 pub struct ShowArgs {

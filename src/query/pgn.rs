@@ -11,10 +11,22 @@
 //! then they stay as they are and end their line. `%` escape lines are
 //! dropped. A word longer than a line gets a line of its own, and no line
 //! starts with `%` (that would make it an escape line).
+//!
+//! A game whose replay stopped (`games.error`) gets one comment more, where
+//! it stopped: `{pgnindex: replay stopped here: MESSAGE}` before the move
+//! that failed (and its move number), so that the PGN never passes for a
+//! whole game. Imported back, it is a comment like any other; a movetext
+//! that already has it there is not given a second one.
 
+use std::borrow::Cow;
 use std::io::{self, Write};
+use std::ops::ControlFlow;
 
 use super::game::Game;
+use crate::pgn::{Reader, Visitor};
+
+/// How the comment that marks where a replay stopped starts.
+pub const STOP_MARK: &str = "pgnindex: replay stopped here: ";
 
 /// The longest line of movetext written.
 pub const LINE_WIDTH: usize = 80;
@@ -34,9 +46,111 @@ pub fn write_game(out: &mut impl Write, game: &Game) -> io::Result<()> {
     }
     text.push('\n');
     let result = game.header.result.as_deref().unwrap_or("*");
-    wrap_movetext(&game.movetext, result, &mut text);
+    wrap_movetext(&marked_movetext(game), result, &mut text);
     text.push_str("\n\n");
     out.write_all(text.as_bytes())
+}
+
+/// The game's movetext with the comment that marks where its replay
+/// stopped, if it did.
+pub fn marked_movetext(game: &Game) -> Cow<'_, str> {
+    let Some(error) = &game.error else { return Cow::Borrowed(&game.movetext) };
+    let movetext = game.movetext.as_str();
+    // The move that failed is the mainline move after the stored ones;
+    // read as the import read it, by the same tokenizer.
+    let mut finder = NthMove { n: game.ply_count, offset: None };
+    let at = match Reader::new(movetext.as_bytes()).read_game(&mut finder).flatten() {
+        Some(offset) => before_move_number(movetext, offset),
+        // No move at all (a bad FEN tag stops the game before its moves).
+        None if game.ply_count == 0 => leading_comments_end(movetext),
+        // No move after the stored ones (a row changed by hand).
+        None => result_start(movetext),
+    };
+    let before = movetext[..at].trim_end();
+    // The mark right before: a comment that starts with it and runs to
+    // the end of `before` (a `{` may be inside, a `}` may not).
+    let already = before.strip_suffix('}').is_some_and(|b| {
+        b.rfind(STOP_MARK).is_some_and(|at| b[..at].ends_with('{') && !b[at..].contains('}'))
+    });
+    if already {
+        return Cow::Borrowed(movetext);
+    }
+    // A `}` would end the comment early: the message is one line, and a
+    // `}` in it (from a FEN tag or a move as written) is shown as `)`.
+    let message: String = error
+        .chars()
+        .map(|c| match c {
+            '}' => ')',
+            c if c.is_control() => ' ',
+            c => c,
+        })
+        .collect();
+    let space = if before.len() < at || at == 0 { "" } else { " " };
+    Cow::Owned(format!("{}{space}{{{STOP_MARK}{message}}} {}", &movetext[..at], &movetext[at..]))
+}
+
+/// Finds the byte offset of the mainline move after the first `n`.
+struct NthMove {
+    n: u32,
+    offset: Option<usize>,
+}
+
+impl<'a> Visitor<'a> for NthMove {
+    type Output = Option<usize>;
+
+    fn san(&mut self, _san: &'a [u8], offset: usize) -> ControlFlow<()> {
+        if self.n == 0 {
+            self.offset = Some(offset);
+            return ControlFlow::Break(());
+        }
+        self.n -= 1;
+        ControlFlow::Continue(())
+    }
+
+    fn end_game(&mut self) -> Option<usize> {
+        self.offset
+    }
+}
+
+/// Where the move at `offset` starts with its move number, if one is
+/// written right before it (`2. Nf6`, `2.Nf6`, `2... Nf6`, `2 Nf6`).
+fn before_move_number(movetext: &str, offset: usize) -> usize {
+    let before = movetext[..offset].trim_end();
+    let rest = before.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.' || c == '…');
+    let number = &before[rest.len()..];
+    let starts_token = rest.is_empty() || rest.ends_with(|c: char| c.is_whitespace() || c == ')');
+    if number.starts_with(|c: char| c.is_ascii_digit()) && starts_token {
+        rest.len()
+    } else {
+        offset
+    }
+}
+
+/// Where the movetext's result token starts, or its end without one.
+fn result_start(movetext: &str) -> usize {
+    let text = movetext.trim_end();
+    let last = text.rsplit(char::is_whitespace).next().unwrap_or("");
+    if matches!(last, "1-0" | "0-1" | "1/2-1/2" | "*") {
+        text.len() - last.len()
+    } else {
+        text.len()
+    }
+}
+
+/// Where the movetext's first token after its leading comments starts (or
+/// its end): the game's first move, which a bad start position kept from
+/// being played.
+fn leading_comments_end(movetext: &str) -> usize {
+    let mut at = 0;
+    loop {
+        let rest = &movetext[at..];
+        let trimmed = rest.trim_start();
+        at += rest.len() - trimmed.len();
+        match trimmed.strip_prefix('{') {
+            Some(comment) => at += 1 + comment.find('}').map_or(comment.len(), |end| end + 1),
+            None => return at,
+        }
+    }
 }
 
 /// Appends `value` with `\` and `"` escaped.
@@ -214,6 +328,40 @@ mod tests {
         assert!(out.ends_with("1/2-1/2"));
         let long = "x".repeat(100);
         assert_eq!(wrap(&format!("1. e4 {{{long}}}")), format!("1. e4\n{{{long}}}\n*"));
+    }
+
+    #[test]
+    fn a_stopped_replay_is_marked_before_the_move_that_failed() {
+        let marked = |movetext: &str, ply_count: u32| {
+            let game = Game {
+                movetext: movetext.into(),
+                ply_count,
+                error: Some("E {x}".into()),
+                ..Game::default()
+            };
+            marked_movetext(&game).into_owned()
+        };
+        let mark = "{pgnindex: replay stopped here: E {x)}";
+        for (movetext, plies, expected) in [
+            ("1. e4 e5 2. Nf6 *", 2, format!("1. e4 e5 {mark} 2. Nf6 *")),
+            ("1. e4 e5 2.Nf6 *", 2, format!("1. e4 e5 {mark} 2.Nf6 *")),
+            ("1 e4 e5 2 Nf6 *", 2, format!("1 e4 e5 {mark} 2 Nf6 *")),
+            ("1. e4 {c} 1... Nf4 *", 1, format!("1. e4 {{c}} {mark} 1... Nf4 *")),
+            ("1. e4 {c} 1… Nf4 *", 1, format!("1. e4 {{c}} {mark} 1… Nf4 *")),
+            ("1. e4 Nf4 *", 1, format!("1. e4 {mark} Nf4 *")),
+            ("1. e4 (1. d4 d5) Nf4 *", 1, format!("1. e4 (1. d4 d5) {mark} Nf4 *")),
+            ("1. e4 (1. d4) 1... Nf4 *", 1, format!("1. e4 (1. d4) {mark} 1... Nf4 *")),
+            ("{intro} 1. e4 *", 0, format!("{{intro}} {mark} 1. e4 *")),
+            ("{intro} *", 0, format!("{{intro}} {mark} *")),
+            ("e4 e5", 2, format!("e4 e5 {mark} ")),
+            ("1. e4 e5 1-0", 2, format!("1. e4 e5 {mark} 1-0")),
+            ("1. e4 e5 1-0", 3, format!("1. e4 e5 {mark} 1-0")),
+        ] {
+            assert_eq!(marked(movetext, plies), expected, "{movetext}");
+            assert_eq!(marked(&expected, plies), expected, "marked once: {movetext}");
+        }
+        let whole = Game { movetext: "1. e4 *".into(), ..Game::default() };
+        assert!(matches!(marked_movetext(&whole), Cow::Borrowed("1. e4 *")));
     }
 
     #[test]
