@@ -282,13 +282,13 @@ fn bad_games_are_stored_up_to_the_error_and_reported() {
     );
     assert_eq!(errors, ["error 2 2 7:13", "skipped 3 0 9:1"]);
 
-    // --strict stops at the first bad game, after storing the ones before.
+    // --strict stops before the first bad game, after storing the ones before.
     let db = dir.join("strict.db");
     let run = import(&db, &["--strict", arg(&pgn)]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(run.stderr.contains("stopped at the first bad game"), "{}", run.stderr);
     let conn = open(&db);
-    assert_eq!(count(&conn, "SELECT count(*) FROM games"), 2);
+    assert_eq!(count(&conn, "SELECT count(*) FROM games"), 1);
     // A run without --strict goes on after it.
     import(&db, &[arg(&pgn)]).success();
     assert_eq!(count(&conn, "SELECT count(*) FROM games"), 3);

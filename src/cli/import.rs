@@ -52,7 +52,8 @@ pub struct ImportArgs {
     /// Import files whose content was imported before.
     #[arg(long)]
     force: bool,
-    /// Stop at the first bad game (exit status 1).
+    /// Stop before the first bad game, storing nothing of it (exit status
+    /// 1); the same command stops there again until the input is fixed.
     #[arg(long)]
     strict: bool,
     /// Print nothing but the summary line (bad games are still in the
