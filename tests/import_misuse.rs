@@ -35,3 +35,40 @@ fn strict_stores_nothing_of_the_bad_game_and_stops_there_again_until_it_is_fixed
     let white: Vec<String> = column(&open(&db), "SELECT white FROM games ORDER BY id");
     assert_eq!(white, ["a", "b", "c"]);
 }
+
+#[test]
+fn a_directory_without_pgn_files_is_refused_and_no_database_is_created() {
+    let dir = scratch();
+    let empty = dir.join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let notes = dir.join("notes");
+    std::fs::create_dir(&notes).unwrap();
+    dir.write("notes/readme.txt", "no games here");
+    let db = dir.join("n.db");
+    let run = import(&db, &[arg(&empty)]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "pgnindex: error: {}: no PGN files (.pgn, .pgn.gz, .pgn.zst, .pgn.bz2) below it\n",
+            empty.display()
+        )
+    );
+    assert!(!db.exists());
+    // Every argument expands to nothing.
+    let run = import(&db, &[arg(&empty), arg(&notes)]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "pgnindex: error: {}, {}: no PGN files (.pgn, .pgn.gz, .pgn.zst, .pgn.bz2) below them\n",
+            empty.display(),
+            notes.display()
+        )
+    );
+    assert!(!db.exists());
+    // `check` reads the same inputs the same way.
+    let run = common::run(["check", arg(&empty)]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("no PGN files"), "{}", run.stderr);
+}

@@ -13,6 +13,9 @@ use super::{open_error, SourceError};
 /// a directory is expanded.
 const PGN_SUFFIXES: [&[u8]; 4] = [b".pgn", b".pgn.gz", b".pgn.zst", b".pgn.bz2"];
 
+/// [`PGN_SUFFIXES`] as messages list them.
+pub(super) const PGN_SUFFIXES_TEXT: &str = ".pgn, .pgn.gz, .pgn.zst, .pgn.bz2";
+
 /// Where games come from: a file path or standard input (`-`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum InputName {
@@ -44,10 +47,13 @@ impl fmt::Display for InputName {
 ///   whatever its name, a FIFO, a character device) is taken as is.
 ///
 /// The order of the arguments is kept. A directory without PGN files
-/// contributes nothing.
+/// contributes nothing, but arguments that all expand to nothing are an
+/// error: a command given nothing to read says so.
 ///
 /// # Errors
 ///
+/// [`SourceError::NoPgnFiles`] when no argument gives an input (every one
+/// a directory without PGN files);
 /// [`SourceError::Open`] for a path that does not exist or a regular file
 /// that cannot be opened (including a broken link with a PGN name inside a
 /// directory), [`SourceError::ReadDir`] for a directory that cannot be
@@ -78,6 +84,10 @@ pub fn expand_inputs(args: &[OsString]) -> Result<Vec<InputName>, SourceError> {
         } else {
             return Err(SourceError::NotInput { path });
         }
+    }
+    if inputs.is_empty() {
+        // Only directories give nothing: files and `-` are inputs.
+        return Err(SourceError::NoPgnFiles { paths: args.iter().map(PathBuf::from).collect() });
     }
     Ok(inputs)
 }
@@ -197,6 +207,19 @@ mod tests {
         let message = err.to_string();
         let prefix = format!("cannot open {}: ", missing.display());
         assert!(message.starts_with(&prefix), "{message}");
+    }
+
+    #[test]
+    fn directories_without_pgn_files_are_an_error_only_when_nothing_is_left() {
+        let tmp = tempfile::tempdir().unwrap();
+        let empty = tmp.path().join("empty");
+        fs::create_dir(&empty).unwrap();
+        let err = expand_inputs(&[empty.clone().into_os_string()]).unwrap_err();
+        assert!(
+            matches!(&err, SourceError::NoPgnFiles { paths } if paths == std::slice::from_ref(&empty))
+        );
+        let inputs = expand_inputs(&[empty.into_os_string(), "-".into()]).unwrap();
+        assert_eq!(inputs, [InputName::Stdin]);
     }
 
     #[cfg(unix)]

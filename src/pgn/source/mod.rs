@@ -74,6 +74,13 @@ pub enum SourceError {
         /// The argument.
         path: PathBuf,
     },
+    /// Every argument is a directory, and none has a PGN file below it:
+    /// nothing to read.
+    #[error("{}", no_pgn_files(.paths))]
+    NoPgnFiles {
+        /// The directories, as given.
+        paths: Vec<PathBuf>,
+    },
     /// [`Source::open`] was given a directory; [`expand_inputs`] lists the
     /// files in it.
     #[error("cannot open {}: is a directory", .path.display())]
@@ -116,6 +123,7 @@ impl SourceError {
             | SourceError::ReadDir { error, .. }
             | SourceError::Read { error, .. } => Some(error),
             SourceError::NotInput { .. }
+            | SourceError::NoPgnFiles { .. }
             | SourceError::IsDirectory { .. }
             | SourceError::TooLarge { .. } => None,
         }
@@ -131,6 +139,14 @@ fn read_failure(compression: &Compression, error: &io::Error) -> String {
     } else {
         format!("corrupt {compression} data")
     }
+}
+
+/// [`SourceError::NoPgnFiles`]'s message: the directories, then the
+/// names searched for.
+fn no_pgn_files(paths: &[PathBuf]) -> String {
+    let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    let it = if paths.len() == 1 { "it" } else { "them" };
+    format!("{}: no PGN files ({}) below {it}", names.join(", "), inputs::PGN_SUFFIXES_TEXT)
 }
 
 /// [`SourceError::Open`] for a file that cannot be opened or examined.
