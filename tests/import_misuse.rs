@@ -72,3 +72,67 @@ fn a_directory_without_pgn_files_is_refused_and_no_database_is_created() {
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("no PGN files"), "{}", run.stderr);
 }
+
+#[test]
+fn a_database_given_as_an_input_is_refused_with_a_hint_and_nothing_is_created() {
+    let dir = scratch();
+    let pgn = dir.write("games.pgn", BAD_SECOND.replace("Ke3", "Ke2"));
+    let db = dir.join("my.db");
+    import(&db, &[arg(&pgn)]).success();
+    // `--db` forgotten: the database is the first input.
+    let run = common::command()
+        .current_dir(dir.path())
+        .args(["import", "my.db", "games.pgn"])
+        .output()
+        .unwrap();
+    let run = common::Run::from(run);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        "pgnindex: error: my.db is a SQLite database, not PGN: did you mean --db my.db?\n"
+    );
+    assert!(!dir.join("pgnindex.db").exists());
+    // Other binary files named on the command line: refused, nothing created.
+    let other = dir.join("other.db");
+    let elf = dir.write("program.pgn", b"\x7fELF\x02\x01\x01\x00 and more bytes");
+    let pdf = dir.write("paper.pgn", b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n");
+    for (file, what) in [(&elf, "an ELF executable"), (&pdf, "a PDF document")] {
+        let run = import(&other, &[arg(&pgn), arg(file)]);
+        assert_eq!(run.code, 2, "{}", run.stderr);
+        assert_eq!(run.stderr, format!("pgnindex: error: {} is {what}, not PGN\n", file.display()));
+        assert!(!other.exists());
+    }
+    // Found below a directory, they are left out with a warning.
+    let games = dir.join("games");
+    std::fs::create_dir(&games).unwrap();
+    std::fs::copy(&pgn, games.join("a.pgn")).unwrap();
+    std::fs::copy(&db, games.join("b.pgn")).unwrap();
+    std::fs::copy(&elf, games.join("c.pgn")).unwrap();
+    let run = import(&other, &[arg(&games)]).success();
+    let lines: Vec<&str> = run.stderr.lines().collect();
+    assert_eq!(lines.len(), 3, "{}", run.stderr);
+    assert_eq!(
+        lines[..2],
+        [
+            format!(
+                "pgnindex: warning: {} is a SQLite database, not PGN; skipped",
+                games.join("b.pgn").display()
+            ),
+            format!(
+                "pgnindex: warning: {} is an ELF executable, not PGN; skipped",
+                games.join("c.pgn").display()
+            ),
+        ]
+    );
+    assert!(lines[2].contains(": 3 games imported"), "{}", lines[2]);
+    assert!(lines[2].contains("; 2 files skipped (not PGN)"), "{}", lines[2]);
+    let white: Vec<String> = column(&open(&other), "SELECT white FROM games ORDER BY id");
+    assert_eq!(white, ["a", "b", "c"]);
+    // `check` reads inputs the same way.
+    let run = common::run(["check", "--threads", "1", arg(&db)]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        format!("pgnindex: error: {} is a SQLite database, not PGN\n", db.display())
+    );
+}

@@ -83,7 +83,11 @@ fn for_each_game(
     each: impl FnMut(Located<'_>) -> io::Result<()>,
     warn: impl FnMut(&InputName, usize, usize, &str) -> io::Result<()>,
 ) -> anyhow::Result<Stats> {
-    let names = expand_inputs(inputs)?;
+    let inputs = expand_inputs(inputs)?;
+    for skipped in &inputs.skipped {
+        eprintln!("pgnindex: warning: {skipped}; skipped");
+    }
+    let names = inputs.names;
     let mut printer = Printer { stats: Stats::default(), each, warn, io_error: None };
     let read = read_inputs(&names, pool, options, &|g| g, &mut printer);
     if let Some(e) = printer.io_error {

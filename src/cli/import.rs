@@ -10,9 +10,9 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use pgnindex::db::{self, Sharing};
-use pgnindex::import::{self, ImportOptions, Observer};
+use pgnindex::import::{self, ImportError, ImportOptions, Observer};
 use pgnindex::notation::lang::Lang;
-use pgnindex::pgn::source::{InputName, SourceError};
+use pgnindex::pgn::source::{Foreign, InputName, SourceError};
 use pgnindex::store::rows::RowOptions;
 use pgnindex::store::writer::{Problem, ProblemKind, WriterOptions, BATCH_GAMES_WITHOUT_POSITIONS};
 
@@ -124,6 +124,12 @@ impl Observer for Progress {
         });
     }
 
+    fn not_pgn(&mut self, error: &SourceError) {
+        if !self.quiet {
+            self.bar.suspend(|| eprintln!("pgnindex: warning: {error}; skipped"));
+        }
+    }
+
     fn unreadable(&mut self, error: &SourceError) {
         self.bar.suspend(|| eprintln!("pgnindex: error: {error}"));
     }
@@ -193,7 +199,13 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<Exit> {
     let mut progress = Progress { bar: bar.clone(), quiet: args.quiet, done: 0, size: None };
     let summary = import::run(&path, &args.inputs, &pool, options, &mut progress, problems);
     bar.finish_and_clear();
-    let summary = summary?;
+    let summary = summary.map_err(|e| match e {
+        // A database given where the inputs go: `--db` forgotten.
+        ImportError::Inputs(SourceError::NotPgn { name, format: Foreign::Sqlite }) => {
+            anyhow::anyhow!("{name} is a SQLite database, not PGN: did you mean --db {name}?")
+        }
+        e => e.into(),
+    })?;
     let t = summary.totals;
     let secs = summary.seconds.max(1e-9);
     let mut line = format!(
@@ -209,6 +221,10 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<Exit> {
         (t.games + t.duplicates) as f64 / secs,
         summary.bytes as f64 / secs / 1e6,
     );
+    if summary.not_pgn > 0 {
+        let files = if summary.not_pgn == 1 { "file" } else { "files" };
+        line += &format!("; {} {files} skipped (not PGN)", summary.not_pgn);
+    }
     if summary.already_imported > 0 {
         line += &format!("; {} already imported", summary.already_imported);
     }

@@ -35,10 +35,10 @@ mod mmap;
 #[cfg(test)]
 mod testing;
 
-pub use compression::{detect_compression, Compression};
+pub use compression::{detect_compression, detect_foreign, Compression, Foreign};
 pub use decode::decode_text;
 pub use facts::{file_facts, FileFacts};
-pub use inputs::{expand_inputs, InputName};
+pub use inputs::{expand_inputs, InputName, Inputs};
 
 use compression::read_prefix;
 use mmap::{map_file, MMAP_MIN_LEN};
@@ -73,6 +73,15 @@ pub enum SourceError {
     NotInput {
         /// The argument.
         path: PathBuf,
+    },
+    /// The input is in a format that is not PGN (an SQLite database, an
+    /// executable, an archive, …), recognised by its first bytes.
+    #[error("{name} is {format}, not PGN{}", .format.advice().map(|a| format!(": {a}")).unwrap_or_default())]
+    NotPgn {
+        /// The input.
+        name: InputName,
+        /// What it is.
+        format: Foreign,
     },
     /// Every argument is a directory, and none has a PGN file below it:
     /// nothing to read.
@@ -124,6 +133,7 @@ impl SourceError {
             | SourceError::Read { error, .. } => Some(error),
             SourceError::NotInput { .. }
             | SourceError::NoPgnFiles { .. }
+            | SourceError::NotPgn { .. }
             | SourceError::IsDirectory { .. }
             | SourceError::TooLarge { .. } => None,
         }
@@ -138,6 +148,15 @@ fn read_failure(compression: &Compression, error: &io::Error) -> String {
         "read error".to_owned()
     } else {
         format!("corrupt {compression} data")
+    }
+}
+
+/// [`SourceError::NotPgn`] if an input's first bytes show a [`Foreign`]
+/// format.
+fn check_not_foreign(name: &InputName, prefix: &[u8]) -> Result<(), SourceError> {
+    match detect_foreign(prefix) {
+        Some(format) => Err(SourceError::NotPgn { name: name.clone(), format }),
+        None => Ok(()),
     }
 }
 
@@ -205,7 +224,8 @@ impl Source {
     ///
     /// [`SourceError::Open`] if the file cannot be opened,
     /// [`SourceError::IsDirectory`] for a directory, [`SourceError::Read`] if
-    /// its first bytes (read to detect compression) cannot be read.
+    /// its first bytes (read to detect compression) cannot be read,
+    /// [`SourceError::NotPgn`] if they show a format that is not PGN.
     pub fn open(name: &InputName) -> Result<Source, SourceError> {
         Source::open_with(name, MMAP_MIN_LEN)
     }
@@ -230,6 +250,7 @@ impl Source {
             InputName::Stdin => {
                 let mut stdin = io::stdin();
                 let prefix = read_prefix(name, &mut stdin)?;
+                check_not_foreign(name, &prefix)?;
                 return Source::stream(name.clone(), None, prefix, stdin);
             }
             InputName::Path(path) => path,
@@ -241,6 +262,7 @@ impl Source {
         }
         let len = meta.is_file().then_some(meta.len());
         let prefix = read_prefix(name, &mut file)?;
+        check_not_foreign(name, &prefix)?;
         let plain_len = len.filter(|_| detect_compression(&prefix) == Compression::None);
         let Some(len) = plain_len else {
             return Source::stream(name.clone(), len, prefix, file);
@@ -401,6 +423,18 @@ mod tests {
             err.to_string(),
             format!("cannot open {}: is a directory", tmp.path().display())
         );
+    }
+
+    #[test]
+    fn a_file_that_is_not_pgn_is_refused_when_opened() {
+        let tmp = tempfile::tempdir().unwrap();
+        let name = write_file(&tmp.path().join("games.pgn"), b"SQLite format 3\0\x10\x00\x02");
+        let err = Source::open(&name).unwrap_err();
+        assert!(matches!(err, SourceError::NotPgn { format: Foreign::Sqlite, .. }), "{err}");
+        assert_eq!(err.to_string(), format!("{name} is a SQLite database, not PGN"));
+        let name = write_file(&tmp.path().join("games.zip"), b"PK\x03\x04\x14\x00\x00\x00");
+        let err = Source::open(&name).unwrap_err();
+        assert_eq!(err.to_string(), format!("{name} is a zip archive, not PGN: extract it first"));
     }
 
     #[test]
