@@ -50,7 +50,7 @@ fn a_directory_without_pgn_files_is_refused_and_no_database_is_created() {
     assert_eq!(
         run.stderr,
         format!(
-            "pgnindex: error: {}: no PGN files (.pgn, .pgn.gz, .pgn.zst, .pgn.bz2) below it\n",
+            "pgnindex: error: {}: no PGN files (.pgn, .pgn.gz, .pgn.zst, .pgn.bz2, .pgn.xz) below it\n",
             empty.display()
         )
     );
@@ -61,7 +61,7 @@ fn a_directory_without_pgn_files_is_refused_and_no_database_is_created() {
     assert_eq!(
         run.stderr,
         format!(
-            "pgnindex: error: {}, {}: no PGN files (.pgn, .pgn.gz, .pgn.zst, .pgn.bz2) below them\n",
+            "pgnindex: error: {}, {}: no PGN files (.pgn, .pgn.gz, .pgn.zst, .pgn.bz2, .pgn.xz) below them\n",
             empty.display(),
             notes.display()
         )
@@ -135,4 +135,62 @@ fn a_database_given_as_an_input_is_refused_with_a_hint_and_nothing_is_created() 
         run.stderr,
         format!("pgnindex: error: {} is a SQLite database, not PGN\n", db.display())
     );
+}
+
+/// `data` compressed with xz.
+fn xz(data: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut encoder = xz2::write::XzEncoder::new(Vec::new(), 6);
+    encoder.write_all(data).unwrap();
+    encoder.finish().unwrap()
+}
+
+#[test]
+fn xz_files_are_read_and_other_compressions_are_refused_by_name() {
+    let dir = scratch();
+    let text = BAD_SECOND.replace("Ke3", "Ke2");
+    // Two xz streams one after the other, as `xz` appends them.
+    let mut bytes = xz(&text.as_bytes()[..40]);
+    bytes.extend(xz(&text.as_bytes()[40..]));
+    let games = dir.join("games");
+    std::fs::create_dir(&games).unwrap();
+    let file = dir.write("games/a.PGN.XZ", bytes);
+    let db = dir.join("t.db");
+    let run = import(&db, &[arg(&games)]).success();
+    assert!(run.stderr.contains(": 3 games imported, 0 duplicates, 0 errors"), "{}", run.stderr);
+    let white: Vec<String> = column(&open(&db), "SELECT white FROM games ORDER BY id");
+    assert_eq!(white, ["a", "b", "c"]);
+    let run = common::run(["check", arg(&file)]).success();
+    assert!(run.stdout.starts_with("games 3, ok 3,"), "{}", run.stdout);
+
+    let other = dir.join("other.db");
+    for (name, bytes, what) in [
+        (
+            "g.pgn.7z",
+            &b"7z\xbc\xaf\x27\x1c\x00\x04 and more"[..],
+            "a 7-Zip archive, not PGN: extract it first",
+        ),
+        ("g.pgn.rar", b"Rar!\x1a\x07\x01\x00 and more", "a RAR archive, not PGN: extract it first"),
+        (
+            "g.pgn.zip",
+            b"PK\x03\x04\x14\x00\x00\x00 and more",
+            "a zip archive, not PGN: extract it first",
+        ),
+        (
+            "g.pgn.lz4",
+            b"\x04\x22\x4d\x18\x64\x40\xa7 and more",
+            "LZ4-compressed, not PGN: decompress it first",
+        ),
+        (
+            "g.pgn.Z",
+            b"\x1f\x9d\x90\x5b\x45 and more",
+            "compressed with compress (.Z), not PGN: decompress it first",
+        ),
+    ] {
+        let path = dir.write(name, bytes);
+        let run = import(&other, &[arg(&path)]);
+        assert_eq!(run.code, 2, "{name}: {}", run.stderr);
+        assert_eq!(run.stderr, format!("pgnindex: error: {} is {what}\n", path.display()));
+        assert!(!other.exists(), "{name}");
+    }
 }

@@ -20,7 +20,7 @@ use super::exit::Exit;
 /// Arguments of `fens`.
 #[derive(Debug, Args)]
 pub struct FensArgs {
-    /// PGN inputs: files (.pgn, .pgn.gz, .pgn.zst, .pgn.bz2), directories
+    /// PGN inputs: files (.pgn, .pgn.gz, .pgn.zst, .pgn.bz2, .pgn.xz), directories
     /// (every PGN file below), or `-` for standard input.
     #[arg(required = true)]
     inputs: Vec<std::ffi::OsString>,

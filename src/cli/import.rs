@@ -25,7 +25,7 @@ const SHOWN_PROBLEMS: usize = 5;
 #[derive(Debug, Args)]
 #[command(after_help = "Example:\n  pgnindex import --db games.db lichess_2024-01.pgn.zst twic/")]
 pub struct ImportArgs {
-    /// PGN inputs: files (.pgn, .pgn.gz, .pgn.zst, .pgn.bz2), directories
+    /// PGN inputs: files (.pgn, .pgn.gz, .pgn.zst, .pgn.bz2, .pgn.xz), directories
     /// (every PGN file below), or `-` for standard input.
     #[arg(required = true)]
     inputs: Vec<std::ffi::OsString>,

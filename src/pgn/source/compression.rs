@@ -1,6 +1,6 @@
 //! What an input holds, by its first bytes: [`Compression`]
-//! ([`detect_compression`]) and the decoders that stream gzip, zstd and
-//! bzip2 (several members, frames or streams one after the other), or a
+//! ([`detect_compression`]) and the decoders that stream gzip, zstd, bzip2
+//! and xz (several members, frames or streams one after the other), or a
 //! [`Foreign`] format that is not PGN at all ([`detect_foreign`]).
 
 use std::fmt;
@@ -20,23 +20,29 @@ pub enum Compression {
     /// bzip2, possibly several streams one after the other (as `pbzip2`
     /// writes them).
     Bzip2,
+    /// xz, possibly several streams one after the other (as `xz` appends
+    /// them).
+    Xz,
 }
 
 impl fmt::Display for Compression {
-    /// Writes the format's usual name: `none`, `gzip`, `zstd` or `bzip2`.
+    /// Writes the format's usual name: `none`, `gzip`, `zstd`, `bzip2` or
+    /// `xz`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             Compression::None => "none",
             Compression::Gzip => "gzip",
             Compression::Zstd => "zstd",
             Compression::Bzip2 => "bzip2",
+            Compression::Xz => "xz",
         })
     }
 }
 
-/// Detects the compression of an input from its first bytes (four are
+/// Detects the compression of an input from its first bytes (six are
 /// enough): gzip starts with `1f 8b`, zstd with `28 b5 2f fd`, bzip2 with
-/// `BZh`. The content decides, not the file name.
+/// `BZh`, xz with `fd 37 7a 58 5a 00`. The content decides, not the file
+/// name.
 pub fn detect_compression(first_bytes: &[u8]) -> Compression {
     if first_bytes.starts_with(&[0x1f, 0x8b]) {
         Compression::Gzip
@@ -44,6 +50,8 @@ pub fn detect_compression(first_bytes: &[u8]) -> Compression {
         Compression::Zstd
     } else if first_bytes.starts_with(b"BZh") {
         Compression::Bzip2
+    } else if first_bytes.starts_with(b"\xfd7zXZ\x00") {
+        Compression::Xz
     } else {
         Compression::None
     }
@@ -69,6 +77,14 @@ pub enum Foreign {
     Jpeg,
     /// A zip archive (`PK\3\4`, or `PK\5\6` when empty).
     Zip,
+    /// A 7-Zip archive.
+    SevenZip,
+    /// A RAR archive.
+    Rar,
+    /// An LZ4 frame.
+    Lz4,
+    /// Unix `compress` output (`.Z`, LZW).
+    Lzw,
 }
 
 impl fmt::Display for Foreign {
@@ -82,23 +98,33 @@ impl fmt::Display for Foreign {
             Foreign::Png => "a PNG image",
             Foreign::Jpeg => "a JPEG image",
             Foreign::Zip => "a zip archive",
+            Foreign::SevenZip => "a 7-Zip archive",
+            Foreign::Rar => "a RAR archive",
+            Foreign::Lz4 => "LZ4-compressed",
+            Foreign::Lzw => "compressed with compress (.Z)",
         })
     }
 }
 
 impl Foreign {
     /// What to do instead, if there is something to say: extract an
-    /// archive first.
+    /// archive, decompress a compression pgnindex does not read.
     pub fn advice(self) -> Option<&'static str> {
         match self {
-            Foreign::Zip => Some("extract it first"),
-            _ => None,
+            Foreign::Zip | Foreign::SevenZip | Foreign::Rar => Some("extract it first"),
+            Foreign::Lz4 | Foreign::Lzw => Some("decompress it first"),
+            Foreign::Sqlite
+            | Foreign::Elf
+            | Foreign::WindowsExecutable
+            | Foreign::Pdf
+            | Foreign::Png
+            | Foreign::Jpeg => None,
         }
     }
 }
 
 /// The magic numbers of [`Foreign`] formats.
-const FOREIGN: [(&[u8], Foreign); 8] = [
+const FOREIGN: [(&[u8], Foreign); 12] = [
     (b"SQLite format 3\0", Foreign::Sqlite),
     (b"\x7fELF", Foreign::Elf),
     (b"MZ", Foreign::WindowsExecutable),
@@ -107,6 +133,10 @@ const FOREIGN: [(&[u8], Foreign); 8] = [
     (b"\xff\xd8\xff", Foreign::Jpeg),
     (b"PK\x03\x04", Foreign::Zip),
     (b"PK\x05\x06", Foreign::Zip),
+    (b"7z\xbc\xaf\x27\x1c", Foreign::SevenZip),
+    (b"Rar!\x1a\x07", Foreign::Rar),
+    (b"\x04\x22\x4d\x18", Foreign::Lz4),
+    (b"\x1f\x9d", Foreign::Lzw),
 ];
 
 /// Bytes read from the start of an input to recognise it: the longest
@@ -134,6 +164,7 @@ pub(super) fn decoder(
         Compression::None => Box::new(reader),
         Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(reader)),
         Compression::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(reader)),
+        Compression::Xz => Box::new(xz2::read::XzDecoder::new_multi_decoder(reader)),
         Compression::Zstd => {
             let mut decoder = zstd::stream::read::Decoder::new(reader)?;
             // Accept frames written with `zstd --long` (windows beyond the
@@ -181,6 +212,8 @@ mod tests {
         assert_eq!(detect_compression(b"\x1f\x8b\x08\x00"), Compression::Gzip);
         assert_eq!(detect_compression(b"\x28\xb5\x2f\xfd"), Compression::Zstd);
         assert_eq!(detect_compression(b"BZh9"), Compression::Bzip2);
+        assert_eq!(detect_compression(b"\xfd7zXZ\x00\x00"), Compression::Xz);
+        assert_eq!(detect_compression(b"\xfd7zXZ"), Compression::None);
         assert_eq!(detect_compression(b"[Event"), Compression::None);
         assert_eq!(detect_compression(b"\x28\xb5\x2f"), Compression::None);
         assert_eq!(detect_compression(b"\x1f"), Compression::None);

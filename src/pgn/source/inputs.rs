@@ -12,10 +12,10 @@ use super::{check_not_foreign, open_error, SourceError};
 
 /// File name endings (compared in ASCII lower case) that mark a PGN file when
 /// a directory is expanded.
-const PGN_SUFFIXES: [&[u8]; 4] = [b".pgn", b".pgn.gz", b".pgn.zst", b".pgn.bz2"];
+const PGN_SUFFIXES: [&[u8]; 5] = [b".pgn", b".pgn.gz", b".pgn.zst", b".pgn.bz2", b".pgn.xz"];
 
 /// [`PGN_SUFFIXES`] as messages list them.
-pub(super) const PGN_SUFFIXES_TEXT: &str = ".pgn, .pgn.gz, .pgn.zst, .pgn.bz2";
+pub(super) const PGN_SUFFIXES_TEXT: &str = ".pgn, .pgn.gz, .pgn.zst, .pgn.bz2, .pgn.xz";
 
 /// Where games come from: a file path or standard input (`-`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,7 +52,8 @@ pub struct Inputs {
 ///
 /// - `-` is standard input;
 /// - a directory means every file below it, recursively, whose name ends in
-///   `.pgn`, `.pgn.gz`, `.pgn.zst` or `.pgn.bz2` in any letter case, sorted
+///   `.pgn`, `.pgn.gz`, `.pgn.zst`, `.pgn.bz2` or `.pgn.xz` in any letter
+///   case, sorted
 ///   by path (symbolic links to files are followed, links to directories are
 ///   not, so that a link cycle cannot make the walk endless);
 /// - anything else that can be read as a stream of bytes (a regular file,
@@ -210,6 +211,7 @@ mod tests {
             "notes.txt",
             "archive.gz",
             "e.pgn.bz2",
+            "f.pgn.xz",
             "sub/c.pgn.gz",
             "sub/x.pgn.txt",
             "sub/deeper/d.Pgn.Zst",
@@ -232,6 +234,7 @@ mod tests {
                 path("b.pgn"),
                 path("dir.pgn/inner.pgn"),
                 path("e.pgn.bz2"),
+                path("f.pgn.xz"),
                 path("sub/c.pgn.gz"),
                 path("sub/deeper/d.Pgn.Zst"),
                 path("z/y.pgn"),

@@ -6,7 +6,7 @@
 //! same split ripgrep makes between searching a slice and searching a reader:
 //! - a regular, uncompressed file is memory-mapped (small ones are simply
 //!   read into memory) and handed over as one slice;
-//! - standard input, compressed files (gzip, zstd, bzip2 — recognised by
+//! - standard input, compressed files (gzip, zstd, bzip2, xz — recognised by
 //!   their magic numbers, not their names) and anything that cannot be
 //!   mapped are streamed through a refill buffer that is cut at game
 //!   boundaries chosen by the caller ([`Source::for_each_block`]).
@@ -217,7 +217,7 @@ impl Source {
     /// hint to the kernel that it will be read sequentially); a smaller one is
     /// read into memory; one that cannot be mapped is streamed. Compressed
     /// files (whatever their names) and standard input are streamed through
-    /// the matching decoder: gzip members, zstd frames and bzip2 streams may
+    /// the matching decoder: gzip members, zstd frames, bzip2 and xz streams may
     /// follow one another.
     ///
     /// # Errors
@@ -347,7 +347,7 @@ mod tests {
     use std::ops::ControlFlow;
 
     use super::testing::{
-        blocks, bzip2, cut_after_blank_line, gzip, read_all, write_file, zstd, PGN,
+        blocks, bzip2, cut_after_blank_line, gzip, read_all, write_file, xz, zstd, PGN,
     };
     use super::*;
 
@@ -361,11 +361,15 @@ mod tests {
         multi_zst.extend(zstd(&PGN[30..]));
         let mut multi_bz2 = bzip2(&PGN[..70]);
         multi_bz2.extend(bzip2(&PGN[70..]));
+        let mut multi_xz = xz(&PGN[..20]);
+        multi_xz.extend(xz(&PGN[20..]));
         let cases = [
             ("plain.pgn", PGN.to_vec(), Compression::None),
             ("games.pgn.gz", gzip(PGN), Compression::Gzip),
             ("games.pgn.zst", zstd(PGN), Compression::Zstd),
             ("games.pgn.bz2", bzip2(PGN), Compression::Bzip2),
+            ("games.pgn.xz", xz(PGN), Compression::Xz),
+            ("multi.pgn.xz", multi_xz, Compression::Xz),
             ("multi.pgn.gz", multi_gz, Compression::Gzip),
             ("multi.pgn.zst", multi_zst, Compression::Zstd),
             ("multi.pgn.bz2", multi_bz2, Compression::Bzip2),
