@@ -212,7 +212,7 @@ fn duplicates_and_reimports() {
         .replacen("1. e4 e5 2. Nf3", "1. e4 e5 2. Nc3", 1);
     let copy = dir.write("copy.pgn", changed);
     let stderr = import(&db, &[arg(&copy)]).success().stderr;
-    assert!(stderr.contains("1 games imported, 231 duplicates"), "{stderr}");
+    assert!(stderr.contains("1 game imported, 231 duplicates"), "{stderr}");
 
     let conn = open(&db);
     assert_eq!(count(&conn, "SELECT count(*) FROM games"), 233);

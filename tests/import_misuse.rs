@@ -194,3 +194,57 @@ fn xz_files_are_read_and_other_compressions_are_refused_by_name() {
         assert!(!other.exists(), "{name}");
     }
 }
+
+#[test]
+fn the_summary_agrees_in_number_and_counts_warnings() {
+    let dir = scratch();
+    let one = dir.write("one.pgn", "[White \"a\"]\n\n1. e4 e5 2. Ke3 *\n");
+    let db = dir.join("t.db");
+    let run = import(&db, &["--no-positions", arg(&one)]).success();
+    let summary = run.stderr.lines().last().unwrap();
+    assert!(
+        summary.starts_with("1 file: 1 game imported, 0 duplicates, 1 error, 0 positions in "),
+        "{summary}"
+    );
+    // Text skipped between games is a warning: the summary says so.
+    let slip = dir.write(
+        "slip.pgn",
+        "[White \"b\"]\n\n1. d4 d5 *\n\njunk } here\n\n[White \"c\"]\n\n1. c4 *\n",
+    );
+    let run = import(&db, &[arg(&slip)]).success();
+    let summary = run.stderr.lines().last().unwrap();
+    assert!(
+        summary.starts_with(
+            "1 file: 2 games imported, 0 duplicates, 0 errors, 1 warning, 5 positions in "
+        ),
+        "{summary}"
+    );
+    assert_eq!(count(&open(&db), "SELECT count(*) FROM import_errors WHERE kind = 'warning'"), 1);
+}
+
+#[test]
+fn a_database_that_cannot_be_created_says_why_in_one_line() {
+    let dir = scratch();
+    let pgn = dir.write("games.pgn", BAD_SECOND.replace("Ke3", "Ke2"));
+    let db = dir.join("missing/t.db");
+    let run = import(&db, &[arg(&pgn)]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "pgnindex: error: {}: cannot create the database: No such file or directory (os error 2)\n",
+            db.display()
+        )
+    );
+    let file = dir.write("file", "");
+    let db = file.join("t.db");
+    let run = import(&db, &[arg(&pgn)]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "pgnindex: error: {}: cannot create the database: Not a directory (os error 20)\n",
+            db.display()
+        )
+    );
+}

@@ -3,6 +3,7 @@
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -181,10 +182,17 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<Exit> {
         ProgressBar::hidden()
     };
     let shown = Arc::new(Mutex::new(0usize));
+    // Warnings are not printed one by one: the summary counts them.
+    let warnings = Arc::new(AtomicU64::new(0));
     let problems = {
         let (bar, shown, quiet) = (bar.clone(), Arc::clone(&shown), args.quiet);
+        let warnings = Arc::clone(&warnings);
         Box::new(move |problem: Problem| {
-            if problem.kind == ProblemKind::Warning || quiet {
+            if problem.kind == ProblemKind::Warning {
+                warnings.fetch_add(1, Ordering::Relaxed);
+                return;
+            }
+            if quiet {
                 return;
             }
             let mut n = shown.lock().unwrap_or_else(|e| e.into_inner());
@@ -208,28 +216,29 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<Exit> {
     })?;
     let t = summary.totals;
     let secs = summary.seconds.max(1e-9);
+    let warnings = warnings.load(Ordering::Relaxed);
+    let warnings =
+        if warnings > 0 { format!(", {}", counted(warnings, "warning")) } else { String::new() };
     let mut line = format!(
-        "{} files: {} games imported, {} duplicates, {} errors, {} positions in {:.1} s \
-         ({:.0} games/s, {:.1} MB/s)",
-        summary.files,
-        t.games,
-        t.duplicates,
-        t.errors,
-        t.positions,
+        "{}: {} imported, {}, {}{warnings}, {} in {:.1} s ({:.0} games/s, {:.1} MB/s)",
+        counted(summary.files, "file"),
+        counted(t.games, "game"),
+        counted(t.duplicates, "duplicate"),
+        counted(t.errors, "error"),
+        counted(t.positions, "position"),
         summary.seconds,
         // Games read: a re-import of stored games is fast, not idle.
         (t.games + t.duplicates) as f64 / secs,
         summary.bytes as f64 / secs / 1e6,
     );
     if summary.not_pgn > 0 {
-        let files = if summary.not_pgn == 1 { "file" } else { "files" };
-        line += &format!("; {} {files} skipped (not PGN)", summary.not_pgn);
+        line += &format!("; {} skipped (not PGN)", counted(summary.not_pgn, "file"));
     }
     if summary.already_imported > 0 {
         line += &format!("; {} already imported", summary.already_imported);
     }
     if t.resumed > 0 {
-        line += &format!("; {} games already stored by an earlier run", t.resumed);
+        line += &format!("; {} already stored by an earlier run", counted(t.resumed, "game"));
     }
     if summary.stopped {
         line += "; stopped at the first bad game (--strict)";
@@ -242,6 +251,15 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<Exit> {
     } else {
         Exit::Success
     })
+}
+
+/// `n` and `noun`, in the plural unless `n` is 1: `1 game`, `0 games`.
+fn counted(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
 }
 
 /// Parses a size: digits with an optional K, M, G or T suffix (powers of
@@ -263,7 +281,14 @@ fn parse_size(text: &str) -> Result<u64, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_size;
+    use super::{counted, parse_size};
+
+    #[test]
+    fn counts_agree_in_number() {
+        assert_eq!(counted(0, "game"), "0 games");
+        assert_eq!(counted(1, "game"), "1 game");
+        assert_eq!(counted(2, "error"), "2 errors");
+    }
 
     #[test]
     fn sizes() {
