@@ -63,6 +63,11 @@ pub trait Observer {
     fn already_imported(&mut self, name: &InputName) {
         let _ = name;
     }
+    /// A file found below a directory is not PGN
+    /// ([`SourceError::NotPgn`]): it is left out.
+    fn not_pgn(&mut self, error: &SourceError) {
+        let _ = error;
+    }
     /// A source could not be read (entirely or from some point on).
     fn unreadable(&mut self, error: &SourceError) {
         let _ = error;
@@ -83,6 +88,8 @@ pub struct Summary {
     pub already_imported: u64,
     /// Inputs that could not be read (entirely or to the end).
     pub unreadable: u64,
+    /// Files found below a directory and left out: not PGN.
+    pub not_pgn: u64,
     /// Input bytes read (decompressed).
     pub bytes: u64,
     /// What the writer stored.
@@ -139,7 +146,13 @@ pub fn run(
     problems: Box<dyn FnMut(Problem) + Send>,
 ) -> Result<Summary, ImportError> {
     let started = Instant::now();
-    let names = expand_inputs(inputs)?;
+    // Every input is listed, and those named are checked, before the
+    // database is opened: a misuse creates nothing.
+    let inputs = expand_inputs(inputs)?;
+    for skipped in &inputs.skipped {
+        observer.not_pgn(skipped);
+    }
+    let names = inputs.names;
     let total = names
         .iter()
         .filter_map(|name| match name {
@@ -168,7 +181,8 @@ pub fn run(
     };
     let rows = options.rows;
     let build = move |game| GameRow::build(game, rows);
-    let mut feed = Feed { tx, reply: reply_rx, observer, options, summary: Summary::default() };
+    let summary = Summary { not_pgn: inputs.skipped.len() as u64, ..Summary::default() };
+    let mut feed = Feed { tx, reply: reply_rx, observer, options, summary };
     let read = read_inputs(&names, pool, replay, &build, &mut feed);
     let Feed { tx, mut summary, .. } = feed;
     drop(tx);

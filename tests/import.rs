@@ -212,7 +212,7 @@ fn duplicates_and_reimports() {
         .replacen("1. e4 e5 2. Nf3", "1. e4 e5 2. Nc3", 1);
     let copy = dir.write("copy.pgn", changed);
     let stderr = import(&db, &[arg(&copy)]).success().stderr;
-    assert!(stderr.contains("1 games imported, 231 duplicates"), "{stderr}");
+    assert!(stderr.contains("1 game imported, 231 duplicates"), "{stderr}");
 
     let conn = open(&db);
     assert_eq!(count(&conn, "SELECT count(*) FROM games"), 233);
@@ -279,13 +279,13 @@ fn bad_games_are_stored_up_to_the_error_and_reported() {
     );
     assert_eq!(errors, ["error 2 2 7:13", "skipped 3 0 9:1"]);
 
-    // --strict stops at the first bad game, after storing the ones before.
+    // --strict stops before the first bad game, after storing the ones before.
     let db = dir.join("strict.db");
     let run = import(&db, &["--strict", arg(&pgn)]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(run.stderr.contains("stopped at the first bad game"), "{}", run.stderr);
     let conn = open(&db);
-    assert_eq!(count(&conn, "SELECT count(*) FROM games"), 2);
+    assert_eq!(count(&conn, "SELECT count(*) FROM games"), 1);
     // A run without --strict goes on after it.
     import(&db, &[arg(&pgn)]).success();
     assert_eq!(count(&conn, "SELECT count(*) FROM games"), 3);

@@ -430,7 +430,8 @@ fn directories_with_symlink_loops() {
 #[test]
 fn binary_files_named_pgn() {
     let dir = scratch();
-    // The program itself, and random bytes, between two real files.
+    // The program itself (left out: an executable is no PGN), and random
+    // bytes (read: no format is recognised), between two real files.
     let elf = dir.join("b-program.pgn");
     std::fs::copy(bin(), &elf).unwrap();
     let mut x = 0x9e37_79b9_7f4a_7c15u64;
@@ -443,6 +444,7 @@ fn binary_files_named_pgn() {
     let db = dir.join("t.db");
     let (run, rss_mib) = import("binary files named .pgn", &db, &["--quiet", arg(dir.path())]);
     assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("; 1 file skipped (not PGN)"), "{}", run.stderr);
     let conn = open(&db);
     let good = games_in(&fixture_text()) as i64;
     // The good games are all there; whatever the binary files hold is not

@@ -20,7 +20,7 @@ use super::exit::Exit;
 /// Arguments of `fens`.
 #[derive(Debug, Args)]
 pub struct FensArgs {
-    /// PGN inputs: files (.pgn, .pgn.gz, .pgn.zst, .pgn.bz2), directories
+    /// PGN inputs: files (.pgn, .pgn.gz, .pgn.zst, .pgn.bz2, .pgn.xz), directories
     /// (every PGN file below), or `-` for standard input.
     #[arg(required = true)]
     inputs: Vec<std::ffi::OsString>,
@@ -83,7 +83,11 @@ fn for_each_game(
     each: impl FnMut(Located<'_>) -> io::Result<()>,
     warn: impl FnMut(&InputName, usize, usize, &str) -> io::Result<()>,
 ) -> anyhow::Result<Stats> {
-    let names = expand_inputs(inputs)?;
+    let inputs = expand_inputs(inputs)?;
+    for skipped in &inputs.skipped {
+        eprintln!("pgnindex: warning: {skipped}; skipped");
+    }
+    let names = inputs.names;
     let mut printer = Printer { stats: Stats::default(), each, warn, io_error: None };
     let read = read_inputs(&names, pool, options, &|g| g, &mut printer);
     if let Some(e) = printer.io_error {

@@ -3,6 +3,7 @@
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -10,9 +11,9 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use pgnindex::db::{self, Sharing};
-use pgnindex::import::{self, ImportOptions, Observer};
+use pgnindex::import::{self, ImportError, ImportOptions, Observer};
 use pgnindex::notation::lang::Lang;
-use pgnindex::pgn::source::{InputName, SourceError};
+use pgnindex::pgn::source::{Foreign, InputName, SourceError};
 use pgnindex::store::rows::RowOptions;
 use pgnindex::store::writer::{Problem, ProblemKind, WriterOptions, BATCH_GAMES_WITHOUT_POSITIONS};
 
@@ -25,7 +26,7 @@ const SHOWN_PROBLEMS: usize = 5;
 #[derive(Debug, Args)]
 #[command(after_help = "Example:\n  pgnindex import --db games.db lichess_2024-01.pgn.zst twic/")]
 pub struct ImportArgs {
-    /// PGN inputs: files (.pgn, .pgn.gz, .pgn.zst, .pgn.bz2), directories
+    /// PGN inputs: files (.pgn, .pgn.gz, .pgn.zst, .pgn.bz2, .pgn.xz), directories
     /// (every PGN file below), or `-` for standard input.
     #[arg(required = true)]
     inputs: Vec<std::ffi::OsString>,
@@ -52,7 +53,8 @@ pub struct ImportArgs {
     /// Import files whose content was imported before.
     #[arg(long)]
     force: bool,
-    /// Stop at the first bad game (exit status 1).
+    /// Stop before the first bad game, storing nothing of it (exit status
+    /// 1); the same command stops there again until the input is fixed.
     #[arg(long)]
     strict: bool,
     /// Print nothing but the summary line (bad games are still in the
@@ -123,6 +125,12 @@ impl Observer for Progress {
         });
     }
 
+    fn not_pgn(&mut self, error: &SourceError) {
+        if !self.quiet {
+            self.bar.suspend(|| eprintln!("pgnindex: warning: {error}; skipped"));
+        }
+    }
+
     fn unreadable(&mut self, error: &SourceError) {
         self.bar.suspend(|| eprintln!("pgnindex: error: {error}"));
     }
@@ -174,10 +182,17 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<Exit> {
         ProgressBar::hidden()
     };
     let shown = Arc::new(Mutex::new(0usize));
+    // Warnings are not printed one by one: the summary counts them.
+    let warnings = Arc::new(AtomicU64::new(0));
     let problems = {
         let (bar, shown, quiet) = (bar.clone(), Arc::clone(&shown), args.quiet);
+        let warnings = Arc::clone(&warnings);
         Box::new(move |problem: Problem| {
-            if problem.kind == ProblemKind::Warning || quiet {
+            if problem.kind == ProblemKind::Warning {
+                warnings.fetch_add(1, Ordering::Relaxed);
+                return;
+            }
+            if quiet {
                 return;
             }
             let mut n = shown.lock().unwrap_or_else(|e| e.into_inner());
@@ -192,27 +207,38 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<Exit> {
     let mut progress = Progress { bar: bar.clone(), quiet: args.quiet, done: 0, size: None };
     let summary = import::run(&path, &args.inputs, &pool, options, &mut progress, problems);
     bar.finish_and_clear();
-    let summary = summary?;
+    let summary = summary.map_err(|e| match e {
+        // A database given where the inputs go: `--db` forgotten.
+        ImportError::Inputs(SourceError::NotPgn { name, format: Foreign::Sqlite }) => {
+            anyhow::anyhow!("{name} is a SQLite database, not PGN: did you mean --db {name}?")
+        }
+        e => e.into(),
+    })?;
     let t = summary.totals;
     let secs = summary.seconds.max(1e-9);
+    let warnings = warnings.load(Ordering::Relaxed);
+    let warnings =
+        if warnings > 0 { format!(", {}", counted(warnings, "warning")) } else { String::new() };
     let mut line = format!(
-        "{} files: {} games imported, {} duplicates, {} errors, {} positions in {:.1} s \
-         ({:.0} games/s, {:.1} MB/s)",
-        summary.files,
-        t.games,
-        t.duplicates,
-        t.errors,
-        t.positions,
+        "{}: {} imported, {}, {}{warnings}, {} in {:.1} s ({:.0} games/s, {:.1} MB/s)",
+        counted(summary.files, "file"),
+        counted(t.games, "game"),
+        counted(t.duplicates, "duplicate"),
+        counted(t.errors, "error"),
+        counted(t.positions, "position"),
         summary.seconds,
         // Games read: a re-import of stored games is fast, not idle.
         (t.games + t.duplicates) as f64 / secs,
         summary.bytes as f64 / secs / 1e6,
     );
+    if summary.not_pgn > 0 {
+        line += &format!("; {} skipped (not PGN)", counted(summary.not_pgn, "file"));
+    }
     if summary.already_imported > 0 {
         line += &format!("; {} already imported", summary.already_imported);
     }
     if t.resumed > 0 {
-        line += &format!("; {} games already stored by an earlier run", t.resumed);
+        line += &format!("; {} already stored by an earlier run", counted(t.resumed, "game"));
     }
     if summary.stopped {
         line += "; stopped at the first bad game (--strict)";
@@ -225,6 +251,15 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<Exit> {
     } else {
         Exit::Success
     })
+}
+
+/// `n` and `noun`, in the plural unless `n` is 1: `1 game`, `0 games`.
+fn counted(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
 }
 
 /// Parses a size: digits with an optional K, M, G or T suffix (powers of
@@ -246,7 +281,14 @@ fn parse_size(text: &str) -> Result<u64, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_size;
+    use super::{counted, parse_size};
+
+    #[test]
+    fn counts_agree_in_number() {
+        assert_eq!(counted(0, "game"), "0 games");
+        assert_eq!(counted(1, "game"), "1 game");
+        assert_eq!(counted(2, "error"), "2 errors");
+    }
 
     #[test]
     fn sizes() {

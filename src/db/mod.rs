@@ -75,6 +75,17 @@ pub enum DbError {
         /// The path.
         path: PathBuf,
     },
+    /// The file cannot be created (its directory is missing or not
+    /// writable), or an existing one cannot be opened for writing.
+    #[error("{}: cannot {} the database: {error}", path.display(), if *.created { "create" } else { "open" })]
+    CannotOpen {
+        /// The path.
+        path: PathBuf,
+        /// `true` if the file did not exist.
+        created: bool,
+        /// What the operating system said.
+        error: std::io::Error,
+    },
     /// An SQLite error, with the file it happened on.
     // SQLite's message is part of this one (not a `source`): printed once.
     #[error("{}: {error}", path.display())]
@@ -131,7 +142,7 @@ pub fn open_for_write(path: &Path) -> Result<Connection, DbError> {
 /// using the database for 30 seconds; the other [`DbError`]s as for any
 /// open.
 pub fn open_for_import(path: &Path, sharing: Sharing) -> Result<Connection, DbError> {
-    let conn = Connection::open(path).map_err(sqlite(path))?;
+    let conn = Connection::open(path).map_err(|error| cannot_open(path, error))?;
     conn.busy_timeout(std::time::Duration::from_secs(30)).map_err(sqlite(path))?;
     check_is_sqlite(&conn, path)?;
     // 16 KiB pages: measured fastest for the import (fewer page splits and
@@ -164,6 +175,29 @@ pub fn open_for_import(path: &Path, sharing: Sharing) -> Result<Connection, DbEr
     conn.pragma_update(None, "foreign_keys", false).map_err(sqlite(path))?;
     migrate(&conn, path)?;
     Ok(conn)
+}
+
+/// SQLite's "unable to open database file" says neither why nor (beyond
+/// the path) what: the file is opened with the standard library to get the
+/// system's reason, [`DbError::CannotOpen`]. Other errors are kept.
+fn cannot_open(path: &Path, error: rusqlite::Error) -> DbError {
+    if error.sqlite_error_code() != Some(rusqlite::ErrorCode::CannotOpen) {
+        return sqlite(path)(error);
+    }
+    let created = !path.exists();
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true).write(true).create_new(created);
+    match options.open(path) {
+        Err(error) => DbError::CannotOpen { path: path.to_path_buf(), created, error },
+        Ok(file) => {
+            // Opened after all: whatever SQLite met, it was not the file.
+            drop(file);
+            if created {
+                let _ = std::fs::remove_file(path);
+            }
+            sqlite(path)(error)
+        }
+    }
 }
 
 /// Opens an existing database read-only (query commands): never creates

@@ -209,7 +209,7 @@ mod tests {
             .iter()
             .map(|f| dir.path().join(f).into_os_string())
             .collect();
-        let names = expand_inputs(&args).unwrap();
+        let names = expand_inputs(&args).unwrap().names;
         // An input that vanished after the listing cannot be opened.
         std::fs::remove_file(dir.path().join("b.pgn")).unwrap();
         let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();

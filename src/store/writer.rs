@@ -40,7 +40,8 @@ use crate::pgn::source::FileFacts;
 pub struct WriterOptions {
     /// Store a game even if the same game is already stored.
     pub keep_duplicates: bool,
-    /// Stop at the first bad game.
+    /// Stop before the first bad game: it is reported, not stored, and its
+    /// source stays unfinished just before it.
     pub strict: bool,
     /// Commit once a batch holds this many position rows...
     pub batch_positions: usize,
@@ -458,7 +459,8 @@ impl Writer {
     /// `offset` is added to the games' offsets and `line` to their lines;
     /// `end` is the input offset just after the chunk. Commits when the
     /// batch is full. With `strict`, a bad game stops the import: the games
-    /// before it are committed and `Break` is returned.
+    /// before it are committed, the bad game is reported (not stored), the
+    /// source's `resume_offset` stays at its start, and `Break` is returned.
     ///
     /// # Errors
     /// Database errors.
@@ -492,11 +494,12 @@ impl Writer {
             }
             let bad = game.error.is_some() || game.skipped_variant.is_some();
             if bad && self.options.strict {
-                // The bad game is stored (with its error) and the source
-                // resumes after it.
-                let after = game.offset + 1;
-                self.store(game)?;
-                self.count(|s| s.resume_offset = after);
+                // Nothing of the bad game is stored, and the source stays
+                // unfinished just before it: the same command stops at it
+                // again until the input is fixed.
+                let at = game.offset;
+                self.report_strict_stop(game);
+                self.count(|s| s.resume_offset = at);
                 self.commit()?;
                 return Ok(ControlFlow::Break(()));
             }
@@ -542,15 +545,7 @@ impl Writer {
             && game.tags.is_none()
             && game.header == Header::default();
         if not_a_game || game.skipped_variant.is_some() {
-            let message = match &game.skipped_variant {
-                Some(variant) => format!(
-                    "game of variant '{variant}' not stored (not standard chess or Chess960)"
-                ),
-                None => format!(
-                    "text without tags or moves not stored: {}",
-                    game.error.as_deref().unwrap_or_default()
-                ),
-            };
+            let message = skipped_message(game);
             self.record_problem(
                 Some(number),
                 None,
@@ -646,6 +641,19 @@ impl Writer {
         Ok(())
     }
 
+    /// Hands the bad game a strict import stops at to the caller's
+    /// `problems`, and counts it, without storing anything.
+    fn report_strict_stop(&mut self, game: &GameRow) {
+        let source = self.source.as_ref().expect("a source was begun");
+        let (kind, message) = match &game.error {
+            Some(error) if game.skipped_variant.is_none() => (ProblemKind::Error, error.clone()),
+            _ => (ProblemKind::Skipped, skipped_message(game)),
+        };
+        let text = problem_text(&source.name, Some(source.game_number), game.error_at, &message);
+        self.totals.errors += 1;
+        (self.problems)(Problem { text, kind });
+    }
+
     /// Stores one row of `import_errors` for the current source and hands
     /// it, located as `FILE:LINE:COL`, to the caller's `problems`.
     fn record_problem(
@@ -675,10 +683,7 @@ impl Writer {
             })
             .map_err(|e| self.sqlite(e))?;
         let name = self.source.as_ref().map_or("", |s| s.name.as_str());
-        let text = match number {
-            Some(n) => format!("{name}:{line}:{column}: game {n}: {message}"),
-            None => format!("{name}:{line}:{column}: {message}"),
-        };
+        let text = problem_text(name, number, at, message);
         (self.problems)(Problem { text, kind });
         Ok(())
     }
@@ -853,6 +858,33 @@ impl Writer {
         self.conn.busy_timeout(std::time::Duration::ZERO).map_err(|e| self.sqlite(e))?;
         let _ = self.conn.pragma_update(None, "journal_mode", "DELETE");
         Ok(self.totals)
+    }
+}
+
+/// Why a game is not stored: another variant, or text that is no game.
+fn skipped_message(game: &GameRow) -> String {
+    match &game.skipped_variant {
+        Some(variant) => {
+            format!("game of variant '{variant}' not stored (not standard chess or Chess960)")
+        }
+        None => format!(
+            "text without tags or moves not stored: {}",
+            game.error.as_deref().unwrap_or_default()
+        ),
+    }
+}
+
+/// A problem as the caller shows it: `FILE:LINE:COL: game N: message`.
+fn problem_text(
+    name: &str,
+    number: Option<u64>,
+    at: Option<(usize, usize)>,
+    message: &str,
+) -> String {
+    let (line, column) = at.unwrap_or((0, 0));
+    match number {
+        Some(n) => format!("{name}:{line}:{column}: game {n}: {message}"),
+        None => format!("{name}:{line}:{column}: {message}"),
     }
 }
 

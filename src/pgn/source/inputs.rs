@@ -7,11 +7,15 @@ use std::fmt;
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 
-use super::{open_error, SourceError};
+use super::compression::{detect_foreign, read_prefix};
+use super::{check_not_foreign, open_error, SourceError};
 
 /// File name endings (compared in ASCII lower case) that mark a PGN file when
 /// a directory is expanded.
-const PGN_SUFFIXES: [&[u8]; 4] = [b".pgn", b".pgn.gz", b".pgn.zst", b".pgn.bz2"];
+const PGN_SUFFIXES: [&[u8]; 5] = [b".pgn", b".pgn.gz", b".pgn.zst", b".pgn.bz2", b".pgn.xz"];
+
+/// [`PGN_SUFFIXES`] as messages list them.
+pub(super) const PGN_SUFFIXES_TEXT: &str = ".pgn, .pgn.gz, .pgn.zst, .pgn.bz2, .pgn.xz";
 
 /// Where games come from: a file path or standard input (`-`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,27 +37,52 @@ impl fmt::Display for InputName {
     }
 }
 
+/// What [`expand_inputs`] found.
+#[derive(Debug, Default)]
+pub struct Inputs {
+    /// The inputs to read, in order.
+    pub names: Vec<InputName>,
+    /// Files found below a directory whose first bytes show a format that
+    /// is not PGN (each a [`SourceError::NotPgn`]): left out, for the
+    /// caller to mention.
+    pub skipped: Vec<SourceError>,
+}
+
 /// Expands command-line arguments into inputs.
 ///
 /// - `-` is standard input;
 /// - a directory means every file below it, recursively, whose name ends in
-///   `.pgn`, `.pgn.gz`, `.pgn.zst` or `.pgn.bz2` in any letter case, sorted
+///   `.pgn`, `.pgn.gz`, `.pgn.zst`, `.pgn.bz2` or `.pgn.xz` in any letter
+///   case, sorted
 ///   by path (symbolic links to files are followed, links to directories are
 ///   not, so that a link cycle cannot make the walk endless);
 /// - anything else that can be read as a stream of bytes (a regular file,
 ///   whatever its name, a FIFO, a character device) is taken as is.
 ///
+/// A regular file's first bytes are read: one that is not PGN (an SQLite
+/// database, an executable, … see [`Foreign`](super::Foreign)) is an error
+/// when the command line names it, and is left out, in
+/// [`Inputs::skipped`], when it was found below a directory. (Standard
+/// input and FIFOs are checked when opened: [`Source::open`](super::Source::open).)
+///
 /// The order of the arguments is kept. A directory without PGN files
-/// contributes nothing.
+/// contributes nothing, but arguments that all expand to nothing are an
+/// error: a command given nothing to read says so.
 ///
 /// # Errors
 ///
+/// [`SourceError::NoPgnFiles`] when no argument gives an input (every one
+/// a directory without PGN files); [`SourceError::NotPgn`] for a file
+/// named on the command line that is not PGN, or when the files left out
+/// are all there is; [`SourceError::Read`] for a named file whose first
+/// bytes cannot be read;
 /// [`SourceError::Open`] for a path that does not exist or a regular file
 /// that cannot be opened (including a broken link with a PGN name inside a
 /// directory), [`SourceError::ReadDir`] for a directory that cannot be
 /// listed, [`SourceError::NotInput`] for a socket and the like.
-pub fn expand_inputs(args: &[OsString]) -> Result<Vec<InputName>, SourceError> {
+pub fn expand_inputs(args: &[OsString]) -> Result<Inputs, SourceError> {
     let mut inputs = Vec::with_capacity(args.len());
+    let mut skipped = Vec::new();
     for arg in args {
         if arg == "-" {
             inputs.push(InputName::Stdin);
@@ -65,12 +94,22 @@ pub fn expand_inputs(args: &[OsString]) -> Result<Vec<InputName>, SourceError> {
             let mut found = Vec::new();
             walk_dir(&path, &mut found)?;
             found.sort();
-            inputs.extend(found.into_iter().map(InputName::Path));
+            for path in found {
+                match foreign_format(&path) {
+                    Some(format) => {
+                        skipped.push(SourceError::NotPgn { name: InputName::Path(path), format });
+                    }
+                    None => inputs.push(InputName::Path(path)),
+                }
+            }
         } else if meta.is_file() {
-            // Opened and closed at once, so that a permission problem shows up
-            // before any work starts.
-            File::open(&path).map_err(|error| open_error(&path, error))?;
-            inputs.push(InputName::Path(path));
+            // Opened, its first bytes read, and closed at once, so that a
+            // permission problem or a file that is no PGN shows up before
+            // any work starts.
+            let mut file = File::open(&path).map_err(|error| open_error(&path, error))?;
+            let name = InputName::Path(path);
+            check_not_foreign(&name, &read_prefix(&name, &mut file)?)?;
+            inputs.push(name);
         } else if is_special_readable(&meta.file_type()) {
             // Not opened here: opening a FIFO blocks until a writer appears,
             // and closing it again would break the writer's pipe.
@@ -79,7 +118,23 @@ pub fn expand_inputs(args: &[OsString]) -> Result<Vec<InputName>, SourceError> {
             return Err(SourceError::NotInput { path });
         }
     }
-    Ok(inputs)
+    if inputs.is_empty() {
+        if !skipped.is_empty() {
+            return Err(skipped.swap_remove(0));
+        }
+        // Only directories give nothing: files and `-` are inputs.
+        return Err(SourceError::NoPgnFiles { paths: args.iter().map(PathBuf::from).collect() });
+    }
+    Ok(Inputs { names: inputs, skipped })
+}
+
+/// The [`Foreign`](super::Foreign) format of the file at `path`, if its
+/// first bytes show one; `None` too if it cannot be read (reading it
+/// reports that).
+fn foreign_format(path: &Path) -> Option<super::Foreign> {
+    let mut file = File::open(path).ok()?;
+    let prefix = read_prefix(&InputName::Path(path.to_owned()), &mut file).ok()?;
+    detect_foreign(&prefix)
 }
 
 /// Collects the PGN files below `dir` into `found`, unsorted.
@@ -156,6 +211,7 @@ mod tests {
             "notes.txt",
             "archive.gz",
             "e.pgn.bz2",
+            "f.pgn.xz",
             "sub/c.pgn.gz",
             "sub/x.pgn.txt",
             "sub/deeper/d.Pgn.Zst",
@@ -169,7 +225,7 @@ mod tests {
         write_file(&root.join("dir.pgn/inner.pgn"), b"");
         let notes = root.join("notes.txt");
         let args = [root.clone().into_os_string(), "-".into(), notes.clone().into_os_string()];
-        let inputs = expand_inputs(&args).unwrap();
+        let inputs = expand_inputs(&args).unwrap().names;
         let path = |p: &str| InputName::Path(root.join(p));
         assert_eq!(
             inputs,
@@ -178,6 +234,7 @@ mod tests {
                 path("b.pgn"),
                 path("dir.pgn/inner.pgn"),
                 path("e.pgn.bz2"),
+                path("f.pgn.xz"),
                 path("sub/c.pgn.gz"),
                 path("sub/deeper/d.Pgn.Zst"),
                 path("z/y.pgn"),
@@ -199,6 +256,19 @@ mod tests {
         assert!(message.starts_with(&prefix), "{message}");
     }
 
+    #[test]
+    fn directories_without_pgn_files_are_an_error_only_when_nothing_is_left() {
+        let tmp = tempfile::tempdir().unwrap();
+        let empty = tmp.path().join("empty");
+        fs::create_dir(&empty).unwrap();
+        let err = expand_inputs(&[empty.clone().into_os_string()]).unwrap_err();
+        assert!(
+            matches!(&err, SourceError::NoPgnFiles { paths } if paths == std::slice::from_ref(&empty))
+        );
+        let inputs = expand_inputs(&[empty.into_os_string(), "-".into()]).unwrap().names;
+        assert_eq!(inputs, [InputName::Stdin]);
+    }
+
     #[cfg(unix)]
     #[test]
     fn expand_inputs_rejects_a_socket() {
@@ -217,7 +287,7 @@ mod tests {
         write_file(&root.join("real/a.pgn"), b"");
         std::os::unix::fs::symlink(root.join("real"), root.join("loop.pgn")).unwrap();
         std::os::unix::fs::symlink(root.join("real/a.pgn"), root.join("link.pgn")).unwrap();
-        let inputs = expand_inputs(&[root.clone().into_os_string()]).unwrap();
+        let inputs = expand_inputs(&[root.clone().into_os_string()]).unwrap().names;
         assert_eq!(
             inputs,
             [InputName::Path(root.join("link.pgn")), InputName::Path(root.join("real/a.pgn"))]

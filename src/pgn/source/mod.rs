@@ -6,7 +6,7 @@
 //! same split ripgrep makes between searching a slice and searching a reader:
 //! - a regular, uncompressed file is memory-mapped (small ones are simply
 //!   read into memory) and handed over as one slice;
-//! - standard input, compressed files (gzip, zstd, bzip2 — recognised by
+//! - standard input, compressed files (gzip, zstd, bzip2, xz — recognised by
 //!   their magic numbers, not their names) and anything that cannot be
 //!   mapped are streamed through a refill buffer that is cut at game
 //!   boundaries chosen by the caller ([`Source::for_each_block`]).
@@ -35,10 +35,10 @@ mod mmap;
 #[cfg(test)]
 mod testing;
 
-pub use compression::{detect_compression, Compression};
+pub use compression::{detect_compression, detect_foreign, Compression, Foreign};
 pub use decode::decode_text;
 pub use facts::{file_facts, FileFacts};
-pub use inputs::{expand_inputs, InputName};
+pub use inputs::{expand_inputs, InputName, Inputs};
 
 use compression::read_prefix;
 use mmap::{map_file, MMAP_MIN_LEN};
@@ -73,6 +73,22 @@ pub enum SourceError {
     NotInput {
         /// The argument.
         path: PathBuf,
+    },
+    /// The input is in a format that is not PGN (an SQLite database, an
+    /// executable, an archive, …), recognised by its first bytes.
+    #[error("{name} is {format}, not PGN{}", .format.advice().map(|a| format!(": {a}")).unwrap_or_default())]
+    NotPgn {
+        /// The input.
+        name: InputName,
+        /// What it is.
+        format: Foreign,
+    },
+    /// Every argument is a directory, and none has a PGN file below it:
+    /// nothing to read.
+    #[error("{}", no_pgn_files(.paths))]
+    NoPgnFiles {
+        /// The directories, as given.
+        paths: Vec<PathBuf>,
     },
     /// [`Source::open`] was given a directory; [`expand_inputs`] lists the
     /// files in it.
@@ -116,6 +132,8 @@ impl SourceError {
             | SourceError::ReadDir { error, .. }
             | SourceError::Read { error, .. } => Some(error),
             SourceError::NotInput { .. }
+            | SourceError::NoPgnFiles { .. }
+            | SourceError::NotPgn { .. }
             | SourceError::IsDirectory { .. }
             | SourceError::TooLarge { .. } => None,
         }
@@ -131,6 +149,23 @@ fn read_failure(compression: &Compression, error: &io::Error) -> String {
     } else {
         format!("corrupt {compression} data")
     }
+}
+
+/// [`SourceError::NotPgn`] if an input's first bytes show a [`Foreign`]
+/// format.
+fn check_not_foreign(name: &InputName, prefix: &[u8]) -> Result<(), SourceError> {
+    match detect_foreign(prefix) {
+        Some(format) => Err(SourceError::NotPgn { name: name.clone(), format }),
+        None => Ok(()),
+    }
+}
+
+/// [`SourceError::NoPgnFiles`]'s message: the directories, then the
+/// names searched for.
+fn no_pgn_files(paths: &[PathBuf]) -> String {
+    let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    let it = if paths.len() == 1 { "it" } else { "them" };
+    format!("{}: no PGN files ({}) below {it}", names.join(", "), inputs::PGN_SUFFIXES_TEXT)
 }
 
 /// [`SourceError::Open`] for a file that cannot be opened or examined.
@@ -182,14 +217,15 @@ impl Source {
     /// hint to the kernel that it will be read sequentially); a smaller one is
     /// read into memory; one that cannot be mapped is streamed. Compressed
     /// files (whatever their names) and standard input are streamed through
-    /// the matching decoder: gzip members, zstd frames and bzip2 streams may
+    /// the matching decoder: gzip members, zstd frames, bzip2 and xz streams may
     /// follow one another.
     ///
     /// # Errors
     ///
     /// [`SourceError::Open`] if the file cannot be opened,
     /// [`SourceError::IsDirectory`] for a directory, [`SourceError::Read`] if
-    /// its first bytes (read to detect compression) cannot be read.
+    /// its first bytes (read to detect compression) cannot be read,
+    /// [`SourceError::NotPgn`] if they show a format that is not PGN.
     pub fn open(name: &InputName) -> Result<Source, SourceError> {
         Source::open_with(name, MMAP_MIN_LEN)
     }
@@ -214,6 +250,7 @@ impl Source {
             InputName::Stdin => {
                 let mut stdin = io::stdin();
                 let prefix = read_prefix(name, &mut stdin)?;
+                check_not_foreign(name, &prefix)?;
                 return Source::stream(name.clone(), None, prefix, stdin);
             }
             InputName::Path(path) => path,
@@ -225,6 +262,7 @@ impl Source {
         }
         let len = meta.is_file().then_some(meta.len());
         let prefix = read_prefix(name, &mut file)?;
+        check_not_foreign(name, &prefix)?;
         let plain_len = len.filter(|_| detect_compression(&prefix) == Compression::None);
         let Some(len) = plain_len else {
             return Source::stream(name.clone(), len, prefix, file);
@@ -309,7 +347,7 @@ mod tests {
     use std::ops::ControlFlow;
 
     use super::testing::{
-        blocks, bzip2, cut_after_blank_line, gzip, read_all, write_file, zstd, PGN,
+        blocks, bzip2, cut_after_blank_line, gzip, read_all, write_file, xz, zstd, PGN,
     };
     use super::*;
 
@@ -323,11 +361,15 @@ mod tests {
         multi_zst.extend(zstd(&PGN[30..]));
         let mut multi_bz2 = bzip2(&PGN[..70]);
         multi_bz2.extend(bzip2(&PGN[70..]));
+        let mut multi_xz = xz(&PGN[..20]);
+        multi_xz.extend(xz(&PGN[20..]));
         let cases = [
             ("plain.pgn", PGN.to_vec(), Compression::None),
             ("games.pgn.gz", gzip(PGN), Compression::Gzip),
             ("games.pgn.zst", zstd(PGN), Compression::Zstd),
             ("games.pgn.bz2", bzip2(PGN), Compression::Bzip2),
+            ("games.pgn.xz", xz(PGN), Compression::Xz),
+            ("multi.pgn.xz", multi_xz, Compression::Xz),
             ("multi.pgn.gz", multi_gz, Compression::Gzip),
             ("multi.pgn.zst", multi_zst, Compression::Zstd),
             ("multi.pgn.bz2", multi_bz2, Compression::Bzip2),
@@ -385,6 +427,18 @@ mod tests {
             err.to_string(),
             format!("cannot open {}: is a directory", tmp.path().display())
         );
+    }
+
+    #[test]
+    fn a_file_that_is_not_pgn_is_refused_when_opened() {
+        let tmp = tempfile::tempdir().unwrap();
+        let name = write_file(&tmp.path().join("games.pgn"), b"SQLite format 3\0\x10\x00\x02");
+        let err = Source::open(&name).unwrap_err();
+        assert!(matches!(err, SourceError::NotPgn { format: Foreign::Sqlite, .. }), "{err}");
+        assert_eq!(err.to_string(), format!("{name} is a SQLite database, not PGN"));
+        let name = write_file(&tmp.path().join("games.zip"), b"PK\x03\x04\x14\x00\x00\x00");
+        let err = Source::open(&name).unwrap_err();
+        assert_eq!(err.to_string(), format!("{name} is a zip archive, not PGN: extract it first"));
     }
 
     #[test]

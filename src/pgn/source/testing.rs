@@ -69,6 +69,12 @@ pub(super) fn bzip2(bytes: &[u8]) -> Vec<u8> {
     encoder.finish().unwrap()
 }
 
+pub(super) fn xz(bytes: &[u8]) -> Vec<u8> {
+    let mut encoder = xz2::write::XzEncoder::new(Vec::new(), 6);
+    encoder.write_all(bytes).unwrap();
+    encoder.finish().unwrap()
+}
+
 pub(super) fn zstd(bytes: &[u8]) -> Vec<u8> {
     zstd::stream::encode_all(bytes, 3).unwrap()
 }
