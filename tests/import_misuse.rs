@@ -16,7 +16,7 @@ fn strict_stores_nothing_of_the_bad_game_and_stops_there_again_until_it_is_fixed
     let dir = scratch();
     let pgn = dir.write("games.pgn", BAD_SECOND);
     let db = dir.join("t.db");
-    let error = "games.pgn:7:13: game 2: move 2 (white): illegal move 'Ke3'";
+    let error = "games.pgn:7:13: game 2: 2. Ke3: illegal move";
     for _ in 0..2 {
         let run = import(&db, &["--strict", arg(&pgn)]);
         assert_eq!(run.code, 1, "{}", run.stderr);
