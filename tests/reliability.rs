@@ -556,6 +556,7 @@ fn kill_nine_at_moments(kills: usize, extra: &[&str]) -> Interrupted {
     let (run, _) = import("clean import for the kills", &clean, &args);
     let clean_time = started.elapsed();
     assert_eq!(run.code, 0, "{}", run.stderr);
+    let clean_size = std::fs::metadata(&clean).unwrap().len();
     let db = dir.join("killed.db");
     let (mut midway, mut interrupted, mut x) =
         (0, Interrupted::default(), 0x2545_f491_4f6c_dd1du64);
@@ -566,9 +567,16 @@ fn kill_nine_at_moments(kills: usize, extra: &[&str]) -> Interrupted {
         for suffix in ["", "-wal", "-shm", "-journal"] {
             std::fs::remove_file(format!("{}{suffix}", db.display())).ok();
         }
-        let at = clean_time.mul_f64(0.2 + 0.8 * (x % 1000) as f64 / 1000.0);
+        let fraction = 0.2 + 0.8 * (x % 1000) as f64 / 1000.0;
         let mut child = spawn_import(&db, &args);
-        std::thread::sleep(at);
+        if x % 2 == 0 {
+            std::thread::sleep(clean_time.mul_f64(fraction));
+        } else {
+            // A moment by progress, not by the clock, which a loaded
+            // machine stretches: once the files hold that fraction of a
+            // whole import's bytes, batches have been committed.
+            wait_for_bytes(&db, &mut child, (clean_size as f64 * fraction) as u64);
+        }
         child.kill().ok(); // SIGKILL
         let status = child.wait().unwrap();
         if db.exists() {
@@ -609,6 +617,17 @@ fn kill_nine_at_moments(kills: usize, extra: &[&str]) -> Interrupted {
     );
     assert!(midway > 0, "no kill landed in the middle of the import");
     interrupted
+}
+
+/// Waits until the database at `db` and its write-ahead log hold `bytes`
+/// together, or the import `child` has ended.
+fn wait_for_bytes(db: &Path, child: &mut std::process::Child, bytes: u64) {
+    let size = |suffix: &str| {
+        std::fs::metadata(format!("{}{suffix}", db.display())).map_or(0, |m| m.len())
+    };
+    while size("") + size("-wal") < bytes && child.try_wait().unwrap().is_none() {
+        std::thread::sleep(Duration::from_millis(1));
+    }
 }
 
 /// `pgnindex import` with the file size limit set (`RLIMIT_FSIZE`, the
