@@ -85,6 +85,13 @@ fn write_text(out: &mut impl Write, info: &Info) -> std::io::Result<()> {
     )?;
     writeln!(out, "games      {}", thousands(info.games))?;
     writeln!(out, "positions  {}", thousands(info.positions))?;
+    if info.deleted > 0 {
+        writeln!(
+            out,
+            "deleted    {} games, left out of every answer (`pgnindex vacuum` gives their space back)",
+            thousands(info.deleted)
+        )?;
+    }
     let unfinished = info.sources.iter().filter(|s| !s.finished).count();
     let state = if unfinished > 0 {
         format!(" ({unfinished} not finished: importing them again resumes)")
@@ -156,6 +163,7 @@ fn to_json(info: &Info) -> String {
         ("schema_version", info.schema_version.into()),
         ("games", info.games.into()),
         ("positions", info.positions.into()),
+        ("deleted_games", info.deleted.into()),
         ("sources", sources),
         ("problems", Value::Object(problems)),
         ("first_date", first),

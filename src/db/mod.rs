@@ -20,6 +20,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0002_query_indexes.sql"),
     include_str!("../../migrations/0003_game_tags.sql"),
     include_str!("../../migrations/0004_dedupe_segments.sql"),
+    include_str!("../../migrations/0005_deleted_games.sql"),
 ];
 
 /// Page size of new databases.
@@ -56,9 +57,10 @@ pub enum DbError {
         /// The version found.
         found: i64,
     },
-    /// An exclusive import could not take the database.
+    /// An exclusive import, a delete or a vacuum could not take the
+    /// database.
     #[error(
-        "{}: in use by another process; an --exclusive import needs the database to itself",
+        "{}: in use by another process; an --exclusive import, delete and vacuum need the database to themselves",
         path.display()
     )]
     InUse {
@@ -387,5 +389,47 @@ mod tests {
             )
             .unwrap();
         assert_eq!(segments, 0);
+    }
+
+    #[test]
+    fn version_4_gaps_are_recorded_as_deleted_and_a_delete_keeps_the_rows_consistent() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v4.db");
+        let conn = Connection::open(&path).unwrap();
+        for (i, sql) in MIGRATIONS[..4].iter().enumerate() {
+            conn.execute_batch(sql).unwrap();
+            conn.pragma_update(None, "user_version", i as i64 + 1).unwrap();
+        }
+        // Game 3 was deleted by hand, as version 4 let one do.
+        conn.execute_batch(
+            "INSERT INTO sources (id, path, games, positions, started_at) VALUES (1, 'a', 3, 13, '');\
+             INSERT INTO games (id, ply_count, final_fen, moves, movetext, dedupe_key, source_id) \
+             VALUES (1, 4, 'x', '', '', 0, 1), (2, 6, 'x', '', '', 0, 1), (4, 0, NULL, '', '', 0, 1);\
+             INSERT INTO game_tags (game_id, pairs) VALUES (2, '[]');",
+        )
+        .unwrap();
+        drop(conn);
+        open_for_write(&path).unwrap();
+        let conn = open_read_write(&path).unwrap();
+        let ids = |conn: &Connection| -> Vec<i64> {
+            let mut st = conn.prepare("SELECT game_id FROM deleted_games ORDER BY 1").unwrap();
+            st.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
+        };
+        assert_eq!(ids(&conn), [3]);
+        // Foreign keys on (as `sql --write` has them): the tag pairs go
+        // with the game, and its source counts one game and 7 rows less.
+        conn.execute("DELETE FROM games WHERE id IN (2, 4)", []).unwrap();
+        assert_eq!(ids(&conn), [2, 3, 4]);
+        let left: (i64, i64, i64) = conn
+            .query_row(
+                "SELECT (SELECT count(*) FROM game_tags), games, positions FROM sources",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .unwrap();
+        assert_eq!(left, (0, 1, 6));
+        // A new database records nothing.
+        let fresh = open_for_write(&dir.path().join("new.db")).unwrap();
+        assert!(ids(&fresh).is_empty());
     }
 }

@@ -43,8 +43,10 @@ pub struct Info {
     pub schema_version: i64,
     /// Stored games.
     pub games: u64,
-    /// Stored position rows.
+    /// Stored position rows (of the games stored now).
     pub positions: u64,
+    /// Games deleted whose index rows remain in the file until a vacuum.
+    pub deleted: u64,
     /// Every import source, oldest first.
     pub sources: Vec<SourceInfo>,
     /// Import problems by kind (`error`, `skipped`, `warning`).
@@ -104,6 +106,9 @@ pub fn info(conn: &Connection, path: &Path) -> Result<Info, QueryError> {
         })
         .and_then(|rows| rows.collect())
         .map_err(&e)?;
+    if has_table(conn, "deleted_games")? {
+        info.deleted = count("SELECT count(*) FROM deleted_games")?;
+    }
     info.problems =
         tally(conn, "SELECT kind, count(*) FROM import_errors GROUP BY kind ORDER BY kind")?;
     // One pass over the dates, ECO codes and events.
@@ -138,6 +143,18 @@ pub fn info(conn: &Connection, path: &Path) -> Result<Info, QueryError> {
     info.events = events.top(TOP);
     info.ecos = ecos.top(TOP);
     Ok(info)
+}
+
+/// `true` if the database has the table `name` (`deleted_games` came with
+/// schema version 5).
+fn has_table(conn: &Connection, name: &str) -> Result<bool, QueryError> {
+    conn.query_row(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
+        [name],
+        |r| r.get::<_, i64>(0),
+    )
+    .map(|n| n > 0)
+    .map_err(QueryError::sqlite(conn))
 }
 
 /// Counts of text values, unknown ones (`NULL`, empty, `?`) left out.

@@ -167,8 +167,9 @@ impl Search {
             }
             let game = game_sql.query_row([id], |r| Game::from_row(r, 0)).optional().map_err(&e)?;
             let Some(mut game) = game else {
-                // A position row without its game: nothing to show.
-                stats.rejected += 1;
+                // A position row of a game deleted without a record of it
+                // (by hand, before schema version 5): no such game, and no
+                // key collision either.
                 continue;
             };
             let Some(ply) = verify(target, &game, &plies) else {

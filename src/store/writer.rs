@@ -281,6 +281,29 @@ static STORED_GAME: LazyLock<String> =
 /// The current UTC time as ISO 8601 text, by SQLite.
 const NOW: &str = "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')";
 
+/// Takes the import lock of the database at `path`: held by one import
+/// (or vacuum) at a time, until the returned file is closed.
+///
+/// # Errors
+/// [`WriteError::Busy`] if another process holds it; [`WriteError::Lock`]
+/// if the file cannot be opened or locked.
+pub(super) fn import_lock(path: &Path) -> Result<File, WriteError> {
+    // SQLite's own locks are per transaction; this one (flock, which does
+    // not interfere with SQLite's fcntl locks) is held for the whole import
+    // and dies with the process.
+    let lock =
+        File::open(path).map_err(|source| WriteError::Lock { path: path.to_path_buf(), source })?;
+    match lock.try_lock() {
+        Ok(()) => Ok(lock),
+        Err(std::fs::TryLockError::WouldBlock) => {
+            Err(WriteError::Busy { path: path.to_path_buf() })
+        }
+        Err(std::fs::TryLockError::Error(source)) => {
+            Err(WriteError::Lock { path: path.to_path_buf(), source })
+        }
+    }
+}
+
 impl Writer {
     /// Opens (creating if needed) the database at `path` for an import and
     /// takes its import lock. `problems` receives every bad game and
@@ -295,20 +318,7 @@ impl Writer {
         problems: Box<dyn FnMut(Problem) + Send>,
     ) -> Result<Writer, WriteError> {
         let conn = db::open_for_import(path, options.sharing)?;
-        // SQLite's own locks are per transaction; this one (flock, which
-        // does not interfere with SQLite's fcntl locks) is held for the
-        // whole import and dies with the process.
-        let lock = File::open(path)
-            .map_err(|source| WriteError::Lock { path: path.to_path_buf(), source })?;
-        match lock.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => {
-                return Err(WriteError::Busy { path: path.to_path_buf() })
-            }
-            Err(std::fs::TryLockError::Error(source)) => {
-                return Err(WriteError::Lock { path: path.to_path_buf(), source })
-            }
-        }
+        let lock = import_lock(path)?;
         // Only under the lock: opening drops the tables of a cut merge, which
         // a running import's merge would be filling.
         let dedupe = DedupeIndex::open(&conn)
@@ -360,9 +370,20 @@ impl Writer {
                 .map_err(|e| writer.sqlite(e))?;
         }
         segments::drop_orphans(&writer.conn).map_err(|e| writer.sqlite(e))?;
+        segments::refresh_view(&writer.conn).map_err(|e| writer.sqlite(e))?;
+        // Past deleted games too: their index rows may remain until a
+        // vacuum, and their `import_errors` rows stay, and neither must
+        // become a new game's. (`import_errors` has no index on game_id:
+        // a scan of a table that is small but for the most broken inputs.)
         writer.next_id = writer
             .conn
-            .query_row("SELECT coalesce(max(id), 0) + 1 FROM games", [], |r| r.get(0))
+            .query_row(
+                "SELECT max(coalesce((SELECT max(id) FROM games), 0), \
+                 coalesce((SELECT max(game_id) FROM deleted_games), 0), \
+                 coalesce((SELECT max(game_id) FROM import_errors), 0)) + 1",
+                [],
+                |r| r.get(0),
+            )
             .map_err(|e| writer.sqlite(e))?;
         Ok(writer)
     }
@@ -690,7 +711,8 @@ impl Writer {
         let found = self.dedupe.candidates(&self.conn, game.dedupe_key, &mut ids);
         let result = found.map_err(|e| self.sqlite(e)).and_then(|()| {
             for &id in &ids {
-                if game.same_game(&self.stored_game(id)?) {
+                // A deleted game keeps its key until a vacuum: no match.
+                if self.stored_game(id)?.is_some_and(|stored| game.same_game(&stored)) {
                     return Ok(true);
                 }
             }
@@ -700,10 +722,13 @@ impl Writer {
         result
     }
 
-    /// The columns of stored game `id` that [`GameRow::same_game`] compares.
-    fn stored_game(&self, id: GameId) -> Result<StoredGame, WriteError> {
+    /// The columns of stored game `id` that [`GameRow::same_game`] compares;
+    /// `None` if the game was deleted.
+    fn stored_game(&self, id: GameId) -> Result<Option<StoredGame>, WriteError> {
         let mut st = self.conn.prepare_cached(&STORED_GAME).map_err(|e| self.sqlite(e))?;
-        st.query_row([id], |row| StoredGame::from_row(row, 0)).map_err(|e| self.sqlite(e))
+        st.query_row([id], |row| StoredGame::from_row(row, 0))
+            .optional()
+            .map_err(|e| self.sqlite(e))
     }
 
     /// Inserts the batch's positions in key order, updates the source's
