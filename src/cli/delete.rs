@@ -6,7 +6,7 @@ use pgnindex::query::search::{Page, Search};
 use pgnindex::store::delete::Deleter;
 
 use super::exit::Exit;
-use super::query_args::{DbArgs, FilterArgs, PositionArgs};
+use super::query_args::{self, DbArgs, FilterArgs, PositionArgs};
 
 /// Arguments of `delete`.
 #[derive(Debug, Args)]
@@ -40,6 +40,7 @@ pub fn run(args: &DeleteArgs) -> anyhow::Result<Exit> {
     }
     let path = args.db.path();
     let deleter = Deleter::open(&path)?;
+    query_args::check_index(deleter.connection(), &search)?;
     let mut ids = Vec::new();
     let stats = search.find(deleter.connection(), Page::default(), false, |found| {
         ids.push(found.game.id);

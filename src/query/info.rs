@@ -30,6 +30,12 @@ pub struct SourceInfo {
     pub started_at: String,
     /// `false` if the import was cut (it resumes on the next run).
     pub finished: bool,
+    /// Whether its positions were indexed (`false`: `--no-positions`);
+    /// `None` if not recorded (imported before schema version 6).
+    pub positions_indexed: Option<bool>,
+    /// The last ply indexed (`--max-ply`); `None` for every ply, or not
+    /// recorded.
+    pub max_ply: Option<u32>,
 }
 
 /// The summary of a database.
@@ -86,11 +92,17 @@ pub fn info(conn: &Connection, path: &Path) -> Result<Info, QueryError> {
         positions: count("SELECT sum(positions) FROM sources")?,
         ..Info::default()
     };
+    // Schema version 6 records how each source was indexed.
+    let indexing = if conn.prepare("SELECT positions_indexed, max_ply FROM sources").is_ok() {
+        "positions_indexed, max_ply"
+    } else {
+        "NULL, NULL"
+    };
     let mut st = conn
-        .prepare(
+        .prepare(&format!(
             "SELECT path, games, duplicates, errors, positions, started_at, \
-             finished_at IS NOT NULL FROM sources ORDER BY id",
-        )
+             finished_at IS NOT NULL, {indexing} FROM sources ORDER BY id"
+        ))
         .map_err(&e)?;
     info.sources = st
         .query_map([], |r| {
@@ -102,6 +114,8 @@ pub fn info(conn: &Connection, path: &Path) -> Result<Info, QueryError> {
                 positions: r.get::<_, i64>(4)? as u64,
                 started_at: r.get(5)?,
                 finished: r.get(6)?,
+                positions_indexed: r.get(7)?,
+                max_ply: r.get(8)?,
             })
         })
         .and_then(|rows| rows.collect())

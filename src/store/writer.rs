@@ -29,7 +29,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use super::checkpoint::Checkpointer;
 use super::dedupe::DedupeIndex;
 use super::flush::Flusher;
-use super::rows::{GameRow, Header, StoredGame};
+use super::rows::{GameRow, Header, RowOptions, StoredGame};
 use super::segments::{self, Fens, PendingPosition, NO_MOVE};
 use crate::db::columns::{columns, placeholders, select_list, Binder, Columns};
 use crate::db::{self, DbError, GameId, Sharing};
@@ -51,6 +51,9 @@ pub struct WriterOptions {
     pub max_pages: Option<u64>,
     /// Queries alongside the import, or the database to itself.
     pub sharing: Sharing,
+    /// What the rows index (recorded per source: `positions_indexed`,
+    /// `max_ply`).
+    pub index: RowOptions,
 }
 
 /// Games per batch when no positions are indexed (`--no-positions`): a
@@ -70,6 +73,7 @@ impl Default for WriterOptions {
             batch_games: 100_000,
             max_pages: None,
             sharing: Sharing::Readers,
+            index: RowOptions::default(),
         }
     }
 }
@@ -430,20 +434,38 @@ impl Writer {
                 _ => {}
             }
         }
+        let (indexed, max_ply) = self.index_settings();
         let (id, resume_offset) = match resume {
-            Some(found) => found,
+            Some((id, offset)) => {
+                // A run with other settings than the cut one: the source's
+                // games are indexed as the weaker of the two (unknown stays
+                // unknown).
+                self.conn
+                    .execute(
+                        "UPDATE sources SET \
+                         max_ply = CASE WHEN positions_indexed IS NULL THEN max_ply \
+                             WHEN ?3 IS NULL THEN max_ply WHEN max_ply IS NULL THEN ?3 \
+                             ELSE min(max_ply, ?3) END, \
+                         positions_indexed = min(positions_indexed, ?2) WHERE id = ?1",
+                        params![id, indexed, max_ply],
+                    )
+                    .map_err(|e| self.sqlite(e))?;
+                (id, offset)
+            }
             None => {
                 self.conn
                     .execute(
                         &format!(
-                            "INSERT INTO sources (path, size, mtime, fingerprint, started_at) \
-                             VALUES (?1, ?2, ?3, ?4, {NOW})"
+                            "INSERT INTO sources (path, size, mtime, fingerprint, started_at, \
+                             positions_indexed, max_ply) VALUES (?1, ?2, ?3, ?4, {NOW}, ?5, ?6)"
                         ),
                         params![
                             name,
                             facts.map(|f| f.size),
                             facts.and_then(|f| f.mtime),
-                            facts.map(|f| f.fingerprint.as_str())
+                            facts.map(|f| f.fingerprint.as_str()),
+                            indexed,
+                            max_ply
                         ],
                     )
                     .map_err(|e| self.sqlite(e))?;
@@ -462,6 +484,16 @@ impl Writer {
             positions: 0,
         });
         Ok(SourceStart::Import { source_id: id, resume_offset })
+    }
+
+    /// The `positions_indexed` and `max_ply` of a source this import
+    /// starts: `max_ply` only when it stops before the plies that are never
+    /// indexed anyway (beyond 65,535).
+    fn index_settings(&self) -> (bool, Option<u32>) {
+        let index = self.options.index;
+        let max_ply =
+            (index.positions && index.max_ply < u32::from(u16::MAX)).then_some(index.max_ply);
+        (index.positions, max_ply)
     }
 
     fn begin(&mut self) -> Result<(), WriteError> {
@@ -955,5 +987,42 @@ mod tests {
         let err = writer.add_chunk(&mut rows, &[], 0, 0, end).unwrap_err();
         assert!(matches!(err, WriteError::TooManyGames { .. }), "{err}");
         assert!(err.to_string().ends_with("game ids end at 4294967295)"), "{err}");
+    }
+
+    /// A source records how it was indexed; a resumed run with other
+    /// settings leaves the least of them.
+    #[test]
+    fn sources_record_their_indexing_and_a_resumed_run_keeps_the_least() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        let facts = |n: u8| FileFacts { size: 1, mtime: None, fingerprint: format!("{n:032x}") };
+        let run = |index: RowOptions, n: u8| {
+            let options = WriterOptions { index, ..WriterOptions::default() };
+            let mut writer = Writer::open(&path, options, Box::new(drop)).unwrap();
+            writer.begin_source("t.pgn", Some(&facts(n)), false).unwrap();
+            // Cut: the source stays unfinished, and the next run resumes it.
+            writer.abandon_source().unwrap();
+            writer.finish().unwrap();
+        };
+        let limited = |max_ply| RowOptions { max_ply, ..RowOptions::default() };
+        let none = RowOptions { positions: false, ..RowOptions::default() };
+        run(RowOptions::default(), 1);
+        run(limited(10), 2);
+        run(limited(u32::from(u16::MAX)), 3);
+        run(limited(10), 4);
+        run(limited(6), 4);
+        run(RowOptions::default(), 4);
+        run(RowOptions::default(), 5);
+        run(none, 5);
+        let conn = db::open_read_only(&path).unwrap();
+        let mut st =
+            conn.prepare("SELECT positions_indexed, max_ply FROM sources ORDER BY id").unwrap();
+        let rows: Vec<(Option<bool>, Option<u32>)> =
+            st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().map(Result::unwrap).collect();
+        let full = (Some(true), None);
+        assert_eq!(
+            rows,
+            [full, (Some(true), Some(10)), full, (Some(true), Some(6)), (Some(false), None)]
+        );
     }
 }
