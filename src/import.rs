@@ -162,7 +162,8 @@ pub fn run(
         .map(|m| m.len())
         .sum();
     observer.inputs(total);
-    let writer = Writer::open(db, options.writer, problems)?;
+    let writer =
+        Writer::open(db, WriterOptions { index: options.rows, ..options.writer }, problems)?;
     let (tx, rx) = mpsc::sync_channel::<Message>(CHANNEL);
     let (reply_tx, reply_rx) = mpsc::channel::<SourceStart>();
     let writer_thread = std::thread::Builder::new()

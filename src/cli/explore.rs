@@ -70,7 +70,7 @@ pub struct ExploreArgs {
 pub fn run(args: &ExploreArgs) -> anyhow::Result<Exit> {
     let target = args.position.target()?.unwrap_or_else(|| Target::from_position(Position::new()));
     let search = Search { target: Some(target), filters: args.filters.filters()? };
-    let (conn, _) = args.db.open()?;
+    let (conn, _) = args.db.open_for(&search)?;
     let explorer = explore(&conn, &search)?;
     let out = query_args::stdout();
     let format = RowFormat::from(args.format);

@@ -35,7 +35,7 @@ pub struct ExportArgs {
 /// Runs `export`.
 pub fn run(args: &ExportArgs) -> anyhow::Result<Exit> {
     let search = Search { target: args.position.target()?, filters: args.filters.filters()? };
-    let (conn, _) = args.db.open()?;
+    let (conn, _) = args.db.open_for(&search)?;
     let mut out: Box<dyn Write> = match &args.output {
         Some(path) => query_args::create_output(path)?,
         None => Box::new(query_args::stdout()),

@@ -66,7 +66,7 @@ pub struct FindArgs {
 /// Runs `find`.
 pub fn run(args: &FindArgs) -> anyhow::Result<Exit> {
     let search = Search { target: args.position.target()?, filters: args.filters.filters()? };
-    let (conn, _) = args.db.open()?;
+    let (conn, _) = args.db.open_for(&search)?;
     let mut out = query_args::stdout();
     if args.count {
         writeln!(out, "{}", search.count(&conn)?)?;

@@ -85,17 +85,30 @@ fn write_text(out: &mut impl Write, info: &Info) -> std::io::Result<()> {
     )?;
     writeln!(out, "games      {}", thousands(info.games))?;
     writeln!(out, "positions  {}", thousands(info.positions))?;
+    if info.deleted > 0 {
+        writeln!(
+            out,
+            "deleted    {} games, left out of every answer (`pgnindex vacuum` gives their space back)",
+            thousands(info.deleted)
+        )?;
+    }
     let unfinished = info.sources.iter().filter(|s| !s.finished).count();
     let state = if unfinished > 0 {
         format!(" ({unfinished} not finished: importing them again resumes)")
     } else {
         String::new()
     };
+    writeln!(out, "index      {}", indexing(info))?;
     writeln!(out, "sources    {}{state}", info.sources.len())?;
     for s in info.sources.iter().take(SHOWN_SOURCES) {
+        let index = match (s.positions_indexed, s.max_ply) {
+            (Some(false), _) => ", no position index".to_string(),
+            (Some(true), Some(n)) => format!(", positions up to ply {n}"),
+            _ => String::new(),
+        };
         writeln!(
             out,
-            "  {}: {} games, {} duplicates, {} errors ({})",
+            "  {}: {} games, {} duplicates, {} errors{index} ({})",
             printable(&s.path),
             thousands(s.games),
             thousands(s.duplicates),
@@ -122,6 +135,55 @@ fn write_text(out: &mut impl Write, info: &Info) -> std::io::Result<()> {
     Ok(())
 }
 
+/// How the sources that hold games were indexed, in a few words: one
+/// way for all of them, or each way with its number of sources.
+fn indexing(info: &Info) -> String {
+    // (order, alone, in a mix, sources): the deepest index first.
+    let mut ways: Vec<(u64, String, String, usize)> = Vec::new();
+    for s in info.sources.iter().filter(|s| s.games > 0) {
+        let (order, alone, mixed) = match (s.positions_indexed, s.max_ply) {
+            (Some(true), None) => (0, "every position".to_string(), "every position".to_string()),
+            (Some(true), Some(n)) => (
+                1 + u64::from(u32::MAX - n),
+                format!("up to ply {n} (imported with --max-ply {n})"),
+                format!("up to ply {n}"),
+            ),
+            (Some(false), _) => (
+                1 << 33,
+                "none (imported with --no-positions)".to_string(),
+                "none (--no-positions)".to_string(),
+            ),
+            (None, _) => (
+                1 << 34,
+                "not recorded (imported by an older pgnindex)".to_string(),
+                "not recorded".to_string(),
+            ),
+        };
+        match ways.iter_mut().find(|w| w.0 == order) {
+            Some(way) => way.3 += 1,
+            None => ways.push((order, alone, mixed, 1)),
+        }
+    }
+    ways.sort_unstable_by_key(|w| w.0);
+    let ways: Vec<(String, String, usize)> = ways.into_iter().map(|w| (w.1, w.2, w.3)).collect();
+    match ways.as_slice() {
+        [] => "no games".to_string(),
+        [(alone, _, _)] => alone.clone(),
+        _ => {
+            let parts: Vec<String> = ways
+                .iter()
+                .enumerate()
+                .map(|(i, (_, mixed, n))| match (i, n) {
+                    (0, 1) => format!("1 source {mixed}"),
+                    (0, n) => format!("{n} sources {mixed}"),
+                    (_, n) => format!("{n} {mixed}"),
+                })
+                .collect();
+            format!("mixed: {}", parts.join(", "))
+        }
+    }
+}
+
 fn to_json(info: &Info) -> String {
     let pairs = |list: &[(String, u64)], key: &str| -> Value {
         list.iter()
@@ -141,6 +203,7 @@ fn to_json(info: &Info) -> String {
                 "path": s.path, "games": s.games, "duplicates": s.duplicates,
                 "errors": s.errors, "positions": s.positions,
                 "started_at": s.started_at, "finished": s.finished,
+                "positions_indexed": s.positions_indexed, "max_ply": s.max_ply,
             })
         })
         .collect();
@@ -156,6 +219,8 @@ fn to_json(info: &Info) -> String {
         ("schema_version", info.schema_version.into()),
         ("games", info.games.into()),
         ("positions", info.positions.into()),
+        ("deleted_games", info.deleted.into()),
+        ("index", indexing(info).into()),
         ("sources", sources),
         ("problems", Value::Object(problems)),
         ("first_date", first),

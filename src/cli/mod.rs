@@ -1,6 +1,7 @@
 //! Command-line interface: clap argument structs (pure data) and the glue
 //! that runs each subcommand. No chess rules or SQL here.
 
+mod delete;
 mod exit;
 mod explore;
 mod export;
@@ -12,6 +13,7 @@ mod perft;
 mod query_args;
 mod show;
 mod sql;
+mod vacuum;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -57,6 +59,10 @@ enum Command {
     /// Run SQL on the database (read-only unless --write), with the
     /// functions polyglot_key(fen), fen_at(game_id, ply), san_to_uci(fen, san).
     Sql(sql::SqlArgs),
+    /// Delete the games `find` lists for a position and filters.
+    Delete(delete::DeleteArgs),
+    /// Drop the index rows of deleted games and compact the database file.
+    Vacuum(vacuum::VacuumArgs),
 }
 
 /// Runs the command line and maps the result to an exit code: the
@@ -77,6 +83,8 @@ pub fn main() -> ExitCode {
         Command::Export(args) => (export::run(&args), true),
         Command::Info(args) => (info::run(&args), true),
         Command::Sql(args) => (sql::run(&args), true),
+        Command::Delete(args) => (delete::run(&args), true),
+        Command::Vacuum(args) => (vacuum::run(&args), false),
     };
     match result {
         Ok(exit) => exit.into(),
@@ -98,6 +106,7 @@ pub fn main() -> ExitCode {
 fn query_exit(err: &anyhow::Error) -> Exit {
     let database_or_io = err.chain().any(|e| {
         e.is::<pgnindex::db::DbError>()
+            || e.is::<pgnindex::store::writer::WriteError>()
             || e.is::<io::Error>()
             || matches!(
                 e.downcast_ref::<pgnindex::query::QueryError>(),

@@ -12,6 +12,7 @@ use rusqlite::Connection;
 use pgnindex::db;
 use pgnindex::query::filter::{DateBound, Filters};
 use pgnindex::query::format::{RowFormat, TableStyle};
+use pgnindex::query::search::Search;
 use pgnindex::query::target::Target;
 
 /// `--db`.
@@ -35,6 +36,25 @@ impl DbArgs {
         let conn = db::open_read_only(&path)?;
         Ok((conn, path))
     }
+
+    /// Opens the database read-only for `search`: refuses a position search
+    /// its index cannot answer, and notes on stderr what the answer leaves
+    /// out ([`check_index`]).
+    pub fn open_for(&self, search: &Search) -> anyhow::Result<(Connection, PathBuf)> {
+        let (conn, path) = self.open()?;
+        check_index(&conn, search)?;
+        Ok((conn, path))
+    }
+}
+
+/// Refuses a position search that the index of `conn` cannot answer
+/// (imported with `--no-positions`, or `--max-ply` short of the position),
+/// and prints a note on stderr when the answer may leave games out.
+pub fn check_index(conn: &Connection, search: &Search) -> anyhow::Result<()> {
+    if let Some(note) = search.index_coverage(conn)?.note() {
+        eprintln!("pgnindex: note: {note}");
+    }
+    Ok(())
 }
 
 /// The position a query is about (at most one of `--fen`, `--epd`,

@@ -20,6 +20,8 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0002_query_indexes.sql"),
     include_str!("../../migrations/0003_game_tags.sql"),
     include_str!("../../migrations/0004_dedupe_segments.sql"),
+    include_str!("../../migrations/0005_deleted_games.sql"),
+    include_str!("../../migrations/0006_source_indexing.sql"),
 ];
 
 /// Page size of new databases.
@@ -56,9 +58,10 @@ pub enum DbError {
         /// The version found.
         found: i64,
     },
-    /// An exclusive import could not take the database.
+    /// An exclusive import, a delete or a vacuum could not take the
+    /// database.
     #[error(
-        "{}: in use by another process; an --exclusive import needs the database to itself",
+        "{}: in use by another process; an --exclusive import, delete and vacuum need the database to themselves",
         path.display()
     )]
     InUse {
@@ -421,5 +424,89 @@ mod tests {
             )
             .unwrap();
         assert_eq!(segments, 0);
+    }
+
+    #[test]
+    fn version_4_gaps_are_recorded_as_deleted_and_a_delete_keeps_the_rows_consistent() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v4.db");
+        let conn = Connection::open(&path).unwrap();
+        for (i, sql) in MIGRATIONS[..4].iter().enumerate() {
+            conn.execute_batch(sql).unwrap();
+            conn.pragma_update(None, "user_version", i as i64 + 1).unwrap();
+        }
+        // Game 3 was deleted by hand, as version 4 let one do.
+        conn.execute_batch(
+            "INSERT INTO sources (id, path, games, positions, started_at) VALUES (1, 'a', 3, 13, '');\
+             INSERT INTO games (id, ply_count, final_fen, moves, movetext, dedupe_key, source_id) \
+             VALUES (1, 4, 'x', '', '', 0, 1), (2, 6, 'x', '', '', 0, 1), (4, 0, NULL, '', '', 0, 1);\
+             INSERT INTO game_tags (game_id, pairs) VALUES (2, '[]');",
+        )
+        .unwrap();
+        drop(conn);
+        open_for_write(&path).unwrap();
+        let conn = open_read_write(&path).unwrap();
+        let ids = |conn: &Connection| -> Vec<i64> {
+            let mut st = conn.prepare("SELECT game_id FROM deleted_games ORDER BY 1").unwrap();
+            st.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
+        };
+        assert_eq!(ids(&conn), [3]);
+        // Foreign keys on (as `sql --write` has them): the tag pairs go
+        // with the game, and its source counts one game and 7 rows less.
+        conn.execute("DELETE FROM games WHERE id IN (2, 4)", []).unwrap();
+        assert_eq!(ids(&conn), [2, 3, 4]);
+        let left: (i64, i64, i64) = conn
+            .query_row(
+                "SELECT (SELECT count(*) FROM game_tags), games, positions FROM sources",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .unwrap();
+        assert_eq!(left, (0, 1, 6));
+        // A new database records nothing.
+        let fresh = open_for_write(&dir.path().join("new.db")).unwrap();
+        assert!(ids(&fresh).is_empty());
+    }
+
+    #[test]
+    fn version_5_sources_get_the_indexing_their_counters_tell() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v5.db");
+        let conn = Connection::open(&path).unwrap();
+        for (i, sql) in MIGRATIONS[..5].iter().enumerate() {
+            conn.execute_batch(sql).unwrap();
+            conn.pragma_update(None, "user_version", i as i64 + 1).unwrap();
+        }
+        // Source 1 stored no rows, source 2 every row of its game (plies 0
+        // to 4), source 3 fewer (--max-ply 2, say).
+        conn.execute_batch(
+            "INSERT INTO sources (id, path, games, positions, started_at) VALUES \
+             (1, 'a', 1, 0, ''), (2, 'b', 1, 5, ''), (3, 'c', 1, 3, ''), (4, 'd', 0, 0, '');\
+             INSERT INTO games (id, ply_count, final_fen, moves, movetext, dedupe_key, source_id) \
+             VALUES (1, 4, 'x', '', '', 0, 1), (2, 4, 'x', '', '', 0, 2), (3, 4, 'x', '', '', 0, 3);",
+        )
+        .unwrap();
+        drop(conn);
+        open_for_write(&path).unwrap();
+        let conn = open_read_write(&path).unwrap();
+        let sources = |conn: &Connection| -> Vec<(Option<bool>, i64)> {
+            let mut st = conn
+                .prepare("SELECT positions_indexed, positions FROM sources ORDER BY id")
+                .unwrap();
+            st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().map(Result::unwrap).collect()
+        };
+        assert_eq!(sources(&conn), [(Some(false), 0), (Some(true), 5), (None, 3), (None, 0)]);
+        conn.execute_batch(
+            "UPDATE sources SET positions_indexed = 1, max_ply = 2 WHERE id = 3; \
+             INSERT INTO sources (id, path, games, positions, started_at, positions_indexed) \
+             VALUES (5, 'e', 1, 0, '', 0); \
+             UPDATE games SET source_id = 5 WHERE id = 1; DELETE FROM games",
+        )
+        .unwrap();
+        // A deleted game takes the rows its source indexed.
+        assert_eq!(
+            sources(&conn)[1..],
+            [(Some(true), 0), (Some(true), 0), (None, 0), (Some(false), 0)]
+        );
     }
 }

@@ -30,6 +30,9 @@ pub enum QueryError {
         /// What failed.
         source: ReplayError,
     },
+    /// The position index cannot answer a position search.
+    #[error(transparent)]
+    Index(#[from] super::search::IndexError),
     /// Writing the results failed (a closed pipe, a full disk).
     #[error("writing the output")]
     Output(#[source] io::Error),

@@ -30,6 +30,12 @@ pub struct SourceInfo {
     pub started_at: String,
     /// `false` if the import was cut (it resumes on the next run).
     pub finished: bool,
+    /// Whether its positions were indexed (`false`: `--no-positions`);
+    /// `None` if not recorded (imported before schema version 6).
+    pub positions_indexed: Option<bool>,
+    /// The last ply indexed (`--max-ply`); `None` for every ply, or not
+    /// recorded.
+    pub max_ply: Option<u32>,
 }
 
 /// The summary of a database.
@@ -43,8 +49,10 @@ pub struct Info {
     pub schema_version: i64,
     /// Stored games.
     pub games: u64,
-    /// Stored position rows.
+    /// Stored position rows (of the games stored now).
     pub positions: u64,
+    /// Games deleted whose index rows remain in the file until a vacuum.
+    pub deleted: u64,
     /// Every import source, oldest first.
     pub sources: Vec<SourceInfo>,
     /// Import problems by kind (`error`, `skipped`, `warning`).
@@ -84,11 +92,17 @@ pub fn info(conn: &Connection, path: &Path) -> Result<Info, QueryError> {
         positions: count("SELECT sum(positions) FROM sources")?,
         ..Info::default()
     };
+    // Schema version 6 records how each source was indexed.
+    let indexing = if conn.prepare("SELECT positions_indexed, max_ply FROM sources").is_ok() {
+        "positions_indexed, max_ply"
+    } else {
+        "NULL, NULL"
+    };
     let mut st = conn
-        .prepare(
+        .prepare(&format!(
             "SELECT path, games, duplicates, errors, positions, started_at, \
-             finished_at IS NOT NULL FROM sources ORDER BY id",
-        )
+             finished_at IS NOT NULL, {indexing} FROM sources ORDER BY id"
+        ))
         .map_err(&e)?;
     info.sources = st
         .query_map([], |r| {
@@ -100,10 +114,15 @@ pub fn info(conn: &Connection, path: &Path) -> Result<Info, QueryError> {
                 positions: r.get::<_, i64>(4)? as u64,
                 started_at: r.get(5)?,
                 finished: r.get(6)?,
+                positions_indexed: r.get(7)?,
+                max_ply: r.get(8)?,
             })
         })
         .and_then(|rows| rows.collect())
         .map_err(&e)?;
+    if has_table(conn, "deleted_games")? {
+        info.deleted = count("SELECT count(*) FROM deleted_games")?;
+    }
     info.problems =
         tally(conn, "SELECT kind, count(*) FROM import_errors GROUP BY kind ORDER BY kind")?;
     // One pass over the dates, ECO codes and events.
@@ -138,6 +157,18 @@ pub fn info(conn: &Connection, path: &Path) -> Result<Info, QueryError> {
     info.events = events.top(TOP);
     info.ecos = ecos.top(TOP);
     Ok(info)
+}
+
+/// `true` if the database has the table `name` (`deleted_games` came with
+/// schema version 5).
+fn has_table(conn: &Connection, name: &str) -> Result<bool, QueryError> {
+    conn.query_row(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
+        [name],
+        |r| r.get::<_, i64>(0),
+    )
+    .map(|n| n > 0)
+    .map_err(QueryError::sqlite(conn))
 }
 
 /// Counts of text values, unknown ones (`NULL`, empty, `?`) left out.

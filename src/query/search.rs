@@ -21,8 +21,10 @@ use super::filter::Filters;
 use super::game::{Game, GAME_COLUMNS};
 use super::replay::Replay;
 use super::target::Target;
+use crate::chess::{Color, Position, Role};
 use crate::db::columns::Columns;
 use crate::db::GameId;
+use crate::notation::fen;
 
 /// What to look for.
 #[derive(Debug, Clone, Default)]
@@ -167,8 +169,9 @@ impl Search {
             }
             let game = game_sql.query_row([id], |r| Game::from_row(r, 0)).optional().map_err(&e)?;
             let Some(mut game) = game else {
-                // A position row without its game: nothing to show.
-                stats.rejected += 1;
+                // A position row of a game deleted without a record of it
+                // (by hand, before schema version 5): no such game, and no
+                // key collision either.
                 continue;
             };
             let Some(ply) = verify(target, &game, &plies) else {
@@ -375,6 +378,231 @@ pub(crate) fn has_index(conn: &Connection, name: &str) -> Result<bool, QueryErro
     .map_err(QueryError::sqlite(conn))
 }
 
+/// Why the position index cannot answer a position search.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum IndexError {
+    /// Every source that holds games was imported without positions.
+    #[error(
+        "this database has no position index (imported with --no-positions): position \
+         searches need one; re-import without --no-positions"
+    )]
+    Missing,
+    /// Every source that holds games was indexed only up to `max_ply`, and
+    /// the position cannot occur that early in a game from the standard
+    /// start (and no such source holds a game from another start).
+    #[error(
+        "this database's position index stops at ply {max_ply} (imported with --max-ply \
+         {max_ply}), and this position takes at least {needed} plies from the standard start: \
+         re-import without --max-ply, or with a larger one"
+    )]
+    TooShallow {
+        /// The deepest ply indexed.
+        max_ply: u32,
+        /// The fewest plies that reach the position from the start.
+        needed: u32,
+    },
+}
+
+/// How the sources that hold games were indexed (`sources.positions_indexed`
+/// and `max_ply`), as far as a position search is concerned.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Coverage {
+    /// Sources that hold games.
+    pub sources: u64,
+    /// Sources without a position index (`--no-positions`), and their games.
+    pub unindexed: (u64, u64),
+    /// Sources indexed up to a ply (`--max-ply`): the smallest and the
+    /// largest such ply, and the number of sources.
+    pub limited: Option<(u32, u32, u64)>,
+    /// Sources imported before pgnindex recorded how (schema version 5 or
+    /// older) whose counters do not tell: their number.
+    pub unknown: u64,
+    /// The fewest plies that reach the position from the standard start,
+    /// when that is beyond every ply indexed (only games from another
+    /// start can be counted).
+    pub beyond: Option<u32>,
+}
+
+impl Coverage {
+    /// One line for the user when a position search over this database may
+    /// miss games; `None` when every game is fully indexed.
+    pub fn note(&self) -> Option<String> {
+        let of = |n: u64| {
+            let verb = if n == 1 { ("is", "has", "its") } else { ("are", "have", "their") };
+            (format!("{n} of {} sources", self.sources), verb)
+        };
+        let mut parts = Vec::new();
+        if let Some((low, high, n)) = self.limited {
+            let (sources, (is, _, _)) = of(n);
+            let plies =
+                if low == high { format!("ply {low}") } else { format!("plies {low} to {high}") };
+            let flag = if low == high { format!("--max-ply {low}") } else { "--max-ply".into() };
+            parts.push(format!(
+                "{sources} {is} indexed up to {plies} only ({flag}): games that reach the \
+                 position later are not counted"
+            ));
+        }
+        if self.unindexed.0 > 0 {
+            let (sources, (_, has, its)) = of(self.unindexed.0);
+            parts.push(format!(
+                "{sources} {has} no position index (--no-positions): {its} {} games are not \
+                 counted",
+                self.unindexed.1
+            ));
+        }
+        if self.unknown > 0 {
+            let (sources, (is, _, _)) = of(self.unknown);
+            parts.push(format!(
+                "{sources} {is} indexed to a depth pgnindex did not record (imported by an \
+                 older version): if with --max-ply, games that reach the position later are \
+                 not counted"
+            ));
+        }
+        if let Some(needed) = self.beyond {
+            parts.push(format!(
+                "this position takes at least {needed} plies from the standard start: only games \
+                 that start from a FEN tag can be counted"
+            ));
+        }
+        (!parts.is_empty()).then(|| parts.join("; "))
+    }
+}
+
+impl Search {
+    /// How the index covers the games for this search's position (empty
+    /// without one), after refusing a search the index cannot answer: every
+    /// game's source imported with `--no-positions`, or indexed only up to
+    /// plies the position cannot be reached by (see [`min_plies`]). The
+    /// query commands check this before a position search; a
+    /// [`Coverage::note`] goes to the user with the answer.
+    ///
+    /// # Errors
+    /// [`QueryError::Index`] as above; [`QueryError::Sqlite`].
+    pub fn index_coverage(&self, conn: &Connection) -> Result<Coverage, QueryError> {
+        let Some(target) = &self.target else { return Ok(Coverage::default()) };
+        let e = QueryError::sqlite(conn);
+        // Version 5 and older have no record: their counters tell none (no
+        // row stored for any game) or unknown.
+        let recorded =
+            conn.prepare("SELECT positions_indexed, max_ply FROM sources LIMIT 0").is_ok();
+        let sql = if recorded {
+            "SELECT id, games, positions_indexed, max_ply FROM sources WHERE games > 0"
+        } else {
+            "SELECT id, games, CASE WHEN positions = 0 THEN 0 END, NULL FROM sources \
+             WHERE games > 0"
+        };
+        let mut st = conn.prepare(sql).map_err(&e)?;
+        let rows: Vec<(i64, u64, Option<bool>, Option<u32>)> = st
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .and_then(|rows| rows.collect())
+            .map_err(&e)?;
+        let mut coverage = Coverage { sources: rows.len() as u64, ..Coverage::default() };
+        let mut full = 0;
+        let mut limited_ids = Vec::new();
+        for &(id, games, indexed, max_ply) in &rows {
+            match (indexed, max_ply) {
+                (Some(false), _) => {
+                    coverage.unindexed.0 += 1;
+                    coverage.unindexed.1 += games;
+                }
+                (Some(true), None) => full += 1,
+                (Some(true), Some(n)) => {
+                    limited_ids.push(id);
+                    coverage.limited = Some(match coverage.limited {
+                        None => (n, n, 1),
+                        Some((low, high, k)) => (low.min(n), high.max(n), k + 1),
+                    });
+                }
+                (None, _) => coverage.unknown += 1,
+            }
+        }
+        if coverage.sources == 0 || full > 0 || coverage.unknown > 0 {
+            return Ok(coverage);
+        }
+        let Some((_, deepest, _)) = coverage.limited else {
+            return Err(IndexError::Missing.into());
+        };
+        // The fewest plies from any start of these sources' games: the
+        // standard one, and each FEN tag (read by a scan, on this path only).
+        let ids: Vec<String> = limited_ids.iter().map(i64::to_string).collect();
+        let mut st = conn
+            .prepare(&format!(
+                "SELECT DISTINCT start_fen FROM games WHERE start_fen IS NOT NULL \
+                 AND source_id IN ({})",
+                ids.join(", ")
+            ))
+            .map_err(&e)?;
+        let starts: Vec<String> =
+            st.query_map([], |r| r.get(0)).and_then(|rows| rows.collect()).map_err(&e)?;
+        let from_standard = min_plies(&Position::new(), &target.position);
+        let mut needed = from_standard;
+        for start in &starts {
+            // A start that does not read back bounds nothing.
+            let from =
+                fen::parse_position(start).map_or(0, |start| min_plies(&start, &target.position));
+            needed = needed.min(from);
+        }
+        if needed > deepest {
+            return Err(IndexError::TooShallow { max_ply: deepest, needed }.into());
+        }
+        if from_standard > deepest {
+            coverage.beyond = Some(from_standard);
+        }
+        Ok(coverage)
+    }
+}
+
+/// A lower bound on the plies that reach `pos` from `start`: each man of
+/// `pos` on a square where `start` has no such man moved at least once (a
+/// pawn, when all its side's pawns start on their second rank, once per
+/// rank beyond its double step), a king and a rook perhaps together by
+/// castling, and the sides move in turn.
+pub fn min_plies(start: &Position, pos: &Position) -> u32 {
+    let mut moves = [0u32; 2];
+    let mut king_moved = [false; 2];
+    let mut rooks_moved = [0u32; 2];
+    let home_pawns = |color: Color| {
+        start
+            .board()
+            .pieces()
+            .filter(|(_, p)| p.color == color && p.role == Role::Pawn)
+            .all(|(sq, _)| sq.rank().relative_to(color).index() == 1)
+    };
+    let home = [home_pawns(Color::White), home_pawns(Color::Black)];
+    for (sq, piece) in pos.board().pieces() {
+        let side = usize::from(!piece.color.is_white());
+        let n = if start.board().piece_at(sq) == Some(piece) {
+            0
+        } else if piece.role == Role::Pawn && home[side] {
+            // The third and fourth ranks take one move, each rank beyond
+            // one more.
+            let rank = sq.rank().relative_to(piece.color).index();
+            rank.saturating_sub(2).max(1)
+        } else {
+            1
+        };
+        match piece.role {
+            Role::King if n > 0 => king_moved[side] = true,
+            Role::Rook => rooks_moved[side] += n,
+            _ => {}
+        }
+        moves[side] += n;
+    }
+    for side in 0..2 {
+        if king_moved[side] && rooks_moved[side] > 0 {
+            moves[side] -= 1;
+        }
+    }
+    // The side that moves first makes the extra move of an odd count.
+    let first = usize::from(!start.turn().is_white());
+    let (a, b) = (moves[first], moves[1 - first]);
+    if pos.turn() == start.turn() {
+        2 * a.max(b)
+    } else {
+        (2 * a).saturating_sub(1).max(2 * b + 1)
+    }
+}
+
 /// A game's result as the explorer counts it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
@@ -428,6 +656,7 @@ fn verify(target: &Target, game: &Game, plies: &[u32]) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::query::target::Target;
 
     #[test]
     fn pages_past_sqlite_integers_are_empty_or_unlimited() {
@@ -453,5 +682,46 @@ mod tests {
         assert_eq!(find(0, Some(1 << 63)), [1, 2]);
         assert!(find(1 << 63, None).is_empty());
         assert!(find(u64::MAX, Some(1)).is_empty());
+    }
+
+    fn after(moves: &str) -> Position {
+        Target::from_moves(moves, None).unwrap().position
+    }
+
+    #[test]
+    fn min_plies_bounds_the_plies_of_real_move_orders() {
+        let start = Position::new();
+        assert_eq!(min_plies(&start, &start), 0);
+        assert_eq!(min_plies(&start, &after("1. e4")), 1);
+        assert_eq!(min_plies(&start, &after("1. e4 c5")), 2);
+        assert_eq!(min_plies(&start, &after("1. e4 e5 2. Nf3 Nc6 3. Bb5")), 5);
+        // Tempo lost and regained: the start position again.
+        assert_eq!(min_plies(&start, &after("1. Nf3 Nf6 2. Ng1 Ng8")), 0);
+        // Castling moves king and rook at once.
+        let castled = after("1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4. O-O");
+        assert_eq!(min_plies(&start, &castled), 7);
+        // From another start, counted from there.
+        let from =
+            fen::parse_position("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+                .unwrap();
+        assert_eq!(min_plies(&from, &after("1. e4 e5 2. Nf3 Nc6 3. Bb5")), 1);
+
+        // Never above the plies of random games.
+        let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut moves = crate::chess::MoveList::new();
+        for _ in 0..200 {
+            let mut pos = Position::new();
+            for ply in 0..60 {
+                assert!(min_plies(&start, &pos) <= ply, "ply {ply}: {}", fen::write(&pos));
+                pos.legal_moves(&mut moves);
+                if moves.is_empty() {
+                    break;
+                }
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                pos.play_unchecked(moves[(x % moves.len() as u64) as usize]);
+            }
+        }
     }
 }

@@ -3,13 +3,16 @@
 //! position index and the dedupe keys as sorted segment tables
 //! ([`segments`], [`dedupe`], behind an in-memory Bloom filter), and the
 //! background threads that checkpoint the write-ahead log and sync the
-//! file after each commit.
+//! file after each commit; [`delete`], which deletes games, and
+//! [`vacuum`], which drops the index rows of deleted games.
 
 mod background;
 mod bloom;
 mod checkpoint;
 pub mod dedupe;
+pub mod delete;
 mod flush;
 pub mod rows;
 pub mod segments;
+pub mod vacuum;
 pub mod writer;

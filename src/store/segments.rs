@@ -12,7 +12,7 @@
 //! transaction; a kill during the copy leaves an orphan table that
 //! [`drop_orphans`] removes at the next import.
 
-use rusqlite::{params, Connection, Transaction, TransactionBehavior};
+use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 
 use crate::db::GameId;
 
@@ -148,10 +148,16 @@ fn segments(conn: &Connection, level: Option<i64>) -> rusqlite::Result<Vec<(Stri
     rows.collect()
 }
 
-/// One arm of the view.
+/// The condition that keeps a segment row of a game that was not deleted
+/// (`deleted_games` lists the ids of deleted games whose rows may remain).
+/// One lookup in a table that is empty or small: the view, and the merges
+/// that copy segments, apply it to every row.
+pub(super) const LIVE: &str = "game_id NOT IN (SELECT game_id FROM deleted_games)";
+
+/// One arm of the view: the rows of live games.
 fn view_arm(name: &str, with_fens: bool) -> String {
     let fen = if with_fens { "fen" } else { "NULL" };
-    format!("SELECT hash, game_id, {}, {fen} FROM {name}", unpack_ply_move_sql())
+    format!("SELECT hash, game_id, {}, {fen} FROM {name} WHERE {LIVE}", unpack_ply_move_sql())
 }
 
 /// One arm of a merge: the stored columns.
@@ -160,8 +166,9 @@ fn merge_arm(name: &str, with_fens: bool) -> String {
     format!("SELECT hash, game_id, ply_move, {fen} AS fen FROM {name}")
 }
 
-/// Rewrites `positions` as the union of the registered segments.
-fn rewrite_view(conn: &Connection) -> rusqlite::Result<()> {
+/// The `CREATE VIEW` statement of `positions` over the registered
+/// segments.
+fn view_sql(conn: &Connection) -> rusqlite::Result<String> {
     let arms: Vec<String> =
         segments(conn, None)?.iter().map(|(name, fens)| view_arm(name, *fens)).collect();
     let body = if arms.is_empty() {
@@ -169,10 +176,32 @@ fn rewrite_view(conn: &Connection) -> rusqlite::Result<()> {
     } else {
         arms.join(" UNION ALL ")
     };
-    conn.execute_batch(&format!(
-        "DROP VIEW IF EXISTS positions; \
-         CREATE VIEW positions (hash, game_id, ply, next_move, fen) AS {body};"
-    ))
+    Ok(format!("CREATE VIEW positions (hash, game_id, ply, next_move, fen) AS {body}"))
+}
+
+/// Rewrites `positions` as the union of the registered segments.
+pub(super) fn rewrite_view(conn: &Connection) -> rusqlite::Result<()> {
+    let create = view_sql(conn)?;
+    conn.execute_batch(&format!("DROP VIEW IF EXISTS positions; {create};"))
+}
+
+/// Rewrites `positions` if it is not the view of the registered segments
+/// as this version writes it (a database migrated from a version whose
+/// view kept the rows of deleted games). Runs outside any transaction.
+pub fn refresh_view(conn: &Connection) -> rusqlite::Result<()> {
+    let current: Option<String> = conn
+        .query_row(
+            "SELECT sql FROM sqlite_master WHERE type = 'view' AND name = 'positions'",
+            [],
+            |r| r.get(0),
+        )
+        .optional()?;
+    if current.as_deref() == Some(view_sql(conn)?.as_str()) {
+        return Ok(());
+    }
+    let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
+    rewrite_view(&tx)?;
+    tx.commit()
 }
 
 /// Drops segment tables that no registered segment names (left by a merge
@@ -292,9 +321,10 @@ fn merge(
 
 /// Copies the rows of `arms` (each `SELECT columns FROM table`, of a
 /// table keyed by `key`, whose first column is any integer and the others
-/// are not negative) into the table `dest`, in key order, [`MERGE_CHUNK`]
-/// rows per transaction, calling `after_commit` after each. Returns the
-/// rows copied. A cut copy leaves `dest` partly filled: the caller
+/// are not negative, with a `game_id` column) into the table `dest`, in
+/// key order, [`MERGE_CHUNK`] rows per transaction, calling `after_commit`
+/// after each; the rows of deleted games are left out ([`LIVE`]). Returns
+/// the rows copied. A cut copy leaves `dest` partly filled: the caller
 /// registers it only once this returns.
 pub(super) fn copy_merged(
     conn: &Connection,
@@ -306,7 +336,7 @@ pub(super) fn copy_merged(
 ) -> rusqlite::Result<i64> {
     let key_list = key.join(", ");
     let after_list: Vec<String> = (1..=key.len()).map(|i| format!("?{i}")).collect();
-    let filter = format!(" WHERE ({key_list}) > ({})", after_list.join(", "));
+    let filter = format!(" WHERE ({key_list}) > ({}) AND {LIVE}", after_list.join(", "));
     let union: Vec<String> = arms.iter().map(|arm| format!("{arm}{filter}")).collect();
     let order: Vec<String> = (1..=key.len()).map(|i| i.to_string()).collect();
     let copy = format!(
@@ -444,5 +474,36 @@ mod tests {
             .unwrap();
         assert_eq!(orphan, 0);
         assert_eq!(view(&conn), expected);
+    }
+    #[test]
+    fn deleted_games_leave_the_view_at_once_and_the_segments_at_a_merge() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = crate::db::open_for_write(&dir.path().join("t.db")).unwrap();
+        let mut expected = Vec::new();
+        for game in 1..=FANOUT as u32 {
+            let mut batch = rows(u64::from(game), 30, GameId::new(game));
+            if game != 5 {
+                for p in &batch {
+                    let next = (p.next_move != NO_MOVE).then_some(i64::from(p.next_move));
+                    expected.push((p.hash, i64::from(game), i64::from(p.ply), next, None));
+                }
+            }
+            conn.execute_batch("BEGIN").unwrap();
+            write_segment(&conn, &mut batch, &Vec::new()).unwrap();
+            conn.execute_batch("COMMIT").unwrap();
+        }
+        expected.sort();
+        conn.execute("INSERT INTO deleted_games (game_id) VALUES (5)", []).unwrap();
+        assert_eq!(view(&conn), expected);
+        compact(&conn, &|_| Ok(())).unwrap();
+        assert_eq!(view(&conn), expected);
+        let (segments, rows): (i64, i64) = conn
+            .query_row("SELECT count(*), sum(rows) FROM position_segments", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .unwrap();
+        assert_eq!((segments, rows), (1, expected.len() as i64), "merged without game 5");
+        conn.execute("DELETE FROM deleted_games", []).unwrap();
+        assert_eq!(view(&conn), expected, "the rows are gone from the merged segment");
     }
 }

@@ -29,7 +29,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use super::checkpoint::Checkpointer;
 use super::dedupe::DedupeIndex;
 use super::flush::Flusher;
-use super::rows::{GameRow, Header, StoredGame};
+use super::rows::{GameRow, Header, RowOptions, StoredGame};
 use super::segments::{self, Fens, PendingPosition, NO_MOVE};
 use crate::db::columns::{columns, placeholders, select_list, Binder, Columns};
 use crate::db::{self, DbError, GameId, Sharing};
@@ -52,6 +52,9 @@ pub struct WriterOptions {
     pub max_pages: Option<u64>,
     /// Queries alongside the import, or the database to itself.
     pub sharing: Sharing,
+    /// What the rows index (recorded per source: `positions_indexed`,
+    /// `max_ply`).
+    pub index: RowOptions,
 }
 
 /// Games per batch when no positions are indexed (`--no-positions`): a
@@ -71,6 +74,7 @@ impl Default for WriterOptions {
             batch_games: 100_000,
             max_pages: None,
             sharing: Sharing::Readers,
+            index: RowOptions::default(),
         }
     }
 }
@@ -282,6 +286,29 @@ static STORED_GAME: LazyLock<String> =
 /// The current UTC time as ISO 8601 text, by SQLite.
 const NOW: &str = "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')";
 
+/// Takes the import lock of the database at `path`: held by one import
+/// (or vacuum) at a time, until the returned file is closed.
+///
+/// # Errors
+/// [`WriteError::Busy`] if another process holds it; [`WriteError::Lock`]
+/// if the file cannot be opened or locked.
+pub(super) fn import_lock(path: &Path) -> Result<File, WriteError> {
+    // SQLite's own locks are per transaction; this one (flock, which does
+    // not interfere with SQLite's fcntl locks) is held for the whole import
+    // and dies with the process.
+    let lock =
+        File::open(path).map_err(|source| WriteError::Lock { path: path.to_path_buf(), source })?;
+    match lock.try_lock() {
+        Ok(()) => Ok(lock),
+        Err(std::fs::TryLockError::WouldBlock) => {
+            Err(WriteError::Busy { path: path.to_path_buf() })
+        }
+        Err(std::fs::TryLockError::Error(source)) => {
+            Err(WriteError::Lock { path: path.to_path_buf(), source })
+        }
+    }
+}
+
 impl Writer {
     /// Opens (creating if needed) the database at `path` for an import and
     /// takes its import lock. `problems` receives every bad game and
@@ -296,20 +323,7 @@ impl Writer {
         problems: Box<dyn FnMut(Problem) + Send>,
     ) -> Result<Writer, WriteError> {
         let conn = db::open_for_import(path, options.sharing)?;
-        // SQLite's own locks are per transaction; this one (flock, which
-        // does not interfere with SQLite's fcntl locks) is held for the
-        // whole import and dies with the process.
-        let lock = File::open(path)
-            .map_err(|source| WriteError::Lock { path: path.to_path_buf(), source })?;
-        match lock.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => {
-                return Err(WriteError::Busy { path: path.to_path_buf() })
-            }
-            Err(std::fs::TryLockError::Error(source)) => {
-                return Err(WriteError::Lock { path: path.to_path_buf(), source })
-            }
-        }
+        let lock = import_lock(path)?;
         // Only under the lock: opening drops the tables of a cut merge, which
         // a running import's merge would be filling.
         let dedupe = DedupeIndex::open(&conn)
@@ -361,9 +375,20 @@ impl Writer {
                 .map_err(|e| writer.sqlite(e))?;
         }
         segments::drop_orphans(&writer.conn).map_err(|e| writer.sqlite(e))?;
+        segments::refresh_view(&writer.conn).map_err(|e| writer.sqlite(e))?;
+        // Past deleted games too: their index rows may remain until a
+        // vacuum, and their `import_errors` rows stay, and neither must
+        // become a new game's. (`import_errors` has no index on game_id:
+        // a scan of a table that is small but for the most broken inputs.)
         writer.next_id = writer
             .conn
-            .query_row("SELECT coalesce(max(id), 0) + 1 FROM games", [], |r| r.get(0))
+            .query_row(
+                "SELECT max(coalesce((SELECT max(id) FROM games), 0), \
+                 coalesce((SELECT max(game_id) FROM deleted_games), 0), \
+                 coalesce((SELECT max(game_id) FROM import_errors), 0)) + 1",
+                [],
+                |r| r.get(0),
+            )
             .map_err(|e| writer.sqlite(e))?;
         Ok(writer)
     }
@@ -410,20 +435,38 @@ impl Writer {
                 _ => {}
             }
         }
+        let (indexed, max_ply) = self.index_settings();
         let (id, resume_offset) = match resume {
-            Some(found) => found,
+            Some((id, offset)) => {
+                // A run with other settings than the cut one: the source's
+                // games are indexed as the weaker of the two (unknown stays
+                // unknown).
+                self.conn
+                    .execute(
+                        "UPDATE sources SET \
+                         max_ply = CASE WHEN positions_indexed IS NULL THEN max_ply \
+                             WHEN ?3 IS NULL THEN max_ply WHEN max_ply IS NULL THEN ?3 \
+                             ELSE min(max_ply, ?3) END, \
+                         positions_indexed = min(positions_indexed, ?2) WHERE id = ?1",
+                        params![id, indexed, max_ply],
+                    )
+                    .map_err(|e| self.sqlite(e))?;
+                (id, offset)
+            }
             None => {
                 self.conn
                     .execute(
                         &format!(
-                            "INSERT INTO sources (path, size, mtime, fingerprint, started_at) \
-                             VALUES (?1, ?2, ?3, ?4, {NOW})"
+                            "INSERT INTO sources (path, size, mtime, fingerprint, started_at, \
+                             positions_indexed, max_ply) VALUES (?1, ?2, ?3, ?4, {NOW}, ?5, ?6)"
                         ),
                         params![
                             name,
                             facts.map(|f| f.size),
                             facts.and_then(|f| f.mtime),
-                            facts.map(|f| f.fingerprint.as_str())
+                            facts.map(|f| f.fingerprint.as_str()),
+                            indexed,
+                            max_ply
                         ],
                     )
                     .map_err(|e| self.sqlite(e))?;
@@ -442,6 +485,16 @@ impl Writer {
             positions: 0,
         });
         Ok(SourceStart::Import { source_id: id, resume_offset })
+    }
+
+    /// The `positions_indexed` and `max_ply` of a source this import
+    /// starts: `max_ply` only when it stops before the plies that are never
+    /// indexed anyway (beyond 65,535).
+    fn index_settings(&self) -> (bool, Option<u32>) {
+        let index = self.options.index;
+        let max_ply =
+            (index.positions && index.max_ply < u32::from(u16::MAX)).then_some(index.max_ply);
+        (index.positions, max_ply)
     }
 
     fn begin(&mut self) -> Result<(), WriteError> {
@@ -695,7 +748,8 @@ impl Writer {
         let found = self.dedupe.candidates(&self.conn, game.dedupe_key, &mut ids);
         let result = found.map_err(|e| self.sqlite(e)).and_then(|()| {
             for &id in &ids {
-                if game.same_game(&self.stored_game(id)?) {
+                // A deleted game keeps its key until a vacuum: no match.
+                if self.stored_game(id)?.is_some_and(|stored| game.same_game(&stored)) {
                     return Ok(true);
                 }
             }
@@ -705,10 +759,13 @@ impl Writer {
         result
     }
 
-    /// The columns of stored game `id` that [`GameRow::same_game`] compares.
-    fn stored_game(&self, id: GameId) -> Result<StoredGame, WriteError> {
+    /// The columns of stored game `id` that [`GameRow::same_game`] compares;
+    /// `None` if the game was deleted.
+    fn stored_game(&self, id: GameId) -> Result<Option<StoredGame>, WriteError> {
         let mut st = self.conn.prepare_cached(&STORED_GAME).map_err(|e| self.sqlite(e))?;
-        st.query_row([id], |row| StoredGame::from_row(row, 0)).map_err(|e| self.sqlite(e))
+        st.query_row([id], |row| StoredGame::from_row(row, 0))
+            .optional()
+            .map_err(|e| self.sqlite(e))
     }
 
     /// Inserts the batch's positions in key order, updates the source's
@@ -962,5 +1019,42 @@ mod tests {
         let err = writer.add_chunk(&mut rows, &[], 0, 0, end).unwrap_err();
         assert!(matches!(err, WriteError::TooManyGames { .. }), "{err}");
         assert!(err.to_string().ends_with("game ids end at 4294967295)"), "{err}");
+    }
+
+    /// A source records how it was indexed; a resumed run with other
+    /// settings leaves the least of them.
+    #[test]
+    fn sources_record_their_indexing_and_a_resumed_run_keeps_the_least() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        let facts = |n: u8| FileFacts { size: 1, mtime: None, fingerprint: format!("{n:032x}") };
+        let run = |index: RowOptions, n: u8| {
+            let options = WriterOptions { index, ..WriterOptions::default() };
+            let mut writer = Writer::open(&path, options, Box::new(drop)).unwrap();
+            writer.begin_source("t.pgn", Some(&facts(n)), false).unwrap();
+            // Cut: the source stays unfinished, and the next run resumes it.
+            writer.abandon_source().unwrap();
+            writer.finish().unwrap();
+        };
+        let limited = |max_ply| RowOptions { max_ply, ..RowOptions::default() };
+        let none = RowOptions { positions: false, ..RowOptions::default() };
+        run(RowOptions::default(), 1);
+        run(limited(10), 2);
+        run(limited(u32::from(u16::MAX)), 3);
+        run(limited(10), 4);
+        run(limited(6), 4);
+        run(RowOptions::default(), 4);
+        run(RowOptions::default(), 5);
+        run(none, 5);
+        let conn = db::open_read_only(&path).unwrap();
+        let mut st =
+            conn.prepare("SELECT positions_indexed, max_ply FROM sources ORDER BY id").unwrap();
+        let rows: Vec<(Option<bool>, Option<u32>)> =
+            st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().map(Result::unwrap).collect();
+        let full = (Some(true), None);
+        assert_eq!(
+            rows,
+            [full, (Some(true), Some(10)), full, (Some(true), Some(6)), (Some(false), None)]
+        );
     }
 }

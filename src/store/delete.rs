@@ -1,0 +1,69 @@
+//! [`Deleter`]: deletes games by id, for `pgnindex delete`.
+//!
+//! The schema's trigger on `games` does the bookkeeping of each deleted
+//! game (its tag pairs, its source's counters, `deleted_games`); the
+//! deleter holds the import lock and SQLite's exclusive lock while the
+//! caller picks the games on [`Deleter::connection`], so that nothing
+//! changes between the choice and the delete.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, Transaction, TransactionBehavior};
+
+use super::segments;
+use super::writer::{import_lock, WriteError};
+use crate::db::{self, DbError, GameId, Sharing};
+
+/// A database opened to delete games.
+#[derive(Debug)]
+pub struct Deleter {
+    conn: Connection,
+    path: PathBuf,
+    _lock: File,
+}
+
+impl Deleter {
+    /// Opens the existing database at `path` (migrated, as an import does),
+    /// taking the import lock and SQLite's exclusive lock.
+    ///
+    /// # Errors
+    /// [`DbError::Missing`] if there is no database (none is created),
+    /// [`WriteError::Busy`] while an import runs, database errors otherwise.
+    pub fn open(path: &Path) -> Result<Deleter, WriteError> {
+        if !path.exists() {
+            return Err(DbError::Missing { path: path.to_path_buf() }.into());
+        }
+        let lock = import_lock(path)?;
+        let conn = db::open_for_import(path, Sharing::Exclusive)?;
+        segments::refresh_view(&conn)
+            .map_err(|error| WriteError::Sqlite { path: path.to_path_buf(), error })?;
+        Ok(Deleter { conn, path: path.to_path_buf(), _lock: lock })
+    }
+
+    /// The connection, to pick the games with (a query reads it as any).
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// Deletes the games `ids` in one transaction, and leaves the file in
+    /// rollback-journal mode: the number of games deleted.
+    ///
+    /// # Errors
+    /// Database errors; nothing is deleted then.
+    pub fn delete(self, ids: &[GameId]) -> Result<u64, WriteError> {
+        let sqlite = |error| WriteError::Sqlite { path: self.path.clone(), error };
+        let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)
+            .map_err(sqlite)?;
+        let mut deleted = 0;
+        {
+            let mut st = tx.prepare("DELETE FROM games WHERE id = ?1").map_err(sqlite)?;
+            for id in ids {
+                deleted += st.execute([id]).map_err(sqlite)? as u64;
+            }
+        }
+        tx.commit().map_err(sqlite)?;
+        self.conn.pragma_update(None, "journal_mode", "DELETE").map_err(sqlite)?;
+        Ok(deleted)
+    }
+}

@@ -1,0 +1,111 @@
+//! `pgnindex vacuum`: the index rows of deleted games dropped from every
+//! segment, then SQLite's `VACUUM`, which rewrites the file without its
+//! free pages.
+//!
+//! A deleted game (schema version 5) leaves its rows in the position and
+//! dedupe segments, which are not keyed by game: the `positions` view and
+//! the importer's merges skip them by `deleted_games`. Here each segment
+//! is read once and loses those rows, and `deleted_games` is emptied.
+
+use std::path::Path;
+
+use rusqlite::{Connection, Transaction, TransactionBehavior};
+
+use super::dedupe::DedupeIndex;
+use super::segments;
+use super::writer::{import_lock, WriteError};
+use crate::db::{self, DbError, Sharing};
+
+/// What [`vacuum`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Vacuumed {
+    /// Deleted games whose rows were dropped.
+    pub games: u64,
+    /// Position rows dropped.
+    pub positions: u64,
+    /// The file's size before, in bytes.
+    pub size_before: u64,
+    /// The file's size after, in bytes.
+    pub size_after: u64,
+}
+
+/// Drops the index rows of deleted games and compacts the database at
+/// `path`. Takes the import lock and SQLite's exclusive lock (queries wait
+/// meanwhile); migrates the schema first, as an import does.
+///
+/// # Errors
+/// [`DbError::Missing`] if there is no database (none is created),
+/// [`WriteError::Busy`] while an import runs, database errors otherwise.
+pub fn vacuum(path: &Path) -> Result<Vacuumed, WriteError> {
+    if !path.exists() {
+        return Err(DbError::Missing { path: path.to_path_buf() }.into());
+    }
+    let size = || std::fs::metadata(path).map_or(0, |m| m.len());
+    let size_before = size();
+    let _lock = import_lock(path)?;
+    let conn = db::open_for_import(path, Sharing::Exclusive)?;
+    let sqlite = |error| WriteError::Sqlite { path: path.to_path_buf(), error };
+    let (games, positions) = purge(&conn).map_err(sqlite)?;
+    conn.execute_batch("VACUUM").map_err(sqlite)?;
+    // At rest the database is one file in rollback-journal mode (as an
+    // import leaves it).
+    conn.pragma_update(None, "journal_mode", "DELETE").map_err(sqlite)?;
+    drop(conn);
+    Ok(Vacuumed { games, positions, size_before, size_after: size() })
+}
+
+/// Drops the rows of the games `deleted_games` lists from every segment
+/// (and segments left empty), and empties it: the number of games and of
+/// position rows. One transaction, after the leftovers of a cut merge are
+/// dropped.
+fn purge(conn: &Connection) -> rusqlite::Result<(u64, u64)> {
+    segments::drop_orphans(conn)?;
+    DedupeIndex::open(conn)?;
+    let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
+    let games: i64 = tx.query_row("SELECT count(*) FROM deleted_games", [], |r| r.get(0))?;
+    let mut positions = 0;
+    if games > 0 {
+        positions = purge_segments(&tx, "position_segments")?;
+        purge_segments(&tx, "dedupe_segments")?;
+        tx.execute("DELETE FROM deleted_games", [])?;
+        segments::rewrite_view(&tx)?;
+    }
+    tx.commit()?;
+    segments::refresh_view(conn)?;
+    Ok((games as u64, positions))
+}
+
+/// Deletes the deleted games' rows from each segment that `registry`
+/// lists, keeps its row counts true, and drops the segments left empty:
+/// the rows deleted.
+fn purge_segments(conn: &Connection, registry: &str) -> rusqlite::Result<u64> {
+    let names: Vec<String> = conn
+        .prepare(&format!("SELECT name FROM {registry} ORDER BY id"))?
+        .query_map([], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    let mut total = 0;
+    for name in names {
+        let n = conn.execute(
+            &format!("DELETE FROM {name} WHERE game_id IN (SELECT game_id FROM deleted_games)"),
+            [],
+        )?;
+        if n == 0 {
+            continue;
+        }
+        total += n as u64;
+        conn.execute(
+            &format!("UPDATE {registry} SET rows = rows - ?2 WHERE name = ?1"),
+            rusqlite::params![name, n as i64],
+        )?;
+        let left: i64 = conn.query_row(
+            &format!("SELECT rows FROM {registry} WHERE name = ?1"),
+            [&name],
+            |r| r.get(0),
+        )?;
+        if left <= 0 {
+            conn.execute(&format!("DELETE FROM {registry} WHERE name = ?1"), [&name])?;
+            conn.execute_batch(&format!("DROP TABLE {name}"))?;
+        }
+    }
+    Ok(total)
+}
