@@ -83,7 +83,11 @@ fn write_text(out: &mut impl Write, info: &Info) -> std::io::Result<()> {
         size(info.file_size),
         info.schema_version
     )?;
-    writeln!(out, "games      {}", thousands(info.games))?;
+    if info.games == 0 && info.sources.is_empty() {
+        writeln!(out, "games      0 (nothing imported yet)")?;
+    } else {
+        writeln!(out, "games      {}", thousands(info.games))?;
+    }
     writeln!(out, "positions  {}", thousands(info.positions))?;
     let unfinished = info.sources.iter().filter(|s| !s.finished).count();
     let state = if unfinished > 0 {
@@ -115,7 +119,11 @@ fn write_text(out: &mut impl Write, info: &Info) -> std::io::Result<()> {
         None => writeln!(out, "dates      none known")?,
     }
     let top = |list: &[(String, u64)]| {
-        list.iter().map(|(v, n)| format!("{v} ({})", thousands(*n))).collect::<Vec<_>>().join(", ")
+        if list.is_empty() {
+            return "none known".to_string();
+        }
+        let top = list.iter().map(|(v, n)| format!("{v} ({})", thousands(*n)));
+        top.collect::<Vec<_>>().join(", ")
     };
     writeln!(out, "events     {}", top(&info.events))?;
     writeln!(out, "ECO        {}", top(&info.ecos))?;
