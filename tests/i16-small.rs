@@ -39,3 +39,35 @@ fn info_on_a_database_without_games_says_so_on_every_line() {
     assert!(text.contains("\nsources    0\n"), "{text}");
     assert!(text.lines().all(|l| !l.trim().is_empty() && !l.ends_with(' ')), "{text}");
 }
+
+/// A database with no games, imported from an empty file in `dir`.
+fn empty_db(dir: &common::Scratch) -> std::path::PathBuf {
+    let db = dir.join("empty.db");
+    import(&db, &["--quiet", arg(&dir.write("empty.pgn", ""))]).success();
+    db
+}
+
+#[test]
+fn sql_that_fails_midway_prints_no_partial_table() {
+    let dir = scratch();
+    let db = empty_db(&dir);
+    // The second row overflows: SQLite has stepped the first one already.
+    let overflow = "SELECT 1 AS a UNION ALL SELECT abs(-9223372036854775808)";
+    for format in ["table", "csv", "json"] {
+        for sql in [overflow, "SELECT 1/0 AS a, abs(-9223372036854775808) AS b"] {
+            let out = run(["sql", "--db", arg(&db), "--format", format, sql]);
+            assert_eq!(out.code, 1, "{format} {sql}: {}", out.stderr);
+            assert_eq!(out.stdout, "", "{format} {sql}");
+            assert_eq!(out.stderr, "pgnindex: error: integer overflow\n", "{format} {sql}");
+        }
+    }
+    // The statements before the one that fails have run, and their rows
+    // are printed; nothing of the failing one is, not even the blank line
+    // between tables.
+    let out = run(["sql", "--db", arg(&db), &format!("SELECT 7 AS seven; {overflow}")]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert_eq!(out.stdout, "seven\n-----\n    7\n");
+    let out = run(["sql", "--db", arg(&db), "--format", "json", "SELECT json('[') AS j"]);
+    assert_eq!((out.code, out.stdout.as_str()), (1, ""), "{}", out.stderr);
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+}
