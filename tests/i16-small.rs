@@ -71,3 +71,43 @@ fn sql_that_fails_midway_prints_no_partial_table() {
     assert_eq!((out.code, out.stdout.as_str()), (1, ""), "{}", out.stderr);
     assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
 }
+
+#[test]
+fn perft_refuses_a_depth_it_could_never_finish() {
+    let started = std::time::Instant::now();
+    let out = common::command()
+        .args(["perft", "startpos", "99"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|child| wait_at_most(child, std::time::Duration::from_secs(20)))
+        .unwrap();
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert_eq!(out.stdout, "");
+    assert_eq!(
+        out.stderr,
+        "pgnindex: error: depth 99: perft counts at most 15 plies (at ten moves a ply, \
+         15 plies are already 10^15 leaves, weeks of counting)\n"
+    );
+    assert!(started.elapsed().as_secs() < 20);
+    let out = run(["perft", "startpos", "16", "--divide"]);
+    assert_eq!((out.code, out.stdout.as_str()), (2, ""), "{}", out.stderr);
+    // The bound itself is accepted: a stalemate counts no leaf at once.
+    let out = run(["perft", "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", "15"]).success();
+    assert_eq!(out.stdout, "0\n");
+}
+
+/// Waits for `child` (stdout and stderr piped) up to `limit`, then kills it.
+fn wait_at_most(
+    mut child: std::process::Child,
+    limit: std::time::Duration,
+) -> std::io::Result<common::Run> {
+    let end = std::time::Instant::now() + limit;
+    while child.try_wait()?.is_none() && std::time::Instant::now() < end {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    if child.try_wait()?.is_none() {
+        child.kill()?;
+    }
+    Ok(child.wait_with_output()?.into())
+}
