@@ -111,3 +111,70 @@ fn wait_at_most(
     }
     Ok(child.wait_with_output()?.into())
 }
+
+/// A database of the bundled sample, imported into `dir`.
+fn sample_db(dir: &common::Scratch) -> std::path::PathBuf {
+    let db = dir.join("sample.db");
+    import(&db, &["--quiet", arg(&common::games_dir())]).success();
+    db
+}
+
+#[test]
+fn explore_shows_the_same_figures_with_one_decimal_in_every_format() {
+    let dir = scratch();
+    let db = sample_db(&dir);
+    let explore = |format: &str| {
+        run(["explore", "--db", arg(&db), "--moves", "1. e4", "--format", format]).success().stdout
+    };
+    let (table, csv) = (explore("table"), explore("csv"));
+    let json: serde_json::Value = serde_json::from_str(&explore("json")).unwrap();
+
+    let csv_columns = "move,uci,games,white_wins,draws,black_wins,white_pct,draw_pct,black_pct,\
+                       avg_elo,last_date";
+    assert_eq!(csv.lines().next().unwrap(), csv_columns);
+    // The table: the same columns in the same order, `uci` left out, under
+    // the short names the guide lists.
+    let header: Vec<&str> = table.lines().next().unwrap().split_whitespace().collect();
+    assert_eq!(
+        header,
+        [
+            "move",
+            "games",
+            "white",
+            "draws",
+            "black",
+            "white%",
+            "draw%",
+            "black%",
+            "avg_elo",
+            "last_date"
+        ]
+    );
+    let guide = std::fs::read_to_string(common::repo("docs/guide.md")).unwrap();
+    let guide = guide.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        guide.contains(&format!("`{}`", header.join(" "))),
+        "the guide lists the table's columns"
+    );
+    assert!(guide.contains(&format!("`{}`", csv_columns.replace(',', "`, `"))), "and CSV's");
+
+    let csv_rows: Vec<Vec<&str>> = csv.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    let table_rows: Vec<Vec<&str>> =
+        table.lines().skip(2).map(|l| l.split_whitespace().collect()).collect();
+    assert!(csv_rows.len() >= 10, "{csv}");
+    for (i, row) in csv_rows.iter().enumerate() {
+        let mut without_uci = row.clone();
+        without_uci.remove(1);
+        if without_uci.iter().all(|f| !f.is_empty()) {
+            assert_eq!(table_rows[i], without_uci, "row {i}");
+        }
+        for pct in &row[6..9] {
+            let (whole, decimals) = pct.split_once('.').unwrap_or((pct, ""));
+            assert!(whole.parse::<u32>().is_ok() && decimals.len() == 1, "{pct} in {row:?}");
+        }
+        for (k, key) in ["white_pct", "draw_pct", "black_pct"].iter().enumerate() {
+            let number = &json[i][key];
+            assert_eq!(number.to_string(), row[6 + k], "{key} of row {i}: JSON and CSV agree");
+        }
+    }
+}

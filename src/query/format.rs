@@ -2,7 +2,8 @@
 //! (for scripts), streaming: [`RowWriter`].
 //!
 //! - Table: a header, a rule, then one line per row; columns two spaces
-//!   apart, numbers right-aligned, NULL blank, control characters as
+//!   apart, numbers right-aligned (reals always with a decimal point, as
+//!   in CSV), NULL blank, control characters as
 //!   spaces, long text cut to the configured width with `…`. Widths come
 //!   from the first [`TABLE_SAMPLE`] rows (held back until then); later
 //!   rows use the same widths, so memory stays bounded. The header is bold
@@ -93,7 +94,7 @@ impl Cell {
         match self {
             Cell::Null => String::new(),
             Cell::Int(v) => v.to_string(),
-            Cell::Real(v) => v.to_string(),
+            Cell::Real(v) => real_text(*v),
             Cell::Text(s) => s.clone(),
             Cell::Blob(b) => hex(b),
         }
@@ -110,6 +111,17 @@ impl Cell {
             Cell::Blob(b) => hex(b).into(),
         }
     }
+}
+
+/// A real as SQLite and JSON write it: the shortest text that reads back
+/// as the same number, with a decimal point even when whole (`37.0`, not
+/// `37`), so a real never reads as an integer and every format agrees.
+fn real_text(v: f64) -> String {
+    let mut text = v.to_string();
+    if v.is_finite() && !text.contains('.') {
+        text.push_str(".0");
+    }
+    text
 }
 
 /// A JSON object with its keys in the given order (one line).
@@ -396,6 +408,16 @@ mod tests {
         let v: serde_json::Value = serde_json::from_str(&out).unwrap();
         assert_eq!(v[1]["id"], 100);
         assert_eq!(render(RowFormat::Json, &[]), "[]\n");
+    }
+
+    #[test]
+    fn whole_reals_keep_their_decimal_point_in_every_format() {
+        let rows = vec![vec![Cell::Int(37), Cell::Real(37.0), Cell::Real(-0.5)]];
+        assert!(render(RowFormat::Table, &rows).ends_with("37  37.0  -0.5\n"));
+        assert!(render(RowFormat::Csv, &rows).ends_with("37,37.0,-0.5\n"));
+        assert!(render(RowFormat::Json, &rows).contains("\"name\": 37.0, \"x\": -0.5"));
+        assert_eq!(real_text(1e21), "1000000000000000000000.0");
+        assert_eq!(real_text(f64::NAN), "NaN");
     }
 
     #[test]
