@@ -178,3 +178,109 @@ fn explore_shows_the_same_figures_with_one_decimal_in_every_format() {
         }
     }
 }
+
+/// The example commands of a `--help` text: each line under `Example:` or
+/// `Examples:` that starts `pgnindex `, with the more indented lines that
+/// continue it.
+fn help_examples(help: &str) -> Vec<String> {
+    let mut examples: Vec<String> = Vec::new();
+    let mut within = false;
+    for line in help.lines() {
+        if matches!(line.trim_end(), "Example:" | "Examples:") {
+            within = true;
+        } else if within && line.starts_with("  pgnindex ") {
+            examples.push(line.trim().to_string());
+        } else if within && line.starts_with("    ") && !examples.is_empty() {
+            let last = examples.last_mut().unwrap();
+            last.push('\n');
+            last.push_str(line);
+        } else {
+            within = false;
+        }
+    }
+    examples
+}
+
+/// The lines of the ```sh blocks of a Markdown text that run `pgnindex`.
+fn markdown_commands(markdown: &str) -> Vec<String> {
+    let mut commands = Vec::new();
+    let mut in_sh = false;
+    for line in markdown.lines() {
+        match line.trim_end() {
+            "```sh" => in_sh = true,
+            "```" => in_sh = false,
+            l if in_sh && l.starts_with("pgnindex ") => commands.push(l.to_string()),
+            _ => {}
+        }
+    }
+    commands
+}
+
+/// `true` for an example with a placeholder: a word outside quotes written
+/// in capitals (`GAMES.pgn`, `INPUT...`, `[--db PATH]`), which names no
+/// real file and is not meant to run.
+fn has_placeholder(command: &str) -> bool {
+    let mut outside = String::new();
+    let mut quote = None;
+    for c in command.chars() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == '"' || c == '\'' => quote = Some(c),
+            None => outside.push(c),
+        }
+    }
+    let outside = outside.split(" #").next().unwrap_or_default().to_string();
+    let capitals = |w: &str| w.as_bytes().windows(2).any(|p| p.iter().all(u8::is_ascii_uppercase));
+    outside.contains('[') || outside.split_whitespace().any(capitals)
+}
+
+#[test]
+fn the_example_commands_of_help_and_guide_run_on_the_bundled_files() {
+    let dir = scratch();
+    std::os::unix::fs::symlink(common::repo("fixtures"), dir.join("fixtures")).unwrap();
+    let mut examples: Vec<(String, String)> = Vec::new();
+    for cmd in
+        ["import", "find", "explore", "show", "export", "info", "sql", "check", "fens", "perft"]
+    {
+        let help = run([cmd, "--help"]).success().stdout;
+        let found = help_examples(&help);
+        assert!(!found.is_empty(), "`pgnindex {cmd} --help` has no example");
+        assert!(
+            found.iter().any(|e| !has_placeholder(e)),
+            "`pgnindex {cmd} --help` has no example to run as it stands: {found:?}"
+        );
+        examples.extend(found.into_iter().map(|e| (format!("{cmd} --help"), e)));
+    }
+    for doc in ["docs/guide.md", "README.md"] {
+        let text = std::fs::read_to_string(common::repo(doc)).unwrap();
+        examples.extend(markdown_commands(&text).into_iter().map(|e| (doc.to_string(), e)));
+    }
+    // The examples' database: the bundled sample, as the import examples
+    // make it.
+    let db = dir.join("sample.db");
+    import(&db, &["--quiet", "fixtures/pgn/games"]);
+    let bin_dir = common::bin().parent().unwrap().to_path_buf();
+    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
+    let mut ran = 0;
+    for (origin, example) in &examples {
+        if has_placeholder(example) {
+            continue;
+        }
+        // What the output is piped to (`| jq`, `| gzip`) is not pgnindex.
+        let command = example.split(" | ").next().unwrap();
+        let out: common::Run = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(command)
+            .current_dir(dir.path())
+            .env("PATH", &path)
+            .env("PGNINDEX_DB", "sample.db")
+            .env_remove("NO_COLOR")
+            .output()
+            .unwrap()
+            .into();
+        assert_eq!(out.code, 0, "{origin}: `{example}` failed:\n{}", out.stderr);
+        ran += 1;
+    }
+    assert!(ran >= 20, "{ran} examples ran");
+}

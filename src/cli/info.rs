@@ -22,7 +22,12 @@ pub enum InfoFormat {
 
 /// Arguments of `info`.
 #[derive(Debug, Args)]
-#[command(after_help = "Example:\n  pgnindex info --db games.db")]
+#[command(after_help = "\
+Examples:
+  pgnindex info --db sample.db
+  pgnindex info --db sample.db --format json
+
+sample.db is the bundled sample, as `pgnindex import --help` imports it.")]
 pub struct InfoArgs {
     #[command(flatten)]
     db: DbArgs,
