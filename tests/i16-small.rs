@@ -284,3 +284,96 @@ fn the_example_commands_of_help_and_guide_run_on_the_bundled_files() {
     }
     assert!(ran >= 20, "{ran} examples ran");
 }
+
+/// Runs `pgnindex ARGS` with its stdout on a new pseudo-terminal of `cols`
+/// columns, `COLUMNS` set to `columns` or removed; what it printed there
+/// (line ends as `\n`).
+fn run_on_terminal(args: &[&str], cols: u16, columns: Option<&str>) -> String {
+    use std::io::Read;
+    use std::os::fd::{FromRawFd, OwnedFd};
+    let (mut master, mut slave) = (0, 0);
+    let size = libc::winsize { ws_row: 40, ws_col: cols, ws_xpixel: 0, ws_ypixel: 0 };
+    // Safety: openpty writes the two descriptors it opens into the two
+    // integers; the names and termios pointers may be null.
+    let done = unsafe {
+        libc::openpty(&mut master, &mut slave, std::ptr::null_mut(), std::ptr::null(), &size)
+    };
+    assert_eq!(done, 0, "openpty: {}", std::io::Error::last_os_error());
+    // Safety: both descriptors were just opened and are owned here alone.
+    let (master, slave) = unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
+    let mut command = common::command();
+    command.args(args).stdout(slave).stderr(std::process::Stdio::piped());
+    match columns {
+        Some(c) => command.env("COLUMNS", c),
+        None => command.env_remove("COLUMNS"),
+    };
+    let mut child = command.spawn().unwrap();
+    // The command above held the only copy of the terminal's side: once
+    // the child ends, reading the master side ends (EIO on Linux).
+    drop(command);
+    let mut master = std::fs::File::from(master);
+    let mut bytes = Vec::new();
+    let mut buf = [0; 4096];
+    while let Ok(n) = master.read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+        bytes.extend_from_slice(&buf[..n]);
+    }
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{args:?}: {status}");
+    String::from_utf8(bytes).unwrap().replace("\r\n", "\n")
+}
+
+/// The printed width of each line of a table (escape sequences left out).
+fn widths(table: &str) -> Vec<usize> {
+    table.lines().map(|l| l.replace("\x1b[1m", "").replace("\x1b[0m", "").chars().count()).collect()
+}
+
+#[test]
+fn a_table_wider_than_the_terminal_is_fitted_to_it_by_cutting_text() {
+    let dir = scratch();
+    let db = sample_db(&dir);
+    let sql = "SELECT id, white || ' - ' || black AS game, event || ', ' || site AS place, \
+               date FROM games WHERE id <= 5";
+    let args = ["sql", "--db", arg(&db), sql];
+    let piped = run(args).success().stdout;
+    assert!(widths(&piped).iter().any(|&w| w > 60), "{piped}");
+
+    // The terminal's own width, from the terminal.
+    let table = run_on_terminal(&args, 60, None);
+    assert!(widths(&table).iter().all(|&w| w <= 60), "{table}");
+    assert!(table.contains('…'), "{table}");
+    assert_eq!(table.lines().count(), piped.lines().count());
+    let header: Vec<&str> = piped.lines().next().unwrap().split_whitespace().collect();
+    let fitted = table.lines().next().unwrap().replace("\x1b[1m", "").replace("\x1b[0m", "");
+    assert_eq!(fitted.split_whitespace().collect::<Vec<_>>(), header, "headers are never cut");
+    let ids = |t: &str| -> Vec<String> {
+        t.lines().skip(2).map(|l| l.split_whitespace().next().unwrap().to_string()).collect()
+    };
+    assert_eq!(ids(&table), ids(&piped), "numbers are never cut");
+
+    // COLUMNS says otherwise: it wins, as for ls.
+    let table = run_on_terminal(&args, 60, Some("45"));
+    assert!(widths(&table).iter().all(|&w| w <= 45), "{table}");
+    // A terminal wide enough: nothing cut.
+    let table = run_on_terminal(&args, 200, None);
+    assert!(!table.contains('…'), "{table}");
+}
+
+#[test]
+fn output_that_is_not_a_terminal_is_never_fitted() {
+    let dir = scratch();
+    let db = empty_db(&dir);
+    let long = "x".repeat(90);
+    for format in ["table", "csv", "json"] {
+        let out = common::command()
+            .args(["sql", "--db", arg(&db), "--format", format])
+            .arg(format!("SELECT '{long}' AS a, '{long}' AS b"))
+            .env("COLUMNS", "20")
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(stdout.matches(&long).count(), 2, "{format}: {stdout}");
+    }
+}
