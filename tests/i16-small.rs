@@ -377,3 +377,18 @@ fn output_that_is_not_a_terminal_is_never_fitted() {
         assert_eq!(stdout.matches(&long).count(), 2, "{format}: {stdout}");
     }
 }
+
+#[test]
+fn info_never_sends_the_control_characters_of_stored_text_to_the_terminal() {
+    let dir = scratch();
+    let db = dir.join("evil.db");
+    let pgn = dir.write(
+        "evil.pgn",
+        "[Event \"Evil\x1b[31mRed\"]\n[Date \"2020.01.01\x1b[2J\"]\n[ECO \"B\x1b]0;x\x07\"]\n\n1. e4 e5 *\n",
+    );
+    import(&db, &["--quiet", arg(&pgn)]).success();
+    let text = info_text(&db);
+    assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "{text:?}");
+    assert!(text.contains("events     Evil\u{FFFD}[31mRed (1)"), "{text}");
+    assert!(text.contains("dates      2020.01.01\u{FFFD}[2J to 2020.01.01\u{FFFD}[2J"), "{text}");
+}

@@ -120,14 +120,16 @@ fn write_text(out: &mut impl Write, info: &Info) -> std::io::Result<()> {
     let problems = if problems.is_empty() { "none".to_string() } else { problems.join(", ") };
     writeln!(out, "problems   {problems} (see the import_errors table)")?;
     match &info.dates {
-        Some((first, last)) => writeln!(out, "dates      {first} to {last}")?,
+        Some((first, last)) => {
+            writeln!(out, "dates      {} to {}", printable(first), printable(last))?;
+        }
         None => writeln!(out, "dates      none known")?,
     }
     let top = |list: &[(String, u64)]| {
         if list.is_empty() {
             return "none known".to_string();
         }
-        let top = list.iter().map(|(v, n)| format!("{v} ({})", thousands(*n)));
+        let top = list.iter().map(|(v, n)| format!("{} ({})", printable(v), thousands(*n)));
         top.collect::<Vec<_>>().join(", ")
     };
     writeln!(out, "events     {}", top(&info.events))?;
