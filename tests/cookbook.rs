@@ -18,7 +18,7 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, OpenFlags};
 
 /// The number of queries the guide promises.
-const QUERIES: usize = 10;
+const QUERIES: usize = 11;
 
 /// The position after 1. e4 c5, which queries 3 and 9 look up.
 const SICILIAN: &str = "rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -";
@@ -382,6 +382,33 @@ fn cookbook_queries_answer_on_the_sample() {
             .count();
         assert_eq!((int(&row[1]), int(&row[2])), (games.len() as i64, won as i64), "{event}");
         assert!(games.len() >= 20);
+    }
+
+    // 11. The latest dates first, as the files give them; without its
+    // LIMIT, every game, the unknown dates (and, on the copy with games
+    // without a Date tag, the missing ones) last.
+    let latest = answer("11. ");
+    let mut known: Vec<&str> = all_games
+        .iter()
+        .filter_map(|g| g.get("Date").map(String::as_str))
+        .filter(|d| !d.starts_with('?'))
+        .collect();
+    // A partial date (`2020.??.??`) sorts as the start of its period.
+    known.sort_by_key(|d| std::cmp::Reverse(d.replace('?', "0")));
+    let dates: Vec<&str> = latest.iter().map(|r| text(&r[1])).collect();
+    assert_eq!(dates, known[..latest.len()]);
+    let whole = sql_of("11. ").replace("LIMIT 10;", ";");
+    assert_ne!(whole, sql_of("11. "), "query 11 ends with LIMIT 10");
+    for (conn, stored) in [(&conn, stored), (&bad_conn, stored + 2)] {
+        let all = rows(conn, &whole);
+        assert_eq!(all.len() as i64, stored);
+        let unknown = |r: &Vec<Value>| match &r[1] {
+            Value::Text(d) => d.starts_with('?'),
+            _ => true,
+        };
+        let first_unknown = all.iter().position(unknown).unwrap();
+        assert!(all[first_unknown..].iter().all(unknown), "unknown dates come last");
+        assert!(first_unknown >= known.len());
     }
 }
 

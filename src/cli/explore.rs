@@ -29,16 +29,18 @@ pub const COLUMNS: [&str; 11] = [
     "last_date",
 ];
 
-/// The columns of `explore` as a table.
+/// The columns of `explore` as a table: those of [`COLUMNS`] in the same
+/// order, `uci` left out (the same move as `move`) and the counts and
+/// percentages under short names, so that the table fits 80 columns.
 const TABLE_COLUMNS: [&str; 10] = [
     "move",
     "games",
-    "white%",
-    "draw%",
-    "black%",
     "white",
     "draws",
     "black",
+    "white%",
+    "draw%",
+    "black%",
     "avg_elo",
     "last_date",
 ];
@@ -118,17 +120,9 @@ fn cells(m: &MoveStats) -> [Cell; 11] {
     ]
 }
 
-fn table_cells(m: &MoveStats) -> [Cell; 10] {
-    [
-        m.san.as_str().into(),
-        m.games.into(),
-        m.percent(m.white_wins).into(),
-        m.percent(m.draws).into(),
-        m.percent(m.black_wins).into(),
-        m.white_wins.into(),
-        m.draws.into(),
-        m.black_wins.into(),
-        m.avg_elo().into(),
-        m.last_date.clone().into(),
-    ]
+/// [`cells`] without `uci`: the cells of [`TABLE_COLUMNS`].
+fn table_cells(m: &MoveStats) -> Vec<Cell> {
+    let mut cells = Vec::from(cells(m));
+    cells.remove(1);
+    cells
 }

@@ -19,6 +19,12 @@ use super::exit::Exit;
 
 /// Arguments of `fens`.
 #[derive(Debug, Args)]
+#[command(after_help = "\
+Examples:
+  pgnindex fens fixtures/pgn/games/otb/twic-01-232games.pgn
+  pgnindex fens --every-ply fixtures/pgn/edge/pgn-extract/fools-mate.pgn
+
+Both run from the repository root, on its bundled files.")]
 pub struct FensArgs {
     /// PGN inputs: files (.pgn, .pgn.gz, .pgn.zst, .pgn.bz2, .pgn.xz), directories
     /// (every PGN file below), or `-` for standard input.
@@ -40,6 +46,12 @@ pub struct FensArgs {
 
 /// Arguments of `check`.
 #[derive(Debug, Args)]
+#[command(after_help = "\
+Examples:
+  pgnindex check fixtures/pgn/games
+  pgnindex check --threads 1 fixtures/pgn/games/otb/twic-01-232games.pgn
+
+Both run from the repository root, on its bundled files.")]
 pub struct CheckArgs {
     /// PGN inputs, as for `fens`.
     #[arg(required = true)]

@@ -24,7 +24,13 @@ const SHOWN_PROBLEMS: usize = 5;
 
 /// Arguments of `import`.
 #[derive(Debug, Args)]
-#[command(after_help = "Example:\n  pgnindex import --db games.db lichess_2024-01.pgn.zst twic/")]
+#[command(after_help = "\
+Examples:
+  pgnindex import --db sample.db fixtures/pgn/games
+  pgnindex import --db games.db GAMES.pgn.zst MORE_GAMES/
+
+The first runs from the repository root, on its bundled sample; in the
+second, the capitals stand for your own files.")]
 pub struct ImportArgs {
     /// PGN inputs: files (.pgn, .pgn.gz, .pgn.zst, .pgn.bz2, .pgn.xz), directories
     /// (every PGN file below), or `-` for standard input.

@@ -22,7 +22,12 @@ pub enum InfoFormat {
 
 /// Arguments of `info`.
 #[derive(Debug, Args)]
-#[command(after_help = "Example:\n  pgnindex info --db games.db")]
+#[command(after_help = "\
+Examples:
+  pgnindex info --db sample.db
+  pgnindex info --db sample.db --format json
+
+sample.db is the bundled sample, as `pgnindex import --help` imports it.")]
 pub struct InfoArgs {
     #[command(flatten)]
     db: DbArgs,
@@ -83,7 +88,11 @@ fn write_text(out: &mut impl Write, info: &Info) -> std::io::Result<()> {
         size(info.file_size),
         info.schema_version
     )?;
-    writeln!(out, "games      {}", thousands(info.games))?;
+    if info.games == 0 && info.sources.is_empty() {
+        writeln!(out, "games      0 (nothing imported yet)")?;
+    } else {
+        writeln!(out, "games      {}", thousands(info.games))?;
+    }
     writeln!(out, "positions  {}", thousands(info.positions))?;
     if info.deleted > 0 {
         writeln!(
@@ -124,11 +133,17 @@ fn write_text(out: &mut impl Write, info: &Info) -> std::io::Result<()> {
     let problems = if problems.is_empty() { "none".to_string() } else { problems.join(", ") };
     writeln!(out, "problems   {problems} (see the import_errors table)")?;
     match &info.dates {
-        Some((first, last)) => writeln!(out, "dates      {first} to {last}")?,
+        Some((first, last)) => {
+            writeln!(out, "dates      {} to {}", printable(first), printable(last))?;
+        }
         None => writeln!(out, "dates      none known")?,
     }
     let top = |list: &[(String, u64)]| {
-        list.iter().map(|(v, n)| format!("{v} ({})", thousands(*n))).collect::<Vec<_>>().join(", ")
+        if list.is_empty() {
+            return "none known".to_string();
+        }
+        let top = list.iter().map(|(v, n)| format!("{} ({})", printable(v), thousands(*n)));
+        top.collect::<Vec<_>>().join(", ")
     };
     writeln!(out, "events     {}", top(&info.events))?;
     writeln!(out, "ECO        {}", top(&info.ecos))?;

@@ -183,9 +183,23 @@ pub fn color() -> bool {
     io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
-/// The table style for stdout, cutting text at `max_width` characters.
+/// The table style for stdout, cutting text at `max_width` characters
+/// and fitting lines to the terminal's width.
 pub fn table_style(max_width: usize) -> TableStyle {
-    TableStyle { color: color(), max_width }
+    TableStyle { color: color(), max_width, fit_width: terminal_width() }
+}
+
+/// The width of the terminal stdout is, if it is one: `COLUMNS` when set to
+/// a positive number (as `ls` reads it), else the terminal's own size.
+/// `None` for output that is not a terminal, which is never fitted.
+fn terminal_width() -> Option<usize> {
+    if !io::stdout().is_terminal() {
+        return None;
+    }
+    let columns = std::env::var("COLUMNS").ok().and_then(|c| c.trim().parse::<usize>().ok());
+    columns
+        .filter(|&c| c > 0)
+        .or_else(|| console::Term::stdout().size_checked().map(|(_, cols)| usize::from(cols)))
 }
 
 /// Buffered, locked stdout.

@@ -84,12 +84,14 @@ pub fn run(args: &SqlArgs) -> anyhow::Result<Exit> {
         sets: 0,
     };
     let summary = sql::run(&conn, &args.query, &mut sink);
-    // Whatever ran, what was written so far reaches the output.
-    if let Some(rows) = sink.rows.take() {
-        rows.finish()?;
-    } else if let Some(out) = sink.out.as_mut() {
+    // The results of the statements that ran reach the output. A result
+    // set still open belongs to a statement that failed after its first
+    // rows: it is not finished (no JSON `]`, no held-back table rows), so
+    // that no partial answer reads as a whole one.
+    if let Some(out) = sink.out.as_mut() {
         out.flush()?;
     }
+    drop(sink);
     let summary = summary?;
     if summary.changes > 0 {
         eprintln!("pgnindex: {} rows changed", summary.changes);

@@ -2,11 +2,15 @@
 //! (for scripts), streaming: [`RowWriter`].
 //!
 //! - Table: a header, a rule, then one line per row; columns two spaces
-//!   apart, numbers right-aligned, NULL blank, control characters as
-//!   spaces, long text cut to the configured width with `…`. Widths come
-//!   from the first [`TABLE_SAMPLE`] rows (held back until then); later
-//!   rows use the same widths, so memory stays bounded. The header is bold
-//!   when colour is on.
+//!   apart, numbers right-aligned (reals always with a decimal point, as
+//!   in CSV), NULL blank, control characters as spaces, long text cut to
+//!   the configured width with `…`. Widths come from the first
+//!   [`TABLE_SAMPLE`] rows (held back until then); later rows use the same
+//!   widths, so memory stays bounded. Given a width to fit
+//!   ([`TableStyle::fit_width`], a terminal's), the widest text columns are
+//!   narrowed until a line fits, their text cut with `…` ([`fit_widths`],
+//!   down to [`MIN_FITTED`] characters); headers and numbers are never
+//!   cut. The header is bold when colour is on.
 //! - CSV (RFC 4180): a header row, fields quoted when they hold `,`, `"`
 //!   or a line end, `"` doubled; NULL is an empty field; lines end `\n`.
 //! - JSON: one array of objects, keys in column order, one object per
@@ -93,7 +97,7 @@ impl Cell {
         match self {
             Cell::Null => String::new(),
             Cell::Int(v) => v.to_string(),
-            Cell::Real(v) => v.to_string(),
+            Cell::Real(v) => real_text(*v),
             Cell::Text(s) => s.clone(),
             Cell::Blob(b) => hex(b),
         }
@@ -110,6 +114,17 @@ impl Cell {
             Cell::Blob(b) => hex(b).into(),
         }
     }
+}
+
+/// A real as SQLite and JSON write it: the shortest text that reads back
+/// as the same number, with a decimal point even when whole (`37.0`, not
+/// `37`), so a real never reads as an integer and every format agrees.
+fn real_text(v: f64) -> String {
+    let mut text = v.to_string();
+    if v.is_finite() && !text.contains('.') {
+        text.push_str(".0");
+    }
+    text
 }
 
 /// A JSON object with its keys in the given order (one line).
@@ -149,12 +164,52 @@ pub struct TableStyle {
     pub color: bool,
     /// Text longer than this many characters is cut with `…`.
     pub max_width: usize,
+    /// The characters a line may take (the terminal's width): text columns
+    /// are narrowed to fit it. `None` (output that is not a terminal):
+    /// lines are as wide as their columns.
+    pub fit_width: Option<usize>,
 }
 
 impl Default for TableStyle {
     fn default() -> TableStyle {
-        TableStyle { color: false, max_width: 40 }
+        TableStyle { color: false, max_width: 40, fit_width: None }
     }
+}
+
+/// The characters between two table columns.
+const GAP: usize = 2;
+
+/// The narrowest a text column is cut to when a table is fitted: shorter
+/// values (a date, `2024.01.31`; a result; an ECO code) stay whole, and a
+/// cut name keeps enough to be recognised. A table that does not fit even
+/// so is left wider than the terminal.
+pub const MIN_FITTED: usize = 10;
+
+/// Narrows `widths` (characters per column, [`GAP`] apart) until a line
+/// takes at most `width` characters: one character at a time from the
+/// widest column still wider than its floor in `floors` (a column whose
+/// floor is its width is never narrowed). When every column is at its
+/// floor, the line stays wider than `width`.
+pub fn fit_widths(widths: &mut [usize], floors: &[usize], width: usize) {
+    let mut total = widths.iter().sum::<usize>() + GAP * widths.len().saturating_sub(1);
+    while total > width {
+        let widest = (0..widths.len())
+            .filter(|&i| widths[i] > floors[i])
+            .max_by_key(|&i| (widths[i], std::cmp::Reverse(i)));
+        let Some(i) = widest else { break };
+        widths[i] -= 1;
+        total -= 1;
+    }
+}
+
+/// `text` cut to `width` characters, its last one `…`.
+fn cut(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_string();
+    }
+    let mut cut: String = text.chars().take(width.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
 }
 
 /// Writes rows in one of the [`RowFormat`]s; call [`RowWriter::finish`] at
@@ -264,12 +319,7 @@ impl<W: Write> RowWriter<W> {
     fn table_text(&self, cell: &Cell) -> String {
         let text: String =
             cell.text().chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
-        if text.chars().count() <= self.style.max_width {
-            return text;
-        }
-        let mut cut: String = text.chars().take(self.style.max_width.saturating_sub(1)).collect();
-        cut.push('…');
-        cut
+        cut(&text, self.style.max_width)
     }
 
     fn flush_sample(&mut self) -> io::Result<()> {
@@ -282,6 +332,21 @@ impl<W: Write> RowWriter<W> {
         for row in &self.sample {
             for (slot, text) in layout.iter_mut().zip(row) {
                 slot.0 = slot.0.max(text.chars().count());
+            }
+        }
+        if let Some(width) = self.style.fit_width {
+            let mut widths: Vec<usize> = layout.iter().map(|&(w, _)| w).collect();
+            // Numbers keep their width; text its header's, and at least
+            // MIN_FITTED characters.
+            let floor = |&(w, number): &(usize, bool), name: &String| match number {
+                true => w,
+                false => name.chars().count().max(w.min(MIN_FITTED)),
+            };
+            let floors: Vec<usize> =
+                layout.iter().zip(&self.columns).map(|(slot, name)| floor(slot, name)).collect();
+            fit_widths(&mut widths, &floors, width);
+            for (slot, w) in layout.iter_mut().zip(widths) {
+                slot.0 = w;
             }
         }
         self.layout = Some(layout);
@@ -310,7 +375,13 @@ impl<W: Write> RowWriter<W> {
                 line.extend(std::iter::repeat_n(' ', pad));
                 line.push_str(text);
             } else {
-                line.push_str(text);
+                // Fitted, text is cut to its column. Unfitted, a row after
+                // the sample may be wider than its column: it is kept whole
+                // and shifts the columns after it.
+                match self.style.fit_width {
+                    Some(_) => line.push_str(&cut(text, width)),
+                    None => line.push_str(text),
+                }
                 if !last {
                     line.extend(std::iter::repeat_n(' ', pad));
                 }
@@ -396,6 +467,72 @@ mod tests {
         let v: serde_json::Value = serde_json::from_str(&out).unwrap();
         assert_eq!(v[1]["id"], 100);
         assert_eq!(render(RowFormat::Json, &[]), "[]\n");
+    }
+
+    #[test]
+    fn whole_reals_keep_their_decimal_point_in_every_format() {
+        let rows = vec![vec![Cell::Int(37), Cell::Real(37.0), Cell::Real(-0.5)]];
+        assert!(render(RowFormat::Table, &rows).ends_with("37  37.0  -0.5\n"));
+        assert!(render(RowFormat::Csv, &rows).ends_with("37,37.0,-0.5\n"));
+        assert!(render(RowFormat::Json, &rows).contains("\"name\": 37.0, \"x\": -0.5"));
+        assert_eq!(real_text(1e21), "1000000000000000000000.0");
+        assert_eq!(real_text(f64::NAN), "NaN");
+    }
+
+    #[test]
+    fn the_widest_text_columns_are_narrowed_to_fit() {
+        let fit = |widths: &[usize], floors: &[usize], width: usize| {
+            let mut widths = widths.to_vec();
+            fit_widths(&mut widths, floors, width);
+            widths
+        };
+        // 2 + 30 + 10 + 4 + 3 gaps of 2 = 52.
+        assert_eq!(fit(&[2, 30, 10, 4], &[2, 5, 5, 4], 52), [2, 30, 10, 4]);
+        assert_eq!(fit(&[2, 30, 10, 4], &[2, 5, 5, 4], 40), [2, 18, 10, 4]);
+        // Then both text columns by turns, the first first.
+        assert_eq!(fit(&[2, 30, 10, 4], &[2, 5, 5, 4], 27), [2, 7, 8, 4]);
+        // Floors hold: the line stays too wide.
+        assert_eq!(fit(&[2, 30, 10, 4], &[2, 5, 5, 4], 10), [2, 5, 5, 4]);
+        assert_eq!(fit(&[], &[], 10), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn a_fitted_table_cuts_text_and_never_headers_or_numbers() {
+        let style = TableStyle { fit_width: Some(30), ..TableStyle::default() };
+        let mut w =
+            RowWriter::new(Vec::new(), RowFormat::Table, style, &["id", "name", "x"]).unwrap();
+        w.row(&[Cell::Int(123456), "Carlsen, Magnus".into(), "Wijk aan Zee".into()]).unwrap();
+        w.row(&[Cell::Int(2), "Nakamura, Hikaru".into(), Cell::Null]).unwrap();
+        w.row(&[Cell::Int(3), "So, Wesley".into(), "2024.01.31".into()]).unwrap();
+        let table = String::from_utf8(w.finish().unwrap()).unwrap();
+        assert_eq!(
+            table,
+            "    id  name        x\n\
+             ------  ----------  ----------\n\
+             123456  Carlsen, …  Wijk aan …\n     \
+                  2  Nakamura,…\n     \
+                  3  So, Wesley  2024.01.31\n"
+        );
+        // Narrower than that, text stays at ten characters: the line is
+        // left wider.
+        let style = TableStyle { fit_width: Some(20), ..style };
+        let mut w =
+            RowWriter::new(Vec::new(), RowFormat::Table, style, &["id", "name", "x"]).unwrap();
+        w.row(&[Cell::Int(123456), "Carlsen, Magnus".into(), "Wijk aan Zee".into()]).unwrap();
+        let narrow = String::from_utf8(w.finish().unwrap()).unwrap();
+        assert_eq!(narrow.lines().nth(2), Some("123456  Carlsen, …  Wijk aan …"));
+    }
+
+    #[test]
+    fn unfitted_rows_after_the_sample_keep_their_text() {
+        let mut w =
+            RowWriter::new(Vec::new(), RowFormat::Table, TableStyle::default(), &["name"]).unwrap();
+        for _ in 0..TABLE_SAMPLE {
+            w.row(&["ab".into()]).unwrap();
+        }
+        w.row(&["abcdef".into()]).unwrap();
+        let table = String::from_utf8(w.finish().unwrap()).unwrap();
+        assert!(table.ends_with("\nab\nabcdef\n"), "{}", &table[table.len() - 20..]);
     }
 
     #[test]

@@ -64,7 +64,16 @@ pub struct SqlSummary {
     pub changes: u64,
 }
 
+/// Rows of a statement held back before the sink hears of it (the size of
+/// a table's sample: a table holds as many back anyway).
+pub const HELD_ROWS: usize = super::format::TABLE_SAMPLE;
+
 /// Runs every statement of `sql` on `conn`.
+///
+/// A statement's first [`HELD_ROWS`] rows are read before
+/// [`ResultSink::begin`] is called: a statement that fails within them
+/// never reaches the sink. One that fails later has handed its earlier
+/// rows on, and `begin` was called without a matching `end`.
 ///
 /// # Errors
 /// [`SqlError`] at the first statement that fails (earlier ones have run).
@@ -84,25 +93,48 @@ pub fn run(
         summary.result_sets += 1;
         let names: Vec<String> = st.column_names().into_iter().map(str::to_string).collect();
         let columns: Vec<&str> = names.iter().map(String::as_str).collect();
-        sink.begin(&columns).map_err(SqlError::Output)?;
         let mut rows = st.query([])?;
-        let mut cells = Vec::with_capacity(columns.len());
+        // Most failures (an overflow, a function's error) come with the
+        // first rows: held back, they never reach the sink, which then
+        // shows nothing of a statement that failed.
+        let mut held: Vec<Vec<Cell>> = Vec::new();
+        let mut open = false;
         while let Some(row) = rows.next()? {
-            cells.clear();
-            for i in 0..columns.len() {
-                cells.push(match row.get_ref(i)? {
-                    ValueRef::Null => Cell::Null,
-                    ValueRef::Integer(v) => Cell::Int(v),
-                    ValueRef::Real(v) => Cell::Real(v),
-                    ValueRef::Text(t) => Cell::Text(String::from_utf8_lossy(t).into_owned()),
-                    ValueRef::Blob(b) => Cell::Blob(b.to_vec()),
-                });
+            let cells = (0..columns.len())
+                .map(|i| row.get_ref(i).map(cell))
+                .collect::<rusqlite::Result<Vec<Cell>>>()?;
+            if open {
+                sink.row(&cells).map_err(SqlError::Output)?;
+                continue;
             }
-            sink.row(&cells).map_err(SqlError::Output)?;
+            held.push(cells);
+            if held.len() >= HELD_ROWS {
+                open = true;
+                sink.begin(&columns).map_err(SqlError::Output)?;
+                for cells in held.drain(..) {
+                    sink.row(&cells).map_err(SqlError::Output)?;
+                }
+            }
+        }
+        if !open {
+            sink.begin(&columns).map_err(SqlError::Output)?;
+            for cells in held.drain(..) {
+                sink.row(&cells).map_err(SqlError::Output)?;
+            }
         }
         sink.end().map_err(SqlError::Output)?;
     }
     Ok(summary)
+}
+
+fn cell(value: ValueRef<'_>) -> Cell {
+    match value {
+        ValueRef::Null => Cell::Null,
+        ValueRef::Integer(v) => Cell::Int(v),
+        ValueRef::Real(v) => Cell::Real(v),
+        ValueRef::Text(t) => Cell::Text(String::from_utf8_lossy(t).into_owned()),
+        ValueRef::Blob(b) => Cell::Blob(b.to_vec()),
+    }
 }
 
 #[cfg(test)]
@@ -153,5 +185,24 @@ mod tests {
         let err = run(&conn, "SELECT nope FROM t", &mut sink).unwrap_err();
         assert!(matches!(err, SqlError::Query(_)));
         assert!(err.to_string().contains("no such column: nope"), "{err}");
+    }
+
+    #[test]
+    fn a_statement_that_fails_within_its_held_rows_never_reaches_the_sink() {
+        let conn = Connection::open_in_memory().unwrap();
+        let failing_at = |n: usize| {
+            format!(
+                "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000) \
+                 SELECT CASE WHEN i = {n} THEN abs(-9223372036854775808) ELSE i END AS i FROM n"
+            )
+        };
+        let mut sink = Collect::default();
+        let err = run(&conn, &format!("SELECT 1 AS one; {}", failing_at(HELD_ROWS)), &mut sink);
+        assert!(err.unwrap_err().to_string().contains("integer overflow"));
+        assert_eq!(sink.0, ["begin one", "[Int(1)]", "end"]);
+        let mut sink = Collect::default();
+        assert!(run(&conn, &failing_at(HELD_ROWS + 1), &mut sink).is_err());
+        assert_eq!(sink.0.len(), 1 + HELD_ROWS, "begin and the rows before, no end");
+        assert_eq!(sink.0[0], "begin i");
     }
 }
