@@ -248,3 +248,28 @@ fn a_database_that_cannot_be_created_says_why_in_one_line() {
         )
     );
 }
+
+/// Segment table names are read from the database and spliced into SQL
+/// text: a database whose bookkeeping names something else (made by hand,
+/// or by someone else) is refused in one line, and the text never runs.
+#[test]
+fn a_segment_name_that_is_not_ours_is_refused_and_never_run() {
+    let dir = scratch();
+    let first = dir.write("a.pgn", "[White \"a\"]\n\n1. e4 e5 *\n");
+    let second = dir.write("b.pgn", "[White \"b\"]\n\n1. d4 d5 *\n");
+    let db = dir.join("t.db");
+    import(&db, &[arg(&first)]).success();
+    let canary = dir.join("canary.db");
+    let crafted =
+        format!("positions_000001; ATTACH '{}' AS c; CREATE TABLE c.t (x); --", canary.display());
+    open(&db).execute("UPDATE position_segments SET name = ?1", [&crafted]).unwrap();
+    let run = import(&db, &[arg(&second)]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("is not the name of a pgnindex positions segment"),
+        "{}",
+        run.stderr
+    );
+    assert!(!canary.exists(), "the crafted name ran as SQL");
+}

@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 
 use super::bloom::{Bloom, BITS_PER_KEY};
-use super::segments::{copy_merged, drop_unregistered, insert_rows};
+use super::segments::{checked_name, copy_merged, drop_unregistered, insert_rows};
 use crate::db::GameId;
 
 /// Segments of one level merged together. Lookups search every segment, so
@@ -97,6 +97,7 @@ impl DedupeIndex {
         self.stored = 0;
         for row in rows {
             let (name, count) = row?;
+            let name = checked_name("dedupe", name)?;
             let lookup = format!("SELECT game_id FROM {name} WHERE key = ?1");
             self.segments.push((name, lookup));
             self.stored += count as u64;
@@ -258,7 +259,7 @@ impl DedupeIndex {
     ) -> rusqlite::Result<()> {
         let parts: Vec<String> = conn
             .prepare("SELECT name FROM dedupe_segments WHERE level = ?1 ORDER BY id")?
-            .query_map([level], |r| r.get(0))?
+            .query_map([level], |r| checked_name("dedupe", r.get(0)?))?
             .collect::<Result<_, _>>()?;
         let (id, name) = new_segment(conn)?;
         let arms: Vec<String> =

@@ -139,12 +139,26 @@ pub fn write_segment(
     rewrite_view(conn)
 }
 
+/// A segment table's name as read from the database, checked to be one the
+/// importer makes (`{prefix}_` and digits): segment names are spliced into
+/// SQL text, and a database made elsewhere could hold any text there.
+pub(super) fn checked_name(prefix: &str, name: String) -> rusqlite::Result<String> {
+    let digits = name.strip_prefix(prefix).and_then(|rest| rest.strip_prefix('_'));
+    if digits.is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())) {
+        return Ok(name);
+    }
+    Err(rusqlite::Error::SqliteFailure(
+        rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CORRUPT),
+        Some(format!("{name:?} is not the name of a pgnindex {prefix} segment")),
+    ))
+}
+
 /// The segments: (name, with_fens), in id order.
 fn segments(conn: &Connection, level: Option<i64>) -> rusqlite::Result<Vec<(String, bool)>> {
     let mut st = conn.prepare(
         "SELECT name, with_fens FROM position_segments WHERE ?1 IS NULL OR level = ?1 ORDER BY id",
     )?;
-    let rows = st.query_map([level], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    let rows = st.query_map([level], |r| Ok((checked_name("positions", r.get(0)?)?, r.get(1)?)))?;
     rows.collect()
 }
 
@@ -222,7 +236,7 @@ pub(super) fn drop_unregistered(
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB '{prefix}_[0-9]*' \
              AND name NOT IN (SELECT name FROM {registry})"
         ))?
-        .query_map([], |r| r.get(0))?
+        .query_map([], |r| checked_name(prefix, r.get(0)?))?
         .collect::<Result<_, _>>()?;
     if orphans.is_empty() {
         return Ok(());

@@ -65,8 +65,8 @@ fn purge(conn: &Connection) -> rusqlite::Result<(u64, u64)> {
     let games: i64 = tx.query_row("SELECT count(*) FROM deleted_games", [], |r| r.get(0))?;
     let mut positions = 0;
     if games > 0 {
-        positions = purge_segments(&tx, "position_segments")?;
-        purge_segments(&tx, "dedupe_segments")?;
+        positions = purge_segments(&tx, "position_segments", "positions")?;
+        purge_segments(&tx, "dedupe_segments", "dedupe")?;
         tx.execute("DELETE FROM deleted_games", [])?;
         segments::rewrite_view(&tx)?;
     }
@@ -75,13 +75,13 @@ fn purge(conn: &Connection) -> rusqlite::Result<(u64, u64)> {
     Ok((games as u64, positions))
 }
 
-/// Deletes the deleted games' rows from each segment that `registry`
+/// Deletes the deleted games' rows from each segment (`{prefix}_NNNNNN`) that `registry`
 /// lists, keeps its row counts true, and drops the segments left empty:
 /// the rows deleted.
-fn purge_segments(conn: &Connection, registry: &str) -> rusqlite::Result<u64> {
+fn purge_segments(conn: &Connection, registry: &str, prefix: &str) -> rusqlite::Result<u64> {
     let names: Vec<String> = conn
         .prepare(&format!("SELECT name FROM {registry} ORDER BY id"))?
-        .query_map([], |r| r.get(0))?
+        .query_map([], |r| segments::checked_name(prefix, r.get(0)?))?
         .collect::<Result<_, _>>()?;
     let mut total = 0;
     for name in names {
