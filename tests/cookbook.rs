@@ -18,7 +18,7 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, OpenFlags};
 
 /// The number of queries the guide promises.
-const QUERIES: usize = 11;
+const QUERIES: usize = 12;
 
 /// The position after 1. e4 c5, which queries 3 and 9 look up.
 const SICILIAN: &str = "rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -";
@@ -410,6 +410,47 @@ fn cookbook_queries_answer_on_the_sample() {
         assert!(all[first_unknown..].iter().all(unknown), "unknown dates come last");
         assert!(first_unknown >= known.len());
     }
+
+    // 12. Games and decisive games per year and speed, from the Date and
+    // TimeControl tags of the files (the sample's controls are `S`, `S+I`
+    // and `M/S:…`, all with a clock).
+    let mut by_speed: BTreeMap<(i64, String), (i64, i64)> = BTreeMap::new();
+    for game in &all_games {
+        let Some(year) = game.get("Date").and_then(|d| d[..4].parse::<i64>().ok()) else {
+            continue;
+        };
+        let Some(speed) = game.get("TimeControl").and_then(|tc| speed_of(tc)) else { continue };
+        let entry = by_speed.entry((year, speed.to_string())).or_default();
+        entry.0 += 1;
+        entry.1 += i64::from(matches!(game.get("Result").map(String::as_str), Some("1-0" | "0-1")));
+    }
+    let speeds = answer("12. ");
+    let found: BTreeMap<(i64, String), (i64, i64)> = speeds
+        .iter()
+        .map(|r| {
+            let games = int(&r[2]);
+            let decisive = (real(&r[3]) * games as f64 / 100.0).round() as i64;
+            ((int(&r[0]), text(&r[1]).to_string()), (games, decisive))
+        })
+        .collect();
+    assert_eq!(found, by_speed);
+    assert!(by_speed.len() >= 5, "{by_speed:?}");
+}
+
+/// Lichess's speed class of a sample time control (its first period's
+/// base and increment, in seconds), `None` without a clock.
+fn speed_of(control: &str) -> Option<&'static str> {
+    let period = control.split(':').next()?;
+    let clock = period.rsplit('/').next()?;
+    let (base, increment) = clock.split_once('+').unwrap_or((clock, "0"));
+    let estimate = base.parse::<i64>().ok()? + 40 * increment.parse::<i64>().ok()?;
+    Some(match estimate {
+        e if e < 30 => "ultrabullet",
+        e if e < 180 => "bullet",
+        e if e < 480 => "blitz",
+        e if e < 1500 => "rapid",
+        _ => "classical",
+    })
 }
 
 /// Query 5's answer on `conn`: one row per source, counts that agree with

@@ -15,13 +15,14 @@ pub use game_id::{GameId, GameIdError};
 pub use header::Header;
 
 /// The schema, one SQL file per version, applied in order.
-const MIGRATIONS: &[&str] = &[
+pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0001_init.sql"),
     include_str!("../../migrations/0002_query_indexes.sql"),
     include_str!("../../migrations/0003_game_tags.sql"),
     include_str!("../../migrations/0004_dedupe_segments.sql"),
     include_str!("../../migrations/0005_deleted_games.sql"),
     include_str!("../../migrations/0006_source_indexing.sql"),
+    include_str!("../../migrations/0007_game_analysis_columns.sql"),
 ];
 
 /// Page size of new databases.

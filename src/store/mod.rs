@@ -6,6 +6,7 @@
 //! file after each commit; [`delete`], which deletes games, and
 //! [`vacuum`], which drops the index rows of deleted games.
 
+pub mod analysis;
 mod background;
 mod bloom;
 mod checkpoint;

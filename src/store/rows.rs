@@ -5,6 +5,7 @@
 
 use xxhash_rust::xxh3::Xxh3;
 
+use super::analysis::Analysis;
 use crate::chess::Move;
 use crate::db::columns::columns;
 pub use crate::db::Header;
@@ -52,6 +53,8 @@ columns! {
         @skip pub offset: u64,
         /// The `games` columns taken from tags.
         @flatten pub header: Header,
+        /// The columns read from the date and time control.
+        @flatten pub analysis: Analysis,
         /// The other tag pairs, in order, as the JSON text `game_tags.pairs`
         /// holds (`[["Annotator","X"],…]`); `None` when there are none.
         @skip pub tags: Option<String>,
@@ -172,12 +175,18 @@ impl GameRow {
                 fens = record.fens.into_iter().take(positions.len()).collect();
             }
         }
+        let analysis = Analysis::new(
+            header.date.as_deref(),
+            header.time_control.as_deref(),
+            header.event.as_deref(),
+        );
         let tags = record.tags.to_json(|i| others[i]);
         let final_fen = (!record.no_start).then(|| fen::write(&record.final_position));
         let dedupe_key = dedupe_key(&header, record.start_fen.as_deref(), &record.san);
         GameRow {
             offset: record.offset as u64,
             header,
+            analysis,
             tags,
             ply_count,
             start_fen: record.start_fen,
