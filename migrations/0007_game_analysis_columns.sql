@@ -34,6 +34,10 @@ UPDATE games SET
         WHEN CAST(base AS INTEGER) + 40 * CAST(increment AS INTEGER) < 1500 THEN 'rapid'
         ELSE 'classical' END
 FROM (
+    -- Each step reads the one below: the first period, its moves and the
+    -- rest, base and increment, their checks. (OFFSET 0 keeps SQLite from
+    -- flattening the steps into one another, which copies every expression
+    -- into each of its uses: the statement compiles ten times faster.)
     -- valid: every number of the first period is 1 to 9 digits; clock: a
     -- valid period that is no one-move (daily) period.
     SELECT id AS game_id, shaped, period_moves, base, increment, valid,
@@ -65,10 +69,10 @@ FROM (
                            CASE WHEN instr(time_control, ':') > 0
                                 THEN substr(time_control, 1, instr(time_control, ':') - 1)
                                 ELSE time_control END AS period
-                    FROM games
-                )
-            )
-        )
-    )
+                    FROM games LIMIT -1 OFFSET 0
+                ) LIMIT -1 OFFSET 0
+            ) LIMIT -1 OFFSET 0
+        ) LIMIT -1 OFFSET 0
+    ) LIMIT -1 OFFSET 0
 ) AS parsed
 WHERE parsed.game_id = games.id;

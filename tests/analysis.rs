@@ -7,7 +7,7 @@ pub mod common;
 use std::collections::HashMap;
 use std::path::Path;
 
-use common::{arg, files_under, games_dir, import, open, repo, rows, scratch};
+use common::{arg, files_under, games_dir, import, open, repo, rows, run, scratch};
 use similar_asserts::assert_eq;
 
 /// The analysis columns of one game.
@@ -144,4 +144,71 @@ fn the_migration_fills_the_columns_as_the_import_does() {
     conn.execute_batch(update).unwrap();
     let migrated: Vec<Columns> = rows(&conn, SELECT);
     assert_eq!(migrated, imported);
+}
+
+/// `--speed` selects the games a plain reading of the tags gives that
+/// speed, in `find`, `explore`, `export` and `delete`.
+#[test]
+fn the_speed_filter_selects_by_the_time_control() {
+    let dir = scratch();
+    let db = dir.join("sample.db");
+    import(&db, &["--quiet", arg(&games_dir())]).success();
+    let files = files_under(&games_dir(), |p| p.extension().is_some_and(|e| e == "pgn"));
+    let speeds: Vec<Option<String>> =
+        files.iter().flat_map(|f| tag_sections(f)).map(|tags| expected(&tags).5).collect();
+    let by_hand = |speed: &str| speeds.iter().filter(|s| s.as_deref() == Some(speed)).count();
+    let query = |args: &[&str]| -> String {
+        let out = run(args.iter().copied().chain(["--db", arg(&db)])).success();
+        out.stdout
+    };
+    for speed in ["ultrabullet", "bullet", "blitz", "rapid", "classical", "correspondence"] {
+        let count: usize = query(&["find", "--speed", speed, "--count"]).trim().parse().unwrap();
+        assert_eq!(count, by_hand(speed), "{speed}");
+        let exported = query(&["export", "--speed", speed]);
+        assert_eq!(exported.matches("[Event ").count(), by_hand(speed), "{speed}");
+    }
+    assert!(by_hand("blitz") > 0 && by_hand("rapid") > 0);
+    // The explorer's games from the start position: every blitz game with
+    // a move (each starts from the standard position).
+    let explored = query(&["explore", "--speed", "BLITZ", "--format", "csv"]);
+    let games: usize = explored
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(2).unwrap().parse::<usize>().unwrap())
+        .sum();
+    assert_eq!(games, by_hand("blitz"));
+
+    let refused = run(["find", "--speed", "fast", "--db", arg(&db)]);
+    assert_eq!(refused.code, 1);
+    assert!(refused.stderr.contains("--speed: 'fast' is not a speed"), "{}", refused.stderr);
+
+    let deleted = run(["delete", "--speed", "rapid", "--db", arg(&db)]);
+    assert_eq!(deleted.code, 0, "{}", deleted.stderr);
+    let left: i64 = open(&db).query_row("SELECT count(*) FROM games", [], |r| r.get(0)).unwrap();
+    assert_eq!(left as usize, speeds.len() - by_hand("rapid"));
+    assert_eq!(query(&["find", "--speed", "rapid", "--count"]).trim(), "0");
+}
+
+/// A database from before the speed column refuses `--speed` with a way
+/// out, and `vacuum` brings it up to date.
+#[test]
+fn an_older_database_says_how_to_get_the_speed_column() {
+    let dir = scratch();
+    let db = dir.join("old.db");
+    import(&db, &["--quiet", arg(&common::twic())]).success();
+    let conn = open(&db);
+    let before: Vec<Columns> = rows(&conn, SELECT);
+    for column in ["year", "month", "day", "tc_base", "tc_increment", "speed"] {
+        conn.execute_batch(&format!("ALTER TABLE games DROP COLUMN {column}")).unwrap();
+    }
+    conn.pragma_update(None, "user_version", 6).unwrap();
+    drop(conn);
+    let refused = run(["find", "--speed", "classical", "--db", arg(&db)]);
+    assert_ne!(refused.code, 0);
+    assert!(refused.stderr.contains("pgnindex vacuum"), "{}", refused.stderr);
+    run(["find", "--count", "--db", arg(&db)]).success();
+
+    run(["vacuum", "--db", arg(&db)]).success();
+    assert_eq!(rows::<Columns>(&open(&db), SELECT), before);
+    run(["find", "--speed", "classical", "--count", "--db", arg(&db)]).success();
 }

@@ -43,6 +43,7 @@ impl DbArgs {
     pub fn open_for(&self, search: &Search) -> anyhow::Result<(Connection, PathBuf)> {
         let (conn, path) = self.open()?;
         check_index(&conn, search)?;
+        check_schema(&conn, &path, search)?;
         Ok((conn, path))
     }
 }
@@ -53,6 +54,20 @@ impl DbArgs {
 pub fn check_index(conn: &Connection, search: &Search) -> anyhow::Result<()> {
     if let Some(note) = search.index_coverage(conn)?.note() {
         eprintln!("pgnindex: note: {note}");
+    }
+    Ok(())
+}
+
+/// Refuses a filter on a column the database of `conn` predates: `speed`
+/// came with schema version 7.
+pub fn check_schema(conn: &Connection, path: &Path, search: &Search) -> anyhow::Result<()> {
+    let version = db::user_version(conn, path)?;
+    if search.filters.speed.is_some() && version < 7 {
+        anyhow::bail!(
+            "--speed: {} has schema version {version}, without the speed column (version 7); \
+             `pgnindex vacuum` brings it up to date",
+            path.display()
+        );
     }
     Ok(())
 }
@@ -132,6 +147,16 @@ pub struct FilterArgs {
     /// At least N half-moves in the mainline.
     #[arg(long, value_name = "N", help_heading = "Filters")]
     pub min_plies: Option<u32>,
+    /// The speed of the time control: ultrabullet, bullet, blitz, rapid,
+    /// classical or correspondence.
+    ///
+    /// Lichess's classes of the estimated game length, the base time plus
+    /// 40 increments (300+2: 380 s, blitz): under 30 s ultrabullet, 3 min
+    /// bullet, 8 min blitz, 25 min rapid, then classical; correspondence
+    /// for days per move (1/86400) or an event or time control that says
+    /// so. Games whose time control is unknown never match.
+    #[arg(long, value_name = "SPEED", help_heading = "Filters")]
+    pub speed: Option<String>,
 }
 
 impl FilterArgs {
@@ -150,6 +175,12 @@ impl FilterArgs {
             since: self.since.as_deref().map(|d| DateBound::parse("since", d)).transpose()?,
             until: self.until.as_deref().map(|d| DateBound::parse("until", d)).transpose()?,
             min_plies: self.min_plies,
+            speed: self
+                .speed
+                .as_deref()
+                .map(str::parse)
+                .transpose()
+                .map_err(|e| anyhow::anyhow!("--speed: {e}"))?,
         };
         filters.check()?;
         Ok(filters)
@@ -217,6 +248,7 @@ pub fn create_output(path: &Path) -> anyhow::Result<Box<dyn Write>> {
 #[cfg(test)]
 mod tests {
     use clap::Parser;
+    use pgnindex::db::Speed;
 
     use super::*;
 
@@ -259,5 +291,11 @@ mod tests {
         assert!(bad(&["--player", ""]).starts_with("--player: the name is empty"));
         assert!(parse(&["--min-elo", "abc"]).is_err());
         assert!(parse(&["--result", "0-1"]).is_ok(), "a result may start with a digit or -");
+        let speed = |s| parse(&["--speed", s]).unwrap().filters.filters().unwrap().speed;
+        assert_eq!(speed("blitz"), Some(Speed::Blitz));
+        assert_eq!(speed("UltraBullet"), Some(Speed::UltraBullet));
+        assert_eq!(speed("correspondence"), Some(Speed::Correspondence));
+        assert_eq!(parse(&[]).unwrap().filters.filters().unwrap().speed, None);
+        assert!(bad(&["--speed", "fast"]).starts_with("--speed: 'fast' is not a speed"));
     }
 }

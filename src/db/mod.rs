@@ -2,7 +2,8 @@
 //! imports), the schema in `migrations/`, and the pragmas of each mode.
 //! SQL that belongs to one stage lives with that stage (`store::writer`,
 //! the query commands); this module owns only the file, its schema, and
-//! the vocabulary of its rows ([`columns`], [`Header`], [`GameId`]).
+//! the vocabulary of its rows ([`columns`], [`Header`], [`GameId`],
+//! [`Speed`]).
 
 use std::path::{Path, PathBuf};
 
@@ -11,8 +12,10 @@ use rusqlite::{Connection, OpenFlags};
 pub mod columns;
 mod game_id;
 mod header;
+mod speed;
 pub use game_id::{GameId, GameIdError};
 pub use header::Header;
+pub use speed::{Speed, UnknownSpeed};
 
 /// The schema, one SQL file per version, applied in order.
 pub(crate) const MIGRATIONS: &[&str] = &[

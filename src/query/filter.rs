@@ -16,11 +16,15 @@
 //!   `/` also separate), inclusive; `until 2020` includes all of 2020.
 //!   Unknown parts of a stored date (`2020.??.??`) count as the earliest
 //!   value (`2020.00.00`), and a game without a known year never passes;
-//! - `min_plies`: the mainline has at least this many half-moves.
+//! - `min_plies`: the mainline has at least this many half-moves;
+//! - `speed`: the game's `speed` column (read by the import from its time
+//!   control); a game of unknown speed never passes.
 
 use std::fmt::Write;
 
 use rusqlite::types::Value;
+
+use crate::db::Speed;
 
 /// Why a filter value was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -194,6 +198,8 @@ pub struct Filters {
     pub until: Option<DateBound>,
     /// At least this many half-moves.
     pub min_plies: Option<u32>,
+    /// The speed class (`games.speed`, schema version 7).
+    pub speed: Option<Speed>,
 }
 
 /// A `WHERE` fragment and its parameters, in order.
@@ -293,6 +299,10 @@ impl Filters {
             f.sql += " AND g.ply_count >= ?";
             f.params.push(Value::Integer(i64::from(n)));
         }
+        if let Some(speed) = self.speed {
+            f.sql += " AND g.speed = ?";
+            f.params.push(Value::Text(speed.as_str().to_string()));
+        }
         f
     }
 }
@@ -357,12 +367,12 @@ mod tests {
         conn.execute_batch(
             "CREATE TABLE games (id INTEGER PRIMARY KEY, white TEXT, black TEXT, event TEXT,
                  site TEXT, eco TEXT, result TEXT, white_elo INTEGER, black_elo INTEGER,
-                 date TEXT, ply_count INTEGER);
+                 date TEXT, ply_count INTEGER, speed TEXT);
              INSERT INTO games VALUES
-              (1, 'Carlsen, Magnus', 'O''Brien', 'Ch 100%', 'Oslo', 'B90', '1-0', 2800, 2700, '2020.05.01', 40),
-              (2, 'MagnusCarlsen', 'x_y', 'Blitz', NULL, 'B99a', '0-1', 2900, NULL, '2020.??.??', 60),
-              (3, 'Anand', 'Carlsen, M', 'Ch 1000', 'Oslo', 'C00', '1/2-1/2', 2750, 2790, '2021.01.02', 80),
-              (4, 'Kasparov', 'Karpov', NULL, NULL, NULL, '*', NULL, NULL, '????.??.??', 0);",
+              (1, 'Carlsen, Magnus', 'O''Brien', 'Ch 100%', 'Oslo', 'B90', '1-0', 2800, 2700, '2020.05.01', 40, 'classical'),
+              (2, 'MagnusCarlsen', 'x_y', 'Blitz', NULL, 'B99a', '0-1', 2900, NULL, '2020.??.??', 60, 'blitz'),
+              (3, 'Anand', 'Carlsen, M', 'Ch 1000', 'Oslo', 'C00', '1/2-1/2', 2750, 2790, '2021.01.02', 80, 'classical'),
+              (4, 'Kasparov', 'Karpov', NULL, NULL, NULL, '*', NULL, NULL, '????.??.??', 0, NULL);",
         )
         .unwrap();
         let f = filters.to_sql();
@@ -403,6 +413,9 @@ mod tests {
         assert_eq!(f(|f| f.until = Some(DateBound::parse("until", "2020").unwrap())), [1, 2]);
         assert_eq!(f(|f| f.until = Some(DateBound::parse("until", "2020.04").unwrap())), [2]);
         assert_eq!(f(|f| f.min_plies = Some(60)), [2, 3]);
+        assert_eq!(f(|f| f.speed = Some(Speed::Classical)), [1, 3]);
+        assert_eq!(f(|f| f.speed = Some(Speed::Blitz)), [2]);
+        assert!(f(|f| f.speed = Some(Speed::Bullet)).is_empty(), "unknown speeds never pass");
         assert_eq!(
             f(|f| {
                 f.player = Some("carlsen".into());
