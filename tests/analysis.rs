@@ -136,6 +136,7 @@ fn the_migration_fills_the_columns_as_the_import_does() {
     let migration =
         std::fs::read_to_string(repo("migrations/0007_game_analysis_columns.sql")).unwrap();
     let update = &migration[migration.find("UPDATE games").unwrap()..];
+    let update = &update[..=update.find(';').unwrap()];
     conn.execute_batch(
         "UPDATE games SET year = NULL, month = NULL, day = NULL, tc_base = NULL, \
          tc_increment = NULL, speed = NULL",
@@ -198,6 +199,7 @@ fn an_older_database_says_how_to_get_the_speed_column() {
     import(&db, &["--quiet", arg(&common::twic())]).success();
     let conn = open(&db);
     let before: Vec<Columns> = rows(&conn, SELECT);
+    conn.execute_batch("DROP INDEX games_speed").unwrap();
     for column in ["year", "month", "day", "tc_base", "tc_increment", "speed"] {
         conn.execute_batch(&format!("ALTER TABLE games DROP COLUMN {column}")).unwrap();
     }
@@ -211,4 +213,41 @@ fn an_older_database_says_how_to_get_the_speed_column() {
     run(["vacuum", "--db", arg(&db)]).success();
     assert_eq!(rows::<Columns>(&open(&db), SELECT), before);
     run(["find", "--speed", "classical", "--count", "--db", arg(&db)]).success();
+}
+
+/// `info` counts the games per speed as a plain reading of the tags does.
+#[test]
+fn info_counts_the_games_per_speed() {
+    let dir = scratch();
+    let db = dir.join("sample.db");
+    import(&db, &["--quiet", arg(&games_dir())]).success();
+    let files = files_under(&games_dir(), |p| p.extension().is_some_and(|e| e == "pgn"));
+    let speeds: Vec<Option<String>> =
+        files.iter().flat_map(|f| tag_sections(f)).map(|tags| expected(&tags).5).collect();
+    let by_hand = |speed: Option<&str>| speeds.iter().filter(|s| s.as_deref() == speed).count();
+    let line: String = ["ultrabullet", "bullet", "blitz", "rapid", "classical", "correspondence"]
+        .into_iter()
+        .map(Some)
+        .chain([None])
+        .filter(|&s| by_hand(s) > 0)
+        .map(|s| format!("{} ({})", s.unwrap_or("unknown"), by_hand(s)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let text = run(["info", "--db", arg(&db)]).success().stdout;
+    assert!(text.contains(&format!("\nspeeds     {line}\n")), "{line}\n{text}");
+
+    let json: serde_json::Value =
+        serde_json::from_str(&run(["info", "--format", "json", "--db", arg(&db)]).success().stdout)
+            .unwrap();
+    let listed: Vec<(Option<String>, usize)> = json["speeds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["speed"].as_str().map(String::from), s["games"].as_u64().unwrap() as usize))
+        .collect();
+    let total: usize = listed.iter().map(|s| s.1).sum();
+    assert_eq!(total, speeds.len());
+    for (speed, games) in listed {
+        assert_eq!(games, by_hand(speed.as_deref()), "{speed:?}");
+    }
 }

@@ -147,7 +147,21 @@ fn write_text(out: &mut impl Write, info: &Info) -> std::io::Result<()> {
     };
     writeln!(out, "events     {}", top(&info.events))?;
     writeln!(out, "ECO        {}", top(&info.ecos))?;
+    if info.schema_version >= 7 {
+        writeln!(out, "speeds     {}", speeds(info))?;
+    }
     Ok(())
+}
+
+/// `blitz (62), rapid (594), unknown (293)`, or `none known`.
+fn speeds(info: &Info) -> String {
+    if info.speeds.is_empty() {
+        return "none known".to_string();
+    }
+    let speeds = info.speeds.iter().map(|(speed, n)| {
+        format!("{} ({})", speed.map_or("unknown", |s| s.as_str()), thousands(*n))
+    });
+    speeds.collect::<Vec<_>>().join(", ")
 }
 
 /// How the sources that hold games were indexed, in a few words: one
@@ -242,6 +256,13 @@ fn to_json(info: &Info) -> String {
         ("last_date", last),
         ("events", pairs(&info.events, "event")),
         ("ecos", pairs(&info.ecos, "eco")),
+        (
+            "speeds",
+            info.speeds
+                .iter()
+                .map(|(speed, n)| serde_json::json!({"speed": speed.map(|s| s.as_str()), "games": n}))
+                .collect(),
+        ),
     ])
 }
 

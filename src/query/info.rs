@@ -1,9 +1,10 @@
 //! What a database holds ([`Info`]): counts, sources, import errors, the
-//! date range, the file's size and schema version, and the most common
-//! events and ECO codes. The counts come from small tables and the
-//! `sources` counters; the dates and tallies read the narrow
-//! `games_summary` index whole (a fraction of a second per million games),
-//! or the `games` table on a database without it.
+//! date range, the file's size and schema version, the most common
+//! events and ECO codes, and the games per speed. The counts come from
+//! small tables and the `sources` counters; the dates and tallies read the
+//! narrow `games_summary` index whole (a fraction of a second per million
+//! games), or the `games` table on a database without it; the speeds, the
+//! `games_speed` index (schema version 7).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -12,6 +13,7 @@ use rusqlite::Connection;
 
 use super::error::QueryError;
 use super::search::has_index;
+use crate::db::Speed;
 
 /// One imported input.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,6 +65,10 @@ pub struct Info {
     pub events: Vec<(String, u64)>,
     /// The most common ECO codes, most games first.
     pub ecos: Vec<(String, u64)>,
+    /// Games per speed, fastest first, then those of unknown speed
+    /// (`None`); speeds without games left out. Empty for a database
+    /// older than schema version 7.
+    pub speeds: Vec<(Option<Speed>, u64)>,
 }
 
 /// How many events and ECO codes [`info`] lists.
@@ -156,6 +162,17 @@ pub fn info(conn: &Connection, path: &Path) -> Result<Info, QueryError> {
     info.dates = dates;
     info.events = events.top(TOP);
     info.ecos = ecos.top(TOP);
+    if has_index(conn, "games_speed")? {
+        let mut st = conn
+            .prepare("SELECT speed, count(*) FROM games INDEXED BY games_speed GROUP BY speed")
+            .map_err(&e)?;
+        info.speeds = st
+            .query_map([], |r| Ok((r.get::<_, Option<Speed>>(0)?, r.get::<_, i64>(1)? as u64)))
+            .and_then(|rows| rows.collect())
+            .map_err(&e)?;
+        // Fastest first, unknown last.
+        info.speeds.sort_unstable_by_key(|&(speed, _)| (speed.is_none(), speed));
+    }
     Ok(info)
 }
 

@@ -317,7 +317,8 @@ mod tests {
             conn.execute_batch(sql).unwrap();
         }
         let migration = crate::db::MIGRATIONS[6];
-        let (alter, update) = migration.split_at(migration.find("UPDATE games").unwrap());
+        let (alter, rest) = migration.split_at(migration.find("UPDATE games").unwrap());
+        let update = &rest[..=rest.find(';').unwrap()];
         conn.execute_batch(alter).unwrap();
         let mut expected = Vec::new();
         let mut insert = conn
