@@ -199,7 +199,7 @@ fn an_older_database_says_how_to_get_the_speed_column() {
     import(&db, &["--quiet", arg(&common::twic())]).success();
     let conn = open(&db);
     let before: Vec<Columns> = rows(&conn, SELECT);
-    conn.execute_batch("DROP INDEX games_speed").unwrap();
+    conn.execute_batch("DROP VIEW players; DROP INDEX games_speed").unwrap();
     for column in ["year", "month", "day", "tc_base", "tc_increment", "speed"] {
         conn.execute_batch(&format!("ALTER TABLE games DROP COLUMN {column}")).unwrap();
     }
@@ -250,4 +250,63 @@ fn info_counts_the_games_per_speed() {
     for (speed, games) in listed {
         assert_eq!(games, by_hand(speed.as_deref()), "{speed:?}");
     }
+}
+
+/// The `players` view: one row per player, spellings that differ in case,
+/// spaces, a trailing dot or the space after a comma counted as one.
+#[test]
+fn the_players_view_groups_the_spellings_of_a_name() {
+    let dir = scratch();
+    let db = dir.join("players.db");
+    let game = |white: &str, black: &str, result: &str, date: &str, elos: (&str, &str)| {
+        format!(
+            "[Event \"E\"]\n[Date \"{date}\"]\n[White \"{white}\"]\n[Black \"{black}\"]\n\
+             [Result \"{result}\"]\n[WhiteElo \"{}\"]\n[BlackElo \"{}\"]\n\n1. e4 e5 {result}\n\n",
+            elos.0, elos.1
+        )
+    };
+    let pgn = [
+        game("Carlsen, Magnus", "Anand, V", "1-0", "2019.01.01", ("2850", "2780")),
+        game("Anand, V", "carlsen,magnus", "1/2-1/2", "2020.??.??", ("2790", "2862")),
+        game(" CARLSEN,  Magnus. ", "Anand,V", "0-1", "2021.05.05", ("2870", "?")),
+        game("Carlsen , Magnus", "Anand, V.", "*", "????.??.??", ("?", "2800")),
+        game("Carlsen, Magnus", "Carlsen, M", "0-1", "2018.02.02", ("2840", "2500")),
+        game("?", "-", "1-0", "2018.02.02", ("?", "?")),
+    ]
+    .concat();
+    let input = dir.write("players.pgn", pgn);
+    import(&db, &["--quiet", arg(&input)]).success();
+    type Player = (String, i64, i64, i64, Option<f64>, Option<i64>, Option<i64>, Option<i64>);
+    let players: Vec<Player> = rows(
+        &open(&db),
+        "SELECT name, games, white_games, black_games, score, first_year, last_year, max_elo \
+         FROM players ORDER BY name",
+    );
+    assert_eq!(
+        players,
+        [
+            // Lost as Black, drew as White, won as Black, a game without
+            // result: 1.5 points in 3 games with a result.
+            ("Anand, V".to_string(), 4, 1, 3, Some(1.5 / 3.0), Some(2019), Some(2021), Some(2800)),
+            // Another player: the initial is not the first name.
+            ("Carlsen, M".to_string(), 1, 0, 1, Some(1.0), Some(2018), Some(2018), Some(2500)),
+            // Won, drew, lost, no result, lost; the most frequent
+            // spelling is shown.
+            (
+                "Carlsen, Magnus".to_string(),
+                5,
+                4,
+                1,
+                Some(1.5 / 4.0),
+                Some(2018),
+                Some(2021),
+                Some(2870)
+            ),
+        ]
+    );
+
+    // The names `?` and `-` are no player: every other side is counted once.
+    let sides: i64 =
+        open(&db).query_row("SELECT sum(games) FROM players", [], |r| r.get(0)).unwrap();
+    assert_eq!(sides, 10);
 }
