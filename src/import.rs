@@ -179,6 +179,7 @@ pub fn run(
         commands: false,
         san: true,
         movetext: true,
+        openings: true,
     };
     let rows = options.rows;
     let build = move |game| GameRow::build(game, rows);

@@ -200,7 +200,10 @@ fn an_older_database_says_how_to_get_the_speed_column() {
     let conn = open(&db);
     let before: Vec<Columns> = rows(&conn, SELECT);
     conn.execute_batch("DROP VIEW players; DROP INDEX games_speed").unwrap();
-    for column in ["year", "month", "day", "tc_base", "tc_increment", "speed"] {
+    let schema_9 = ["opening_eco", "opening_name", "opening_ply"];
+    for column in
+        ["year", "month", "day", "tc_base", "tc_increment", "speed"].iter().chain(&schema_9)
+    {
         conn.execute_batch(&format!("ALTER TABLE games DROP COLUMN {column}")).unwrap();
     }
     conn.pragma_update(None, "user_version", 6).unwrap();

@@ -23,6 +23,7 @@ const ALL: ReplayOptions = ReplayOptions {
     commands: true,
     san: true,
     movetext: true,
+    openings: true,
 };
 
 /// What the CLI prints for a chunk, in order: each game's warnings and the

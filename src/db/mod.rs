@@ -27,6 +27,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0006_source_indexing.sql"),
     include_str!("../../migrations/0007_game_analysis_columns.sql"),
     include_str!("../../migrations/0008_players_view.sql"),
+    include_str!("../../migrations/0009_game_openings.sql"),
 ];
 
 /// Page size of new databases.

@@ -6,6 +6,7 @@
 //! `fens`, `check` and the import all read games this way.
 
 pub mod inputs;
+pub mod openings;
 pub mod parallel;
 mod replayer;
 mod tags;

@@ -16,6 +16,7 @@
 
 use std::ops::ControlFlow;
 
+use super::openings::Openings;
 use super::TagPairs;
 use crate::chess::{Move, Position};
 use crate::notation::fen;
@@ -42,6 +43,9 @@ pub struct ReplayOptions {
     pub san: bool,
     /// Keep the movetext as written in the record.
     pub movetext: bool,
+    /// Name the opening of games from the standard start (see
+    /// [`GameRecord::opening`]).
+    pub openings: bool,
 }
 
 /// The first problem of a game that stopped its replay.
@@ -97,6 +101,10 @@ pub struct GameRecord {
     /// `true` when the FEN tag could not be read: the game has no start
     /// position, and `final_position` means nothing.
     pub no_start: bool,
+    /// The last named position of the mainline ([`Openings`]), if asked
+    /// for: the index of its row in [`Openings::rows`] and its ply (the
+    /// half-moves played to reach it). `None` for a game from a FEN tag.
+    pub opening: Option<(u32, u32)>,
 }
 
 impl GameRecord {
@@ -130,6 +138,9 @@ pub struct Replayer<'a> {
     san: Vec<u8>,
     movetext: &'a [u8],
     no_start: bool,
+    /// The opening table when openings are asked for.
+    openings: Option<&'static Openings>,
+    opening: Option<(u32, u32)>,
 }
 
 /// What a game's `Variant` tag says it is played as. The [`Replayer`] plays
@@ -200,6 +211,8 @@ impl<'a> Replayer<'a> {
             san: Vec::new(),
             movetext: &[],
             no_start: false,
+            openings: options.openings.then(Openings::get),
+            opening: None,
         }
     }
 
@@ -234,13 +247,32 @@ impl<'a> Replayer<'a> {
         }
     }
 
-    #[inline]
+    // Always inline: it runs at every ply, and a call costs more than
+    // its body in the common case (no keys, no FENs, past the openings).
+    #[inline(always)]
     fn record_position(&mut self) {
         if self.options.keys {
             self.keys.push(self.pos.zobrist().0);
         }
         if self.options.fens {
             self.fens.push(fen::write(&self.pos));
+        }
+        if let Some(openings) = self.openings {
+            if self.moves.len() <= openings.max_ply() {
+                self.look_up_opening(openings);
+            }
+        }
+    }
+
+    /// Remembers the current position's row if it is named (out of line:
+    /// [`Replayer::record_position`] runs at every ply, this only in the
+    /// first plies).
+    #[inline(never)]
+    fn look_up_opening(&mut self, openings: &Openings) {
+        if self.start_fen.is_none() {
+            if let Some(row) = openings.find(&self.pos) {
+                self.opening = Some((row, self.moves.len() as u32));
+            }
         }
     }
 
@@ -334,6 +366,7 @@ impl<'a> Replayer<'a> {
         self.keys.clear();
         self.fens.clear();
         self.san.clear();
+        self.opening = None;
         self.record_position();
         for m in replay.moves {
             match m {
@@ -369,6 +402,7 @@ impl<'a> Visitor<'a> for Replayer<'a> {
         self.san.clear();
         self.movetext = &[];
         self.no_start = false;
+        self.opening = None;
     }
 
     fn tag(&mut self, name: &'a [u8], value: RawTag<'a>) {
@@ -503,6 +537,7 @@ impl<'a> Visitor<'a> for Replayer<'a> {
                 String::new()
             },
             no_start: self.no_start,
+            opening: self.opening,
         }
     }
 }

@@ -11,6 +11,7 @@ use crate::db::columns::columns;
 pub use crate::db::Header;
 use crate::notation::fen;
 use crate::notation::uci::Uci;
+use crate::replay::openings::Openings;
 use crate::replay::parallel::LocatedGame;
 
 /// What to index besides the game itself.
@@ -55,6 +56,8 @@ columns! {
         @flatten pub header: Header,
         /// The columns read from the date and time control.
         @flatten pub analysis: Analysis,
+        /// The opening, by position.
+        @flatten pub opening: GameOpening,
         /// The other tag pairs, in order, as the JSON text `game_tags.pairs`
         /// holds (`[["Annotator","X"],…]`); `None` when there are none.
         @skip pub tags: Option<String>,
@@ -85,6 +88,36 @@ columns! {
         @skip pub error_at: Option<(usize, usize)>,
         /// Warnings: line (within the chunk), column, message.
         @skip pub warnings: Vec<(usize, usize, String)>,
+    }
+}
+
+columns! {
+    /// The opening of a game by position: the last position of its
+    /// mainline that a row of the opening names data set
+    /// ([`crate::replay::openings`]) names. All `None` for a game from a
+    /// FEN tag or one that never reaches a named position.
+    #[derive(Debug, Clone, Default, PartialEq, Eq)]
+    pub struct GameOpening {
+        /// The row's ECO code.
+        pub opening_eco: Option<String>,
+        /// The row's name.
+        pub opening_name: Option<String>,
+        /// The half-moves played to reach the position.
+        pub opening_ply: Option<i64>,
+    }
+}
+
+impl GameOpening {
+    /// The columns of a game whose last named position is that of row
+    /// `row` of [`Openings::rows`], reached at ply `ply`.
+    pub fn new(opening: Option<(u32, u32)>) -> GameOpening {
+        let Some((row, ply)) = opening else { return GameOpening::default() };
+        let row = Openings::get().rows()[row as usize];
+        GameOpening {
+            opening_eco: Some(row.eco.to_string()),
+            opening_name: Some(row.name.to_string()),
+            opening_ply: Some(i64::from(ply)),
+        }
     }
 }
 
@@ -180,6 +213,7 @@ impl GameRow {
             header.time_control.as_deref(),
             header.event.as_deref(),
         );
+        let opening = GameOpening::new(record.opening);
         let tags = record.tags.to_json(|i| others[i]);
         let final_fen = (!record.no_start).then(|| fen::write(&record.final_position));
         let dedupe_key = dedupe_key(&header, record.start_fen.as_deref(), &record.san);
@@ -187,6 +221,7 @@ impl GameRow {
             offset: record.offset as u64,
             header,
             analysis,
+            opening,
             tags,
             ply_count,
             start_fen: record.start_fen,
