@@ -5,37 +5,14 @@
 pub mod common;
 
 use std::collections::HashMap;
-use std::path::Path;
 
-use common::{arg, files_under, games_dir, import, open, repo, rows, run, scratch};
+use common::{arg, files_under, games_dir, import, open, repo, rows, run, scratch, tag_sections};
 use similar_asserts::assert_eq;
 
 /// The analysis columns of one game.
 type Columns = (Option<i64>, Option<i64>, Option<i64>, Option<i64>, Option<i64>, Option<String>);
 
 const SELECT: &str = "SELECT year, month, day, tc_base, tc_increment, speed FROM games ORDER BY id";
-
-/// The tag sections of the games of a PGN file, as a plain line scan: a
-/// game starts at its `[Event ` line; `[Name "value"]` lines are tags (the
-/// first of a repeated name kept).
-fn tag_sections(path: &Path) -> Vec<HashMap<String, String>> {
-    let text = String::from_utf8_lossy(&std::fs::read(path).unwrap()).into_owned();
-    let mut games: Vec<HashMap<String, String>> = Vec::new();
-    for line in text.lines() {
-        let line = line.trim_end_matches('\r');
-        if line.starts_with("[Event ") {
-            games.push(HashMap::new());
-        }
-        let Some(inner) = line.strip_prefix('[').and_then(|l| l.strip_suffix("\"]")) else {
-            continue;
-        };
-        let Some((name, value)) = inner.split_once(" \"") else { continue };
-        if let Some(game) = games.last_mut() {
-            game.entry(name.to_string()).or_insert_with(|| value.to_string());
-        }
-    }
-    games
-}
 
 /// The columns docs/schema.md promises for a game with these tags, read
 /// another way than the import does: split at the dots, the colon, the

@@ -17,6 +17,10 @@ use std::process::Command;
 use rusqlite::types::Value;
 use rusqlite::{Connection, OpenFlags};
 
+pub mod common;
+
+use common::tag_sections;
+
 /// The number of queries the guide promises.
 const QUERIES: usize = 12;
 
@@ -121,28 +125,6 @@ fn sample_files() -> Vec<PathBuf> {
     files.sort();
     assert_eq!(files.len(), 7);
     files
-}
-
-/// The tag sections of the games of a PGN file, as a plain line scan:
-/// a game starts at its `[Event ` line; `[Name "value"]` lines are tags.
-fn tag_sections(path: &Path) -> Vec<HashMap<String, String>> {
-    let text = String::from_utf8_lossy(&std::fs::read(path).unwrap()).into_owned();
-    let mut games: Vec<HashMap<String, String>> = Vec::new();
-    for line in text.lines() {
-        let line = line.trim_end_matches('\r');
-        if line.starts_with("[Event ") {
-            games.push(HashMap::new());
-        }
-        let Some(inner) = line.strip_prefix('[').and_then(|l| l.strip_suffix("\"]")) else {
-            continue;
-        };
-        let Some((name, value)) = inner.split_once(" \"") else { continue };
-        if let Some(game) = games.last_mut() {
-            // The first value of a repeated tag, as the columns keep it.
-            game.entry(name.to_string()).or_insert_with(|| value.to_string());
-        }
-    }
-    games
 }
 
 /// The most plies of any sample game, from the python-chess ground truth.

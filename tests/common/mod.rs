@@ -6,6 +6,7 @@
 //! declares it `pub mod common;`, as public items are never reported as
 //! dead code.
 
+use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -262,4 +263,27 @@ pub fn keys_fnv(keys: impl IntoIterator<Item = u64>) -> String {
         }
     }
     format!("{h:016x}")
+}
+
+/// The tag sections of the games of a PGN file, as a plain line scan
+/// (independent of the reader under test): a game starts at its `[Event `
+/// line; `[Name "value"]` lines are tags, the first value of a repeated
+/// name kept, as the columns keep it.
+pub fn tag_sections(path: &Path) -> Vec<HashMap<String, String>> {
+    let text = String::from_utf8_lossy(&std::fs::read(path).unwrap()).into_owned();
+    let mut games: Vec<HashMap<String, String>> = Vec::new();
+    for line in text.lines() {
+        let line = line.trim_end_matches('\r');
+        if line.starts_with("[Event ") {
+            games.push(HashMap::new());
+        }
+        let Some(inner) = line.strip_prefix('[').and_then(|l| l.strip_suffix("\"]")) else {
+            continue;
+        };
+        let Some((name, value)) = inner.split_once(" \"") else { continue };
+        if let Some(game) = games.last_mut() {
+            game.entry(name.to_string()).or_insert_with(|| value.to_string());
+        }
+    }
+    games
 }
