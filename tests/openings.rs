@@ -1,11 +1,14 @@
 //! The opening columns of `games` (`opening_eco`, `opening_name`,
 //! `opening_ply`): the import names every sample game as python-chess does
 //! with the same data set and rule (`fixtures/openings/make.py` wrote the
-//! reference, `fixtures/openings/games.tsv`).
+//! reference, `fixtures/openings/games.tsv`); the query commands filter
+//! by them (`--opening`, `--eco` for a game without the tag).
+
+use std::collections::HashMap;
 
 pub mod common;
 
-use common::{arg, fixture, games_dir, import, open, rows, scratch};
+use common::{arg, fixture, games_dir, import, open, rows, run, scratch, tag_sections};
 use similar_asserts::assert_eq;
 
 /// The opening columns of one game.
@@ -13,8 +16,9 @@ type Opening = (Option<String>, Option<String>, Option<i64>);
 
 const SELECT: &str = "SELECT opening_eco, opening_name, opening_ply FROM games ORDER BY id";
 
-#[test]
-fn every_sample_game_is_named_as_python_chess_names_it() {
+/// The reference: per file of `fixtures/pgn/games/`, in file order, the
+/// opening of each of its games.
+fn reference() -> Vec<(String, Vec<Opening>)> {
     let reference = std::fs::read_to_string(fixture("openings/games.tsv")).unwrap();
     let mut by_file: Vec<(String, Vec<Opening>)> = Vec::new();
     for line in reference.lines().skip(1) {
@@ -27,6 +31,12 @@ fn every_sample_game_is_named_as_python_chess_names_it() {
             _ => by_file.push((file.to_string(), vec![opening])),
         }
     }
+    by_file
+}
+
+#[test]
+fn every_sample_game_is_named_as_python_chess_names_it() {
+    let by_file = reference();
     assert_eq!(by_file.len(), 7);
     let dir = scratch();
     let mut named = 0;
@@ -60,5 +70,143 @@ fn set_up_positions_and_unnamed_lines_have_no_opening() {
             (None, None, None),
             (Some("B90".into()), Some("Sicilian Defense: Najdorf Variation".into()), Some(10)),
         ]
+    );
+}
+
+/// `pgnindex ARGS… --db DB` (which must succeed): its stdout.
+fn query(db: &std::path::Path, args: &[&str]) -> String {
+    run(args.iter().chain(&["--db", arg(db)])).success().stdout
+}
+
+#[test]
+fn opening_filters_games_by_the_name_of_their_position() {
+    let dir = scratch();
+    let db = dir.join("all.db");
+    import(&db, &["--quiet", "--keep-duplicates", arg(&games_dir())]).success();
+    let names: Vec<String> =
+        reference().into_iter().flat_map(|(_, games)| games).filter_map(|o| o.1).collect();
+    for needle in ["sicilian", "NAJDORF", "Queen's Gambit", "defense: ", "Indian", "x%", "_"] {
+        let lower = needle.to_ascii_lowercase();
+        let expected = names.iter().filter(|n| n.to_ascii_lowercase().contains(&lower)).count();
+        for command in ["find", "explore"] {
+            let counted = if command == "find" {
+                query(&db, &["find", "--opening", needle, "--count"]).trim().parse::<usize>()
+            } else {
+                // Every game passes through the start position.
+                let json = query(&db, &["explore", "--opening", needle, "--format", "json"]);
+                let moves: Vec<serde_json::Value> = serde_json::from_str(&json).unwrap();
+                Ok(moves.iter().map(|m| m["games"].as_u64().unwrap() as usize).sum())
+            };
+            assert_eq!(counted.unwrap(), expected, "{command} --opening {needle}");
+        }
+        if needle == "sicilian" {
+            assert!(expected > 50, "{expected}");
+        }
+    }
+    // With a position, the filter narrows the games through it.
+    let najdorf = query(&db, &["find", "--moves", "1. e4 c5", "--opening", "najdorf", "--count"]);
+    let expected = names.iter().filter(|n| n.contains("Najdorf")).count();
+    assert_eq!(najdorf.trim(), expected.to_string());
+
+    for empty in ["", "  "] {
+        let out = run(["find", "--opening", empty, "--db", arg(&db)]);
+        assert_eq!(
+            (out.code, out.stderr.as_str(), out.stdout.as_str()),
+            (1, "pgnindex: error: --opening: the name is empty\n", "")
+        );
+    }
+}
+
+/// `true` if the ECO code `code` is within `first..=last` (three
+/// characters compared: a suffix belongs to its code).
+fn in_range(code: &str, first: &str, last: &str) -> bool {
+    let code = code.get(..3).unwrap_or(code);
+    first <= code && code <= last
+}
+
+#[test]
+fn eco_falls_back_on_the_opening_by_position_for_games_without_the_tag() {
+    // Sample games with their ECO tag removed (one in three) or `?` (one
+    // in three): those are matched by the reference's opening instead.
+    let dir = scratch();
+    let files = ["otb/twic-01-232games.pgn", "lichess/lichess_DannyTheDonkey_2019-01-29.pgn"];
+    let reference: HashMap<String, Vec<Opening>> = reference().into_iter().collect();
+    let mut expected_games: Vec<(Option<String>, Option<String>)> = Vec::new();
+    let db = dir.join("eco.db");
+    for (i, file) in files.iter().enumerate() {
+        let text = std::fs::read_to_string(games_dir().join(file)).unwrap();
+        let mut game = 0usize;
+        let mut out = String::new();
+        for line in text.split_inclusive('\n') {
+            if line.starts_with("[Event ") {
+                game += 1;
+            }
+            if line.starts_with("[ECO ") {
+                match game % 3 {
+                    1 => continue,
+                    2 => {
+                        out += "[ECO \"?\"]\n";
+                        continue;
+                    }
+                    _ => {}
+                }
+            }
+            out += line;
+        }
+        let input = dir.write(format!("{i}.pgn"), &out);
+        let tags = tag_sections(&input);
+        let openings = &reference[*file];
+        assert_eq!(tags.len(), openings.len(), "{file}");
+        for (tags, opening) in tags.iter().zip(openings) {
+            let tag = tags.get("ECO").filter(|t| !matches!(t.as_str(), "" | "?")).cloned();
+            expected_games.push((tag, opening.0.clone()));
+        }
+        import(&db, &["--quiet", "--keep-duplicates", arg(&input)]).success();
+    }
+    let mut by_position = 0;
+    for (eco, first, last) in [
+        ("A", "A00", "A99"),
+        ("B", "B00", "B99"),
+        ("C2-C4", "C20", "C49"),
+        ("D00-E99", "D00", "E99"),
+        ("B90", "B90", "B90"),
+        ("c", "C00", "C99"),
+    ] {
+        let expected = expected_games
+            .iter()
+            .filter(|(tag, opening)| match tag {
+                Some(tag) => in_range(tag, first, last),
+                None => opening.as_deref().is_some_and(|o| in_range(o, first, last)),
+            })
+            .count();
+        by_position += expected_games
+            .iter()
+            .filter(|(tag, o)| {
+                tag.is_none() && o.as_deref().is_some_and(|o| in_range(o, first, last))
+            })
+            .count();
+        let counted = query(&db, &["find", "--eco", eco, "--count"]);
+        assert_eq!(counted.trim(), expected.to_string(), "--eco {eco}");
+        let listed = query(&db, &["find", "--eco", eco, "--limit", "0", "--format", "csv"]);
+        assert_eq!(listed.lines().count() - 1, expected, "--eco {eco} listed");
+        let through_start =
+            query(&db, &["find", "--eco", eco, "--moves", "1. e4", "--count"]).trim().to_string();
+        assert!(through_start.parse::<usize>().unwrap() <= expected, "--eco {eco} after 1. e4");
+    }
+    assert!(by_position > 50, "{by_position} games matched by position only");
+
+    // A database older than the opening columns: --eco reads the tag
+    // alone and --opening is refused.
+    open(&db).pragma_update(None, "user_version", 8).unwrap();
+    let tagged = expected_games
+        .iter()
+        .filter(|(t, _)| t.as_deref().is_some_and(|t| in_range(t, "B00", "B99")));
+    assert_eq!(query(&db, &["find", "--eco", "B", "--count"]).trim(), tagged.count().to_string());
+    let out = run(["find", "--opening", "sicilian", "--db", arg(&db)]);
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr.contains("--opening: ") && out.stderr.contains("schema version 8"),
+        "{}",
+        out.stderr
     );
 }
