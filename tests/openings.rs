@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 pub mod common;
 
-use common::{arg, fixture, games_dir, import, open, rows, run, scratch, tag_sections};
+use common::{arg, fixture, games_dir, import, open, repo, rows, run, scratch, tag_sections};
 use similar_asserts::assert_eq;
 
 /// The opening columns of one game.
@@ -209,4 +209,59 @@ fn eco_falls_back_on_the_opening_by_position_for_games_without_the_tag() {
         "{}",
         out.stderr
     );
+}
+
+/// The first row of the opening names data set (`data/openings/`, file
+/// then line order) whose moves are one of `lines`: `ECO name`, or empty
+/// if none.
+fn first_row(lines: &[&str]) -> String {
+    for letter in ["a", "b", "c", "d", "e"] {
+        let text = std::fs::read_to_string(repo(&format!("data/openings/{letter}.tsv"))).unwrap();
+        for row in text.lines().skip(1) {
+            let [eco, name, pgn] = row.split('\t').collect::<Vec<_>>()[..] else {
+                panic!("{row:?}")
+            };
+            if lines.contains(&pgn) {
+                return format!("{eco} {name}");
+            }
+        }
+    }
+    String::new()
+}
+
+#[test]
+fn explore_names_the_position_it_explores() {
+    let dir = scratch();
+    let db = dir.join("ex.db");
+    import(&db, &["--quiet", arg(&games_dir().join("otb/twic-01-232games.pgn"))]).success();
+    // Every order of the moves that reaches the position: the first row
+    // with any of them names it.
+    for (moves, lines) in [
+        ("1. e4 c5", &["1. e4 c5"][..]),
+        ("1. Nf3 c5 2. e4", &["1. e4 c5 2. Nf3", "1. Nf3 c5 2. e4"][..]),
+        ("1. c4 d5 2. d4", &["1. d4 d5 2. c4", "1. c4 d5 2. d4"][..]),
+    ] {
+        let table = query(&db, &["explore", "--moves", moves]);
+        let first = table.lines().next().unwrap();
+        let row = first_row(lines);
+        assert!(!row.is_empty(), "{moves}");
+        assert_eq!(first, format!("Opening: {row}"), "{moves}");
+        assert!(table.lines().nth(1).unwrap().starts_with("move "), "{table}");
+        // The machine formats hold the moves only.
+        let json = query(&db, &["explore", "--moves", moves, "--format", "json"]);
+        assert!(!serde_json::from_str::<Vec<serde_json::Value>>(&json).unwrap().is_empty());
+        let csv = query(&db, &["explore", "--moves", moves, "--format", "csv"]);
+        assert!(csv.starts_with("move,uci,games,"), "{csv}");
+    }
+    // Not named: the start position, a bare-kings position and one no
+    // row reaches by any order of its moves.
+    let orders =
+        ["1. d4 Nf6 2. c4 e6", "1. d4 e6 2. c4 Nf6", "1. c4 Nf6 2. d4 e6", "1. c4 e6 2. d4 Nf6"];
+    assert!(first_row(&orders).is_empty());
+    let unnamed: [&[&str]; 3] =
+        [&[], &["--fen", "4k3/8/8/8/8/8/8/4K3 w - -"], &["--moves", "1. c4 e6 2. d4 Nf6"]];
+    for args in unnamed {
+        let table = query(&db, &[&["explore"][..], args].concat());
+        assert!(table.starts_with("move "), "{args:?}: {table}");
+    }
 }
