@@ -265,3 +265,57 @@ fn explore_names_the_position_it_explores() {
         assert!(table.starts_with("move "), "{args:?}: {table}");
     }
 }
+
+#[test]
+fn info_lists_the_most_played_openings_by_position() {
+    let dir = scratch();
+    let db = dir.join("info.db");
+    import(&db, &["--quiet", "--keep-duplicates", arg(&games_dir())]).success();
+    // Expected: the reference's (ECO, name) pairs by games, most first,
+    // ties by name then code.
+    let mut tally: HashMap<(String, String), u64> = HashMap::new();
+    let mut without = 0;
+    for opening in reference().into_iter().flat_map(|(_, games)| games) {
+        match opening {
+            (Some(eco), Some(name), _) => *tally.entry((eco, name)).or_default() += 1,
+            _ => without += 1,
+        }
+    }
+    let mut top: Vec<((String, String), u64)> = tally.into_iter().collect();
+    top.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| (&a.0 .1, &a.0 .0).cmp(&(&b.0 .1, &b.0 .0))));
+    top.truncate(10);
+    assert_eq!(top.len(), 10);
+    assert!(without > 0);
+
+    let json: serde_json::Value =
+        serde_json::from_str(&query(&db, &["info", "--format", "json"])).unwrap();
+    let listed: Vec<((String, String), u64)> = json["openings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| {
+            let text = |k: &str| o[k].as_str().unwrap().to_string();
+            ((text("eco"), text("name")), o["games"].as_u64().unwrap())
+        })
+        .collect();
+    assert_eq!(listed, top);
+    assert_eq!(json["games_without_opening"], without);
+
+    let text = query(&db, &["info"]);
+    let mut lines = text.lines().skip_while(|l| !l.starts_with("openings "));
+    assert_eq!(lines.next(), Some("openings   by position, the 10 most played:"));
+    for ((eco, name), n) in &top {
+        assert_eq!(lines.next().unwrap(), format!("  {eco} {name} ({n})"));
+    }
+    assert_eq!(lines.next().unwrap(), format!("  without one: {without} games"));
+
+    // Before schema version 9: no such section.
+    open(&db).pragma_update(None, "user_version", 8).unwrap();
+    assert!(!query(&db, &["info"]).contains("openings"));
+    let json: serde_json::Value =
+        serde_json::from_str(&query(&db, &["info", "--format", "json"])).unwrap();
+    assert_eq!(
+        (json["openings"].as_array().unwrap().len(), &json["games_without_opening"]),
+        (0, &serde_json::Value::Null)
+    );
+}
