@@ -268,7 +268,7 @@ impl<'a> Reader<'a> {
         if state.depth > 0 {
             visitor.syntax(Syntax { offset: self.pos, message: "unterminated variation" });
         }
-        visitor.movetext(&self.data[start..self.pos]);
+        visitor.movetext(&self.data[start..self.pos], start);
         visitor.outcome(state.outcome);
     }
 
