@@ -5,7 +5,8 @@
 //! - pieces `K Q R B N P`, and `Kt` for the knight;
 //! - squares from the mover's side: the file named by the piece that starts
 //!   on it (`QR QN QB Q K KB KN KR`, `QKt KKt`), the rank counted from the
-//!   mover's first rank (White's `K4` is e4, Black's is e5); a file without
+//!   mover's first rank (White's `K4` is e4, Black's is e5; `sq` for the
+//!   first rank, as in `R-Q sq`, `K-B sq`); a file without
 //!   its side (`B4`, `N3`, `R1`) means either: the legal reading is the move,
 //!   two legal readings are ambiguous;
 //! - moves `P-K4`, `Kt-KB3`, `R-Q1`; the mover qualified by its side
@@ -294,8 +295,11 @@ fn files_of(parts: &[Role]) -> Option<Files> {
 fn square_name(s: &[u8]) -> Option<(SquareName, usize)> {
     let (parts, n) = name_parts(s);
     let files = files_of(&parts)?;
-    match s.get(n) {
-        Some(r @ b'1'..=b'8') => Some((SquareName { files, rank: r - b'1' }, n + 1)),
+    match &s[n..] {
+        [r @ b'1'..=b'8', ..] => Some((SquareName { files, rank: r - b'1' }, n + 1)),
+        // `sq` (`R-Q sq`, `K-B sq.`): the first rank, in older books.
+        [b's', b'q', b'.', ..] => Some((SquareName { files, rank: 0 }, n + 3)),
+        [b's', b'q', ..] => Some((SquareName { files, rank: 0 }, n + 2)),
         _ => None,
     }
 }
@@ -752,7 +756,8 @@ pub enum Token<'a> {
 /// variations are dropped; a result (`1-0`, `0-1`, `1/2-1/2`, `½-½`, `*`)
 /// ends it. Words that only qualify a move — check marks (`ch`, `dis`,
 /// `mate`, `+`, `#`), `e.p.`, a castling side after `Castles` (`KR`,
-/// `QR`), a short parenthesised square or piece (`(QB1)`, `(Q)`) — join
+/// `QR`), `sq` (`R-Q sq`), a short parenthesised square or piece (`(QB1)`,
+/// `(Q)`) — join
 /// the move before them: a `(` opens a variation otherwise.
 ///
 /// ```
@@ -920,14 +925,18 @@ fn strip_number(word: &[u8], offset: usize) -> (&[u8], usize) {
     (&word[i..], offset + i)
 }
 
-/// Words that mark a check, mate or en passant (they join their move).
+/// Words that mark a check, mate or en passant, and the `sq` of a first
+/// rank (they join their move).
 fn is_mark(word: &[u8]) -> bool {
     let word = match word {
         [rest @ .., b'!' | b'?'] if !rest.is_empty() => rest,
         _ => word,
     };
     MARKS.contains(&word)
-        || matches!(word, b"double" | b"disc." | b"disc" | b"dbl." | b"dis.ch." | b"dis.ch")
+        || matches!(
+            word,
+            b"double" | b"disc." | b"disc" | b"dbl." | b"dis.ch." | b"dis.ch" | b"sq" | b"sq."
+        )
 }
 
 /// The side named after `Castles`: `K`, `KR`, `Q`, `QR` (dots allowed).
@@ -1042,7 +1051,7 @@ mod tests {
     fn pieces_qualified() {
         // Rooks on a1 and f1, both reaching d1.
         let fen_text = "4k3/8/8/8/8/8/4K3/R4R2 w - - 0 1";
-        check(fen_text, &["QR-Q1", "R(QR1)-Q1", "R/QR1-Q1"], "Rad1");
+        check(fen_text, &["QR-Q1", "R(QR1)-Q1", "R/QR1-Q1", "QR-Q sq", "R(QR sq)-Q sq."], "Rad1");
         check(fen_text, &["KR-Q1", "R(KB1)-Q1", "R/KB1-Q1"], "Rfd1");
         assert_eq!(
             read(fen_text, "R-Q1").unwrap_err(),
@@ -1166,7 +1175,7 @@ mod tests {
                 "1. P-K4 P-K4 2. Kt-KB3 {a comment (P-Q4)} Kt-QB3 ; to the end\n3 B-B4 $1 B-B4! \
                    (3... P-Q3 (3... N-B3) 4. P-Q4) 4.P-QKt4 BxKtP 5...R(QB1)-Q1 R/QB1-Q1 \
                    P-K8 (Q) Castles (Q R) Castles KR O-O-O B-B4 dis ch Q-R5 dbl. ch. PxP e.p. \
-                   Q-R5 mate (=) 1-0 P-K4"
+                   Q-R5 mate R-Q sq (=) 1-0 P-K4"
             ),
             [
                 "P-K4",
@@ -1187,6 +1196,7 @@ mod tests {
                 "Q-R5 dbl. ch.",
                 "PxP e.p.",
                 "Q-R5 mate",
+                "R-Q sq",
             ]
         );
         // Offsets of the first word; comments kept for their commands.
