@@ -245,3 +245,39 @@ proptest! {
         prop_assert_eq!(replay.moves, played, "{}", game);
     }
 }
+
+/// Pieces of descriptive movetext, put together at random below.
+const PIECES: [&str; 32] = [
+    "P-K4", "Kt-KB3", "N-B3", "BxP", "PxP", "e.p.", "ch", "dis", "mate", "+", "#", "Castles", "KR",
+    "(Q)", "(QB1)", "R", "-Q1", "x", "sq", "1.", "2...", "{", "}", ";", "\n", "(", ")", "$1", "!?",
+    "1-0", "×", "/",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn any_text_is_read_without_panic(
+        pieces in prop::collection::vec((0..PIECES.len(), any::<bool>()), 0..40),
+        bytes in prop::collection::vec(any::<u8>(), 0..40),
+    ) {
+        let mut text: Vec<u8> = Vec::new();
+        for (i, space) in pieces {
+            text.extend_from_slice(PIECES[i].as_bytes());
+            if space {
+                text.push(b' ');
+            }
+        }
+        text.extend_from_slice(&bytes);
+        let replay = descriptive::replay(&Position::new(), &text);
+        let mut pos = Position::new();
+        for m in &replay.moves {
+            prop_assert!(pos.is_legal(*m));
+            pos.play_unchecked(*m);
+        }
+        if let Some((offset, e)) = replay.error {
+            prop_assert!(offset < text.len());
+            prop_assert!(!e.to_string().is_empty());
+        }
+    }
+}

@@ -751,97 +751,151 @@ pub enum Token<'a> {
     Comment(&'a [u8]),
 }
 
-/// Reads a movetext into its moves and comments. Move numbers (`1.`,
+/// Reads a movetext into its moves and comments, lazily (a reader stops at
+/// its first bad move without reading the rest). Move numbers (`1.`,
 /// `1...`, `1`), NAGs, `!`/`?`, `%` lines, the draw-offer mark `(=)` and
 /// variations are dropped; a result (`1-0`, `0-1`, `1/2-1/2`, `½-½`, `*`)
 /// ends it. Words that only qualify a move — check marks (`ch`, `dis`,
 /// `mate`, `+`, `#`), `e.p.`, a castling side after `Castles` (`KR`,
 /// `QR`), `sq` (`R-Q sq`), a short parenthesised square or piece (`(QB1)`,
-/// `(Q)`) — join
-/// the move before them: a `(` opens a variation otherwise.
+/// `(Q)`) — join the move before them (unless a comment comes between); a
+/// `(` opens a variation otherwise.
 ///
 /// ```
 /// use pgnindex::notation::descriptive::{tokens, Token};
-/// let t = tokens(b"1. P-K4 {best} P-K4 2 P-Q4 (2 N-KB3) PxP e.p. 1-0");
-/// let moves: Vec<&str> = t.iter().filter_map(|t| match t {
-///     Token::Move(m, _) => Some(m.as_str()),
-///     Token::Comment(_) => None,
-/// }).collect();
+/// let moves: Vec<String> = tokens(b"1. P-K4 {best} P-K4 2 P-Q4 (2 N-KB3) PxP e.p. 1-0")
+///     .filter_map(|t| match t {
+///         Token::Move(m, _) => Some(m),
+///         Token::Comment(_) => None,
+///     })
+///     .collect();
 /// assert_eq!(moves, ["P-K4", "P-K4", "P-Q4", "PxP e.p."]);
 /// ```
-pub fn tokens(text: &[u8]) -> Vec<Token<'_>> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    // The last move read: words that qualify it join it.
-    let mut last_move: Option<usize> = None;
-    while i < text.len() {
-        let b = text[i];
-        match b {
-            _ if b.is_ascii_whitespace() => i += 1,
-            b'{' => {
-                let end = memchr::memchr(b'}', &text[i + 1..]).map_or(text.len(), |e| i + 1 + e);
-                out.push(Token::Comment(&text[i + 1..end]));
-                i = end + 1;
-            }
-            b';' => {
-                let end = line_end(text, i);
-                out.push(Token::Comment(&text[i + 1..end]));
-                i = end;
-            }
-            b'%' if i == 0 || matches!(text[i - 1], b'\n' | b'\r') => i = line_end(text, i),
-            b'$' => {
-                i += 1;
-                while i < text.len() && text[i].is_ascii_digit() {
-                    i += 1;
+pub fn tokens(text: &[u8]) -> Tokens<'_> {
+    Tokens { text, at: 0, pending: None, queued: None }
+}
+
+/// The iterator of [`tokens`].
+#[derive(Debug, Clone)]
+pub struct Tokens<'a> {
+    text: &'a [u8],
+    at: usize,
+    /// The last move read, which the next words may still join.
+    pending: Option<(String, usize)>,
+    /// A comment read after `pending`, given after it.
+    queued: Option<&'a [u8]>,
+}
+
+/// What [`Tokens::scan`] finds next.
+enum Item<'a> {
+    Word(&'a [u8], usize),
+    Qualifier(&'a [u8]),
+    Comment(&'a [u8]),
+}
+
+impl<'a> Tokens<'a> {
+    /// The next word, comment or parenthesised qualifier; `None` at the
+    /// end or at a result.
+    fn scan(&mut self) -> Option<Item<'a>> {
+        let text = self.text;
+        while self.at < text.len() {
+            let i = self.at;
+            match text[i] {
+                b if b.is_ascii_whitespace() => self.at += 1,
+                b'{' => {
+                    let end =
+                        memchr::memchr(b'}', &text[i + 1..]).map_or(text.len(), |e| i + 1 + e);
+                    self.at = end + 1;
+                    return Some(Item::Comment(&text[i + 1..end]));
                 }
-            }
-            b'(' => {
-                if let Some(n) = qualifier_group(&text[i..]) {
-                    if let Some(Token::Move(m, _)) = last_move.and_then(|k| out.get_mut(k)) {
-                        m.extend(text[i..i + n].iter().map(|&c| char::from(c)));
+                b';' => {
+                    self.at = line_end(text, i);
+                    return Some(Item::Comment(&text[i + 1..self.at]));
+                }
+                b'%' if i == 0 || matches!(text[i - 1], b'\n' | b'\r') => {
+                    self.at = line_end(text, i);
+                }
+                b'$' => {
+                    self.at += 1;
+                    while self.at < text.len() && text[self.at].is_ascii_digit() {
+                        self.at += 1;
                     }
-                    i += n;
-                } else if text[i..].starts_with(b"(=)") {
-                    i += 3;
-                } else {
-                    i = skip_variation(text, i);
+                }
+                b'(' => {
+                    if let Some(n) = qualifier_group(&text[i..]) {
+                        self.at += n;
+                        return Some(Item::Qualifier(&text[i..i + n]));
+                    } else if text[i..].starts_with(b"(=)") {
+                        self.at += 3;
+                    } else {
+                        self.at = skip_variation(text, i);
+                    }
+                }
+                b')' | b'}' => self.at += 1,
+                _ => {
+                    let end = word_end(text, i);
+                    self.at = end;
+                    let word = &text[i..end];
+                    if crate::pgn::GameResult::from_ascii(word).is_some() {
+                        self.at = text.len();
+                        return None;
+                    }
+                    let (word, offset) = strip_number(word, i);
+                    let noise = word.is_empty()
+                        || word.iter().all(|&c| b"!?.".contains(&c))
+                        || word == "…".as_bytes();
+                    if !noise {
+                        return Some(Item::Word(word, offset));
+                    }
                 }
             }
-            b')' | b'}' => i += 1,
-            _ => {
-                let start = i;
-                let end = word_end(text, i);
-                let word = &text[start..end];
-                i = end;
-                if crate::pgn::GameResult::from_ascii(word).is_some() {
-                    break;
-                }
-                let (word, offset) = strip_number(word, start);
-                if word.is_empty()
-                    || word.iter().all(|&c| b"!?.".contains(&c))
-                    || word == "…".as_bytes()
-                {
-                    continue;
-                }
-                let joins = |m: &str| {
-                    is_mark(word)
-                        || (is_castling_side(word)
-                            && (m.starts_with("Castles") || m.starts_with("castles")))
-                };
-                match last_move.and_then(|k| out.get_mut(k)) {
-                    Some(Token::Move(m, _)) if joins(m) => {
-                        m.push(' ');
-                        m.push_str(&String::from_utf8_lossy(word));
+        }
+        None
+    }
+}
+
+impl<'a> Iterator for Tokens<'a> {
+    type Item = Token<'a>;
+
+    fn next(&mut self) -> Option<Token<'a>> {
+        if let Some(comment) = self.queued.take() {
+            return Some(Token::Comment(comment));
+        }
+        loop {
+            let Some(item) = self.scan() else {
+                return self.pending.take().map(|(m, offset)| Token::Move(m, offset));
+            };
+            match item {
+                Item::Comment(comment) => match self.pending.take() {
+                    Some((m, offset)) => {
+                        self.queued = Some(comment);
+                        return Some(Token::Move(m, offset));
                     }
-                    _ => {
-                        last_move = Some(out.len());
-                        out.push(Token::Move(String::from_utf8_lossy(word).into_owned(), offset));
+                    None => return Some(Token::Comment(comment)),
+                },
+                // A qualifier with no move before it means nothing.
+                Item::Qualifier(q) => {
+                    if let Some((m, _)) = &mut self.pending {
+                        m.push_str(&String::from_utf8_lossy(q));
+                    }
+                }
+                Item::Word(word, offset) => {
+                    if let Some((m, _)) = &mut self.pending {
+                        let castles = m.starts_with("Castles") || m.starts_with("castles");
+                        if is_mark(word) || (castles && is_castling_side(word)) {
+                            m.push(' ');
+                            m.push_str(&String::from_utf8_lossy(word));
+                            continue;
+                        }
+                    }
+                    let word = String::from_utf8_lossy(word).into_owned();
+                    if let Some((m, offset)) = self.pending.replace((word, offset)) {
+                        return Some(Token::Move(m, offset));
                     }
                 }
             }
         }
     }
-    out
 }
 
 fn line_end(text: &[u8], from: usize) -> usize {
@@ -1160,7 +1214,6 @@ mod tests {
 
     fn moves(text: &str) -> Vec<String> {
         tokens(text.as_bytes())
-            .into_iter()
             .filter_map(|t| match t {
                 Token::Move(m, _) => Some(m),
                 Token::Comment(_) => None,
@@ -1200,7 +1253,7 @@ mod tests {
             ]
         );
         // Offsets of the first word; comments kept for their commands.
-        let t = tokens(b"1. P-K4 {[%clk 0:01:00]} 1... P-K4 ch *");
+        let t: Vec<Token> = tokens(b"1. P-K4 {[%clk 0:01:00]} 1... P-K4 ch *").collect();
         assert_eq!(
             t,
             [
