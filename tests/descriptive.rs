@@ -89,6 +89,15 @@ fn import_stores_san_and_find_reads_descriptive_moves() {
             out.stdout.lines().skip(1).map(|l| l.split(',').next().unwrap().to_string()).collect();
         assert_eq!(ids, expected, "{moves}");
     }
+    // Exported as written (descriptive), the games read back the same.
+    let out = run(["export", "--db", db_arg]).success();
+    assert!(out.stdout.contains("Castles (Q R)") || out.stdout.contains("Castles (Q\nR)"));
+    let exported = dir.path().join("export.pgn");
+    std::fs::write(&exported, &out.stdout).unwrap();
+    let again = run(["fens", arg(&exported)]).success();
+    let fens: Vec<&str> = again.stdout.lines().map(|l| l.rsplit('\t').next().unwrap()).collect();
+    let expected_fens: Vec<&str> = reference.iter().map(|r| r.fen.as_str()).collect();
+    assert_eq!(fens, expected_fens);
     let out = run(["find", "--db", db_arg, "--moves", "P-K4 P-K4 N-B3"]);
     assert_eq!(out.code, 1);
     assert!(

@@ -367,7 +367,11 @@ fn promotion(s: &[u8], after_rank: bool) -> Result<Option<Role>, &'static str> {
 /// Castling words: `Castles` with its side (`KR`, `K`, `(Q)`, `QR`, …).
 fn castles(s: &[u8]) -> Option<Result<Option<CastlingSide>, &'static str>> {
     let rest = s.strip_prefix(b"Castles").or_else(|| s.strip_prefix(b"castles"))?;
-    let side: Vec<u8> = rest.iter().copied().filter(|b| !b" \t().".contains(b)).collect();
+    let side: Vec<u8> = rest
+        .iter()
+        .copied()
+        .filter(|&b| !b"().".contains(&b) && !b.is_ascii_whitespace())
+        .collect();
     Some(match side.as_slice() {
         b"" => Ok(None),
         b"K" | b"KR" | b"KKt" | b"KN" => Ok(Some(CastlingSide::KingSide)),
@@ -926,9 +930,10 @@ fn word_end(text: &[u8], start: usize) -> usize {
 fn qualifier_group(s: &[u8]) -> Option<usize> {
     let close = s.iter().take(9).position(|&b| b == b')')?;
     let inner = &s[1..close];
-    let letters = inner.iter().filter(|&&b| b != b' ' && b != b'.').count();
+    // Spaces and line ends too: an export may break `(Q R)` across lines.
+    let letters = inner.iter().filter(|&&b| !b.is_ascii_whitespace() && b != b'.').count();
     let qualifier = (1..=4).contains(&letters)
-        && inner.iter().all(|b| b"KQRBNPt12345678 .".contains(b))
+        && inner.iter().all(|&b| b"KQRBNPt12345678.".contains(&b) || b.is_ascii_whitespace())
         && inner.iter().any(|b| b.is_ascii_uppercase());
     qualifier.then_some(close + 1)
 }
@@ -1144,6 +1149,8 @@ mod tests {
         let fen_text = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1";
         check(fen_text, &["O-O", "0-0", "Castles", "Castles KR", "Castles K", "Castles(K)"], "O-O");
         check(fen_text, &["O-O-O", "0-0-0", "Castles QR", "Castles (Q)", "Castles Q.R."], "O-O-O");
+        let r = replay(&parse_position(fen_text).unwrap(), b"Castles (Q\nR)");
+        assert_eq!((r.moves.len(), r.error), (1, None));
         // A plain `Castles` is the queen's side when only that is legal.
         check("r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K1NR w KQkq - 0 1", &["Castles"], "O-O-O");
         assert_eq!(
