@@ -539,6 +539,12 @@ impl Descriptive {
     }
 }
 
+/// Whether `text` reads as a descriptive move (legal or not): what the
+/// PGN reader asks of a word that may start a game without tags.
+pub fn is_move(text: &[u8]) -> bool {
+    Descriptive::parse(text).is_ok()
+}
+
 impl std::str::FromStr for Descriptive {
     type Err = DescriptiveError;
     fn from_str(s: &str) -> Result<Descriptive, DescriptiveError> {

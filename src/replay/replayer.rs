@@ -704,7 +704,8 @@ mod tests {
                     3. B-B4 (3. B-Kt5) B-B4 4. P-QKt4 BxKtP 1-0\n\n\
                     [Event \"b\"]\n\n1. e4 e5 2. Nf3 *\n\n\
                     [Event \"c\"]\n\n1. P-K4 P-K4 2. N-B3 *\n\n\
-                    [Event \"d\"]\n\n1. e4 e5 2. Nf6 *\n";
+                    [Event \"d\"]\n\n1. e4 e5 2. Nf6 *\n\n\
+                    P-K4 P-K4 N-KB3 N-QB3 B-B4 B-B4 P-QN4 BxNP\n";
         let options = ReplayOptions { san: true, commands: true, ..ReplayOptions::default() };
         let games = replay(text, options);
         assert_eq!(games[0].lang, Lang::Descriptive);
@@ -722,6 +723,8 @@ mod tests {
         assert_eq!(games[3].lang, Lang::English);
         assert_eq!(games[3].plies(), 2);
         assert!(games[3].error.as_ref().unwrap().message.starts_with("2. Nf6: illegal move"));
+        // Without tags or move numbers, as the line is often quoted.
+        assert_eq!(games[4].san, games[0].san);
         // Forced: descriptive only, SAN games are errors.
         let options = ReplayOptions { lang: Some(Lang::Descriptive), ..options };
         let forced = replay(text, options);
