@@ -10,8 +10,9 @@
 //!   its side (`B4`, `N3`, `R1`) means either: the legal reading is the move,
 //!   two legal readings are ambiguous;
 //! - moves `P-K4`, `Kt-KB3`, `R-Q1`; the mover qualified by its side
-//!   (`KN-B3`, `QR-Q1`: the piece on that side of the board; `KB`/`QB`: the
-//!   bishop on the squares of that bishop's colour), a pawn by its file
+//!   (`KN-B3`, `QR-Q1`: in a game, the piece that started on that side,
+//!   else, or when none did, the one on that half of the board; `KB`/`QB`:
+//!   the bishop on the squares of that bishop's colour), a pawn by its file
 //!   (`KBP`, `RP`), any piece by its square (`R(QB1)-Q1`, `R/QB1-Q1`,
 //!   `N(Q2)-B3`);
 //! - captures `PxP`, `NxP`, `BxN`, `BxNP`, `PxQBP`, `RPxP`, `BxKB`, `KtxP`,
@@ -135,18 +136,79 @@ struct PieceName {
 
 impl PieceName {
     /// Whether a piece of `color` and `role` on `sq` is the one named by
-    /// `mover` (who names squares from their side).
-    fn matches(self, color: Color, role: Role, sq: Square, mover: Color) -> bool {
+    /// `mover` (who names squares from their side), `origins` telling
+    /// where the game's pieces started.
+    fn matches(
+        self,
+        color: Color,
+        role: Role,
+        sq: Square,
+        mover: Color,
+        origins: Option<&Origins>,
+    ) -> bool {
         role == self.role
             && self.files & (1 << sq.file().index()) != 0
             && self.square.is_none_or(|s| s.matches(sq, mover))
-            && self.side.is_none_or(|side| on_side(side, color, role, sq))
+            && self.side.is_none_or(|side| {
+                let home = origins.and_then(|o| o.of(sq)).unwrap_or(sq);
+                on_side(side, color, role, home)
+            })
     }
 }
 
-/// Whether the `role` of `color` on `sq` is its king's or queen's one: a
-/// bishop by the colour of its squares (the king's bishop starts on f1 or
-/// f8), a rook or knight by the half of the board it stands on.
+/// Where each piece of a game started, by the square it stands on: in
+/// older books the king's knight (`KKt`) is the knight that started on the
+/// king's side, wherever it went. A piece of the start position starts
+/// where it stands there; a promoted piece has no origin (its square
+/// names it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origins([Option<Square>; 64]);
+
+impl Origins {
+    /// The pieces of `start`, each starting where it stands.
+    pub fn new(start: &Position) -> Origins {
+        let mut origins = [None; 64];
+        for (sq, _) in start.board().pieces() {
+            origins[sq.index()] = Some(sq);
+        }
+        Origins(origins)
+    }
+
+    /// Where the piece on `sq` started, if known.
+    pub fn of(&self, sq: Square) -> Option<Square> {
+        self.0[sq.index()]
+    }
+
+    /// Follows `m`, legal in the position before it.
+    pub fn play(&mut self, m: Move) {
+        let o = &mut self.0;
+        match m {
+            Move::Normal { from, to, promotion, .. } => {
+                o[to.index()] = if promotion.is_some() { None } else { o[from.index()] };
+                o[from.index()] = None;
+            }
+            Move::EnPassant { from, to } => {
+                o[Square::from_coords(to.file(), from.rank()).index()] = None;
+                o[to.index()] = o[from.index()];
+                o[from.index()] = None;
+            }
+            Move::Castle { king, rook } => {
+                let side = CastlingSide::from_king_and_rook(king, rook);
+                let color = if king.rank().index() == 0 { Color::White } else { Color::Black };
+                let (k, r) = (o[king.index()], o[rook.index()]);
+                o[king.index()] = None;
+                o[rook.index()] = None;
+                o[side.king_to(color).index()] = k;
+                o[side.rook_to(color).index()] = r;
+            }
+        }
+    }
+}
+
+/// Whether the `role` of `color` that started on `home` (or stands there,
+/// when its start is not known) is its king's or queen's one: a bishop by
+/// the colour of its squares (the king's bishop starts on f1 or f8), a rook
+/// or knight by the half of the board.
 fn on_side(side: Side, color: Color, role: Role, sq: Square) -> bool {
     if role == Role::Bishop {
         let home = match (side, color) {
@@ -435,13 +497,13 @@ impl Descriptive {
     }
 
     /// Whether the legal move `m` of `pos` is one this text means.
-    fn means(&self, pos: &Position, m: Move) -> bool {
+    fn means(&self, pos: &Position, m: Move, origins: Option<&Origins>) -> bool {
         let us = pos.turn();
         let Kind::Normal { mover, capture, target, promotion, en_passant } = self.0 else {
             return false;
         };
         if m.castling_side().is_some()
-            || !mover.matches(us, m.role(), m.from(), us)
+            || !mover.matches(us, m.role(), m.from(), us, origins)
             || capture != m.is_capture()
             || (en_passant && !matches!(m, Move::EnPassant { .. }))
             || promotion.is_some_and(|p| m.promotion() != Some(p))
@@ -452,13 +514,13 @@ impl Descriptive {
             Target::Square(sq) => sq.matches(m.to(), us),
             Target::Piece(piece) => {
                 let (role, at) = taken(m);
-                piece.matches(us.other(), role, at, us)
+                piece.matches(us.other(), role, at, us, origins)
             }
         }
     }
 
     /// The legal moves of `pos` this text means.
-    fn candidates(&self, pos: &Position) -> Vec<Move> {
+    fn candidates(&self, pos: &Position, origins: Option<&Origins>) -> Vec<Move> {
         let mut legal = MoveList::new();
         pos.legal_moves(&mut legal);
         if let Kind::Castle(side) = self.0 {
@@ -472,7 +534,7 @@ impl Descriptive {
                     .collect(),
             };
         }
-        legal.iter().copied().filter(|&m| self.means(pos, m)).collect()
+        legal.iter().copied().filter(|&m| self.means(pos, m, origins)).collect()
     }
 
     /// Finds the legal move this text means in `pos`; `text` (the move as
@@ -482,7 +544,34 @@ impl Descriptive {
     /// [`DescriptiveError::Illegal`] or [`DescriptiveError::Ambiguous`],
     /// naming the move and the legal moves that come closest.
     pub fn to_move(&self, pos: &Position, text: &[u8]) -> Result<Move, DescriptiveError> {
-        let candidates = self.candidates(pos);
+        self.resolve(pos, None, text)
+    }
+
+    /// [`Descriptive::to_move`] in a game whose pieces' origins are
+    /// known: `KKt`, `QR` name the knight or rook that started on that
+    /// side, or, when none did, the one that stands there.
+    ///
+    /// # Errors
+    /// As [`Descriptive::to_move`].
+    pub fn to_move_in_game(
+        &self,
+        pos: &Position,
+        origins: &Origins,
+        text: &[u8],
+    ) -> Result<Move, DescriptiveError> {
+        self.resolve(pos, Some(origins), text)
+    }
+
+    fn resolve(
+        &self,
+        pos: &Position,
+        origins: Option<&Origins>,
+        text: &[u8],
+    ) -> Result<Move, DescriptiveError> {
+        let mut candidates = self.candidates(pos, origins);
+        if candidates.is_empty() && origins.is_some() {
+            candidates = self.candidates(pos, None);
+        }
         match candidates.as_slice() {
             [m] => Ok(*m),
             [] => Err(self.explain_illegal(pos, text)),
@@ -593,6 +682,19 @@ pub fn parse_move(pos: &Position, text: &[u8]) -> Result<Move, DescriptiveError>
     Descriptive::from_ascii(text)?.to_move(pos, text)
 }
 
+/// [`parse_move`] in a game whose pieces' origins are known (see
+/// [`Descriptive::to_move_in_game`]).
+///
+/// # Errors
+/// As [`parse_move`].
+pub fn parse_move_in_game(
+    pos: &Position,
+    origins: &Origins,
+    text: &[u8],
+) -> Result<Move, DescriptiveError> {
+    Descriptive::from_ascii(text)?.to_move_in_game(pos, origins, text)
+}
+
 /// How [`write`] writes a move.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct WriteOptions {
@@ -677,7 +779,7 @@ fn write_move(pos: &Position, m: Move, kt: bool) -> String {
     texts.sort_by_key(String::len);
     let reads_back = |t: &String| {
         Descriptive::parse(t.as_bytes())
-            .is_ok_and(|kind| Descriptive(kind).candidates(pos).as_slice() == [m])
+            .is_ok_and(|kind| Descriptive(kind).candidates(pos, None).as_slice() == [m])
     };
     texts.iter().find(|t| reads_back(t)).or(texts.last()).cloned().unwrap_or_default()
 }
@@ -1022,16 +1124,19 @@ pub struct Replay {
     pub error: Option<(usize, DescriptiveError)>,
 }
 
-/// Replays a whole movetext ([`tokens`]) from `start`.
+/// Replays a whole movetext ([`tokens`]) from `start`, the pieces' origins
+/// followed ([`parse_move_in_game`]).
 pub fn replay(start: &Position, text: &[u8]) -> Replay {
     let mut pos = start.clone();
+    let mut origins = Origins::new(start);
     let mut replay = Replay { moves: Vec::new(), texts: Vec::new(), error: None };
     for token in tokens(text) {
         let Token::Move(t, offset) = token else { continue };
-        let result = parse_move(&pos, t.as_bytes());
+        let result = parse_move_in_game(&pos, &origins, t.as_bytes());
         replay.texts.push(t);
         match result {
             Ok(m) => {
+                origins.play(m);
                 pos.play_unchecked(m);
                 replay.moves.push(m);
             }
@@ -1126,6 +1231,42 @@ mod tests {
         let fen_text = "4k3/8/8/8/8/8/3N4/4K1N1 w - - 0 1";
         check(fen_text, &["N(Q2)-B3", "N(Q2)-KB3", "QN-KB3"], "Ndf3");
         check(fen_text, &["N(KN1)-B3", "KN-B3", "KKt-KB3"], "Ngf3");
+    }
+
+    #[test]
+    fn kings_and_queens_pieces_by_their_start_in_a_game() {
+        // The queen's knight went b1-c3-e4-g3: in a game it is still the
+        // queen's knight; on a board alone, a knight on the king's side.
+        let moves = |last: &str| {
+            let text = format!(
+                "1. P-K3 Kt-KB3 2. Kt-QB3 Kt-Kt1 3. Kt-K4 Kt-KB3 4. Kt-Kt3 Kt-Kt1 5. {last}"
+            );
+            let r = replay(&Position::new(), text.as_bytes());
+            let mut pos = Position::new();
+            let mut last = String::new();
+            for m in r.moves {
+                last = san::to_san(&pos, m);
+                pos.play_unchecked(m);
+            }
+            r.error.map_or(Ok(last), |(_, e)| Err(e.to_string()))
+        };
+        assert_eq!(moves("QKt-K2"), Ok("N3e2".to_string()));
+        assert_eq!(moves("KKt-K2"), Ok("N1e2".to_string()));
+        let fen_text = after("e3 Nf6 Nc3 Ng8 Ne4 Nf6 Ng3 Ng8");
+        assert!(read(&fen_text, "KKt-K2").unwrap_err().starts_with("ambiguous move"));
+        let e = read(&fen_text, "QKt-K2").unwrap_err();
+        assert!(
+            e.starts_with("illegal move 'QKt-K2': no white knight can go to e2; legal: "),
+            "{e}"
+        );
+        assert!(e.contains("N(KN3)-K2 (N3e2)") && e.contains("N(KN1)-K2 (N1e2)"), "{e}");
+        // Castling moves the rooks' origins with them.
+        let mut origins = Origins::new(&Position::new());
+        let pos = parse_position(&after("e4 e5 Nf3 Nc6 Bc4 Bc5")).unwrap();
+        origins.play(parse_move(&pos, b"O-O").unwrap());
+        assert_eq!(origins.of(Square::F1), Some(Square::H1));
+        assert_eq!(origins.of(Square::G1), Some(Square::E1));
+        assert_eq!(origins.of(Square::H1), None);
     }
 
     #[test]

@@ -404,24 +404,30 @@ impl<'a> Replayer<'a> {
     /// start position, without touching the record.
     fn read_descriptive(&self) -> DescriptiveAttempt<'a> {
         let mut pos = self.start.clone();
+        let mut origins = descriptive::Origins::new(&pos);
         let mut attempt =
             DescriptiveAttempt { moves: Vec::new(), comments: Vec::new(), error: None };
         for token in descriptive::tokens(self.movetext) {
-            match token {
-                Token::Comment(text) => attempt.comments.push((attempt.moves.len() as u32, text)),
-                Token::Move(text, offset) => match descriptive::parse_move(&pos, text.as_bytes()) {
-                    Ok(m) => {
-                        pos.play_unchecked(m);
-                        attempt.moves.push(m);
-                    }
-                    Err(e) => {
-                        let message =
-                            format!("{}: {}", san::numbered(&pos, text.as_bytes()), e.reason());
-                        let offset = self.movetext_offset + offset;
-                        attempt.error = Some(GameError { offset, message });
-                        break;
-                    }
-                },
+            let (text, offset) = match token {
+                Token::Comment(text) => {
+                    attempt.comments.push((attempt.moves.len() as u32, text));
+                    continue;
+                }
+                Token::Move(text, offset) => (text, offset),
+            };
+            match descriptive::parse_move_in_game(&pos, &origins, text.as_bytes()) {
+                Ok(m) => {
+                    origins.play(m);
+                    pos.play_unchecked(m);
+                    attempt.moves.push(m);
+                }
+                Err(e) => {
+                    let message =
+                        format!("{}: {}", san::numbered(&pos, text.as_bytes()), e.reason());
+                    let offset = self.movetext_offset + offset;
+                    attempt.error = Some(GameError { offset, message });
+                    break;
+                }
             }
         }
         attempt
