@@ -2,7 +2,8 @@
 //! `fixtures/descriptive/` read by `fens`, `check` and the import to
 //! python-chess's positions (`fixtures/descriptive/reference.tsv`), found by
 //! `find --moves` in descriptive notation; and, over random legal play,
-//! every move written by `descriptive::write` read back as itself, and no
+//! every move written by `descriptive::write` read back as itself (a whole
+//! game, by `write_in_game`, replayed as itself), and no
 //! random descriptive text read as a move its piece and square do not name.
 
 pub mod common;
@@ -191,17 +192,27 @@ fn brute_force(pos: &Position, t: &Text) -> Vec<Move> {
         .collect()
 }
 
-fn check_position(pos: &Position, texts: &[[u8; 6]]) -> Result<(), TestCaseError> {
+fn check_position(
+    pos: &Position,
+    origins: &descriptive::Origins,
+    texts: &[[u8; 6]],
+) -> Result<(), TestCaseError> {
     let where_ = fen::write(pos);
     let mut legal = MoveList::new();
     pos.legal_moves(&mut legal);
     for &m in &legal {
         for kt in [false, true] {
             for checks in [false, true] {
-                let text = descriptive::write(pos, m, WriteOptions { kt, checks });
+                let options = WriteOptions { kt, checks };
+                // On the board alone, and in the game (origins known).
+                let text = descriptive::write(pos, m, options);
                 let read = descriptive::parse_move(pos, text.as_bytes())
                     .map_err(|e| TestCaseError::fail(format!("{where_}: {text}: {e}")))?;
                 prop_assert_eq!(read, m, "{} in {}", text, where_);
+                let text = descriptive::write_in_game(pos, origins, m, options);
+                let read = descriptive::parse_move_in_game(pos, origins, text.as_bytes())
+                    .map_err(|e| TestCaseError::fail(format!("{where_}: {text}: {e}")))?;
+                prop_assert_eq!(read, m, "{} in {} (game)", text, where_);
             }
         }
     }
@@ -229,9 +240,10 @@ proptest! {
         kt in any::<bool>(),
     ) {
         let mut pos = Position::new();
+        let mut origins = descriptive::Origins::new(&pos);
         let mut game = String::new();
         let mut played = Vec::new();
-        check_position(&pos, &texts)?;
+        check_position(&pos, &origins, &texts)?;
         for c in choices {
             let mut moves = MoveList::new();
             pos.legal_moves(&mut moves);
@@ -243,11 +255,13 @@ proptest! {
             if pos.turn() == Color::White {
                 game.push_str(&format!("{}. ", pos.fullmoves()));
             }
-            game.push_str(&descriptive::write(&pos, m, WriteOptions { kt, checks: true }));
+            let options = WriteOptions { kt, checks: true };
+            game.push_str(&descriptive::write_in_game(&pos, &origins, m, options));
             game.push(' ');
             played.push(m);
+            origins.play(m);
             pos.play_unchecked(m);
-            check_position(&pos, &texts)?;
+            check_position(&pos, &origins, &texts)?;
         }
         let replay = descriptive::replay(&Position::new(), game.as_bytes());
         prop_assert_eq!(replay.error, None, "{}", game);

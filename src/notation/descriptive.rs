@@ -562,16 +562,23 @@ impl Descriptive {
         self.resolve(pos, Some(origins), text)
     }
 
+    /// The legal moves this text means: by the pieces' origins when known,
+    /// else, or when that finds none, by where the pieces stand.
+    fn matching(&self, pos: &Position, origins: Option<&Origins>) -> Vec<Move> {
+        let candidates = self.candidates(pos, origins);
+        if candidates.is_empty() && origins.is_some() {
+            return self.candidates(pos, None);
+        }
+        candidates
+    }
+
     fn resolve(
         &self,
         pos: &Position,
         origins: Option<&Origins>,
         text: &[u8],
     ) -> Result<Move, DescriptiveError> {
-        let mut candidates = self.candidates(pos, origins);
-        if candidates.is_empty() && origins.is_some() {
-            candidates = self.candidates(pos, None);
-        }
+        let candidates = self.matching(pos, origins);
         match candidates.as_slice() {
             [m] => Ok(*m),
             [] => Err(self.explain_illegal(pos, text)),
@@ -722,7 +729,18 @@ pub struct WriteOptions {
 /// # Ok::<_, pgnindex::notation::descriptive::DescriptiveError>(())
 /// ```
 pub fn write(pos: &Position, m: Move, options: WriteOptions) -> String {
-    let mut text = write_move(pos, m, options.kt);
+    write_with(pos, None, m, options)
+}
+
+/// [`write`] in a game whose pieces' origins are known: the text reads
+/// back as `m` by [`parse_move_in_game`] (`KKt` naming the knight that
+/// started on g1 or g8).
+pub fn write_in_game(pos: &Position, origins: &Origins, m: Move, options: WriteOptions) -> String {
+    write_with(pos, Some(origins), m, options)
+}
+
+fn write_with(pos: &Position, origins: Option<&Origins>, m: Move, options: WriteOptions) -> String {
+    let mut text = write_move(pos, origins, m, options.kt);
     if options.checks {
         let mut after = pos.clone();
         after.play_unchecked(m);
@@ -740,7 +758,7 @@ pub fn write(pos: &Position, m: Move, options: WriteOptions) -> String {
 }
 
 /// The move's text without check marks (see [`write`]).
-fn write_move(pos: &Position, m: Move, kt: bool) -> String {
+fn write_move(pos: &Position, origins: Option<&Origins>, m: Move, kt: bool) -> String {
     if let Some(side) = m.castling_side() {
         return match (side, kt) {
             (CastlingSide::KingSide, true) => "Castles",
@@ -751,10 +769,11 @@ fn write_move(pos: &Position, m: Move, kt: bool) -> String {
         .to_string();
     }
     let us = pos.turn();
-    let movers = piece_names(m.role(), m.from(), us, kt);
+    let origin = |sq| origins.and_then(|o| o.of(sq)).unwrap_or(sq);
+    let movers = piece_names(m.role(), m.from(), origin(m.from()), us, us, kt);
     let targets: Vec<String> = if m.is_capture() {
         let (role, at) = taken(m);
-        piece_names(role, at, us, kt)
+        piece_names(role, at, origin(at), us.other(), us, kt)
             .into_iter()
             .map(|t| format!("x{t}"))
             .chain([format!("x{}", square_text(at, us, kt, true))])
@@ -779,17 +798,25 @@ fn write_move(pos: &Position, m: Move, kt: bool) -> String {
     texts.sort_by_key(String::len);
     let reads_back = |t: &String| {
         Descriptive::parse(t.as_bytes())
-            .is_ok_and(|kind| Descriptive(kind).candidates(pos, None).as_slice() == [m])
+            .is_ok_and(|kind| Descriptive(kind).matching(pos, origins).as_slice() == [m])
     };
     texts.iter().find(|t| reads_back(t)).or(texts.last()).cloned().unwrap_or_default()
 }
 
-/// The names of the `role` of `color` on `sq`, least qualified first: the
-/// letter, the side or file (`KN`, `BP`, `QBP`), then the square.
-fn piece_names(role: Role, sq: Square, color: Color, kt: bool) -> Vec<String> {
+/// The names of the `role` of `color` on `sq` that started on `home`,
+/// least qualified first: the letter, the side or file (`KN`, `BP`,
+/// `QBP`), then the square as `view` names it.
+fn piece_names(
+    role: Role,
+    sq: Square,
+    home: Square,
+    color: Color,
+    view: Color,
+    kt: bool,
+) -> Vec<String> {
     let l = letter(role, kt);
     let mut names = vec![l.to_string()];
-    let king_side = sq.file().index() >= 4;
+    let side = |sq: Square| if sq.file().index() >= 4 { "K" } else { "Q" };
     match role {
         Role::Pawn => {
             if !matches!(sq.file().index(), 3 | 4) {
@@ -803,11 +830,14 @@ fn piece_names(role: Role, sq: Square, color: Color, kt: bool) -> Vec<String> {
             names.push(format!("{}{l}", if light == king_light { "K" } else { "Q" }));
         }
         Role::Knight | Role::Rook => {
-            names.push(format!("{}{l}", if king_side { "K" } else { "Q" }))
+            names.push(format!("{}{l}", side(home)));
+            if side(sq) != side(home) {
+                names.push(format!("{}{l}", side(sq)));
+            }
         }
         Role::King | Role::Queen => {}
     }
-    names.push(format!("{l}({})", square_text(sq, color, kt, true)));
+    names.push(format!("{l}({})", square_text(sq, view, kt, true)));
     names
 }
 
@@ -849,7 +879,7 @@ fn square_text(sq: Square, color: Color, kt: bool, full: bool) -> String {
 /// `m` written out in full with its SAN, for error messages:
 /// `N-QB3 (Nc3)`.
 fn full_name(pos: &Position, m: Move) -> String {
-    let text = write_move(pos, m, false);
+    let text = write_move(pos, None, m, false);
     format!("{text} ({})", super::san::San::from_move(pos, m))
 }
 
