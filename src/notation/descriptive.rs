@@ -900,8 +900,10 @@ pub enum Token<'a> {
 /// ends it. Words that only qualify a move — check marks (`ch`, `dis`,
 /// `mate`, `+`, `#`), `e.p.`, a castling side after `Castles` (`KR`,
 /// `QR`), `sq` (`R-Q sq`), a short parenthesised square or piece (`(QB1)`,
-/// `(Q)`) — join the move before them (unless a comment comes between); a
-/// `(` opens a variation otherwise.
+/// `(Q)`) — join the move before them (unless a comment comes between), as
+/// do the parts of a move written with spaces around its sign (`Kt x P`,
+/// `P - K4`); a `(` opens a variation otherwise. Commas separate like
+/// spaces.
 ///
 /// ```
 /// use pgnindex::notation::descriptive::{tokens, Token};
@@ -943,7 +945,8 @@ impl<'a> Tokens<'a> {
         while self.at < text.len() {
             let i = self.at;
             match text[i] {
-                b if b.is_ascii_whitespace() => self.at += 1,
+                // Some books put commas between moves.
+                b if b.is_ascii_whitespace() || b == b',' => self.at += 1,
                 b'{' => {
                     let end =
                         memchr::memchr(b'}', &text[i + 1..]).map_or(text.len(), |e| i + 1 + e);
@@ -1024,7 +1027,12 @@ impl<'a> Iterator for Tokens<'a> {
                 Item::Word(word, offset) => {
                     if let Some((m, _)) = &mut self.pending {
                         let castles = m.starts_with("Castles") || m.starts_with("castles");
-                        if is_mark(word) || (castles && is_castling_side(word)) {
+                        // `Kt x P`, `P - K4`: a move cut at its sign.
+                        let cut = m.ends_with(['-', 'x', '×'])
+                            || word.starts_with(b"-")
+                            || word.starts_with(b"x")
+                            || word.starts_with("×".as_bytes());
+                        if cut || is_mark(word) || (castles && is_castling_side(word)) {
                             m.push(' ');
                             m.push_str(&String::from_utf8_lossy(word));
                             continue;
@@ -1051,7 +1059,7 @@ fn word_end(text: &[u8], start: usize) -> usize {
     while i < text.len() {
         match text[i] {
             c if c.is_ascii_whitespace() => break,
-            b'{' | b'}' | b';' | b'$' | b')' => break,
+            b'{' | b'}' | b';' | b'$' | b')' | b',' => break,
             b'(' => match qualifier_group(&text[i..]) {
                 Some(n) => i += n,
                 None => break,
@@ -1448,6 +1456,11 @@ mod tests {
         );
         assert_eq!(moves("0-0 0-0-0 12. 0-0 1/2-1/2"), ["0-0", "0-0-0", "0-0"]);
         assert_eq!(moves("P-K4(P-Q4) P-K4 (unclosed"), ["P-K4", "P-K4"]);
+        assert_eq!(
+            moves("1. P - K4, P-K4, 2. Kt x P, Kt ×P ch"),
+            ["P - K4", "P-K4", "Kt x P", "Kt ×P ch"]
+        );
+        check(&after("e4 d5"), &["P x P", "P x Q P"], "exd5");
     }
 
     #[test]
