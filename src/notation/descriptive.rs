@@ -282,8 +282,8 @@ fn strip_marks(mut s: &[u8]) -> (&[u8], bool) {
         };
         let mark = MARKS.iter().find(|m| {
             trimmed.ends_with(m)
-                // `ch` is a mark only as its own word or after a rank
-                // (`B-N5ch`); `ep` likewise.
+                // Glued to the move, a mark must follow what a move ends
+                // with (`B-N5ch`, not the `ch` of a longer word).
                 && glued_mark_ends_move(&trimmed[..trimmed.len() - m.len()])
         });
         match mark {
@@ -436,7 +436,7 @@ fn castles(s: &[u8]) -> Option<Result<Option<CastlingSide>, &'static str>> {
         .collect();
     Some(match side.as_slice() {
         b"" => Ok(None),
-        b"K" | b"KR" | b"KKt" | b"KN" => Ok(Some(CastlingSide::KingSide)),
+        b"K" | b"KR" => Ok(Some(CastlingSide::KingSide)),
         b"Q" | b"QR" => Ok(Some(CastlingSide::QueenSide)),
         _ => Err("unknown castling side"),
     })
@@ -475,6 +475,8 @@ impl Descriptive {
         let rest = &s[n..];
         let (capture, rest) = match rest {
             [b'-', rest @ ..] => (false, rest),
+            // `–`, U+2013, as typeset books and their scans have it.
+            [0xe2, 0x80, 0x93, rest @ ..] => (false, rest),
             [b'x' | b':', rest @ ..] => (true, rest),
             // `×`, U+00D7.
             [0xc3, 0x97, rest @ ..] => (true, rest),
@@ -1461,6 +1463,8 @@ mod tests {
             ["P - K4", "P-K4", "Kt x P", "Kt ×P ch"]
         );
         check(&after("e4 d5"), &["P x P", "P x Q P"], "exd5");
+        check("", &["P–K4"], "e4");
+        check("", &["Kt–KB3"], "Nf3");
     }
 
     #[test]
