@@ -93,8 +93,8 @@ pub struct PositionArgs {
     #[arg(long, value_name = "EPD", conflicts_with = "moves", allow_hyphen_values = true)]
     pub epd: Option<String>,
     /// The position after these moves, by any move order: SAN in any
-    /// language or UCI, move numbers optional (with or without their dot),
-    /// e.g. "1. e4 c5 2. Nf3".
+    /// language, UCI or English descriptive notation, move numbers optional
+    /// (with or without their dot), e.g. "1. e4 c5 2. Nf3" or "P-K4 P-QB4".
     #[arg(long, value_name = "MOVES", allow_hyphen_values = true)]
     pub moves: Option<String>,
     /// Play --moves from this FEN instead of the standard start.
