@@ -3,9 +3,15 @@
 //! `{[%clk 0:02:58.6]}` (tenths) and `[%eval 0.17]`, `[%eval #-4]`.
 //!
 //! Accepted: any number of commands per comment, any text around them,
-//! spaces around the name and value; `%clk` (and `%emt`, `%egt`) as
-//! `H:MM:SS` with optional fraction; `%eval` as pawns (`-1.25`) or mate
-//! (`#3`, `#-4`), optionally followed by `,depth`.
+//! spaces around the name and value; `%clk` and `%emt` as `H:MM:SS` with
+//! optional fraction; `%eval` as pawns (`-1.25`) or mate (`#3`, `#-4`),
+//! optionally followed by `,depth`.
+//!
+//! Two forms take a whole comment instead ([`whole_comment`]): the
+//! engine-match score of cutechess and Arena (`+0.35/20 1.2s`, `-M5/30`,
+//! `0.18/23 239`), from the mover's point of view, and `eval -1.4`, from
+//! White's. A comment of a bare number (`0.33`) is neither: its point of
+//! view is unknown.
 
 /// A parsed comment command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,11 +53,140 @@ pub fn raw_commands(comment: &[u8]) -> impl Iterator<Item = (&[u8], &[u8])> {
 /// The commands of a comment that this crate understands.
 pub fn commands(comment: &[u8]) -> impl Iterator<Item = Command> + '_ {
     raw_commands(comment).filter_map(|(name, value)| match name {
-        b"clk" | b"egt" => parse_clock(value).map(Command::Clock),
+        b"clk" => parse_clock(value).map(Command::Clock),
         b"emt" => parse_clock(value).map(Command::ElapsedMoveTime),
         b"eval" => parse_eval(value).map(Command::Eval),
         _ => None,
     })
+}
+
+/// The text of a comment around its commands: the pieces before, between
+/// and after the `[%…]` blocks, each trimmed, the empty ones left out.
+pub fn text_pieces(comment: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut rest = Some(comment);
+    std::iter::from_fn(move || loop {
+        let text = rest?;
+        let piece = match memchr::memmem::find(text, b"[%") {
+            Some(start) => match memchr::memchr(b']', &text[start + 2..]) {
+                Some(end) => {
+                    rest = Some(&text[start + 2 + end + 1..]);
+                    &text[..start]
+                }
+                // An unclosed `[%` is text, as `raw_commands` reads it.
+                None => {
+                    rest = None;
+                    text
+                }
+            },
+            None => {
+                rest = None;
+                text
+            }
+        };
+        let piece = trim(piece);
+        if !piece.is_empty() {
+            return Some(piece);
+        }
+    })
+}
+
+/// What a whole comment says when it is one of the engine forms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WholeComment {
+    /// cutechess/Arena `+0.35/20 1.2s`: the score from the point of view
+    /// of the side that just moved (a mate in moves, positive when that
+    /// side mates), and the time spent in milliseconds when the comment
+    /// gives one in seconds (`1.2s`; a bare `239` has no known unit).
+    Mover {
+        /// The score, from the mover's point of view.
+        eval: Eval,
+        /// Time spent on the move, in milliseconds.
+        emt: Option<u32>,
+    },
+    /// `eval -1.4`: an evaluation from White's point of view.
+    White(Eval),
+}
+
+/// Reads a comment that is exactly one of the engine forms (spaces around
+/// it aside): `[+-]SCORE/DEPTH [TIME]`, the score pawns with a fraction
+/// (`0.35`, `-1.20`) or `M` and plies to mate (`+M3`: mate on the mover's
+/// second move, so 2 moves), the time `1.2s` or a bare number; or
+/// `eval VALUE` with a value as `%eval` takes it. `None` for anything else
+/// (a bare score without its depth, `1/2`).
+pub fn whole_comment(comment: &[u8]) -> Option<WholeComment> {
+    let text = trim(comment);
+    if let Some(value) = text.strip_prefix(b"eval") {
+        if value.first().is_some_and(u8::is_ascii_whitespace) {
+            return parse_eval(trim(value)).map(WholeComment::White);
+        }
+        return None;
+    }
+    let (score, rest) = text.split_at(memchr::memchr(b'/', text)?);
+    let (depth, time) = match rest[1..].iter().position(u8::is_ascii_whitespace) {
+        Some(i) => (&rest[1..1 + i], trim(&rest[1 + i..])),
+        None => (&rest[1..], &b""[..]),
+    };
+    if depth.is_empty() || !depth.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let emt = match time {
+        [] => None,
+        [number @ .., b's'] => Some(parse_seconds(number)?),
+        number => {
+            parse_seconds(number)?;
+            None
+        }
+    };
+    let (negative, score) = match score {
+        [b'+', rest @ ..] => (false, rest),
+        [b'-', rest @ ..] => (true, rest),
+        _ => (false, score),
+    };
+    let eval = if let Some(plies) = score.strip_prefix(b"M") {
+        if plies.is_empty() || !plies.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        let plies: i32 = std::str::from_utf8(plies).ok()?.parse().ok()?;
+        let moves = plies.checked_add(1)? / 2;
+        Eval::Mate(if negative { -moves } else { moves })
+    } else {
+        // A fraction is required: `1/2` is no score.
+        let (whole, fraction) = split_decimal(score)?;
+        if whole.is_empty() || fraction.is_empty() {
+            return None;
+        }
+        match parse_eval(score)? {
+            Eval::Centipawns(cp) => Eval::Centipawns(if negative { -cp } else { cp }),
+            Eval::Mate(_) => return None,
+        }
+    };
+    Some(WholeComment::Mover { eval, emt })
+}
+
+/// `digits.digits` (the fraction optional) split at the point; `None` if
+/// other characters appear.
+fn split_decimal(text: &[u8]) -> Option<(&[u8], &[u8])> {
+    let (whole, fraction) = match memchr::memchr(b'.', text) {
+        Some(i) => (&text[..i], &text[i + 1..]),
+        None => (text, &b""[..]),
+    };
+    let digits = |s: &[u8]| s.iter().all(u8::is_ascii_digit);
+    (digits(whole) && digits(fraction)).then_some((whole, fraction))
+}
+
+/// Seconds as `12` or `1.25` → milliseconds (fraction cut after three
+/// digits).
+fn parse_seconds(text: &[u8]) -> Option<u32> {
+    let (whole, fraction) = split_decimal(text)?;
+    if whole.is_empty() || whole.len() > 9 {
+        return None;
+    }
+    let seconds: u64 = std::str::from_utf8(whole).ok()?.parse().ok()?;
+    let mut millis = 0u64;
+    for (i, &d) in fraction.iter().take(3).enumerate() {
+        millis += u64::from(d - b'0') * [100, 10, 1][i];
+    }
+    u32::try_from(seconds * 1000 + millis).ok()
 }
 
 fn trim(s: &[u8]) -> &[u8] {
@@ -120,5 +255,60 @@ mod tests {
         assert_eq!(commands(b"[%clk abc] [%eval x]").count(), 0);
         assert_eq!(parse_clock(b"1:00:00:00"), None);
         assert_eq!(parse_clock(b"5:07"), Some(307_000));
+        // Elapsed game time is no clock.
+        assert_eq!(commands(b"[%egt 0:10:00]").count(), 0);
+    }
+
+    #[test]
+    fn text_around_commands() {
+        let pieces = |c: &'static str| {
+            text_pieces(c.as_bytes()).map(|p| std::str::from_utf8(p).unwrap()).collect::<Vec<_>>()
+        };
+        assert!(pieces(" [%clk 0:03:00] ").is_empty());
+        assert_eq!(pieces("Good move [%eval #-4] and [%emt 0:00:05]"), ["Good move", "and"]);
+        assert_eq!(pieces("[%cal Ge2e4]Only[%]this "), ["Only", "this"]);
+        assert_eq!(pieces("open [%clk 0:01"), ["open [%clk 0:01"]);
+        assert_eq!(pieces("  plain  "), ["plain"]);
+    }
+
+    #[test]
+    fn engine_match_comments() {
+        let mover = |cp, emt| Some(WholeComment::Mover { eval: Eval::Centipawns(cp), emt });
+        let mate = |m, emt| Some(WholeComment::Mover { eval: Eval::Mate(m), emt });
+        assert_eq!(whole_comment(b"+0.35/20 1.2s"), mover(35, Some(1_200)));
+        assert_eq!(whole_comment(b" -0.12/18 "), mover(-12, None));
+        assert_eq!(whole_comment(b"0.18/23 239"), mover(18, None));
+        assert_eq!(whole_comment(b"-1.00/9 0.025s"), mover(-100, Some(25)));
+        // Plies to mate, as moves: M1 and M2 are mate in 1, M3 in 2.
+        assert_eq!(whole_comment(b"+M1/1 0.01s"), mate(1, Some(10)));
+        assert_eq!(whole_comment(b"+M3/12 0.02s"), mate(2, Some(20)));
+        assert_eq!(whole_comment(b"-M5/30 0.5s"), mate(-3, Some(500)));
+        assert_eq!(whole_comment(b"-M4/30"), mate(-2, None));
+        for not in [
+            &b"0.33"[..],
+            b"1/2",
+            b"+0.35/",
+            b"+0.35/20 1.2m",
+            b"0.00/59 0 (Be5)",
+            b"+0.35/20 1.2s extra",
+            b"M/3",
+            b"+0.3x/20",
+            b"Good/bad",
+            b"evaluation 1.0",
+        ] {
+            assert_eq!(whole_comment(not), None, "{}", String::from_utf8_lossy(not));
+        }
+    }
+
+    #[test]
+    fn eval_word_comments() {
+        assert_eq!(
+            whole_comment(b" eval -1.4 "),
+            Some(WholeComment::White(Eval::Centipawns(-140)))
+        );
+        assert_eq!(whole_comment(b"eval #3"), Some(WholeComment::White(Eval::Mate(3))));
+        assert_eq!(whole_comment(b"eval"), None);
+        assert_eq!(whole_comment(b"eval x"), None);
+        assert_eq!(whole_comment(b"evaluate 1.0"), None);
     }
 }
