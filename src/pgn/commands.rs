@@ -33,6 +33,18 @@ pub enum Eval {
     Mate(i32),
 }
 
+impl std::ops::Neg for Eval {
+    type Output = Eval;
+
+    /// The same evaluation from the other side's point of view.
+    fn neg(self) -> Eval {
+        match self {
+            Eval::Centipawns(cp) => Eval::Centipawns(-cp),
+            Eval::Mate(moves) => Eval::Mate(-moves),
+        }
+    }
+}
+
 /// The raw commands of a comment: `(name, value)` pairs, name without `%`.
 pub fn raw_commands(comment: &[u8]) -> impl Iterator<Item = (&[u8], &[u8])> {
     let mut rest = comment;
