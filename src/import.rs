@@ -176,7 +176,7 @@ pub fn run(
         fens: options.rows.positions && options.rows.fens,
         lang: options.lang,
         tags: true,
-        commands: false,
+        commands: true,
         san: true,
         movetext: true,
         openings: true,
