@@ -22,7 +22,7 @@ use crate::chess::{Color, Move, Position};
 use crate::notation::fen;
 use crate::notation::lang::Lang;
 use crate::notation::san::{self, San};
-use crate::pgn::commands::{commands, text_pieces, whole_comment, Command, Eval, WholeComment};
+use crate::pgn::commands::{self, pieces, whole_comment, Command, Eval, Piece, WholeComment};
 use crate::pgn::{GameResult, RawComment, RawTag, Skip, Syntax, Visitor};
 
 /// What to record besides tags, moves and the final position.
@@ -94,7 +94,7 @@ pub struct GameRecord {
     /// move of the mainline). At most one per ply (the first written), in
     /// ply order, none at ply 0 (before the first move) or past the last
     /// move played; the same holds for `emts`, `evals`, `nags` and
-    /// `comments`. Empty unless asked for.
+    /// `comment_ends`. Empty unless asked for.
     pub clocks: Vec<(u32, u32)>,
     /// Time spent on the move (`[%emt]`, or an engine-match comment's
     /// time in seconds), milliseconds, by ply.
@@ -106,9 +106,13 @@ pub struct GameRecord {
     /// possible.
     pub nags: Vec<(u32, u8)>,
     /// The text of the comments after each move, commands taken out
-    /// ([`text_pieces`], joined by one space; comments after the same move
-    /// too), by ply; plies with no text left have none.
-    pub comments: Vec<(u32, String)>,
+    /// ([`Piece::Text`]s joined by one space; comments after the same
+    /// move too), by ply, as the end of each in `comment_text` (each
+    /// starts where the one before ends); plies with no text left have
+    /// none. See [`GameRecord::comments`].
+    pub comment_ends: Vec<(u32, usize)>,
+    /// The comment texts of `comment_ends`, one after the other.
+    pub comment_text: String,
     /// The mainline in canonical SAN (with `+`/`#`), space separated, `--`
     /// for a null move; empty unless asked for.
     pub san: String,
@@ -127,6 +131,15 @@ impl GameRecord {
     /// The number of half-moves played.
     pub fn plies(&self) -> usize {
         self.moves.len()
+    }
+
+    /// The comment text of each ply that has one: `(ply, text)`.
+    pub fn comments(&self) -> impl Iterator<Item = (u32, &str)> + '_ {
+        let starts = std::iter::once(0).chain(self.comment_ends.iter().map(|c| c.1));
+        self.comment_ends
+            .iter()
+            .zip(starts)
+            .map(|(&(ply, end), start)| (ply, &self.comment_text[start..end]))
     }
 }
 
@@ -152,7 +165,8 @@ pub struct Replayer<'a> {
     emts: Vec<(u32, u32)>,
     evals: Vec<(u32, Eval)>,
     nags: Vec<(u32, u8)>,
-    comments: Vec<(u32, String)>,
+    comment_ends: Vec<(u32, usize)>,
+    comment_text: String,
     /// The mainline's SAN so far (ASCII).
     san: Vec<u8>,
     movetext: &'a [u8],
@@ -229,7 +243,8 @@ impl<'a> Replayer<'a> {
             emts: Vec::new(),
             evals: Vec::new(),
             nags: Vec::new(),
-            comments: Vec::new(),
+            comment_ends: Vec::new(),
+            comment_text: String::new(),
             san: Vec::new(),
             movetext: &[],
             no_start: false,
@@ -385,7 +400,22 @@ impl<'a> Replayer<'a> {
     /// engine-match form, or its commands and text.
     #[inline(never)]
     fn read_comment(&mut self, comment: RawComment<'_>, ply: u32) {
-        match whole_comment(comment.0) {
+        // The common shapes first: one command (a clock), an engine score,
+        // plain text; each function below trims and looks again, so the
+        // first byte decides which to ask.
+        let text = commands::trim(comment.0);
+        let whole = match text.first() {
+            None => return,
+            Some(b'[') => {
+                if let Some((name, value)) = commands::single_command(text) {
+                    self.note_command(ply, name, value);
+                    return;
+                }
+                None
+            }
+            Some(_) => whole_comment(text),
+        };
+        match whole {
             Some(WholeComment::White(eval)) => first_of_ply(&mut self.evals, ply, eval),
             Some(WholeComment::Mover { eval, emt }) => {
                 // The side to move first plays the odd plies.
@@ -395,27 +425,41 @@ impl<'a> Replayer<'a> {
                     first_of_ply(&mut self.emts, ply, ms);
                 }
             }
+            None if !text.contains(&b'[') => self.add_comment_text(ply, text),
             None => {
-                for command in commands(comment.0) {
-                    match command {
-                        Command::Clock(ms) => first_of_ply(&mut self.clocks, ply, ms),
-                        Command::ElapsedMoveTime(ms) => first_of_ply(&mut self.emts, ply, ms),
-                        Command::Eval(e) => first_of_ply(&mut self.evals, ply, e),
+                for piece in pieces(text) {
+                    match piece {
+                        Piece::Command(name, value) => self.note_command(ply, name, value),
+                        Piece::Text(text) => self.add_comment_text(ply, text),
                     }
                 }
-                for piece in text_pieces(comment.0) {
-                    let text = match self.comments.last_mut() {
-                        Some((p, text)) if *p == ply => {
-                            text.push(' ');
-                            text
-                        }
-                        _ => {
-                            self.comments.push((ply, String::new()));
-                            &mut self.comments.last_mut().expect("just pushed").1
-                        }
-                    };
-                    text.push_str(&crate::pgn::source::decode_text(piece));
-                }
+            }
+        }
+    }
+
+    /// Records the command `name value` of ply `ply` if it is one we read.
+    #[inline]
+    fn note_command(&mut self, ply: u32, name: &[u8], value: &[u8]) {
+        match commands::command(name, value) {
+            Some(Command::Clock(ms)) => first_of_ply(&mut self.clocks, ply, ms),
+            Some(Command::ElapsedMoveTime(ms)) => first_of_ply(&mut self.emts, ply, ms),
+            Some(Command::Eval(e)) => first_of_ply(&mut self.evals, ply, e),
+            None => {}
+        }
+    }
+
+    /// Adds `text` to the comment of ply `ply` (after a space if it has
+    /// one already).
+    fn add_comment_text(&mut self, ply: u32, text: &[u8]) {
+        match self.comment_ends.last_mut() {
+            Some((p, end)) if *p == ply => {
+                self.comment_text.push(' ');
+                push_decoded(&mut self.comment_text, text);
+                *end = self.comment_text.len();
+            }
+            _ => {
+                push_decoded(&mut self.comment_text, text);
+                self.comment_ends.push((ply, self.comment_text.len()));
             }
         }
     }
@@ -427,7 +471,9 @@ impl<'a> Replayer<'a> {
         self.emts.retain(|n| n.0 <= plies);
         self.evals.retain(|n| n.0 <= plies);
         self.nags.retain(|n| n.0 <= plies);
-        self.comments.retain(|n| n.0 <= plies);
+        // Ply order: the kept comments are the first ones.
+        self.comment_ends.retain(|n| n.0 <= plies);
+        self.comment_text.truncate(self.comment_ends.last().map_or(0, |c| c.1));
     }
 
     /// English failed: retry the whole game in the other languages.
@@ -479,7 +525,8 @@ impl<'a> Visitor<'a> for Replayer<'a> {
         self.emts.clear();
         self.evals.clear();
         self.nags.clear();
-        self.comments.clear();
+        self.comment_ends.clear();
+        self.comment_text.clear();
         self.san.clear();
         self.movetext = &[];
         self.no_start = false;
@@ -616,11 +663,14 @@ impl<'a> Visitor<'a> for Replayer<'a> {
             skipped_variant: self.skipped_variant.take(),
             lang: self.lang,
             syntax: std::mem::take(&mut self.syntax),
-            clocks: std::mem::take(&mut self.clocks),
-            emts: std::mem::take(&mut self.emts),
-            evals: std::mem::take(&mut self.evals),
-            nags: std::mem::take(&mut self.nags),
-            comments: std::mem::take(&mut self.comments),
+            // Copies of exact size (none for the many games without
+            // notes), as for the moves.
+            clocks: self.clocks.clone(),
+            emts: self.emts.clone(),
+            evals: self.evals.clone(),
+            nags: self.nags.clone(),
+            comment_ends: self.comment_ends.clone(),
+            comment_text: self.comment_text.clone(),
             // ASCII by construction: the check cannot fail.
             san: String::from_utf8(self.san.clone()).unwrap_or_default(),
             movetext: if self.options.movetext {
@@ -631,6 +681,15 @@ impl<'a> Visitor<'a> for Replayer<'a> {
             no_start: self.no_start,
             opening: self.opening,
         }
+    }
+}
+
+/// Appends `text` decoded (UTF-8, else Windows-1252).
+#[inline]
+fn push_decoded(out: &mut String, text: &[u8]) {
+    match std::str::from_utf8(text) {
+        Ok(text) => out.push_str(text),
+        Err(_) => out.push_str(&crate::pgn::source::decode_text(text)),
     }
 }
 
@@ -679,7 +738,7 @@ mod tests {
         assert_eq!(g.nags, [(1, 1), (1, 18), (2, 4)]);
         assert_eq!(g.clocks, [(1, 300_000), (2, 298_000)]);
         assert_eq!(g.evals, [(2, Eval::Centipawns(17))]);
-        let comments: Vec<(u32, &str)> = g.comments.iter().map(|(p, c)| (*p, c.as_str())).collect();
+        let comments: Vec<(u32, &str)> = g.comments().collect();
         // A bare number is no evaluation (whose view?): it stays text.
         assert_eq!(comments, [(1, "A fine move"), (3, "0.33 again")]);
     }
@@ -709,7 +768,7 @@ mod tests {
             ]
         );
         assert_eq!(g.emts, [(1, 1_200), (2, 800), (3, 500), (4, 20)]);
-        assert!(g.comments.is_empty(), "{:?}", g.comments);
+        assert!(g.comment_ends.is_empty(), "{:?}", g.comment_text);
         // From a position with Black to move, Black plays the odd plies.
         let g = noted(
             "[FEN \"4k3/8/8/8/8/8/4P3/4K3 b - - 0 1\"]\n\n1... Kd7 {+0.50/10} 2. Kd2 {+0.40/10} *",
@@ -727,7 +786,7 @@ mod tests {
             assert_eq!(g.plies(), 2);
             assert_eq!(g.clocks, [(1, 60_000)]);
             assert_eq!(g.nags, [(2, 1)]);
-            assert_eq!(g.comments, [(2, "a".to_string())]);
+            assert_eq!(g.comments().collect::<Vec<_>>(), [(2, "a")]);
         }
     }
 
@@ -738,7 +797,7 @@ mod tests {
         assert!(g.error.is_none());
         assert_eq!(g.clocks, [(1, 60_000)]);
         assert_eq!(g.nags, [(3, 1)]);
-        assert_eq!(g.comments, [(3, "bon".to_string())]);
+        assert_eq!(g.comments().collect::<Vec<_>>(), [(3, "bon")]);
         assert_eq!(g.evals, [(4, Eval::Centipawns(30))]);
     }
 

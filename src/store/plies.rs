@@ -11,8 +11,6 @@
 //! - `nags`: strings such as `"$1 $18"`;
 //! - `comments`: the comment text, commands taken out.
 
-use std::io::Write as _;
-
 use crate::pgn::commands::Eval;
 use crate::replay::GameRecord;
 
@@ -39,24 +37,25 @@ impl PlyData {
             && record.emts.is_empty()
             && record.evals.is_empty()
             && record.nags.is_empty()
-            && record.comments.is_empty()
+            && record.comment_ends.is_empty()
         {
             return None;
         }
         let nags = group_nags(&record.nags);
+        let comments: Vec<(u32, &str)> = record.comments().collect();
         Some(PlyData {
             clocks: array(&record.clocks, |out, &ms| write_seconds(out, ms)),
             emts: array(&record.emts, |out, &ms| write_seconds(out, ms)),
             evals: array(&record.evals, |out, eval| match *eval {
-                Eval::Centipawns(cp) => {
-                    let _ = write!(out, "{cp}");
-                }
+                Eval::Centipawns(cp) => write_int(out, cp),
                 Eval::Mate(moves) => {
-                    let _ = write!(out, "\"#{moves}\"");
+                    out.extend_from_slice(b"\"#");
+                    write_int(out, moves);
+                    out.push(b'"');
                 }
             }),
             nags: array(&nags, |out, text| write_string(out, text)),
-            comments: array(&record.comments, |out, text| write_string(out, text)),
+            comments: array(&comments, |out, text| write_string(out, text)),
         })
     }
 }
@@ -99,21 +98,56 @@ fn array<T>(notes: &[(u32, T)], mut write: impl FnMut(&mut Vec<u8>, &T)) -> Opti
     String::from_utf8(out).ok()
 }
 
+/// `n` in decimal. (The arrays are built for every game with notes: the
+/// formatting machinery costs several times more.)
+fn write_uint(out: &mut Vec<u8>, n: u64) {
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    let mut n = n;
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[start..]);
+}
+
+fn write_int(out: &mut Vec<u8>, n: i32) {
+    if n < 0 {
+        out.push(b'-');
+    }
+    write_uint(out, u64::from(n.unsigned_abs()));
+}
+
 /// Milliseconds as seconds, no trailing zeros (`180`, `178.6`, `0.05`).
 fn write_seconds(out: &mut Vec<u8>, ms: u32) {
-    let _ = write!(out, "{}", ms / 1000);
-    let fraction = ms % 1000;
+    write_uint(out, u64::from(ms / 1000));
+    let mut fraction = ms % 1000;
     if fraction != 0 {
-        let digits = format!("{fraction:03}");
-        let _ = write!(out, ".{}", digits.trim_end_matches('0'));
+        out.push(b'.');
+        let mut unit = 100;
+        while fraction != 0 {
+            out.push(b'0' + (fraction / unit) as u8);
+            fraction %= unit;
+            unit /= 10;
+        }
     }
 }
 
-/// A JSON string: serde_json escapes quotes, backslashes and control
-/// characters and keeps the rest of the UTF-8; writing into a Vec cannot
-/// fail.
+/// A JSON string: as it is when nothing needs escaping, else by
+/// serde_json (quotes, backslashes and control characters escaped, the
+/// rest of the UTF-8 kept; writing into a Vec cannot fail).
 fn write_string(out: &mut Vec<u8>, text: &str) {
-    let _ = serde_json::to_writer(out, text);
+    if text.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        out.push(b'"');
+        out.extend_from_slice(text.as_bytes());
+        out.push(b'"');
+    } else {
+        let _ = serde_json::to_writer(out, text);
+    }
 }
 
 #[cfg(test)]
@@ -144,6 +178,29 @@ mod tests {
         let parsed: serde_json::Value =
             serde_json::from_str(d.comments.as_deref().unwrap()).unwrap();
         assert_eq!(parsed[2], "\"quoted\" \\ \u{1}é");
+    }
+
+    #[test]
+    fn numbers() {
+        let text = |f: &dyn Fn(&mut Vec<u8>)| {
+            let mut out = Vec::new();
+            f(&mut out);
+            String::from_utf8(out).unwrap()
+        };
+        for (ms, seconds) in [
+            (0, "0"),
+            (5, "0.005"),
+            (50, "0.05"),
+            (1_200, "1.2"),
+            (178_600, "178.6"),
+            (180_000, "180"),
+            (u32::MAX, "4294967.295"),
+        ] {
+            assert_eq!(text(&|out| write_seconds(out, ms)), seconds);
+        }
+        for n in [0, 7, -7, 100, -1234, i32::MIN, i32::MAX] {
+            assert_eq!(text(&|out| write_int(out, n)), n.to_string());
+        }
     }
 
     #[test]
