@@ -343,3 +343,41 @@ fn every_corpus_game_reads_as_python_chess_reads_it() {
     assert!(compared.mismatches.is_empty());
     assert!(compared.unmatched * 100 <= compared.games, "{compared:?}");
 }
+
+#[test]
+fn show_lists_clocks_and_evaluations_beside_the_moves() {
+    let dir = scratch();
+    let db = dir.join("engine.db");
+    import(&db, &["--quiet", arg(&fixture("plies/engine.pgn"))]).success();
+    let show = |args: &[&str]| {
+        let out = run([&["show"], args, &["--db", arg(&db)]].concat());
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        out.stdout
+    };
+    assert_eq!(
+        show(&["1", "--format", "table"]),
+        "1. e4 (+0.35)  e5 (-0.12)\n2. Nf3 (#-3)  Nc6 (#-2)\n3. Bb5 (+0.18)  a6 (-1.40)\n\
+         4. Ba4  Nf6 (1:59:50)\n5. O-O (#1)\n"
+    );
+    assert_eq!(show(&["2", "--format", "table"]), "1... Kd7 (-0.50)\n2. Kd2 (#-1)  Ke6\n");
+    assert_eq!(show(&["3", "--format", "table"]), "1. d4 (0:05:00)  d5 (0:05:00)\n");
+    let game: serde_json::Value = serde_json::from_str(&show(&["2", "--format", "json"])).unwrap();
+    assert_eq!(
+        game["notes"],
+        serde_json::json!([
+            {"clock": null, "emt": 0.1, "eval": -0.5, "mate": null, "nags": null, "comment": null},
+            {"clock": null, "emt": null, "eval": null, "mate": -1, "nags": null, "comment": null},
+            {"clock": null, "emt": null, "eval": null, "mate": null, "nags": "$6",
+             "comment": "A \"quoted\" word; then \\ more (and more)"},
+        ])
+    );
+    let plain: serde_json::Value = serde_json::from_str(&show(&["4", "--format", "json"])).unwrap();
+    assert!(plain.get("notes").is_none(), "{plain}");
+    // A database from before the notes (no ply_data) shows its games.
+    open(&db)
+        .execute_batch("DROP VIEW plies; DROP TRIGGER games_delete; DROP TABLE ply_data;")
+        .unwrap();
+    let game: serde_json::Value = serde_json::from_str(&show(&["2", "--format", "json"])).unwrap();
+    assert!(game.get("notes").is_none(), "{game}");
+    assert_eq!(show(&["2", "--format", "table"]), "1... Kd7\n2. Kd2  Ke6\n");
+}
