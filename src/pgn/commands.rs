@@ -123,6 +123,7 @@ pub fn raw_commands(comment: &[u8]) -> impl Iterator<Item = (&[u8], &[u8])> {
 }
 
 /// The command `name value` if this crate understands it.
+#[inline]
 pub fn command(name: &[u8], value: &[u8]) -> Option<Command> {
     match name {
         b"clk" => parse_clock(value).map(Command::Clock),
@@ -251,6 +252,7 @@ pub fn trim(s: &[u8]) -> &[u8] {
 
 /// `H:MM:SS[.fff]` (also `MM:SS`, `SS`) → milliseconds; digits after the
 /// third of the fraction are ignored.
+#[inline]
 pub fn parse_clock(value: &[u8]) -> Option<u32> {
     // One loop over the bytes: a clock in every comment of a game is
     // common.

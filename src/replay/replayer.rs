@@ -400,9 +400,8 @@ impl<'a> Replayer<'a> {
     /// engine-match form, or its commands and text.
     #[inline(never)]
     fn read_comment(&mut self, comment: RawComment<'_>, ply: u32) {
-        // The common shapes first: one command (a clock), an engine score,
-        // plain text; each function below trims and looks again, so the
-        // first byte decides which to ask.
+        // The common shapes, told apart by the first byte, before the
+        // general loop: one command (a clock), an engine score, plain text.
         let text = commands::trim(comment.0);
         let whole = match text.first() {
             None => return,
