@@ -98,7 +98,8 @@ fn read_reference(text: &str) -> Vec<Reference> {
 #[derive(Debug, Default)]
 struct Compared {
     games: usize,
-    /// Reference games no stored game has the moves of (in order).
+    /// Reference games no stored game has the moves of (in order): a game
+    /// python-chess reads to another length, or one the import skipped.
     unmatched: usize,
     plies: usize,
     clocks: usize,
@@ -110,7 +111,7 @@ struct Compared {
 
 /// Compares the `plies` of the games of `db` (in id order) with `reference`
 /// (in file order), pairing games by their moves: a reference game no
-/// stored game has (a game the import skipped) is counted, not compared.
+/// stored game has is counted, not compared.
 fn compare(db: &Path, reference: &[Reference], compared: &mut Compared) {
     let conn = open(db);
     let games: Vec<(i64, String)> = rows(&conn, "SELECT id, moves FROM games ORDER BY id");
@@ -326,7 +327,7 @@ fn every_corpus_game_reads_as_python_chess_reads_it() {
         compare(&db, &of_file, &mut compared);
     }
     eprintln!(
-        "{} files, {} games compared ({} not stored), {} plies: {} clocks, {} emts, {} evaluations, {} mates; {} mismatches",
+        "{} files, {} games compared ({} with other moves than python-chess's, not compared), {} plies: {} clocks, {} emts, {} evaluations, {} mates; {} mismatches",
         files.len(),
         compared.games,
         compared.unmatched,
