@@ -36,7 +36,8 @@ pub struct ImportOptions {
     pub writer: WriterOptions,
     /// Import files already imported.
     pub force: bool,
-    /// Piece-letter language (default: detect per game).
+    /// Piece-letter language or descriptive notation (default: detect per
+    /// game).
     pub lang: Option<Lang>,
     /// Stop reading an input after this many (decompressed) bytes
     /// ([`Source::with_limit`]); `None`: no limit.

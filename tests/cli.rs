@@ -35,6 +35,26 @@ fn perft_rejects_bad_fen_with_one_line() {
 }
 
 #[test]
+fn perft_refuses_a_fen_without_its_four_position_fields() {
+    // A placement alone would otherwise be counted as White to move
+    // without castling rights: a count of some other position.
+    pgnindex()
+        .args(["perft", "r3k2r/8/8/8/8/8/8/R3K2R", "1"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "1 of the 4 position fields; the side-to-move, castling and en-passant fields are missing",
+        ))
+        .stderr(predicate::function(|s: &str| s.lines().count() == 1));
+    // Four fields, as in EPD, are a whole position.
+    pgnindex()
+        .args(["perft", "r3k2r/8/8/8/8/8/8/R3K2R b KQkq -", "1"])
+        .assert()
+        .success()
+        .stdout("26\n");
+}
+
+#[test]
 fn fens_prints_one_line_per_game() {
     let fools_mate = fixture("pgn/edge/pgn-extract/fools-mate.pgn");
     assert_eq!(

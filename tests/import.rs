@@ -334,7 +334,11 @@ fn a_second_import_is_refused_while_one_runs() {
     lock.lock().unwrap();
     let run = import(&db, &["--force", arg(&twic)]);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("another pgnindex import is writing"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("another pgnindex import, delete or vacuum is writing"),
+        "{}",
+        run.stderr
+    );
     drop(lock);
     import(&db, &["--force", arg(&twic)]).success();
 }

@@ -363,6 +363,9 @@ fn explorer_counts_transpositions_once_per_game() {
     let b = json(&["explore", "--moves", "1. c4 e6 2. d4 Nf6", "--format", "json"]);
     assert_eq!(a, b);
     let table = run(&["explore", "--moves", "1. e4 c5"]);
+    // The position's name (tests/openings.rs), then the moves.
+    let (name, table) = table.split_once('\n').unwrap();
+    assert!(name.starts_with("Opening: B20 "), "{name}");
     assert!(table.starts_with("move  games  white  draws  black  white%"), "{table}");
     assert!(table.trim_end().ends_with("end there") || table.contains("games reach the position"));
 }

@@ -218,8 +218,9 @@ impl<'a> Visitor<'a> for Events<'a> {
         self.log.push(problem.offset);
     }
 
-    fn movetext(&mut self, raw: &'a [u8]) {
+    fn movetext(&mut self, raw: &'a [u8], offset: usize) {
         self.inside(raw);
+        assert!(offset + raw.len() <= self.data.len(), "movetext offset {offset}");
     }
 
     fn end_game(&mut self) -> usize {

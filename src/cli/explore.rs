@@ -10,6 +10,7 @@ use pgnindex::query::explore::{explore, MoveStats};
 use pgnindex::query::format::{Cell, RowFormat, RowWriter};
 use pgnindex::query::search::Search;
 use pgnindex::query::target::Target;
+use pgnindex::replay::openings::{Opening, Openings};
 
 use super::exit::Exit;
 use super::query_args::{self, DbArgs, FilterArgs, PositionArgs, RowsFormat};
@@ -55,7 +56,10 @@ Examples:
 
 Without a position: the standard start position. Counts are per game and by
 position: a game that reaches the position by any move order counts once,
-with the move it played the first time it got there.")]
+with the move it played the first time it got there. When the position is a
+named one of the lichess opening names, the table starts with its ECO code
+and name (`Opening: B20 Sicilian Defense`); CSV and JSON have the moves
+only.")]
 pub struct ExploreArgs {
     #[command(flatten)]
     db: DbArgs,
@@ -77,6 +81,10 @@ pub fn run(args: &ExploreArgs) -> anyhow::Result<Exit> {
     let out = query_args::stdout();
     let format = RowFormat::from(args.format);
     if format == RowFormat::Table {
+        let mut out = out;
+        if let Some(opening) = search.target.as_ref().and_then(|t| opening(&t.position)) {
+            writeln!(out, "Opening: {} {}", opening.eco, opening.name)?;
+        }
         let mut rows = RowWriter::new(out, format, query_args::table_style(28), &TABLE_COLUMNS)?;
         for m in &explorer.moves {
             rows.row(&table_cells(m))?;
@@ -102,6 +110,13 @@ pub fn run(args: &ExploreArgs) -> anyhow::Result<Exit> {
         );
     }
     Ok(Exit::Success)
+}
+
+/// The row of the opening names that names `pos`, if one does (by
+/// position: any move order that reaches it).
+fn opening(pos: &Position) -> Option<Opening> {
+    let openings = Openings::get();
+    openings.find(pos).map(|i| openings.rows()[i as usize])
 }
 
 fn cells(m: &MoveStats) -> [Cell; 11] {

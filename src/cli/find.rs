@@ -37,6 +37,7 @@ Examples:
   pgnindex find --moves \"1. e4 c5 2. Nf3 d6 3. d4\" --player carlsen
   pgnindex find --fen \"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -\" --count
   pgnindex find --eco B90-B99 --since 2020 --min-elo 2600 --format csv --limit 0
+  pgnindex find --opening sicilian --min-elo 2500 --count
 
 Games are listed in id (import) order with the first ply where the position
 occurs. Every listed game was replayed to that ply and compared with the

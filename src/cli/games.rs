@@ -34,8 +34,9 @@ pub struct FensArgs {
     #[arg(long)]
     every_ply: bool,
     /// Read moves with this language's piece letters only (english, french,
-    /// german, dutch, spanish, italian); default: English, with per-game
-    /// detection of the others.
+    /// german, dutch, spanish, italian), or as English descriptive notation
+    /// (descriptive: P-K4 N-KB3); default: English, with per-game detection
+    /// of the others.
     #[arg(long)]
     lang: Option<Lang>,
     /// Worker threads (0: one per core). The output is the same for any

@@ -67,7 +67,9 @@ pub struct ImportArgs {
     /// import_errors table; errors that stop the import are printed).
     #[arg(long)]
     quiet: bool,
-    /// Read moves with this language's piece letters only.
+    /// Read moves with this language's piece letters only (english, french,
+    /// german, dutch, spanish, italian), or as English descriptive notation
+    /// (descriptive); default: detected per game.
     #[arg(long)]
     lang: Option<Lang>,
     /// Stop reading an input once it has given this many bytes

@@ -6,7 +6,7 @@ use clap::{Args, ValueEnum};
 use serde_json::Value;
 
 use pgnindex::query::format::json_object;
-use pgnindex::query::info::{info, Info};
+use pgnindex::query::info::{info, Info, OpeningCount};
 
 use super::exit::Exit;
 use super::query_args::{self, DbArgs};
@@ -150,6 +150,36 @@ fn write_text(out: &mut impl Write, info: &Info) -> std::io::Result<()> {
     if info.schema_version >= 7 {
         writeln!(out, "speeds     {}", speeds(info))?;
     }
+    if let Some(without) = info.without_opening {
+        write_openings(out, &info.openings, without)?;
+    }
+    Ok(())
+}
+
+/// The openings by position: one line each, most played first, then the
+/// games without one.
+fn write_openings(
+    out: &mut impl Write,
+    openings: &[OpeningCount],
+    without: u64,
+) -> std::io::Result<()> {
+    if openings.is_empty() {
+        writeln!(out, "openings   none known")?;
+    } else {
+        writeln!(out, "openings   by position, the {} most played:", openings.len())?;
+        for o in openings {
+            writeln!(
+                out,
+                "  {} {} ({})",
+                printable(&o.eco),
+                printable(&o.name),
+                thousands(o.games)
+            )?;
+        }
+    }
+    if without > 0 {
+        writeln!(out, "  without one: {} games", thousands(without))?;
+    }
     Ok(())
 }
 
@@ -256,6 +286,14 @@ fn to_json(info: &Info) -> String {
         ("last_date", last),
         ("events", pairs(&info.events, "event")),
         ("ecos", pairs(&info.ecos, "eco")),
+        (
+            "openings",
+            info.openings
+                .iter()
+                .map(|o| serde_json::json!({"eco": o.eco, "name": o.name, "games": o.games}))
+                .collect(),
+        ),
+        ("games_without_opening", info.without_opening.into()),
         (
             "speeds",
             info.speeds

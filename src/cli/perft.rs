@@ -50,7 +50,8 @@ pub fn run(args: &PerftArgs) -> anyhow::Result<Exit> {
     let pos = if args.fen == "startpos" {
         pgnindex::chess::Position::new()
     } else {
-        fen::parse_position(&args.fen).with_context(|| format!("FEN argument '{}'", args.fen))?
+        fen::parse_position_strict(&args.fen)
+            .with_context(|| format!("FEN argument '{}'", args.fen))?
     };
     let mut out = io::BufWriter::new(io::stdout().lock());
     if args.divide {

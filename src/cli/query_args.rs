@@ -10,7 +10,7 @@ use clap::{Args, ValueEnum};
 use rusqlite::Connection;
 
 use pgnindex::db;
-use pgnindex::query::filter::{DateBound, Filters};
+use pgnindex::query::filter::{DateBound, Filters, OPENING_SCHEMA};
 use pgnindex::query::format::{RowFormat, TableStyle};
 use pgnindex::query::search::Search;
 use pgnindex::query::target::Target;
@@ -59,13 +59,21 @@ pub fn check_index(conn: &Connection, search: &Search) -> anyhow::Result<()> {
 }
 
 /// Refuses a filter on a column the database of `conn` predates: `speed`
-/// came with schema version 7.
+/// came with schema version 7, the opening by position with version 9
+/// (`--eco` reads the tag alone before).
 pub fn check_schema(conn: &Connection, path: &Path, search: &Search) -> anyhow::Result<()> {
     let version = db::user_version(conn, path)?;
     if search.filters.speed.is_some() && version < 7 {
         anyhow::bail!(
             "--speed: {} has schema version {version}, without the speed column (version 7); \
              `pgnindex vacuum` brings it up to date",
+            path.display()
+        );
+    }
+    if search.filters.opening.is_some() && version < OPENING_SCHEMA {
+        anyhow::bail!(
+            "--opening: {} has schema version {version}, without the opening by position \
+             (version {OPENING_SCHEMA}); importing its sources into a new database names its games",
             path.display()
         );
     }
@@ -85,8 +93,8 @@ pub struct PositionArgs {
     #[arg(long, value_name = "EPD", conflicts_with = "moves", allow_hyphen_values = true)]
     pub epd: Option<String>,
     /// The position after these moves, by any move order: SAN in any
-    /// language or UCI, move numbers optional (with or without their dot),
-    /// e.g. "1. e4 c5 2. Nf3".
+    /// language, UCI or English descriptive notation, move numbers optional
+    /// (with or without their dot), e.g. "1. e4 c5 2. Nf3" or "P-K4 P-QB4".
     #[arg(long, value_name = "MOVES", allow_hyphen_values = true)]
     pub moves: Option<String>,
     /// Play --moves from this FEN instead of the standard start.
@@ -125,9 +133,15 @@ pub struct FilterArgs {
     /// The site contains TEXT.
     #[arg(long, value_name = "TEXT", help_heading = "Filters")]
     pub site: Option<String>,
-    /// ECO code (B90), prefix (B, B9) or inclusive range (A00-B99).
+    /// ECO code (B90), prefix (B, B9) or inclusive range (A00-B99), of the
+    /// ECO tag; for a game without the tag, of its opening by position.
     #[arg(long, value_name = "ECO", help_heading = "Filters")]
     pub eco: Option<String>,
+    /// The opening by position contains TEXT (case-insensitive), e.g.
+    /// "sicilian" or "najdorf": the name of the last named position of
+    /// the mainline (lichess opening names), not the Opening tag.
+    #[arg(long, value_name = "TEXT", help_heading = "Filters")]
+    pub opening: Option<String>,
     /// The result: 1-0, 0-1, 1/2-1/2 or *.
     #[arg(long, value_name = "RESULT", help_heading = "Filters", allow_hyphen_values = true)]
     pub result: Option<String>,
@@ -169,6 +183,7 @@ impl FilterArgs {
             event: self.event.clone(),
             site: self.site.clone(),
             eco: self.eco.as_deref().map(str::parse).transpose()?,
+            opening: self.opening.clone(),
             result: self.result.as_deref().map(str::parse).transpose()?,
             min_elo: self.min_elo,
             max_elo: self.max_elo,
@@ -289,6 +304,9 @@ mod tests {
         assert!(bad(&["--result", "2-0"]).starts_with("--result: '2-0'"));
         assert!(bad(&["--until", "yesterday"]).starts_with("--until: 'yesterday'"));
         assert!(bad(&["--player", ""]).starts_with("--player: the name is empty"));
+        assert_eq!(bad(&["--opening", " "]), "--opening: the name is empty");
+        let opening = parse(&["--opening", "Sicilian"]).unwrap().filters.filters().unwrap();
+        assert_eq!(opening.opening.as_deref(), Some("Sicilian"));
         assert!(parse(&["--min-elo", "abc"]).is_err());
         assert!(parse(&["--result", "0-1"]).is_ok(), "a result may start with a digit or -");
         let speed = |s| parse(&["--speed", s]).unwrap().filters.filters().unwrap().speed;

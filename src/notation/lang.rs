@@ -11,6 +11,9 @@
 //! | Italian (Re Donna Torre Alfiere Cavallo Pedone) | R | D | T | A | C | P |
 //!
 //! Figurines (♔♕♖♗♘♙ and ♚♛♜♝♞♟) mean the same in every language.
+//!
+//! [`Lang::Descriptive`] is English descriptive notation (`P-K4`), read by
+//! [`super::descriptive`], not by SAN: its letters are English's.
 
 use crate::chess::Role;
 
@@ -29,11 +32,15 @@ pub enum Lang {
     Spanish,
     /// R D T A C (P); the same letters as Spanish.
     Italian,
+    /// English descriptive notation (`P-K4`, `Kt-KB3`), not SAN: read by
+    /// [`super::descriptive`]; as a table of letters, English's.
+    Descriptive,
 }
 
 impl Lang {
-    /// Every language, English first. Spanish and Italian share their
-    /// letters, so detection never needs to try Italian after Spanish.
+    /// Every language of SAN, English first (not [`Lang::Descriptive`]).
+    /// Spanish and Italian share their letters, so detection never needs to
+    /// try Italian after Spanish.
     pub const ALL: [Lang; 6] =
         [Lang::English, Lang::French, Lang::German, Lang::Dutch, Lang::Spanish, Lang::Italian];
 
@@ -44,7 +51,7 @@ impl Lang {
     /// The letters for king, queen, rook, bishop, knight, pawn (`0` for none).
     const fn letters(self) -> [u8; 6] {
         match self {
-            Lang::English => *b"KQRBNP",
+            Lang::English | Lang::Descriptive => *b"KQRBNP",
             Lang::French => *b"RDTFCP",
             Lang::German => *b"KDTLSB",
             Lang::Dutch => [b'K', b'D', b'T', b'L', b'P', 0],
@@ -65,7 +72,7 @@ impl Lang {
 
     const fn table_index(self) -> usize {
         match self {
-            Lang::English => 0,
+            Lang::English | Lang::Descriptive => 0,
             Lang::French => 1,
             Lang::German => 2,
             Lang::Dutch => 3,
@@ -82,6 +89,7 @@ impl Lang {
             Lang::Dutch => "dutch",
             Lang::Spanish => "spanish",
             Lang::Italian => "italian",
+            Lang::Descriptive => "descriptive",
         }
     }
 }
@@ -89,10 +97,13 @@ impl Lang {
 impl std::str::FromStr for Lang {
     type Err = String;
     fn from_str(s: &str) -> Result<Lang, String> {
+        if Lang::Descriptive.name().eq_ignore_ascii_case(s) {
+            return Ok(Lang::Descriptive);
+        }
         Lang::ALL
             .into_iter()
             .find(|l| l.name().eq_ignore_ascii_case(s) || l.name()[..2].eq_ignore_ascii_case(s))
-            .ok_or_else(|| format!("unknown piece-letter language '{s}' (english, french, german, dutch, spanish, italian)"))
+            .ok_or_else(|| format!("unknown piece-letter language '{s}' (english, french, german, dutch, spanish, italian, descriptive)"))
     }
 }
 
@@ -149,6 +160,8 @@ mod tests {
         assert_eq!(Lang::English.role(b'S'), None);
         assert_eq!(Lang::Dutch.role(0), None);
         assert_eq!("fr".parse::<Lang>(), Ok(Lang::French));
+        assert_eq!("Descriptive".parse::<Lang>(), Ok(Lang::Descriptive));
+        assert_eq!(Lang::Descriptive.role(b'N'), Some(Role::Knight));
         assert!("xx".parse::<Lang>().is_err());
     }
 

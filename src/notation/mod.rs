@@ -1,6 +1,8 @@
 //! Text ↔ chess types. One notation per module, each with `from_ascii`, an
-//! `append_to` writer and its own error type; no I/O.
+//! `append_to` writer (`descriptive`: `write`, which needs the position)
+//! and its own error type; no I/O.
 
+pub mod descriptive;
 pub mod epd;
 pub mod fen;
 pub mod lang;

@@ -571,6 +571,9 @@ pub enum MoveTextError {
     /// Readable but not playable here.
     #[error(transparent)]
     Play(#[from] SanError),
+    /// A move of descriptive notation, unreadable or unplayable.
+    #[error(transparent)]
+    Descriptive(#[from] super::descriptive::DescriptiveError),
 }
 
 impl MoveTextError {
@@ -586,6 +589,7 @@ impl MoveTextError {
             MoveTextError::Play(SanError::Ambiguous { candidates, .. }) => {
                 format!("ambiguous move: could be {}", candidates.join(", "))
             }
+            MoveTextError::Descriptive(e) => e.reason(),
         }
     }
 }

@@ -200,11 +200,13 @@ impl<'a> Reader<'a> {
             None => return false,
         };
         let token = &rest[..len];
-        use crate::notation::{lang::Lang, san::San};
-        // English and each distinct letter table (Italian = Spanish).
+        use crate::notation::{descriptive, lang::Lang, san::San};
+        // English and each distinct letter table (Italian = Spanish), then
+        // descriptive notation (`P-K4`).
         std::iter::once(Lang::English)
             .chain(Lang::FALLBACKS)
             .any(|lang| San::from_ascii_lang(token, lang).is_ok())
+            || descriptive::is_move(token)
     }
 
     fn read_tags<V: Visitor<'a>>(&mut self, visitor: &mut V) {
@@ -268,7 +270,7 @@ impl<'a> Reader<'a> {
         if state.depth > 0 {
             visitor.syntax(Syntax { offset: self.pos, message: "unterminated variation" });
         }
-        visitor.movetext(&self.data[start..self.pos]);
+        visitor.movetext(&self.data[start..self.pos], start);
         visitor.outcome(state.outcome);
     }
 

@@ -158,9 +158,10 @@ pub trait Visitor<'a> {
     }
 
     /// The game's movetext as written (from the first byte after the tags
-    /// to the end of the result token), for lossless storage.
-    fn movetext(&mut self, raw: &'a [u8]) {
-        let _ = raw;
+    /// to the end of the result token), for lossless storage, and `offset`,
+    /// the byte offset of its start.
+    fn movetext(&mut self, raw: &'a [u8], offset: usize) {
+        let _ = (raw, offset);
     }
 
     /// The game is over.

@@ -8,7 +8,11 @@
 //!   Case folding is SQLite's `LIKE`: ASCII letters only (`é` ≠ `É`);
 //! - `eco`: one code (`B90`), a range (`A00-B99`, inclusive), or a prefix
 //!   (`B` = `B00-B99`, `B9` = `B90-B99`); codes with a suffix (`B90a`)
-//!   belong to their code;
+//!   belong to their code. The `ECO` tag decides; a game without one
+//!   (`NULL`, empty or `?`) is matched by the ECO code of its opening by
+//!   position (`opening_eco`, schema version 9) instead;
+//! - `opening`: case-insensitive substring of the name of the opening by
+//!   position (`opening_name`, schema version 9), not of the `Opening` tag;
 //! - `result`: `1-0`, `0-1`, `1/2-1/2` (also `1/2`, `½-½`, `draw`) or `*`;
 //! - `min_elo`/`max_elo`: both players' ratings within the bound; a game
 //!   without both ratings never passes an Elo filter;
@@ -184,8 +188,10 @@ pub struct Filters {
     pub event: Option<String>,
     /// Substring of the site.
     pub site: Option<String>,
-    /// ECO codes.
+    /// ECO codes: of the tag, or by position for a game without the tag.
     pub eco: Option<EcoRange>,
+    /// Substring of the name of the opening by position.
+    pub opening: Option<String>,
     /// The result.
     pub result: Option<ResultFilter>,
     /// Both players rated at least this.
@@ -215,6 +221,9 @@ pub struct SqlFilter {
 /// The SQL expression of a stored date with unknown parts read as zeros.
 const KNOWN_DATE: &str = "replace(g.date, '?', '0')";
 
+/// The schema version that added `games.opening_eco` and `opening_name`.
+pub const OPENING_SCHEMA: i64 = 9;
+
 impl Filters {
     /// `true` if no filter is set.
     pub fn is_empty(&self) -> bool {
@@ -233,6 +242,7 @@ impl Filters {
             ("player", &self.player),
             ("event", &self.event),
             ("site", &self.site),
+            ("opening", &self.opening),
         ];
         for (flag, value) in names {
             if value.as_deref().is_some_and(|v| v.trim().is_empty()) {
@@ -242,8 +252,11 @@ impl Filters {
         Ok(())
     }
 
-    /// The conditions on `games AS g`.
-    pub fn to_sql(&self) -> SqlFilter {
+    /// The conditions on `games AS g` of a database of `schema_version`:
+    /// before [`OPENING_SCHEMA`], `eco` reads the tag alone (there is no
+    /// opening by position to fall back on) and `opening` is not allowed
+    /// (the caller refuses it first).
+    pub fn to_sql(&self, schema_version: i64) -> SqlFilter {
         let mut f = SqlFilter::default();
         let like = |name: &str| Value::Text(format!("%{}%", escape_like(name.trim())));
         for (column, value) in [
@@ -251,6 +264,7 @@ impl Filters {
             ("g.black", &self.black),
             ("g.event", &self.event),
             ("g.site", &self.site),
+            ("g.opening_name", &self.opening),
         ] {
             if let Some(v) = value {
                 let _ = write!(f.sql, " AND {column} LIKE ? ESCAPE '\\'");
@@ -267,7 +281,19 @@ impl Filters {
             // (`B99a`) stay with their code.
             let last = eco.last.as_bytes();
             let end = format!("{}{}", &eco.last[..2], char::from(last[2] + 1));
-            f.sql += " AND g.eco >= ? AND g.eco < ?";
+            if schema_version >= OPENING_SCHEMA {
+                // `opening_eco` read by a rowid seek of its own, and only
+                // for a game without the tag: the other columns stay
+                // within the `games_summary` index, which a count or a
+                // join then reads instead of the wide table rows.
+                f.sql += " AND ((g.eco >= ? AND g.eco < ?) OR \
+                          (coalesce(g.eco, '') IN ('', '?') AND EXISTS (SELECT 1 FROM games AS o \
+                           WHERE o.id = g.id AND o.opening_eco >= ? AND o.opening_eco < ?)))";
+                f.params.push(Value::Text(eco.first.clone()));
+                f.params.push(Value::Text(end.clone()));
+            } else {
+                f.sql += " AND g.eco >= ? AND g.eco < ?";
+            }
             f.params.push(Value::Text(eco.first.clone()));
             f.params.push(Value::Text(end));
         }
@@ -361,21 +387,24 @@ mod tests {
         );
     }
 
-    /// Runs the filters over a small table and returns the matching ids.
-    fn select(filters: &Filters) -> Vec<i64> {
+    /// Runs the filters, for a database of `schema_version`, over a small
+    /// table and returns the matching ids.
+    fn select_at(filters: &Filters, schema_version: i64) -> Vec<i64> {
         let conn = Connection::open_in_memory().unwrap();
         conn.execute_batch(
             "CREATE TABLE games (id INTEGER PRIMARY KEY, white TEXT, black TEXT, event TEXT,
                  site TEXT, eco TEXT, result TEXT, white_elo INTEGER, black_elo INTEGER,
-                 date TEXT, ply_count INTEGER, speed TEXT);
+                 date TEXT, ply_count INTEGER, speed TEXT, opening_eco TEXT, opening_name TEXT);
              INSERT INTO games VALUES
-              (1, 'Carlsen, Magnus', 'O''Brien', 'Ch 100%', 'Oslo', 'B90', '1-0', 2800, 2700, '2020.05.01', 40, 'classical'),
-              (2, 'MagnusCarlsen', 'x_y', 'Blitz', NULL, 'B99a', '0-1', 2900, NULL, '2020.??.??', 60, 'blitz'),
-              (3, 'Anand', 'Carlsen, M', 'Ch 1000', 'Oslo', 'C00', '1/2-1/2', 2750, 2790, '2021.01.02', 80, 'classical'),
-              (4, 'Kasparov', 'Karpov', NULL, NULL, NULL, '*', NULL, NULL, '????.??.??', 0, NULL);",
+              (1, 'Carlsen, Magnus', 'O''Brien', 'Ch 100%', 'Oslo', 'B90', '1-0', 2800, 2700, '2020.05.01', 40, 'classical', 'B90', 'Sicilian Defense: Najdorf Variation'),
+              (2, 'MagnusCarlsen', 'x_y', 'Blitz', NULL, 'B99a', '0-1', 2900, NULL, '2020.??.??', 60, 'blitz', 'C20', 'King''s Pawn Game'),
+              (3, 'Anand', 'Carlsen, M', 'Ch 1000', 'Oslo', 'C00', '1/2-1/2', 2750, 2790, '2021.01.02', 80, 'classical', NULL, NULL),
+              (4, 'Kasparov', 'Karpov', NULL, NULL, NULL, '*', NULL, NULL, '????.??.??', 0, NULL, 'B01', 'Scandinavian Defense'),
+              (5, 'Polgar', 'Short', NULL, NULL, '?', '1-0', NULL, NULL, '????.??.??', 30, 'rapid', 'A40', 'Queen''s Pawn Game'),
+              (6, 'Tal', 'Botvinnik', NULL, NULL, '', '1-0', NULL, NULL, '????.??.??', 30, 'rapid', 'E20', 'Nimzo-Indian Defense');",
         )
         .unwrap();
-        let f = filters.to_sql();
+        let f = filters.to_sql(schema_version);
         let sql = format!("SELECT g.id FROM games AS g WHERE 1{} ORDER BY g.id", f.sql);
         let mut st = conn.prepare(&sql).unwrap();
         let ids = st
@@ -386,6 +415,11 @@ mod tests {
         ids
     }
 
+    /// [`select_at`] for a database of the current schema.
+    fn select(filters: &Filters) -> Vec<i64> {
+        select_at(filters, crate::db::SCHEMA_VERSION)
+    }
+
     #[test]
     fn filters_select_the_right_games() {
         let f = |build: fn(&mut Filters)| {
@@ -393,7 +427,7 @@ mod tests {
             build(&mut filters);
             select(&filters)
         };
-        assert_eq!(f(|_| {}), [1, 2, 3, 4]);
+        assert_eq!(f(|_| {}), [1, 2, 3, 4, 5, 6]);
         assert_eq!(f(|f| f.white = Some("CARLSEN".into())), [1, 2]);
         assert_eq!(f(|f| f.player = Some("carlsen".into())), [1, 2, 3]);
         assert_eq!(f(|f| f.black = Some("o'brien".into())), [1], "a quote is text");
@@ -403,8 +437,22 @@ mod tests {
         assert_eq!(f(|f| f.site = Some("oslo".into())), [1, 3]);
         assert_eq!(f(|f| f.eco = Some("B90".parse().unwrap())), [1]);
         assert_eq!(f(|f| f.eco = Some("B9".parse().unwrap())), [1, 2]);
-        assert_eq!(f(|f| f.eco = Some("A00-B99".parse().unwrap())), [1, 2]);
         assert_eq!(f(|f| f.eco = Some("B99-C00".parse().unwrap())), [2, 3]);
+        // Without a tag (NULL, '?', ''), the opening by position decides;
+        // with one, the tag alone.
+        assert_eq!(f(|f| f.eco = Some("A00-B99".parse().unwrap())), [1, 2, 4, 5]);
+        assert_eq!(f(|f| f.eco = Some("B01".parse().unwrap())), [4]);
+        assert_eq!(f(|f| f.eco = Some("E".parse().unwrap())), [6]);
+        assert_eq!(f(|f| f.eco = Some("C".parse().unwrap())), [3], "the tag B99a wins over C20");
+        assert_eq!(f(|f| f.eco = Some("C2".parse().unwrap())), [] as [i64; 0]);
+        assert_eq!(f(|f| f.opening = Some("SICILIAN".into())), [1]);
+        assert_eq!(f(|f| f.opening = Some("pawn game".into())), [2, 5]);
+        assert_eq!(f(|f| f.opening = Some("queen's".into())), [5], "a quote is text");
+        assert_eq!(f(|f| f.opening = Some("%".into())), [] as [i64; 0], "a percent sign is text");
+        assert_eq!(f(|f| f.opening = Some("_".into())), [] as [i64; 0], "an underscore is text");
+        assert_eq!(f(|f| f.opening = Some("nimzo-indian".into())), [6]);
+        let eco = Filters { eco: Some("A00-B99".parse().unwrap()), ..Filters::default() };
+        assert_eq!(select_at(&eco, OPENING_SCHEMA - 1), [1, 2], "before schema 9: the tag alone");
         assert_eq!(f(|f| f.result = Some(ResultFilter::Draw)), [3]);
         assert_eq!(f(|f| f.result = Some(ResultFilter::Unknown)), [4]);
         assert_eq!(f(|f| f.min_elo = Some(2750)), [3]);
@@ -430,6 +478,8 @@ mod tests {
     fn empty_names_are_refused() {
         let f = Filters { player: Some("  ".into()), ..Filters::default() };
         assert_eq!(f.check(), Err(FilterError::EmptyName("player")));
+        let f = Filters { opening: Some(String::new()), ..Filters::default() };
+        assert_eq!(f.check().unwrap_err().to_string(), "--opening: the name is empty");
         assert!(Filters::default().is_empty());
     }
 }

@@ -1,10 +1,12 @@
 //! What a database holds ([`Info`]): counts, sources, import errors, the
 //! date range, the file's size and schema version, the most common
-//! events and ECO codes, and the games per speed. The counts come from
-//! small tables and the `sources` counters; the dates and tallies read the
-//! narrow `games_summary` index whole (a fraction of a second per million
-//! games), or the `games` table on a database without it; the speeds, the
-//! `games_speed` index (schema version 7).
+//! events and ECO codes, the games per speed and the most played openings
+//! by position. The counts come from small tables and the `sources`
+//! counters; the dates and tallies read the narrow `games_summary` index
+//! whole (a fraction of a second per million games), or the `games` table
+//! on a database without it; the speeds, the `games_speed` index (schema
+//! version 7); the openings, the `games` table whole (no index holds
+//! them: about a second per million games).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -12,6 +14,7 @@ use std::path::Path;
 use rusqlite::Connection;
 
 use super::error::QueryError;
+use super::filter::OPENING_SCHEMA;
 use super::search::has_index;
 use crate::db::Speed;
 
@@ -38,6 +41,17 @@ pub struct SourceInfo {
     /// The last ply indexed (`--max-ply`); `None` for every ply, or not
     /// recorded.
     pub max_ply: Option<u32>,
+}
+
+/// An opening by position and its games.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpeningCount {
+    /// `games.opening_eco`.
+    pub eco: String,
+    /// `games.opening_name`.
+    pub name: String,
+    /// Games that have it.
+    pub games: u64,
 }
 
 /// The summary of a database.
@@ -69,10 +83,19 @@ pub struct Info {
     /// (`None`); speeds without games left out. Empty for a database
     /// older than schema version 7.
     pub speeds: Vec<(Option<Speed>, u64)>,
+    /// The most played openings by position, most games first. Empty for
+    /// a database older than schema version 9.
+    pub openings: Vec<OpeningCount>,
+    /// Games without an opening by position; `None` for a database older
+    /// than schema version 9.
+    pub without_opening: Option<u64>,
 }
 
 /// How many events and ECO codes [`info`] lists.
 pub const TOP: usize = 5;
+
+/// How many openings by position [`info`] lists.
+pub const TOP_OPENINGS: usize = 10;
 
 /// Reads the summary of the database `conn` opened from `path`.
 ///
@@ -173,7 +196,40 @@ pub fn info(conn: &Connection, path: &Path) -> Result<Info, QueryError> {
         // Fastest first, unknown last.
         info.speeds.sort_unstable_by_key(|&(speed, _)| (speed.is_none(), speed));
     }
+    if info.schema_version >= OPENING_SCHEMA {
+        let (openings, without) = openings(conn)?;
+        info.openings = openings;
+        info.without_opening = Some(without);
+    }
     Ok(info)
+}
+
+/// The [`TOP_OPENINGS`] most played openings by position, most games
+/// first (ties by name, then code), and the number of games without one.
+fn openings(conn: &Connection) -> Result<(Vec<OpeningCount>, u64), QueryError> {
+    let mut st = conn
+        .prepare(
+            "SELECT opening_eco, opening_name, count(*) FROM games \
+             GROUP BY opening_eco, opening_name",
+        )
+        .map_err(QueryError::sqlite(conn))?;
+    let groups: Vec<(Option<String>, Option<String>, i64)> = st
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .and_then(|rows| rows.collect())
+        .map_err(QueryError::sqlite(conn))?;
+    let mut without = 0;
+    let mut named = Vec::with_capacity(groups.len());
+    for (eco, name, n) in groups {
+        match (eco, name) {
+            (Some(eco), Some(name)) => named.push(OpeningCount { eco, name, games: n as u64 }),
+            _ => without += n as u64,
+        }
+    }
+    named.sort_unstable_by(|a, b| {
+        b.games.cmp(&a.games).then_with(|| (&a.name, &a.eco).cmp(&(&b.name, &b.eco)))
+    });
+    named.truncate(TOP_OPENINGS);
+    Ok((named, without))
 }
 
 /// `true` if the database has the table `name` (`deleted_games` came with

@@ -14,7 +14,8 @@
 //!
 //! A game whose replay stopped (`games.error`) gets one comment more, where
 //! it stopped: `{pgnindex: replay stopped here: MESSAGE}` before the move
-//! that failed (and its move number), so that the PGN never passes for a
+//! that failed (and its move number; for a game read as descriptive
+//! notation, found by its reader), so that the PGN never passes for a
 //! whole game. Imported back, it is a comment like any other; a movetext
 //! that already has it there is not given a second one.
 
@@ -23,6 +24,8 @@ use std::io::{self, Write};
 use std::ops::ControlFlow;
 
 use super::game::Game;
+use crate::chess::Position;
+use crate::notation::{descriptive, fen, san};
 use crate::pgn::{Reader, Visitor};
 
 /// How the comment that marks where a replay stopped starts.
@@ -57,9 +60,12 @@ pub fn marked_movetext(game: &Game) -> Cow<'_, str> {
     let Some(error) = &game.error else { return Cow::Borrowed(&game.movetext) };
     let movetext = game.movetext.as_str();
     // The move that failed is the mainline move after the stored ones;
-    // read as the import read it, by the same tokenizer.
+    // read as the import read it, by the same tokenizer (descriptive
+    // notation's for a game read so).
     let mut finder = NthMove { n: game.ply_count, offset: None };
-    let at = match Reader::new(movetext.as_bytes()).read_game(&mut finder).flatten() {
+    let found = descriptive_stop(game)
+        .or_else(|| Reader::new(movetext.as_bytes()).read_game(&mut finder).flatten());
+    let at = match found {
         Some(offset) => before_move_number(movetext, offset),
         // No move at all (a bad FEN tag stops the game before its moves).
         None if game.ply_count == 0 => leading_comments_end(movetext),
@@ -87,6 +93,34 @@ pub fn marked_movetext(game: &Game) -> Cow<'_, str> {
         .collect();
     let space = if before.len() < at || at == 0 { "" } else { " " };
     Cow::Owned(format!("{}{space}{{{STOP_MARK}{message}}} {}", &movetext[..at], &movetext[at..]))
+}
+
+/// The offset of the move that stopped a game read as descriptive
+/// notation: the stored moves are the ones its movetext plays as
+/// descriptive notation before an error. `None` for other games (and for a
+/// game stopped at its first move, which both notations find alike).
+fn descriptive_stop(game: &Game) -> Option<usize> {
+    if game.ply_count == 0 {
+        return None;
+    }
+    let start = match &game.start_fen {
+        Some(text) => fen::parse_position(text).ok()?,
+        None => Position::new(),
+    };
+    let replay = descriptive::replay(&start, game.movetext.as_bytes());
+    let (offset, _) = replay.error?;
+    if replay.moves.len() != game.ply_count as usize {
+        return None;
+    }
+    let mut pos = start;
+    let mut stored = game.moves.split_ascii_whitespace();
+    for m in replay.moves {
+        if stored.next() != Some(san::to_san(&pos, m).as_str()) {
+            return None;
+        }
+        pos.play_unchecked(m);
+    }
+    Some(offset)
 }
 
 /// Finds the byte offset of the mainline move after the first `n`.
@@ -360,6 +394,19 @@ mod tests {
             assert_eq!(marked(movetext, plies), expected, "{movetext}");
             assert_eq!(marked(&expected, plies), expected, "marked once: {movetext}");
         }
+        // Descriptive notation: `ch` is a word of its own, not a move.
+        let movetext = "1. P-K4 P-K4 2. B-B4 ch Kt-QB3 3. Kt-B3 *";
+        let game = Game {
+            movetext: movetext.into(),
+            ply_count: 4,
+            moves: "e4 e5 Bc4 Nc6".into(),
+            error: Some("E {x}".into()),
+            ..Game::default()
+        };
+        let expected = format!("1. P-K4 P-K4 2. B-B4 ch Kt-QB3 {mark} 3. Kt-B3 *");
+        assert_eq!(marked_movetext(&game), expected);
+        let game = Game { movetext: expected.clone(), ..game };
+        assert_eq!(marked_movetext(&game), expected, "marked once");
         let whole = Game { movetext: "1. e4 *".into(), ..Game::default() };
         assert!(matches!(marked_movetext(&whole), Cow::Borrowed("1. e4 *")));
     }

@@ -17,7 +17,7 @@ use rusqlite::types::Value;
 use rusqlite::{params_from_iter, Connection, OptionalExtension};
 
 use super::error::QueryError;
-use super::filter::Filters;
+use super::filter::{Filters, SqlFilter};
 use super::game::{Game, GAME_COLUMNS};
 use super::replay::Replay;
 use super::target::Target;
@@ -71,8 +71,12 @@ impl Search {
     /// view yields its hits in game order, so SQLite merges them as a
     /// stream (ordering by ply too would sort within each game: the caller
     /// does that). The games are read afterwards, one by one.
-    fn hits_sql(&self, target: &Target) -> (String, Vec<Value>) {
-        let filters = self.filters.to_sql();
+    fn hits_sql(
+        &self,
+        conn: &Connection,
+        target: &Target,
+    ) -> Result<(String, Vec<Value>), QueryError> {
+        let filters = self.filter_sql(conn)?;
         let sql = if self.filters.is_empty() {
             "SELECT game_id, ply FROM positions WHERE hash = ? ORDER BY game_id".to_string()
         } else {
@@ -84,7 +88,18 @@ impl Search {
         };
         let mut params = vec![Value::Integer(target.key)];
         params.extend(filters.params);
-        (sql, params)
+        Ok((sql, params))
+    }
+
+    /// The filters as SQL for the schema version of `conn`'s database.
+    fn filter_sql(&self, conn: &Connection) -> Result<SqlFilter, QueryError> {
+        if self.filters.is_empty() {
+            return Ok(SqlFilter::default());
+        }
+        let version = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(QueryError::sqlite(conn))?;
+        Ok(self.filters.to_sql(version))
     }
 
     /// Counts the matching games (by key, without replay: see the module
@@ -93,7 +108,7 @@ impl Search {
     /// # Errors
     /// [`QueryError::Sqlite`].
     pub fn count(&self, conn: &Connection) -> Result<u64, QueryError> {
-        let filters = self.filters.to_sql();
+        let filters = self.filter_sql(conn)?;
         let mut params = Vec::new();
         let sql = match &self.target {
             None => format!("SELECT count(*) FROM games AS g WHERE 1{}", filters.sql),
@@ -135,7 +150,7 @@ impl Search {
         let Some(target) = &self.target else {
             return self.find_by_headers(conn, page, with_tags, each);
         };
-        let (sql, params) = self.hits_sql(target);
+        let (sql, params) = self.hits_sql(conn, target)?;
         let mut hits = conn.prepare(&sql).map_err(&e)?;
         let mut rows = hits.query(params_from_iter(&params)).map_err(&e)?;
         let mut game_sql = conn
@@ -200,7 +215,7 @@ impl Search {
         mut each: impl FnMut(Found) -> io::Result<()>,
     ) -> Result<FindStats, QueryError> {
         let e = QueryError::sqlite(conn);
-        let filters = self.filters.to_sql();
+        let filters = self.filter_sql(conn)?;
         let mut sql = format!(
             "SELECT {} FROM games AS g WHERE 1{} ORDER BY g.id",
             *GAME_COLUMNS, filters.sql
@@ -312,7 +327,7 @@ impl Search {
         target: &Target,
         mut each: impl FnMut(&Hit<'_>),
     ) -> Result<(), QueryError> {
-        let filters = self.filters.to_sql();
+        let filters = self.filter_sql(conn)?;
         let sql = format!(
             "SELECT p.game_id, p.ply, p.next_move, g.result, g.white_elo, g.black_elo, g.date \
              FROM positions AS p JOIN games AS g ON g.id = p.game_id WHERE p.hash = ?{}",

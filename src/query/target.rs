@@ -10,10 +10,12 @@
 //! - `--moves`: SAN in every dialect the core reads (languages, figurines,
 //!   long algebraic, UCI), move numbers (`1.`, `1...`, `12.e4`, `1`), NAGs and
 //!   a result token allowed and ignored; the piece-letter language is
-//!   detected for the whole list, as for a game. From the standard start,
-//!   or from `--from-fen` (read as `--fen`).
+//!   detected for the whole list, as for a game, and a list that SAN cannot
+//!   read is read as English descriptive notation (`P-K4 P-K4 N-KB3`). From
+//!   the standard start, or from `--from-fen` (read as `--fen`).
 
 use crate::chess::Position;
+use crate::notation::descriptive;
 use crate::notation::epd::Epd;
 use crate::notation::fen::{self, FenError};
 use crate::notation::san::{self, MoveTextError};
@@ -90,7 +92,8 @@ impl Target {
     /// # Errors
     /// [`TargetError::FromFen`] for a bad start, [`TargetError::NoMoves`]
     /// for an empty list, [`TargetError::Move`] naming the first move that
-    /// cannot be played (as read in English).
+    /// cannot be played (as read in English, or in descriptive notation if
+    /// that reads more moves).
     ///
     /// ```
     /// use pgnindex::query::target::Target;
@@ -110,6 +113,27 @@ impl Target {
         }
         let texts: Vec<&[u8]> = tokens.iter().map(|t| t.as_bytes()).collect();
         let replay = san::replay(&start, &texts, None);
+        if replay.error.is_some() {
+            // SAN failed in every language: descriptive notation, if it
+            // reads every move or more than SAN did.
+            let desc = descriptive::replay(&start, text.as_bytes());
+            if desc.error.is_none() || desc.moves.len() > replay.moves.len() {
+                let mut pos = start;
+                for &m in &desc.moves {
+                    pos.play_unchecked(m);
+                }
+                if let Some((_, error)) = desc.error {
+                    let index = desc.moves.len();
+                    return Err(TargetError::Move {
+                        index,
+                        numbered: san::numbered(&pos, desc.texts[index].as_bytes()),
+                        error: error.into(),
+                        fen: fen::write(&pos),
+                    });
+                }
+                return Ok(Target::from_position(pos));
+            }
+        }
         let mut pos = start;
         for m in &replay.moves {
             match m {
@@ -222,6 +246,22 @@ mod tests {
         }
         assert!(sicilian.matches(&sicilian.position));
         assert!(!sicilian.matches(&Position::new()));
+        for moves in
+            ["1. P-K4 P-QB4 2. N-KB3 P-Q3", "P-K4 P-QB4 Kt-KB3 P-Q3 *", "1 P-K4 1... P-QB4"]
+        {
+            let desc = Target::from_moves(moves, None).unwrap();
+            let san = Target::from_moves(
+                &moves
+                    .replace("P-QB4", "c5")
+                    .replace("P-K4", "e4")
+                    .replace("N-KB3", "Nf3")
+                    .replace("Kt-KB3", "Nf3")
+                    .replace("P-Q3", "d6"),
+                None,
+            )
+            .unwrap();
+            assert_eq!(desc, san, "{moves}");
+        }
     }
 
     #[test]
@@ -249,6 +289,13 @@ mod tests {
         let e = Target::from_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x").unwrap_err();
         assert!(e.to_string().starts_with("--fen: invalid FEN"), "{e}");
         assert!(Target::from_epd("nonsense").unwrap_err().to_string().starts_with("--epd: "));
+        let e = Target::from_moves("P-K4 P-K4 N-B3", None).unwrap_err().to_string();
+        assert!(
+            e.starts_with(
+                "--moves: 2. N-B3: ambiguous move: could be N-QB3 (Nc3), N-KB3 (Nf3) in "
+            ),
+            "{e}"
+        );
         let e = Target::from_moves("e4", Some("bad")).unwrap_err().to_string();
         assert!(e.starts_with("--from-fen: "), "{e}");
     }

@@ -10,7 +10,12 @@
 //!   skipped, not replayed;
 //! - moves are read in English; when English fails, the whole game is
 //!   retried in each other piece-letter language, and the first that plays
-//!   every move wins (unless the caller forced a language);
+//!   every move wins; when none does, the game's movetext as written is
+//!   read as English descriptive notation, which wins if it plays every
+//!   move, or gets further than English did (its error is then the
+//!   game's). A language the caller forced is the only one tried
+//!   ([`Lang::Descriptive`] reads the movetext as written, not the SAN
+//!   tokens);
 //! - the first illegal, ambiguous or unreadable move stops the replay: the
 //!   game keeps its tags and the moves before, and carries the error.
 
@@ -19,6 +24,7 @@ use std::ops::ControlFlow;
 use super::openings::Openings;
 use super::TagPairs;
 use crate::chess::{Color, Move, Position};
+use crate::notation::descriptive::{self, Token};
 use crate::notation::fen;
 use crate::notation::lang::Lang;
 use crate::notation::san::{self, San};
@@ -85,7 +91,8 @@ pub struct GameRecord {
     pub error: Option<GameError>,
     /// The variant, if the game was skipped as not standard chess.
     pub skipped_variant: Option<String>,
-    /// The piece-letter language the moves were read in.
+    /// The piece-letter language the moves were read in
+    /// ([`Lang::Descriptive`] for descriptive notation).
     pub lang: Lang,
     /// Syntax problems the tokenizer reported (the game was still read).
     pub syntax: Vec<Syntax>,
@@ -170,6 +177,8 @@ pub struct Replayer<'a> {
     /// The mainline's SAN so far (ASCII).
     san: Vec<u8>,
     movetext: &'a [u8],
+    /// The byte offset of `movetext` in the block.
+    movetext_offset: usize,
     no_start: bool,
     /// The opening table when openings are asked for.
     openings: Option<&'static Openings>,
@@ -247,6 +256,7 @@ impl<'a> Replayer<'a> {
             comment_text: String::new(),
             san: Vec::new(),
             movetext: &[],
+            movetext_offset: 0,
             no_start: false,
             openings: options.openings.then(Openings::get),
             opening: None,
@@ -463,6 +473,16 @@ impl<'a> Replayer<'a> {
         }
     }
 
+    /// Forgets the notes read so far.
+    fn clear_notes(&mut self) {
+        self.clocks.clear();
+        self.emts.clear();
+        self.evals.clear();
+        self.nags.clear();
+        self.comment_ends.clear();
+        self.comment_text.clear();
+    }
+
     /// Drops the notes past the last move kept (after a failed move).
     fn drop_notes_past(&mut self, plies: usize) {
         let plies = u32::try_from(plies).unwrap_or(u32::MAX);
@@ -503,6 +523,93 @@ impl<'a> Replayer<'a> {
     }
 }
 
+/// A game's movetext read as descriptive notation, not yet taken into the
+/// record: the moves played, the comments with the ply they follow, and the
+/// error that stopped it.
+struct DescriptiveAttempt<'a> {
+    moves: Vec<Move>,
+    comments: Vec<(u32, &'a [u8])>,
+    error: Option<GameError>,
+}
+
+impl<'a> Replayer<'a> {
+    /// Reads the movetext as written as descriptive notation, from the
+    /// start position, without touching the record.
+    fn read_descriptive(&self) -> DescriptiveAttempt<'a> {
+        let mut pos = self.start.clone();
+        let mut origins = descriptive::Origins::new(&pos);
+        let mut attempt =
+            DescriptiveAttempt { moves: Vec::new(), comments: Vec::new(), error: None };
+        for token in descriptive::tokens(self.movetext) {
+            let (text, offset) = match token {
+                Token::Comment(text) => {
+                    attempt.comments.push((attempt.moves.len() as u32, text));
+                    continue;
+                }
+                Token::Move(text, offset) => (text, offset),
+            };
+            match descriptive::parse_move_in_game(&pos, &origins, text.as_bytes()) {
+                Ok(m) => {
+                    origins.play(m);
+                    pos.play_unchecked(m);
+                    attempt.moves.push(m);
+                }
+                Err(e) => {
+                    let message =
+                        format!("{}: {}", san::numbered(&pos, text.as_bytes()), e.reason());
+                    let offset = self.movetext_offset + offset;
+                    attempt.error = Some(GameError { offset, message });
+                    break;
+                }
+            }
+        }
+        attempt
+    }
+
+    /// SAN failed in every language: the game is descriptive notation if
+    /// that plays every move, or more moves than English did.
+    fn retry_descriptive(&mut self) {
+        let attempt = self.read_descriptive();
+        if attempt.error.is_none() || attempt.moves.len() > self.moves.len() {
+            self.take_descriptive(attempt);
+        }
+    }
+
+    /// Makes `attempt` the game: its moves, positions, SAN, commands and
+    /// error.
+    fn take_descriptive(&mut self, attempt: DescriptiveAttempt<'a>) {
+        self.lang = Lang::Descriptive;
+        self.pos = self.start.clone();
+        self.moves.clear();
+        self.keys.clear();
+        self.fens.clear();
+        self.san.clear();
+        self.clear_notes();
+        self.opening = None;
+        self.record_position();
+        let mut comments = attempt.comments.into_iter().peekable();
+        for m in attempt.moves {
+            while let Some((_, text)) = comments.next_if(|c| c.0 as usize == self.moves.len()) {
+                self.read_descriptive_comment(text);
+            }
+            self.take_move(m, false);
+        }
+        for (_, text) in comments {
+            self.read_descriptive_comment(text);
+        }
+        self.failed = attempt.error;
+    }
+
+    /// A comment of a game read as descriptive notation, after the moves
+    /// played so far (none before the first move). Its NAGs are not read.
+    fn read_descriptive_comment(&mut self, text: &[u8]) {
+        let ply = u32::try_from(self.moves.len()).unwrap_or(u32::MAX);
+        if self.options.commands && ply > 0 {
+            self.read_comment(RawComment(text), ply);
+        }
+    }
+}
+
 impl<'a> Visitor<'a> for Replayer<'a> {
     type Output = GameRecord;
 
@@ -520,14 +627,10 @@ impl<'a> Visitor<'a> for Replayer<'a> {
         self.skipped_variant = None;
         self.outcome = None;
         self.syntax.clear();
-        self.clocks.clear();
-        self.emts.clear();
-        self.evals.clear();
-        self.nags.clear();
-        self.comment_ends.clear();
-        self.comment_text.clear();
+        self.clear_notes();
         self.san.clear();
         self.movetext = &[];
+        self.movetext_offset = 0;
         self.no_start = false;
         self.opening = None;
     }
@@ -576,7 +679,9 @@ impl<'a> Visitor<'a> for Replayer<'a> {
         }
         self.pos = self.start.clone();
         self.record_position();
-        Skip(false)
+        // Descriptive notation is read from the movetext as written, at the
+        // end of the game: the SAN tokens split its moves.
+        Skip(self.options.lang == Some(Lang::Descriptive))
     }
 
     #[inline]
@@ -619,18 +724,22 @@ impl<'a> Visitor<'a> for Replayer<'a> {
         self.syntax.push(problem);
     }
 
-    fn movetext(&mut self, raw: &'a [u8]) {
+    fn movetext(&mut self, raw: &'a [u8], offset: usize) {
         self.movetext = raw;
+        self.movetext_offset = offset;
     }
 
     fn end_game(&mut self) -> GameRecord {
-        if self.failed.is_some()
-            && self.options.lang.is_none()
-            && self.skipped_variant.is_none()
-            && !self.tokens.is_empty()
-            && self.retry_in_other_languages()
-        {
-            self.failed = None;
+        let playable = self.skipped_variant.is_none() && !self.no_start;
+        if playable && self.options.lang == Some(Lang::Descriptive) {
+            let attempt = self.read_descriptive();
+            self.take_descriptive(attempt);
+        } else if playable && self.failed.is_some() && self.options.lang.is_none() {
+            if !self.tokens.is_empty() && self.retry_in_other_languages() {
+                self.failed = None;
+            } else {
+                self.retry_descriptive();
+            }
         }
         if self.failed.is_some() {
             self.drop_notes_past(self.moves.len());
@@ -801,6 +910,20 @@ mod tests {
     }
 
     #[test]
+    fn notes_of_a_game_read_as_descriptive_notation() {
+        let text = "[Event \"a\"]\n\n{intro} 1. P-K4 {[%clk 0:03:00] good} P-K4 {[%eval 0.2]} \
+                    2. Kt-KB3 {fine} (2. B-B4 {side}) Kt-QB3 *";
+        for lang in [None, Some(Lang::Descriptive)] {
+            let options = ReplayOptions { commands: true, lang, ..ReplayOptions::default() };
+            let g = replay(text, options).remove(0);
+            assert_eq!((g.lang, g.plies()), (Lang::Descriptive, 4), "{lang:?}");
+            assert_eq!(g.clocks, [(1, 180_000)]);
+            assert_eq!(g.evals, [(2, Eval::Centipawns(20))]);
+            assert_eq!(g.comments().collect::<Vec<_>>(), [(1, "good"), (3, "fine")]);
+        }
+    }
+
+    #[test]
     fn variant_tag_values() {
         use VariantKind::{Chess960, Other, Standard};
         for (value, kind) in [
@@ -837,5 +960,41 @@ mod tests {
         assert_eq!(games[3].lang, Lang::French);
         assert_eq!(games[3].plies(), 4);
         assert!(games[3].error.is_none());
+    }
+
+    #[test]
+    fn descriptive_games_detected_or_forced() {
+        let text = "[Event \"a\"]\n\n1. P-K4 {[%clk 0:03:00]} P-K4 2. Kt-KB3 Kt-QB3 \
+                    3. B-B4 (3. B-Kt5) B-B4 4. P-QKt4 BxKtP 1-0\n\n\
+                    [Event \"b\"]\n\n1. e4 e5 2. Nf3 *\n\n\
+                    [Event \"c\"]\n\n1. P-K4 P-K4 2. N-B3 *\n\n\
+                    [Event \"d\"]\n\n1. e4 e5 2. Nf6 *\n\n\
+                    P-K4 P-K4 N-KB3 N-QB3 B-B4 B-B4 P-QN4 BxNP\n";
+        let options = ReplayOptions { san: true, commands: true, ..ReplayOptions::default() };
+        let games = replay(text, options);
+        assert_eq!(games[0].lang, Lang::Descriptive);
+        assert_eq!(games[0].error, None);
+        assert_eq!(games[0].san, "e4 e5 Nf3 Nc6 Bc4 Bc5 b4 Bxb4");
+        assert_eq!(games[0].clocks, [(1, 180_000)]);
+        assert_eq!(games[1].lang, Lang::English);
+        // Descriptive gets further than SAN: its error is the game's.
+        assert_eq!(games[2].lang, Lang::Descriptive);
+        assert_eq!(games[2].plies(), 2);
+        let error = games[2].error.as_ref().unwrap();
+        assert_eq!(error.message, "2. N-B3: ambiguous move: could be N-QB3 (Nc3), N-KB3 (Nf3)");
+        assert_eq!(&text[error.offset..error.offset + 4], "N-B3");
+        // SAN gets further: its error stays.
+        assert_eq!(games[3].lang, Lang::English);
+        assert_eq!(games[3].plies(), 2);
+        assert!(games[3].error.as_ref().unwrap().message.starts_with("2. Nf6: illegal move"));
+        // Without tags or move numbers, as the line is often quoted.
+        assert_eq!(games[4].san, games[0].san);
+        // Forced: descriptive only, SAN games are errors.
+        let options = ReplayOptions { lang: Some(Lang::Descriptive), ..options };
+        let forced = replay(text, options);
+        assert_eq!(forced[0].san, games[0].san);
+        assert_eq!(forced[0].clocks, [(1, 180_000)]);
+        assert_eq!(forced[1].plies(), 0);
+        assert_eq!(forced[1].error.as_ref().unwrap().message, "1. e4: not a move: no piece");
     }
 }

@@ -86,7 +86,7 @@ pub enum WriteError {
     #[error(transparent)]
     Db(#[from] DbError),
     /// Another import holds the database.
-    #[error("{}: another pgnindex import is writing to this database; wait for it to finish", path.display())]
+    #[error("{}: another pgnindex import, delete or vacuum is writing to this database; wait for it to finish", path.display())]
     Busy {
         /// The database.
         path: PathBuf,
