@@ -177,7 +177,7 @@ pub fn run(
         fens: options.rows.positions && options.rows.fens,
         lang: options.lang,
         tags: true,
-        commands: false,
+        commands: true,
         san: true,
         movetext: true,
         openings: true,

@@ -9,7 +9,7 @@ use serde_json::Value;
 use pgnindex::db::GameId;
 use pgnindex::notation::fen;
 use pgnindex::query::format::json_object;
-use pgnindex::query::game::{self, Game};
+use pgnindex::query::game::{self, Game, PlyNote};
 use pgnindex::query::pgn;
 use pgnindex::query::replay::Replay;
 use pgnindex::query::QueryError;
@@ -24,6 +24,9 @@ pub enum ShowFormat {
     Pgn,
     /// One JSON object.
     Json,
+    /// The moves, one line per move pair, each with its clock and
+    /// evaluation.
+    Table,
 }
 
 /// Arguments of `show`.
@@ -39,7 +42,13 @@ the movetext as imported (comments, variations, NAGs) in lines of at most 80
 characters; a game whose replay stopped at a bad move gets a comment there,
 {pgnindex: replay stopped here: MESSAGE}. --fens adds, after the game, one line per position of the
 mainline: PLY, the move that led there (- for the start) and the FEN,
-separated by tabs (with --format json: a \"fens\" array).")]
+separated by tabs (with --format json: a \"fens\" array).
+
+--format table lists the mainline one move pair a line, each move with the
+clock after it and the evaluation the game gives (White's view, #N a mate),
+as in `12. Nf3 (0:04:51, +0.35)  Nc6 (0:04:48, #-3)`. JSON has a \"notes\"
+array when the game has clocks, evaluations, NAGs or comments: one object
+per move (clock, emt, eval, mate, nags, comment; null where none).")]
 pub struct ShowArgs {
     /// The game's id (as `find` lists it).
     id: i64,
@@ -63,6 +72,10 @@ pub fn run(args: &ShowArgs) -> anyhow::Result<Exit> {
     };
     let game = stored.ok_or(QueryError::NoSuchGame(args.id))?;
     let positions = if args.fens { Some(positions(&game)?) } else { None };
+    let notes = match args.format {
+        ShowFormat::Pgn => Vec::new(),
+        ShowFormat::Json | ShowFormat::Table => game::load_notes(&conn, game.id)?,
+    };
     let mut out = query_args::stdout();
     match args.format {
         ShowFormat::Pgn => {
@@ -73,7 +86,15 @@ pub fn run(args: &ShowArgs) -> anyhow::Result<Exit> {
         }
         ShowFormat::Json => {
             let fens = positions.map(|p| p.into_iter().map(|(_, fen)| fen).collect());
-            writeln!(out, "{}", to_json(&game, fens))?;
+            writeln!(out, "{}", to_json(&game, fens, &notes))?;
+        }
+        ShowFormat::Table => {
+            for line in move_lines(&game, &notes) {
+                writeln!(out, "{line}")?;
+            }
+            for (ply, (san, fen)) in positions.iter().flatten().enumerate() {
+                writeln!(out, "{ply}\t{}\t{fen}", san.as_deref().unwrap_or("-"))?;
+            }
         }
     }
     out.flush()?;
@@ -91,8 +112,77 @@ fn positions(game: &Game) -> Result<Vec<(Option<String>, String)>, QueryError> {
     Ok(out)
 }
 
+/// The mainline one move pair a line, each move followed by its clock and
+/// evaluation in parentheses when the game gives them: `12. Nf3 (0:04:51,
+/// +0.35)  Nc6 (0:04:48, #-3)`; a game from a position with Black to move
+/// starts `1... Kd7`.
+fn move_lines(game: &Game, notes: &[PlyNote]) -> Vec<String> {
+    let (mut number, black_first) = match &game.start_fen {
+        Some(start) => {
+            let fields: Vec<&str> = start.split_ascii_whitespace().collect();
+            let number = fields.get(5).and_then(|n| n.parse::<u32>().ok()).unwrap_or(1);
+            (number, fields.get(1) == Some(&"b"))
+        }
+        None => (1, false),
+    };
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    let mut black = black_first;
+    for (i, san) in game.moves.split_ascii_whitespace().enumerate() {
+        if black {
+            if line.is_empty() {
+                line = format!("{number}... ");
+            } else {
+                line.push_str("  ");
+            }
+        } else {
+            line = format!("{number}. ");
+        }
+        line.push_str(san);
+        if let Some(note) = notes.get(i) {
+            let parts: Vec<String> = [
+                note.clock.map(clock_text),
+                match (note.eval, note.mate) {
+                    (_, Some(mate)) => Some(format!("#{mate}")),
+                    (Some(pawns), None) => Some(format!("{pawns:+.2}")),
+                    (None, None) => None,
+                },
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            if !parts.is_empty() {
+                line.push_str(&format!(" ({})", parts.join(", ")));
+            }
+        }
+        if black {
+            lines.push(std::mem::take(&mut line));
+            number += 1;
+        }
+        black = !black;
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+/// Seconds as `H:MM:SS`, with the fraction when there is one
+/// (`0:02:58.6`).
+fn clock_text(seconds: f64) -> String {
+    let ms = (seconds * 1000.0).round() as u64;
+    let (whole, fraction) = (ms / 1000, ms % 1000);
+    let mut text = format!("{}:{:02}:{:02}", whole / 3600, whole / 60 % 60, whole % 60);
+    if fraction != 0 {
+        let digits = format!("{fraction:03}");
+        text.push('.');
+        text.push_str(digits.trim_end_matches('0'));
+    }
+    text
+}
+
 /// The game as one JSON object (keys in a fixed order).
-fn to_json(game: &Game, fens: Option<Vec<String>>) -> String {
+fn to_json(game: &Game, fens: Option<Vec<String>>, notes: &[PlyNote]) -> String {
     let text = |v: &Option<String>| v.as_deref().map_or(Value::Null, Value::from);
     let tags: Vec<Value> = game
         .tag_pairs()
@@ -122,6 +212,18 @@ fn to_json(game: &Game, fens: Option<Vec<String>>) -> String {
     ];
     if let Some(fens) = fens {
         fields.push(("fens", fens.into()));
+    }
+    if !notes.is_empty() {
+        let notes: Vec<Value> = notes
+            .iter()
+            .map(|n| {
+                serde_json::json!({
+                    "clock": n.clock, "emt": n.emt, "eval": n.eval, "mate": n.mate,
+                    "nags": n.nags, "comment": n.comment,
+                })
+            })
+            .collect();
+        fields.push(("notes", notes.into()));
     }
     json_object(&fields)
 }

@@ -28,6 +28,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0007_game_analysis_columns.sql"),
     include_str!("../../migrations/0008_players_view.sql"),
     include_str!("../../migrations/0009_game_openings.sql"),
+    include_str!("../../migrations/0010_ply_data.sql"),
 ];
 
 /// Page size of new databases.
@@ -472,6 +473,45 @@ mod tests {
         // A new database records nothing.
         let fresh = open_for_write(&dir.path().join("new.db")).unwrap();
         assert!(ids(&fresh).is_empty());
+    }
+
+    #[test]
+    fn version_9_games_get_plies_without_notes_and_a_delete_takes_the_notes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v9.db");
+        let conn = Connection::open(&path).unwrap();
+        for (i, sql) in MIGRATIONS[..9].iter().enumerate() {
+            conn.execute_batch(sql).unwrap();
+            conn.pragma_update(None, "user_version", i as i64 + 1).unwrap();
+        }
+        conn.execute_batch(
+            "INSERT INTO sources (id, path, games, positions, started_at) VALUES (1, 'a', 2, 4, '');\
+             INSERT INTO games (id, ply_count, final_fen, moves, movetext, dedupe_key, source_id) \
+             VALUES (1, 2, 'x', 'e4 e5', '', 0, 1), (2, 0, 'x', '', '', 0, 1);",
+        )
+        .unwrap();
+        drop(conn);
+        open_for_write(&path).unwrap();
+        let conn = open_read_write(&path).unwrap();
+        let plies = |conn: &Connection| -> Vec<(i64, i64, String, Option<f64>)> {
+            let mut st = conn
+                .prepare("SELECT game_id, ply, san, clock FROM plies ORDER BY game_id, ply")
+                .unwrap();
+            st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect()
+        };
+        // Games stored before have their moves and no notes.
+        assert_eq!(plies(&conn), [(1, 1, "e4".into(), None), (1, 2, "e5".into(), None)]);
+        conn.execute("INSERT INTO ply_data (game_id, clocks) VALUES (1, '[null, 59.5]')", [])
+            .unwrap();
+        assert_eq!(plies(&conn)[1], (1, 2, "e5".into(), Some(59.5)));
+        // Foreign keys on (as `sql --write` has them): the notes go with
+        // the game.
+        conn.execute("DELETE FROM games WHERE id = 1", []).unwrap();
+        let left: i64 = conn.query_row("SELECT count(*) FROM ply_data", [], |r| r.get(0)).unwrap();
+        assert_eq!(left, 0);
     }
 
     #[test]

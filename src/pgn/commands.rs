@@ -3,9 +3,15 @@
 //! `{[%clk 0:02:58.6]}` (tenths) and `[%eval 0.17]`, `[%eval #-4]`.
 //!
 //! Accepted: any number of commands per comment, any text around them,
-//! spaces around the name and value; `%clk` (and `%emt`, `%egt`) as
-//! `H:MM:SS` with optional fraction; `%eval` as pawns (`-1.25`) or mate
-//! (`#3`, `#-4`), optionally followed by `,depth`.
+//! spaces around the name and value; `%clk` and `%emt` as `H:MM:SS` with
+//! optional fraction; `%eval` as pawns (`-1.25`) or mate (`#3`, `#-4`),
+//! optionally followed by `,depth`.
+//!
+//! Two forms take a whole comment instead ([`whole_comment`]): the
+//! engine-match score of cutechess and Arena (`+0.35/20 1.2s`, `-M5/30`,
+//! `0.18/23 239`), from the mover's point of view, and `eval -1.4`, from
+//! White's. A comment of a bare number (`0.33`) is neither: its point of
+//! view is unknown.
 
 /// A parsed comment command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,59 +33,290 @@ pub enum Eval {
     Mate(i32),
 }
 
-/// The raw commands of a comment: `(name, value)` pairs, name without `%`.
-pub fn raw_commands(comment: &[u8]) -> impl Iterator<Item = (&[u8], &[u8])> {
+impl std::ops::Neg for Eval {
+    type Output = Eval;
+
+    /// The same evaluation from the other side's point of view.
+    fn neg(self) -> Eval {
+        match self {
+            Eval::Centipawns(cp) => Eval::Centipawns(-cp),
+            Eval::Mate(moves) => Eval::Mate(-moves),
+        }
+    }
+}
+
+/// A part of a comment: text, or a `[%name value]` command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Piece<'a> {
+    /// Text between commands, trimmed, never empty.
+    Text(&'a [u8]),
+    /// A command: its name without `%`, its value trimmed.
+    Command(&'a [u8], &'a [u8]),
+}
+
+/// The pieces of a comment in order: the text before, between and after
+/// its `[%…]` blocks (trimmed, the empty ones left out) and the commands
+/// (those with an empty name, `[%]`, left out too). An unclosed `[%` is
+/// text.
+pub fn pieces(comment: &[u8]) -> impl Iterator<Item = Piece<'_>> {
     let mut rest = comment;
+    // A command found after a text piece, given on the next call.
+    let mut pending: Option<(&[u8], &[u8])> = None;
     std::iter::from_fn(move || loop {
-        let start = memchr::memmem::find(rest, b"[%")?;
-        let after = &rest[start + 2..];
-        let end = memchr::memchr(b']', after)?;
-        let body = trim(&after[..end]);
-        rest = &after[end + 1..];
-        let split = body.iter().position(|b| b.is_ascii_whitespace()).unwrap_or(body.len());
-        let (name, value) = body.split_at(split);
-        if !name.is_empty() {
-            return Some((name, trim(value)));
+        if let Some((name, value)) = pending.take() {
+            return Some(Piece::Command(name, value));
+        }
+        if rest.is_empty() {
+            return None;
+        }
+        let (text, command) = match command_start(rest) {
+            Some(start) => match rest[start + 2..].iter().position(|&b| b == b']') {
+                Some(end) => {
+                    let body = trim(&rest[start + 2..start + 2 + end]);
+                    let text = &rest[..start];
+                    rest = &rest[start + 2 + end + 1..];
+                    let split = body.iter().position(u8::is_ascii_whitespace).unwrap_or(body.len());
+                    let (name, value) = body.split_at(split);
+                    (text, (!name.is_empty()).then(|| (name, trim(value))))
+                }
+                None => (std::mem::take(&mut rest), None),
+            },
+            None => (std::mem::take(&mut rest), None),
+        };
+        pending = command;
+        let text = trim(text);
+        if !text.is_empty() {
+            return Some(Piece::Text(text));
         }
     })
 }
 
-/// The commands of a comment that this crate understands.
-pub fn commands(comment: &[u8]) -> impl Iterator<Item = Command> + '_ {
-    raw_commands(comment).filter_map(|(name, value)| match name {
-        b"clk" | b"egt" => parse_clock(value).map(Command::Clock),
-        b"emt" => parse_clock(value).map(Command::ElapsedMoveTime),
-        b"eval" => parse_eval(value).map(Command::Eval),
-        _ => None,
+/// The one command of a comment that is only that (`[%clk 0:03:00]`,
+/// spaces around it aside), as [`pieces`] gives it: the common case, read
+/// without the general loop.
+#[inline]
+pub fn single_command(comment: &[u8]) -> Option<(&[u8], &[u8])> {
+    let body = trim(comment).strip_prefix(b"[%")?.strip_suffix(b"]")?;
+    if body.iter().any(|&b| b == b'[' || b == b']') {
+        return None;
+    }
+    let body = trim(body);
+    let split = body.iter().position(u8::is_ascii_whitespace).unwrap_or(body.len());
+    let (name, value) = body.split_at(split);
+    Some((name, trim(value)))
+}
+
+/// Where the first `[%` of `text` starts.
+#[inline]
+fn command_start(text: &[u8]) -> Option<usize> {
+    // Comments are short (a clock, a score): a plain loop costs less than
+    // setting up a vectorised search.
+    text.windows(2).position(|w| w == b"[%")
+}
+
+/// The raw commands of a comment: `(name, value)` pairs, name without `%`.
+pub fn raw_commands(comment: &[u8]) -> impl Iterator<Item = (&[u8], &[u8])> {
+    pieces(comment).filter_map(|p| match p {
+        Piece::Command(name, value) => Some((name, value)),
+        Piece::Text(_) => None,
     })
 }
 
-fn trim(s: &[u8]) -> &[u8] {
+/// The command `name value` if this crate understands it.
+#[inline]
+pub fn command(name: &[u8], value: &[u8]) -> Option<Command> {
+    match name {
+        b"clk" => parse_clock(value).map(Command::Clock),
+        b"emt" => parse_clock(value).map(Command::ElapsedMoveTime),
+        b"eval" => parse_eval(value).map(Command::Eval),
+        _ => None,
+    }
+}
+
+/// The commands of a comment that this crate understands.
+pub fn commands(comment: &[u8]) -> impl Iterator<Item = Command> + '_ {
+    raw_commands(comment).filter_map(|(name, value)| command(name, value))
+}
+
+/// The text of a comment around its commands: the pieces before, between
+/// and after the `[%…]` blocks, each trimmed, the empty ones left out.
+pub fn text_pieces(comment: &[u8]) -> impl Iterator<Item = &[u8]> {
+    pieces(comment).filter_map(|p| match p {
+        Piece::Text(text) => Some(text),
+        Piece::Command(..) => None,
+    })
+}
+
+/// What a whole comment says when it is one of the engine forms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WholeComment {
+    /// cutechess/Arena `+0.35/20 1.2s`: the score from the point of view
+    /// of the side that just moved (a mate in moves, positive when that
+    /// side mates), and the time spent in milliseconds when the comment
+    /// gives one in seconds (`1.2s`; a bare `239` has no known unit).
+    Mover {
+        /// The score, from the mover's point of view.
+        eval: Eval,
+        /// Time spent on the move, in milliseconds.
+        emt: Option<u32>,
+    },
+    /// `eval -1.4`: an evaluation from White's point of view.
+    White(Eval),
+}
+
+/// Reads a comment that is exactly one of the engine forms (spaces around
+/// it aside): `[+-]SCORE/DEPTH [TIME]`, the score pawns with a fraction
+/// (`0.35`, `-1.20`) or `M` and plies to mate (`+M3`: mate on the mover's
+/// second move, so 2 moves), the time `1.2s` or a bare number; or
+/// `eval VALUE` with a value as `%eval` takes it. `None` for anything else
+/// (a bare score without its depth, `1/2`).
+pub fn whole_comment(comment: &[u8]) -> Option<WholeComment> {
+    let text = trim(comment);
+    // Most comments are commands or prose: out at the first byte.
+    if !matches!(text.first(), Some(b'0'..=b'9' | b'+' | b'-' | b'M' | b'e')) {
+        return None;
+    }
+    if let Some(value) = text.strip_prefix(b"eval") {
+        if value.first().is_some_and(u8::is_ascii_whitespace) {
+            return parse_eval(trim(value)).map(WholeComment::White);
+        }
+        return None;
+    }
+    let (score, rest) = text.split_at(text.iter().position(|&b| b == b'/')?);
+    let (depth, time) = match rest[1..].iter().position(u8::is_ascii_whitespace) {
+        Some(i) => (&rest[1..1 + i], trim(&rest[1 + i..])),
+        None => (&rest[1..], &b""[..]),
+    };
+    if depth.is_empty() || !depth.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let emt = match time {
+        [] => None,
+        [number @ .., b's'] => Some(parse_seconds(number)?),
+        number => {
+            parse_seconds(number)?;
+            None
+        }
+    };
+    let (negative, score) = match score {
+        [b'+', rest @ ..] => (false, rest),
+        [b'-', rest @ ..] => (true, rest),
+        _ => (false, score),
+    };
+    let eval = if let Some(plies) = score.strip_prefix(b"M") {
+        if plies.is_empty() || !plies.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        let plies: i32 = std::str::from_utf8(plies).ok()?.parse().ok()?;
+        let moves = plies.checked_add(1)? / 2;
+        Eval::Mate(if negative { -moves } else { moves })
+    } else {
+        // A fraction is required: `1/2` is no score.
+        let (whole, fraction) = split_decimal(score)?;
+        if whole.is_empty() || fraction.is_empty() {
+            return None;
+        }
+        match parse_eval(score)? {
+            Eval::Centipawns(cp) => Eval::Centipawns(if negative { -cp } else { cp }),
+            Eval::Mate(_) => return None,
+        }
+    };
+    Some(WholeComment::Mover { eval, emt })
+}
+
+/// `digits.digits` (the fraction optional) split at the point; `None` if
+/// other characters appear.
+fn split_decimal(text: &[u8]) -> Option<(&[u8], &[u8])> {
+    let (whole, fraction) = split_decimal_at(text);
+    let all_digits = |s: &[u8]| s.iter().all(u8::is_ascii_digit);
+    (all_digits(whole) && all_digits(fraction)).then_some((whole, fraction))
+}
+
+/// Seconds as `12` or `1.25` → milliseconds (fraction cut after three
+/// digits).
+fn parse_seconds(text: &[u8]) -> Option<u32> {
+    let (whole, fraction) = split_decimal(text)?;
+    if whole.is_empty() || whole.len() > 9 {
+        return None;
+    }
+    u32::try_from(digits(whole)? * 1000 + fraction_millis(fraction)?).ok()
+}
+
+/// `s` without ASCII white space around it.
+#[inline]
+pub fn trim(s: &[u8]) -> &[u8] {
     let start = s.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(s.len());
     let end = s.iter().rposition(|b| !b.is_ascii_whitespace()).map_or(start, |i| i + 1);
     &s[start..end]
 }
 
-/// `H:MM:SS[.fff]` (also `MM:SS`) → milliseconds.
+/// `H:MM:SS[.fff]` (also `MM:SS`, `SS`) → milliseconds; digits after the
+/// third of the fraction are ignored.
+#[inline]
 pub fn parse_clock(value: &[u8]) -> Option<u32> {
-    let text = std::str::from_utf8(value).ok()?;
-    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
+    // One loop over the bytes: a clock in every comment of a game is
+    // common.
     let mut seconds: u64 = 0;
-    for (i, part) in whole.split(':').enumerate() {
-        if i > 2 || part.is_empty() || !part.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
+    let (mut part, mut len, mut parts) = (0u64, 0, 1);
+    let mut end = value.len();
+    for (i, &b) in value.iter().enumerate() {
+        match b {
+            b'0'..=b'9' if len < 9 => {
+                part = part * 10 + u64::from(b - b'0');
+                len += 1;
+            }
+            b':' if len > 0 && parts < 3 => {
+                seconds = seconds * 60 + part;
+                (part, len, parts) = (0, 0, parts + 1);
+            }
+            b'.' => {
+                end = i;
+                break;
+            }
+            _ => return None,
         }
-        seconds = seconds.checked_mul(60)?.checked_add(part.parse().ok()?)?;
     }
-    let mut millis = 0u64;
-    if !fraction.is_empty() {
-        if !fraction.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        let digits: String = fraction.chars().chain("000".chars()).take(3).collect();
-        millis = digits.parse().ok()?;
+    if len == 0 {
+        return None;
     }
-    u32::try_from(seconds.checked_mul(1000)?.checked_add(millis)?).ok()
+    seconds = seconds * 60 + part;
+    let millis = fraction_millis(value.get(end + 1..).unwrap_or(&[]))?;
+    u32::try_from(seconds * 1000 + millis).ok()
+}
+
+/// `text` split at its first `.` (the fraction empty when there is none).
+#[inline]
+fn split_decimal_at(text: &[u8]) -> (&[u8], &[u8]) {
+    match memchr::memchr(b'.', text) {
+        Some(i) => (&text[..i], &text[i + 1..]),
+        None => (text, &[]),
+    }
+}
+
+/// The value of ASCII digits (at most 19), `None` if another byte
+/// appears.
+#[inline]
+fn digits(text: &[u8]) -> Option<u64> {
+    if text.len() > 19 {
+        return None;
+    }
+    text.iter().try_fold(0u64, |n, &b| b.is_ascii_digit().then(|| n * 10 + u64::from(b - b'0')))
+}
+
+/// A fraction of a second as milliseconds (its first three digits).
+#[inline]
+fn fraction_millis(fraction: &[u8]) -> Option<u64> {
+    if !fraction.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(
+        fraction
+            .iter()
+            .take(3)
+            .zip([100, 10, 1])
+            .map(|(&d, unit)| u64::from(d - b'0') * unit)
+            .sum(),
+    )
 }
 
 /// `0.17`, `-1.25`, `+3`, `#3`, `#-4`, with an optional `,depth` → eval.
@@ -120,5 +357,85 @@ mod tests {
         assert_eq!(commands(b"[%clk abc] [%eval x]").count(), 0);
         assert_eq!(parse_clock(b"1:00:00:00"), None);
         assert_eq!(parse_clock(b"5:07"), Some(307_000));
+        assert_eq!(parse_clock(b"0:00:01.2345"), Some(1_234));
+        assert_eq!(parse_clock(b"1:00:00"), Some(3_600_000));
+        for bad in [&b""[..], b":1", b"1::2", b"1:2.x", b"1:-2", b"1.2.3", b"9999999999:00"] {
+            assert_eq!(parse_clock(bad), None, "{}", String::from_utf8_lossy(bad));
+        }
+        // Elapsed game time is no clock.
+        assert_eq!(commands(b"[%egt 0:10:00]").count(), 0);
+    }
+
+    #[test]
+    fn text_around_commands() {
+        let pieces = |c: &'static str| {
+            text_pieces(c.as_bytes()).map(|p| std::str::from_utf8(p).unwrap()).collect::<Vec<_>>()
+        };
+        assert!(pieces(" [%clk 0:03:00] ").is_empty());
+        assert_eq!(pieces("Good move [%eval #-4] and [%emt 0:00:05]"), ["Good move", "and"]);
+        assert_eq!(pieces("[%cal Ge2e4]Only[%]this "), ["Only", "this"]);
+        assert_eq!(pieces("open [%clk 0:01"), ["open [%clk 0:01"]);
+        assert_eq!(pieces("  plain  "), ["plain"]);
+        // The quick path gives what the general one gives, or nothing.
+        for (comment, single) in [
+            (" [%clk 0:03:00] ", Some(("clk", "0:03:00"))),
+            ("[%eval  #-4 ]", Some(("eval", "#-4"))),
+            ("[% x]", Some(("x", ""))),
+            ("[%]", Some(("", ""))),
+            ("[%a [%b]", None),
+            ("[%a] b", None),
+        ] {
+            let found = single_command(comment.as_bytes());
+            let found = found
+                .map(|(n, v)| (std::str::from_utf8(n).unwrap(), std::str::from_utf8(v).unwrap()));
+            assert_eq!(found, single, "{comment}");
+            let general: Vec<Piece> = super::pieces(comment.as_bytes()).collect();
+            match single {
+                Some(("", _)) => assert!(general.is_empty()),
+                Some((n, v)) => assert_eq!(general, [Piece::Command(n.as_bytes(), v.as_bytes())]),
+                None => {}
+            }
+        }
+    }
+
+    #[test]
+    fn engine_match_comments() {
+        let mover = |cp, emt| Some(WholeComment::Mover { eval: Eval::Centipawns(cp), emt });
+        let mate = |m, emt| Some(WholeComment::Mover { eval: Eval::Mate(m), emt });
+        assert_eq!(whole_comment(b"+0.35/20 1.2s"), mover(35, Some(1_200)));
+        assert_eq!(whole_comment(b" -0.12/18 "), mover(-12, None));
+        assert_eq!(whole_comment(b"0.18/23 239"), mover(18, None));
+        assert_eq!(whole_comment(b"-1.00/9 0.025s"), mover(-100, Some(25)));
+        // Plies to mate, as moves: M1 and M2 are mate in 1, M3 in 2.
+        assert_eq!(whole_comment(b"+M1/1 0.01s"), mate(1, Some(10)));
+        assert_eq!(whole_comment(b"+M3/12 0.02s"), mate(2, Some(20)));
+        assert_eq!(whole_comment(b"-M5/30 0.5s"), mate(-3, Some(500)));
+        assert_eq!(whole_comment(b"-M4/30"), mate(-2, None));
+        for not in [
+            &b"0.33"[..],
+            b"1/2",
+            b"+0.35/",
+            b"+0.35/20 1.2m",
+            b"0.00/59 0 (Be5)",
+            b"+0.35/20 1.2s extra",
+            b"M/3",
+            b"+0.3x/20",
+            b"Good/bad",
+            b"evaluation 1.0",
+        ] {
+            assert_eq!(whole_comment(not), None, "{}", String::from_utf8_lossy(not));
+        }
+    }
+
+    #[test]
+    fn eval_word_comments() {
+        assert_eq!(
+            whole_comment(b" eval -1.4 "),
+            Some(WholeComment::White(Eval::Centipawns(-140)))
+        );
+        assert_eq!(whole_comment(b"eval #3"), Some(WholeComment::White(Eval::Mate(3))));
+        assert_eq!(whole_comment(b"eval"), None);
+        assert_eq!(whole_comment(b"eval x"), None);
+        assert_eq!(whole_comment(b"evaluate 1.0"), None);
     }
 }

@@ -88,6 +88,73 @@ impl Game {
     }
 }
 
+/// What a game says about one move of its mainline: a row of the `plies`
+/// view less the game, ply and move.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PlyNote {
+    /// Seconds left on the mover's clock after the move.
+    pub clock: Option<f64>,
+    /// Seconds spent on the move.
+    pub emt: Option<f64>,
+    /// The evaluation in pawns, White's point of view.
+    pub eval: Option<f64>,
+    /// Moves to mate, positive when White mates.
+    pub mate: Option<i64>,
+    /// The NAGs, `$1 $18`.
+    pub nags: Option<String>,
+    /// The comment text, commands taken out.
+    pub comment: Option<String>,
+}
+
+impl PlyNote {
+    /// `true` when the game says nothing about the move.
+    pub fn is_empty(&self) -> bool {
+        *self == PlyNote::default()
+    }
+}
+
+/// The notes of each ply of game `id`'s mainline (index 0 = ply 1), read
+/// from the `plies` view; empty when the game has none, or the database
+/// predates the view (schema 10).
+///
+/// # Errors
+/// [`QueryError::Sqlite`].
+pub fn load_notes(conn: &Connection, id: GameId) -> Result<Vec<PlyNote>, QueryError> {
+    let e = QueryError::sqlite(conn);
+    let has_table: bool = conn
+        .query_row(
+            "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ply_data')",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(&e)?;
+    let has_notes = has_table
+        && conn
+            .prepare_cached("SELECT EXISTS (SELECT 1 FROM ply_data WHERE game_id = ?1)")
+            .and_then(|mut st| st.query_row([id], |r| r.get(0)))
+            .map_err(&e)?;
+    if !has_notes {
+        return Ok(Vec::new());
+    }
+    let mut st = conn
+        .prepare_cached(
+            "SELECT clock, emt, eval, mate, nags, comment FROM plies WHERE game_id = ?1 ORDER BY ply",
+        )
+        .map_err(&e)?;
+    st.query_map([id], |r| {
+        Ok(PlyNote {
+            clock: r.get(0)?,
+            emt: r.get(1)?,
+            eval: r.get(2)?,
+            mate: r.get(3)?,
+            nags: r.get(4)?,
+            comment: r.get(5)?,
+        })
+    })
+    .and_then(|rows| rows.collect())
+    .map_err(&e)
+}
+
 /// Reads game `id` with its tags; `None` if there is no such game.
 ///
 /// # Errors

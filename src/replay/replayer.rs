@@ -23,12 +23,12 @@ use std::ops::ControlFlow;
 
 use super::openings::Openings;
 use super::TagPairs;
-use crate::chess::{Move, Position};
+use crate::chess::{Color, Move, Position};
 use crate::notation::descriptive::{self, Token};
 use crate::notation::fen;
 use crate::notation::lang::Lang;
 use crate::notation::san::{self, San};
-use crate::pgn::commands::{commands, Command, Eval};
+use crate::pgn::commands::{self, pieces, whole_comment, Command, Eval, Piece, WholeComment};
 use crate::pgn::{GameResult, RawComment, RawTag, Skip, Syntax, Visitor};
 
 /// What to record besides tags, moves and the final position.
@@ -42,8 +42,10 @@ pub struct ReplayOptions {
     pub lang: Option<Lang>,
     /// Decode the tag pairs into the record (not needed just to replay).
     pub tags: bool,
-    /// Read `[%clk]`, `[%emt]` and `[%eval]` comment commands into the
-    /// record.
+    /// Read what the mainline says about each move into the record:
+    /// `[%clk]`, `[%emt]` and `[%eval]` comment commands, the engine-match
+    /// comment forms ([`whole_comment`]), NAGs, and the comment text
+    /// around the commands.
     pub commands: bool,
     /// Write the mainline in canonical SAN into the record.
     pub san: bool,
@@ -95,11 +97,29 @@ pub struct GameRecord {
     /// Syntax problems the tokenizer reported (the game was still read).
     pub syntax: Vec<Syntax>,
     /// Clock readings (`[%clk]`, milliseconds) by ply: the ply is the
-    /// number of moves played when the comment came (1 = after white's
-    /// first move). Empty unless asked for.
+    /// number of moves played when the comment came (1 = after the first
+    /// move of the mainline). At most one per ply (the first written), in
+    /// ply order, none at ply 0 (before the first move) or past the last
+    /// move played; the same holds for `emts`, `evals`, `nags` and
+    /// `comment_ends`. Empty unless asked for.
     pub clocks: Vec<(u32, u32)>,
-    /// Evaluations (`[%eval]`) by ply, as for `clocks`.
+    /// Time spent on the move (`[%emt]`, or an engine-match comment's
+    /// time in seconds), milliseconds, by ply.
+    pub emts: Vec<(u32, u32)>,
+    /// Evaluations from White's point of view (`[%eval]`, or an
+    /// engine-match comment's score turned to White's view) by ply.
     pub evals: Vec<(u32, Eval)>,
+    /// NAGs by ply, in the order written (`!` as 1, …), several per ply
+    /// possible.
+    pub nags: Vec<(u32, u8)>,
+    /// The text of the comments after each move, commands taken out
+    /// ([`Piece::Text`]s joined by one space; comments after the same
+    /// move too), by ply, as the end of each in `comment_text` (each
+    /// starts where the one before ends); plies with no text left have
+    /// none. See [`GameRecord::comments`].
+    pub comment_ends: Vec<(u32, usize)>,
+    /// The comment texts of `comment_ends`, one after the other.
+    pub comment_text: String,
     /// The mainline in canonical SAN (with `+`/`#`), space separated, `--`
     /// for a null move; empty unless asked for.
     pub san: String,
@@ -118,6 +138,15 @@ impl GameRecord {
     /// The number of half-moves played.
     pub fn plies(&self) -> usize {
         self.moves.len()
+    }
+
+    /// The comment text of each ply that has one: `(ply, text)`.
+    pub fn comments(&self) -> impl Iterator<Item = (u32, &str)> + '_ {
+        let starts = std::iter::once(0).chain(self.comment_ends.iter().map(|c| c.1));
+        self.comment_ends
+            .iter()
+            .zip(starts)
+            .map(|(&(ply, end), start)| (ply, &self.comment_text[start..end]))
     }
 }
 
@@ -140,7 +169,11 @@ pub struct Replayer<'a> {
     outcome: Option<GameResult>,
     syntax: Vec<Syntax>,
     clocks: Vec<(u32, u32)>,
+    emts: Vec<(u32, u32)>,
     evals: Vec<(u32, Eval)>,
+    nags: Vec<(u32, u8)>,
+    comment_ends: Vec<(u32, usize)>,
+    comment_text: String,
     /// The mainline's SAN so far (ASCII).
     san: Vec<u8>,
     movetext: &'a [u8],
@@ -216,7 +249,11 @@ impl<'a> Replayer<'a> {
             outcome: None,
             syntax: Vec::new(),
             clocks: Vec::new(),
+            emts: Vec::new(),
             evals: Vec::new(),
+            nags: Vec::new(),
+            comment_ends: Vec::new(),
+            comment_text: String::new(),
             san: Vec::new(),
             movetext: &[],
             movetext_offset: 0,
@@ -349,17 +386,113 @@ impl<'a> Replayer<'a> {
         }
     }
 
-    /// The clock and evaluation commands of a mainline comment.
+    /// The ply a comment or NAG read now belongs to, if it is to be read:
+    /// the moves read so far. After a failed move, only while the game may
+    /// still be retried in another language (its moves are then counted
+    /// as read, and [`Replayer::end_game`] drops what lies past the moves
+    /// kept). `None` before the first move.
+    #[inline]
+    fn note_ply(&self) -> Option<u32> {
+        if !self.options.commands {
+            return None;
+        }
+        let ply = if self.options.lang.is_none() {
+            self.tokens.len()
+        } else if self.failed.is_none() {
+            self.moves.len()
+        } else {
+            return None;
+        };
+        u32::try_from(ply).ok().filter(|&p| p > 0)
+    }
+
+    /// What a mainline comment after the move of ply `ply` says: an
+    /// engine-match form, or its commands and text.
     #[inline(never)]
-    fn read_commands(&mut self, comment: RawComment<'_>) {
-        let ply = self.moves.len() as u32;
-        for command in commands(comment.0) {
-            match command {
-                Command::Clock(ms) => self.clocks.push((ply, ms)),
-                Command::Eval(e) => self.evals.push((ply, e)),
-                Command::ElapsedMoveTime(_) => {}
+    fn read_comment(&mut self, comment: RawComment<'_>, ply: u32) {
+        // The common shapes, told apart by the first byte, before the
+        // general loop: one command (a clock), an engine score, plain text.
+        let text = commands::trim(comment.0);
+        let whole = match text.first() {
+            None => return,
+            Some(b'[') => {
+                if let Some((name, value)) = commands::single_command(text) {
+                    self.note_command(ply, name, value);
+                    return;
+                }
+                None
+            }
+            Some(_) => whole_comment(text),
+        };
+        match whole {
+            Some(WholeComment::White(eval)) => first_of_ply(&mut self.evals, ply, eval),
+            Some(WholeComment::Mover { eval, emt }) => {
+                // The side to move first plays the odd plies.
+                let white_moved = (ply % 2 == 1) == (self.start.turn() == Color::White);
+                first_of_ply(&mut self.evals, ply, if white_moved { eval } else { -eval });
+                if let Some(ms) = emt {
+                    first_of_ply(&mut self.emts, ply, ms);
+                }
+            }
+            None if !text.contains(&b'[') => self.add_comment_text(ply, text),
+            None => {
+                for piece in pieces(text) {
+                    match piece {
+                        Piece::Command(name, value) => self.note_command(ply, name, value),
+                        Piece::Text(text) => self.add_comment_text(ply, text),
+                    }
+                }
             }
         }
+    }
+
+    /// Records the command `name value` of ply `ply` if it is one we read.
+    #[inline]
+    fn note_command(&mut self, ply: u32, name: &[u8], value: &[u8]) {
+        match commands::command(name, value) {
+            Some(Command::Clock(ms)) => first_of_ply(&mut self.clocks, ply, ms),
+            Some(Command::ElapsedMoveTime(ms)) => first_of_ply(&mut self.emts, ply, ms),
+            Some(Command::Eval(e)) => first_of_ply(&mut self.evals, ply, e),
+            None => {}
+        }
+    }
+
+    /// Adds `text` to the comment of ply `ply` (after a space if it has
+    /// one already).
+    fn add_comment_text(&mut self, ply: u32, text: &[u8]) {
+        match self.comment_ends.last_mut() {
+            Some((p, end)) if *p == ply => {
+                self.comment_text.push(' ');
+                push_decoded(&mut self.comment_text, text);
+                *end = self.comment_text.len();
+            }
+            _ => {
+                push_decoded(&mut self.comment_text, text);
+                self.comment_ends.push((ply, self.comment_text.len()));
+            }
+        }
+    }
+
+    /// Forgets the notes read so far.
+    fn clear_notes(&mut self) {
+        self.clocks.clear();
+        self.emts.clear();
+        self.evals.clear();
+        self.nags.clear();
+        self.comment_ends.clear();
+        self.comment_text.clear();
+    }
+
+    /// Drops the notes past the last move kept (after a failed move).
+    fn drop_notes_past(&mut self, plies: usize) {
+        let plies = u32::try_from(plies).unwrap_or(u32::MAX);
+        self.clocks.retain(|n| n.0 <= plies);
+        self.emts.retain(|n| n.0 <= plies);
+        self.evals.retain(|n| n.0 <= plies);
+        self.nags.retain(|n| n.0 <= plies);
+        // Ply order: the kept comments are the first ones.
+        self.comment_ends.retain(|n| n.0 <= plies);
+        self.comment_text.truncate(self.comment_ends.last().map_or(0, |c| c.1));
     }
 
     /// English failed: retry the whole game in the other languages.
@@ -451,25 +584,29 @@ impl<'a> Replayer<'a> {
         self.keys.clear();
         self.fens.clear();
         self.san.clear();
-        self.clocks.clear();
-        self.evals.clear();
+        self.clear_notes();
         self.opening = None;
         self.record_position();
         let mut comments = attempt.comments.into_iter().peekable();
         for m in attempt.moves {
             while let Some((_, text)) = comments.next_if(|c| c.0 as usize == self.moves.len()) {
-                if self.options.commands {
-                    self.read_commands(RawComment(text));
-                }
+                self.read_descriptive_comment(text);
             }
             self.take_move(m, false);
         }
         for (_, text) in comments {
-            if self.options.commands {
-                self.read_commands(RawComment(text));
-            }
+            self.read_descriptive_comment(text);
         }
         self.failed = attempt.error;
+    }
+
+    /// A comment of a game read as descriptive notation, after the moves
+    /// played so far (none before the first move). Its NAGs are not read.
+    fn read_descriptive_comment(&mut self, text: &[u8]) {
+        let ply = u32::try_from(self.moves.len()).unwrap_or(u32::MAX);
+        if self.options.commands && ply > 0 {
+            self.read_comment(RawComment(text), ply);
+        }
     }
 }
 
@@ -490,8 +627,7 @@ impl<'a> Visitor<'a> for Replayer<'a> {
         self.skipped_variant = None;
         self.outcome = None;
         self.syntax.clear();
-        self.clocks.clear();
-        self.evals.clear();
+        self.clear_notes();
         self.san.clear();
         self.movetext = &[];
         self.movetext_offset = 0;
@@ -568,10 +704,15 @@ impl<'a> Visitor<'a> for Replayer<'a> {
     }
 
     fn comment(&mut self, comment: RawComment<'a>) {
-        // Commands of variations are skipped with them; a comment after a
-        // failed move belongs to nothing we kept.
-        if self.options.commands && self.failed.is_none() {
-            self.read_commands(comment);
+        // Comments of variations are skipped with them.
+        if let Some(ply) = self.note_ply() {
+            self.read_comment(comment, ply);
+        }
+    }
+
+    fn nag(&mut self, nag: u8) {
+        if let Some(ply) = self.note_ply() {
+            self.nags.push((ply, nag));
         }
     }
 
@@ -600,6 +741,9 @@ impl<'a> Visitor<'a> for Replayer<'a> {
                 self.retry_descriptive();
             }
         }
+        if self.failed.is_some() {
+            self.drop_notes_past(self.moves.len());
+        }
         GameRecord {
             offset: self.offset,
             tags: if self.options.tags {
@@ -627,8 +771,14 @@ impl<'a> Visitor<'a> for Replayer<'a> {
             skipped_variant: self.skipped_variant.take(),
             lang: self.lang,
             syntax: std::mem::take(&mut self.syntax),
-            clocks: std::mem::take(&mut self.clocks),
-            evals: std::mem::take(&mut self.evals),
+            // Copies of exact size (none for the many games without
+            // notes), as for the moves.
+            clocks: self.clocks.clone(),
+            emts: self.emts.clone(),
+            evals: self.evals.clone(),
+            nags: self.nags.clone(),
+            comment_ends: self.comment_ends.clone(),
+            comment_text: self.comment_text.clone(),
             // ASCII by construction: the check cannot fail.
             san: String::from_utf8(self.san.clone()).unwrap_or_default(),
             movetext: if self.options.movetext {
@@ -639,6 +789,24 @@ impl<'a> Visitor<'a> for Replayer<'a> {
             no_start: self.no_start,
             opening: self.opening,
         }
+    }
+}
+
+/// Appends `text` decoded (UTF-8, else Windows-1252).
+#[inline]
+fn push_decoded(out: &mut String, text: &[u8]) {
+    match std::str::from_utf8(text) {
+        Ok(text) => out.push_str(text),
+        Err(_) => out.push_str(&crate::pgn::source::decode_text(text)),
+    }
+}
+
+/// Adds `value` for `ply` unless that ply has one already (the first
+/// written counts, as python-chess reads it).
+#[inline]
+fn first_of_ply<T>(notes: &mut Vec<(u32, T)>, ply: u32, value: T) {
+    if notes.last().is_none_or(|n| n.0 != ply) {
+        notes.push((ply, value));
     }
 }
 
@@ -663,6 +831,96 @@ mod tests {
         assert_eq!(g.evals, [(1, Eval::Centipawns(17)), (3, Eval::Mate(-4))]);
         let g = &replay(text, ReplayOptions::default())[0];
         assert!(g.clocks.is_empty() && g.evals.is_empty());
+    }
+
+    fn noted(text: &str) -> GameRecord {
+        let options = ReplayOptions { commands: true, ..ReplayOptions::default() };
+        replay(text, options).remove(0)
+    }
+
+    #[test]
+    fn nags_comments_and_what_comes_before_the_first_move() {
+        let g = noted(
+            "{intro [%clk 0:05:00]} $3 1. e4! $18 {[%clk 0:05:00]} {A [%cal Ge2e4] fine} {move}              1... e5?? {[%eval 0.17] [%clk 0:04:58]} 2. Nf3 { 0.33 } (2. Nc3 {side} $2) {again} *",
+        );
+        assert_eq!(g.nags, [(1, 1), (1, 18), (2, 4)]);
+        assert_eq!(g.clocks, [(1, 300_000), (2, 298_000)]);
+        assert_eq!(g.evals, [(2, Eval::Centipawns(17))]);
+        let comments: Vec<(u32, &str)> = g.comments().collect();
+        // A bare number is no evaluation (whose view?): it stays text.
+        assert_eq!(comments, [(1, "A fine move"), (3, "0.33 again")]);
+    }
+
+    #[test]
+    fn first_reading_of_a_ply_counts() {
+        let g = noted("1. e4 {[%clk 0:01:00] [%clk 0:02:00]} {[%eval 1.0]} {[%eval 2.0]} *");
+        assert_eq!(g.clocks, [(1, 60_000)]);
+        assert_eq!(g.evals, [(1, Eval::Centipawns(100))]);
+    }
+
+    #[test]
+    fn engine_match_scores_turn_to_whites_view() {
+        let g = noted(
+            "1. e4 {+0.35/20 1.2s} e5 {+0.12/18 0.8s} 2. Qh5 {-M5/30 0.5s} Nc6 {+M3/12 0.02s}              3. Bc4 {0.18/23 239} Nf6 { eval -1.4 } *",
+        );
+        use Eval::{Centipawns, Mate};
+        assert_eq!(
+            g.evals,
+            [
+                (1, Centipawns(35)),
+                (2, Centipawns(-12)),
+                (3, Mate(-3)),
+                (4, Mate(-2)),
+                (5, Centipawns(18)),
+                (6, Centipawns(-140)),
+            ]
+        );
+        assert_eq!(g.emts, [(1, 1_200), (2, 800), (3, 500), (4, 20)]);
+        assert!(g.comment_ends.is_empty(), "{:?}", g.comment_text);
+        // From a position with Black to move, Black plays the odd plies.
+        let g = noted(
+            "[FEN \"4k3/8/8/8/8/8/4P3/4K3 b - - 0 1\"]\n\n1... Kd7 {+0.50/10} 2. Kd2 {+0.40/10} *",
+        );
+        assert_eq!(g.evals, [(1, Centipawns(-50)), (2, Centipawns(40))]);
+    }
+
+    #[test]
+    fn nothing_is_kept_past_a_failed_move() {
+        let text = "1. e4 {[%clk 0:01:00]} e5 {a} $1 2. Qxf7 {[%clk 0:00:59] b} $4 Nc6 {c} *";
+        for lang in [None, Some(Lang::English)] {
+            let options = ReplayOptions { commands: true, lang, ..ReplayOptions::default() };
+            let g = replay(text, options).remove(0);
+            assert!(g.error.is_some());
+            assert_eq!(g.plies(), 2);
+            assert_eq!(g.clocks, [(1, 60_000)]);
+            assert_eq!(g.nags, [(2, 1)]);
+            assert_eq!(g.comments().collect::<Vec<_>>(), [(2, "a")]);
+        }
+    }
+
+    #[test]
+    fn notes_after_a_move_read_in_another_language_are_kept() {
+        let g = noted("1. e4 {[%clk 0:01:00]} e5 2. Cf3 {bon} $1 Cc6 {[%eval 0.3]} *");
+        assert_eq!(g.lang, Lang::French);
+        assert!(g.error.is_none());
+        assert_eq!(g.clocks, [(1, 60_000)]);
+        assert_eq!(g.nags, [(3, 1)]);
+        assert_eq!(g.comments().collect::<Vec<_>>(), [(3, "bon")]);
+        assert_eq!(g.evals, [(4, Eval::Centipawns(30))]);
+    }
+
+    #[test]
+    fn notes_of_a_game_read_as_descriptive_notation() {
+        let text = "[Event \"a\"]\n\n{intro} 1. P-K4 {[%clk 0:03:00] good} P-K4 {[%eval 0.2]} \
+                    2. Kt-KB3 {fine} (2. B-B4 {side}) Kt-QB3 *";
+        for lang in [None, Some(Lang::Descriptive)] {
+            let options = ReplayOptions { commands: true, lang, ..ReplayOptions::default() };
+            let g = replay(text, options).remove(0);
+            assert_eq!((g.lang, g.plies()), (Lang::Descriptive, 4), "{lang:?}");
+            assert_eq!(g.clocks, [(1, 180_000)]);
+            assert_eq!(g.evals, [(2, Eval::Centipawns(20))]);
+            assert_eq!(g.comments().collect::<Vec<_>>(), [(1, "good"), (3, "fine")]);
+        }
     }
 
     #[test]

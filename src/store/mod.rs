@@ -1,5 +1,6 @@
 //! The storage engine: what the database stores of a game ([`rows`]) and
-//! the one thread that writes it ([`writer`]): games and tag pairs, the
+//! the one thread that writes it ([`writer`]): games, tag pairs and
+//! per-move notes ([`plies`]), the
 //! position index and the dedupe keys as sorted segment tables
 //! ([`segments`], [`dedupe`], behind an in-memory Bloom filter), and the
 //! background threads that checkpoint the write-ahead log and sync the
@@ -13,6 +14,7 @@ mod checkpoint;
 pub mod dedupe;
 pub mod delete;
 mod flush;
+pub mod plies;
 pub mod rows;
 pub mod segments;
 pub mod vacuum;

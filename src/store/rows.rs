@@ -6,6 +6,7 @@
 use xxhash_rust::xxh3::Xxh3;
 
 use super::analysis::Analysis;
+use super::plies::PlyData;
 use crate::chess::Move;
 use crate::db::columns::columns;
 pub use crate::db::Header;
@@ -61,6 +62,9 @@ columns! {
         /// The other tag pairs, in order, as the JSON text `game_tags.pairs`
         /// holds (`[["Annotator","X"],…]`); `None` when there are none.
         @skip pub tags: Option<String>,
+        /// The `ply_data` row: what the mainline says about each move;
+        /// `None` when it says nothing.
+        @skip pub plies: Option<PlyData>,
         /// Half-moves replayed.
         pub ply_count: u64,
         /// The start position if not the standard one.
@@ -185,6 +189,7 @@ impl GameRow {
         // Games have no length limit (a mapped file is read whole): the
         // count is never cut to 32 bits.
         let ply_count = record.moves.len() as u64;
+        let plies = PlyData::new(&record);
         let mut positions = Vec::new();
         let mut fens = Vec::new();
         if options.positions && record.skipped_variant.is_none() {
@@ -223,6 +228,7 @@ impl GameRow {
             analysis,
             opening,
             tags,
+            plies,
             ply_count,
             start_fen: record.start_fen,
             final_fen,

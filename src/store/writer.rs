@@ -275,6 +275,8 @@ static INSERT_GAME: LazyLock<String> = LazyLock::new(|| {
 // last page of `games`, for each game) into the journal first.
 
 const INSERT_TAGS: &str = "INSERT OR ROLLBACK INTO game_tags (game_id, pairs) VALUES (?1, ?2)";
+const INSERT_PLY_DATA: &str = "INSERT OR ROLLBACK INTO ply_data \
+    (game_id, clocks, emts, evals, nags, comments) VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
 const INSERT_ERROR: &str =
     "INSERT OR ROLLBACK INTO import_errors (source_id, game_number, game_id, kind, \
     byte_offset, line, \"column\", message) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
@@ -634,6 +636,14 @@ impl Writer {
             self.conn
                 .prepare_cached(INSERT_TAGS)
                 .and_then(|mut st| st.execute(params![id, pairs]))
+                .map_err(|e| self.sqlite(e))?;
+        }
+        if let Some(d) = &game.plies {
+            self.conn
+                .prepare_cached(INSERT_PLY_DATA)
+                .and_then(|mut st| {
+                    st.execute(params![id, d.clocks, d.emts, d.evals, d.nags, d.comments])
+                })
                 .map_err(|e| self.sqlite(e))?;
         }
         // Plies fit the 16-byte pending row: plies beyond 65,535 are not

@@ -1,0 +1,47 @@
+-- pgnindex schema, version 10: what a game's mainline says about each move.
+--
+-- One `ply_data` row per game whose mainline has a clock, time spent,
+-- evaluation, NAG or comment after some move (store::plies builds it):
+-- one JSON array per kind, element 0 for ply 1, null where a ply has
+-- nothing, stopping at the last ply that has something. Games stored
+-- before this version have no row (their movetext still holds it all).
+CREATE TABLE ply_data (
+    game_id  INTEGER PRIMARY KEY REFERENCES games(id),
+    clocks   TEXT,    -- seconds on the mover's clock after the move (180, 178.6) or null; NULL when no ply has one
+    emts     TEXT,    -- seconds spent on the move, as clocks
+    evals    TEXT,    -- centipawns from White's view (integers), or "#N" for mate in N moves (negative: Black mates), or null
+    nags     TEXT,    -- the move's NAGs as text ("$1 $18"), or null
+    comments TEXT     -- the comment text after the move, commands ([%...]) taken out, or null
+);
+
+-- One row per half-move of the mainline: `games.moves` split at its
+-- spaces (SAN holds no quote, backslash or space), beside that ply's
+-- notes. Plain SQL (JSON operators of SQLite 3.38 and later): any SQLite
+-- tool reads it, and `WHERE game_id = ?` reads one game by the keys.
+CREATE VIEW plies AS
+SELECT g.id AS game_id,
+       m.key + 1 AS ply,
+       m.value AS san,
+       CAST(d.clocks ->> m.key AS REAL) AS clock,
+       CAST(d.emts ->> m.key AS REAL) AS emt,
+       CASE WHEN typeof(d.evals ->> m.key) = 'integer' THEN (d.evals ->> m.key) / 100.0 END AS eval,
+       CASE WHEN typeof(d.evals ->> m.key) = 'text'
+            THEN CAST(substr(d.evals ->> m.key, 2) AS INTEGER) END AS mate,
+       d.nags ->> m.key AS nags,
+       d.comments ->> m.key AS comment
+FROM games AS g
+JOIN json_each(CASE g.moves WHEN '' THEN '[]' ELSE '["' || replace(g.moves, ' ', '","') || '"]' END) AS m
+LEFT JOIN ply_data AS d ON d.game_id = g.id;
+
+-- The trigger of version 6, deleting the game's ply_data row too.
+DROP TRIGGER games_delete;
+CREATE TRIGGER games_delete AFTER DELETE ON games BEGIN
+    DELETE FROM game_tags WHERE game_id = old.id;
+    DELETE FROM ply_data WHERE game_id = old.id;
+    INSERT OR IGNORE INTO deleted_games (game_id) VALUES (old.id);
+    UPDATE sources SET
+        games = max(games - 1, 0),
+        positions = max(positions - CASE WHEN old.final_fen IS NULL OR positions_indexed = 0 THEN 0
+                                         ELSE min(old.ply_count, coalesce(max_ply, 65535), 65535) + 1 END, 0)
+    WHERE id = old.source_id;
+END;
