@@ -22,7 +22,7 @@ pub mod common;
 use common::tag_sections;
 
 /// The number of queries the guide promises.
-const QUERIES: usize = 12;
+const QUERIES: usize = 15;
 
 /// The position after 1. e4 c5, which queries 3 and 9 look up.
 const SICILIAN: &str = "rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -";
@@ -181,8 +181,22 @@ fn cookbook_queries_answer_on_the_sample() {
     // sqlite3 shell.
     let conn = Connection::open_with_flags(&db, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
     let mut answers: BTreeMap<String, Vec<Vec<Value>>> = BTreeMap::new();
+    // The queries of the `plies` view run on games with clocks and
+    // evaluations, which the sample lacks.
+    let clocks_db = dir.path().join("clocks.db");
+    let plies_dir = root().join("fixtures/plies");
+    let out = Command::new(env!("CARGO_BIN_EXE_pgnindex"))
+        .args(["import", "--quiet", "--db", clocks_db.to_str().unwrap()])
+        .args(CLOCKED.map(|f| plies_dir.join(f)))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let clocks_conn =
+        Connection::open_with_flags(&clocks_db, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
     for (title, sql) in &queries {
-        let found = rows(&conn, sql);
+        let reads_plies = sql.contains("FROM plies") || sql.contains("JOIN plies");
+        let on = if reads_plies { &clocks_conn } else { &conn };
+        let found = rows(on, sql);
         assert!(!found.is_empty(), "cookbook query \"{title}\" returned no rows");
         answers.insert(title.clone(), found);
     }
@@ -417,6 +431,146 @@ fn cookbook_queries_answer_on_the_sample() {
         .collect();
     assert_eq!(found, by_speed);
     assert!(by_speed.len() >= 5, "{by_speed:?}");
+
+    // 14. Games and White's score per opening and rating band, from the
+    // python-chess opening reference and the tags.
+    let reference = std::fs::read_to_string(root().join("fixtures/openings/games.tsv")).unwrap();
+    let mut names: HashMap<(String, usize), String> = HashMap::new();
+    for line in reference.lines().skip(1) {
+        let f: Vec<&str> = line.split('\t').collect();
+        if !f[4].is_empty() {
+            names.insert((f[0].to_string(), f[1].parse().unwrap()), f[4].to_string());
+        }
+    }
+    let mut bands: BTreeMap<(String, i64), (i64, f64)> = BTreeMap::new();
+    let games_dir = root().join("fixtures/pgn/games");
+    for (file, games) in &sections {
+        let rel = file.strip_prefix(&games_dir).unwrap().to_str().unwrap().replace('\\', "/");
+        for (i, game) in games.iter().enumerate() {
+            let Some(name) = names.get(&(rel.clone(), i)) else { continue };
+            let elo = |tag: &str| game.get(tag).and_then(|e| e.parse::<i64>().ok());
+            let (Some(white), Some(black)) = (elo("WhiteElo"), elo("BlackElo")) else { continue };
+            let points = match game.get("Result").map(String::as_str) {
+                Some("1-0") => 1.0,
+                Some("0-1") => 0.0,
+                Some("1/2-1/2") => 0.5,
+                _ => continue,
+            };
+            let entry = bands.entry((name.clone(), (white + black) / 400 * 200)).or_default();
+            entry.0 += 1;
+            entry.1 += points;
+        }
+    }
+    bands.retain(|_, (games, _)| *games >= 5);
+    let found: BTreeMap<(String, i64), (i64, f64)> = answer("14. ")
+        .iter()
+        .map(|r| ((text(&r[0]).to_string(), int(&r[1])), (int(&r[2]), real(&r[3]))))
+        .collect();
+    assert_eq!(found.len(), bands.len(), "{found:?}");
+    for (key, (games, points)) in &bands {
+        let (n, pct) = found[key];
+        assert_eq!(n, *games, "{key:?}");
+        assert!((pct - 100.0 * points / *games as f64).abs() < 0.051, "{key:?}: {pct}");
+    }
+
+    // 13 and 15, from the python-chess reference of fixtures/plies
+    // (clocks and evaluations per ply) and the files' tags.
+    let clocked = clocked_games();
+    let mut blunders: BTreeMap<&str, (i64, i64)> = BTreeMap::new();
+    let mut spent: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    for game in &clocked {
+        if !game.fen {
+            for ply in 2..=game.clocks.len() {
+                let (Some(now), Some(before), Some(clock)) =
+                    (game.evals[ply - 1], game.evals[ply - 2], game.clocks[ply - 1])
+                else {
+                    continue;
+                };
+                let sign = if ply % 2 == 1 { 1.0 } else { -1.0 };
+                let gain = sign * (now as f64 / 100.0 - before as f64 / 100.0);
+                let bucket = if clock < 30.0 { "under 30 s" } else { "30 s or more" };
+                let entry = blunders.entry(bucket).or_default();
+                entry.0 += 1;
+                entry.1 += i64::from(gain <= -2.0);
+            }
+        }
+        let Some((speed, increment)) = game.speed else { continue };
+        for ply in 3..=game.clocks.len() {
+            if let (Some(before), Some(now)) = (game.clocks[ply - 3], game.clocks[ply - 1]) {
+                spent.entry(speed).or_default().push(before - now + increment);
+            }
+        }
+    }
+    let found: BTreeMap<&str, (i64, i64)> =
+        answer("13. ").iter().map(|r| (text(&r[0]), (int(&r[1]), int(&r[2])))).collect();
+    assert_eq!(found, blunders);
+    assert!(blunders.values().all(|(_, b)| *b > 0), "{blunders:?}");
+    let found = answer("15. ");
+    assert_eq!(found.len(), spent.len());
+    for row in found {
+        let seconds = &spent[text(&row[0])];
+        assert_eq!(int(&row[1]), seconds.len() as i64, "{}", text(&row[0]));
+        let avg = seconds.iter().sum::<f64>() / seconds.len() as f64;
+        assert!((real(&row[2]) - avg).abs() < 0.0051, "{}: {avg}", text(&row[0]));
+        let longest = seconds.iter().cloned().fold(f64::MIN, f64::max);
+        assert!((real(&row[3]) - longest).abs() < 1e-9, "{}: {longest}", text(&row[0]));
+    }
+}
+
+/// The files of `fixtures/plies` with clocks from lichess and chess.com.
+const CLOCKED: [&str; 2] = ["lichess.pgn", "chesscom.pgn"];
+
+/// A game of [`CLOCKED`] as python-chess reads it (`fixtures/plies/plies.tsv`)
+/// with what its tags say.
+struct ClockedGame {
+    /// The game starts from a FEN tag.
+    fen: bool,
+    /// Lichess's speed class and the increment in seconds, `None` for a
+    /// daily game.
+    speed: Option<(&'static str, f64)>,
+    /// Seconds on the clock after each ply.
+    clocks: Vec<Option<f64>>,
+    /// Centipawns from White's side after each ply (`None` for none or a mate).
+    evals: Vec<Option<i64>>,
+}
+
+fn clocked_games() -> Vec<ClockedGame> {
+    let dir = root().join("fixtures/plies");
+    let reference = std::fs::read_to_string(dir.join("plies.tsv")).unwrap();
+    let mut games = Vec::new();
+    for file in CLOCKED {
+        let tags = tag_sections(&dir.join(file));
+        for (i, line) in
+            reference.lines().filter(|l| l.starts_with(&format!("{file}\t"))).enumerate()
+        {
+            let f: Vec<&str> = line.split('\t').collect();
+            assert_eq!(f[1].parse::<usize>().unwrap(), i);
+            let plies = f[2].split(' ').filter(|m| !m.is_empty()).count();
+            let column = |text: &str| -> Vec<String> {
+                let mut values: Vec<String> = text.split(',').map(str::to_string).collect();
+                values.resize(plies, String::new());
+                values
+            };
+            let control = tags[i].get("TimeControl").map(String::as_str).unwrap_or("-");
+            let speed = if control.contains('/') {
+                None
+            } else {
+                speed_of(control).map(|s| {
+                    let increment =
+                        control.split_once('+').map_or(0.0, |(_, i)| i.parse().unwrap());
+                    (s, increment)
+                })
+            };
+            games.push(ClockedGame {
+                fen: tags[i].contains_key("FEN"),
+                speed,
+                clocks: column(f[3]).iter().map(|c| c.parse().ok()).collect(),
+                evals: column(f[5]).iter().map(|e| e.parse().ok()).collect(),
+            });
+        }
+    }
+    assert_eq!(games.len(), 119);
+    games
 }
 
 /// Lichess's speed class of a sample time control (its first period's
