@@ -217,7 +217,7 @@ fn engine_forms_nags_and_comments() {
     let conn = open(&db);
     // cutechess scores are the mover's: Black's turn to White's view; M
     // counts plies (M5: mate in 3 moves); a time without its unit is not
-    // read; `eval x` is White's view; a bare number stays a comment.
+    // read; `eval x` is White's view; a score alone is the mover's.
     assert_eq!(
         shown(&conn, 1),
         [
@@ -227,7 +227,7 @@ fn engine_forms_nags_and_comments() {
             "4|Nc6||0.02||-2||",
             "5|Bb5|||0.18|||",
             "6|a6|||-1.4|||",
-            "7|Ba4||||||0.33",
+            "7|Ba4|||0.33|||",
             "8|Nf6|7190|7.5||||thinking",
             "9|O-O||3||1|$1 $18|",
         ]
@@ -358,7 +358,7 @@ fn show_lists_clocks_and_evaluations_beside_the_moves() {
     assert_eq!(
         show(&["1", "--format", "table"]),
         "1. e4 (+0.35)  e5 (-0.12)\n2. Nf3 (#-3)  Nc6 (#-2)\n3. Bb5 (+0.18)  a6 (-1.40)\n\
-         4. Ba4  Nf6 (1:59:50)\n5. O-O (#1)\n"
+         4. Ba4 (+0.33)  Nf6 (1:59:50)\n5. O-O (#1)\n"
     );
     assert_eq!(show(&["2", "--format", "table"]), "1... Kd7 (-0.50)\n2. Kd2 (#-1)  Ke6\n");
     assert_eq!(show(&["3", "--format", "table"]), "1. d4 (0:05:00)  d5 (0:05:00)\n");

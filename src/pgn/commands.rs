@@ -9,9 +9,9 @@
 //!
 //! Two forms take a whole comment instead ([`whole_comment`]): the
 //! engine-match score of cutechess and Arena (`+0.35/20 1.2s`, `-M5/30`,
-//! `0.18/23 239`), from the mover's point of view, and `eval -1.4`, from
-//! White's. A comment of a bare number (`0.33`) is neither: its point of
-//! view is unknown.
+//! `0.18/23 239`), or that score alone (`0.33`, `-1.20`: engine-match
+//! files written by scripts), from the mover's point of view; and
+//! `eval -1.4`, from White's.
 
 /// A parsed comment command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -167,9 +167,10 @@ pub enum WholeComment {
 /// Reads a comment that is exactly one of the engine forms (spaces around
 /// it aside): `[+-]SCORE/DEPTH [TIME]`, the score pawns with a fraction
 /// (`0.35`, `-1.20`) or `M` and plies to mate (`+M3`: mate on the mover's
-/// second move, so 2 moves), the time `1.2s` or a bare number; or
-/// `eval VALUE` with a value as `%eval` takes it. `None` for anything else
-/// (a bare score without its depth, `1/2`).
+/// second move, so 2 moves), the time `1.2s` or a bare number; the score
+/// in pawns alone (`0.33`: a fraction required, so that `1` or `12` stay
+/// text); or `eval VALUE` with a value as `%eval` takes it. `None` for
+/// anything else (`1/2`, `M3` without its depth).
 pub fn whole_comment(comment: &[u8]) -> Option<WholeComment> {
     let text = trim(comment);
     // Most comments are commands or prose: out at the first byte.
@@ -182,7 +183,10 @@ pub fn whole_comment(comment: &[u8]) -> Option<WholeComment> {
         }
         return None;
     }
-    let (score, rest) = text.split_at(text.iter().position(|&b| b == b'/')?);
+    let Some(slash) = text.iter().position(|&b| b == b'/') else {
+        return pawns_alone(text).map(|eval| WholeComment::Mover { eval, emt: None });
+    };
+    let (score, rest) = text.split_at(slash);
     let (depth, time) = match rest[1..].iter().position(u8::is_ascii_whitespace) {
         Some(i) => (&rest[1..1 + i], trim(&rest[1 + i..])),
         None => (&rest[1..], &b""[..]),
@@ -212,16 +216,26 @@ pub fn whole_comment(comment: &[u8]) -> Option<WholeComment> {
         Eval::Mate(if negative { -moves } else { moves })
     } else {
         // A fraction is required: `1/2` is no score.
-        let (whole, fraction) = split_decimal(score)?;
-        if whole.is_empty() || fraction.is_empty() {
-            return None;
-        }
-        match parse_eval(score)? {
+        match pawns_alone(score)? {
             Eval::Centipawns(cp) => Eval::Centipawns(if negative { -cp } else { cp }),
             Eval::Mate(_) => return None,
         }
     };
     Some(WholeComment::Mover { eval, emt })
+}
+
+/// `[+-]DIGITS.DIGITS` as centipawns; `None` without a fraction or with
+/// anything else.
+fn pawns_alone(text: &[u8]) -> Option<Eval> {
+    let unsigned = match text {
+        [b'+' | b'-', rest @ ..] => rest,
+        _ => text,
+    };
+    let (whole, fraction) = split_decimal(unsigned)?;
+    if whole.is_empty() || fraction.is_empty() {
+        return None;
+    }
+    parse_eval(text)
 }
 
 /// `digits.digits` (the fraction optional) split at the point; `None` if
@@ -411,8 +425,17 @@ mod tests {
         assert_eq!(whole_comment(b"+M3/12 0.02s"), mate(2, Some(20)));
         assert_eq!(whole_comment(b"-M5/30 0.5s"), mate(-3, Some(500)));
         assert_eq!(whole_comment(b"-M4/30"), mate(-2, None));
+        // The score alone.
+        assert_eq!(whole_comment(b" 0.33 "), mover(33, None));
+        assert_eq!(whole_comment(b"-1.20"), mover(-120, None));
+        assert_eq!(whole_comment(b"+0.0"), mover(0, None));
         for not in [
-            &b"0.33"[..],
+            &b"33"[..],
+            b".5",
+            b"0.",
+            b"0.33 good",
+            b"None",
+            b"M3",
             b"1/2",
             b"+0.35/",
             b"+0.35/20 1.2m",

@@ -845,10 +845,10 @@ mod tests {
         );
         assert_eq!(g.nags, [(1, 1), (1, 18), (2, 4)]);
         assert_eq!(g.clocks, [(1, 300_000), (2, 298_000)]);
-        assert_eq!(g.evals, [(2, Eval::Centipawns(17))]);
+        // A score alone is the mover's: White's move, White's view.
+        assert_eq!(g.evals, [(2, Eval::Centipawns(17)), (3, Eval::Centipawns(33))]);
         let comments: Vec<(u32, &str)> = g.comments().collect();
-        // A bare number is no evaluation (whose view?): it stays text.
-        assert_eq!(comments, [(1, "A fine move"), (3, "0.33 again")]);
+        assert_eq!(comments, [(1, "A fine move"), (3, "again")]);
     }
 
     #[test]
