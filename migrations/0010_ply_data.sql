@@ -1,17 +1,19 @@
 -- pgnindex schema, version 10: what a game's mainline says about each move.
 --
 -- One `ply_data` row per game whose mainline has a clock, time spent,
--- evaluation, NAG or comment after some move (store::plies builds it):
--- one JSON array per kind, element 0 for ply 1, null where a ply has
--- nothing, stopping at the last ply that has something. Games stored
+-- evaluation, NAG or comment after some move (store::plies builds it).
+-- Clocks, times and evaluations, on most moves of the games that have
+-- them: a JSON array, element 0 for ply 1, null where a ply has nothing,
+-- stopping at the last ply that has something. NAGs and comments, on few
+-- moves: a JSON object from the ply (as text) to the value. Games stored
 -- before this version have no row (their movetext still holds it all).
 CREATE TABLE ply_data (
     game_id  INTEGER PRIMARY KEY REFERENCES games(id),
     clocks   TEXT,    -- seconds on the mover's clock after the move (180, 178.6) or null; NULL when no ply has one
     emts     TEXT,    -- seconds spent on the move, as clocks
     evals    TEXT,    -- centipawns from White's view (integers), or "#N" for mate in N moves (negative: Black mates), or null
-    nags     TEXT,    -- the move's NAGs as text ("$1 $18"), or null
-    comments TEXT     -- the comment text after the move, commands ([%...]) taken out, or null
+    nags     TEXT,    -- {"3": "$1 $18"}: the move's NAGs as text, by ply
+    comments TEXT     -- {"12": "text"}: the comment after the move, commands ([%...]) taken out, by ply
 );
 
 -- One row per half-move of the mainline: `games.moves` split at its
@@ -27,8 +29,8 @@ SELECT g.id AS game_id,
        CASE WHEN typeof(d.evals ->> m.key) = 'integer' THEN (d.evals ->> m.key) / 100.0 END AS eval,
        CASE WHEN typeof(d.evals ->> m.key) = 'text'
             THEN CAST(substr(d.evals ->> m.key, 2) AS INTEGER) END AS mate,
-       d.nags ->> m.key AS nags,
-       d.comments ->> m.key AS comment
+       d.nags ->> ('$."' || (m.key + 1) || '"') AS nags,
+       d.comments ->> ('$."' || (m.key + 1) || '"') AS comment
 FROM games AS g
 JOIN json_each(CASE g.moves WHEN '' THEN '[]' ELSE '["' || replace(g.moves, ' ', '","') || '"]' END) AS m
 LEFT JOIN ply_data AS d ON d.game_id = g.id;

@@ -1,13 +1,18 @@
-//! A game's `ply_data` row: what its mainline says about each move, as
-//! one JSON array per kind, indexed by ply (element 0 is ply 1), `null`
-//! where a ply has nothing, stopping at the last ply that has something
-//! (`->>` past the end reads NULL, as a `null` does). Built on the worker
-//! threads from the replay's notes.
+//! A game's `ply_data` row: what its mainline says about each move, one
+//! JSON text per kind. Built on the worker threads from the replay's notes.
 //!
+//! Clocks, times spent and evaluations come on most moves of the games
+//! that have them: an array indexed by ply (element 0 is ply 1), `null`
+//! where a ply has nothing, stopping at the last ply that has something
+//! (`->>` past the end reads NULL, as a `null` does).
 //! - `clocks`, `emts`: seconds as JSON numbers written minimally (`180`,
 //!   `178.6`);
 //! - `evals`: integer centipawns from White's point of view, or the string
-//!   `"#N"` for a mate in N moves (negative when Black mates);
+//!   `"#N"` for a mate in N moves (negative when Black mates).
+//!
+//! NAGs and comments come on a few moves (a lone `{ None }` on the last
+//! move would cost a `null` for every move before it in an array): an
+//! object from the ply, as text, to the value.
 //! - `nags`: strings such as `"$1 $18"`;
 //! - `comments`: the comment text, commands taken out.
 
@@ -54,8 +59,8 @@ impl PlyData {
                     out.push(b'"');
                 }
             }),
-            nags: array(&nags, |out, text| write_string(out, text)),
-            comments: array(&comments, |out, text| write_string(out, text)),
+            nags: object(&nags, |out, text| write_string(out, text)),
+            comments: object(&comments, |out, text| write_string(out, text)),
         })
     }
 }
@@ -95,6 +100,28 @@ fn array<T>(notes: &[(u32, T)], mut write: impl FnMut(&mut Vec<u8>, &T)) -> Opti
     }
     out.push(b']');
     // ASCII punctuation, numbers and serde_json's strings: UTF-8.
+    String::from_utf8(out).ok()
+}
+
+/// The JSON object of `notes` (by ply, in order, one per ply), keyed by
+/// the ply as text; `None` when there are none.
+fn object<T>(notes: &[(u32, T)], mut write: impl FnMut(&mut Vec<u8>, &T)) -> Option<String> {
+    if notes.is_empty() {
+        return None;
+    }
+    let mut out = Vec::with_capacity(16 * notes.len() + 2);
+    out.push(b'{');
+    for (i, (ply, value)) in notes.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.push(b'"');
+        write_uint(&mut out, u64::from(*ply));
+        out.extend_from_slice(b"\":");
+        write(&mut out, value);
+    }
+    out.push(b'}');
+    // As for the arrays: UTF-8.
     String::from_utf8(out).ok()
 }
 
@@ -164,7 +191,7 @@ mod tests {
     }
 
     #[test]
-    fn arrays_by_ply_with_nulls_between_and_none_after() {
+    fn arrays_and_objects_by_ply() {
         let d = data(
             "1. e4 {[%clk 0:03:00] [%eval 0.17]} e5 {[%clk 0:02:58.6] [%emt 0:00:01.05]} \
              2. Nf3 $1 $18 {[%eval #-3] \"quoted\" \\ \u{1}é} Nc6 3. Bb5 {[%clk 0:02:50]} *",
@@ -173,11 +200,11 @@ mod tests {
         assert_eq!(d.clocks.as_deref(), Some("[180,178.6,null,null,170]"));
         assert_eq!(d.emts.as_deref(), Some("[null,1.05]"));
         assert_eq!(d.evals.as_deref(), Some("[17,null,\"#-3\"]"));
-        assert_eq!(d.nags.as_deref(), Some("[null,null,\"$1 $18\"]"));
-        assert_eq!(d.comments.as_deref(), Some("[null,null,\"\\\"quoted\\\" \\\\ \\u0001é\"]"));
+        assert_eq!(d.nags.as_deref(), Some("{\"3\":\"$1 $18\"}"));
+        assert_eq!(d.comments.as_deref(), Some("{\"3\":\"\\\"quoted\\\" \\\\ \\u0001é\"}"));
         let parsed: serde_json::Value =
             serde_json::from_str(d.comments.as_deref().unwrap()).unwrap();
-        assert_eq!(parsed[2], "\"quoted\" \\ \u{1}é");
+        assert_eq!(parsed["3"], "\"quoted\" \\ \u{1}é");
     }
 
     #[test]
