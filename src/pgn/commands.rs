@@ -231,10 +231,14 @@ fn pawns_alone(text: &[u8]) -> Option<Eval> {
         [b'+' | b'-', rest @ ..] => rest,
         _ => text,
     };
-    let (whole, fraction) = split_decimal(unsigned)?;
+    let (whole, fraction) = split_decimal_at(unsigned);
     if whole.is_empty() || fraction.is_empty() {
         return None;
     }
+    if let Some(cp) = exact_centipawns(text) {
+        return Some(Eval::Centipawns(cp));
+    }
+    split_decimal(unsigned)?;
     parse_eval(text)
 }
 
@@ -301,7 +305,7 @@ pub fn parse_clock(value: &[u8]) -> Option<u32> {
 /// `text` split at its first `.` (the fraction empty when there is none).
 #[inline]
 fn split_decimal_at(text: &[u8]) -> (&[u8], &[u8]) {
-    match memchr::memchr(b'.', text) {
+    match text.iter().position(|&b| b == b'.') {
         Some(i) => (&text[..i], &text[i + 1..]),
         None => (text, &[]),
     }
@@ -335,6 +339,11 @@ fn fraction_millis(fraction: &[u8]) -> Option<u64> {
 
 /// `0.17`, `-1.25`, `+3`, `#3`, `#-4`, with an optional `,depth` → eval.
 pub fn parse_eval(value: &[u8]) -> Option<Eval> {
+    // Values are a few bytes: a plain loop costs less than memchr's setup.
+    let head = value.iter().position(|&b| b == b',').map_or(value, |i| &value[..i]);
+    if let Some(cp) = exact_centipawns(trim(head)) {
+        return Some(Eval::Centipawns(cp));
+    }
     let text = std::str::from_utf8(value).ok()?;
     let text = text.split(',').next()?.trim();
     if let Some(mate) = text.strip_prefix('#') {
@@ -347,9 +356,78 @@ pub fn parse_eval(value: &[u8]) -> Option<Eval> {
     Some(Eval::Centipawns((pawns * 100.0).round() as i32))
 }
 
+/// `[+-]PAWNS[.CC]` with at most six digits of pawns and two of the
+/// fraction, as exact centipawns: the form engines and lichess write, read
+/// without a float (which costs several times more, on every move of an
+/// analysed game). `None` for anything else, which the float reading
+/// decides.
+#[inline]
+fn exact_centipawns(text: &[u8]) -> Option<i32> {
+    let (negative, number) = match text {
+        [b'-', rest @ ..] => (true, rest),
+        [b'+', rest @ ..] => (false, rest),
+        _ => (false, text),
+    };
+    let (whole, fraction) = split_decimal_at(number);
+    if whole.len() > 6 || fraction.len() > 2 || (whole.is_empty() && fraction.is_empty()) {
+        return None;
+    }
+    let mut cp: i32 = 0;
+    for &b in whole {
+        cp = cp * 10 + i32::from(b.is_ascii_digit().then(|| b - b'0')?);
+    }
+    for i in 0..2 {
+        let digit = match fraction.get(i) {
+            Some(&b) => b.is_ascii_digit().then(|| b - b'0')?,
+            None => 0,
+        };
+        cp = cp * 10 + i32::from(digit);
+    }
+    Some(if negative { -cp } else { cp })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn exact_and_float_readings_agree() {
+        let float = |text: &str| {
+            let pawns: f64 = text.trim_start_matches('+').parse().unwrap();
+            (pawns * 100.0).round() as i32
+        };
+        for text in [
+            "0",
+            "0.17",
+            "-0.17",
+            "+3",
+            "3.",
+            ".5",
+            "-.05",
+            "-0",
+            "12.5",
+            "999999.99",
+            "-0.1",
+            "1.05",
+            "0.29",
+            "0.57",
+            "1.15",
+            "2.675",
+        ] {
+            let cp = match parse_eval(text.as_bytes()) {
+                Some(Eval::Centipawns(cp)) => cp,
+                other => panic!("{text}: {other:?}"),
+            };
+            assert_eq!(cp, float(text), "{text}");
+        }
+        assert_eq!(exact_centipawns(b"2.675"), None, "three decimals: the float decides");
+        assert_eq!(exact_centipawns(b"1e2"), None);
+        assert_eq!(parse_eval(b"1e2"), Some(Eval::Centipawns(10_000)));
+        assert_eq!(parse_eval(b"0.35,22"), Some(Eval::Centipawns(35)));
+        for not in ["", ".", "-", "+", "1.2.3", "x", "1x"] {
+            assert_eq!(parse_eval(not.as_bytes()), None, "{not}");
+        }
+    }
 
     #[test]
     fn lichess_and_chesscom_comments() {

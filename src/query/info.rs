@@ -4,8 +4,8 @@
 //! by position. The counts come from small tables and the `sources`
 //! counters; the dates and tallies read the narrow `games_summary` index
 //! whole (a fraction of a second per million games), or the `games` table
-//! on a database without it; the speeds, the `games_speed` index (schema
-//! version 7); the openings, the `games` table whole (no index holds
+//! on a database without it; the speeds (schema version 7) and the
+//! openings (version 9), one scan of the `games` table (no index holds
 //! them: about a second per million games).
 
 use std::collections::HashMap;
@@ -17,6 +17,9 @@ use super::error::QueryError;
 use super::filter::OPENING_SCHEMA;
 use super::search::has_index;
 use crate::db::Speed;
+
+/// The first schema version with `games.speed`.
+const SPEED_SCHEMA: i64 = 7;
 
 /// One imported input.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -185,40 +188,52 @@ pub fn info(conn: &Connection, path: &Path) -> Result<Info, QueryError> {
     info.dates = dates;
     info.events = events.top(TOP);
     info.ecos = ecos.top(TOP);
-    if has_index(conn, "games_speed")? {
-        let mut st = conn
-            .prepare("SELECT speed, count(*) FROM games INDEXED BY games_speed GROUP BY speed")
-            .map_err(&e)?;
-        info.speeds = st
-            .query_map([], |r| Ok((r.get::<_, Option<Speed>>(0)?, r.get::<_, i64>(1)? as u64)))
-            .and_then(|rows| rows.collect())
-            .map_err(&e)?;
-        // Fastest first, unknown last.
-        info.speeds.sort_unstable_by_key(|&(speed, _)| (speed.is_none(), speed));
-    }
-    if info.schema_version >= OPENING_SCHEMA {
-        let (openings, without) = openings(conn)?;
-        info.openings = openings;
-        info.without_opening = Some(without);
+    if info.schema_version >= SPEED_SCHEMA {
+        let with_openings = info.schema_version >= OPENING_SCHEMA;
+        let (speeds, openings, without) = speeds_and_openings(conn, with_openings)?;
+        info.speeds = speeds;
+        if with_openings {
+            info.openings = openings;
+            info.without_opening = Some(without);
+        }
     }
     Ok(info)
 }
 
-/// The [`TOP_OPENINGS`] most played openings by position, most games
-/// first (ties by name, then code), and the number of games without one.
-fn openings(conn: &Connection) -> Result<(Vec<OpeningCount>, u64), QueryError> {
-    let mut st = conn
-        .prepare(
-            "SELECT opening_eco, opening_name, count(*) FROM games \
-             GROUP BY opening_eco, opening_name",
-        )
-        .map_err(QueryError::sqlite(conn))?;
-    let groups: Vec<(Option<String>, Option<String>, i64)> = st
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+/// The games per speed, fastest first and unknown last, speeds without
+/// games left out; and, when `with_openings`, the [`TOP_OPENINGS`] most
+/// played openings by position, most games first (ties by name, then
+/// code), and the number of games without one. One scan of `games`.
+fn speeds_and_openings(
+    conn: &Connection,
+    with_openings: bool,
+) -> Result<SpeedsAndOpenings, QueryError> {
+    let sql = if with_openings {
+        "SELECT speed, opening_eco, opening_name, count(*) FROM games \
+         GROUP BY speed, opening_eco, opening_name"
+    } else {
+        "SELECT speed, NULL, NULL, count(*) FROM games GROUP BY speed"
+    };
+    let mut st = conn.prepare(sql).map_err(QueryError::sqlite(conn))?;
+    type Group = (Option<Speed>, Option<String>, Option<String>, i64);
+    let rows: Vec<Group> = st
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
         .and_then(|rows| rows.collect())
         .map_err(QueryError::sqlite(conn))?;
+    let mut speeds: HashMap<Option<Speed>, u64> = HashMap::new();
+    let mut opening_games: HashMap<(Option<String>, Option<String>), u64> = HashMap::new();
+    for (speed, eco, name, n) in rows {
+        *speeds.entry(speed).or_default() += n as u64;
+        *opening_games.entry((eco, name)).or_default() += n as u64;
+    }
+    let mut speeds: Vec<(Option<Speed>, u64)> = speeds.into_iter().collect();
+    speeds.sort_unstable_by_key(|&(speed, _)| (speed.is_none(), speed));
+    if !with_openings {
+        return Ok((speeds, Vec::new(), 0));
+    }
+    let groups = opening_games.into_iter().map(|((eco, name), n)| (eco, name, n as i64));
     let mut without = 0;
-    let mut named = Vec::with_capacity(groups.len());
+    let mut named = Vec::new();
     for (eco, name, n) in groups {
         match (eco, name) {
             (Some(eco), Some(name)) => named.push(OpeningCount { eco, name, games: n as u64 }),
@@ -229,8 +244,11 @@ fn openings(conn: &Connection) -> Result<(Vec<OpeningCount>, u64), QueryError> {
         b.games.cmp(&a.games).then_with(|| (&a.name, &a.eco).cmp(&(&b.name, &b.eco)))
     });
     named.truncate(TOP_OPENINGS);
-    Ok((named, without))
+    Ok((speeds, named, without))
 }
+
+/// What [`speeds_and_openings`] counts.
+type SpeedsAndOpenings = (Vec<(Option<Speed>, u64)>, Vec<OpeningCount>, u64);
 
 /// `true` if the database has the table `name` (`deleted_games` came with
 /// schema version 5).
