@@ -216,20 +216,21 @@ fn engine_forms_nags_and_comments() {
     import(&db, &["--quiet", arg(&fixture("plies/engine.pgn"))]).success();
     let conn = open(&db);
     // cutechess scores are the mover's: Black's turn to White's view; M
-    // counts plies (M5: mate in 3 moves); a time without its unit is not
+    // counts plies from before the move (-M5: mated in 2 moves after it,
+    // +M1: the move mates, no score left); a time without its unit is not
     // read; `eval x` is White's view; a score alone is the mover's.
     assert_eq!(
         shown(&conn, 1),
         [
             "1|e4||1.2|0.35|||",
             "2|e5||0.8|-0.12|||",
-            "3|Nf3||0.5||-3||",
-            "4|Nc6||0.02||-2||",
+            "3|Nf3||0.5||-2||",
+            "4|Nc6||0.02||-1||",
             "5|Bb5|||0.18|||",
             "6|a6|||-1.4|||",
             "7|Ba4|||0.33|||",
             "8|Nf6|7190|7.5||||thinking",
-            "9|O-O||3||1|$1 $18|",
+            "9|O-O||3|||$1 $18|",
         ]
     );
     // Black moves first: ply 1 is Black's; the comment before it is not a
@@ -357,8 +358,8 @@ fn show_lists_clocks_and_evaluations_beside_the_moves() {
     };
     assert_eq!(
         show(&["1", "--format", "table"]),
-        "1. e4 (+0.35)  e5 (-0.12)\n2. Nf3 (#-3)  Nc6 (#-2)\n3. Bb5 (+0.18)  a6 (-1.40)\n\
-         4. Ba4 (+0.33)  Nf6 (1:59:50)\n5. O-O (#1)\n"
+        "1. e4 (+0.35)  e5 (-0.12)\n2. Nf3 (#-2)  Nc6 (#-1)\n3. Bb5 (+0.18)  a6 (-1.40)\n\
+         4. Ba4 (+0.33)  Nf6 (1:59:50)\n5. O-O\n"
     );
     assert_eq!(show(&["2", "--format", "table"]), "1... Kd7 (-0.50)\n2. Kd2 (#-1)  Ke6\n");
     assert_eq!(show(&["3", "--format", "table"]), "1. d4 (0:05:00)  d5 (0:05:00)\n");

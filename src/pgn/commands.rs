@@ -115,7 +115,7 @@ fn command_start(text: &[u8]) -> Option<usize> {
 }
 
 /// The raw commands of a comment: `(name, value)` pairs, name without `%`.
-pub fn raw_commands(comment: &[u8]) -> impl Iterator<Item = (&[u8], &[u8])> {
+fn raw_commands(comment: &[u8]) -> impl Iterator<Item = (&[u8], &[u8])> {
     pieces(comment).filter_map(|p| match p {
         Piece::Command(name, value) => Some((name, value)),
         Piece::Text(_) => None,
@@ -138,42 +138,41 @@ pub fn commands(comment: &[u8]) -> impl Iterator<Item = Command> + '_ {
     raw_commands(comment).filter_map(|(name, value)| command(name, value))
 }
 
-/// The text of a comment around its commands: the pieces before, between
-/// and after the `[%…]` blocks, each trimmed, the empty ones left out.
-pub fn text_pieces(comment: &[u8]) -> impl Iterator<Item = &[u8]> {
-    pieces(comment).filter_map(|p| match p {
-        Piece::Text(text) => Some(text),
-        Piece::Command(..) => None,
-    })
-}
-
 /// What a whole comment says when it is one of the engine forms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WholeComment {
-    /// cutechess/Arena `+0.35/20 1.2s`: the score from the point of view
-    /// of the side that just moved (a mate in moves, positive when that
-    /// side mates), and the time spent in milliseconds when the comment
-    /// gives one in seconds (`1.2s`; a bare `239` has no known unit).
+pub enum WholeComment<'a> {
+    /// cutechess/Arena `+0.35/20 1.2s`: the score of the side that just
+    /// moved, the time spent in milliseconds when the comment gives one in
+    /// seconds (`1.2s`; a bare `239` has no known unit), and the text
+    /// cutechess adds after a comma on a game's last move (`, White
+    /// mates`).
     Mover {
-        /// The score, from the mover's point of view.
-        eval: Eval,
+        /// The score after the move, from the mover's point of view (a
+        /// mate in moves, positive when the mover mates); `None` when the
+        /// move itself mates (`+M1`).
+        eval: Option<Eval>,
         /// Time spent on the move, in milliseconds.
         emt: Option<u32>,
+        /// The text after the comma, trimmed (never empty).
+        text: Option<&'a [u8]>,
     },
     /// `eval -1.4`: an evaluation from White's point of view.
     White(Eval),
 }
 
 /// Reads a comment that is exactly one of the engine forms (spaces around
-/// it aside): `[+-]SCORE/DEPTH [TIME]`, the score pawns with a fraction
-/// (`0.35`, `-1.20`) or `M` and plies to mate (`+M3`: mate on the mover's
-/// second move, so 2 moves), the time `1.2s` or a bare number; the score
-/// in pawns alone (`0.33`: a fraction required, so that `1` or `12` stay
-/// text); or `eval VALUE` with a value as `%eval` takes it. `None` for
-/// anything else (`1/2`, `M3` without its depth).
-pub fn whole_comment(comment: &[u8]) -> Option<WholeComment> {
+/// it aside): `[+-]SCORE/DEPTH [TIME][, TEXT]`, the score pawns with a
+/// fraction (`0.35`, `-1.20`) or `M` and plies to mate counted from
+/// before the move (cutechess scores the position it searched: `+M3` on a
+/// move, and the mover mates on its next move, `+M1` on the mating move
+/// itself, `-M4`: the opponent mates in 2), the time `1.2s` or a bare
+/// number; the score in pawns alone (`0.33`: a fraction required, so that
+/// `1` or `12` stay text); or `eval VALUE` with a value as `%eval` takes
+/// it. `None` for anything else (`1/2`, `M3` without its depth).
+pub fn whole_comment(comment: &[u8]) -> Option<WholeComment<'_>> {
     let text = trim(comment);
-    // Most comments are commands or prose: out at the first byte.
+    // Most comments are commands or prose: out at the first byte, or at
+    // the first space before any `/` (the score and depth have none).
     if !matches!(text.first(), Some(b'0'..=b'9' | b'+' | b'-' | b'M' | b'e')) {
         return None;
     }
@@ -183,10 +182,18 @@ pub fn whole_comment(comment: &[u8]) -> Option<WholeComment> {
         }
         return None;
     }
-    let Some(slash) = text.iter().position(|&b| b == b'/') else {
-        return pawns_alone(text).map(|eval| WholeComment::Mover { eval, emt: None });
+    let Some(slash) = text.iter().position(|&b| b == b'/' || b.is_ascii_whitespace()) else {
+        let eval = pawns_alone(text)?;
+        return Some(WholeComment::Mover { eval: Some(eval), emt: None, text: None });
     };
+    if text[slash] != b'/' {
+        return None;
+    }
     let (score, rest) = text.split_at(slash);
+    let (rest, after) = match rest.iter().position(|&b| b == b',') {
+        Some(i) => (&rest[..i], Some(trim(&rest[i + 1..])).filter(|t| !t.is_empty())),
+        None => (rest, None),
+    };
     let (depth, time) = match rest[1..].iter().position(u8::is_ascii_whitespace) {
         Some(i) => (&rest[1..1 + i], trim(&rest[1 + i..])),
         None => (&rest[1..], &b""[..]),
@@ -208,20 +215,31 @@ pub fn whole_comment(comment: &[u8]) -> Option<WholeComment> {
         _ => (false, score),
     };
     let eval = if let Some(plies) = score.strip_prefix(b"M") {
-        if plies.is_empty() || !plies.iter().all(u8::is_ascii_digit) {
+        if plies.is_empty() || plies.len() > 6 || !plies.iter().all(u8::is_ascii_digit) {
             return None;
         }
-        let plies: i32 = std::str::from_utf8(plies).ok()?.parse().ok()?;
-        let moves = plies.checked_add(1)? / 2;
-        Eval::Mate(if negative { -moves } else { moves })
-    } else {
-        // A fraction is required: `1/2` is no score.
-        match pawns_alone(score)? {
-            Eval::Centipawns(cp) => Eval::Centipawns(if negative { -cp } else { cp }),
-            Eval::Mate(_) => return None,
+        let plies = plies.iter().fold(0i32, |n, &d| n * 10 + i32::from(d - b'0'));
+        // After the move: the mover mates on its own plies, 1, 3, …, of
+        // the count; the opponent on the even ones.
+        if negative {
+            Some(Eval::Mate(-(plies / 2).max(1)))
+        } else {
+            (plies > 1).then_some(Eval::Mate(plies / 2))
         }
+    } else {
+        // A fraction is required (`1/2` is no score), and the sign was
+        // read already.
+        let (whole, fraction) = split_decimal(score)?;
+        if whole.is_empty() || fraction.is_empty() {
+            return None;
+        }
+        let cp = exact_centipawns(score).or_else(|| match parse_eval(score)? {
+            Eval::Centipawns(cp) => Some(cp),
+            Eval::Mate(_) => None,
+        })?;
+        Some(Eval::Centipawns(if negative { -cp } else { cp }))
     };
-    Some(WholeComment::Mover { eval, emt })
+    Some(WholeComment::Mover { eval, emt, text: after })
 }
 
 /// `[+-]DIGITS.DIGITS` as centipawns; `None` without a fraction or with
@@ -390,6 +408,14 @@ fn exact_centipawns(text: &[u8]) -> Option<i32> {
 mod tests {
     use super::*;
 
+    /// The text of a comment around its commands.
+    fn text_pieces(comment: &[u8]) -> impl Iterator<Item = &[u8]> {
+        pieces(comment).filter_map(|p| match p {
+            Piece::Text(text) => Some(text),
+            Piece::Command(..) => None,
+        })
+    }
+
     #[test]
     fn exact_and_float_readings_agree() {
         let float = |text: &str| {
@@ -492,17 +518,33 @@ mod tests {
 
     #[test]
     fn engine_match_comments() {
-        let mover = |cp, emt| Some(WholeComment::Mover { eval: Eval::Centipawns(cp), emt });
-        let mate = |m, emt| Some(WholeComment::Mover { eval: Eval::Mate(m), emt });
+        let mover = |cp, emt| {
+            Some(WholeComment::Mover { eval: Some(Eval::Centipawns(cp)), emt, text: None })
+        };
+        let mate =
+            |m, emt| Some(WholeComment::Mover { eval: Some(Eval::Mate(m)), emt, text: None });
         assert_eq!(whole_comment(b"+0.35/20 1.2s"), mover(35, Some(1_200)));
         assert_eq!(whole_comment(b" -0.12/18 "), mover(-12, None));
         assert_eq!(whole_comment(b"0.18/23 239"), mover(18, None));
         assert_eq!(whole_comment(b"-1.00/9 0.025s"), mover(-100, Some(25)));
-        // Plies to mate, as moves: M1 and M2 are mate in 1, M3 in 2.
-        assert_eq!(whole_comment(b"+M1/1 0.01s"), mate(1, Some(10)));
-        assert_eq!(whole_comment(b"+M3/12 0.02s"), mate(2, Some(20)));
-        assert_eq!(whole_comment(b"-M5/30 0.5s"), mate(-3, Some(500)));
-        assert_eq!(whole_comment(b"-M4/30"), mate(-2, None));
+        // Plies to mate from before the move, as moves after it: M3 and
+        // the mover mates on its next move; M1 is the mating move itself.
+        assert_eq!(whole_comment(b"+M3/12 0.02s"), mate(1, Some(20)));
+        assert_eq!(whole_comment(b"+M5/30"), mate(2, None));
+        assert_eq!(whole_comment(b"-M4/30 0.5s"), mate(-2, Some(500)));
+        assert_eq!(whole_comment(b"-M2/30"), mate(-1, None));
+        assert_eq!(
+            whole_comment(b"+M1/127 0.003s, White mates"),
+            Some(WholeComment::Mover { eval: None, emt: Some(3), text: Some(b"White mates") })
+        );
+        assert_eq!(
+            whole_comment(b"-8.11/24 5.0s, White wins by adjudication"),
+            Some(WholeComment::Mover {
+                eval: Some(Eval::Centipawns(-811)),
+                emt: Some(5_000),
+                text: Some(b"White wins by adjudication"),
+            })
+        );
         // The score alone.
         assert_eq!(whole_comment(b" 0.33 "), mover(33, None));
         assert_eq!(whole_comment(b"-1.20"), mover(-120, None));
@@ -523,6 +565,10 @@ mod tests {
             b"+0.3x/20",
             b"Good/bad",
             b"evaluation 1.0",
+            b"--0.35/20",
+            b"+-0.35/20",
+            b"+M/20",
+            b"12... Nf6/Ng4 was better",
         ] {
             assert_eq!(whole_comment(not), None, "{}", String::from_utf8_lossy(not));
         }

@@ -106,13 +106,6 @@ pub struct PlyNote {
     pub comment: Option<String>,
 }
 
-impl PlyNote {
-    /// `true` when the game says nothing about the move.
-    pub fn is_empty(&self) -> bool {
-        *self == PlyNote::default()
-    }
-}
-
 /// The notes of each ply of game `id`'s mainline (index 0 = ply 1), read
 /// from the `plies` view; empty when the game has none, or the database
 /// predates the view (schema 10).

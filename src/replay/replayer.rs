@@ -426,12 +426,17 @@ impl<'a> Replayer<'a> {
         };
         match whole {
             Some(WholeComment::White(eval)) => first_of_ply(&mut self.evals, ply, eval),
-            Some(WholeComment::Mover { eval, emt }) => {
-                // The side to move first plays the odd plies.
-                let white_moved = (ply % 2 == 1) == (self.start.turn() == Color::White);
-                first_of_ply(&mut self.evals, ply, if white_moved { eval } else { -eval });
+            Some(WholeComment::Mover { eval, emt, text }) => {
+                if let Some(eval) = eval {
+                    // The side to move first plays the odd plies.
+                    let white_moved = (ply % 2 == 1) == (self.start.turn() == Color::White);
+                    first_of_ply(&mut self.evals, ply, if white_moved { eval } else { -eval });
+                }
                 if let Some(ms) = emt {
                     first_of_ply(&mut self.emts, ply, ms);
+                }
+                if let Some(text) = text {
+                    self.add_comment_text(ply, text);
                 }
             }
             None if !text.contains(&b'[') => self.add_comment_text(ply, text),
@@ -570,7 +575,9 @@ impl<'a> Replayer<'a> {
     /// that plays every move, or more moves than English did.
     fn retry_descriptive(&mut self) {
         let attempt = self.read_descriptive();
-        if attempt.error.is_none() || attempt.moves.len() > self.moves.len() {
+        if (attempt.error.is_none() && !attempt.moves.is_empty())
+            || attempt.moves.len() > self.moves.len()
+        {
             self.take_descriptive(attempt);
         }
     }
@@ -859,6 +866,23 @@ mod tests {
     }
 
     #[test]
+    fn a_descriptive_reading_of_no_move_does_not_hide_the_error() {
+        // The descriptive tokenizer passes over a lone comma: it reads no
+        // move and no error, which is no reading of the game.
+        let g = &replay("1. , *", ReplayOptions::default())[0];
+        assert!(g.error.is_some(), "{g:?}");
+        assert_eq!(g.lang, Lang::English);
+    }
+
+    #[test]
+    fn a_mating_move_has_no_score_and_keeps_the_text_after_the_comma() {
+        let g = noted("1. f3 e5 2. g4 Qh4# {+M1/127 0.003s, Black mates} 0-1");
+        assert!(g.evals.is_empty());
+        assert_eq!(g.emts, [(4, 3)]);
+        assert_eq!(g.comments().collect::<Vec<_>>(), [(4, "Black mates")]);
+    }
+
+    #[test]
     fn engine_match_scores_turn_to_whites_view() {
         let g = noted(
             "1. e4 {+0.35/20 1.2s} e5 {+0.12/18 0.8s} 2. Qh5 {-M5/30 0.5s} Nc6 {+M3/12 0.02s}              3. Bc4 {0.18/23 239} Nf6 { eval -1.4 } *",
@@ -869,8 +893,8 @@ mod tests {
             [
                 (1, Centipawns(35)),
                 (2, Centipawns(-12)),
-                (3, Mate(-3)),
-                (4, Mate(-2)),
+                (3, Mate(-2)),
+                (4, Mate(-1)),
                 (5, Centipawns(18)),
                 (6, Centipawns(-140)),
             ]
