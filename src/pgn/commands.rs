@@ -106,6 +106,16 @@ pub fn single_command(comment: &[u8]) -> Option<(&[u8], &[u8])> {
     Some((name, trim(value)))
 }
 
+/// The clock of a comment that is only `[%clk VALUE]` (spaces around it
+/// aside): the form of nearly every comment of an online game, read with
+/// no more than a prefix test and the clock's own digits. `None` for
+/// anything else, which [`single_command`] and [`pieces`] read.
+#[inline]
+pub fn clock_only(comment: &[u8]) -> Option<u32> {
+    let value = trim(comment).strip_prefix(b"[%clk ")?.strip_suffix(b"]")?;
+    parse_clock(trim(value))
+}
+
 /// Where the first `[%` of `text` starts.
 #[inline]
 fn command_start(text: &[u8]) -> Option<usize> {
@@ -453,6 +463,29 @@ mod tests {
         for not in ["", ".", "-", "+", "1.2.3", "x", "1x"] {
             assert_eq!(parse_eval(not.as_bytes()), None, "{not}");
         }
+    }
+
+    #[test]
+    fn clock_only_reads_what_the_general_reading_reads() {
+        for text in [
+            &b"[%clk 0:03:00]"[..],
+            b" [%clk 0:02:58.6] ",
+            b"[%clk  1:00:00 ]",
+            b"[%clk 0:03:00] more",
+            b"[%clk 0:03:00] [%eval 0.2]",
+            b"[%clk x]",
+            b"[%clk]",
+            b"[%emt 0:00:05]",
+            b"text [%clk 0:01:00]",
+        ] {
+            let general =
+                single_command(text).and_then(|(name, value)| match command(name, value) {
+                    Some(Command::Clock(ms)) if name == b"clk" => Some(ms),
+                    _ => None,
+                });
+            assert_eq!(clock_only(text), general, "{}", String::from_utf8_lossy(text));
+        }
+        assert_eq!(clock_only(b"[%clk 0:02:58.6]"), Some(178_600));
     }
 
     #[test]

@@ -416,6 +416,10 @@ impl<'a> Replayer<'a> {
         let whole = match text.first() {
             None => return,
             Some(b'[') => {
+                if let Some(ms) = commands::clock_only(text) {
+                    first_of_ply(&mut self.clocks, ply, ms);
+                    return;
+                }
                 if let Some((name, value)) = commands::single_command(text) {
                     self.note_command(ply, name, value);
                     return;

@@ -46,8 +46,6 @@ impl PlyData {
         {
             return None;
         }
-        let nags = group_nags(&record.nags);
-        let comments: Vec<(u32, &str)> = record.comments().collect();
         Some(PlyData {
             clocks: array(&record.clocks, |out, &ms| write_seconds(out, ms)),
             emts: array(&record.emts, |out, &ms| write_seconds(out, ms)),
@@ -59,25 +57,21 @@ impl PlyData {
                     out.push(b'"');
                 }
             }),
-            nags: object(&nags, |out, text| write_string(out, text)),
-            comments: object(&comments, |out, text| write_string(out, text)),
+            nags: object(nag_groups(&record.nags), |out, nags| {
+                for (i, &(_, nag)) in nags.iter().enumerate() {
+                    out.extend_from_slice(if i == 0 { b"\"$" } else { b" $" });
+                    write_uint(out, u64::from(nag));
+                }
+                out.push(b'"');
+            }),
+            comments: object(record.comments(), write_string),
         })
     }
 }
 
-/// The NAGs of each ply as one `$n $m` text.
-fn group_nags(nags: &[(u32, u8)]) -> Vec<(u32, String)> {
-    let mut grouped: Vec<(u32, String)> = Vec::new();
-    for &(ply, nag) in nags {
-        match grouped.last_mut() {
-            Some((p, text)) if *p == ply => {
-                text.push_str(" $");
-                text.push_str(&nag.to_string());
-            }
-            _ => grouped.push((ply, format!("${nag}"))),
-        }
-    }
-    grouped
+/// The NAGs of each ply: its ply and its run of `(ply, nag)`.
+fn nag_groups(nags: &[(u32, u8)]) -> impl Iterator<Item = (u32, &[(u32, u8)])> {
+    nags.chunk_by(|a, b| a.0 == b.0).map(|run| (run[0].0, run))
 }
 
 /// The JSON array of `notes` (by ply from 1, in order, one per ply), `null`
@@ -105,20 +99,19 @@ fn array<T>(notes: &[(u32, T)], mut write: impl FnMut(&mut Vec<u8>, &T)) -> Opti
 
 /// The JSON object of `notes` (by ply, in order, one per ply), keyed by
 /// the ply as text; `None` when there are none.
-fn object<T>(notes: &[(u32, T)], mut write: impl FnMut(&mut Vec<u8>, &T)) -> Option<String> {
-    if notes.is_empty() {
-        return None;
-    }
-    let mut out = Vec::with_capacity(16 * notes.len() + 2);
-    out.push(b'{');
-    for (i, (ply, value)) in notes.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        out.push(b'"');
-        write_uint(&mut out, u64::from(*ply));
+fn object<T>(
+    notes: impl Iterator<Item = (u32, T)>,
+    mut write: impl FnMut(&mut Vec<u8>, T),
+) -> Option<String> {
+    let mut out = Vec::new();
+    for (ply, value) in notes {
+        out.extend_from_slice(if out.is_empty() { b"{\"" } else { b",\"" });
+        write_uint(&mut out, u64::from(ply));
         out.extend_from_slice(b"\":");
         write(&mut out, value);
+    }
+    if out.is_empty() {
+        return None;
     }
     out.push(b'}');
     // As for the arrays: UTF-8.
@@ -127,19 +120,16 @@ fn object<T>(notes: &[(u32, T)], mut write: impl FnMut(&mut Vec<u8>, &T)) -> Opt
 
 /// `n` in decimal. (The arrays are built for every game with notes: the
 /// formatting machinery costs several times more.)
-fn write_uint(out: &mut Vec<u8>, n: u64) {
-    let mut digits = [0u8; 20];
-    let mut start = digits.len();
-    let mut n = n;
+fn write_uint(out: &mut Vec<u8>, mut n: u64) {
+    let start = out.len();
     loop {
-        start -= 1;
-        digits[start] = b'0' + (n % 10) as u8;
+        out.push(b'0' + (n % 10) as u8);
         n /= 10;
         if n == 0 {
             break;
         }
     }
-    out.extend_from_slice(&digits[start..]);
+    out[start..].reverse();
 }
 
 fn write_int(out: &mut Vec<u8>, n: i32) {
