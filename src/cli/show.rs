@@ -6,6 +6,7 @@ use std::io::Write;
 use clap::{Args, ValueEnum};
 use serde_json::Value;
 
+use pgnindex::chess::Color;
 use pgnindex::db::GameId;
 use pgnindex::notation::fen;
 use pgnindex::query::format::json_object;
@@ -117,12 +118,11 @@ fn positions(game: &Game) -> Result<Vec<(Option<String>, String)>, QueryError> {
 /// +0.35)  Nc6 (0:04:48, #-3)`; a game from a position with Black to move
 /// starts `1... Kd7`.
 fn move_lines(game: &Game, notes: &[PlyNote]) -> Vec<String> {
-    let (mut number, black_first) = match &game.start_fen {
-        Some(start) => {
-            let fields: Vec<&str> = start.split_ascii_whitespace().collect();
-            let number = fields.get(5).and_then(|n| n.parse::<u32>().ok()).unwrap_or(1);
-            (number, fields.get(1) == Some(&"b"))
-        }
+    // A start FEN the import stored was read then: it reads again (an
+    // unreadable one numbers from 1. with White, as the standard start).
+    let start = game.start_fen.as_deref().and_then(|fen| fen::parse_position(fen).ok());
+    let (mut number, black_first) = match start {
+        Some(pos) => (pos.fullmoves().get(), pos.turn() == Color::Black),
         None => (1, false),
     };
     let mut lines = Vec::new();
