@@ -10,7 +10,7 @@ use clap::{Args, ValueEnum};
 use rusqlite::Connection;
 
 use pgnindex::db;
-use pgnindex::query::filter::{DateBound, Filters, OPENING_SCHEMA};
+use pgnindex::query::filter::{DateBound, Filters, OPENING_SCHEMA, SPEED_SCHEMA};
 use pgnindex::query::format::{RowFormat, TableStyle};
 use pgnindex::query::search::Search;
 use pgnindex::query::target::Target;
@@ -63,9 +63,9 @@ pub fn check_index(conn: &Connection, search: &Search) -> anyhow::Result<()> {
 /// (`--eco` reads the tag alone before).
 pub fn check_schema(conn: &Connection, path: &Path, search: &Search) -> anyhow::Result<()> {
     let version = db::user_version(conn, path)?;
-    if search.filters.speed.is_some() && version < 7 {
+    if search.filters.speed.is_some() && version < SPEED_SCHEMA {
         anyhow::bail!(
-            "--speed: {} has schema version {version}, without the speed column (version 7); \
+            "--speed: {} has schema version {version}, without the speed column (version {SPEED_SCHEMA}); \
              `pgnindex vacuum` brings it up to date",
             path.display()
         );

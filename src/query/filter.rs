@@ -221,6 +221,9 @@ pub struct SqlFilter {
 /// The SQL expression of a stored date with unknown parts read as zeros.
 const KNOWN_DATE: &str = "replace(g.date, '?', '0')";
 
+/// The schema version that added `games.speed`.
+pub const SPEED_SCHEMA: i64 = 7;
+
 /// The schema version that added `games.opening_eco` and `opening_name`.
 pub const OPENING_SCHEMA: i64 = 9;
 

@@ -14,12 +14,9 @@ use std::path::Path;
 use rusqlite::Connection;
 
 use super::error::QueryError;
-use super::filter::OPENING_SCHEMA;
+use super::filter::{OPENING_SCHEMA, SPEED_SCHEMA};
 use super::search::has_index;
 use crate::db::Speed;
-
-/// The first schema version with `games.speed`.
-const SPEED_SCHEMA: i64 = 7;
 
 /// One imported input.
 #[derive(Debug, Clone, PartialEq, Eq)]
