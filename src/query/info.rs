@@ -218,25 +218,23 @@ fn speeds_and_openings(
         .and_then(|rows| rows.collect())
         .map_err(QueryError::sqlite(conn))?;
     let mut speeds: HashMap<Option<Speed>, u64> = HashMap::new();
-    let mut opening_games: HashMap<(Option<String>, Option<String>), u64> = HashMap::new();
+    let mut named: HashMap<(String, String), u64> = HashMap::new();
+    let mut without = 0;
     for (speed, eco, name, n) in rows {
-        *speeds.entry(speed).or_default() += n as u64;
-        *opening_games.entry((eco, name)).or_default() += n as u64;
+        let n = n as u64;
+        *speeds.entry(speed).or_default() += n;
+        match (eco, name) {
+            (Some(eco), Some(name)) => *named.entry((eco, name)).or_default() += n,
+            _ => without += n,
+        }
     }
     let mut speeds: Vec<(Option<Speed>, u64)> = speeds.into_iter().collect();
     speeds.sort_unstable_by_key(|&(speed, _)| (speed.is_none(), speed));
     if !with_openings {
         return Ok((speeds, Vec::new(), 0));
     }
-    let groups = opening_games.into_iter().map(|((eco, name), n)| (eco, name, n as i64));
-    let mut without = 0;
-    let mut named = Vec::new();
-    for (eco, name, n) in groups {
-        match (eco, name) {
-            (Some(eco), Some(name)) => named.push(OpeningCount { eco, name, games: n as u64 }),
-            _ => without += n as u64,
-        }
-    }
+    let mut named: Vec<OpeningCount> =
+        named.into_iter().map(|((eco, name), games)| OpeningCount { eco, name, games }).collect();
     named.sort_unstable_by(|a, b| {
         b.games.cmp(&a.games).then_with(|| (&a.name, &a.eco).cmp(&(&b.name, &b.eco)))
     });
