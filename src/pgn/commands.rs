@@ -72,19 +72,19 @@ pub fn pieces(comment: &[u8]) -> impl Iterator<Item = Piece<'_>> {
         let (text, command) = match command_start(rest) {
             Some(start) => match rest[start + 2..].iter().position(|&b| b == b']') {
                 Some(end) => {
-                    let body = trim(&rest[start + 2..start + 2 + end]);
+                    let body = rest[start + 2..start + 2 + end].trim_ascii();
                     let text = &rest[..start];
                     rest = &rest[start + 2 + end + 1..];
                     let split = body.iter().position(u8::is_ascii_whitespace).unwrap_or(body.len());
                     let (name, value) = body.split_at(split);
-                    (text, (!name.is_empty()).then(|| (name, trim(value))))
+                    (text, (!name.is_empty()).then(|| (name, value.trim_ascii())))
                 }
                 None => (std::mem::take(&mut rest), None),
             },
             None => (std::mem::take(&mut rest), None),
         };
         pending = command;
-        let text = trim(text);
+        let text = text.trim_ascii();
         if !text.is_empty() {
             return Some(Piece::Text(text));
         }
@@ -96,14 +96,14 @@ pub fn pieces(comment: &[u8]) -> impl Iterator<Item = Piece<'_>> {
 /// without the general loop.
 #[inline]
 pub fn single_command(comment: &[u8]) -> Option<(&[u8], &[u8])> {
-    let body = trim(comment).strip_prefix(b"[%")?.strip_suffix(b"]")?;
+    let body = comment.trim_ascii().strip_prefix(b"[%")?.strip_suffix(b"]")?;
     if body.iter().any(|&b| b == b'[' || b == b']') {
         return None;
     }
-    let body = trim(body);
+    let body = body.trim_ascii();
     let split = body.iter().position(u8::is_ascii_whitespace).unwrap_or(body.len());
     let (name, value) = body.split_at(split);
-    Some((name, trim(value)))
+    Some((name, value.trim_ascii()))
 }
 
 /// The clock of a comment that is only `[%clk VALUE]` (spaces around it
@@ -112,8 +112,8 @@ pub fn single_command(comment: &[u8]) -> Option<(&[u8], &[u8])> {
 /// anything else, which [`single_command`] and [`pieces`] read.
 #[inline]
 pub fn clock_only(comment: &[u8]) -> Option<u32> {
-    let value = trim(comment).strip_prefix(b"[%clk ")?.strip_suffix(b"]")?;
-    parse_clock(trim(value))
+    let value = comment.trim_ascii().strip_prefix(b"[%clk ")?.strip_suffix(b"]")?;
+    parse_clock(value.trim_ascii())
 }
 
 /// Where the first `[%` of `text` starts.
@@ -180,7 +180,7 @@ pub enum WholeComment<'a> {
 /// `1` or `12` stay text); or `eval VALUE` with a value as `%eval` takes
 /// it. `None` for anything else (`1/2`, `M3` without its depth).
 pub fn whole_comment(comment: &[u8]) -> Option<WholeComment<'_>> {
-    let text = trim(comment);
+    let text = comment.trim_ascii();
     // Most comments are commands or prose: out at the first byte, or at
     // the first space before any `/` (the score and depth have none).
     if !matches!(text.first(), Some(b'0'..=b'9' | b'+' | b'-' | b'M' | b'e')) {
@@ -188,7 +188,7 @@ pub fn whole_comment(comment: &[u8]) -> Option<WholeComment<'_>> {
     }
     if let Some(value) = text.strip_prefix(b"eval") {
         if value.first().is_some_and(u8::is_ascii_whitespace) {
-            return parse_eval(trim(value)).map(WholeComment::White);
+            return parse_eval(value.trim_ascii()).map(WholeComment::White);
         }
         return None;
     }
@@ -201,11 +201,11 @@ pub fn whole_comment(comment: &[u8]) -> Option<WholeComment<'_>> {
     }
     let (score, rest) = text.split_at(slash);
     let (rest, after) = match rest.iter().position(|&b| b == b',') {
-        Some(i) => (&rest[..i], Some(trim(&rest[i + 1..])).filter(|t| !t.is_empty())),
+        Some(i) => (&rest[..i], Some(rest[i + 1..].trim_ascii()).filter(|t| !t.is_empty())),
         None => (rest, None),
     };
     let (depth, time) = match rest[1..].iter().position(u8::is_ascii_whitespace) {
-        Some(i) => (&rest[1..1 + i], trim(&rest[1 + i..])),
+        Some(i) => (&rest[1..1 + i], rest[1 + i..].trim_ascii()),
         None => (&rest[1..], &b""[..]),
     };
     if depth.is_empty() || !depth.iter().all(u8::is_ascii_digit) {
@@ -288,14 +288,6 @@ fn parse_seconds(text: &[u8]) -> Option<u32> {
     u32::try_from(digits(whole)? * 1000 + fraction_millis(fraction)?).ok()
 }
 
-/// `s` without ASCII white space around it.
-#[inline]
-pub fn trim(s: &[u8]) -> &[u8] {
-    let start = s.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(s.len());
-    let end = s.iter().rposition(|b| !b.is_ascii_whitespace()).map_or(start, |i| i + 1);
-    &s[start..end]
-}
-
 /// `H:MM:SS[.fff]` (also `MM:SS`, `SS`) → milliseconds; digits after the
 /// third of the fraction are ignored.
 #[inline]
@@ -369,7 +361,7 @@ fn fraction_millis(fraction: &[u8]) -> Option<u64> {
 pub fn parse_eval(value: &[u8]) -> Option<Eval> {
     // Values are a few bytes: a plain loop costs less than memchr's setup.
     let head = value.iter().position(|&b| b == b',').map_or(value, |i| &value[..i]);
-    if let Some(cp) = exact_centipawns(trim(head)) {
+    if let Some(cp) = exact_centipawns(head.trim_ascii()) {
         return Some(Eval::Centipawns(cp));
     }
     let text = std::str::from_utf8(value).ok()?;

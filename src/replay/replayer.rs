@@ -412,7 +412,7 @@ impl<'a> Replayer<'a> {
     fn read_comment(&mut self, comment: RawComment<'_>, ply: u32) {
         // The common shapes, told apart by the first byte, before the
         // general loop: one command (a clock), an engine score, plain text.
-        let text = commands::trim(comment.0);
+        let text = comment.0.trim_ascii();
         let whole = match text.first() {
             None => return,
             Some(b'[') => {
