@@ -512,14 +512,7 @@ impl<'a> Replayer<'a> {
             .map(|lang| (lang, san::replay(&self.start, &texts, Some(lang))))
             .find(|(_, r)| r.error.is_none());
         let Some((lang, replay)) = outcome else { return false };
-        self.lang = lang;
-        self.pos = self.start.clone();
-        self.moves.clear();
-        self.keys.clear();
-        self.fens.clear();
-        self.san.clear();
-        self.opening = None;
-        self.record_position();
+        self.restart(lang);
         for m in replay.moves {
             match m {
                 Some(m) => self.play_move(m, false),
@@ -575,6 +568,19 @@ impl<'a> Replayer<'a> {
         attempt
     }
 
+    /// Back to the start position to replay the game read in `lang`: the
+    /// moves, positions, SAN and opening of the first reading forgotten.
+    fn restart(&mut self, lang: Lang) {
+        self.lang = lang;
+        self.pos = self.start.clone();
+        self.moves.clear();
+        self.keys.clear();
+        self.fens.clear();
+        self.san.clear();
+        self.opening = None;
+        self.record_position();
+    }
+
     /// SAN failed in every language: the game is descriptive notation if
     /// that plays every move, or more moves than English did.
     fn retry_descriptive(&mut self) {
@@ -589,15 +595,8 @@ impl<'a> Replayer<'a> {
     /// Makes `attempt` the game: its moves, positions, SAN, commands and
     /// error.
     fn take_descriptive(&mut self, attempt: DescriptiveAttempt<'a>) {
-        self.lang = Lang::Descriptive;
-        self.pos = self.start.clone();
-        self.moves.clear();
-        self.keys.clear();
-        self.fens.clear();
-        self.san.clear();
+        self.restart(Lang::Descriptive);
         self.clear_notes();
-        self.opening = None;
-        self.record_position();
         let mut comments = attempt.comments.into_iter().peekable();
         for m in attempt.moves {
             while let Some((_, text)) = comments.next_if(|c| c.0 as usize == self.moves.len()) {
