@@ -252,6 +252,41 @@ pub fn whole_comment(comment: &[u8]) -> Option<WholeComment<'_>> {
     Some(WholeComment::Mover { eval, emt, text: after })
 }
 
+/// The centipawns of a comment that is only a score in pawns with one or
+/// two decimals (`0.33`, `-1.20`, `+12.5`): the form of every comment of
+/// many engine-match files, read in one pass over its bytes. `None` for
+/// anything else, which [`whole_comment`] reads (the same value when it is
+/// a score alone).
+#[inline]
+pub fn centipawns_only(text: &[u8]) -> Option<i32> {
+    let (negative, number) = match text {
+        [b'-', rest @ ..] => (true, rest),
+        [b'+', rest @ ..] => (false, rest),
+        _ => (false, text),
+    };
+    let mut cp: i32 = 0;
+    let mut whole = 0;
+    let mut bytes = number.iter();
+    loop {
+        match bytes.next() {
+            Some(&b @ b'0'..=b'9') if whole < 6 => {
+                cp = cp * 10 + i32::from(b - b'0');
+                whole += 1;
+            }
+            Some(b'.') if whole > 0 => break,
+            _ => return None,
+        }
+    }
+    let fraction = bytes.as_slice();
+    let (tenths, hundredths) = match *fraction {
+        [t @ b'0'..=b'9'] => (t, b'0'),
+        [t @ b'0'..=b'9', h @ b'0'..=b'9'] => (t, h),
+        _ => return None,
+    };
+    cp = cp * 100 + i32::from(tenths - b'0') * 10 + i32::from(hundredths - b'0');
+    Some(if negative { -cp } else { cp })
+}
+
 /// `[+-]DIGITS.DIGITS` as centipawns; `None` without a fraction or with
 /// anything else.
 fn pawns_alone(text: &[u8]) -> Option<Eval> {
@@ -409,6 +444,51 @@ fn exact_centipawns(text: &[u8]) -> Option<i32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn centipawns_only_agrees_with_whole_comment() {
+        for text in [
+            "0.33",
+            "-1.20",
+            "+12.5",
+            "0.0",
+            "-0.05",
+            "123456.78",
+            "1234567.8",
+            "1",
+            "12",
+            ".5",
+            "1.",
+            "1.234",
+            "--1.2",
+            "+-1.2",
+            "1.2.3",
+            "a1.2",
+            "1.2a",
+            "",
+            "-",
+            "0.33/20",
+        ] {
+            let fast = centipawns_only(text.as_bytes());
+            let general = match whole_comment(text.as_bytes()) {
+                Some(WholeComment::Mover {
+                    eval: Some(Eval::Centipawns(cp)),
+                    emt: None,
+                    text: None,
+                }) => Some(cp),
+                _ => None,
+            };
+            if fast.is_some() {
+                assert_eq!(fast, general, "{text}");
+            }
+        }
+        assert_eq!(centipawns_only(b"0.33"), Some(33));
+        assert_eq!(centipawns_only(b"-1.2"), Some(-120));
+        assert_eq!(centipawns_only(b"+12.05"), Some(1205));
+        assert_eq!(centipawns_only(b"1.234"), None);
+        assert_eq!(centipawns_only(b"12"), None);
+        assert_eq!(centipawns_only(b"1234567.8"), None);
+    }
 
     /// The text of a comment around its commands.
     fn text_pieces(comment: &[u8]) -> impl Iterator<Item = &[u8]> {

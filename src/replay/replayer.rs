@@ -411,7 +411,8 @@ impl<'a> Replayer<'a> {
     #[inline(never)]
     fn read_comment(&mut self, comment: RawComment<'_>, ply: u32) {
         // The common shapes, told apart by the first byte, before the
-        // general loop: one command (a clock), an engine score, plain text.
+        // general loop: one command (a clock), a score alone, an engine
+        // score, plain text.
         let text = comment.0.trim_ascii();
         let whole = match text.first() {
             None => return,
@@ -426,6 +427,14 @@ impl<'a> Replayer<'a> {
                 }
                 None
             }
+            Some(b'0'..=b'9' | b'-' | b'+') => match commands::centipawns_only(text) {
+                Some(cp) => Some(WholeComment::Mover {
+                    eval: Some(Eval::Centipawns(cp)),
+                    emt: None,
+                    text: None,
+                }),
+                None => whole_comment(text),
+            },
             Some(_) => whole_comment(text),
         };
         match whole {
