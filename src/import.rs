@@ -163,14 +163,39 @@ pub fn run(
         .map(|m| m.len())
         .sum();
     observer.inputs(total);
-    let writer =
-        Writer::open(db, WriterOptions { index: options.rows, ..options.writer }, problems)?;
     let (tx, rx) = mpsc::sync_channel::<Message>(CHANNEL);
     let (reply_tx, reply_rx) = mpsc::channel::<SourceStart>();
+    let (opened_tx, opened_rx) = mpsc::channel::<Result<(), WriteError>>();
+    let writer_options = WriterOptions { index: options.rows, ..options.writer };
+    let path = db.to_path_buf();
     let writer_thread = std::thread::Builder::new()
         .name("pgnindex-writer".into())
-        .spawn(move || write_all(writer, &rx, &reply_tx))
+        .spawn(move || {
+            // Opened on its own thread: the writer's prepared statements
+            // cannot move between threads.
+            let writer = match Writer::open(&path, writer_options, problems) {
+                Ok(writer) => writer,
+                Err(e) => {
+                    let _ = opened_tx.send(Err(e));
+                    return Ok((Totals::default(), false));
+                }
+            };
+            let _ = opened_tx.send(Ok(()));
+            write_all(writer, &rx, &reply_tx)
+        })
         .map_err(ImportError::Thread)?;
+    match opened_rx.recv() {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => {
+            let _ = writer_thread.join();
+            return Err(e.into());
+        }
+        // Only a panic ends the thread before it says whether it opened.
+        Err(_) => match writer_thread.join() {
+            Err(panic) => std::panic::resume_unwind(panic),
+            Ok(_) => unreachable!("the writer thread reports its open"),
+        },
+    }
 
     let replay = ReplayOptions {
         keys: options.rows.positions,

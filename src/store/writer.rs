@@ -215,7 +215,7 @@ pub struct Problem {
 
 /// The writer. Owns the connection and the import lock.
 pub struct Writer {
-    conn: Connection,
+    db: Db,
     path: PathBuf,
     /// The import lock; also how the file is synced at the end of an
     /// exclusive import.
@@ -288,6 +288,34 @@ static STORED_GAME: LazyLock<String> =
 /// The current UTC time as ISO 8601 text, by SQLite.
 const NOW: &str = "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')";
 
+/// The statements stored for every game, prepared once: looking a
+/// statement up in rusqlite's cache hashes its text, and handing it back
+/// resets and unbinds it, for every game on the writer's thread.
+struct Inserts<'c> {
+    game: rusqlite::Statement<'c>,
+    tags: rusqlite::Statement<'c>,
+    ply_data: rusqlite::Statement<'c>,
+}
+
+impl<'c> Inserts<'c> {
+    fn prepare(conn: &'c Connection) -> rusqlite::Result<Inserts<'c>> {
+        Ok(Inserts {
+            game: conn.prepare(&INSERT_GAME)?,
+            tags: conn.prepare(INSERT_TAGS)?,
+            ply_data: conn.prepare(INSERT_PLY_DATA)?,
+        })
+    }
+}
+
+self_cell::self_cell!(
+    /// The connection and its [`Inserts`].
+    struct Db {
+        owner: Connection,
+        #[covariant]
+        dependent: Inserts,
+    }
+);
+
 /// Takes the import lock of the database at `path`: held by one import
 /// (or vacuum) at a time, until the returned file is closed.
 ///
@@ -330,8 +358,10 @@ impl Writer {
         // a running import's merge would be filling.
         let dedupe = DedupeIndex::open(&conn)
             .map_err(|error| WriteError::Sqlite { path: path.to_path_buf(), error })?;
+        let db = Db::try_new(conn, |c| Inserts::prepare(c))
+            .map_err(|error| WriteError::Sqlite { path: path.to_path_buf(), error })?;
         let mut writer = Writer {
-            conn,
+            db,
             path: path.to_path_buf(),
             lock,
             options,
@@ -354,7 +384,7 @@ impl Writer {
         // 165 s with 256); with the keys in sorted segments both take
         // 124–126 s, and 128 MiB keeps peak RSS at 300 MB instead of 445.
         writer
-            .conn
+            .conn()
             .execute_batch(
                 "PRAGMA cache_size = -131072; PRAGMA temp_store = MEMORY; \
                  PRAGMA wal_autocheckpoint = 16384; PRAGMA synchronous = OFF;",
@@ -366,24 +396,24 @@ impl Writer {
         writer.flusher = Flusher::start(path);
         if writer.checkpointer.is_some() {
             writer
-                .conn
+                .conn()
                 .execute_batch("PRAGMA wal_autocheckpoint = 0")
                 .map_err(|e| writer.sqlite(e))?;
         }
         if let Some(pages) = options.max_pages {
             writer
-                .conn
+                .conn()
                 .pragma_update(None, "max_page_count", pages)
                 .map_err(|e| writer.sqlite(e))?;
         }
-        segments::drop_orphans(&writer.conn).map_err(|e| writer.sqlite(e))?;
-        segments::refresh_view(&writer.conn).map_err(|e| writer.sqlite(e))?;
+        segments::drop_orphans(writer.conn()).map_err(|e| writer.sqlite(e))?;
+        segments::refresh_view(writer.conn()).map_err(|e| writer.sqlite(e))?;
         // Past deleted games too: their index rows may remain until a
         // vacuum, and their `import_errors` rows stay, and neither must
         // become a new game's. (`import_errors` has no index on game_id:
         // a scan of a table that is small but for the most broken inputs.)
         writer.next_id = writer
-            .conn
+            .conn()
             .query_row(
                 "SELECT max(coalesce((SELECT max(id) FROM games), 0), \
                  coalesce((SELECT max(game_id) FROM deleted_games), 0), \
@@ -393,6 +423,11 @@ impl Writer {
             )
             .map_err(|e| writer.sqlite(e))?;
         Ok(writer)
+    }
+
+    /// The connection.
+    fn conn(&self) -> &Connection {
+        self.db.borrow_owner()
     }
 
     fn sqlite(&self, error: rusqlite::Error) -> WriteError {
@@ -420,7 +455,7 @@ impl Writer {
         let mut resume = None;
         if let Some(facts) = facts {
             let found: Option<(i64, Option<String>, u64)> = self
-                .conn
+                .conn()
                 .query_row(
                     "SELECT id, finished_at, resume_offset FROM sources WHERE fingerprint = ?1 \
                      ORDER BY id DESC LIMIT 1",
@@ -443,7 +478,7 @@ impl Writer {
                 // A run with other settings than the cut one: the source's
                 // games are indexed as the weaker of the two (unknown stays
                 // unknown).
-                self.conn
+                self.conn()
                     .execute(
                         "UPDATE sources SET \
                          max_ply = CASE WHEN positions_indexed IS NULL THEN max_ply \
@@ -456,7 +491,7 @@ impl Writer {
                 (id, offset)
             }
             None => {
-                self.conn
+                self.conn()
                     .execute(
                         &format!(
                             "INSERT INTO sources (path, size, mtime, fingerprint, started_at, \
@@ -472,7 +507,7 @@ impl Writer {
                         ],
                     )
                     .map_err(|e| self.sqlite(e))?;
-                (self.conn.last_insert_rowid(), 0)
+                (self.conn().last_insert_rowid(), 0)
             }
         };
         self.source = Some(CurrentSource {
@@ -501,7 +536,7 @@ impl Writer {
 
     fn begin(&mut self) -> Result<(), WriteError> {
         if !self.in_transaction {
-            self.conn.execute_batch("BEGIN IMMEDIATE").map_err(|e| self.sqlite(e))?;
+            self.conn().execute_batch("BEGIN IMMEDIATE").map_err(|e| self.sqlite(e))?;
             self.in_transaction = true;
         }
         Ok(())
@@ -622,30 +657,24 @@ impl Writer {
             .map_err(|_| WriteError::TooManyGames { path: self.path.clone() })?;
         self.next_id += 1;
         let assigned = Assigned { id, source_id, source_offset: game.offset };
-        self.conn
-            .prepare_cached(&INSERT_GAME)
-            .and_then(|mut st| {
-                let mut binder = Binder::new(&mut st);
+        let path = &self.path;
+        self.db
+            .with_dependent_mut(|_, inserts| {
+                let mut binder = Binder::new(&mut inserts.game);
                 assigned.bind(&mut binder)?;
                 game.bind(&mut binder)?;
-                st.raw_execute()
+                inserts.game.raw_execute()?;
+                if let Some(pairs) = &game.tags {
+                    inserts.tags.execute(params![id, pairs])?;
+                }
+                if let Some(d) = &game.plies {
+                    let p = params![id, d.clocks, d.emts, d.evals, d.nags, d.comments];
+                    inserts.ply_data.execute(p)?;
+                }
+                Ok(())
             })
-            .map_err(|e| self.sqlite(e))?;
+            .map_err(|error| WriteError::Sqlite { path: path.clone(), error })?;
         self.dedupe.insert(game.dedupe_key, id);
-        if let Some(pairs) = &game.tags {
-            self.conn
-                .prepare_cached(INSERT_TAGS)
-                .and_then(|mut st| st.execute(params![id, pairs]))
-                .map_err(|e| self.sqlite(e))?;
-        }
-        if let Some(d) = &game.plies {
-            self.conn
-                .prepare_cached(INSERT_PLY_DATA)
-                .and_then(|mut st| {
-                    st.execute(params![id, d.clocks, d.emts, d.evals, d.nags, d.comments])
-                })
-                .map_err(|e| self.sqlite(e))?;
-        }
         // Plies fit the 16-byte pending row: plies beyond 65,535 are not
         // indexed (rows.rs stops there).
         for p in &game.positions {
@@ -730,7 +759,7 @@ impl Writer {
     ) -> Result<(), WriteError> {
         let source_id = self.source.as_ref().map_or(0, |s| s.id);
         let (line, column) = at.unwrap_or((0, 0));
-        self.conn
+        self.conn()
             .prepare_cached(INSERT_ERROR)
             .and_then(|mut st| {
                 st.execute(params![
@@ -755,7 +784,7 @@ impl Writer {
     /// this batch).
     fn is_duplicate(&mut self, game: &GameRow) -> Result<bool, WriteError> {
         let mut ids = std::mem::take(&mut self.candidates);
-        let found = self.dedupe.candidates(&self.conn, game.dedupe_key, &mut ids);
+        let found = self.dedupe.candidates(self.db.borrow_owner(), game.dedupe_key, &mut ids);
         let result = found.map_err(|e| self.sqlite(e)).and_then(|()| {
             for &id in &ids {
                 // A deleted game keeps its key until a vacuum: no match.
@@ -772,7 +801,7 @@ impl Writer {
     /// The columns of stored game `id` that [`GameRow::same_game`] compares;
     /// `None` if the game was deleted.
     fn stored_game(&self, id: GameId) -> Result<Option<StoredGame>, WriteError> {
-        let mut st = self.conn.prepare_cached(&STORED_GAME).map_err(|e| self.sqlite(e))?;
+        let mut st = self.conn().prepare_cached(&STORED_GAME).map_err(|e| self.sqlite(e))?;
         st.query_row([id], |row| StoredGame::from_row(row, 0))
             .optional()
             .map_err(|e| self.sqlite(e))
@@ -789,7 +818,7 @@ impl Writer {
         }
         let result = self.commit_inner();
         if result.is_err() {
-            let _ = self.conn.execute_batch("ROLLBACK");
+            let _ = self.conn().execute_batch("ROLLBACK");
             self.dedupe.discard();
             self.in_transaction = false;
         }
@@ -798,12 +827,12 @@ impl Writer {
 
     fn commit_inner(&mut self) -> Result<(), WriteError> {
         let mut positions = std::mem::take(&mut self.positions);
-        segments::write_segment(&self.conn, &mut positions, &self.fens)
+        segments::write_segment(self.conn(), &mut positions, &self.fens)
             .map_err(|e| self.sqlite(e))?;
         positions.clear();
         self.positions = positions;
         self.fens.clear();
-        self.dedupe.write_batch(&self.conn).map_err(|e| self.sqlite(e))?;
+        self.dedupe.write_batch(self.db.borrow_owner()).map_err(|e| self.sqlite(e))?;
         if let Some(s) = &mut self.source {
             let (id, games, dups, errors, pos, resume) =
                 (s.id, s.games, s.duplicates, s.errors, s.positions, s.resume_offset);
@@ -811,7 +840,7 @@ impl Writer {
             s.duplicates = 0;
             s.errors = 0;
             s.positions = 0;
-            self.conn
+            self.conn()
                 .execute(
                     "UPDATE sources SET games = games + ?2, duplicates = duplicates + ?3, \
                      errors = errors + ?4, positions = positions + ?5, resume_offset = ?6 \
@@ -820,17 +849,17 @@ impl Writer {
                 )
                 .map_err(|e| self.sqlite(e))?;
         }
-        self.conn.execute_batch("COMMIT").map_err(|e| self.sqlite(e))?;
+        self.conn().execute_batch("COMMIT").map_err(|e| self.sqlite(e))?;
         self.in_transaction = false;
         self.batch_games = 0;
         let after_commit = |conn: &Connection| match &self.checkpointer {
             Some(checkpointer) => checkpointer.after_commit(conn),
             None => Ok(()),
         };
-        after_commit(&self.conn).map_err(|e| self.sqlite(e))?;
-        self.dedupe.committed(&self.conn).map_err(|e| self.sqlite(e))?;
-        segments::compact(&self.conn, &after_commit).map_err(|e| self.sqlite(e))?;
-        self.dedupe.compact(&self.conn, &after_commit).map_err(|e| self.sqlite(e))?;
+        after_commit(self.conn()).map_err(|e| self.sqlite(e))?;
+        self.dedupe.committed(self.db.borrow_owner()).map_err(|e| self.sqlite(e))?;
+        segments::compact(self.conn(), &after_commit).map_err(|e| self.sqlite(e))?;
+        self.dedupe.compact(self.db.borrow_owner(), &after_commit).map_err(|e| self.sqlite(e))?;
         if let Some(flusher) = &self.flusher {
             flusher.request();
         }
@@ -850,7 +879,7 @@ impl Writer {
     fn commit_with_finish(&mut self) -> Result<(), WriteError> {
         let Some(source) = &self.source else { return self.commit() };
         let (id, seconds) = (source.id, source.started.elapsed().as_secs_f64());
-        self.conn
+        self.conn()
             .execute(
                 &format!(
                     "UPDATE sources SET finished_at = {NOW}, seconds = coalesce(seconds, 0) + ?2 \
@@ -874,7 +903,7 @@ impl Writer {
         self.commit()?;
         if let Some(source) = self.source.take() {
             let seconds = source.started.elapsed().as_secs_f64();
-            self.conn
+            self.conn()
                 .execute(
                     "UPDATE sources SET seconds = coalesce(seconds, 0) + ?2 WHERE id = ?1",
                     params![source.id, seconds],
@@ -906,7 +935,7 @@ impl Writer {
         if let Some(flusher) = self.flusher.take() {
             flusher.stop();
         }
-        self.conn
+        self.conn()
             .execute_batch(
                 "PRAGMA optimize; PRAGMA synchronous = FULL; PRAGMA wal_checkpoint(TRUNCATE);",
             )
@@ -922,8 +951,8 @@ impl Writer {
         // mode (a read-only directory or medium, another user's database).
         // The next import turns WAL on again. With readers at work the
         // switch is skipped, not waited for.
-        self.conn.busy_timeout(std::time::Duration::ZERO).map_err(|e| self.sqlite(e))?;
-        let _ = self.conn.pragma_update(None, "journal_mode", "DELETE");
+        self.conn().busy_timeout(std::time::Duration::ZERO).map_err(|e| self.sqlite(e))?;
+        let _ = self.conn().pragma_update(None, "journal_mode", "DELETE");
         Ok(self.totals)
     }
 }
