@@ -3,7 +3,9 @@
 # benches/bench-input.sh) into a fresh database, in these modes:
 #   - full per-ply position index;
 #   - --no-positions (headers and moves only);
-#   - both again with --exclusive (rollback journal, no concurrent readers);
+#   - both again with --shared (write-ahead log, queries welcome; a new
+#     database is otherwise taken alone: rollback journal, pages written
+#     once);
 # each with --keep-duplicates (the bench input repeats the corpus, so
 # without it almost every game is a duplicate) and with the default
 # dedupe. Prints wall/user/sys seconds and peak RSS (/usr/bin/time), the
@@ -68,6 +70,6 @@ run() {
 
 run full --keep-duplicates
 run no-positions --keep-duplicates --no-positions
-run full-exclusive --keep-duplicates --exclusive
-run no-positions-exclusive --keep-duplicates --no-positions --exclusive
+run full-shared --keep-duplicates --shared
+run no-positions-shared --keep-duplicates --no-positions --shared
 run dedupe

@@ -516,7 +516,7 @@ fn assert_same_contents(a: &Path, b: &Path, message: &str) {
 
 #[test]
 fn kill_nine_at_twenty_moments() {
-    let interrupted = kill_nine_at_moments(20, &[]);
+    let interrupted = kill_nine_at_moments(20, &["--shared"]);
     // In WAL mode only the journal-mode switches (creating the file, and
     // back to a rollback journal once every game is committed) go through
     // a rollback journal; a kill there leaves one, never in between.
@@ -531,6 +531,16 @@ fn kill_nine_during_exclusive_imports() {
     let interrupted = kill_nine_at_moments(8, &["--exclusive"]).total;
     eprintln!("reliability: kill -9 --exclusive: {interrupted} of 8 left a journal to roll back");
     assert!(interrupted > 0, "no kill left a journal: the message was not checked");
+}
+
+/// A first import into a new database takes it alone (rollback journal);
+/// killed, it is run again on a database that now exists, which the
+/// default shares (write-ahead log): the second run rolls the first one's
+/// journal back and resumes.
+#[test]
+fn kill_nine_during_first_imports() {
+    let interrupted = kill_nine_at_moments(8, &[]).total;
+    eprintln!("reliability: kill -9 of a first import: {interrupted} of 8 left a journal");
 }
 
 /// How many kills left a journal that a query reported as an interrupted

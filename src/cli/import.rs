@@ -2,7 +2,7 @@
 //! bar on a terminal and a one-line summary.
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -81,10 +81,16 @@ pub struct ImportArgs {
     /// Take the database for this import alone: queries started meanwhile
     /// wait for the import to end (up to 30 s, then fail as "locked"), and
     /// every page is written once (rollback journal) instead of twice
-    /// (write-ahead log), so a large import runs faster. Without it,
-    /// queries read the committed games while the import runs.
-    #[arg(long)]
+    /// (write-ahead log), so a large import runs faster. The default for a
+    /// database the import creates; an existing database is shared unless
+    /// this is given.
+    #[arg(long, conflicts_with = "shared")]
     exclusive: bool,
+    /// Let queries read the committed games while the import runs
+    /// (write-ahead log), also when the import creates the database. The
+    /// default for an existing database.
+    #[arg(long)]
+    shared: bool,
     /// Commit after this many games (tests use small batches).
     #[arg(long, hide = true)]
     batch_games: Option<usize>,
@@ -144,6 +150,19 @@ impl Observer for Progress {
     }
 }
 
+/// How the import shares the database: as asked, else alone when it
+/// creates the database (no query can be reading a file that does not
+/// exist yet, and each page is then written once), shared otherwise.
+fn sharing(args: &ImportArgs, path: &Path) -> Sharing {
+    if args.exclusive {
+        Sharing::Exclusive
+    } else if args.shared || std::fs::metadata(path).is_ok_and(|m| m.len() > 0) {
+        Sharing::Readers
+    } else {
+        Sharing::Exclusive
+    }
+}
+
 /// Runs `import`: 0 when every input was read (bad games or not), 1 when
 /// `--strict` stopped at a bad game, 2 when an input could not be read.
 pub fn run(args: &ImportArgs) -> anyhow::Result<Exit> {
@@ -167,7 +186,7 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<Exit> {
                 })
                 .max(1),
             max_pages: args.max_db_pages,
-            sharing: if args.exclusive { Sharing::Exclusive } else { Sharing::Readers },
+            sharing: sharing(args, &path),
             ..WriterOptions::default()
         },
         force: args.force,

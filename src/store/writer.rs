@@ -352,8 +352,21 @@ impl Writer {
         options: WriterOptions,
         problems: Box<dyn FnMut(Problem) + Send>,
     ) -> Result<Writer, WriteError> {
+        // The file is locked before SQLite opens it: an import that has the
+        // database alone would make the opening wait, then fail as
+        // "locked", instead of saying who holds it. A new database is
+        // created empty (which SQLite takes for an empty database) and
+        // locked at once, so that a second import started meanwhile finds
+        // it held; when it cannot be created, the opening says why.
+        if !path.exists() {
+            let _ = std::fs::OpenOptions::new().write(true).create_new(true).open(path);
+        }
+        let early = if path.exists() { Some(import_lock(path)?) } else { None };
         let conn = db::open_for_import(path, options.sharing)?;
-        let lock = import_lock(path)?;
+        let lock = match early {
+            Some(lock) => lock,
+            None => import_lock(path)?,
+        };
         // Only under the lock: opening drops the tables of a cut merge, which
         // a running import's merge would be filling.
         let dedupe = DedupeIndex::open(&conn)
