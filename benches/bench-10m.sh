@@ -2,8 +2,9 @@
 # The 10-million-game run of docs/benchmarks.md: builds the bench input at
 # 11,000 MiB with DISTINCT=1 (about 10.5 M games, every pass new games for
 # dedupe), imports it part after part (about 1 GB each) into one fresh
-# database with the full position index in the default mode (write-ahead
-# log, dedupe), then times the queries on the result. Prints a Markdown
+# database with the full position index in the default mode (dedupe; the
+# first part creates the database and has it alone, the next ones share it
+# through the write-ahead log), then times the queries on the result. Prints a Markdown
 # summary for docs/benchmarks.md at the end.
 #
 #   benches/bench-10m.sh DIR [SIZE_MB]
