@@ -159,19 +159,10 @@ pub fn write_eval(out: &mut String, eval: Eval) {
 }
 
 fn push_uint(out: &mut String, n: u32) {
-    let mut digits = [0u8; 10];
-    let mut at = digits.len();
-    let mut n = n;
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
+    if n >= 10 {
+        push_uint(out, n / 10);
     }
-    // ASCII digits.
-    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
+    out.push(char::from(b'0' + (n % 10) as u8));
 }
 
 /// `true` when `a` and `b` are the same text once trimmed and with each

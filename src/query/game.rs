@@ -228,7 +228,12 @@ pub fn written_back(
     let form = NotesForm::from_code(notes.notes_form).ok_or("notes_form")?;
     let stored = StoredNotes::read(notes)?;
     let first = start_fen.map_or(FirstMove::STANDARD, FirstMove::of_fen);
-    let mut text = String::with_capacity(2 * moves.len() + 16);
+    // Moves with their numbers, and a comment of about 20 bytes per note.
+    let noted = [&notes.clocks, &notes.emts, &notes.evals]
+        .iter()
+        .map(|c| c.as_ref().map_or(0, String::len))
+        .sum::<usize>();
+    let mut text = String::with_capacity(2 * moves.len() + 4 * noted + 16);
     write_movetext(&mut text, moves, first, result, form, |ply| stored.ply(ply));
     Ok(text)
 }

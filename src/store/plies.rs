@@ -142,7 +142,8 @@ fn read_millis(text: &str) -> Option<u32> {
     if !digits(whole) || (!fraction.is_empty() && !digits(fraction)) || fraction.len() > 3 {
         return None;
     }
-    let millis: u32 = format!("{fraction:0<3}").parse().ok()?;
+    let millis =
+        fraction.bytes().zip([100, 10, 1]).map(|(d, unit)| u32::from(d - b'0') * unit).sum();
     whole.parse::<u32>().ok()?.checked_mul(1000)?.checked_add(millis)
 }
 
