@@ -18,7 +18,11 @@
 //!   digits as it needs (`0:02:58.6`); evaluations in pawns with as few
 //!   decimals as they need but at least one (`0.17`, `-1.2`, `1.0`), mates
 //!   as `#N` (`#-4`: Black mates);
-//! - the result token last.
+//! - the result token last;
+//! - lines filled up to a width, as `pgnindex export` writes them: words
+//!   one space apart, `{` glued to the word after it and `}` to the word
+//!   before (`{[%clk 0:03:00]}`), a word longer than a line on a line of
+//!   its own, no line starting with `%`.
 
 use super::commands::Eval;
 
@@ -202,52 +206,86 @@ impl FirstMove {
     }
 }
 
-/// Appends the movetext of a game: `moves` (SAN, space separated) from
-/// `first`, each followed by what `notes` says about its ply (1 for the
-/// first move) written in `form`, then `result`.
+/// Appends the movetext of a game to `out` (empty or ending a line):
+/// `moves` (SAN, space separated) from `first`, each followed by what
+/// `notes` says about its ply (1 for the first move) written in `form`,
+/// then `result`; in lines of at most `width` characters (`usize::MAX`:
+/// one line).
 pub fn write_movetext<'n>(
     out: &mut String,
+    width: usize,
     moves: &str,
     first: FirstMove,
     result: &str,
     form: NotesForm,
     mut notes: impl FnMut(u32) -> PlyNotes<'n>,
 ) {
+    let mut lines = Lines { out, width, line: 0, glue_next: false };
     let (mut number, mut white) = (first.number, first.white);
     let mut numbered = false;
+    let mut word = String::new();
+    let mut comment = String::new();
     for (i, san) in moves.split(' ').filter(|m| !m.is_empty()).enumerate() {
-        if !out.is_empty() {
-            out.push(' ');
-        }
         if white || !numbered {
-            push_uint(out, number);
-            out.push_str(if white { ". " } else { "... " });
+            word.clear();
+            push_uint(&mut word, number);
+            word.push_str(if white { "." } else { "..." });
+            lines.word(&word);
         }
-        out.push_str(san);
+        lines.word(san);
         let n = notes(u32::try_from(i + 1).unwrap_or(u32::MAX));
-        if !n.nags.is_empty() {
-            out.push(' ');
-            out.push_str(n.nags);
+        for nag in n.nags.split_whitespace() {
+            lines.word(nag);
         }
-        out.push_str(" { ");
-        let body = out.len();
-        write_comment(out, form, white, &n);
-        if out.len() == body {
-            out.truncate(body - 3);
-            numbered = true;
-        } else {
-            out.push_str(" }");
-            numbered = false;
+        comment.clear();
+        write_comment(&mut comment, form, white, &n);
+        numbered = comment.is_empty();
+        if !numbered {
+            lines.word("{");
+            for part in comment.split_whitespace() {
+                lines.word(part);
+            }
+            lines.word("}");
         }
         if !white {
             number += 1;
         }
         white = !white;
     }
-    if !out.is_empty() {
-        out.push(' ');
+    lines.word(result);
+}
+
+/// Words written in lines of at most `width` characters.
+struct Lines<'o> {
+    out: &'o mut String,
+    width: usize,
+    /// Characters on the current line.
+    line: usize,
+    /// The word before was `{`.
+    glue_next: bool,
+}
+
+impl Lines<'_> {
+    fn word(&mut self, word: &str) {
+        let width = if word.is_ascii() { word.len() } else { word.chars().count() };
+        let glue = self.glue_next || word == "}";
+        self.glue_next = word == "{";
+        if self.line == 0 {
+            self.line = width;
+        } else if glue && self.line.saturating_add(width) <= self.width {
+            self.line += width;
+        } else if self.line.saturating_add(1 + width) <= self.width || word.starts_with('%') {
+            if !glue {
+                self.out.push(' ');
+                self.line += 1;
+            }
+            self.line += width;
+        } else {
+            self.out.push('\n');
+            self.line = width;
+        }
+        self.out.push_str(word);
     }
-    out.push_str(result);
 }
 
 #[cfg(test)]
@@ -304,25 +342,39 @@ mod tests {
             3 => PlyNotes { nags: "$1 $18", ..PlyNotes::default() },
             _ => PlyNotes::default(),
         };
-        let out = text(|o| {
-            write_movetext(
-                o,
-                "e4 e5 Nf3 Nc6",
-                FirstMove::STANDARD,
-                "1-0",
-                NotesForm::Commands,
-                notes,
-            )
-        });
-        assert_eq!(out, "1. e4 { [%clk 0:03:00] } 1... e5 2. Nf3 $1 $18 Nc6 1-0");
+        let line = |moves, first, result, notes: &dyn Fn(u32) -> PlyNotes<'static>| {
+            text(|o| {
+                write_movetext(o, usize::MAX, moves, first, result, NotesForm::Commands, notes)
+            })
+        };
+        let out = line("e4 e5 Nf3 Nc6", FirstMove::STANDARD, "1-0", &notes);
+        assert_eq!(out, "1. e4 {[%clk 0:03:00]} 1... e5 2. Nf3 $1 $18 Nc6 1-0");
         let first = FirstMove::of_fen("4k3/8/8/8/8/8/4P3/4K3 b - - 0 12");
         assert_eq!(first, FirstMove { number: 12, white: false });
-        let out = text(|o| {
-            write_movetext(o, "Kd7 Kd2", first, "*", NotesForm::Commands, |_| PlyNotes::default())
-        });
-        assert_eq!(out, "12... Kd7 13. Kd2 *");
-        let out = text(|o| write_movetext(o, "", first, "*", NotesForm::Score, |_| notes(1)));
-        assert_eq!(out, "*");
+        assert_eq!(line("Kd7 Kd2", first, "*", &|_| PlyNotes::default()), "12... Kd7 13. Kd2 *");
+        assert_eq!(line("", first, "*", &notes), "*");
+    }
+
+    #[test]
+    fn lines_as_export_fills_them() {
+        let moves = "e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7 Re1 b5 Bb3 d6 c3 O-O h3 Nb8 d4 Nbd7";
+        let long = "a comment long enough to be broken over two lines of the movetext, \
+                    %with a word that may not start one";
+        let notes = |ply| match ply {
+            3 => PlyNotes { clock: Some(59_000), text: long, ..PlyNotes::default() },
+            8 => PlyNotes { eval: Some(Eval::Centipawns(-31)), ..PlyNotes::default() },
+            _ => PlyNotes::default(),
+        };
+        let write = |width| {
+            let form = NotesForm::Commands;
+            text(|o| write_movetext(o, width, moves, FirstMove::STANDARD, "1/2-1/2", form, notes))
+        };
+        let (out, one) = (write(80), write(usize::MAX));
+        assert!(out.lines().all(|l| l.chars().count() <= 80 && !l.starts_with('%')), "{out}");
+        assert!(out.lines().count() > 2, "{out}");
+        assert_eq!(out.replace('\n', " "), one);
+        assert!(one.contains("2. Nf3 {[%clk 0:00:59] a comment"), "{one}");
+        assert!(one.contains("4. Ba4 Nf6 {[%eval -0.31]} 5. O-O"), "{one}");
     }
 
     #[test]

@@ -9,6 +9,7 @@ use std::sync::LazyLock;
 use rusqlite::{Connection, OptionalExtension, Row};
 
 use super::error::QueryError;
+use super::pgn::LINE_WIDTH;
 use crate::db::columns::{columns, select_list, Columns};
 use crate::db::{GameId, Header};
 use crate::pgn::movetext::{write_movetext, FirstMove, NotesForm};
@@ -214,7 +215,8 @@ pub fn load_notes(conn: &Connection, id: GameId) -> Result<Vec<PlyNote>, QueryEr
 /// The movetext of a game stored without it: `moves` (SAN, space
 /// separated) from `start_fen` (the standard start for `None`), each with
 /// its notes in `notes` (the game's `ply_data` row, empty for a game that
-/// has none), then `result`.
+/// has none), then `result`; in lines as `export` writes them
+/// ([`LINE_WIDTH`]).
 ///
 /// # Errors
 /// The name of the first `ply_data` column that is not as the import
@@ -234,7 +236,7 @@ pub fn written_back(
         .map(|c| c.as_ref().map_or(0, String::len))
         .sum::<usize>();
     let mut text = String::with_capacity(2 * moves.len() + 4 * noted + 16);
-    write_movetext(&mut text, moves, first, result, form, |ply| stored.ply(ply));
+    write_movetext(&mut text, LINE_WIDTH, moves, first, result, form, |ply| stored.ply(ply));
     Ok(text)
 }
 
