@@ -206,6 +206,7 @@ pub fn run(
         san: true,
         movetext: true,
         openings: true,
+        rebuild: true,
     };
     let rows = options.rows;
     let build = move |game| GameRow::build(game, rows);

@@ -24,6 +24,7 @@ const ALL: ReplayOptions = ReplayOptions {
     san: true,
     movetext: true,
     openings: true,
+    rebuild: true,
 };
 
 /// What the CLI prints for a chunk, in order: each game's warnings and the

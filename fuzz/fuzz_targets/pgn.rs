@@ -25,7 +25,7 @@ use pgnindex::pgn::{split, LineIndex, RawComment, RawTag, Reader, Skip, Syntax, 
 const MAX_LOCATE_CHECKS: usize = 64;
 
 fuzz_target!(|data: &[u8]| {
-    let all = ReplayOptions { keys: true, fens: true, lang: None, tags: true, commands: true, san: true, movetext: true, openings: true };
+    let all = ReplayOptions { keys: true, fens: true, lang: None, tags: true, commands: true, san: true, movetext: true, openings: true, rebuild: true };
     let whole = read_chunk(data, 0, all);
     check_chunked(data, all, &whole);
 

@@ -21,12 +21,17 @@ Examples:
   pgnindex sql \"SELECT game_id, ply FROM positions
                  WHERE hash = polyglot_key('r1bqkbnr/pppp1ppp/2n5/1B2p3/4P3/5N2/PPPP1PPP/RNBQK2R b KQkq -')\"
   pgnindex sql \"SELECT id, fen_at(id, 20) FROM games LIMIT 5\" --format csv
+  pgnindex sql \"SELECT movetext FROM movetexts WHERE game_id = 42\"
   pgnindex sql --write \"UPDATE games SET event = 'Casual' WHERE event IS NULL\"
 
 Functions: polyglot_key(fen) gives the INTEGER stored in positions.hash;
 fen_at(game_id, ply) the FEN after ply moves (by replay); san_to_uci(fen, san)
-the UCI of a move. The schema needs none of them: the database works in any
-SQLite tool. Several statements separated by ';' run in order.")]
+the UCI of a move; written_movetext(moves, result, start_fen, clocks, emts,
+evals, nags, comments, notes_form) the movetext of a game stored without it
+(games.movetext NULL). The TEMP view movetexts(game_id, movetext) has every
+game's movetext, stored or written back. The schema needs none of them: the
+database works in any SQLite tool. Several statements separated by ';' run in
+order.")]
 pub struct SqlArgs {
     /// The SQL to run.
     query: String,
@@ -76,6 +81,7 @@ pub fn run(args: &SqlArgs) -> anyhow::Result<Exit> {
     let path = args.db.path();
     let conn = if args.write { db::open_read_write(&path)? } else { db::open_read_only(&path)? };
     functions::register(&conn, &path)?;
+    functions::create_views(&conn)?;
     let mut sink = Sink {
         out: Some(query_args::stdout()),
         rows: None,

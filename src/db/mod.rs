@@ -29,6 +29,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0008_players_view.sql"),
     include_str!("../../migrations/0009_game_openings.sql"),
     include_str!("../../migrations/0010_ply_data.sql"),
+    include_str!("../../migrations/0011_compact_movetext.sql"),
 ];
 
 /// Page size of new databases.
@@ -512,6 +513,42 @@ mod tests {
         conn.execute("DELETE FROM games WHERE id = 1", []).unwrap();
         let left: i64 = conn.query_row("SELECT count(*) FROM ply_data", [], |r| r.get(0)).unwrap();
         assert_eq!(left, 0);
+    }
+
+    #[test]
+    fn version_10_movetexts_stay_and_new_games_may_have_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v10.db");
+        let conn = Connection::open(&path).unwrap();
+        for (i, sql) in MIGRATIONS[..10].iter().enumerate() {
+            conn.execute_batch(sql).unwrap();
+            conn.pragma_update(None, "user_version", i as i64 + 1).unwrap();
+        }
+        conn.execute_batch(
+            "INSERT INTO games (id, ply_count, final_fen, moves, movetext, dedupe_key) \
+             VALUES (1, 1, 'x', 'e4', '1. e4 {hi} *', 0);",
+        )
+        .unwrap();
+        // A connection that read the old definition before the upgrade.
+        let early = open_read_write(&path).unwrap();
+        early.query_row("SELECT count(*) FROM games", [], |r| r.get::<_, i64>(0)).unwrap();
+        drop(conn);
+        open_for_write(&path).unwrap();
+        let conn = open_read_write(&path).unwrap();
+        let movetext: String =
+            conn.query_row("SELECT movetext FROM games WHERE id = 1", [], |r| r.get(0)).unwrap();
+        assert_eq!(movetext, "1. e4 {hi} *");
+        for (id, conn) in [(2, &conn), (3, &early)] {
+            conn.execute(
+                "INSERT INTO games (id, ply_count, moves, movetext, dedupe_key) \
+                 VALUES (?1, 0, '', NULL, 0)",
+                [id],
+            )
+            .unwrap();
+        }
+        conn.execute("INSERT INTO ply_data (game_id, notes_form) VALUES (2, 1)", []).unwrap();
+        let check: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+        assert_eq!(check, "ok");
     }
 
     #[test]

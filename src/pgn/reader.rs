@@ -356,11 +356,17 @@ impl<'a> Reader<'a> {
             b';' => {
                 let end = self.line_end(self.pos);
                 if !skipping {
-                    visitor.comment(RawComment(&self.data[self.pos + 1..end]));
+                    visitor.line_comment(RawComment(&self.data[self.pos + 1..end]));
                 }
                 self.pos = end;
             }
-            b'%' if self.at_line_start(self.pos) => self.pos = self.line_end(self.pos),
+            b'%' if self.at_line_start(self.pos) => {
+                let end = self.line_end(self.pos);
+                if !skipping {
+                    visitor.escape_line(&self.data[self.pos + 1..end]);
+                }
+                self.pos = end;
+            }
             b'%' => return self.token(visitor, state),
             b'(' => {
                 if self.data[self.pos..].starts_with(b"(=)") {

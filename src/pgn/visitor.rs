@@ -139,6 +139,18 @@ pub trait Visitor<'a> {
         let _ = comment;
     }
 
+    /// A `;` comment, running to the end of its line; read as any other
+    /// comment unless the visitor tells them apart.
+    fn line_comment(&mut self, comment: RawComment<'a>) {
+        self.comment(comment);
+    }
+
+    /// A `%` escape line of the movetext (its text after the `%`), which
+    /// says nothing to a PGN reader.
+    fn escape_line(&mut self, line: &'a [u8]) {
+        let _ = line;
+    }
+
     /// A variation opens; `Skip(true)` (the default) skips it whole.
     fn begin_variation(&mut self) -> Skip {
         Skip(true)

@@ -30,6 +30,17 @@ pub enum QueryError {
         /// What failed.
         source: ReplayError,
     },
+    /// A game stored without its movetext has notes that do not read
+    /// back, so its movetext cannot be written.
+    #[error(
+        "game {id}: ply_data.{column} is not as pgnindex writes it: its movetext cannot be written back"
+    )]
+    Notes {
+        /// The game.
+        id: GameId,
+        /// The `ply_data` column.
+        column: &'static str,
+    },
     /// The position index cannot answer a position search.
     #[error(transparent)]
     Index(#[from] super::search::IndexError),

@@ -9,8 +9,17 @@
 //! - `san_to_uci(fen, san)` → the UCI of a move (SAN in any dialect the
 //!   core reads); NULL if the move cannot be read or played there; the FEN
 //!   is read as for `polyglot_key`.
+//! - `written_movetext(moves, result, start_fen, clocks, emts, evals, nags,
+//!   comments, notes_form)` → the movetext of a game stored without one
+//!   (`games.movetext` NULL), from its `games` and `ply_data` columns;
+//!   NULL when `moves` is; NULL `ply_data` columns are plies without
+//!   notes, a NULL result is `*`, a NULL start FEN the standard start; a
+//!   `ply_data` column not as the import writes it is an error.
 //!
-//! Any NULL argument gives NULL.
+//! Any other NULL argument gives NULL.
+//!
+//! [`create_views`] adds the TEMP view `movetexts(game_id, movetext)`: every
+//! game's movetext, as stored or written back.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -18,14 +27,16 @@ use std::sync::Mutex;
 use rusqlite::functions::{Context, FunctionFlags};
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
+use super::game::written_back;
 use super::replay::position_at;
 use crate::db::GameId;
 use crate::notation::fen;
 use crate::notation::san;
 use crate::notation::uci::Uci;
+use crate::store::plies::PlyData;
 
 /// The names of the functions [`register`] adds.
-pub const NAMES: [&str; 3] = ["polyglot_key", "fen_at", "san_to_uci"];
+pub const NAMES: [&str; 4] = ["polyglot_key", "fen_at", "san_to_uci", "written_movetext"];
 
 fn user_error(message: String) -> rusqlite::Error {
     rusqlite::Error::UserFunctionError(message.into())
@@ -62,6 +73,25 @@ pub fn register(conn: &Connection, path: &Path) -> rusqlite::Result<()> {
         }
         Ok(replay.moves.first().map(|m| m.map_or(Uci::Null, Uci::from_move).to_string()))
     })?;
+    conn.create_scalar_function("written_movetext", 9, pure, |ctx| {
+        let Some(moves) = text_arg(ctx, 0)? else { return Ok(None) };
+        let result = text_arg(ctx, 1)?;
+        let start_fen = text_arg(ctx, 2)?;
+        let notes = PlyData {
+            clocks: text_arg(ctx, 3)?,
+            emts: text_arg(ctx, 4)?,
+            evals: text_arg(ctx, 5)?,
+            nags: text_arg(ctx, 6)?,
+            comments: text_arg(ctx, 7)?,
+            notes_form: ctx.get::<Option<i64>>(8)?,
+        };
+        let text =
+            written_back(&moves, start_fen.as_deref(), result.as_deref().unwrap_or("*"), &notes)
+                .map_err(|column| {
+                    user_error(format!("written_movetext: {column} is not as pgnindex writes it"))
+                })?;
+        Ok(Some(text))
+    })?;
     let reader = GameReader { path: path.to_path_buf(), conn: Mutex::new(None) };
     conn.create_scalar_function("fen_at", 2, FunctionFlags::SQLITE_UTF8, move |ctx| {
         let (Some(id), Some(ply)) = (ctx.get::<Option<i64>>(0)?, ctx.get::<Option<i64>>(1)?) else {
@@ -72,6 +102,30 @@ pub fn register(conn: &Connection, path: &Path) -> rusqlite::Result<()> {
         reader.fen_at(id, ply)
     })?;
     Ok(())
+}
+
+/// The first schema version whose `games.movetext` may be NULL.
+const WRITTEN_BACK_SCHEMA: i64 = 11;
+
+/// Adds the TEMP view `movetexts(game_id, movetext)` to `conn` (with the
+/// functions of [`register`]): each game's movetext as stored, or written
+/// back by `written_movetext` when stored NULL.
+///
+/// # Errors
+/// SQLite's error if the view cannot be created.
+pub fn create_views(conn: &Connection) -> rusqlite::Result<()> {
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    let sql = if version >= WRITTEN_BACK_SCHEMA {
+        "CREATE TEMP VIEW movetexts AS \
+         SELECT g.id AS game_id, \
+                coalesce(g.movetext, written_movetext(g.moves, g.result, g.start_fen, d.clocks, \
+                         d.emts, d.evals, d.nags, d.comments, d.notes_form)) AS movetext \
+         FROM games AS g LEFT JOIN ply_data AS d ON d.game_id = g.id"
+    } else {
+        // Every game of an older database has its movetext.
+        "CREATE TEMP VIEW movetexts AS SELECT id AS game_id, movetext FROM games"
+    };
+    conn.execute_batch(sql)
 }
 
 /// Reads games for `fen_at` through its own connection.

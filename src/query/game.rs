@@ -1,14 +1,19 @@
 //! A stored game read back: [`Game`] holds the `games` columns (and, when
 //! asked, its other tag pairs from `tags`), as `show`, `export` and `find`
-//! need them.
+//! need them. A game stored without its movetext (`games.movetext` NULL)
+//! gets it written back from its moves, result and `ply_data` row
+//! ([`crate::pgn::movetext`]), so that no reader sees the difference.
 
 use std::sync::LazyLock;
 
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::{Connection, OptionalExtension, Row};
 
 use super::error::QueryError;
+use super::pgn::LINE_WIDTH;
 use crate::db::columns::{columns, select_list, Columns};
 use crate::db::{GameId, Header};
+use crate::pgn::movetext::{write_movetext, FirstMove, NotesForm};
+use crate::store::plies::{PlyData, StoredNotes};
 
 columns! {
     /// One stored game. Each field but `tags` is the `games` column of its
@@ -27,23 +32,82 @@ columns! {
         pub final_fen: Option<String>,
         /// The mainline in canonical SAN, space separated.
         pub moves: String,
-        /// The movetext as written.
+        /// The movetext as written, or written back when stored NULL (see
+        /// [`Game::write_back_movetext`]).
         pub movetext: String,
         /// Why the replay stopped early, if it did.
         pub error: Option<String>,
         /// The other tag pairs, in stored order (empty unless loaded).
         @skip pub tags: Vec<(String, String)>,
+        /// `games.movetext` is NULL: `movetext` is to be, or was, written
+        /// back.
+        @skip pub written_back: bool,
     }
 }
 
-/// The `games` columns of a [`Game`], in [`Columns::from_row`] order, for
-/// a query that names the table `g`.
-pub static GAME_COLUMNS: LazyLock<String> = LazyLock::new(|| select_list::<Game>("g"));
+/// The `games` columns of a [`Game`] for a query that names the table `g`,
+/// read by [`Game::read_row`]: [`Columns::NAMES`] in order (a NULL
+/// movetext read as empty), then whether the movetext is NULL.
+pub static GAME_COLUMNS: LazyLock<String> = LazyLock::new(|| {
+    let list = select_list::<Game>("g").replace("g.movetext", "ifnull(g.movetext, '')");
+    format!("{list}, g.movetext IS NULL")
+});
 
 /// The number of columns in [`GAME_COLUMNS`].
-pub const GAME_COLUMN_COUNT: usize = Game::NAMES.len();
+pub const GAME_COLUMN_COUNT: usize = Game::NAMES.len() + 1;
+
+/// The `ply_data` row of a game, for writing its movetext back.
+const PLY_DATA: &str =
+    "SELECT clocks, emts, evals, nags, comments, notes_form FROM ply_data WHERE game_id = ?1";
 
 impl Game {
+    /// Reads a row whose first columns are [`GAME_COLUMNS`]; a movetext
+    /// stored NULL is left to [`Game::write_back_movetext`].
+    ///
+    /// # Errors
+    /// SQLite's error for a column of an unexpected type.
+    pub fn read_row(row: &Row<'_>) -> rusqlite::Result<Game> {
+        let mut game = Game::from_row(row, 0)?;
+        game.written_back = row.get(Game::NAMES.len())?;
+        Ok(game)
+    }
+
+    /// Writes the movetext back into `movetext` for a game stored without
+    /// it (nothing for the others): its moves, from its start position,
+    /// with the notes of its `ply_data` row, and its result.
+    ///
+    /// # Errors
+    /// [`QueryError::Sqlite`], or [`QueryError::Notes`] for a `ply_data`
+    /// row that does not read back.
+    pub fn write_back_movetext(&mut self, conn: &Connection) -> Result<(), QueryError> {
+        if !self.written_back || !self.movetext.is_empty() {
+            return Ok(());
+        }
+        let e = QueryError::sqlite(conn);
+        let row = conn
+            .prepare_cached(PLY_DATA)
+            .and_then(|mut st| {
+                st.query_row([self.id], |r| {
+                    let data = PlyData {
+                        clocks: r.get(0)?,
+                        emts: r.get(1)?,
+                        evals: r.get(2)?,
+                        nags: r.get(3)?,
+                        comments: r.get(4)?,
+                        notes_form: r.get(5)?,
+                    };
+                    Ok(data)
+                })
+                .optional()
+            })
+            .map_err(&e)?
+            .unwrap_or_default();
+        let result = self.header.result.as_deref().unwrap_or("*");
+        self.movetext = written_back(&self.moves, self.start_fen.as_deref(), result, &row)
+            .map_err(|column| QueryError::Notes { id: self.id, column })?;
+        Ok(())
+    }
+
     /// Loads the game's other tag pairs into `tags`.
     ///
     /// # Errors
@@ -148,18 +212,45 @@ pub fn load_notes(conn: &Connection, id: GameId) -> Result<Vec<PlyNote>, QueryEr
     .map_err(&e)
 }
 
+/// The movetext of a game stored without it: `moves` (SAN, space
+/// separated) from `start_fen` (the standard start for `None`), each with
+/// its notes in `notes` (the game's `ply_data` row, empty for a game that
+/// has none), then `result`; in lines as `export` writes them
+/// ([`LINE_WIDTH`]).
+///
+/// # Errors
+/// The name of the first `ply_data` column that is not as the import
+/// writes it.
+pub fn written_back(
+    moves: &str,
+    start_fen: Option<&str>,
+    result: &str,
+    notes: &PlyData,
+) -> Result<String, &'static str> {
+    let form = NotesForm::from_code(notes.notes_form).ok_or("notes_form")?;
+    let stored = StoredNotes::read(notes)?;
+    let first = start_fen.map_or(FirstMove::STANDARD, FirstMove::of_fen);
+    // Moves with their numbers, and a comment of about 20 bytes per note.
+    let noted = [&notes.clocks, &notes.emts, &notes.evals]
+        .iter()
+        .map(|c| c.as_ref().map_or(0, String::len))
+        .sum::<usize>();
+    let mut text = String::with_capacity(2 * moves.len() + 4 * noted + 16);
+    write_movetext(&mut text, LINE_WIDTH, moves, first, result, form, |ply| stored.ply(ply));
+    Ok(text)
+}
+
 /// Reads game `id` with its tags; `None` if there is no such game.
 ///
 /// # Errors
 /// [`QueryError::Sqlite`].
 pub fn load(conn: &Connection, id: GameId) -> Result<Option<Game>, QueryError> {
     let sql = format!("SELECT {} FROM games AS g WHERE g.id = ?1", *GAME_COLUMNS);
-    let game = conn
-        .query_row(&sql, [id], |r| Game::from_row(r, 0))
-        .optional()
-        .map_err(QueryError::sqlite(conn))?;
+    let game =
+        conn.query_row(&sql, [id], Game::read_row).optional().map_err(QueryError::sqlite(conn))?;
     match game {
         Some(mut game) => {
+            game.write_back_movetext(conn)?;
             game.load_tags(conn)?;
             Ok(Some(game))
         }

@@ -2,7 +2,8 @@
 //! first, then the other tags, one per line with `\` and `"` escaped; a
 //! blank line; the movetext as written (comments, variations, NAGs kept)
 //! re-flowed into lines of at most 80 characters, ending with the result;
-//! a blank line.
+//! a blank line. A movetext written back (`games.movetext` NULL) comes in
+//! these lines already ([`crate::pgn::movetext::write_movetext`]).
 //!
 //! Re-flowing keeps every token and comment word in order and changes only
 //! white space: runs of spaces and line ends become one space or one line
@@ -49,7 +50,12 @@ pub fn write_game(out: &mut impl Write, game: &Game) -> io::Result<()> {
     }
     text.push('\n');
     let result = game.header.result.as_deref().unwrap_or("*");
-    wrap_movetext(&marked_movetext(game), result, &mut text);
+    if game.written_back && game.error.is_none() {
+        // Written back in these lines already.
+        text.push_str(&game.movetext);
+    } else {
+        wrap_movetext(&marked_movetext(game), result, &mut text);
+    }
     text.push_str("\n\n");
     out.write_all(text.as_bytes())
 }
@@ -345,6 +351,34 @@ mod tests {
         assert_eq!(wrap("1. e4 ; rest of line\n e5"), "1. e4 {rest of line} e5 *");
         assert_eq!(wrap("1. e4 ; a } b\n e5"), "1. e4 ; a } b\ne5 *");
         assert_eq!(wrap("% escape\n1. e4\n%x\n e5"), "1. e4 e5 *");
+    }
+
+    #[test]
+    fn movetexts_written_back_are_in_these_lines_already() {
+        use crate::store::plies::PlyData;
+        let long = "a comment, long enough to be broken over lines: é ü and more words, %one";
+        let notes = PlyData {
+            clocks: Some("[180,178.6,null,170,169.5,160,150]".into()),
+            evals: Some("[17,null,\"#-3\",-120,5]".into()),
+            nags: Some("{\"3\":\"$1 $18\"}".into()),
+            comments: Some(format!("{{\"2\":\"{long}\",\"6\":\"{long} {long}\"}}")),
+            ..PlyData::default()
+        };
+        let moves = "e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7 Re1 b5 Bb3 d6 c3 O-O h3 Nb8 d4 Nbd7";
+        let text = super::super::game::written_back(moves, None, "1-0", &notes).unwrap();
+        let mut wrapped = String::new();
+        wrap_movetext(&text, "1-0", &mut wrapped);
+        assert_eq!(wrapped, text);
+        assert!(text.lines().count() > 3, "{text}");
+        let game = Game {
+            movetext: text.clone(),
+            written_back: true,
+            header: Header { result: Some("1-0".into()), ..Header::default() },
+            ..Game::default()
+        };
+        let mut out = Vec::new();
+        write_game(&mut out, &game).unwrap();
+        assert!(String::from_utf8(out).unwrap().ends_with(&format!("\n\n{text}\n\n")));
     }
 
     #[test]

@@ -22,7 +22,6 @@ use super::game::{Game, GAME_COLUMNS};
 use super::replay::Replay;
 use super::target::Target;
 use crate::chess::{Color, Position, Role};
-use crate::db::columns::Columns;
 use crate::db::GameId;
 use crate::notation::fen;
 
@@ -182,7 +181,7 @@ impl Search {
                 stats.more = true;
                 break;
             }
-            let game = game_sql.query_row([id], |r| Game::from_row(r, 0)).optional().map_err(&e)?;
+            let game = game_sql.query_row([id], Game::read_row).optional().map_err(&e)?;
             let Some(mut game) = game else {
                 // A position row of a game deleted without a record of it
                 // (by hand, before schema version 5): no such game, and no
@@ -197,6 +196,7 @@ impl Search {
                 skip -= 1;
                 continue;
             }
+            game.write_back_movetext(conn)?;
             if with_tags {
                 game.load_tags(conn)?;
             }
@@ -236,7 +236,8 @@ impl Search {
                 stats.more = true;
                 break;
             }
-            let mut game = Game::from_row(row, 0).map_err(&e)?;
+            let mut game = Game::read_row(row).map_err(&e)?;
+            game.write_back_movetext(conn)?;
             if with_tags {
                 game.load_tags(conn)?;
             }

@@ -29,6 +29,7 @@ use crate::notation::fen;
 use crate::notation::lang::Lang;
 use crate::notation::san::{self, San};
 use crate::pgn::commands::{self, pieces, whole_comment, Command, Eval, Piece, WholeComment};
+use crate::pgn::movetext::{self as written, NotesForm, PlyNotes};
 use crate::pgn::{GameResult, RawComment, RawTag, Skip, Syntax, Visitor};
 
 /// What to record besides tags, moves and the final position.
@@ -54,6 +55,9 @@ pub struct ReplayOptions {
     /// Name the opening of games from the standard start (see
     /// [`GameRecord::opening`]).
     pub openings: bool,
+    /// Decide whether the movetext can be written back from the SAN, the
+    /// notes and the result ([`GameRecord::rebuild`]; needs `commands`).
+    pub rebuild: bool,
 }
 
 /// The first problem of a game that stopped its replay.
@@ -132,6 +136,17 @@ pub struct GameRecord {
     /// for: the index of its row in [`Openings::rows`] and its ply (the
     /// half-moves played to reach it). `None` for a game from a FEN tag.
     pub opening: Option<(u32, u32)>,
+    /// When asked for ([`ReplayOptions::rebuild`]): `Some` when
+    /// [`crate::pgn::movetext::write_movetext`] gives the movetext back
+    /// from the SAN, the notes and the result token, comments equal but
+    /// for white space, with its comments in this form. `None` for a game
+    /// with an error, a syntax problem, a variation, a null move, moves
+    /// not in English SAN, no result token, a comment or NAG before the
+    /// first move, two comments after one move, a `;` comment, a `%`
+    /// escape line, or a comment the writer does not give back (an empty
+    /// one, other commands, another number format, the engine-match forms
+    /// with a depth).
+    pub rebuild: Option<NotesForm>,
 }
 
 impl GameRecord {
@@ -183,6 +198,14 @@ pub struct Replayer<'a> {
     /// The opening table when openings are asked for.
     openings: Option<&'static Openings>,
     opening: Option<(u32, u32)>,
+    /// No reason found yet to keep the movetext as written.
+    rebuildable: bool,
+    /// The comments' form, once a comment with an evaluation decided it.
+    form: Option<NotesForm>,
+    /// The last ply whose comment was checked.
+    commented_ply: u32,
+    /// A comment as the writer gives it back.
+    scratch: String,
 }
 
 /// What a game's `Variant` tag says it is played as. The [`Replayer`] plays
@@ -260,6 +283,10 @@ impl<'a> Replayer<'a> {
             no_start: false,
             openings: options.openings.then(Openings::get),
             opening: None,
+            rebuildable: false,
+            form: None,
+            commented_ply: 0,
+            scratch: String::new(),
         }
     }
 
@@ -491,6 +518,51 @@ impl<'a> Replayer<'a> {
         }
     }
 
+    /// Whether the writer gives back the comment `raw` after the move of
+    /// ply `ply`, read already: from its ply's notes, in the game's form
+    /// (the first comment with an evaluation decides it). One comment per
+    /// ply.
+    #[inline(never)]
+    fn check_comment(&mut self, raw: &[u8], ply: u32) {
+        if self.commented_ply == ply || raw.trim_ascii().is_empty() {
+            self.rebuildable = false;
+            return;
+        }
+        self.commented_ply = ply;
+        let of_ply = |notes: &[(u32, u32)]| notes.last().filter(|n| n.0 == ply).map(|n| n.1);
+        let text = match self.comment_ends.last() {
+            Some(&(p, end)) if p == ply => {
+                let before = self.comment_ends.len().checked_sub(2);
+                &self.comment_text[before.map_or(0, |i| self.comment_ends[i].1)..end]
+            }
+            _ => "",
+        };
+        let notes = PlyNotes {
+            clock: of_ply(&self.clocks),
+            emt: of_ply(&self.emts),
+            eval: self.evals.last().filter(|n| n.0 == ply).map(|n| n.1),
+            nags: "",
+            text,
+        };
+        let white_moved = (ply % 2 == 1) == (self.start.turn() == Color::White);
+        let forms: &[NotesForm] = match self.form {
+            Some(NotesForm::Commands) => &[NotesForm::Commands],
+            Some(NotesForm::Score) => &[NotesForm::Score],
+            None => &[NotesForm::Commands, NotesForm::Score],
+        };
+        for &form in forms {
+            self.scratch.clear();
+            written::write_comment(&mut self.scratch, form, white_moved, &notes);
+            if written::same_normalised(raw, self.scratch.as_bytes()) {
+                if notes.eval.is_some() {
+                    self.form = Some(form);
+                }
+                return;
+            }
+        }
+        self.rebuildable = false;
+    }
+
     /// Forgets the notes read so far.
     fn clear_notes(&mut self) {
         self.clocks.clear();
@@ -652,6 +724,9 @@ impl<'a> Visitor<'a> for Replayer<'a> {
         self.movetext_offset = 0;
         self.no_start = false;
         self.opening = None;
+        self.rebuildable = self.options.rebuild && self.options.commands;
+        self.form = None;
+        self.commented_ply = 0;
     }
 
     fn tag(&mut self, name: &'a [u8], value: RawTag<'a>) {
@@ -724,14 +799,35 @@ impl<'a> Visitor<'a> for Replayer<'a> {
 
     fn comment(&mut self, comment: RawComment<'a>) {
         // Comments of variations are skipped with them.
-        if let Some(ply) = self.note_ply() {
-            self.read_comment(comment, ply);
+        match self.note_ply() {
+            Some(ply) => {
+                self.read_comment(comment, ply);
+                if self.rebuildable {
+                    self.check_comment(comment.0, ply);
+                }
+            }
+            None => self.rebuildable = false,
         }
     }
 
+    fn line_comment(&mut self, comment: RawComment<'a>) {
+        self.rebuildable = false;
+        self.comment(comment);
+    }
+
+    fn escape_line(&mut self, _line: &'a [u8]) {
+        self.rebuildable = false;
+    }
+
+    fn begin_variation(&mut self) -> Skip {
+        self.rebuildable = false;
+        Skip(true)
+    }
+
     fn nag(&mut self, nag: u8) {
-        if let Some(ply) = self.note_ply() {
-            self.nags.push((ply, nag));
+        match self.note_ply() {
+            Some(ply) => self.nags.push((ply, nag)),
+            None => self.rebuildable = false,
         }
     }
 
@@ -763,6 +859,14 @@ impl<'a> Visitor<'a> for Replayer<'a> {
         if self.failed.is_some() {
             self.drop_notes_past(self.moves.len());
         }
+        let rebuild = (self.rebuildable
+            && self.failed.is_none()
+            && self.skipped_variant.is_none()
+            && self.lang == Lang::English
+            && self.syntax.is_empty()
+            && self.outcome.is_some()
+            && self.moves.iter().all(Option::is_some))
+        .then(|| self.form.unwrap_or(NotesForm::Commands));
         GameRecord {
             offset: self.offset,
             tags: if self.options.tags {
@@ -807,6 +911,7 @@ impl<'a> Visitor<'a> for Replayer<'a> {
             },
             no_start: self.no_start,
             opening: self.opening,
+            rebuild,
         }
     }
 }
@@ -957,6 +1062,78 @@ mod tests {
             assert_eq!(g.evals, [(2, Eval::Centipawns(20))]);
             assert_eq!(g.comments().collect::<Vec<_>>(), [(1, "good"), (3, "fine")]);
         }
+    }
+
+    fn rebuild(text: &str) -> Option<NotesForm> {
+        let options = ReplayOptions { commands: true, rebuild: true, ..ReplayOptions::default() };
+        let games = replay(text, options);
+        assert_eq!(games.len(), 1, "{text}");
+        games[0].rebuild
+    }
+
+    #[test]
+    fn movetexts_the_writer_gives_back() {
+        use NotesForm::{Commands, Score};
+        for (text, form) in [
+            ("1. e4 e5 2. Nf3 1-0", Commands),
+            ("*", Commands),
+            (
+                "1. e4 {[%clk 0:03:00]} 1... e5 {  [%clk\n0:02:58.6] } 2. Nf3! $18 {good  move} *",
+                Commands,
+            ),
+            (
+                "1. e4 { [%eval 0.17] [%clk 0:00:30] } e5 { [%eval #-4] [%clk 0:00:29] } 0-1",
+                Commands,
+            ),
+            ("1. e4 {[%eval -1.0] [%clk 71:59:59] [%emt 0:00:01.05] fine} 1-0", Commands),
+            ("1. e4 { 0.33 } e5 { -0.2 } 2. Nf3 {0.0} Nc6 { None } 1/2-1/2", Score),
+            (
+                "[FEN \"4k3/8/8/8/8/8/4P3/4K3 b - - 0 1\"]\n\n1... Kd7 { 0.5 } 2. Kd2 {-0.4} *",
+                Score,
+            ),
+        ] {
+            assert_eq!(rebuild(text), Some(form), "{text}");
+        }
+    }
+
+    #[test]
+    fn movetexts_kept_as_written() {
+        for text in [
+            "1. e4 (1. d4) e5 *",
+            "{intro} 1. e4 *",
+            "[Event \"x\"]\n\n$1 1. e4 *",
+            "1. e4 {a} {b} *",
+            "1. e4 ; a line comment\ne5 *",
+            "1. e4\n% an escape line\ne5 *",
+            "1. e4 -- 2. d4 *",
+            "1. e4 e5 2. Ke3 *",
+            "1. e4 e5",
+            "1. e4 {} e5 *",
+            "1. e4 e5 2. Cf3 *",
+            "1. e4 } e5 *",
+            "1. e4 {[%eval 0.10]} *",
+            "1. e4 {[%eval +0.1]} *",
+            "1. e4 {[%eval 0.17,20]} *",
+            "1. e4 {[%clk 0:3:00]} *",
+            "1. e4 {[%clk 0:03:00.50]} *",
+            "1. e4 {[%clk 0:03:00] [%eval 0.17]} *",
+            "1. e4 {good [%clk 0:03:00]} *",
+            "1. e4 {[%clk 0:01:00] [%clk 0:02:00]} *",
+            "1. e4 {[%cal Ge2e4]} *",
+            "1. e4 {[%clk 0:03:00] [%csl Re4]} *",
+            "1. e4 {+0.35/20 1.2s} *",
+            "1. e4 {eval -1.4} *",
+            "1. e4 {+0.33} *",
+            "1. e4 {0.330} *",
+            "1. e4 {0.33} e5 {[%eval 0.2]} *",
+            "1. e4 {[%eval 0.2]} e5 {-0.33} *",
+            "1. e4 {0.33 [%clk 0:03:00]} *",
+        ] {
+            assert_eq!(rebuild(text), None, "{text}");
+        }
+        // Not asked for.
+        let g = noted("1. e4 e5 *");
+        assert_eq!(g.rebuild, None);
     }
 
     #[test]

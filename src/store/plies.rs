@@ -17,6 +17,7 @@
 //! - `comments`: the comment text, commands taken out.
 
 use crate::pgn::commands::Eval;
+use crate::pgn::movetext::PlyNotes;
 use crate::replay::GameRecord;
 
 /// The `ply_data` columns of one game; a column is `None` when no ply has
@@ -33,6 +34,9 @@ pub struct PlyData {
     pub nags: Option<String>,
     /// Comment text after each move.
     pub comments: Option<String>,
+    /// How the comments wrote evaluations, for a game stored without its
+    /// movetext ([`crate::pgn::movetext::NotesForm::code`]).
+    pub notes_form: Option<i64>,
 }
 
 impl PlyData {
@@ -65,8 +69,100 @@ impl PlyData {
                 out.push(b'"');
             }),
             comments: object(record.comments(), write_string),
+            notes_form: None,
         })
     }
+}
+
+/// A `ply_data` row read back: each ply's notes, as
+/// [`crate::pgn::movetext::write_movetext`] takes them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StoredNotes {
+    clocks: Vec<Option<u32>>,
+    emts: Vec<Option<u32>>,
+    evals: Vec<Option<Eval>>,
+    /// By ply, in ply order.
+    nags: Vec<(u32, String)>,
+    /// By ply, in ply order.
+    comments: Vec<(u32, String)>,
+}
+
+impl StoredNotes {
+    /// Reads the columns of `row`.
+    ///
+    /// # Errors
+    /// The name of the first column that is not as the import writes it.
+    pub fn read(row: &PlyData) -> Result<StoredNotes, &'static str> {
+        Ok(StoredNotes {
+            clocks: read_array(row.clocks.as_deref(), read_millis).ok_or("clocks")?,
+            emts: read_array(row.emts.as_deref(), read_millis).ok_or("emts")?,
+            evals: read_array(row.evals.as_deref(), read_eval).ok_or("evals")?,
+            nags: read_object(row.nags.as_deref()).ok_or("nags")?,
+            comments: read_object(row.comments.as_deref()).ok_or("comments")?,
+        })
+    }
+
+    /// The notes of ply `ply` (1 for the first move).
+    pub fn ply(&self, ply: u32) -> PlyNotes<'_> {
+        let at = |i: u32| usize::try_from(i).ok().and_then(|i| i.checked_sub(1));
+        let of = |notes: &[Option<u32>]| at(ply).and_then(|i| notes.get(i).copied().flatten());
+        fn text(notes: &[(u32, String)], ply: u32) -> &str {
+            notes.binary_search_by_key(&ply, |n| n.0).map_or("", |i| notes[i].1.as_str())
+        }
+        PlyNotes {
+            clock: of(&self.clocks),
+            emt: of(&self.emts),
+            eval: at(ply).and_then(|i| self.evals.get(i).copied().flatten()),
+            nags: text(&self.nags, ply),
+            text: text(&self.comments, ply),
+        }
+    }
+}
+
+/// A JSON array as [`array`] writes it, `null` as `None`; empty for NULL.
+fn read_array<T>(text: Option<&str>, value: impl Fn(&str) -> Option<T>) -> Option<Vec<Option<T>>> {
+    let Some(text) = text else { return Some(Vec::new()) };
+    let inner = text.trim().strip_prefix('[')?.strip_suffix(']')?.trim();
+    if inner.is_empty() {
+        return Some(Vec::new());
+    }
+    inner
+        .split(',')
+        .map(|v| match v.trim() {
+            "null" => Some(None),
+            v => value(v).map(Some),
+        })
+        .collect()
+}
+
+/// Seconds as [`write_seconds`] writes them → milliseconds.
+fn read_millis(text: &str) -> Option<u32> {
+    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(whole) || (!fraction.is_empty() && !digits(fraction)) || fraction.len() > 3 {
+        return None;
+    }
+    let millis =
+        fraction.bytes().zip([100, 10, 1]).map(|(d, unit)| u32::from(d - b'0') * unit).sum();
+    whole.parse::<u32>().ok()?.checked_mul(1000)?.checked_add(millis)
+}
+
+/// Centipawns, or `"#N"`.
+fn read_eval(text: &str) -> Option<Eval> {
+    match text.strip_prefix("\"#") {
+        Some(mate) => mate.strip_suffix('"')?.parse().ok().map(Eval::Mate),
+        None => text.parse().ok().map(Eval::Centipawns),
+    }
+}
+
+/// A JSON object from plies to strings, in ply order; empty for NULL.
+fn read_object(text: Option<&str>) -> Option<Vec<(u32, String)>> {
+    let Some(text) = text else { return Some(Vec::new()) };
+    let object: std::collections::HashMap<String, String> = serde_json::from_str(text).ok()?;
+    let mut notes: Vec<(u32, String)> =
+        object.into_iter().map(|(ply, v)| Some((ply.parse().ok()?, v))).collect::<Option<_>>()?;
+    notes.sort_unstable_by_key(|n| n.0);
+    Some(notes)
 }
 
 /// The NAGs of each ply: its ply and its run of `(ply, nag)`.
@@ -217,6 +313,76 @@ mod tests {
         }
         for n in [0, 7, -7, 100, -1234, i32::MIN, i32::MAX] {
             assert_eq!(text(&|out| write_int(out, n)), n.to_string());
+        }
+    }
+
+    #[test]
+    fn stored_notes_read_back_what_was_written() {
+        let d = data(
+            "1. e4 {[%clk 0:03:00] [%eval 0.17]} e5 {[%clk 0:02:58.6] [%emt 0:00:01.05]} \
+             2. Nf3 $1 $18 {[%eval #-3] \"quoted\" é} Nc6 3. Bb5 {[%clk 0:02:50]} *",
+        )
+        .unwrap();
+        let notes = StoredNotes::read(&d).unwrap();
+        let ply = |p| notes.ply(p);
+        assert_eq!(ply(1).clock, Some(180_000));
+        assert_eq!(ply(1).eval, Some(Eval::Centipawns(17)));
+        assert_eq!((ply(2).clock, ply(2).emt), (Some(178_600), Some(1_050)));
+        assert_eq!(ply(3).eval, Some(Eval::Mate(-3)));
+        assert_eq!((ply(3).nags, ply(3).text), ("$1 $18", "\"quoted\" é"));
+        assert_eq!(ply(4), PlyNotes::default());
+        assert_eq!(ply(5).clock, Some(170_000));
+        assert_eq!(ply(0), PlyNotes::default());
+        assert_eq!(ply(99), PlyNotes::default());
+        let bad = PlyData { clocks: Some("[1,x]".into()), ..PlyData::default() };
+        assert_eq!(StoredNotes::read(&bad), Err("clocks"));
+        let bad = PlyData { comments: Some("{\"a\":\"b\"}".into()), ..PlyData::default() };
+        assert_eq!(StoredNotes::read(&bad), Err("comments"));
+    }
+
+    #[test]
+    fn movetexts_written_back_read_as_the_originals() {
+        use crate::pgn::movetext::{write_movetext, FirstMove, NotesForm};
+        let options =
+            ReplayOptions { commands: true, rebuild: true, san: true, ..Default::default() };
+        let read = |text: &str| {
+            let mut reader = Reader::new(text.as_bytes());
+            reader.read_game(&mut Replayer::new(options)).unwrap()
+        };
+        for text in [
+            "1. e4 {[%clk 0:03:00]} 1... e5 {  [%clk\n0:02:58.6] } 2. Nf3! $18 {good  \"move\"} Nc6?! 1-0",
+            "1. e4 { [%eval 0.17] [%clk 0:00:30] } e5 { [%eval #-4] [%clk 0:00:29] } 0-1",
+            "1. e4 {[%eval -1.0] [%clk 1:59:59] [%emt 0:00:01.05] fine} e5 $2 $4 1/2-1/2",
+            "1. e4 { 0.33 } e5 { -0.2 } 2. Nf3 {0.0} Nc6 { None } 1/2-1/2",
+            "[FEN \"4k3/8/8/8/8/8/4P3/4K3 b - - 0 7\"]\n\n7... Kd7 { 0.5 } 8. Kd2 {-0.4} Ke6 *",
+            "1. d4 d5 *",
+        ] {
+            let original = read(text);
+            let form = original.rebuild.expect(text);
+            let row = PlyData::new(&original).map(|d| PlyData { notes_form: form.code(), ..d });
+            let row = row.unwrap_or_default();
+            let notes = StoredNotes::read(&row).unwrap();
+            let first = original.start_fen.as_deref().map_or(FirstMove::STANDARD, FirstMove::of_fen);
+            let result = original.outcome.unwrap().as_str();
+            let form = NotesForm::from_code(row.notes_form).unwrap();
+            let mut movetext = String::new();
+            let plies = |p| notes.ply(p);
+            write_movetext(&mut movetext, 80, &original.san, first, result, form, plies);
+            let fen = original.start_fen.as_ref().map(|f| format!("[FEN \"{f}\"]\n\n"));
+            let again = read(&format!("{}{movetext}", fen.unwrap_or_default()));
+            assert_eq!(again.san, original.san, "{movetext}");
+            assert_eq!(again.clocks, original.clocks, "{movetext}");
+            assert_eq!(again.emts, original.emts, "{movetext}");
+            assert_eq!(again.evals, original.evals, "{movetext}");
+            assert_eq!(again.nags, original.nags, "{movetext}");
+            // Comments equal but for white space.
+            let words = |g: &GameRecord| -> Vec<(u32, String)> {
+                let words = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+                g.comments().map(|(ply, text)| (ply, words(text))).collect()
+            };
+            assert_eq!(words(&again), words(&original), "{movetext}");
+            assert_eq!(again.outcome, original.outcome);
+            assert_eq!(again.rebuild, Some(form), "{movetext}");
         }
     }
 

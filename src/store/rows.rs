@@ -73,8 +73,10 @@ columns! {
         pub final_fen: Option<String>,
         /// Mainline in canonical SAN.
         pub moves: String,
-        /// Movetext as written.
-        pub movetext: String,
+        /// Movetext as written; `None` when the queries write it back from
+        /// `moves`, the `ply_data` row and the result
+        /// ([`crate::pgn::movetext`]).
+        pub movetext: Option<String>,
         /// Why the replay stopped early.
         pub error: Option<String>,
         /// Byte offset of the text the error is about.
@@ -189,7 +191,14 @@ impl GameRow {
         // Games have no length limit (a mapped file is read whole): the
         // count is never cut to 32 bits.
         let ply_count = record.moves.len() as u64;
-        let plies = PlyData::new(&record);
+        let mut plies = PlyData::new(&record);
+        // The result token written back is the `result` column's.
+        let token = record.outcome.map(|o| o.as_str());
+        let rebuild =
+            record.rebuild.filter(|_| token.is_some() && header.result.as_deref() == token);
+        if let (Some(plies), Some(form)) = (&mut plies, rebuild) {
+            plies.notes_form = form.code();
+        }
         let mut positions = Vec::new();
         let mut fens = Vec::new();
         if options.positions && record.skipped_variant.is_none() {
@@ -233,7 +242,7 @@ impl GameRow {
             start_fen: record.start_fen,
             final_fen,
             moves: record.san,
-            movetext: record.movetext,
+            movetext: rebuild.is_none().then_some(record.movetext),
             error_offset: record.error.as_ref().map(|e| e.offset as u64),
             error: record.error.map(|e| e.message),
             skipped_variant: record.skipped_variant,
@@ -432,7 +441,10 @@ mod tests {
             )
         );
         assert_eq!(g.moves, "e4 e5 Qh5 Nc6 Bc4 Nf6 Qxf7#");
-        assert_eq!(g.movetext, "1. e4 {hi} e5 2. Qh5 Nc6 3. Bc4 Nf6?? 4. Qxf7# 1-0");
+        assert_eq!(
+            g.movetext.as_deref(),
+            Some("1. e4 {hi} e5 2. Qh5 Nc6 3. Bc4 Nf6?? 4. Qxf7# 1-0")
+        );
         assert_eq!(g.ply_count, 7);
         assert_eq!(g.positions.len(), 8);
         assert_eq!(g.positions[0].hash, 0x463b96181691fc9c_u64 as i64, "Polyglot start key");

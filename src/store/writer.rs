@@ -276,7 +276,7 @@ static INSERT_GAME: LazyLock<String> = LazyLock::new(|| {
 
 const INSERT_TAGS: &str = "INSERT OR ROLLBACK INTO game_tags (game_id, pairs) VALUES (?1, ?2)";
 const INSERT_PLY_DATA: &str = "INSERT OR ROLLBACK INTO ply_data \
-    (game_id, clocks, emts, evals, nags, comments) VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+    (game_id, clocks, emts, evals, nags, comments, notes_form) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
 const INSERT_ERROR: &str =
     "INSERT OR ROLLBACK INTO import_errors (source_id, game_number, game_id, kind, \
     byte_offset, line, \"column\", message) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
@@ -681,7 +681,8 @@ impl Writer {
                     inserts.tags.execute(params![id, pairs])?;
                 }
                 if let Some(d) = &game.plies {
-                    let p = params![id, d.clocks, d.emts, d.evals, d.nags, d.comments];
+                    let p =
+                        params![id, d.clocks, d.emts, d.evals, d.nags, d.comments, d.notes_form];
                     inserts.ply_data.execute(p)?;
                 }
                 Ok(())

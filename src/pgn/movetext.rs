@@ -1,0 +1,388 @@
+//! The movetext pgnindex writes from a game's parts: its mainline in SAN,
+//! what each move's comment and NAGs say ([`PlyNotes`]), and its result.
+//! The import stores no movetext for a game whose comments this writer
+//! gives back (white space aside), and the queries rebuild it here: the
+//! one writer decides both.
+//!
+//! Written forms:
+//! - moves numbered `1. e4 e5`, Black's move after a comment numbered
+//!   again (`1. e4 { … } 1... e5`), a game from a position with Black to
+//!   move starting `N...`;
+//! - NAGs as `$N` after their move (`!` is written `$1`, `?!` `$6`);
+//! - a comment as `{ … }` after the move and its NAGs, its parts joined
+//!   by one space: in the [`NotesForm::Commands`] form (lichess, chess.com)
+//!   `[%eval E] [%clk C] [%emt T] text`; in the [`NotesForm::Score`] form
+//!   (engine-match files) the evaluation as a score alone from the mover's
+//!   point of view (`0.33`) in place of `[%eval]`;
+//! - clocks and times as `H:MM:SS`, a fraction of a second with as few
+//!   digits as it needs (`0:02:58.6`); evaluations in pawns with as few
+//!   decimals as they need but at least one (`0.17`, `-1.2`, `1.0`), mates
+//!   as `#N` (`#-4`: Black mates);
+//! - the result token last;
+//! - lines filled up to a width, as `pgnindex export` writes them: words
+//!   one space apart, `{` glued to the word after it and `}` to the word
+//!   before (`{[%clk 0:03:00]}`), a word longer than a line on a line of
+//!   its own, no line starting with `%`.
+
+use super::commands::Eval;
+
+/// How a game's comments write an evaluation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotesForm {
+    /// `[%eval 0.17]`: a command, from White's point of view.
+    Commands,
+    /// `0.33`: the score alone, from the mover's point of view (mates as
+    /// `[%eval #N]`).
+    Score,
+}
+
+impl NotesForm {
+    /// The form's code in `ply_data.notes_form`: NULL for
+    /// [`NotesForm::Commands`], 1 for [`NotesForm::Score`].
+    pub fn code(self) -> Option<i64> {
+        match self {
+            NotesForm::Commands => None,
+            NotesForm::Score => Some(1),
+        }
+    }
+
+    /// The form of a `ply_data.notes_form` code; `None` for a code this
+    /// version does not know.
+    pub fn from_code(code: Option<i64>) -> Option<NotesForm> {
+        match code {
+            None => Some(NotesForm::Commands),
+            Some(1) => Some(NotesForm::Score),
+            Some(_) => None,
+        }
+    }
+}
+
+/// What the mainline says about one move.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PlyNotes<'a> {
+    /// The mover's clock after the move, milliseconds.
+    pub clock: Option<u32>,
+    /// Time spent on the move, milliseconds.
+    pub emt: Option<u32>,
+    /// The evaluation after the move, from White's point of view.
+    pub eval: Option<Eval>,
+    /// The NAGs as written after the move (`$1 $18`), or empty.
+    pub nags: &'a str,
+    /// The comment text, commands taken out, or empty.
+    pub text: &'a str,
+}
+
+/// Appends the body of the comment that `notes` make (without braces;
+/// nothing when they hold none of a comment's parts). `white_moved`: the
+/// move was White's (a score alone is the mover's).
+pub fn write_comment(out: &mut String, form: NotesForm, white_moved: bool, notes: &PlyNotes<'_>) {
+    let start = out.len();
+    let part = |out: &mut String| {
+        if out.len() > start {
+            out.push(' ');
+        }
+    };
+    if let Some(eval) = notes.eval {
+        part(out);
+        match (form, eval) {
+            (NotesForm::Score, Eval::Centipawns(cp)) => {
+                write_pawns(out, if white_moved { cp } else { -cp })
+            }
+            _ => {
+                out.push_str("[%eval ");
+                write_eval(out, eval);
+                out.push(']');
+            }
+        }
+    }
+    for (name, value) in [("[%clk ", notes.clock), ("[%emt ", notes.emt)] {
+        if let Some(ms) = value {
+            part(out);
+            out.push_str(name);
+            write_clock(out, ms);
+            out.push(']');
+        }
+    }
+    if !notes.text.is_empty() {
+        part(out);
+        out.push_str(notes.text);
+    }
+}
+
+/// Appends milliseconds as `H:MM:SS`, with the fraction of a second it
+/// has and no trailing zero (`0:02:58.6`, `12:00:00`).
+pub fn write_clock(out: &mut String, ms: u32) {
+    let seconds = ms / 1000;
+    push_uint(out, seconds / 3600);
+    for unit in [(seconds / 60) % 60, seconds % 60] {
+        out.push(':');
+        out.push(char::from(b'0' + (unit / 10) as u8));
+        out.push(char::from(b'0' + (unit % 10) as u8));
+    }
+    let mut fraction = ms % 1000;
+    if fraction != 0 {
+        out.push('.');
+        let mut unit = 100;
+        while fraction != 0 {
+            out.push(char::from(b'0' + (fraction / unit) as u8));
+            fraction %= unit;
+            unit /= 10;
+        }
+    }
+}
+
+/// Appends centipawns as pawns with one decimal, or two when the second
+/// is not 0 (`0.17`, `-1.2`, `1.0`, `-0.05`).
+pub fn write_pawns(out: &mut String, cp: i32) {
+    if cp < 0 {
+        out.push('-');
+    }
+    let cp = cp.unsigned_abs();
+    push_uint(out, cp / 100);
+    out.push('.');
+    let fraction = cp % 100;
+    out.push(char::from(b'0' + (fraction / 10) as u8));
+    if !fraction.is_multiple_of(10) {
+        out.push(char::from(b'0' + (fraction % 10) as u8));
+    }
+}
+
+/// Appends an evaluation as `%eval` writes it: pawns ([`write_pawns`]) or
+/// `#N` (`#-4`: Black mates).
+pub fn write_eval(out: &mut String, eval: Eval) {
+    match eval {
+        Eval::Centipawns(cp) => write_pawns(out, cp),
+        Eval::Mate(moves) => {
+            out.push('#');
+            if moves < 0 {
+                out.push('-');
+            }
+            push_uint(out, moves.unsigned_abs());
+        }
+    }
+}
+
+fn push_uint(out: &mut String, n: u32) {
+    if n >= 10 {
+        push_uint(out, n / 10);
+    }
+    out.push(char::from(b'0' + (n % 10) as u8));
+}
+
+/// `true` when `a` and `b` are the same text once trimmed and with each
+/// inner run of white space read as one space.
+pub fn same_normalised(a: &[u8], b: &[u8]) -> bool {
+    a == b || normalised(a).eq(normalised(b))
+}
+
+fn normalised(text: &[u8]) -> impl Iterator<Item = u8> + '_ {
+    text.split(u8::is_ascii_whitespace)
+        .filter(|word| !word.is_empty())
+        .enumerate()
+        .flat_map(|(i, word)| (i > 0).then_some(b' ').into_iter().chain(word.iter().copied()))
+}
+
+/// Where a game's numbering starts: the move number of its first move,
+/// and whether White plays it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FirstMove {
+    /// The move number of the first move.
+    pub number: u32,
+    /// White plays the first move.
+    pub white: bool,
+}
+
+impl FirstMove {
+    /// The standard start: move 1, White.
+    pub const STANDARD: FirstMove = FirstMove { number: 1, white: true };
+
+    /// The first move of a game from the position `fen` (its side to move
+    /// and move number; move 1 and White where the FEN lacks them).
+    pub fn of_fen(fen: &str) -> FirstMove {
+        let mut fields = fen.split_ascii_whitespace();
+        let white = fields.nth(1) != Some("b");
+        let number = fields.nth(3).and_then(|n| n.parse().ok()).filter(|&n| n > 0).unwrap_or(1);
+        FirstMove { number, white }
+    }
+}
+
+/// Appends the movetext of a game to `out` (empty or ending a line):
+/// `moves` (SAN, space separated) from `first`, each followed by what
+/// `notes` says about its ply (1 for the first move) written in `form`,
+/// then `result`; in lines of at most `width` characters (`usize::MAX`:
+/// one line).
+pub fn write_movetext<'n>(
+    out: &mut String,
+    width: usize,
+    moves: &str,
+    first: FirstMove,
+    result: &str,
+    form: NotesForm,
+    mut notes: impl FnMut(u32) -> PlyNotes<'n>,
+) {
+    let mut lines = Lines { out, width, line: 0, glue_next: false };
+    let (mut number, mut white) = (first.number, first.white);
+    let mut numbered = false;
+    let mut word = String::new();
+    let mut comment = String::new();
+    for (i, san) in moves.split(' ').filter(|m| !m.is_empty()).enumerate() {
+        if white || !numbered {
+            word.clear();
+            push_uint(&mut word, number);
+            word.push_str(if white { "." } else { "..." });
+            lines.word(&word);
+        }
+        lines.word(san);
+        let n = notes(u32::try_from(i + 1).unwrap_or(u32::MAX));
+        for nag in n.nags.split_whitespace() {
+            lines.word(nag);
+        }
+        comment.clear();
+        write_comment(&mut comment, form, white, &n);
+        numbered = comment.is_empty();
+        if !numbered {
+            lines.word("{");
+            for part in comment.split_whitespace() {
+                lines.word(part);
+            }
+            lines.word("}");
+        }
+        if !white {
+            number += 1;
+        }
+        white = !white;
+    }
+    lines.word(result);
+}
+
+/// Words written in lines of at most `width` characters.
+struct Lines<'o> {
+    out: &'o mut String,
+    width: usize,
+    /// Characters on the current line.
+    line: usize,
+    /// The word before was `{`.
+    glue_next: bool,
+}
+
+impl Lines<'_> {
+    fn word(&mut self, word: &str) {
+        let width = if word.is_ascii() { word.len() } else { word.chars().count() };
+        let glue = self.glue_next || word == "}";
+        self.glue_next = word == "{";
+        if self.line == 0 {
+            self.line = width;
+        } else if glue && self.line.saturating_add(width) <= self.width {
+            self.line += width;
+        } else if self.line.saturating_add(1 + width) <= self.width || word.starts_with('%') {
+            if !glue {
+                self.out.push(' ');
+                self.line += 1;
+            }
+            self.line += width;
+        } else {
+            self.out.push('\n');
+            self.line = width;
+        }
+        self.out.push_str(word);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(f: impl FnOnce(&mut String)) -> String {
+        let mut out = String::new();
+        f(&mut out);
+        out
+    }
+
+    #[test]
+    fn numbers_as_the_files_write_them() {
+        for (ms, clock) in [
+            (0, "0:00:00"),
+            (178_600, "0:02:58.6"),
+            (180_000, "0:03:00"),
+            (50, "0:00:00.05"),
+            (259_199_000, "71:59:59"),
+        ] {
+            assert_eq!(text(|o| write_clock(o, ms)), clock);
+        }
+        for (cp, pawns) in
+            [(17, "0.17"), (-120, "-1.2"), (100, "1.0"), (0, "0.0"), (-5, "-0.05"), (1234, "12.34")]
+        {
+            assert_eq!(text(|o| write_pawns(o, cp)), pawns);
+        }
+        assert_eq!(text(|o| write_eval(o, Eval::Mate(-4))), "#-4");
+        assert_eq!(text(|o| write_eval(o, Eval::Mate(3))), "#3");
+    }
+
+    #[test]
+    fn comments_in_both_forms() {
+        let notes = PlyNotes {
+            clock: Some(30_000),
+            eval: Some(Eval::Centipawns(-33)),
+            text: "good",
+            ..PlyNotes::default()
+        };
+        let comment = |form, white| text(|o| write_comment(o, form, white, &notes));
+        assert_eq!(comment(NotesForm::Commands, false), "[%eval -0.33] [%clk 0:00:30] good");
+        assert_eq!(comment(NotesForm::Score, true), "-0.33 [%clk 0:00:30] good");
+        assert_eq!(comment(NotesForm::Score, false), "0.33 [%clk 0:00:30] good");
+        let mate = PlyNotes { eval: Some(Eval::Mate(2)), ..PlyNotes::default() };
+        assert_eq!(text(|o| write_comment(o, NotesForm::Score, false, &mate)), "[%eval #2]");
+        assert_eq!(text(|o| write_comment(o, NotesForm::Score, true, &PlyNotes::default())), "");
+    }
+
+    #[test]
+    fn movetext_numbering_nags_and_result() {
+        let notes = |ply| match ply {
+            1 => PlyNotes { clock: Some(180_000), ..PlyNotes::default() },
+            3 => PlyNotes { nags: "$1 $18", ..PlyNotes::default() },
+            _ => PlyNotes::default(),
+        };
+        let line = |moves, first, result, notes: &dyn Fn(u32) -> PlyNotes<'static>| {
+            text(|o| {
+                write_movetext(o, usize::MAX, moves, first, result, NotesForm::Commands, notes)
+            })
+        };
+        let out = line("e4 e5 Nf3 Nc6", FirstMove::STANDARD, "1-0", &notes);
+        assert_eq!(out, "1. e4 {[%clk 0:03:00]} 1... e5 2. Nf3 $1 $18 Nc6 1-0");
+        let first = FirstMove::of_fen("4k3/8/8/8/8/8/4P3/4K3 b - - 0 12");
+        assert_eq!(first, FirstMove { number: 12, white: false });
+        assert_eq!(line("Kd7 Kd2", first, "*", &|_| PlyNotes::default()), "12... Kd7 13. Kd2 *");
+        assert_eq!(line("", first, "*", &notes), "*");
+    }
+
+    #[test]
+    fn lines_as_export_fills_them() {
+        let moves = "e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7 Re1 b5 Bb3 d6 c3 O-O h3 Nb8 d4 Nbd7";
+        let long = "a comment long enough to be broken over two lines of the movetext, \
+                    %with a word that may not start one";
+        let notes = |ply| match ply {
+            3 => PlyNotes { clock: Some(59_000), text: long, ..PlyNotes::default() },
+            8 => PlyNotes { eval: Some(Eval::Centipawns(-31)), ..PlyNotes::default() },
+            _ => PlyNotes::default(),
+        };
+        let write = |width| {
+            let form = NotesForm::Commands;
+            text(|o| write_movetext(o, width, moves, FirstMove::STANDARD, "1/2-1/2", form, notes))
+        };
+        let (out, one) = (write(80), write(usize::MAX));
+        assert!(out.lines().all(|l| l.chars().count() <= 80 && !l.starts_with('%')), "{out}");
+        assert!(out.lines().count() > 2, "{out}");
+        assert_eq!(out.replace('\n', " "), one);
+        assert!(one.contains("2. Nf3 {[%clk 0:00:59] a comment"), "{one}");
+        assert!(one.contains("4. Ba4 Nf6 {[%eval -0.31]} 5. O-O"), "{one}");
+    }
+
+    #[test]
+    fn white_space_normalised() {
+        assert!(same_normalised(b" [%clk  0:02:58.6]\n", b"[%clk 0:02:58.6]"));
+        assert!(same_normalised(b"a\n\tb", b"a b"));
+        assert!(!same_normalised(b"ab", b"a b"));
+        assert!(!same_normalised(b"[%eval 0.10]", b"[%eval 0.1]"));
+        assert!(same_normalised(b"", b"  "));
+    }
+}
