@@ -17,8 +17,9 @@ use common::{arg, games_dir, import, pgnindex, scratch, Scratch};
 use predicates::prelude::*;
 
 use pgnindex::chess::Position;
+use pgnindex::db::GameId;
 use pgnindex::notation::{fen, uci};
-use pgnindex::store::segments::pack_ply_move;
+use pgnindex::store::segments::pack_gpm;
 use similar_asserts::assert_eq;
 
 /// The shared database: imported once per test process.
@@ -430,11 +431,11 @@ fn a_key_collision_never_shows_a_wrong_game() {
     let sql = "SELECT name FROM position_segments ORDER BY id LIMIT 1";
     let segments = run_on(&copy, &["sql", sql, "--format", "csv"]);
     let segment = segments.lines().nth(1).unwrap().to_string();
-    let (at3, at1) = (pack_ply_move(3, None), pack_ply_move(1, None));
+    let at3 = pack_gpm(GameId::new(stranger as u32), 3, None);
+    let at1 = pack_gpm(GameId::new(reached[0].0 as u32), 1, None);
     let forge = format!(
-        "INSERT INTO {segment} (hash, game_id, ply_move) VALUES ({key}, {stranger}, {at3}); \
-         INSERT INTO {segment} (hash, game_id, ply_move) VALUES ({key}, {}, {at1})",
-        reached[0].0
+        "INSERT INTO {segment} (hash, gpm) VALUES ({key}, {at3}); \
+         INSERT INTO {segment} (hash, gpm) VALUES ({key}, {at1})"
     );
     run_on(&copy, &["sql", "--write", &forge]);
     let found = common::run(["find", "--fen", fen, "--format", "csv", "--db", &copy]).success();
