@@ -322,6 +322,84 @@ fn view_arm(segment: &Segment) -> String {
     )
 }
 
+/// The first ply whose [`Layout::Packed`] row no longer sorts by game:
+/// its high bits sit above the game id.
+pub const LONG_PLY: u32 = 1 << PLY_LOW_BITS;
+
+/// Statements that list the rows of one key (every `?` of an arm, the
+/// key first, then `filter`'s parameters) as `(game_id, ply, k)`. The
+/// first, for the plies below [`LONG_PLY`], in `(game_id, ply)` order,
+/// reads each [`Layout::Packed`] segment in its key's order (`k` is its
+/// `gpm`), so that SQLite merges the segments as streams (the view,
+/// ordered by its computed `game_id`, would sort every segment's rows
+/// first). The second, unordered, has the plies from [`LONG_PLY`] on
+/// (in a packed segment a seek past the others). `filter` (`AND …`) may
+/// name the game's columns as `g.`: the games are joined then. Also the
+/// number of arms (each takes the parameters once); `None` for a database
+/// whose segments record no layout (before schema 12: `ORDER BY game_id`
+/// on the view streams there) or that has none.
+pub fn ordered_hits_sql(
+    conn: &Connection,
+    filter: &str,
+) -> rusqlite::Result<Option<(String, String, usize)>> {
+    let Ok(mut st) =
+        conn.prepare("SELECT name, with_fens, layout FROM position_segments ORDER BY id")
+    else {
+        return Ok(None);
+    };
+    let segments = st
+        .query_map([], |r| {
+            Ok(Segment {
+                name: checked_name("positions", r.get(0)?)?,
+                with_fens: r.get(1)?,
+                layout: Layout::from_code(r.get(2)?)?,
+            })
+        })?
+        .collect::<rusqlite::Result<Vec<Segment>>>()?;
+    if segments.is_empty() {
+        return Ok(None);
+    }
+    let (mut short_arms, mut long_arms) = (Vec::new(), Vec::new());
+    for segment in &segments {
+        let game_id = segment.layout.game_id_sql();
+        // The column whose values from `bound` on are the long plies.
+        let (k, ply, column, bound) = match segment.layout {
+            Layout::Split => (
+                format!("game_id << {GAME_SHIFT} | (ply_move & {})", (1 << GAME_SHIFT) - 1),
+                format!("ply_move >> {MOVE_BITS}"),
+                "ply_move",
+                i64::from(LONG_PLY) << MOVE_BITS,
+            ),
+            Layout::Packed => (
+                "gpm".to_string(),
+                format!("((gpm >> {MOVE_BITS} & {PLY_LOW_MASK}) | (gpm >> {PLY_HIGH_SHIFT} << {PLY_LOW_BITS}))"),
+                "gpm",
+                1i64 << PLY_HIGH_SHIFT,
+            ),
+        };
+        let join = if filter.is_empty() {
+            String::new()
+        } else {
+            format!(" JOIN games AS g ON g.id = {game_id}")
+        };
+        let arm = |range: &str| {
+            format!(
+                "SELECT {game_id} AS game_id, {ply} AS ply, {k} AS k FROM {} AS p{join} \
+                 WHERE p.hash = ? AND {range} AND {}{filter}",
+                segment.name,
+                live(&game_id)
+            )
+        };
+        short_arms.push(arm(&format!("{column} < {bound}")));
+        long_arms.push(arm(&format!("{column} >= {bound}")));
+    }
+    Ok(Some((
+        format!("{} ORDER BY 3", short_arms.join(" UNION ALL ")),
+        long_arms.join(" UNION ALL "),
+        segments.len(),
+    )))
+}
+
 /// The `CREATE VIEW` statement of `positions` over the registered
 /// segments.
 fn view_sql(conn: &Connection) -> rusqlite::Result<String> {
