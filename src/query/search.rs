@@ -309,13 +309,23 @@ impl Search {
         }
         // Unordered: ordering the UNION ALL of the segments in SQLite costs
         // three times as much as reading it and sorting here.
-        let mut st = conn
-            .prepare("SELECT game_id, ply, next_move FROM positions WHERE hash = ?1")
-            .map_err(&e)?;
-        let mut hits: Vec<(GameId, u32, Option<u16>)> = st
-            .query_map([target.key], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-            .and_then(|rows| rows.collect())
-            .map_err(&e)?;
+        let mut hits: Vec<(GameId, u32, Option<u16>)> = match segments::packed_hits_sql(conn)
+            .map_err(&e)?
+        {
+            Some(sql) => conn.prepare(&sql).and_then(|mut st| {
+                st.query_map([target.key], |r| {
+                    let (game_id, ply, next_move) = segments::unpack_gpm(r.get(0)?);
+                    Ok((game_id, u32::from(ply), next_move))
+                })?
+                .collect()
+            }),
+            None => conn
+                .prepare("SELECT game_id, ply, next_move FROM positions WHERE hash = ?1")
+                .and_then(|mut st| {
+                    st.query_map([target.key], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect()
+                }),
+        }
+        .map_err(&e)?;
         hits.sort_unstable();
         hits.dedup_by_key(|h| h.0);
         let from = if has_index(conn, "games_summary")? {

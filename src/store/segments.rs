@@ -326,6 +326,53 @@ fn view_arm(segment: &Segment) -> String {
 /// its high bits sit above the game id.
 pub const LONG_PLY: u32 = 1 << PLY_LOW_BITS;
 
+/// The registered segments, if there are any and they record their
+/// layout (schema 12 on).
+fn layouts(conn: &Connection) -> rusqlite::Result<Option<Vec<Segment>>> {
+    let Ok(mut st) =
+        conn.prepare("SELECT name, with_fens, layout FROM position_segments ORDER BY id")
+    else {
+        return Ok(None);
+    };
+    let segments = st
+        .query_map([], |r| {
+            Ok(Segment {
+                name: checked_name("positions", r.get(0)?)?,
+                with_fens: r.get(1)?,
+                layout: Layout::from_code(r.get(2)?)?,
+            })
+        })?
+        .collect::<rusqlite::Result<Vec<Segment>>>()?;
+    Ok((!segments.is_empty()).then_some(segments))
+}
+
+/// A statement that lists the rows of one key (`?1`), unordered, each as
+/// its `gpm` ([`unpack_gpm`]): a packed segment's column as stored,
+/// without the view's three computed columns per row. `None` as for
+/// [`ordered_hits_sql`].
+pub fn packed_hits_sql(conn: &Connection) -> rusqlite::Result<Option<String>> {
+    let Some(segments) = layouts(conn)? else { return Ok(None) };
+    let arms: Vec<String> = segments
+        .iter()
+        .map(|segment| {
+            let gpm = match segment.layout {
+                Layout::Packed => "gpm".to_string(),
+                Layout::Split => format!(
+                    "ply_move >> {} << {PLY_HIGH_SHIFT} | game_id << {GAME_SHIFT} | (ply_move & {})",
+                    GAME_SHIFT,
+                    (1 << GAME_SHIFT) - 1
+                ),
+            };
+            format!(
+                "SELECT {gpm} FROM {} WHERE hash = ?1 AND {}",
+                segment.name,
+                live(&segment.layout.game_id_sql())
+            )
+        })
+        .collect();
+    Ok(Some(arms.join(" UNION ALL ")))
+}
+
 /// Statements that list the rows of one key (every `?` of an arm, the
 /// key first, then `filter`'s parameters) as `(game_id, ply, k)`. The
 /// first, for the plies below [`LONG_PLY`], in `(game_id, ply)` order,
@@ -342,23 +389,7 @@ pub fn ordered_hits_sql(
     conn: &Connection,
     filter: &str,
 ) -> rusqlite::Result<Option<(String, String, usize)>> {
-    let Ok(mut st) =
-        conn.prepare("SELECT name, with_fens, layout FROM position_segments ORDER BY id")
-    else {
-        return Ok(None);
-    };
-    let segments = st
-        .query_map([], |r| {
-            Ok(Segment {
-                name: checked_name("positions", r.get(0)?)?,
-                with_fens: r.get(1)?,
-                layout: Layout::from_code(r.get(2)?)?,
-            })
-        })?
-        .collect::<rusqlite::Result<Vec<Segment>>>()?;
-    if segments.is_empty() {
-        return Ok(None);
-    }
+    let Some(segments) = layouts(conn)? else { return Ok(None) };
     let (mut short_arms, mut long_arms) = (Vec::new(), Vec::new());
     for segment in &segments {
         let game_id = segment.layout.game_id_sql();
