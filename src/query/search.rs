@@ -66,6 +66,25 @@ pub struct FindStats {
     pub rejected: u64,
 }
 
+/// One read transaction around the statements of a search that reads
+/// the list of position segments and then the segments it names: an
+/// import that merges segments in between cannot drop one from under it.
+/// Nothing when the caller's transaction is open already.
+struct Snapshot<'c> {
+    _tx: Option<rusqlite::Transaction<'c>>,
+}
+
+impl Snapshot<'_> {
+    fn begin(conn: &Connection) -> Result<Snapshot<'_>, QueryError> {
+        if !conn.is_autocommit() {
+            return Ok(Snapshot { _tx: None });
+        }
+        conn.unchecked_transaction()
+            .map(|tx| Snapshot { _tx: Some(tx) })
+            .map_err(QueryError::sqlite(conn))
+    }
+}
+
 /// A key hit: the game and the ply.
 type KeyHit = (GameId, u32);
 
@@ -172,6 +191,7 @@ impl Search {
         let Some(target) = &self.target else {
             return self.find_by_headers(conn, page, with_tags, each);
         };
+        let _snapshot = Snapshot::begin(conn)?;
         let (sql, params, long) = self.hits_sql(conn, target)?;
         let mut hits = conn.prepare(&sql).map_err(&e)?;
         let mut rows = hits.query(params_from_iter(&params)).map_err(&e)?;
@@ -309,6 +329,7 @@ impl Search {
         }
         // Unordered: ordering the UNION ALL of the segments in SQLite costs
         // three times as much as reading it and sorting here.
+        let snapshot = Snapshot::begin(conn)?;
         let mut hits: Vec<(GameId, u32, Option<u16>)> = match segments::packed_hits_sql(conn)
             .map_err(&e)?
         {
@@ -326,6 +347,7 @@ impl Search {
                 }),
         }
         .map_err(&e)?;
+        drop(snapshot);
         hits.sort_unstable();
         hits.dedup_by_key(|h| h.0);
         let from = if has_index(conn, "games_summary")? {
