@@ -173,10 +173,14 @@ fn the_speed_filter_selects_by_the_time_control() {
 fn an_older_database_says_how_to_get_the_speed_column() {
     let dir = scratch();
     let db = dir.join("old.db");
-    import(&db, &["--quiet", arg(&common::twic())]).success();
+    // No position segments: those of version 6 had other columns.
+    import(&db, &["--quiet", "--no-positions", arg(&common::twic())]).success();
     let conn = open(&db);
     let before: Vec<Columns> = rows(&conn, SELECT);
-    conn.execute_batch("DROP VIEW players; DROP VIEW plies").unwrap();
+    conn.execute_batch(
+        "DROP VIEW players; DROP VIEW plies; ALTER TABLE position_segments DROP COLUMN layout",
+    )
+    .unwrap();
     // Version 6's trigger, which knows no ply_data, before the table goes.
     let v6 = include_str!("../migrations/0006_source_indexing.sql");
     let trigger = &v6[v6.find("CREATE TRIGGER games_delete").unwrap()..];

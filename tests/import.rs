@@ -427,3 +427,99 @@ fn tag_pairs_keep_their_order_and_text() {
         assert!(shown.contains(&(name.clone(), value.clone())), "{name} {value:?} in {shown:?}");
     }
 }
+
+/// Rewrites the position segments of `db` as schema 10 wrote them: tables
+/// `(hash, game_id, ply_move)`, no `layout` column, that version's view.
+fn as_schema_10(db: &Path) {
+    let conn = open(db);
+    let names: Vec<String> = column(&conn, "SELECT name FROM position_segments ORDER BY id");
+    conn.execute_batch("DROP VIEW positions").unwrap();
+    let mut arms = Vec::new();
+    for name in &names {
+        conn.execute_batch(&format!(
+            "CREATE TABLE split (hash INTEGER NOT NULL, game_id INTEGER NOT NULL, \
+             ply_move INTEGER NOT NULL, PRIMARY KEY (hash, game_id, ply_move)) WITHOUT ROWID; \
+             INSERT INTO split SELECT hash, gpm >> 24 & 4294967295, \
+             ((gpm >> 15 & 511) | (gpm >> 56 << 9)) << 15 | (gpm & 32767) FROM {name}; \
+             DROP TABLE {name}; ALTER TABLE split RENAME TO {name};"
+        ))
+        .unwrap();
+        arms.push(format!(
+            "SELECT hash, game_id, ply_move >> 15, nullif(ply_move & 32767, 32767), NULL \
+             FROM {name} WHERE game_id NOT IN (SELECT game_id FROM deleted_games)"
+        ));
+    }
+    conn.execute_batch(&format!(
+        "CREATE VIEW positions (hash, game_id, ply, next_move, fen) AS {}; \
+         ALTER TABLE position_segments DROP COLUMN layout; PRAGMA user_version = 10;",
+        arms.join(" UNION ALL ")
+    ))
+    .unwrap();
+}
+
+/// What the query commands answer about the positions of `db`.
+fn position_answers(db: &Path) -> Vec<String> {
+    let fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
+    let queries: [&[&str]; 7] = [
+        &["sql", "SELECT * FROM positions ORDER BY hash, game_id, ply", "--format", "csv"],
+        &["find", "--fen", fen, "--format", "csv"],
+        &["find", "--moves", "1. d4 d5 2. c4", "--min-elo", "1500", "--format", "csv"],
+        &["find", "--moves", "1. e4 c5", "--count"],
+        &["explore", "--format", "csv"],
+        &["explore", "--moves", "1. e4 e5", "--result", "1-0", "--format", "csv"],
+        &["find", "--fen", "8/8/8/8/8/8/8/K1k5 w - - 0 1", "--count"],
+    ];
+    let answers: Vec<String> = queries
+        .iter()
+        .map(|args| run(args.iter().chain(&["--db", arg(db)])).success().stdout)
+        .collect();
+    for (args, answer) in queries.iter().zip(&answers).take(6) {
+        assert!(answer.lines().count() > 1 || answer.trim() != "0", "{args:?}: {answer}");
+    }
+    answers
+}
+
+#[test]
+fn a_schema_10_database_reads_alike_and_takes_new_segments_and_merges() {
+    let dir = scratch();
+    let (old, fresh) = (dir.join("old.db"), dir.join("fresh.db"));
+    // 16 inputs after the first: a merge of level 0 takes all 17 segments
+    // but the last.
+    let text =
+        std::fs::read_to_string(games_dir().join("chesscom/schmitz874-chesscom-live.pgn")).unwrap();
+    let games: Vec<&str> = text.split("\n[Event ").collect();
+    let part = games.len().div_ceil(16);
+    let mut inputs = Vec::new();
+    for (i, chunk) in games.chunks(part).enumerate() {
+        let path = dir.join(format!("part-{i:02}.pgn"));
+        let body: Vec<String> = chunk
+            .iter()
+            .map(|g| if g.starts_with("[Event ") { g.to_string() } else { format!("[Event {g}") })
+            .collect();
+        std::fs::write(&path, body.join("\n")).unwrap();
+        inputs.push(path);
+    }
+    assert_eq!(inputs.len(), 16);
+
+    for db in [&old, &fresh] {
+        import(db, &["--quiet", arg(&twic())]).success();
+    }
+    let expected = position_answers(&fresh);
+    as_schema_10(&old);
+    assert_eq!(position_answers(&old), expected, "read as schema 10 wrote it");
+
+    let layouts = |db: &Path| column::<i64>(&open(db), "SELECT layout FROM position_segments");
+    import(&old, &["--quiet", arg(&inputs[0])]).success();
+    import(&fresh, &["--quiet", arg(&inputs[0])]).success();
+    assert_eq!(layouts(&old), [0, 1], "the old segment stays, the new one is packed");
+    let expected = position_answers(&fresh);
+    assert_eq!(position_answers(&old), expected, "old and new segments together");
+
+    let rest: Vec<&str> = inputs[1..].iter().map(|p| arg(p)).collect();
+    for db in [&old, &fresh] {
+        import(db, &[&["--quiet"], &rest[..]].concat()).success();
+    }
+    assert_eq!(layouts(&old), [1, 1], "merged, and the last input's segment");
+    assert_eq!(position_answers(&old), position_answers(&fresh), "after the merge");
+    assert_eq!(integrity(&old), "ok");
+}

@@ -17,8 +17,9 @@ use common::{arg, games_dir, import, pgnindex, scratch, Scratch};
 use predicates::prelude::*;
 
 use pgnindex::chess::Position;
+use pgnindex::db::GameId;
 use pgnindex::notation::{fen, uci};
-use pgnindex::store::segments::pack_ply_move;
+use pgnindex::store::segments::pack_gpm;
 use similar_asserts::assert_eq;
 
 /// The shared database: imported once per test process.
@@ -430,11 +431,11 @@ fn a_key_collision_never_shows_a_wrong_game() {
     let sql = "SELECT name FROM position_segments ORDER BY id LIMIT 1";
     let segments = run_on(&copy, &["sql", sql, "--format", "csv"]);
     let segment = segments.lines().nth(1).unwrap().to_string();
-    let (at3, at1) = (pack_ply_move(3, None), pack_ply_move(1, None));
+    let at3 = pack_gpm(GameId::new(stranger as u32), 3, None);
+    let at1 = pack_gpm(GameId::new(reached[0].0 as u32), 1, None);
     let forge = format!(
-        "INSERT INTO {segment} (hash, game_id, ply_move) VALUES ({key}, {stranger}, {at3}); \
-         INSERT INTO {segment} (hash, game_id, ply_move) VALUES ({key}, {}, {at1})",
-        reached[0].0
+        "INSERT INTO {segment} (hash, gpm) VALUES ({key}, {at3}); \
+         INSERT INTO {segment} (hash, gpm) VALUES ({key}, {at1})"
     );
     run_on(&copy, &["sql", "--write", &forge]);
     let found = common::run(["find", "--fen", fen, "--format", "csv", "--db", &copy]).success();
@@ -693,4 +694,55 @@ fn every_query_command_has_help_with_an_example() {
             .stdout(predicate::str::contains("Example"))
             .stdout(predicate::str::contains("pgnindex ".to_string() + cmd));
     }
+}
+
+/// A game of `moves` (SAN, numbered here) that ends `*`.
+fn pgn_game(n: usize, moves: &[&str]) -> String {
+    let mut text = format!("[Event \"long {n}\"]\n[Result \"*\"]\n\n");
+    for (i, san) in moves.iter().enumerate() {
+        if i % 2 == 0 {
+            text += &format!("{}. ", i / 2 + 1);
+        }
+        text += san;
+        text.push(' ');
+    }
+    text + "*\n\n"
+}
+
+#[test]
+fn hits_from_ply_512_on_are_found_in_game_order() {
+    // The knights go out and back: every 4 plies the position repeats.
+    let shuffle = |times: usize| -> Vec<&str> { ["Nf3", "Nf6", "Ng1", "Ng8"].repeat(times) };
+    let after_e4 = |mut moves: Vec<&'static str>| {
+        moves.push("e4");
+        moves
+    };
+    let games = [
+        // Reaches the position after 1. e4 at ply 521 only.
+        after_e4(shuffle(130)),
+        vec!["e4"],
+        after_e4(shuffle(64)),
+        // Reaches it at ply 1, then every 4 plies up to 561.
+        [vec!["e4"], ["Nf6", "Nf3", "Ng8", "Ng1"].repeat(140)].concat(),
+    ];
+    let dir = scratch();
+    let (input, db) = (dir.join("long.pgn"), dir.join("long.db"));
+    let text: String = games.iter().enumerate().map(|(i, m)| pgn_game(i + 1, m)).collect();
+    std::fs::write(&input, text).unwrap();
+    import(&db, &["--quiet", arg(&input)]).success();
+    let hits = |page: &[&str]| -> Vec<(u32, u32)> {
+        let args = [&["find", "--moves", "1. e4", "--format", "csv"], page].concat();
+        let found = run_on(arg(&db), &args);
+        let rows = found.lines().skip(1).map(|line| line.split(',').collect::<Vec<_>>());
+        rows.map(|cells| (cells[0].parse().unwrap(), cells[8].parse().unwrap())).collect()
+    };
+    assert_eq!(hits(&[]), [(1, 521), (2, 1), (3, 257), (4, 1)]);
+    assert_eq!(hits(&["--offset", "1", "--limit", "2"]), [(2, 1), (3, 257)]);
+    assert_eq!(hits(&["--result", "*", "--offset", "3"]), [(4, 1)], "with a filter");
+    assert_eq!(run_on(arg(&db), &["find", "--moves", "1. e4", "--count"]).trim(), "4");
+    let plies = run_on(
+        arg(&db),
+        &["sql", "SELECT count(*), max(ply) FROM positions WHERE game_id = 4", "--format", "csv"],
+    );
+    assert_eq!(plies.lines().nth(1), Some("562,561"));
 }

@@ -24,6 +24,7 @@ use super::target::Target;
 use crate::chess::{Color, Position, Role};
 use crate::db::GameId;
 use crate::notation::fen;
+use crate::store::segments;
 
 /// What to look for.
 #[derive(Debug, Clone, Default)]
@@ -64,19 +65,48 @@ pub struct FindStats {
     pub rejected: u64,
 }
 
+/// One read transaction around the statements of a search that reads
+/// the list of position segments and then the segments it names: an
+/// import that merges segments in between cannot drop one from under it.
+/// Nothing when the caller's transaction is open already.
+struct Snapshot<'c> {
+    _tx: Option<rusqlite::Transaction<'c>>,
+}
+
+impl Snapshot<'_> {
+    fn begin(conn: &Connection) -> Result<Snapshot<'_>, QueryError> {
+        if !conn.is_autocommit() {
+            return Ok(Snapshot { _tx: None });
+        }
+        conn.unchecked_transaction()
+            .map(|tx| Snapshot { _tx: Some(tx) })
+            .map_err(QueryError::sqlite(conn))
+    }
+}
+
+/// A key hit: the game and the ply.
+type KeyHit = (GameId, u32);
+
 impl Search {
     /// The hits of the target (required) that pass the filters, ordered
-    /// by game id: `(game_id, ply)` rows. Each segment of the `positions`
-    /// view yields its hits in game order, so SQLite merges them as a
-    /// stream (ordering by ply too would sort within each game: the caller
-    /// does that). The games are read afterwards, one by one.
+    /// by game id: `(game_id, ply)` rows. Each segment yields its hits in
+    /// game order, so SQLite merges them as a stream (ordering by ply too
+    /// would sort within each game: the caller does that). The games are
+    /// read afterwards, one by one. Since schema 12 the segments are read
+    /// by their keys ([`segments::ordered_hits_sql`]) but for the plies
+    /// from [`segments::LONG_PLY`] on, which their keys sort after the
+    /// others: those few hits are read here, sorted, and returned third,
+    /// for the caller to merge in.
     fn hits_sql(
         &self,
         conn: &Connection,
         target: &Target,
-    ) -> Result<(String, Vec<Value>), QueryError> {
+    ) -> Result<(String, Vec<Value>, Vec<KeyHit>), QueryError> {
+        let e = QueryError::sqlite(conn);
         let filters = self.filter_sql(conn)?;
-        let sql = if self.filters.is_empty() {
+        let mut params = vec![Value::Integer(target.key)];
+        params.extend(filters.params);
+        let view_sql = if self.filters.is_empty() {
             "SELECT game_id, ply FROM positions WHERE hash = ? ORDER BY game_id".to_string()
         } else {
             format!(
@@ -85,9 +115,20 @@ impl Search {
                 filters.sql
             )
         };
-        let mut params = vec![Value::Integer(target.key)];
-        params.extend(filters.params);
-        Ok((sql, params))
+        let Some((sql, long_sql, arms)) =
+            segments::ordered_hits_sql(conn, &filters.sql).map_err(&e)?
+        else {
+            return Ok((view_sql, params, Vec::new()));
+        };
+        let params: Vec<Value> = params.iter().cycle().take(params.len() * arms).cloned().collect();
+        let mut long: Vec<KeyHit> = conn
+            .prepare(&long_sql)
+            .and_then(|mut st| {
+                st.query_map(params_from_iter(&params), |r| Ok((r.get(0)?, r.get(1)?)))?.collect()
+            })
+            .map_err(&e)?;
+        long.sort_unstable();
+        Ok((sql, params, long))
     }
 
     /// The filters as SQL for the schema version of `conn`'s database.
@@ -149,27 +190,43 @@ impl Search {
         let Some(target) = &self.target else {
             return self.find_by_headers(conn, page, with_tags, each);
         };
-        let (sql, params) = self.hits_sql(conn, target)?;
+        let _snapshot = Snapshot::begin(conn)?;
+        let (sql, params, long) = self.hits_sql(conn, target)?;
         let mut hits = conn.prepare(&sql).map_err(&e)?;
         let mut rows = hits.query(params_from_iter(&params)).map_err(&e)?;
+        // The statement's hits and the long games' ones, merged in
+        // (game, ply) order.
+        let mut long = long.into_iter().peekable();
+        let mut read: Option<KeyHit> = None;
+        let mut next_hit = || -> Result<Option<KeyHit>, QueryError> {
+            if read.is_none() {
+                if let Some(r) = rows.next().map_err(&e)? {
+                    read = Some((r.get(0).map_err(&e)?, r.get(1).map_err(&e)?));
+                }
+            }
+            Ok(match (read, long.peek()) {
+                (Some(hit), Some(first)) if *first < hit => long.next(),
+                (Some(_), _) => read.take(),
+                (None, _) => long.next(),
+            })
+        };
         let mut game_sql = conn
             .prepare(&format!("SELECT {} FROM games AS g WHERE g.id = ?1", *GAME_COLUMNS))
             .map_err(&e)?;
         let mut skip = page.offset;
         // The rows of one game are consecutive: gather its plies, then
         // verify.
-        let mut next: Option<(GameId, u32)> = None;
+        let mut next: Option<KeyHit> = None;
         loop {
             let (id, first) = match next.take() {
                 Some(hit) => hit,
-                None => match rows.next().map_err(&e)? {
-                    Some(r) => (r.get(0).map_err(&e)?, r.get(1).map_err(&e)?),
+                None => match next_hit()? {
+                    Some(hit) => hit,
                     None => break,
                 },
             };
             let mut plies = vec![first];
-            while let Some(r) = rows.next().map_err(&e)? {
-                let hit: (GameId, u32) = (r.get(0).map_err(&e)?, r.get(1).map_err(&e)?);
+            while let Some(hit) = next_hit()? {
                 if hit.0 != id {
                     next = Some(hit);
                     break;
@@ -273,13 +330,25 @@ impl Search {
         }
         // Unordered: ordering the UNION ALL of the segments in SQLite costs
         // three times as much as reading it and sorting here.
-        let mut st = conn
-            .prepare("SELECT game_id, ply, next_move FROM positions WHERE hash = ?1")
-            .map_err(&e)?;
-        let mut hits: Vec<(GameId, u32, Option<u16>)> = st
-            .query_map([target.key], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-            .and_then(|rows| rows.collect())
-            .map_err(&e)?;
+        let snapshot = Snapshot::begin(conn)?;
+        let mut hits: Vec<(GameId, u32, Option<u16>)> = match segments::packed_hits_sql(conn)
+            .map_err(&e)?
+        {
+            Some(sql) => conn.prepare(&sql).and_then(|mut st| {
+                st.query_map([target.key], |r| {
+                    let (game_id, ply, next_move) = segments::unpack_gpm(r.get(0)?);
+                    Ok((game_id, u32::from(ply), next_move))
+                })?
+                .collect()
+            }),
+            None => conn
+                .prepare("SELECT game_id, ply, next_move FROM positions WHERE hash = ?1")
+                .and_then(|mut st| {
+                    st.query_map([target.key], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect()
+                }),
+        }
+        .map_err(&e)?;
+        drop(snapshot);
         hits.sort_unstable();
         hits.dedup_by_key(|h| h.0);
         let from = if has_index(conn, "games_summary")? {

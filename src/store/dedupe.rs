@@ -264,8 +264,15 @@ impl DedupeIndex {
         let (id, name) = new_segment(conn)?;
         let arms: Vec<String> =
             parts.iter().map(|part| format!("SELECT key, game_id FROM {part}")).collect();
-        let total =
-            copy_merged(conn, &name, "key, game_id", &["key", "game_id"], &arms, after_commit)?;
+        let total = copy_merged(
+            conn,
+            &name,
+            "key, game_id",
+            &["key", "game_id"],
+            &arms,
+            "game_id",
+            after_commit,
+        )?;
         let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
         for part in &parts {
             tx.execute("DELETE FROM dedupe_segments WHERE name = ?1", [part])?;

@@ -44,31 +44,102 @@ pub const NO_MOVE: u16 = u16::MAX;
 /// The FENs of a batch, in (game, ply) order, for `--with-fens`.
 pub type Fens = Vec<(GameId, u16, String)>;
 
-/// A segment table. `ply_move` packs the ply and the next move into one
-/// integer ([`pack_ply_move`]): one column less in every row (a
-/// record-header byte) and a 3-byte integer for the first 256 plies
-/// instead of a 1–2 byte ply and a 2-byte move — about 1.3 bytes of 22 per
-/// row. The view unpacks it.
-fn table_sql(name: &str, with_fens: bool) -> String {
+/// How a segment table stores its rows (`position_segments.layout`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// `(hash, game_id, ply_move)`, `ply_move` from [`pack_ply_move`]:
+    /// the segments written before schema 12.
+    Split,
+    /// `(hash, gpm)`, `gpm` from [`pack_gpm`]: one column and about a
+    /// byte less per row than [`Layout::Split`].
+    Packed,
+}
+
+impl Layout {
+    /// The layout recorded as `code` in `position_segments.layout`.
+    fn from_code(code: i64) -> rusqlite::Result<Layout> {
+        match code {
+            0 => Ok(Layout::Split),
+            1 => Ok(Layout::Packed),
+            _ => Err(corrupt(format!("{code} is not a position segment layout"))),
+        }
+    }
+
+    /// The code recorded in `position_segments.layout`.
+    fn code(self) -> i64 {
+        match self {
+            Layout::Split => 0,
+            Layout::Packed => 1,
+        }
+    }
+
+    /// The key columns, in key order.
+    fn key(self) -> &'static [&'static str] {
+        match self {
+            Layout::Split => &["hash", "game_id", "ply_move"],
+            Layout::Packed => &["hash", "gpm"],
+        }
+    }
+
+    /// The `game_id` of a row, in SQL.
+    pub(super) fn game_id_sql(self) -> String {
+        match self {
+            Layout::Split => "game_id".to_string(),
+            Layout::Packed => format!("(gpm >> {GAME_SHIFT} & {GAME_MASK})"),
+        }
+    }
+
+    /// The `ply` and `next_move` (NULL at the final position) of a row, in
+    /// SQL: [`unpack_ply_move`] or [`unpack_gpm`].
+    fn ply_and_move_sql(self) -> String {
+        match self {
+            Layout::Split => {
+                format!("ply_move >> {MOVE_BITS}, nullif(ply_move & {MOVE_MASK}, {NO_MOVE_CODE})")
+            }
+            Layout::Packed => format!(
+                "((gpm >> {MOVE_BITS} & {PLY_LOW_MASK}) | (gpm >> {PLY_HIGH_SHIFT} << {PLY_LOW_BITS})), \
+                 nullif(gpm & {MOVE_MASK}, {NO_MOVE_CODE})"
+            ),
+        }
+    }
+}
+
+/// A registered segment.
+#[derive(Debug, Clone)]
+pub(super) struct Segment {
+    /// The table, checked by [`checked_name`].
+    pub(super) name: String,
+    /// `true` if the table has a `fen` column.
+    with_fens: bool,
+    /// How its rows are stored.
+    pub(super) layout: Layout,
+}
+
+/// A segment table of `layout`. Each row is its key: `WITHOUT ROWID`
+/// stores it once, in the primary key's B-tree.
+fn table_sql(name: &str, with_fens: bool, layout: Layout) -> String {
+    let columns: Vec<String> =
+        layout.key().iter().map(|c| format!("{c} INTEGER NOT NULL")).collect();
     format!(
-        "CREATE TABLE {name} (hash INTEGER NOT NULL, game_id INTEGER NOT NULL, \
-         ply_move INTEGER NOT NULL{}, PRIMARY KEY (hash, game_id, ply_move)) WITHOUT ROWID",
-        if with_fens { ", fen TEXT" } else { "" }
+        "CREATE TABLE {name} ({}{}, PRIMARY KEY ({})) WITHOUT ROWID",
+        columns.join(", "),
+        if with_fens { ", fen TEXT" } else { "" },
+        layout.key().join(", ")
     )
 }
 
-/// Low bits of `ply_move` that hold the next move; the ply is above them.
-/// Every move code fits ([`crate::notation::uci::Uci::code`] stays below
-/// 2¹⁵).
+/// Low bits of `ply_move` and `gpm` that hold the next move; the ply is
+/// above them. Every move code fits ([`crate::notation::uci::Uci::code`]
+/// stays below 2¹⁵).
 pub const MOVE_BITS: u32 = 15;
-/// The move bits of `ply_move`.
+/// The move bits of `ply_move` and `gpm`.
 const MOVE_MASK: i64 = (1 << MOVE_BITS) - 1;
 /// The move bits of a final position's `ply_move` (no next move): all
 /// ones, a code no move has.
 pub const NO_MOVE_CODE: i64 = MOVE_MASK;
 
-/// The `ply_move` column of a segment row: `ply` above the [`MOVE_BITS`]
-/// low bits, which hold `next_move`'s code
+/// The `ply_move` column of a [`Layout::Split`] segment row: `ply` above
+/// the [`MOVE_BITS`] low bits, which hold `next_move`'s code
 /// ([`crate::notation::uci::Uci::code`]), or [`NO_MOVE_CODE`] for `None`
 /// (the final position). With 15 bits, `ply * 32768 + code`; stored
 /// databases depend on it.
@@ -84,18 +155,52 @@ pub fn unpack_ply_move(ply_move: i64) -> (u32, Option<u16>) {
     ((ply_move >> MOVE_BITS) as u32, (code != NO_MOVE_CODE).then_some(code as u16))
 }
 
-/// [`unpack_ply_move`] in SQL: the `ply` and `next_move` (NULL at the
-/// final position) columns of the `positions` view, from `ply_move`.
-fn unpack_ply_move_sql() -> String {
-    format!("ply_move >> {MOVE_BITS}, nullif(ply_move & {MOVE_MASK}, {NO_MOVE_CODE})")
+/// Where the game id starts in `gpm`: above the move and the ply's low
+/// [`PLY_LOW_BITS`] bits.
+pub const GAME_SHIFT: u32 = 24;
+/// Bits of the ply below the game id.
+const PLY_LOW_BITS: u32 = GAME_SHIFT - MOVE_BITS;
+/// The ply's low bits, once shifted down.
+const PLY_LOW_MASK: i64 = (1 << PLY_LOW_BITS) - 1;
+/// The game id's bits, once shifted down (every [`GameId`] fits).
+const GAME_MASK: i64 = u32::MAX as i64;
+/// Where the ply's high bits (`ply >> 9`, at most 127) start in `gpm`:
+/// above the 32 bits of the game id.
+const PLY_HIGH_SHIFT: u32 = GAME_SHIFT + 32;
+
+/// The `gpm` column of a [`Layout::Packed`] segment row: from the low bits
+/// up, the next move's code (as in [`pack_ply_move`]), the ply's low 9
+/// bits, the game id (32 bits), the ply's high bits. Under 2⁴⁷, a 6-byte
+/// SQLite integer, for the first 512 plies of games 1 to 2²³ − 1; 8
+/// bytes otherwise; never negative. Stored databases depend on it.
+pub fn pack_gpm(game_id: GameId, ply: u16, next_move: Option<u16>) -> i64 {
+    let ply = u32::from(ply);
+    (i64::from(ply >> PLY_LOW_BITS) << PLY_HIGH_SHIFT)
+        | (i64::from(game_id) << GAME_SHIFT)
+        | pack_ply_move(ply & PLY_LOW_MASK as u32, next_move)
+}
+
+/// The game, ply and next move packed by [`pack_gpm`].
+pub fn unpack_gpm(gpm: i64) -> (GameId, u16, Option<u16>) {
+    let (low, next_move) = unpack_ply_move(gpm & ((1 << GAME_SHIFT) - 1));
+    let ply = ((gpm >> PLY_HIGH_SHIFT) << PLY_LOW_BITS) as u32 | low;
+    (GameId::new((gpm >> GAME_SHIFT & GAME_MASK) as u32), ply as u16, next_move)
 }
 
 impl PendingPosition {
-    /// The packed `ply_move` column.
-    fn ply_move(self) -> i64 {
+    /// The packed `gpm` column.
+    fn gpm(self) -> i64 {
         let next_move = (self.next_move != NO_MOVE).then_some(self.next_move);
-        pack_ply_move(u32::from(self.ply), next_move)
+        pack_gpm(self.game_id, self.ply, next_move)
     }
+}
+
+/// A database whose position index is not as this importer writes it.
+fn corrupt(message: String) -> rusqlite::Error {
+    rusqlite::Error::SqliteFailure(
+        rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CORRUPT),
+        Some(message),
+    )
 }
 
 /// The next segment's id and table name.
@@ -105,8 +210,18 @@ fn next_segment(conn: &Connection) -> rusqlite::Result<(i64, String)> {
     Ok((id, format!("positions_{id:06}")))
 }
 
+/// Where a level-0 segment is built before it is copied into its table.
+const SCRATCH: &str = "temp.positions_scratch";
+
 /// Writes `rows` (any order; sorted here) as a new level-0 segment and
 /// rewrites the view. Runs inside the caller's transaction.
+///
+/// The rows go into an in-memory table first, then into the segment with
+/// `INSERT INTO … SELECT * FROM` that table: SQLite copies such a statement
+/// between tables of the same shape as a bulk load, which fills every
+/// B-tree page (rows inserted one by one in key order leave them 88 %
+/// full: SQLite balances an index B-tree's last pages as if inserts could
+/// come anywhere).
 pub fn write_segment(
     conn: &Connection,
     rows: &mut [PendingPosition],
@@ -118,25 +233,45 @@ pub fn write_segment(
     rows.sort_unstable();
     let with_fens = !fens.is_empty();
     let (id, name) = next_segment(conn)?;
-    conn.execute_batch(&table_sql(&name, with_fens))?;
-    insert_rows(conn, &name, if with_fens { 4 } else { 3 }, rows, |st, at, p| {
+    conn.execute_batch(&format!(
+        "DROP TABLE IF EXISTS {SCRATCH}; {}",
+        table_sql(SCRATCH, with_fens, Layout::Packed)
+    ))?;
+    insert_rows(conn, SCRATCH, if with_fens { 3 } else { 2 }, rows, |st, at, p| {
         st.raw_bind_parameter(at, p.hash)?;
-        st.raw_bind_parameter(at + 1, p.game_id)?;
-        st.raw_bind_parameter(at + 2, p.ply_move())?;
+        st.raw_bind_parameter(at + 1, p.gpm())?;
         if with_fens {
             let fen = fens
                 .binary_search_by_key(&(p.game_id, p.ply), |f| (f.0, f.1))
                 .ok()
                 .map(|i| fens[i].2.as_str());
-            st.raw_bind_parameter(at + 3, fen)?;
+            st.raw_bind_parameter(at + 2, fen)?;
         }
         Ok(())
     })?;
-    conn.execute(
-        "INSERT INTO position_segments (id, name, level, rows, with_fens) VALUES (?1, ?2, 0, ?3, ?4)",
-        params![id, name, rows.len() as i64, with_fens],
-    )?;
+    conn.execute_batch(&format!(
+        "{}; INSERT INTO main.{name} SELECT * FROM {SCRATCH}; DROP TABLE {SCRATCH};",
+        table_sql(&format!("main.{name}"), with_fens, Layout::Packed)
+    ))?;
+    register(conn, id, &name, 0, rows.len() as i64, with_fens)?;
     rewrite_view(conn)
+}
+
+/// Registers the [`Layout::Packed`] segment `name`.
+fn register(
+    conn: &Connection,
+    id: i64,
+    name: &str,
+    level: i64,
+    rows: i64,
+    with_fens: bool,
+) -> rusqlite::Result<()> {
+    conn.execute(
+        "INSERT INTO position_segments (id, name, level, rows, with_fens, layout) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        params![id, name, level, rows, with_fens, Layout::Packed.code()],
+    )
+    .map(drop)
 }
 
 /// A segment table's name as read from the database, checked to be one the
@@ -147,44 +282,159 @@ pub(super) fn checked_name(prefix: &str, name: String) -> rusqlite::Result<Strin
     if digits.is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())) {
         return Ok(name);
     }
-    Err(rusqlite::Error::SqliteFailure(
-        rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CORRUPT),
-        Some(format!("{name:?} is not the name of a pgnindex {prefix} segment")),
-    ))
+    Err(corrupt(format!("{name:?} is not the name of a pgnindex {prefix} segment")))
 }
 
-/// The segments: (name, with_fens), in id order.
-fn segments(conn: &Connection, level: Option<i64>) -> rusqlite::Result<Vec<(String, bool)>> {
+/// The registered segments (of `level`, or all), in id order.
+pub(super) fn segments(conn: &Connection, level: Option<i64>) -> rusqlite::Result<Vec<Segment>> {
     let mut st = conn.prepare(
-        "SELECT name, with_fens FROM position_segments WHERE ?1 IS NULL OR level = ?1 ORDER BY id",
+        "SELECT name, with_fens, layout FROM position_segments \
+         WHERE ?1 IS NULL OR level = ?1 ORDER BY id",
     )?;
-    let rows = st.query_map([level], |r| Ok((checked_name("positions", r.get(0)?)?, r.get(1)?)))?;
+    let rows = st.query_map([level], |r| {
+        Ok(Segment {
+            name: checked_name("positions", r.get(0)?)?,
+            with_fens: r.get(1)?,
+            layout: Layout::from_code(r.get(2)?)?,
+        })
+    })?;
     rows.collect()
 }
 
 /// The condition that keeps a segment row of a game that was not deleted
-/// (`deleted_games` lists the ids of deleted games whose rows may remain).
-/// One lookup in a table that is empty or small: the view, and the merges
-/// that copy segments, apply it to every row.
-pub(super) const LIVE: &str = "game_id NOT IN (SELECT game_id FROM deleted_games)";
-
-/// One arm of the view: the rows of live games.
-fn view_arm(name: &str, with_fens: bool) -> String {
-    let fen = if with_fens { "fen" } else { "NULL" };
-    format!("SELECT hash, game_id, {}, {fen} FROM {name} WHERE {LIVE}", unpack_ply_move_sql())
+/// (`deleted_games` lists the ids of deleted games whose rows may remain),
+/// for rows whose game id is `game_id` (SQL). One lookup in a table that
+/// is empty or small: the view, and the merges that copy segments, apply
+/// it to every row.
+pub(super) fn live(game_id: &str) -> String {
+    format!("{game_id} NOT IN (SELECT game_id FROM deleted_games)")
 }
 
-/// One arm of a merge: the stored columns.
-fn merge_arm(name: &str, with_fens: bool) -> String {
-    let fen = if with_fens { "fen" } else { "NULL" };
-    format!("SELECT hash, game_id, ply_move, {fen} AS fen FROM {name}")
+/// One arm of the view: the rows of live games.
+fn view_arm(segment: &Segment) -> String {
+    let fen = if segment.with_fens { "fen" } else { "NULL" };
+    let game_id = segment.layout.game_id_sql();
+    format!(
+        "SELECT hash, {game_id}, {}, {fen} FROM {} WHERE {}",
+        segment.layout.ply_and_move_sql(),
+        segment.name,
+        live(&game_id)
+    )
+}
+
+/// The first ply whose [`Layout::Packed`] row no longer sorts by game:
+/// its high bits sit above the game id.
+pub const LONG_PLY: u32 = 1 << PLY_LOW_BITS;
+
+/// The registered segments, if there are any and they record their
+/// layout (schema 12 on).
+fn layouts(conn: &Connection) -> rusqlite::Result<Option<Vec<Segment>>> {
+    let Ok(mut st) =
+        conn.prepare("SELECT name, with_fens, layout FROM position_segments ORDER BY id")
+    else {
+        return Ok(None);
+    };
+    let segments = st
+        .query_map([], |r| {
+            Ok(Segment {
+                name: checked_name("positions", r.get(0)?)?,
+                with_fens: r.get(1)?,
+                layout: Layout::from_code(r.get(2)?)?,
+            })
+        })?
+        .collect::<rusqlite::Result<Vec<Segment>>>()?;
+    Ok((!segments.is_empty()).then_some(segments))
+}
+
+/// A statement that lists the rows of one key (`?1`), unordered, each as
+/// its `gpm` ([`unpack_gpm`]): a packed segment's column as stored,
+/// without the view's three computed columns per row. `None` as for
+/// [`ordered_hits_sql`].
+pub fn packed_hits_sql(conn: &Connection) -> rusqlite::Result<Option<String>> {
+    let Some(segments) = layouts(conn)? else { return Ok(None) };
+    let arms: Vec<String> = segments
+        .iter()
+        .map(|segment| {
+            let gpm = match segment.layout {
+                Layout::Packed => "gpm".to_string(),
+                Layout::Split => format!(
+                    "ply_move >> {} << {PLY_HIGH_SHIFT} | game_id << {GAME_SHIFT} | (ply_move & {})",
+                    GAME_SHIFT,
+                    (1 << GAME_SHIFT) - 1
+                ),
+            };
+            format!(
+                "SELECT {gpm} FROM {} WHERE hash = ?1 AND {}",
+                segment.name,
+                live(&segment.layout.game_id_sql())
+            )
+        })
+        .collect();
+    Ok(Some(arms.join(" UNION ALL ")))
+}
+
+/// Statements that list the rows of one key (every `?` of an arm, the
+/// key first, then `filter`'s parameters) as `(game_id, ply, k)`. The
+/// first, for the plies below [`LONG_PLY`], in `(game_id, ply)` order,
+/// reads each [`Layout::Packed`] segment in its key's order (`k` is its
+/// `gpm`), so that SQLite merges the segments as streams (the view,
+/// ordered by its computed `game_id`, would sort every segment's rows
+/// first). The second, unordered, has the plies from [`LONG_PLY`] on
+/// (in a packed segment a seek past the others). `filter` (`AND …`) may
+/// name the game's columns as `g.`: the games are joined then. Also the
+/// number of arms (each takes the parameters once); `None` for a database
+/// whose segments record no layout (before schema 12: `ORDER BY game_id`
+/// on the view streams there) or that has none.
+pub fn ordered_hits_sql(
+    conn: &Connection,
+    filter: &str,
+) -> rusqlite::Result<Option<(String, String, usize)>> {
+    let Some(segments) = layouts(conn)? else { return Ok(None) };
+    let (mut short_arms, mut long_arms) = (Vec::new(), Vec::new());
+    for segment in &segments {
+        let game_id = segment.layout.game_id_sql();
+        // The column whose values from `bound` on are the long plies.
+        let (k, ply, column, bound) = match segment.layout {
+            Layout::Split => (
+                format!("game_id << {GAME_SHIFT} | (ply_move & {})", (1 << GAME_SHIFT) - 1),
+                format!("ply_move >> {MOVE_BITS}"),
+                "ply_move",
+                i64::from(LONG_PLY) << MOVE_BITS,
+            ),
+            Layout::Packed => (
+                "gpm".to_string(),
+                format!("((gpm >> {MOVE_BITS} & {PLY_LOW_MASK}) | (gpm >> {PLY_HIGH_SHIFT} << {PLY_LOW_BITS}))"),
+                "gpm",
+                1i64 << PLY_HIGH_SHIFT,
+            ),
+        };
+        let join = if filter.is_empty() {
+            String::new()
+        } else {
+            format!(" JOIN games AS g ON g.id = {game_id}")
+        };
+        let arm = |range: &str| {
+            format!(
+                "SELECT {game_id} AS game_id, {ply} AS ply, {k} AS k FROM {} AS p{join} \
+                 WHERE p.hash = ? AND {range} AND {}{filter}",
+                segment.name,
+                live(&game_id)
+            )
+        };
+        short_arms.push(arm(&format!("{column} < {bound}")));
+        long_arms.push(arm(&format!("{column} >= {bound}")));
+    }
+    Ok(Some((
+        format!("{} ORDER BY 3", short_arms.join(" UNION ALL ")),
+        long_arms.join(" UNION ALL "),
+        segments.len(),
+    )))
 }
 
 /// The `CREATE VIEW` statement of `positions` over the registered
 /// segments.
 fn view_sql(conn: &Connection) -> rusqlite::Result<String> {
-    let arms: Vec<String> =
-        segments(conn, None)?.iter().map(|(name, fens)| view_arm(name, *fens)).collect();
+    let arms: Vec<String> = segments(conn, None)?.iter().map(view_arm).collect();
     let body = if arms.is_empty() {
         "SELECT NULL, NULL, NULL, NULL, NULL WHERE 0".to_string()
     } else {
@@ -304,53 +554,146 @@ pub fn compact(
     Ok(())
 }
 
-/// Merges `parts` (the segments of `level`) into one segment of the next
-/// level.
+/// Merges `parts` (the segments of `level`) into one [`Layout::Packed`]
+/// segment of the next level; parts of the [`Layout::Split`] layout are
+/// rewritten in the packed one first ([`repack`]), so that every part is
+/// read in the merged key's order.
 fn merge(
     conn: &Connection,
     level: i64,
-    parts: &[(String, bool)],
+    parts: &[Segment],
     after_commit: &dyn Fn(&Connection) -> rusqlite::Result<()>,
 ) -> rusqlite::Result<()> {
-    let with_fens = parts.iter().any(|p| p.1);
-    let (id, name) = next_segment(conn)?;
-    conn.execute_batch(&table_sql(&name, with_fens))?;
-    let arms: Vec<String> = parts.iter().map(|(n, f)| merge_arm(n, *f)).collect();
-    let columns =
-        if with_fens { "hash, game_id, ply_move, fen" } else { "hash, game_id, ply_move" };
-    let key = ["hash", "game_id", "ply_move"];
-    let total = copy_merged(conn, &name, columns, &key, &arms, after_commit)?;
-    let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
-    for (part, _) in parts {
-        tx.execute("DELETE FROM position_segments WHERE name = ?1", [part])?;
-        tx.execute_batch(&format!("DROP TABLE {part}"))?;
+    let mut packed = Vec::with_capacity(parts.len());
+    for part in parts {
+        packed.push(match part.layout {
+            Layout::Packed => part.clone(),
+            Layout::Split => repack(conn, level, part, after_commit)?,
+        });
     }
-    tx.execute(
-        "INSERT INTO position_segments (id, name, level, rows, with_fens) VALUES (?1, ?2, ?3, ?4, ?5)",
-        params![id, name, level + 1, total, with_fens],
-    )?;
+    let with_fens = packed.iter().any(|p| p.with_fens);
+    let (id, name) = next_segment(conn)?;
+    conn.execute_batch(&table_sql(&name, with_fens, Layout::Packed))?;
+    let arms: Vec<String> = packed
+        .iter()
+        .map(|p| {
+            let fen = if p.with_fens { "fen" } else { "NULL" };
+            format!("SELECT hash, gpm, {fen} AS fen FROM {}", p.name)
+        })
+        .collect();
+    let columns = if with_fens { "hash, gpm, fen" } else { "hash, gpm" };
+    let game_id = Layout::Packed.game_id_sql();
+    let total =
+        copy_merged(conn, &name, columns, Layout::Packed.key(), &arms, &game_id, after_commit)?;
+    let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
+    for part in &packed {
+        tx.execute("DELETE FROM position_segments WHERE name = ?1", [&part.name])?;
+        tx.execute_batch(&format!("DROP TABLE {}", part.name))?;
+    }
+    register(&tx, id, &name, level + 1, total, with_fens)?;
     rewrite_view(&tx)?;
     tx.commit()
 }
 
+/// Rows read per transaction while a segment is rewritten in the packed
+/// layout (they are held in memory meanwhile).
+const REPACK_CHUNK: i64 = 1 << 20;
+
+/// Rewrites `part`, a [`Layout::Split`] segment of `level`, as a
+/// [`Layout::Packed`] segment of the same level without the rows of
+/// deleted games, and swaps it in: the new segment. Copies in
+/// transactions of [`REPACK_CHUNK`] rows, read in the old key's order,
+/// which is the new one's but for the plies from 512 on (those rows are
+/// inserted where they belong). A cut copy leaves an orphan table.
+fn repack(
+    conn: &Connection,
+    level: i64,
+    part: &Segment,
+    after_commit: &dyn Fn(&Connection) -> rusqlite::Result<()>,
+) -> rusqlite::Result<Segment> {
+    let with_fens = part.with_fens;
+    let (id, name) = next_segment(conn)?;
+    conn.execute_batch(&table_sql(&name, with_fens, Layout::Packed))?;
+    let select = format!(
+        "SELECT hash, game_id, ply_move, {} FROM {} \
+         WHERE (hash, game_id, ply_move) > (?1, ?2, ?3) AND {} \
+         ORDER BY hash, game_id, ply_move LIMIT ?4",
+        if with_fens { "fen" } else { "NULL" },
+        part.name,
+        live("game_id")
+    );
+    let mut after = (i64::MIN, -1i64, -1i64);
+    let mut rows: Vec<(i64, i64, Option<String>)> = Vec::new();
+    let mut total = 0i64;
+    loop {
+        let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
+        rows.clear();
+        {
+            let mut st = tx.prepare(&select)?;
+            let mut found = st.query(params![after.0, after.1, after.2, REPACK_CHUNK])?;
+            while let Some(r) = found.next()? {
+                let (hash, game_id, ply_move): (i64, i64, i64) = (r.get(0)?, r.get(1)?, r.get(2)?);
+                after = (hash, game_id, ply_move);
+                rows.push((hash, split_to_gpm(game_id, ply_move)?, r.get(3)?));
+            }
+        }
+        rows.sort_unstable_by_key(|r| (r.0, r.1));
+        insert_rows(&tx, &name, if with_fens { 3 } else { 2 }, &rows, |st, at, r| {
+            st.raw_bind_parameter(at, r.0)?;
+            st.raw_bind_parameter(at + 1, r.1)?;
+            if with_fens {
+                st.raw_bind_parameter(at + 2, r.2.as_deref())?;
+            }
+            Ok(())
+        })?;
+        tx.commit()?;
+        after_commit(conn)?;
+        total += rows.len() as i64;
+        if (rows.len() as i64) < REPACK_CHUNK {
+            break;
+        }
+    }
+    let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
+    tx.execute("DELETE FROM position_segments WHERE name = ?1", [&part.name])?;
+    tx.execute_batch(&format!("DROP TABLE {}", part.name))?;
+    register(&tx, id, &name, level, total, with_fens)?;
+    rewrite_view(&tx)?;
+    tx.commit()?;
+    Ok(Segment { name, with_fens, layout: Layout::Packed })
+}
+
+/// The `gpm` of a [`Layout::Split`] row.
+fn split_to_gpm(game_id: i64, ply_move: i64) -> rusqlite::Result<i64> {
+    let (ply, next_move) = unpack_ply_move(ply_move);
+    match (u32::try_from(game_id), u16::try_from(ply)) {
+        (Ok(game_id), Ok(ply)) if ply_move >= 0 => {
+            Ok(pack_gpm(GameId::new(game_id), ply, next_move))
+        }
+        _ => Err(corrupt(format!(
+            "position row of game {game_id} with ply_move {ply_move}: out of range"
+        ))),
+    }
+}
+
 /// Copies the rows of `arms` (each `SELECT columns FROM table`, of a
 /// table keyed by `key`, whose first column is any integer and the others
-/// are not negative, with a `game_id` column) into the table `dest`, in
-/// key order, [`MERGE_CHUNK`] rows per transaction, calling `after_commit`
-/// after each; the rows of deleted games are left out ([`LIVE`]). Returns
-/// the rows copied. A cut copy leaves `dest` partly filled: the caller
-/// registers it only once this returns.
+/// are not negative, with rows of the game `game_id` (SQL)) into the table
+/// `dest`, in key order, [`MERGE_CHUNK`] rows per transaction, calling
+/// `after_commit` after each; the rows of deleted games are left out
+/// ([`live`]). Returns the rows copied. A cut copy leaves `dest` partly
+/// filled: the caller registers it only once this returns.
 pub(super) fn copy_merged(
     conn: &Connection,
     dest: &str,
     columns: &str,
     key: &[&str],
     arms: &[String],
+    game_id: &str,
     after_commit: &dyn Fn(&Connection) -> rusqlite::Result<()>,
 ) -> rusqlite::Result<i64> {
     let key_list = key.join(", ");
     let after_list: Vec<String> = (1..=key.len()).map(|i| format!("?{i}")).collect();
-    let filter = format!(" WHERE ({key_list}) > ({}) AND {LIVE}", after_list.join(", "));
+    let filter = format!(" WHERE ({key_list}) > ({}) AND {}", after_list.join(", "), live(game_id));
     let union: Vec<String> = arms.iter().map(|arm| format!("{arm}{filter}")).collect();
     let order: Vec<String> = (1..=key.len()).map(|i| i.to_string()).collect();
     let copy = format!(
@@ -422,7 +765,8 @@ mod tests {
         assert_eq!(pack_ply_move(3, None), 3 * 32768 + 32767);
         assert_eq!(pack_ply_move(1, Some(796)), 32768 + 796);
         let conn = Connection::open_in_memory().unwrap();
-        let sql = format!("SELECT {} FROM (SELECT ?1 AS ply_move)", unpack_ply_move_sql());
+        let sql =
+            format!("SELECT {} FROM (SELECT ?1 AS ply_move)", Layout::Split.ply_and_move_sql());
         let cases = [(0, Some(0)), (0, None), (1, Some(796)), (300, None), (70_000, Some(24575))];
         for (ply, next_move) in cases {
             let packed = pack_ply_move(ply, next_move);
@@ -431,6 +775,173 @@ mod tests {
                 conn.query_row(&sql, [packed], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
             assert_eq!(by_sql, (ply, next_move));
         }
+    }
+
+    #[test]
+    fn gpm_packing_is_fixed_and_sql_unpacks_it_alike() {
+        // The stored format: databases written before read the same.
+        assert_eq!(pack_gpm(GameId::new(1), 0, Some(0)), 1 << 24);
+        assert_eq!(pack_gpm(GameId::new(2), 3, None), 2 * (1 << 24) + 3 * 32768 + 32767);
+        assert_eq!(pack_gpm(GameId::new(0), 512, Some(1)), (1 << 56) + 1);
+        assert_eq!(pack_gpm(GameId::new(5), 1025, Some(796)), (2 << 56) + (5 << 24) + 32768 + 796);
+        let conn = Connection::open_in_memory().unwrap();
+        let sql = format!(
+            "SELECT {}, {} FROM (SELECT ?1 AS gpm)",
+            Layout::Packed.game_id_sql(),
+            Layout::Packed.ply_and_move_sql()
+        );
+        let games = [1, (1 << 23) - 1, 1 << 23, 1 << 31, u32::MAX];
+        let plies = [0, 1, 511, 512, 1023, 65_535];
+        // The null move (0), the largest code, none.
+        let moves = [Some(0), Some(796), Some(4 * 4096 + 63 * 64 + 63), None];
+        for game in games {
+            for ply in plies {
+                for next_move in moves {
+                    let gpm = pack_gpm(GameId::new(game), ply, next_move);
+                    assert!(gpm >= 0);
+                    assert_eq!(unpack_gpm(gpm), (GameId::new(game), ply, next_move));
+                    let by_sql: (u32, u16, Option<u16>) = conn
+                        .query_row(&sql, [gpm], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                        .unwrap();
+                    assert_eq!(by_sql, (game, ply, next_move), "{gpm:#x}");
+                    // A 6-byte SQLite integer holds up to 2⁴⁷ − 1.
+                    let small = game < 1 << 23 && ply < 512;
+                    assert_eq!(gpm < 1 << 47, small, "game {game} ply {ply}");
+                    // The old layout's rows become the same number.
+                    let split = pack_ply_move(u32::from(ply), next_move);
+                    assert_eq!(split_to_gpm(i64::from(game), split).unwrap(), gpm);
+                }
+            }
+        }
+        assert!(split_to_gpm(-1, 0).is_err());
+        assert!(split_to_gpm(1, pack_ply_move(65_536, None)).is_err());
+    }
+
+    #[test]
+    fn level_0_segments_fill_their_pages() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = crate::db::open_for_write(&dir.path().join("t.db")).unwrap();
+        let mut x = 7u64;
+        let mut batch: Vec<PendingPosition> = (0..200_000u32)
+            .map(|i| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let ply = (i % 80) as u16;
+                PendingPosition {
+                    hash: x as i64,
+                    game_id: GameId::new(i / 80 + 1),
+                    ply,
+                    next_move: ply,
+                }
+            })
+            .collect();
+        conn.execute_batch("BEGIN").unwrap();
+        write_segment(&conn, &mut batch, &Vec::new()).unwrap();
+        conn.execute_batch("COMMIT").unwrap();
+        let (rows, bytes, unused): (i64, i64, i64) = conn
+            .query_row(
+                "SELECT sum(ncell), sum(pgsize), sum(unused) FROM dbstat WHERE name = 'positions_000001'",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .unwrap();
+        // An index B-tree holds some of its rows in interior pages.
+        assert_eq!(rows, 200_000);
+        // A row is 17 bytes (a 3-byte header, an 8-byte key, a 6-byte
+        // gpm) and 3 of cell overhead; pages filled one row at a time
+        // would leave 12 % of them unused.
+        let per_row = bytes as f64 / rows as f64;
+        assert!(per_row < 20.1, "{per_row} bytes per row, {unused} unused");
+        let leftover: i64 =
+            conn.query_row("SELECT count(*) FROM temp.sqlite_master", [], |r| r.get(0)).unwrap();
+        assert_eq!(leftover, 0, "the scratch table is dropped");
+    }
+
+    /// Registers a segment of the layout written before schema 12 holding
+    /// `rows`, as an import of then did.
+    fn write_split_segment(conn: &Connection, id: i64, rows: &[PendingPosition]) {
+        let name = format!("positions_{id:06}");
+        conn.execute_batch(&table_sql(&name, false, Layout::Split)).unwrap();
+        for p in rows {
+            let next_move = (p.next_move != NO_MOVE).then_some(p.next_move);
+            conn.execute(
+                &format!("INSERT INTO {name} VALUES (?1, ?2, ?3)"),
+                params![p.hash, p.game_id, pack_ply_move(u32::from(p.ply), next_move)],
+            )
+            .unwrap();
+        }
+        conn.execute(
+            "INSERT INTO position_segments (id, name, level, rows, with_fens, layout) \
+             VALUES (?1, ?2, 0, ?3, 0, 0)",
+            params![id, name, rows.len() as i64],
+        )
+        .unwrap();
+        rewrite_view(conn).unwrap();
+    }
+
+    #[test]
+    fn old_and_new_layouts_read_alike_and_a_merge_repacks_the_old_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = crate::db::open_for_write(&dir.path().join("t.db")).unwrap();
+        let mut expected = Vec::new();
+        for game in 1..=FANOUT as u32 {
+            // Long games, so that plies from 512 on are stored.
+            let mut batch = rows(u64::from(game), 600, GameId::new(game));
+            if game != 3 {
+                for p in &batch {
+                    let next = (p.next_move != NO_MOVE).then_some(i64::from(p.next_move));
+                    expected.push((p.hash, i64::from(game), i64::from(p.ply), next, None));
+                }
+            }
+            if game % 2 == 1 {
+                write_split_segment(&conn, i64::from(game), &batch);
+            } else {
+                conn.execute_batch("BEGIN").unwrap();
+                write_segment(&conn, &mut batch, &Vec::new()).unwrap();
+                conn.execute_batch("COMMIT").unwrap();
+            }
+        }
+        expected.sort();
+        conn.execute("INSERT INTO deleted_games (game_id) VALUES (3)", []).unwrap();
+        let layouts = |conn: &Connection| -> Vec<i64> {
+            let sql = "SELECT layout FROM position_segments ORDER BY id";
+            conn.prepare(sql)
+                .unwrap()
+                .query_map([], |r| r.get(0))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect()
+        };
+        assert_eq!(layouts(&conn), [0, 1].repeat(FANOUT / 2));
+        assert_eq!(view(&conn), expected);
+        // The key is searched in every segment, old or new.
+        let key = expected[expected.len() / 2].0;
+        let plan: Vec<String> = conn
+            .prepare("EXPLAIN QUERY PLAN SELECT game_id FROM positions WHERE hash = ?1")
+            .unwrap()
+            .query_map([key], |r| r.get(3))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        let searches = plan.iter().filter(|p| p.contains("SEARCH positions_")).count();
+        assert_eq!(searches, FANOUT, "{plan:#?}");
+        assert!(plan.iter().all(|p| !p.contains("SCAN positions_")), "{plan:#?}");
+
+        compact(&conn, &|_| Ok(())).unwrap();
+        assert_eq!(layouts(&conn), [1], "one merged segment, packed");
+        assert_eq!(view(&conn), expected);
+        let rows: i64 =
+            conn.query_row("SELECT sum(rows) FROM position_segments", [], |r| r.get(0)).unwrap();
+        assert_eq!(rows, expected.len() as i64, "merged without game 3");
+        let tables: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE name GLOB 'positions_[0-9]*'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(tables, 1, "the parts, old and repacked, are dropped");
     }
 
     #[test]
@@ -477,7 +988,7 @@ mod tests {
         assert_eq!(tables, 4, "merged segments are dropped");
 
         // A table left by a cut merge is dropped; registered ones stay.
-        conn.execute_batch(&table_sql("positions_999999", false)).unwrap();
+        conn.execute_batch(&table_sql("positions_999999", false, Layout::Packed)).unwrap();
         drop_orphans(&conn).unwrap();
         let orphan: i64 = conn
             .query_row(

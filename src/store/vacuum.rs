@@ -12,7 +12,7 @@ use std::path::Path;
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 
 use super::dedupe::DedupeIndex;
-use super::segments;
+use super::segments::{self, checked_name};
 use super::writer::{import_lock, WriteError};
 use crate::db::{self, DbError, Sharing};
 
@@ -65,8 +65,16 @@ fn purge(conn: &Connection) -> rusqlite::Result<(u64, u64)> {
     let games: i64 = tx.query_row("SELECT count(*) FROM deleted_games", [], |r| r.get(0))?;
     let mut positions = 0;
     if games > 0 {
-        positions = purge_segments(&tx, "position_segments", "positions")?;
-        purge_segments(&tx, "dedupe_segments", "dedupe")?;
+        let tables: Vec<(String, String)> = segments::segments(&tx, None)?
+            .into_iter()
+            .map(|s| (s.name, s.layout.game_id_sql()))
+            .collect();
+        positions = purge_segments(&tx, "position_segments", &tables)?;
+        let tables: Vec<(String, String)> = tx
+            .prepare("SELECT name FROM dedupe_segments ORDER BY id")?
+            .query_map([], |r| Ok((checked_name("dedupe", r.get(0)?)?, "game_id".to_string())))?
+            .collect::<Result<_, _>>()?;
+        purge_segments(&tx, "dedupe_segments", &tables)?;
         tx.execute("DELETE FROM deleted_games", [])?;
         segments::rewrite_view(&tx)?;
     }
@@ -75,18 +83,19 @@ fn purge(conn: &Connection) -> rusqlite::Result<(u64, u64)> {
     Ok((games as u64, positions))
 }
 
-/// Deletes the deleted games' rows from each segment (`{prefix}_NNNNNN`) that `registry`
-/// lists, keeps its row counts true, and drops the segments left empty:
-/// the rows deleted.
-fn purge_segments(conn: &Connection, registry: &str, prefix: &str) -> rusqlite::Result<u64> {
-    let names: Vec<String> = conn
-        .prepare(&format!("SELECT name FROM {registry} ORDER BY id"))?
-        .query_map([], |r| segments::checked_name(prefix, r.get(0)?))?
-        .collect::<Result<_, _>>()?;
+/// Deletes the deleted games' rows from each segment of `tables` (a
+/// table that `registry` lists, and the SQL of its rows' game id), keeps
+/// its row counts true, and drops the segments left empty: the rows
+/// deleted.
+fn purge_segments(
+    conn: &Connection,
+    registry: &str,
+    tables: &[(String, String)],
+) -> rusqlite::Result<u64> {
     let mut total = 0;
-    for name in names {
+    for (name, game_id) in tables {
         let n = conn.execute(
-            &format!("DELETE FROM {name} WHERE game_id IN (SELECT game_id FROM deleted_games)"),
+            &format!("DELETE FROM {name} WHERE {game_id} IN (SELECT game_id FROM deleted_games)"),
             [],
         )?;
         if n == 0 {
@@ -97,13 +106,12 @@ fn purge_segments(conn: &Connection, registry: &str, prefix: &str) -> rusqlite::
             &format!("UPDATE {registry} SET rows = rows - ?2 WHERE name = ?1"),
             rusqlite::params![name, n as i64],
         )?;
-        let left: i64 = conn.query_row(
-            &format!("SELECT rows FROM {registry} WHERE name = ?1"),
-            [&name],
-            |r| r.get(0),
-        )?;
+        let left: i64 =
+            conn.query_row(&format!("SELECT rows FROM {registry} WHERE name = ?1"), [name], |r| {
+                r.get(0)
+            })?;
         if left <= 0 {
-            conn.execute(&format!("DELETE FROM {registry} WHERE name = ?1"), [&name])?;
+            conn.execute(&format!("DELETE FROM {registry} WHERE name = ?1"), [name])?;
             conn.execute_batch(&format!("DROP TABLE {name}"))?;
         }
     }

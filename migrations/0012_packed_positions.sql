@@ -1,0 +1,11 @@
+-- pgnindex schema, version 12: position segments with one integer for
+-- the game, the ply and the next move.
+--
+-- Segments written before keep their columns (hash, game_id, ply_move);
+-- from this version the importer writes (hash, gpm), gpm packing the game
+-- id, the ply and the next move (docs/schema.md), which saves a column
+-- and about a byte per row. Each segment records its layout, and each arm
+-- of the `positions` view unpacks its own: the view reads the same. The
+-- next merge of an import rewrites the old segments it takes in the new
+-- layout.
+ALTER TABLE position_segments ADD COLUMN layout INTEGER NOT NULL DEFAULT 0;  -- 0: (hash, game_id, ply_move); 1: (hash, gpm)
