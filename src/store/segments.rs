@@ -210,18 +210,8 @@ fn next_segment(conn: &Connection) -> rusqlite::Result<(i64, String)> {
     Ok((id, format!("positions_{id:06}")))
 }
 
-/// Where a level-0 segment is built before it is copied into its table.
-const SCRATCH: &str = "temp.positions_scratch";
-
 /// Writes `rows` (any order; sorted here) as a new level-0 segment and
 /// rewrites the view. Runs inside the caller's transaction.
-///
-/// The rows go into an in-memory table first, then into the segment with
-/// `INSERT INTO … SELECT * FROM` that table: SQLite copies such a statement
-/// between tables of the same shape as a bulk load, which fills every
-/// B-tree page (rows inserted one by one in key order leave them 88 %
-/// full: SQLite balances an index B-tree's last pages as if inserts could
-/// come anywhere).
 pub fn write_segment(
     conn: &Connection,
     rows: &mut [PendingPosition],
@@ -233,11 +223,8 @@ pub fn write_segment(
     rows.sort_unstable();
     let with_fens = !fens.is_empty();
     let (id, name) = next_segment(conn)?;
-    conn.execute_batch(&format!(
-        "DROP TABLE IF EXISTS {SCRATCH}; {}",
-        table_sql(SCRATCH, with_fens, Layout::Packed)
-    ))?;
-    insert_rows(conn, SCRATCH, if with_fens { 3 } else { 2 }, rows, |st, at, p| {
+    conn.execute_batch(&table_sql(&name, with_fens, Layout::Packed))?;
+    insert_rows(conn, &name, if with_fens { 3 } else { 2 }, rows, |st, at, p| {
         st.raw_bind_parameter(at, p.hash)?;
         st.raw_bind_parameter(at + 1, p.gpm())?;
         if with_fens {
@@ -249,10 +236,6 @@ pub fn write_segment(
         }
         Ok(())
     })?;
-    conn.execute_batch(&format!(
-        "{}; INSERT INTO main.{name} SELECT * FROM {SCRATCH}; DROP TABLE {SCRATCH};",
-        table_sql(&format!("main.{name}"), with_fens, Layout::Packed)
-    ))?;
     register(conn, id, &name, 0, rows.len() as i64, with_fens)?;
     rewrite_view(conn)
 }
@@ -815,47 +798,6 @@ mod tests {
         }
         assert!(split_to_gpm(-1, 0).is_err());
         assert!(split_to_gpm(1, pack_ply_move(65_536, None)).is_err());
-    }
-
-    #[test]
-    fn level_0_segments_fill_their_pages() {
-        let dir = tempfile::tempdir().unwrap();
-        let conn = crate::db::open_for_write(&dir.path().join("t.db")).unwrap();
-        let mut x = 7u64;
-        let mut batch: Vec<PendingPosition> = (0..200_000u32)
-            .map(|i| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                let ply = (i % 80) as u16;
-                PendingPosition {
-                    hash: x as i64,
-                    game_id: GameId::new(i / 80 + 1),
-                    ply,
-                    next_move: ply,
-                }
-            })
-            .collect();
-        conn.execute_batch("BEGIN").unwrap();
-        write_segment(&conn, &mut batch, &Vec::new()).unwrap();
-        conn.execute_batch("COMMIT").unwrap();
-        let (rows, bytes, unused): (i64, i64, i64) = conn
-            .query_row(
-                "SELECT sum(ncell), sum(pgsize), sum(unused) FROM dbstat WHERE name = 'positions_000001'",
-                [],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-            )
-            .unwrap();
-        // An index B-tree holds some of its rows in interior pages.
-        assert_eq!(rows, 200_000);
-        // A row is 17 bytes (a 3-byte header, an 8-byte key, a 6-byte
-        // gpm) and 3 of cell overhead; pages filled one row at a time
-        // would leave 12 % of them unused.
-        let per_row = bytes as f64 / rows as f64;
-        assert!(per_row < 20.1, "{per_row} bytes per row, {unused} unused");
-        let leftover: i64 =
-            conn.query_row("SELECT count(*) FROM temp.sqlite_master", [], |r| r.get(0)).unwrap();
-        assert_eq!(leftover, 0, "the scratch table is dropped");
     }
 
     /// Registers a segment of the layout written before schema 12 holding
