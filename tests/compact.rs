@@ -193,7 +193,7 @@ fn a_schema_10_database_is_read_then_upgraded() {
     assert!(run(["export", "--db", arg(&db)]).success().stdout.contains(old));
     import(&db, &["--quiet", arg(&fixture("compact/forms.pgn"))]).success();
     let conn = open(&db);
-    assert_eq!(count(&conn, "PRAGMA user_version"), 11);
+    assert_eq!(count(&conn, "PRAGMA user_version"), pgnindex::db::SCHEMA_VERSION);
     assert_eq!(
         column::<Option<String>>(&conn, "SELECT movetext FROM games WHERE id = 1"),
         [Some(old.to_string())]
