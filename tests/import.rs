@@ -429,9 +429,20 @@ fn tag_pairs_keep_their_order_and_text() {
 }
 
 /// Rewrites the position segments of `db` as schema 10 wrote them: tables
-/// `(hash, game_id, ply_move)`, no `layout` column, that version's view.
+/// `(hash, game_id, ply_move)`, no `layout` column, that version's view;
+/// and every game's movetext stored, without `ply_data.notes_form`.
 fn as_schema_10(db: &Path) {
+    run([
+        "sql",
+        "--write",
+        "--db",
+        arg(db),
+        "UPDATE games SET movetext = (SELECT m.movetext FROM movetexts m WHERE m.game_id = games.id) \
+         WHERE movetext IS NULL",
+    ])
+    .success();
     let conn = open(db);
+    assert_eq!(count(&conn, "SELECT count(*) FROM games WHERE movetext IS NULL"), 0);
     let names: Vec<String> = column(&conn, "SELECT name FROM position_segments ORDER BY id");
     conn.execute_batch("DROP VIEW positions").unwrap();
     let mut arms = Vec::new();
@@ -451,7 +462,8 @@ fn as_schema_10(db: &Path) {
     }
     conn.execute_batch(&format!(
         "CREATE VIEW positions (hash, game_id, ply, next_move, fen) AS {}; \
-         ALTER TABLE position_segments DROP COLUMN layout; PRAGMA user_version = 10;",
+         ALTER TABLE position_segments DROP COLUMN layout; \
+         ALTER TABLE ply_data DROP COLUMN notes_form; PRAGMA user_version = 10;",
         arms.join(" UNION ALL ")
     ))
     .unwrap();
