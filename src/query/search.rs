@@ -173,7 +173,8 @@ impl Search {
     }
 
     /// Calls `each` for the matching games of `page`, in id order (with
-    /// their tag pairs when `with_tags`). Hash hits are verified by replay;
+    /// their tag pairs and movetext, written back where it is not stored,
+    /// when `whole`: what a PGN of the game needs). Hash hits are verified by replay;
     /// `offset` and `limit` count verified games only.
     ///
     /// # Errors
@@ -182,13 +183,13 @@ impl Search {
         &self,
         conn: &Connection,
         page: Page,
-        with_tags: bool,
+        whole: bool,
         mut each: impl FnMut(Found) -> io::Result<()>,
     ) -> Result<FindStats, QueryError> {
         let e = QueryError::sqlite(conn);
         let mut stats = FindStats::default();
         let Some(target) = &self.target else {
-            return self.find_by_headers(conn, page, with_tags, each);
+            return self.find_by_headers(conn, page, whole, each);
         };
         let _snapshot = Snapshot::begin(conn)?;
         let (sql, params, long) = self.hits_sql(conn, target)?;
@@ -253,8 +254,8 @@ impl Search {
                 skip -= 1;
                 continue;
             }
-            game.write_back_movetext(conn)?;
-            if with_tags {
+            if whole {
+                game.write_back_movetext(conn)?;
                 game.load_tags(conn)?;
             }
             each(Found { game, ply: Some(ply) }).map_err(QueryError::Output)?;
@@ -268,7 +269,7 @@ impl Search {
         &self,
         conn: &Connection,
         page: Page,
-        with_tags: bool,
+        whole: bool,
         mut each: impl FnMut(Found) -> io::Result<()>,
     ) -> Result<FindStats, QueryError> {
         let e = QueryError::sqlite(conn);
@@ -294,8 +295,8 @@ impl Search {
                 break;
             }
             let mut game = Game::read_row(row).map_err(&e)?;
-            game.write_back_movetext(conn)?;
-            if with_tags {
+            if whole {
+                game.write_back_movetext(conn)?;
                 game.load_tags(conn)?;
             }
             each(Found { game, ply: None }).map_err(QueryError::Output)?;
