@@ -428,9 +428,94 @@ fn tag_pairs_keep_their_order_and_text() {
     }
 }
 
+/// The tag pairs of a database as one JSON text, in (game, order).
+const TAGS_JSON: &str = "SELECT json_group_array(json_array(game_id, ord, name, value)) \
+    FROM (SELECT * FROM tags ORDER BY game_id, ord)";
+
+#[test]
+fn a_schema_12_database_reads_the_same_tags_once_upgraded() {
+    // The fixture games as schema 12 stored them: its migrations applied to
+    // an empty file, a fresh import's rows copied in, and the tag pairs in
+    // schema 12's form, `[[name, value], …]`.
+    let dir = scratch();
+    let fresh = dir.join("fresh.db");
+    let options = ["--quiet", "--keep-duplicates", "--no-positions"];
+    import(&fresh, &[&options[..], &[arg(&games_dir())]].concat()).success();
+    let db = dir.join("v12.db");
+    let conn = open(&db);
+    let migrations =
+        common::files_under(&repo("migrations"), |p| p.extension().is_some_and(|e| e == "sql"));
+    for (i, path) in migrations.iter().take(12).enumerate() {
+        conn.execute_batch(&std::fs::read_to_string(path).unwrap()).unwrap();
+        conn.pragma_update(None, "user_version", i as i64 + 1).unwrap();
+    }
+    conn.execute("ATTACH ?1 AS fresh", [arg(&fresh)]).unwrap();
+    conn.execute_batch(
+        "INSERT INTO sources SELECT * FROM fresh.sources;
+         INSERT INTO games SELECT * FROM fresh.games;
+         INSERT INTO ply_data SELECT * FROM fresh.ply_data;
+         INSERT INTO game_tags (game_id, pairs)
+             SELECT game_id, json_group_array(json_array(name, value) ORDER BY ord)
+             FROM fresh.tags GROUP BY game_id;
+         DETACH fresh;",
+    )
+    .unwrap();
+    let tags = count(&conn, "SELECT count(*) FROM tags");
+    assert!(tags > 2000, "{tags}");
+    let before: String = conn.query_row(TAGS_JSON, [], |r| r.get(0)).unwrap();
+    assert_eq!(before, open(&fresh).query_row(TAGS_JSON, [], |r| r.get::<_, String>(0)).unwrap());
+    drop(conn);
+    let exported = |db: &Path| run(["export", "--db", arg(db)]).success().stdout;
+    let export_before = exported(&db);
+
+    // The next import upgrades it; a new name and a known one.
+    let pgn = dir.write(
+        "new.pgn",
+        "[Event \"N\"]\n[UTCDate \"2024.01.02\"]\n[NewTag \"1:2 \\\"x\\\"\"]\n\n1. e4 *\n",
+    );
+    import(&db, &[&options[..], &[arg(&pgn)]].concat()).success();
+    let conn = open(&db);
+    assert_eq!(count(&conn, "PRAGMA user_version"), pgnindex::db::SCHEMA_VERSION);
+    let old = count(&conn, "SELECT max(id) FROM games") - 1;
+    let after: String = conn
+        .query_row(
+            "SELECT json_group_array(json_array(game_id, ord, name, value)) \
+             FROM (SELECT * FROM tags WHERE game_id <= ?1 ORDER BY game_id, ord)",
+            [old],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(after, before);
+    let new: Vec<(i64, String, String)> =
+        rows(&conn, &format!("SELECT ord, name, value FROM tags WHERE game_id = {}", old + 1));
+    let new_pairs = [(0, "UTCDate", "2024.01.02"), (1, "NewTag", "1:2 \"x\"")];
+    let new_pairs: Vec<(i64, String, String)> =
+        new_pairs.iter().map(|&(o, n, v)| (o, n.to_string(), v.to_string())).collect();
+    assert_eq!(new, new_pairs);
+    // Each name stored once; no pair left in the old form.
+    assert_eq!(
+        count(&conn, "SELECT count(*) FROM tag_names"),
+        count(&conn, "SELECT count(DISTINCT name) FROM tags")
+    );
+    assert_eq!(count(&conn, "SELECT count(*) FROM game_tags WHERE pairs LIKE '[[%'"), 0);
+    assert_eq!(integrity(&db), "ok");
+    drop(conn);
+    let export_after = exported(&db);
+    assert!(export_after.len() > export_before.len());
+    assert_eq!(export_after[..export_before.len()], export_before);
+    // The plain sqlite3 shell reads the view as well.
+    let Ok(out) = std::process::Command::new("sqlite3").arg(&db).arg(TAGS_JSON).output() else {
+        eprintln!("no sqlite3 shell: read through rusqlite only");
+        return;
+    };
+    let shell = String::from_utf8_lossy(&out.stdout);
+    assert!(shell.starts_with(&before[..before.len() - 1]), "{}", &shell[..200.min(shell.len())]);
+}
+
 /// Rewrites the position segments of `db` as schema 10 wrote them: tables
 /// `(hash, game_id, ply_move)`, no `layout` column, that version's view;
-/// and every game's movetext stored, without `ply_data.notes_form`.
+/// every game's movetext stored, without `ply_data.notes_form`; the tag
+/// pairs as schema 12 stored them.
 fn as_schema_10(db: &Path) {
     run([
         "sql",
@@ -460,6 +545,7 @@ fn as_schema_10(db: &Path) {
              FROM {name} WHERE game_id NOT IN (SELECT game_id FROM deleted_games)"
         ));
     }
+    common::tags_as_schema_12(&conn);
     conn.execute_batch(&format!(
         "CREATE VIEW positions (hash, game_id, ply, next_move, fen) AS {}; \
          ALTER TABLE position_segments DROP COLUMN layout; \

@@ -222,6 +222,24 @@ pub fn text_rows(conn: &Connection, sql: &str) -> Vec<String> {
     rows.map(Result::unwrap).collect()
 }
 
+/// Puts the tag pairs of a database back as schemas 3 to 12 stored them:
+/// `[[name, value], …]`, no `tag_names`, those schemas' `tags` view.
+pub fn tags_as_schema_12(conn: &Connection) {
+    conn.execute_batch(
+        "CREATE TEMP TABLE old_tags AS
+             SELECT game_id, json_group_array(json_array(name, value) ORDER BY ord) AS pairs
+             FROM tags GROUP BY game_id;
+         UPDATE game_tags SET pairs = (SELECT o.pairs FROM old_tags AS o WHERE o.game_id = game_tags.game_id);
+         DROP TABLE old_tags;
+         DROP VIEW tags;
+         DROP TABLE tag_names;
+         CREATE VIEW tags (game_id, ord, name, value) AS
+             SELECT t.game_id, j.key, json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]')
+             FROM game_tags AS t, json_each(t.pairs) AS j;",
+    )
+    .unwrap();
+}
+
 /// SQLite's `PRAGMA integrity_check` of the database at `db` (`ok` when
 /// sound), read without writing.
 pub fn integrity(db: &Path) -> String {
