@@ -432,15 +432,33 @@ fn tag_pairs_keep_their_order_and_text() {
 const TAGS_JSON: &str = "SELECT json_group_array(json_array(game_id, ord, name, value)) \
     FROM (SELECT * FROM tags ORDER BY game_id, ord)";
 
+/// The clocks, times and evaluations of the `plies` view as one JSON text.
+const PLIES_JSON: &str =
+    "SELECT json_group_array(json_array(game_id, ply, clock, emt, eval, mate)) \
+    FROM (SELECT * FROM plies ORDER BY game_id, ply)";
+
+/// The one text `sql` selects in the database at `db`.
+fn text(db: &Path, sql: &str) -> String {
+    open(db).query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
 #[test]
-fn a_schema_12_database_reads_the_same_tags_once_upgraded() {
+fn a_schema_12_database_reads_the_same_tags_and_plies_once_upgraded() {
     // The fixture games as schema 12 stored them: its migrations applied to
-    // an empty file, a fresh import's rows copied in, and the tag pairs in
-    // schema 12's form, `[[name, value], …]`.
+    // an empty file, and a fresh import's rows, put back in schema 12's
+    // forms (tag pairs as `[[name, value], …]`, clocks as JSON), copied in.
     let dir = scratch();
     let fresh = dir.join("fresh.db");
     let options = ["--quiet", "--keep-duplicates", "--no-positions"];
-    import(&fresh, &[&options[..], &[arg(&games_dir())]].concat()).success();
+    let plies_dir = common::fixture("plies");
+    import(&fresh, &[&options[..], &[arg(&games_dir()), arg(&plies_dir)]].concat()).success();
+    let (tags, plies) = (text(&fresh, TAGS_JSON), text(&fresh, PLIES_JSON));
+    let packed = |c: &str| format!("SELECT count(*) FROM ply_data WHERE {c} GLOB '[abc]*'");
+    assert!(count(&open(&fresh), &packed("clocks")) > 100);
+    assert!(count(&open(&fresh), &packed("emts")) > 0);
+    common::tags_as_schema_12(&open(&fresh));
+    common::times_as_schema_12(&open(&fresh));
+    assert_eq!(count(&open(&fresh), "SELECT count(*) FROM ply_data WHERE clocks NOT LIKE '[%'"), 0);
     let db = dir.join("v12.db");
     let conn = open(&db);
     let migrations =
@@ -454,17 +472,15 @@ fn a_schema_12_database_reads_the_same_tags_once_upgraded() {
         "INSERT INTO sources SELECT * FROM fresh.sources;
          INSERT INTO games SELECT * FROM fresh.games;
          INSERT INTO ply_data SELECT * FROM fresh.ply_data;
-         INSERT INTO game_tags (game_id, pairs)
-             SELECT game_id, json_group_array(json_array(name, value) ORDER BY ord)
-             FROM fresh.tags GROUP BY game_id;
+         INSERT INTO game_tags SELECT * FROM fresh.game_tags;
          DETACH fresh;",
     )
     .unwrap();
-    let tags = count(&conn, "SELECT count(*) FROM tags");
-    assert!(tags > 2000, "{tags}");
-    let before: String = conn.query_row(TAGS_JSON, [], |r| r.get(0)).unwrap();
-    assert_eq!(before, open(&fresh).query_row(TAGS_JSON, [], |r| r.get::<_, String>(0)).unwrap());
+    assert!(count(&conn, "SELECT count(*) FROM tags") > 2000);
     drop(conn);
+    let before = text(&db, TAGS_JSON);
+    assert_eq!(before, tags, "schema 12's view reads what schema 13's did");
+    assert_eq!(text(&db, PLIES_JSON), plies);
     let exported = |db: &Path| run(["export", "--db", arg(db)]).success().stdout;
     let export_before = exported(&db);
 
@@ -486,6 +502,8 @@ fn a_schema_12_database_reads_the_same_tags_once_upgraded() {
         )
         .unwrap();
     assert_eq!(after, before);
+    let old_plies = PLIES_JSON.replace("FROM plies", &format!("FROM plies WHERE game_id <= {old}"));
+    assert_eq!(text(&db, &old_plies), plies, "clocks kept as JSON, read by the new view");
     let new: Vec<(i64, String, String)> =
         rows(&conn, &format!("SELECT ord, name, value FROM tags WHERE game_id = {}", old + 1));
     let new_pairs = [(0, "UTCDate", "2024.01.02"), (1, "NewTag", "1:2 \"x\"")];
@@ -503,19 +521,31 @@ fn a_schema_12_database_reads_the_same_tags_once_upgraded() {
     let export_after = exported(&db);
     assert!(export_after.len() > export_before.len());
     assert_eq!(export_after[..export_before.len()], export_before);
-    // The plain sqlite3 shell reads the view as well.
-    let Ok(out) = std::process::Command::new("sqlite3").arg(&db).arg(TAGS_JSON).output() else {
+    // The plain sqlite3 shell reads the views as well.
+    let shell = |sql: &str| {
+        let out = std::process::Command::new("sqlite3").arg(&db).arg(sql).output().ok()?;
+        Some(String::from_utf8_lossy(&out.stdout).trim_end().to_string())
+    };
+    let Some(shell_tags) = shell(TAGS_JSON) else {
         eprintln!("no sqlite3 shell: read through rusqlite only");
         return;
     };
-    let shell = String::from_utf8_lossy(&out.stdout);
-    assert!(shell.starts_with(&before[..before.len() - 1]), "{}", &shell[..200.min(shell.len())]);
+    assert!(shell_tags.starts_with(&before[..before.len() - 1]), "{shell_tags:.200}");
+    // Games imported again: their clocks packed.
+    import(&db, &[&options[..], &["--force", arg(&plies_dir)]].concat()).success();
+    let games = "SELECT game_id FROM ply_data WHERE clocks GLOB '[abc]*' OR emts GLOB '[abc]*'";
+    let packed_plies =
+        PLIES_JSON.replace("FROM plies", &format!("FROM plies WHERE game_id IN ({games})"));
+    let from_shell = shell(&packed_plies);
+    let read = text(&db, &packed_plies);
+    assert!(read.len() > 10_000, "{}", read.len());
+    assert_eq!(from_shell.as_deref(), Some(read.as_str()));
 }
 
 /// Rewrites the position segments of `db` as schema 10 wrote them: tables
 /// `(hash, game_id, ply_move)`, no `layout` column, that version's view;
 /// every game's movetext stored, without `ply_data.notes_form`; the tag
-/// pairs as schema 12 stored them.
+/// pairs, clocks and times as schema 12 stored them.
 fn as_schema_10(db: &Path) {
     run([
         "sql",
@@ -546,6 +576,7 @@ fn as_schema_10(db: &Path) {
         ));
     }
     common::tags_as_schema_12(&conn);
+    common::times_as_schema_12(&conn);
     conn.execute_batch(&format!(
         "CREATE VIEW positions (hash, game_id, ply, next_move, fen) AS {}; \
          ALTER TABLE position_segments DROP COLUMN layout; \
