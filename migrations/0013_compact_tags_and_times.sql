@@ -37,9 +37,51 @@ CREATE VIEW tags (game_id, ord, name, value) AS
 -- characters a ply, a base-64 number of units whose digits are the
 -- characters `0` (48) to `o` (111), `~` in every character for no value:
 -- `a` two characters, whole seconds; `b` three, tenths; `c` three, whole
--- seconds. Other games, and the rows stored before, keep the JSON array.
--- The view decodes both; 5070 and 324558 are `~~` and `~~~`, and past
--- the end unicode('') is NULL, as `->>` past an array's end is. (One
+-- seconds. Other games keep the JSON array; the rows stored before are
+-- packed here as the import packs them (a JSON number with at most one
+-- decimal is a whole number of tenths).
+UPDATE ply_data SET clocks = coalesce((
+    SELECT CASE
+        WHEN sum(j.type NOT IN ('integer', 'null')) = 0 AND max(j.value) < 4096
+        THEN 'a' || group_concat(CASE j.type WHEN 'null' THEN '~~'
+                                 ELSE char(48 + j.value / 64, 48 + j.value % 64) END, '' ORDER BY j.key)
+        WHEN sum(j.type = 'real' AND CAST(j.value AS TEXT) NOT GLOB '*.[0-9]') = 0
+             AND max(j.value) * 10 < 262144
+        THEN 'b' || group_concat(CASE j.type WHEN 'null' THEN '~~~'
+                                 ELSE char(48 + CAST(round(j.value * 10) AS INTEGER) / 4096,
+                                           48 + CAST(round(j.value * 10) AS INTEGER) / 64 % 64,
+                                           48 + CAST(round(j.value * 10) AS INTEGER) % 64) END,
+                                 '' ORDER BY j.key)
+        WHEN sum(j.type NOT IN ('integer', 'null')) = 0 AND max(j.value) < 262144
+        THEN 'c' || group_concat(CASE j.type WHEN 'null' THEN '~~~'
+                                 ELSE char(48 + j.value / 4096, 48 + j.value / 64 % 64, 48 + j.value % 64) END,
+                                 '' ORDER BY j.key)
+    END
+    FROM json_each(ply_data.clocks) AS j), clocks)
+WHERE clocks LIKE '[%';
+
+UPDATE ply_data SET emts = coalesce((
+    SELECT CASE
+        WHEN sum(j.type NOT IN ('integer', 'null')) = 0 AND max(j.value) < 4096
+        THEN 'a' || group_concat(CASE j.type WHEN 'null' THEN '~~'
+                                 ELSE char(48 + j.value / 64, 48 + j.value % 64) END, '' ORDER BY j.key)
+        WHEN sum(j.type = 'real' AND CAST(j.value AS TEXT) NOT GLOB '*.[0-9]') = 0
+             AND max(j.value) * 10 < 262144
+        THEN 'b' || group_concat(CASE j.type WHEN 'null' THEN '~~~'
+                                 ELSE char(48 + CAST(round(j.value * 10) AS INTEGER) / 4096,
+                                           48 + CAST(round(j.value * 10) AS INTEGER) / 64 % 64,
+                                           48 + CAST(round(j.value * 10) AS INTEGER) % 64) END,
+                                 '' ORDER BY j.key)
+        WHEN sum(j.type NOT IN ('integer', 'null')) = 0 AND max(j.value) < 262144
+        THEN 'c' || group_concat(CASE j.type WHEN 'null' THEN '~~~'
+                                 ELSE char(48 + j.value / 4096, 48 + j.value / 64 % 64, 48 + j.value % 64) END,
+                                 '' ORDER BY j.key)
+    END
+    FROM json_each(ply_data.emts) AS j), emts)
+WHERE emts LIKE '[%';
+
+-- The view decodes both forms; 5070 and 324558 are `~~` and `~~~`, and
+-- past the end unicode('') is NULL, as `->>` past an array's end is. (One
 -- WHEN per form: a NULL column then costs one call a ply, not ten.)
 DROP VIEW plies;
 CREATE VIEW plies AS

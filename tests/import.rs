@@ -453,6 +453,9 @@ fn a_schema_12_database_reads_the_same_tags_and_plies_once_upgraded() {
     let plies_dir = common::fixture("plies");
     import(&fresh, &[&options[..], &[arg(&games_dir()), arg(&plies_dir)]].concat()).success();
     let (tags, plies) = (text(&fresh, TAGS_JSON), text(&fresh, PLIES_JSON));
+    let times = "SELECT json_group_array(json_array(game_id, clocks, emts)) \
+                 FROM (SELECT * FROM ply_data ORDER BY game_id)";
+    let packed_times = text(&fresh, times);
     let packed = |c: &str| format!("SELECT count(*) FROM ply_data WHERE {c} GLOB '[abc]*'");
     assert!(count(&open(&fresh), &packed("clocks")) > 100);
     assert!(count(&open(&fresh), &packed("emts")) > 0);
@@ -503,7 +506,10 @@ fn a_schema_12_database_reads_the_same_tags_and_plies_once_upgraded() {
         .unwrap();
     assert_eq!(after, before);
     let old_plies = PLIES_JSON.replace("FROM plies", &format!("FROM plies WHERE game_id <= {old}"));
-    assert_eq!(text(&db, &old_plies), plies, "clocks kept as JSON, read by the new view");
+    assert_eq!(text(&db, &old_plies), plies);
+    let old_times =
+        times.replace("FROM ply_data", &format!("FROM ply_data WHERE game_id <= {old}"));
+    assert_eq!(text(&db, &old_times), packed_times, "packed by the upgrade as by an import");
     let new: Vec<(i64, String, String)> =
         rows(&conn, &format!("SELECT ord, name, value FROM tags WHERE game_id = {}", old + 1));
     let new_pairs = [(0, "UTCDate", "2024.01.02"), (1, "NewTag", "1:2 \"x\"")];

@@ -126,8 +126,8 @@ impl StoredNotes {
 /// significant digit first, digits `0` to `o` (ASCII 48 + digit); `~` in
 /// every character: no value. A game's times take the first form that
 /// holds all of them (whole seconds below 4,096; tenths below 262,144;
-/// whole seconds below 262,144), else the JSON array. The `plies` view
-/// (migration 0013) decodes the same forms.
+/// whole seconds below 262,144), else the JSON array. Migration 0013
+/// packs stored arrays the same way, and its `plies` view decodes them.
 const PACKED: [(u8, usize, u32); 3] = [(b'a', 2, 1000), (b'b', 3, 100), (b'c', 3, 1000)];
 
 /// Clocks or times spent (milliseconds by ply from 1, in order, one per
@@ -526,5 +526,48 @@ mod tests {
         assert_eq!(view(&times(seconds).unwrap()), [Some(0.0), None, Some(4095.0), None]);
         let long: &[(u32, u32)] = &[(2, 262_143_000)];
         assert_eq!(view(&times(long).unwrap()), [None, Some(262_143.0), None, None]);
+    }
+
+    #[test]
+    fn the_upgrade_packs_stored_times_as_the_import_does() {
+        let cases: [&[(u32, u32)]; 9] = [
+            &[(1, 180_000), (2, 178_000), (4, 170_000)],
+            &[(2, 0), (3, 4_095_000)],
+            &[(1, 4_096_000)],
+            &[(1, 178_600), (3, 26_214_300)],
+            &[(1, 26_215_000)],
+            &[(1, 262_143_000)],
+            &[(1, 262_144_000)],
+            &[(1, 50), (2, 1_000)],
+            &[(1, 1_200), (2, 26_214_400)],
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v12.db");
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        // Rows without games: only the notes are looked at.
+        conn.pragma_update(None, "foreign_keys", false).unwrap();
+        for (i, sql) in crate::db::MIGRATIONS[..12].iter().enumerate() {
+            conn.execute_batch(sql).unwrap();
+            conn.pragma_update(None, "user_version", i as i64 + 1).unwrap();
+        }
+        for (id, notes) in cases.iter().enumerate() {
+            let json = array(notes, |out, &ms| write_seconds(out, ms)).unwrap();
+            conn.execute(
+                "INSERT INTO ply_data (game_id, clocks, emts) VALUES (?1, ?2, ?2)",
+                rusqlite::params![id, json],
+            )
+            .unwrap();
+        }
+        drop(conn);
+        let conn = crate::db::open_for_write(&path).unwrap();
+        for (id, notes) in cases.iter().enumerate() {
+            let (clocks, emts): (String, String) = conn
+                .query_row("SELECT clocks, emts FROM ply_data WHERE game_id = ?1", [id], |r| {
+                    Ok((r.get(0)?, r.get(1)?))
+                })
+                .unwrap();
+            assert_eq!(Some(&clocks), times(notes).as_ref(), "{notes:?}");
+            assert_eq!(clocks, emts);
+        }
     }
 }
