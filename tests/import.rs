@@ -618,8 +618,8 @@ fn position_answers(db: &Path) -> Vec<String> {
 fn a_schema_10_database_reads_alike_and_takes_new_segments_and_merges() {
     let dir = scratch();
     let (old, fresh) = (dir.join("old.db"), dir.join("fresh.db"));
-    // 16 inputs after the first: a merge of level 0 takes all 17 segments
-    // but the last.
+    // 16 inputs after the first: a merge of their level takes the first
+    // 16 segments, the old one among them.
     let text =
         std::fs::read_to_string(games_dir().join("chesscom/schmitz874-chesscom-live.pgn")).unwrap();
     let games: Vec<&str> = text.split("\n[Event ").collect();
@@ -647,6 +647,18 @@ fn a_schema_10_database_reads_alike_and_takes_new_segments_and_merges() {
     import(&old, &["--quiet", arg(&inputs[0])]).success();
     import(&fresh, &["--quiet", arg(&inputs[0])]).success();
     assert_eq!(layouts(&old), [0, 1], "the old segment stays, the new one is packed");
+    // A segment's level is its size class, and segments merge within a
+    // level: the old segment is put in the inputs' level, so that their
+    // merge takes it.
+    let levels =
+        |db: &Path| column::<i64>(&open(db), "SELECT level FROM position_segments ORDER BY id");
+    let small = levels(&old)[1];
+    assert!(
+        small < levels(&old)[0],
+        "an input is smaller than the first import: {:?}",
+        levels(&old)
+    );
+    open(&old).execute("UPDATE position_segments SET level = ?1", [small]).unwrap();
     let expected = position_answers(&fresh);
     assert_eq!(position_answers(&old), expected, "old and new segments together");
 

@@ -7,6 +7,16 @@
 //! order, into one segment of the next level (a log-structured merge):
 //! every row is rewritten once per level, never per batch.
 //!
+//! A segment's level says its size: level 0 holds about one full import
+//! batch, level L about [`FANOUT`]^L of them, and the segment of a small
+//! import starts below 0 (see [`level_for`]), so that it merges with other
+//! small ones, not with full batches. An import merges at most
+//! [`MERGE_RATIO`] rows for each row it writes: a merge larger than what an
+//! import has paid for waits for a larger import (or `pgnindex vacuum`),
+//! unless its level has grown to [`MAX_PER_LEVEL`] segments. So importing a
+//! small file into a large database never waits for a merge of the large
+//! database's segments but at that bound.
+//!
 //! A merge copies in transactions of `MERGE_CHUNK` rows into a table
 //! that is not yet registered, then swaps it in with one small
 //! transaction; a kill during the copy leaves an orphan table that
@@ -18,6 +28,12 @@ use crate::db::GameId;
 
 /// Segments of one level merged together.
 pub const FANOUT: usize = 16;
+/// Rows an import may merge for each position row it writes.
+pub const MERGE_RATIO: u64 = FANOUT as u64;
+/// Segments a level may hold before it is merged whatever the budget.
+pub const MAX_PER_LEVEL: usize = 3 * FANOUT;
+/// The lowest level a new segment gets.
+const MIN_LEVEL: i64 = -4;
 /// Rows copied per transaction while merging.
 const MERGE_CHUNK: i64 = 4 << 20;
 /// Position rows per INSERT statement: one statement run per row costs
@@ -210,12 +226,27 @@ fn next_segment(conn: &Connection) -> rusqlite::Result<(i64, String)> {
     Ok((id, format!("positions_{id:06}")))
 }
 
-/// Writes `rows` (any order; sorted here) as a new level-0 segment and
-/// rewrites the view. Runs inside the caller's transaction.
+/// The level of a new segment of `rows` rows when a full batch holds
+/// `batch` rows: the whole power of [`FANOUT`] nearest to `rows / batch`,
+/// at most 0 (a full batch) and at least [`MIN_LEVEL`].
+pub fn level_for(rows: usize, batch: usize) -> i64 {
+    let (mut level, mut size) = (0, batch.max(1) as f64);
+    // Down one level while `rows` is nearer (in ratio) to the size below.
+    while level > MIN_LEVEL && (rows as f64) * (FANOUT as f64).sqrt() < size {
+        level -= 1;
+        size /= FANOUT as f64;
+    }
+    level
+}
+
+/// Writes `rows` (any order; sorted here) as a new segment, of the level
+/// [`level_for`] gives with `batch`, and rewrites the view. Runs inside the
+/// caller's transaction.
 pub fn write_segment(
     conn: &Connection,
     rows: &mut [PendingPosition],
     fens: &Fens,
+    batch: usize,
 ) -> rusqlite::Result<()> {
     if rows.is_empty() {
         return Ok(());
@@ -236,7 +267,7 @@ pub fn write_segment(
         }
         Ok(())
     })?;
-    register(conn, id, &name, 0, rows.len() as i64, with_fens)?;
+    register(conn, id, &name, level_for(rows.len(), batch), rows.len() as i64, with_fens)?;
     rewrite_view(conn)
 }
 
@@ -513,26 +544,34 @@ pub(super) fn insert_rows<T>(
 }
 
 /// Merges every level that holds [`FANOUT`] segments or more, lowest
-/// first. Runs outside any transaction (it makes its own, and calls
+/// first, as far as `budget` (rows, taken from it as they are merged)
+/// allows; a level of [`MAX_PER_LEVEL`] segments is merged whatever it
+/// costs. Runs outside any transaction (it makes its own, and calls
 /// `after_commit` after each: the writer's checkpoint hook).
 pub fn compact(
     conn: &Connection,
+    budget: &mut u64,
     after_commit: &dyn Fn(&Connection) -> rusqlite::Result<()>,
 ) -> rusqlite::Result<()> {
-    for level in 0.. {
-        let found = segments(conn, Some(level))?;
-        if found.len() < FANOUT {
-            let higher: i64 = conn.query_row(
-                "SELECT count(*) FROM position_segments WHERE level > ?1",
-                [level],
-                |r| r.get(0),
-            )?;
-            if higher == 0 {
-                return Ok(());
-            }
+    let mut level = i64::MIN;
+    // The next level up that has segments, with their count and rows.
+    let next = |above: i64| {
+        conn.query_row(
+            "SELECT level, count(*), sum(rows) FROM position_segments WHERE level > ?1 \
+             GROUP BY level ORDER BY level LIMIT 1",
+            [above],
+            |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?)),
+        )
+        .optional()
+    };
+    while let Some((found, count, rows)) = next(level)? {
+        level = found;
+        let (count, rows) = (count as usize, rows.max(0) as u64);
+        if count < FANOUT || (rows > *budget && count < MAX_PER_LEVEL) {
             continue;
         }
-        merge(conn, level, &found, after_commit)?;
+        merge(conn, level, &segments(conn, Some(level))?, after_commit)?;
+        *budget = budget.saturating_sub(rows);
     }
     Ok(())
 }
@@ -840,7 +879,8 @@ mod tests {
                 write_split_segment(&conn, i64::from(game), &batch);
             } else {
                 conn.execute_batch("BEGIN").unwrap();
-                write_segment(&conn, &mut batch, &Vec::new()).unwrap();
+                let full = batch.len();
+                write_segment(&conn, &mut batch, &Vec::new(), full).unwrap();
                 conn.execute_batch("COMMIT").unwrap();
             }
         }
@@ -870,7 +910,7 @@ mod tests {
         assert_eq!(searches, FANOUT, "{plan:#?}");
         assert!(plan.iter().all(|p| !p.contains("SCAN positions_")), "{plan:#?}");
 
-        compact(&conn, &|_| Ok(())).unwrap();
+        merge_all(&conn);
         assert_eq!(layouts(&conn), [1], "one merged segment, packed");
         assert_eq!(view(&conn), expected);
         let rows: i64 =
@@ -905,9 +945,10 @@ mod tests {
                 expected.push((p.hash, i64::from(p.game_id), i64::from(p.ply), next, fen));
             }
             conn.execute_batch("BEGIN").unwrap();
-            write_segment(&conn, &mut batch, &fens).unwrap();
+            let full = batch.len();
+            write_segment(&conn, &mut batch, &fens, full).unwrap();
             conn.execute_batch("COMMIT").unwrap();
-            compact(&conn, &|_| Ok(())).unwrap();
+            merge_all(&conn);
         }
         expected.sort();
         assert_eq!(view(&conn), expected);
@@ -956,13 +997,14 @@ mod tests {
                 }
             }
             conn.execute_batch("BEGIN").unwrap();
-            write_segment(&conn, &mut batch, &Vec::new()).unwrap();
+            let full = batch.len();
+            write_segment(&conn, &mut batch, &Vec::new(), full).unwrap();
             conn.execute_batch("COMMIT").unwrap();
         }
         expected.sort();
         conn.execute("INSERT INTO deleted_games (game_id) VALUES (5)", []).unwrap();
         assert_eq!(view(&conn), expected);
-        compact(&conn, &|_| Ok(())).unwrap();
+        merge_all(&conn);
         assert_eq!(view(&conn), expected);
         let (segments, rows): (i64, i64) = conn
             .query_row("SELECT count(*), sum(rows) FROM position_segments", [], |r| {
@@ -972,5 +1014,89 @@ mod tests {
         assert_eq!((segments, rows), (1, expected.len() as i64), "merged without game 5");
         conn.execute("DELETE FROM deleted_games", []).unwrap();
         assert_eq!(view(&conn), expected, "the rows are gone from the merged segment");
+    }
+
+    #[test]
+    fn a_segment_level_is_its_size_in_batches() {
+        let batch = 8 << 20;
+        assert_eq!(level_for(batch, batch), 0);
+        assert_eq!(level_for(batch * 3, batch), 0, "never above 0 when written");
+        assert_eq!(level_for(batch / 3, batch), 0, "nearer a full batch than a sixteenth");
+        assert_eq!(level_for(batch / 5, batch), -1);
+        assert_eq!(level_for(batch / 16, batch), -1);
+        assert_eq!(level_for(batch / 256, batch), -2);
+        assert_eq!(level_for(1, batch), MIN_LEVEL);
+        assert_eq!(level_for(5, 0), 0, "no batch size: level 0");
+    }
+
+    /// Merges every level that holds [`FANOUT`] segments, with no budget.
+    fn merge_all(conn: &Connection) {
+        let mut unlimited = u64::MAX;
+        compact(conn, &mut unlimited, &|_| Ok(())).unwrap();
+    }
+
+    /// `(level, segments)` of the index, lowest level first.
+    fn levels(conn: &Connection) -> Vec<(i64, i64)> {
+        conn.prepare("SELECT level, count(*) FROM position_segments GROUP BY level ORDER BY level")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    }
+
+    #[test]
+    fn small_imports_merge_among_themselves_and_wait_for_a_budget_for_the_large_merges() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = crate::db::open_for_write(&dir.path().join("t.db")).unwrap();
+        let full = 160; // rows of a full batch here
+        let mut expected = Vec::new();
+        let mut game = 0;
+        // Writes a segment of `len` rows, then merges with `budget`.
+        let mut write = |len: usize, mut budget: u64| {
+            game += 1;
+            let mut batch = rows(u64::from(game), len, GameId::new(game));
+            for p in &batch {
+                let next = (p.next_move != NO_MOVE).then_some(i64::from(p.next_move));
+                expected.push((p.hash, i64::from(game), i64::from(p.ply), next, None));
+            }
+            conn.execute_batch("BEGIN").unwrap();
+            write_segment(&conn, &mut batch, &Vec::new(), full).unwrap();
+            conn.execute_batch("COMMIT").unwrap();
+            compact(&conn, &mut budget, &|_| Ok(())).unwrap();
+            (expected.clone(), budget)
+        };
+        // What an import of `len` rows may merge.
+        let paid = |len: usize| MERGE_RATIO * len as u64;
+        // A large import: full batches at level 0.
+        for _ in 0..FANOUT - 1 {
+            write(full, paid(full));
+        }
+        assert_eq!(levels(&conn), [(0, FANOUT as i64 - 1)]);
+        // Small imports (a tenth of a batch each) sit below level 0 and
+        // merge there, not with the full batches.
+        for _ in 0..FANOUT {
+            write(full / 10, paid(full / 10));
+        }
+        assert_eq!(levels(&conn), [(0, FANOUT as i64)], "the small ones merged into one");
+        // Level 0 is full, but a small import has not paid for its merge.
+        for _ in 0..FANOUT {
+            write(full / 10, paid(full / 10));
+        }
+        assert_eq!(levels(&conn), [(0, FANOUT as i64 + 1)], "the large merge waits");
+        // An import of two batches pays for it.
+        let (mut expected, left) = write(2 * full, paid(2 * full));
+        assert_eq!(levels(&conn), [(1, 1)]);
+        let merged = (FANOUT - 1) * full + 2 * FANOUT * (full / 10) + 2 * full;
+        assert_eq!(left, paid(2 * full) - merged as u64, "the merge's rows are paid");
+        expected.sort();
+        assert_eq!(view(&conn), expected);
+        // At the bound a level is merged whatever the budget.
+        for _ in 0..MAX_PER_LEVEL {
+            write(full, 0);
+        }
+        let after = levels(&conn);
+        assert!(after.iter().all(|&(_, n)| n < MAX_PER_LEVEL as i64), "{after:?}");
+        assert_eq!(after.iter().find(|l| l.0 == 1).map(|l| l.1), Some(2), "{after:?}");
     }
 }

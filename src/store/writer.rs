@@ -243,6 +243,9 @@ pub struct Writer {
     tag_names: TagNames,
     /// Ids of the games a dedupe lookup found (reused).
     candidates: Vec<GameId>,
+    /// Position rows this import may still merge (`segments::compact`):
+    /// [`segments::MERGE_RATIO`] for each row it wrote, less what it merged.
+    merge_budget: u64,
 }
 
 impl std::fmt::Debug for Writer {
@@ -396,6 +399,7 @@ impl Writer {
             dedupe,
             tag_names,
             candidates: Vec::new(),
+            merge_budget: 0,
         };
         // A 128 MiB page cache. With schema 3's random-order dedupe index
         // 256 MiB had paid (11.7 M distinct games without positions,
@@ -849,8 +853,16 @@ impl Writer {
 
     fn commit_inner(&mut self) -> Result<(), WriteError> {
         let mut positions = std::mem::take(&mut self.positions);
-        segments::write_segment(self.conn(), &mut positions, &self.fens)
-            .map_err(|e| self.sqlite(e))?;
+        segments::write_segment(
+            self.conn(),
+            &mut positions,
+            &self.fens,
+            self.options.batch_positions,
+        )
+        .map_err(|e| self.sqlite(e))?;
+        self.merge_budget = self
+            .merge_budget
+            .saturating_add(segments::MERGE_RATIO.saturating_mul(positions.len() as u64));
         positions.clear();
         self.positions = positions;
         self.fens.clear();
@@ -881,7 +893,10 @@ impl Writer {
         };
         after_commit(self.conn()).map_err(|e| self.sqlite(e))?;
         self.dedupe.committed(self.db.borrow_owner()).map_err(|e| self.sqlite(e))?;
-        segments::compact(self.conn(), &after_commit).map_err(|e| self.sqlite(e))?;
+        let mut budget = self.merge_budget;
+        let merged = segments::compact(self.conn(), &mut budget, &after_commit);
+        self.merge_budget = budget;
+        merged.map_err(|e| self.sqlite(e))?;
         self.dedupe.compact(self.db.borrow_owner(), &after_commit).map_err(|e| self.sqlite(e))?;
         if let Some(flusher) = &self.flusher {
             flusher.request();
