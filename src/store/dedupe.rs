@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 
 use super::bloom::{Bloom, BITS_PER_KEY};
-use super::segments::{checked_name, copy_merged, drop_unregistered, insert_rows};
+use super::segments::{checked_name, copy_merged, drop_unregistered, insert_rows, level_for};
 use crate::db::GameId;
 
 /// Segments of one level merged together. Lookups search every segment, so
@@ -173,11 +173,14 @@ impl DedupeIndex {
 
     /// Writes the batch's keys as a new segment. Runs inside the batch's
     /// transaction; [`DedupeIndex::committed`] follows its commit,
-    /// [`DedupeIndex::discard`] its rollback.
+    /// [`DedupeIndex::discard`] its rollback. The segment's level is its
+    /// size class against `batch`, the keys of a full batch
+    /// ([`super::segments::level_for`]), so that the segments of small
+    /// imports merge with each other before they meet full ones.
     ///
     /// # Errors
     /// Database errors.
-    pub fn write_batch(&mut self, conn: &Connection) -> rusqlite::Result<()> {
+    pub fn write_batch(&mut self, conn: &Connection, batch: usize) -> rusqlite::Result<()> {
         if self.pending.is_empty() {
             return Ok(());
         }
@@ -190,8 +193,8 @@ impl DedupeIndex {
             st.raw_bind_parameter(at + 1, game)
         })?;
         conn.execute(
-            "INSERT INTO dedupe_segments (id, name, level, rows) VALUES (?1, ?2, 0, ?3)",
-            params![id, name, rows.len() as i64],
+            "INSERT INTO dedupe_segments (id, name, level, rows) VALUES (?1, ?2, ?3, ?4)",
+            params![id, name, level_for(rows.len(), batch, self.fanout), rows.len() as i64],
         )?;
         Ok(())
     }
@@ -341,7 +344,8 @@ mod tests {
                 index.insert(key(next), id(next));
                 next += 1;
             }
-            index.write_batch(&conn).unwrap();
+            // Every batch full: the merges of the levels from 0 up.
+            index.write_batch(&conn, 37 + batch as usize * 31).unwrap();
             conn.execute_batch("COMMIT").unwrap();
             index.committed(&conn).unwrap();
             index.compact(&conn, &|_| Ok(())).unwrap();
@@ -358,7 +362,7 @@ mod tests {
         // A batch rolled back leaves nothing behind.
         conn.execute_batch("BEGIN IMMEDIATE").unwrap();
         index.insert(key(next), id(next));
-        index.write_batch(&conn).unwrap();
+        index.write_batch(&conn, 1).unwrap();
         conn.execute_batch("ROLLBACK").unwrap();
         index.discard();
 
@@ -391,7 +395,7 @@ mod tests {
         let mut out = Vec::new();
         conn.execute_batch("BEGIN IMMEDIATE").unwrap();
         index.insert(spread(0), id(1));
-        index.write_batch(&conn).unwrap();
+        index.write_batch(&conn, 1).unwrap();
         conn.execute_batch("COMMIT").unwrap();
         index.committed(&conn).unwrap();
         index.candidates(&conn, spread(1), &mut out).unwrap();
@@ -401,7 +405,7 @@ mod tests {
         for i in 1..=n {
             index.insert(spread(i), id(i + 1));
         }
-        index.write_batch(&conn).unwrap();
+        index.write_batch(&conn, 1).unwrap();
         conn.execute_batch("COMMIT").unwrap();
         index.committed(&conn).unwrap();
         assert!(index.filter.as_ref().unwrap().bits() > first_bits, "the filter doubled");

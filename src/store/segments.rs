@@ -33,7 +33,7 @@ pub const MERGE_RATIO: u64 = FANOUT as u64;
 /// Segments a level may hold before it is merged whatever the budget.
 pub const MAX_PER_LEVEL: usize = 3 * FANOUT;
 /// The lowest level a new segment gets.
-const MIN_LEVEL: i64 = -4;
+pub(super) const MIN_LEVEL: i64 = -4;
 /// Rows copied per transaction while merging.
 const MERGE_CHUNK: i64 = 4 << 20;
 /// Position rows per INSERT statement: one statement run per row costs
@@ -227,20 +227,21 @@ fn next_segment(conn: &Connection) -> rusqlite::Result<(i64, String)> {
 }
 
 /// The level of a new segment of `rows` rows when a full batch holds
-/// `batch` rows: the whole power of [`FANOUT`] nearest to `rows / batch`,
-/// at most 0 (a full batch) and at least [`MIN_LEVEL`].
-pub fn level_for(rows: usize, batch: usize) -> i64 {
+/// `batch` rows and `fanout` segments of a level merge into one: the whole
+/// power of `fanout` nearest to `rows / batch`, at most 0 (a full batch)
+/// and at least [`MIN_LEVEL`].
+pub fn level_for(rows: usize, batch: usize, fanout: usize) -> i64 {
     let (mut level, mut size) = (0, batch.max(1) as f64);
     // Down one level while `rows` is nearer (in ratio) to the size below.
-    while level > MIN_LEVEL && (rows as f64) * (FANOUT as f64).sqrt() < size {
+    while level > MIN_LEVEL && (rows as f64) * (fanout as f64).sqrt() < size {
         level -= 1;
-        size /= FANOUT as f64;
+        size /= fanout as f64;
     }
     level
 }
 
 /// Writes `rows` (any order; sorted here) as a new segment, of the level
-/// [`level_for`] gives with `batch`, and rewrites the view. Runs inside the
+/// [`level_for`] gives with `batch` rows in a full batch, and rewrites the view. Runs inside the
 /// caller's transaction.
 pub fn write_segment(
     conn: &Connection,
@@ -267,7 +268,7 @@ pub fn write_segment(
         }
         Ok(())
     })?;
-    register(conn, id, &name, level_for(rows.len(), batch), rows.len() as i64, with_fens)?;
+    register(conn, id, &name, level_for(rows.len(), batch, FANOUT), rows.len() as i64, with_fens)?;
     rewrite_view(conn)
 }
 
@@ -1019,14 +1020,15 @@ mod tests {
     #[test]
     fn a_segment_level_is_its_size_in_batches() {
         let batch = 8 << 20;
-        assert_eq!(level_for(batch, batch), 0);
-        assert_eq!(level_for(batch * 3, batch), 0, "never above 0 when written");
-        assert_eq!(level_for(batch / 3, batch), 0, "nearer a full batch than a sixteenth");
-        assert_eq!(level_for(batch / 5, batch), -1);
-        assert_eq!(level_for(batch / 16, batch), -1);
-        assert_eq!(level_for(batch / 256, batch), -2);
-        assert_eq!(level_for(1, batch), MIN_LEVEL);
-        assert_eq!(level_for(5, 0), 0, "no batch size: level 0");
+        assert_eq!(level_for(batch, batch, FANOUT), 0);
+        assert_eq!(level_for(batch * 3, batch, FANOUT), 0, "never above 0 when written");
+        assert_eq!(level_for(batch / 3, batch, FANOUT), 0, "nearer a full batch than a sixteenth");
+        assert_eq!(level_for(batch / 5, batch, FANOUT), -1);
+        assert_eq!(level_for(batch / 16, batch, FANOUT), -1);
+        assert_eq!(level_for(batch / 256, batch, FANOUT), -2);
+        assert_eq!(level_for(1, batch, FANOUT), MIN_LEVEL);
+        assert_eq!(level_for(5, 0, FANOUT), 0, "no batch size: level 0");
+        assert_eq!(level_for(batch / 8, batch, 8), -1, "another fan-out");
     }
 
     /// Merges every level that holds [`FANOUT`] segments, with no budget.

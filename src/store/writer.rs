@@ -866,7 +866,9 @@ impl Writer {
         positions.clear();
         self.positions = positions;
         self.fens.clear();
-        self.dedupe.write_batch(self.db.borrow_owner()).map_err(|e| self.sqlite(e))?;
+        self.dedupe
+            .write_batch(self.db.borrow_owner(), self.options.batch_games)
+            .map_err(|e| self.sqlite(e))?;
         if let Some(s) = &mut self.source {
             let (id, games, dups, errors, pos, resume) =
                 (s.id, s.games, s.duplicates, s.errors, s.positions, s.resume_offset);
