@@ -31,6 +31,7 @@ use super::dedupe::DedupeIndex;
 use super::flush::Flusher;
 use super::rows::{GameRow, Header, RowOptions, StoredGame};
 use super::segments::{self, Fens, PendingPosition, NO_MOVE};
+use super::tree::{self, TreeBatch};
 use crate::db::columns::{columns, placeholders, select_list, Binder, Columns};
 use crate::db::{self, DbError, GameId, Sharing};
 use crate::pgn::source::FileFacts;
@@ -240,6 +241,9 @@ pub struct Writer {
     dedupe: DedupeIndex,
     /// Ids of the games a dedupe lookup found (reused).
     candidates: Vec<GameId>,
+    /// The batch's rows of the explorer's tree (`None`: a database without
+    /// one).
+    tree: Option<TreeBatch>,
 }
 
 impl std::fmt::Debug for Writer {
@@ -390,6 +394,7 @@ impl Writer {
             flusher: None,
             dedupe,
             candidates: Vec::new(),
+            tree: None,
         };
         // A 128 MiB page cache. With schema 3's random-order dedupe index
         // 256 MiB had paid (11.7 M distinct games without positions,
@@ -421,6 +426,8 @@ impl Writer {
         }
         segments::drop_orphans(writer.conn()).map_err(|e| writer.sqlite(e))?;
         segments::refresh_view(writer.conn()).map_err(|e| writer.sqlite(e))?;
+        let tree = tree::ensure_complete(writer.conn()).map_err(|e| writer.sqlite(e))?;
+        writer.tree = tree.map(TreeBatch::new);
         // Past deleted games too: their index rows may remain until a
         // vacuum, and their `import_errors` rows stay, and neither must
         // become a new game's. (`import_errors` has no index on game_id:
@@ -699,6 +706,9 @@ impl Writer {
                 next_move: p.next_move.unwrap_or(NO_MOVE),
             });
         }
+        if let Some(tree) = &mut self.tree {
+            tree.add(&game.positions, &game.header);
+        }
         if game.fens.len() == game.positions.len() {
             let plies = game.positions.iter().map(|p| p.ply as u16);
             self.fens
@@ -834,6 +844,9 @@ impl Writer {
         if result.is_err() {
             let _ = self.conn().execute_batch("ROLLBACK");
             self.dedupe.discard();
+            if let Some(tree) = &mut self.tree {
+                tree.clear();
+            }
             self.in_transaction = false;
         }
         result
@@ -846,6 +859,10 @@ impl Writer {
         positions.clear();
         self.positions = positions;
         self.fens.clear();
+        if let Some(tree) = &mut self.tree {
+            tree.write(self.db.borrow_owner())
+                .map_err(|e| WriteError::Sqlite { path: self.path.clone(), error: e })?;
+        }
         self.dedupe.write_batch(self.db.borrow_owner()).map_err(|e| self.sqlite(e))?;
         if let Some(s) = &mut self.source {
             let (id, games, dups, errors, pos, resume) =
