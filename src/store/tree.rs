@@ -240,7 +240,8 @@ pub fn remove_games(conn: &Connection, ids: &[GameId]) -> rusqlite::Result<Delet
     ids.dedup();
     let mut hits = conn.prepare(&hits_sql)?;
     let mut game = conn.prepare(
-        "SELECT start_fen, moves, result, white_elo, black_elo, date FROM games WHERE id = ?1",
+        "SELECT start_fen, moves, result, white_elo, black_elo, date FROM games \
+         WHERE id = ?1 AND final_fen IS NOT NULL",
     )?;
     type Row = (Option<String>, String, Option<String>, Option<i64>, Option<i64>, Option<String>);
     for id in ids {
@@ -249,6 +250,7 @@ pub fn remove_games(conn: &Connection, ids: &[GameId]) -> rusqlite::Result<Delet
                 Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?))
             })
             .optional()?;
+        // No such game, or one whose FEN tag could not be read: no rows.
         let Some((start_fen, moves, result, white_elo, black_elo, date)) = row else { continue };
         let Some(keys) = keys(start_fen.as_deref(), &moves, state.max_ply) else {
             removed.exact = false;
