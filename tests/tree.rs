@@ -148,8 +148,21 @@ fn assert_tree_rebuilds_the_same(db: &Path) {
 fn corpus_db(dir: &common::Scratch) -> std::path::PathBuf {
     let db = dir.join("t.db");
     let crafted = dir.write("crafted.pgn", CRAFTED);
-    import(&db, &[arg(&crafted), arg(&games_dir()), "--batch-games", "97"]).success();
+    let long = dir.write("long.pgn", long_game());
+    import(&db, &[arg(&crafted), arg(&long), arg(&games_dir()), "--batch-games", "97"]).success();
     db
+}
+
+/// A game whose knights go out and back 130 times (520 plies) before
+/// 1. e4: the start position at plies 0, 4, … 520, the position after
+/// 1. e4 first at ply 521, past the plies whose index rows sort by game.
+fn long_game() -> String {
+    let mut moves = String::new();
+    for i in 0..130 {
+        let n = 2 * i + 1;
+        moves += &format!("{n}. Nf3 Nf6 {}. Ng1 Ng8 ", n + 1);
+    }
+    format!("[Event \"long\"]\n[Result \"1-0\"]\n\n{moves}261. e4 e5 1-0\n")
 }
 
 #[test]
@@ -168,6 +181,9 @@ fn the_tree_answers_as_the_index_does() {
     let (start, by_tree, late) = compare(&conn, "");
     assert!(by_tree && late >= 1);
     assert!(start.ended >= 1);
+    // The long game: late for 1. e4 (ply 521), early for the start.
+    let (_, by_tree, late) = compare(&conn, "1. e4");
+    assert!(by_tree && late >= 1);
     let (mate, by_tree, _) = compare(&conn, "1. f3 e5 2. g4 Qh4#");
     assert!(by_tree);
     assert_eq!((mate.games, mate.ended), (1, 1));
@@ -180,13 +196,13 @@ fn deletes_keep_the_tree_exact() {
     let dir = scratch();
     let db = corpus_db(&dir);
     let deleter = pgnindex::store::delete::Deleter::open(&db).unwrap();
-    // The crafted games (the first seven) and some of the others, among them
-    // the game with the latest date of its moves.
+    // The crafted games and the long one (the first eight) and some others, among
+    // them the games with the latest dates.
     let latest: Vec<u32> = common::column(
         deleter.connection(),
         "SELECT id FROM games WHERE date GLOB '[0-9][0-9][0-9][0-9]*' ORDER BY date DESC LIMIT 3",
     );
-    let mut ids: Vec<GameId> = (1..=7).chain(100..160).chain(latest).map(GameId::new).collect();
+    let mut ids: Vec<GameId> = (1..=8).chain(100..160).chain(latest).map(GameId::new).collect();
     ids.push(GameId::new(1));
     let deleted = deleter.delete(&ids).unwrap();
     assert!(deleted >= 65);
