@@ -107,9 +107,14 @@ pub fn ensure_complete(conn: &Connection) -> rusqlite::Result<Option<State>> {
     if state.complete {
         return Ok(Some(state));
     }
-    let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
-    rebuild(&tx, state.max_ply)?;
-    tx.commit()?;
+    // The rebuild sorts the first rows of every game (7 a game at 6
+    // plies): in temporary files, not in memory, whatever the caller set.
+    let temp_store: i64 = conn.query_row("PRAGMA temp_store", [], |r| r.get(0))?;
+    conn.pragma_update(None, "temp_store", "FILE")?;
+    let rebuilt = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)
+        .and_then(|tx| rebuild(&tx, state.max_ply).and_then(|()| tx.commit()));
+    conn.pragma_update(None, "temp_store", temp_store)?;
+    rebuilt?;
     Ok(Some(State { complete: true, ..state }))
 }
 
