@@ -194,6 +194,7 @@ fn an_older_database_says_how_to_get_the_speed_column() {
     {
         conn.execute_batch(&format!("ALTER TABLE games DROP COLUMN {column}")).unwrap();
     }
+    common::tags_as_schema_12(&conn);
     conn.pragma_update(None, "user_version", 6).unwrap();
     drop(conn);
     let refused = run(["find", "--speed", "classical", "--db", arg(&db)]);

@@ -428,9 +428,130 @@ fn tag_pairs_keep_their_order_and_text() {
     }
 }
 
+/// The tag pairs of a database as one JSON text, in (game, order).
+const TAGS_JSON: &str = "SELECT json_group_array(json_array(game_id, ord, name, value)) \
+    FROM (SELECT * FROM tags ORDER BY game_id, ord)";
+
+/// The clocks, times and evaluations of the `plies` view as one JSON text.
+const PLIES_JSON: &str =
+    "SELECT json_group_array(json_array(game_id, ply, clock, emt, eval, mate)) \
+    FROM (SELECT * FROM plies ORDER BY game_id, ply)";
+
+/// The one text `sql` selects in the database at `db`.
+fn text(db: &Path, sql: &str) -> String {
+    open(db).query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
+#[test]
+fn a_schema_12_database_reads_the_same_tags_and_plies_once_upgraded() {
+    // The fixture games as schema 12 stored them: its migrations applied to
+    // an empty file, and a fresh import's rows, put back in schema 12's
+    // forms (tag pairs as `[[name, value], …]`, clocks as JSON), copied in.
+    let dir = scratch();
+    let fresh = dir.join("fresh.db");
+    let options = ["--quiet", "--keep-duplicates", "--no-positions"];
+    let plies_dir = common::fixture("plies");
+    import(&fresh, &[&options[..], &[arg(&games_dir()), arg(&plies_dir)]].concat()).success();
+    let (tags, plies) = (text(&fresh, TAGS_JSON), text(&fresh, PLIES_JSON));
+    let times = "SELECT json_group_array(json_array(game_id, clocks, emts)) \
+                 FROM (SELECT * FROM ply_data ORDER BY game_id)";
+    let packed_times = text(&fresh, times);
+    let packed = |c: &str| format!("SELECT count(*) FROM ply_data WHERE {c} GLOB '[abc]*'");
+    assert!(count(&open(&fresh), &packed("clocks")) > 100);
+    assert!(count(&open(&fresh), &packed("emts")) > 0);
+    common::tags_as_schema_12(&open(&fresh));
+    common::times_as_schema_12(&open(&fresh));
+    assert_eq!(count(&open(&fresh), "SELECT count(*) FROM ply_data WHERE clocks NOT LIKE '[%'"), 0);
+    let db = dir.join("v12.db");
+    let conn = open(&db);
+    let migrations =
+        common::files_under(&repo("migrations"), |p| p.extension().is_some_and(|e| e == "sql"));
+    for (i, path) in migrations.iter().take(12).enumerate() {
+        conn.execute_batch(&std::fs::read_to_string(path).unwrap()).unwrap();
+        conn.pragma_update(None, "user_version", i as i64 + 1).unwrap();
+    }
+    conn.execute("ATTACH ?1 AS fresh", [arg(&fresh)]).unwrap();
+    conn.execute_batch(
+        "INSERT INTO sources SELECT * FROM fresh.sources;
+         INSERT INTO games SELECT * FROM fresh.games;
+         INSERT INTO ply_data SELECT * FROM fresh.ply_data;
+         INSERT INTO game_tags SELECT * FROM fresh.game_tags;
+         DETACH fresh;",
+    )
+    .unwrap();
+    assert!(count(&conn, "SELECT count(*) FROM tags") > 2000);
+    drop(conn);
+    let before = text(&db, TAGS_JSON);
+    assert_eq!(before, tags, "schema 12's view reads what schema 13's did");
+    assert_eq!(text(&db, PLIES_JSON), plies);
+    let exported = |db: &Path| run(["export", "--db", arg(db)]).success().stdout;
+    let export_before = exported(&db);
+
+    // The next import upgrades it; a new name and a known one.
+    let pgn = dir.write(
+        "new.pgn",
+        "[Event \"N\"]\n[UTCDate \"2024.01.02\"]\n[NewTag \"1:2 \\\"x\\\"\"]\n\n1. e4 *\n",
+    );
+    import(&db, &[&options[..], &[arg(&pgn)]].concat()).success();
+    let conn = open(&db);
+    assert_eq!(count(&conn, "PRAGMA user_version"), pgnindex::db::SCHEMA_VERSION);
+    let old = count(&conn, "SELECT max(id) FROM games") - 1;
+    let after: String = conn
+        .query_row(
+            "SELECT json_group_array(json_array(game_id, ord, name, value)) \
+             FROM (SELECT * FROM tags WHERE game_id <= ?1 ORDER BY game_id, ord)",
+            [old],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(after, before);
+    let old_plies = PLIES_JSON.replace("FROM plies", &format!("FROM plies WHERE game_id <= {old}"));
+    assert_eq!(text(&db, &old_plies), plies);
+    let old_times =
+        times.replace("FROM ply_data", &format!("FROM ply_data WHERE game_id <= {old}"));
+    assert_eq!(text(&db, &old_times), packed_times, "packed by the upgrade as by an import");
+    let new: Vec<(i64, String, String)> =
+        rows(&conn, &format!("SELECT ord, name, value FROM tags WHERE game_id = {}", old + 1));
+    let new_pairs = [(0, "UTCDate", "2024.01.02"), (1, "NewTag", "1:2 \"x\"")];
+    let new_pairs: Vec<(i64, String, String)> =
+        new_pairs.iter().map(|&(o, n, v)| (o, n.to_string(), v.to_string())).collect();
+    assert_eq!(new, new_pairs);
+    // Each name stored once; no pair left in the old form.
+    assert_eq!(
+        count(&conn, "SELECT count(*) FROM tag_names"),
+        count(&conn, "SELECT count(DISTINCT name) FROM tags")
+    );
+    assert_eq!(count(&conn, "SELECT count(*) FROM game_tags WHERE pairs LIKE '[[%'"), 0);
+    assert_eq!(integrity(&db), "ok");
+    drop(conn);
+    let export_after = exported(&db);
+    assert!(export_after.len() > export_before.len());
+    assert_eq!(export_after[..export_before.len()], export_before);
+    // The plain sqlite3 shell reads the views as well.
+    let shell = |sql: &str| {
+        let out = std::process::Command::new("sqlite3").arg(&db).arg(sql).output().ok()?;
+        Some(String::from_utf8_lossy(&out.stdout).trim_end().to_string())
+    };
+    let Some(shell_tags) = shell(TAGS_JSON) else {
+        eprintln!("no sqlite3 shell: read through rusqlite only");
+        return;
+    };
+    assert!(shell_tags.starts_with(&before[..before.len() - 1]), "{shell_tags:.200}");
+    // Games imported again: their clocks packed.
+    import(&db, &[&options[..], &["--force", arg(&plies_dir)]].concat()).success();
+    let games = "SELECT game_id FROM ply_data WHERE clocks GLOB '[abc]*' OR emts GLOB '[abc]*'";
+    let packed_plies =
+        PLIES_JSON.replace("FROM plies", &format!("FROM plies WHERE game_id IN ({games})"));
+    let from_shell = shell(&packed_plies);
+    let read = text(&db, &packed_plies);
+    assert!(read.len() > 10_000, "{}", read.len());
+    assert_eq!(from_shell.as_deref(), Some(read.as_str()));
+}
+
 /// Rewrites the position segments of `db` as schema 10 wrote them: tables
 /// `(hash, game_id, ply_move)`, no `layout` column, that version's view;
-/// and every game's movetext stored, without `ply_data.notes_form`.
+/// every game's movetext stored, without `ply_data.notes_form`; the tag
+/// pairs, clocks and times as schema 12 stored them.
 fn as_schema_10(db: &Path) {
     run([
         "sql",
@@ -460,6 +581,8 @@ fn as_schema_10(db: &Path) {
              FROM {name} WHERE game_id NOT IN (SELECT game_id FROM deleted_games)"
         ));
     }
+    common::tags_as_schema_12(&conn);
+    common::times_as_schema_12(&conn);
     conn.execute_batch(&format!(
         "CREATE VIEW positions (hash, game_id, ply, next_move, fen) AS {}; \
          ALTER TABLE position_segments DROP COLUMN layout; \

@@ -6,7 +6,9 @@
 //! where a ply has nothing, stopping at the last ply that has something
 //! (`->>` past the end reads NULL, as a `null` does).
 //! - `clocks`, `emts`: seconds as JSON numbers written minimally (`180`,
-//!   `178.6`);
+//!   `178.6`); or, when every value fits, [packed](PACKED): a letter, then
+//!   two or three characters a ply (`a2d2b2Z` is 180, 178, 170 seconds),
+//!   less than half the bytes, still read by plain SQL;
 //! - `evals`: integer centipawns from White's point of view, or the string
 //!   `"#N"` for a mate in N moves (negative when Black mates).
 //!
@@ -51,8 +53,8 @@ impl PlyData {
             return None;
         }
         Some(PlyData {
-            clocks: array(&record.clocks, |out, &ms| write_seconds(out, ms)),
-            emts: array(&record.emts, |out, &ms| write_seconds(out, ms)),
+            clocks: times(&record.clocks),
+            emts: times(&record.emts),
             evals: array(&record.evals, |out, eval| match *eval {
                 Eval::Centipawns(cp) => write_int(out, cp),
                 Eval::Mate(moves) => {
@@ -94,8 +96,8 @@ impl StoredNotes {
     /// The name of the first column that is not as the import writes it.
     pub fn read(row: &PlyData) -> Result<StoredNotes, &'static str> {
         Ok(StoredNotes {
-            clocks: read_array(row.clocks.as_deref(), read_millis).ok_or("clocks")?,
-            emts: read_array(row.emts.as_deref(), read_millis).ok_or("emts")?,
+            clocks: read_times(row.clocks.as_deref()).ok_or("clocks")?,
+            emts: read_times(row.emts.as_deref()).ok_or("emts")?,
             evals: read_array(row.evals.as_deref(), read_eval).ok_or("evals")?,
             nags: read_object(row.nags.as_deref()).ok_or("nags")?,
             comments: read_object(row.comments.as_deref()).ok_or("comments")?,
@@ -117,6 +119,66 @@ impl StoredNotes {
             text: text(&self.comments, ply),
         }
     }
+}
+
+/// The packed forms of clocks and times: `(letter, characters a ply,
+/// milliseconds a unit)`. A ply's value in units is a base-64 number, most
+/// significant digit first, digits `0` to `o` (ASCII 48 + digit); `~` in
+/// every character: no value. A game's times take the first form that
+/// holds all of them (whole seconds below 4,096; tenths below 262,144;
+/// whole seconds below 262,144), else the JSON array. Migration 0013
+/// packs stored arrays the same way, and its `plies` view decodes them.
+const PACKED: [(u8, usize, u32); 3] = [(b'a', 2, 1000), (b'b', 3, 100), (b'c', 3, 1000)];
+
+/// Clocks or times spent (milliseconds by ply from 1, in order, one per
+/// ply) as `ply_data` stores them: packed when a form of [`PACKED`] holds
+/// them all, else a JSON array of seconds; `None` when there are none.
+fn times(notes: &[(u32, u32)]) -> Option<String> {
+    let last = usize::try_from(notes.last()?.0).ok()?;
+    let fits = |&&(_, width, unit): &&(u8, usize, u32)| {
+        notes.iter().all(|&(_, ms)| ms % unit == 0 && ms / unit < 1 << (6 * width))
+    };
+    let Some(&(letter, width, unit)) = PACKED.iter().find(fits) else {
+        return array(notes, |out, &ms| write_seconds(out, ms));
+    };
+    let mut out = vec![b'~'; 1 + width * last];
+    out[0] = letter;
+    for &(ply, ms) in notes {
+        let at = 1 + width * (ply as usize - 1);
+        let mut value = ms / unit;
+        for digit in out[at..at + width].iter_mut().rev() {
+            *digit = b'0' + (value % 64) as u8;
+            value /= 64;
+        }
+    }
+    // ASCII.
+    String::from_utf8(out).ok()
+}
+
+/// Clocks or times as [`times`] writes them → milliseconds by ply (index
+/// 0 for ply 1); empty for NULL.
+fn read_times(text: Option<&str>) -> Option<Vec<Option<u32>>> {
+    let Some(text) = text else { return Some(Vec::new()) };
+    let Some(&(_, width, unit)) = PACKED.iter().find(|f| text.as_bytes().first() == Some(&f.0))
+    else {
+        return read_array(Some(text), read_millis);
+    };
+    let digits = &text.as_bytes()[1..];
+    if digits.is_empty() || digits.len() % width != 0 {
+        return None;
+    }
+    digits
+        .chunks(width)
+        .map(|ply| {
+            if ply.iter().all(|&b| b == b'~') {
+                return Some(None);
+            }
+            let value = ply.iter().try_fold(0u32, |value, &b| {
+                (b'0'..=b'o').contains(&b).then(|| value * 64 + u32::from(b - b'0'))
+            })?;
+            Some(Some(value * unit))
+        })
+        .collect()
 }
 
 /// A JSON array as [`array`] writes it, `null` as `None`; empty for NULL.
@@ -283,7 +345,9 @@ mod tests {
              2. Nf3 $1 $18 {[%eval #-3] \"quoted\" \\ \u{1}é} Nc6 3. Bb5 {[%clk 0:02:50]} *",
         )
         .unwrap();
-        assert_eq!(d.clocks.as_deref(), Some("[180,178.6,null,null,170]"));
+        // Tenths: 1800, 1786, none, none, 1700 in three base-64 digits.
+        assert_eq!(d.clocks.as_deref(), Some("b0L80Kj~~~~~~0JT"));
+        // Hundredths: no packed form.
         assert_eq!(d.emts.as_deref(), Some("[null,1.05]"));
         assert_eq!(d.evals.as_deref(), Some("[17,null,\"#-3\"]"));
         assert_eq!(d.nags.as_deref(), Some("{\"3\":\"$1 $18\"}"));
@@ -334,8 +398,10 @@ mod tests {
         assert_eq!(ply(5).clock, Some(170_000));
         assert_eq!(ply(0), PlyNotes::default());
         assert_eq!(ply(99), PlyNotes::default());
-        let bad = PlyData { clocks: Some("[1,x]".into()), ..PlyData::default() };
-        assert_eq!(StoredNotes::read(&bad), Err("clocks"));
+        for clocks in ["[1,x]", "a", "a1", "b123~", "a1p", "a~1"] {
+            let bad = PlyData { clocks: Some(clocks.into()), ..PlyData::default() };
+            assert_eq!(StoredNotes::read(&bad), Err("clocks"), "{clocks}");
+        }
         let bad = PlyData { comments: Some("{\"a\":\"b\"}".into()), ..PlyData::default() };
         assert_eq!(StoredNotes::read(&bad), Err("comments"));
     }
@@ -392,7 +458,116 @@ mod tests {
         assert_eq!(data("{before} 1. e4 {[%clk]} e5 *"), None);
         assert_eq!(
             data("1. e4 {[%clk 0:00:00.5]} *"),
-            Some(PlyData { clocks: Some("[0.5]".into()), ..PlyData::default() })
+            Some(PlyData { clocks: Some("b005".into()), ..PlyData::default() })
         );
+    }
+
+    #[test]
+    fn times_take_the_smallest_form_that_holds_them() {
+        let cases: [(&[(u32, u32)], &str); 8] = [
+            (&[(1, 180_000), (2, 178_000), (3, 170_000)], "a2d2b2Z"),
+            (&[(2, 0), (3, 4_095_000)], "a~~00oo"),
+            (&[(1, 4_096_000)], "b:00"),
+            (&[(1, 178_600), (3, 26_214_300)], "b0Kj~~~ooo"),
+            (&[(1, 26_215_000)], "c6IW"),
+            (&[(1, 262_143_000)], "cooo"),
+            (&[(1, 262_144_000)], "[262144]"),
+            (&[(1, 50), (2, 1_000)], "[0.05,1]"),
+        ];
+        for (notes, text) in cases {
+            assert_eq!(times(notes).as_deref(), Some(text), "{notes:?}");
+            let back = read_times(Some(text)).unwrap();
+            let mut expected = vec![None; notes.last().unwrap().0 as usize];
+            for &(ply, ms) in notes {
+                expected[ply as usize - 1] = Some(ms);
+            }
+            assert_eq!(back, expected, "{text}");
+        }
+        assert_eq!(times(&[]), None);
+        assert_eq!(read_times(None), Some(Vec::new()));
+    }
+
+    #[test]
+    fn the_plies_view_reads_every_form() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = crate::db::open_for_write(&dir.path().join("t.db")).unwrap();
+        conn.execute(
+            "INSERT INTO games (id, ply_count, moves, dedupe_key) VALUES (1, 4, 'e4 e5 Nf3 Nc6', 0)",
+            [],
+        )
+        .unwrap();
+        let view = |clocks: &str| -> Vec<Option<f64>> {
+            conn.execute(
+                "INSERT OR REPLACE INTO ply_data (game_id, clocks, emts) VALUES (1, ?1, ?1)",
+                [clocks],
+            )
+            .unwrap();
+            let mut st = conn
+                .prepare("SELECT clock, emt FROM plies WHERE game_id = 1 ORDER BY ply")
+                .unwrap();
+            let rows = st
+                .query_map([], |r| Ok((r.get::<_, Option<f64>>(0)?, r.get::<_, Option<f64>>(1)?)));
+            rows.unwrap()
+                .map(|r| {
+                    let (c, e) = r.unwrap();
+                    assert_eq!(c, e);
+                    c
+                })
+                .collect()
+        };
+        let notes: &[(u32, u32)] = &[(1, 180_000), (2, 178_600), (4, 26_214_300)];
+        let expected = vec![Some(180.0), Some(178.6), None, Some(26_214.3)];
+        for text in
+            [times(notes).unwrap(), array(notes, |out, &ms| write_seconds(out, ms)).unwrap()]
+        {
+            assert_eq!(view(&text), expected, "{text}");
+        }
+        let seconds: &[(u32, u32)] = &[(1, 0), (3, 4_095_000)];
+        assert_eq!(view(&times(seconds).unwrap()), [Some(0.0), None, Some(4095.0), None]);
+        let long: &[(u32, u32)] = &[(2, 262_143_000)];
+        assert_eq!(view(&times(long).unwrap()), [None, Some(262_143.0), None, None]);
+    }
+
+    #[test]
+    fn the_upgrade_packs_stored_times_as_the_import_does() {
+        let cases: [&[(u32, u32)]; 9] = [
+            &[(1, 180_000), (2, 178_000), (4, 170_000)],
+            &[(2, 0), (3, 4_095_000)],
+            &[(1, 4_096_000)],
+            &[(1, 178_600), (3, 26_214_300)],
+            &[(1, 26_215_000)],
+            &[(1, 262_143_000)],
+            &[(1, 262_144_000)],
+            &[(1, 50), (2, 1_000)],
+            &[(1, 1_200), (2, 26_214_400)],
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v12.db");
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        // Rows without games: only the notes are looked at.
+        conn.pragma_update(None, "foreign_keys", false).unwrap();
+        for (i, sql) in crate::db::MIGRATIONS[..12].iter().enumerate() {
+            conn.execute_batch(sql).unwrap();
+            conn.pragma_update(None, "user_version", i as i64 + 1).unwrap();
+        }
+        for (id, notes) in cases.iter().enumerate() {
+            let json = array(notes, |out, &ms| write_seconds(out, ms)).unwrap();
+            conn.execute(
+                "INSERT INTO ply_data (game_id, clocks, emts) VALUES (?1, ?2, ?2)",
+                rusqlite::params![id, json],
+            )
+            .unwrap();
+        }
+        drop(conn);
+        let conn = crate::db::open_for_write(&path).unwrap();
+        for (id, notes) in cases.iter().enumerate() {
+            let (clocks, emts): (String, String) = conn
+                .query_row("SELECT clocks, emts FROM ply_data WHERE game_id = ?1", [id], |r| {
+                    Ok((r.get(0)?, r.get(1)?))
+                })
+                .unwrap();
+            assert_eq!(Some(&clocks), times(notes).as_ref(), "{notes:?}");
+            assert_eq!(clocks, emts);
+        }
     }
 }

@@ -14,6 +14,7 @@ use crate::notation::fen;
 use crate::notation::uci::Uci;
 use crate::replay::openings::Openings;
 use crate::replay::parallel::LocatedGame;
+use crate::replay::TagPairs;
 
 /// What to index besides the game itself.
 #[derive(Debug, Clone, Copy)]
@@ -59,9 +60,9 @@ columns! {
         @flatten pub analysis: Analysis,
         /// The opening, by position.
         @flatten pub opening: GameOpening,
-        /// The other tag pairs, in order, as the JSON text `game_tags.pairs`
-        /// holds (`[["Annotator","X"],…]`); `None` when there are none.
-        @skip pub tags: Option<String>,
+        /// The other tag pairs, in order (the writer stores them in
+        /// `game_tags`, names by id); `None` when there are none.
+        @skip pub tags: Option<TagPairs>,
         /// The `ply_data` row: what the mainline says about each move;
         /// `None` when it says nothing.
         @skip pub plies: Option<PlyData>,
@@ -228,7 +229,7 @@ impl GameRow {
             header.event.as_deref(),
         );
         let opening = GameOpening::new(record.opening);
-        let tags = record.tags.to_json(|i| others[i]);
+        let tags = Some(record.tags.filtered(|i| others[i])).filter(|t| !t.is_empty());
         let final_fen = (!record.no_start).then(|| fen::write(&record.final_position));
         let dedupe_key = dedupe_key(&header, record.start_fen.as_deref(), &record.san);
         GameRow {
@@ -435,10 +436,13 @@ mod tests {
         assert_eq!(g.header.termination.as_deref(), Some("normal"), "names match in any case");
         assert_eq!(g.header.result.as_deref(), Some("1-0"), "from the result token");
         assert_eq!(
-            g.tags.as_deref(),
-            Some(
-                r#"[["BlackElo","?"],["Annotator","X"],["TimeControlNote","x"],["Event","again"]]"#
-            )
+            g.tags.as_ref().map(|t| t.iter().collect::<Vec<_>>()),
+            Some(vec![
+                ("BlackElo", "?"),
+                ("Annotator", "X"),
+                ("TimeControlNote", "x"),
+                ("Event", "again")
+            ])
         );
         assert_eq!(g.moves, "e4 e5 Qh5 Nc6 Bc4 Nf6 Qxf7#");
         assert_eq!(

@@ -31,6 +31,7 @@ use super::dedupe::DedupeIndex;
 use super::flush::Flusher;
 use super::rows::{GameRow, Header, RowOptions, StoredGame};
 use super::segments::{self, Fens, PendingPosition, NO_MOVE};
+use super::tag_names::TagNames;
 use super::tree::{self, TreeBatch};
 use crate::db::columns::{columns, placeholders, select_list, Binder, Columns};
 use crate::db::{self, DbError, GameId, Sharing};
@@ -239,6 +240,8 @@ pub struct Writer {
     flusher: Option<Flusher>,
     /// The dedupe keys.
     dedupe: DedupeIndex,
+    /// The ids of the tag names.
+    tag_names: TagNames,
     /// Ids of the games a dedupe lookup found (reused).
     candidates: Vec<GameId>,
     /// The batch's rows of the explorer's tree (`None`: a database without
@@ -375,6 +378,8 @@ impl Writer {
         // a running import's merge would be filling.
         let dedupe = DedupeIndex::open(&conn)
             .map_err(|error| WriteError::Sqlite { path: path.to_path_buf(), error })?;
+        let tag_names = TagNames::load(&conn)
+            .map_err(|error| WriteError::Sqlite { path: path.to_path_buf(), error })?;
         let db = Db::try_new(conn, |c| Inserts::prepare(c))
             .map_err(|error| WriteError::Sqlite { path: path.to_path_buf(), error })?;
         let mut writer = Writer {
@@ -393,6 +398,7 @@ impl Writer {
             checkpointer: None,
             flusher: None,
             dedupe,
+            tag_names,
             candidates: Vec::new(),
             tree: None,
         };
@@ -678,14 +684,15 @@ impl Writer {
         self.next_id += 1;
         let assigned = Assigned { id, source_id, source_offset: game.offset };
         let path = &self.path;
+        let tag_names = &mut self.tag_names;
         self.db
-            .with_dependent_mut(|_, inserts| {
+            .with_dependent_mut(|conn, inserts| {
                 let mut binder = Binder::new(&mut inserts.game);
                 assigned.bind(&mut binder)?;
                 game.bind(&mut binder)?;
                 inserts.game.raw_execute()?;
                 if let Some(pairs) = &game.tags {
-                    inserts.tags.execute(params![id, pairs])?;
+                    inserts.tags.execute(params![id, tag_names.encode(conn, pairs)?])?;
                 }
                 if let Some(d) = &game.plies {
                     let p =
@@ -844,6 +851,7 @@ impl Writer {
         if result.is_err() {
             let _ = self.conn().execute_batch("ROLLBACK");
             self.dedupe.discard();
+            self.tag_names.discard();
             if let Some(tree) = &mut self.tree {
                 tree.clear();
             }
@@ -882,6 +890,7 @@ impl Writer {
         }
         self.conn().execute_batch("COMMIT").map_err(|e| self.sqlite(e))?;
         self.in_transaction = false;
+        self.tag_names.committed();
         self.batch_games = 0;
         let after_commit = |conn: &Connection| match &self.checkpointer {
             Some(checkpointer) => checkpointer.after_commit(conn),

@@ -222,6 +222,58 @@ pub fn text_rows(conn: &Connection, sql: &str) -> Vec<String> {
     rows.map(Result::unwrap).collect()
 }
 
+/// Puts the tag pairs of a database back as schemas 3 to 12 stored them:
+/// `[[name, value], …]`, no `tag_names`, those schemas' `tags` view.
+pub fn tags_as_schema_12(conn: &Connection) {
+    conn.execute_batch(
+        "CREATE TEMP TABLE old_tags AS
+             SELECT game_id, json_group_array(json_array(name, value) ORDER BY ord) AS pairs
+             FROM tags GROUP BY game_id;
+         UPDATE game_tags SET pairs = (SELECT o.pairs FROM old_tags AS o WHERE o.game_id = game_tags.game_id);
+         DROP TABLE old_tags;
+         DROP VIEW tags;
+         DROP TABLE tag_names;
+         CREATE VIEW tags (game_id, ord, name, value) AS
+             SELECT t.game_id, j.key, json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]')
+             FROM game_tags AS t, json_each(t.pairs) AS j;",
+    )
+    .unwrap();
+}
+
+/// Puts the clocks and times of a database back as schemas 10 to 12
+/// stored them: JSON arrays of seconds ending at the last ply that has
+/// one; those schemas' `plies` view.
+pub fn times_as_schema_12(conn: &Connection) {
+    let seconds = |v: &str| {
+        format!("CASE WHEN {v} = CAST({v} AS INTEGER) THEN CAST({v} AS INTEGER) ELSE {v} END")
+    };
+    conn.execute_batch(&format!(
+        "CREATE TEMP TABLE old_times AS
+             WITH p AS (SELECT game_id, ply, clock, emt FROM plies
+                        WHERE game_id IN (SELECT game_id FROM ply_data)),
+                  last AS (SELECT game_id, max(CASE WHEN clock IS NOT NULL THEN ply END) AS clock,
+                                  max(CASE WHEN emt IS NOT NULL THEN ply END) AS emt
+                           FROM p GROUP BY game_id)
+             SELECT p.game_id,
+                    CASE WHEN last.clock IS NOT NULL THEN json_group_array({clock} ORDER BY p.ply)
+                         FILTER (WHERE p.ply <= last.clock) END AS clocks,
+                    CASE WHEN last.emt IS NOT NULL THEN json_group_array({emt} ORDER BY p.ply)
+                         FILTER (WHERE p.ply <= last.emt) END AS emts
+             FROM p JOIN last USING (game_id) GROUP BY p.game_id;
+         UPDATE ply_data SET
+             clocks = (SELECT o.clocks FROM old_times AS o WHERE o.game_id = ply_data.game_id),
+             emts = (SELECT o.emts FROM old_times AS o WHERE o.game_id = ply_data.game_id);
+         DROP TABLE old_times;
+         DROP VIEW plies;",
+        clock = seconds("p.clock"),
+        emt = seconds("p.emt"),
+    ))
+    .unwrap();
+    let v10 = include_str!("../../migrations/0010_ply_data.sql");
+    let view = &v10[v10.find("CREATE VIEW plies").unwrap()..];
+    conn.execute_batch(&view[..=view.find(';').unwrap()]).unwrap();
+}
+
 /// SQLite's `PRAGMA integrity_check` of the database at `db` (`ok` when
 /// sound), read without writing.
 pub fn integrity(db: &Path) -> String {
