@@ -178,7 +178,9 @@ fn an_older_database_says_how_to_get_the_speed_column() {
     let conn = open(&db);
     let before: Vec<Columns> = rows(&conn, SELECT);
     conn.execute_batch(
-        "DROP VIEW players; DROP VIEW plies; ALTER TABLE position_segments DROP COLUMN layout",
+        "DROP VIEW players; DROP VIEW plies; ALTER TABLE position_segments DROP COLUMN layout; \
+         DROP TRIGGER explorer_tree_delete; DROP TABLE explorer_tree; \
+         DROP TABLE explorer_tree_state",
     )
     .unwrap();
     // Version 6's trigger, which knows no ply_data, before the table goes.

@@ -586,7 +586,8 @@ fn as_schema_10(db: &Path) {
     conn.execute_batch(&format!(
         "CREATE VIEW positions (hash, game_id, ply, next_move, fen) AS {}; \
          ALTER TABLE position_segments DROP COLUMN layout; \
-         ALTER TABLE ply_data DROP COLUMN notes_form; PRAGMA user_version = 10;",
+         ALTER TABLE ply_data DROP COLUMN notes_form; DROP TRIGGER explorer_tree_delete; \
+         DROP TABLE explorer_tree; DROP TABLE explorer_tree_state; PRAGMA user_version = 10;",
         arms.join(" UNION ALL ")
     ))
     .unwrap();

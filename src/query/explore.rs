@@ -14,9 +14,10 @@ use std::collections::HashMap;
 use rusqlite::Connection;
 
 use super::error::QueryError;
-use super::search::{Outcome, Search};
+use super::search::{Hit, Outcome, Search};
 use crate::notation::san;
 use crate::notation::uci::Uci;
+use crate::store::tree;
 
 /// One move of the explorer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -99,26 +100,76 @@ pub struct Explorer {
     pub rejected: u64,
 }
 
-/// Builds the explorer of `search`'s target (empty without a target).
+/// Builds the explorer of `search`'s target (empty without a target): from
+/// the explorer's tree when it can answer ([`Search::for_each_tree_hit`]),
+/// from the position index otherwise. Both give the same answer.
 ///
 /// # Errors
 /// [`QueryError::Sqlite`].
 pub fn explore(conn: &Connection, search: &Search) -> Result<Explorer, QueryError> {
     let Some(target) = &search.target else { return Ok(Explorer::default()) };
-    let mut by_code: HashMap<u16, Option<MoveStats>> = HashMap::new();
-    let mut explorer = Explorer::default();
-    search.for_each_hit(conn, |hit| {
-        let Some(code) = hit.next_move else {
-            explorer.games += 1;
-            explorer.ended += 1;
-            return;
+    let tally = std::cell::RefCell::new(Tally::new(&target.position));
+    let by_tree = search.for_each_tree_hit(
+        conn,
+        |next_move, counts| tally.borrow_mut().counts(next_move, counts),
+        |hit| tally.borrow_mut().hit(hit),
+    )?;
+    if by_tree {
+        return Ok(tally.into_inner().finish());
+    }
+    explore_without_tree(conn, search)
+}
+
+/// [`explore`] from the position index alone, every game that reaches the
+/// position read, never from the explorer's tree: what the tree's answers
+/// are checked against.
+///
+/// # Errors
+/// [`QueryError::Sqlite`].
+pub fn explore_without_tree(conn: &Connection, search: &Search) -> Result<Explorer, QueryError> {
+    let Some(target) = &search.target else { return Ok(Explorer::default()) };
+    let mut tally = Tally::new(&target.position);
+    search.for_each_hit(conn, |hit| tally.hit(hit))?;
+    Ok(tally.finish())
+}
+
+/// The explorer being summed.
+struct Tally<'p> {
+    position: &'p crate::chess::Position,
+    by_code: HashMap<u16, Option<MoveStats>>,
+    explorer: Explorer,
+}
+
+impl<'p> Tally<'p> {
+    fn new(position: &'p crate::chess::Position) -> Tally<'p> {
+        Tally { position, by_code: HashMap::new(), explorer: Explorer::default() }
+    }
+
+    /// The move `code`'s row; `None` if it is not legal in the position.
+    fn stats(&mut self, code: u16) -> Option<&mut MoveStats> {
+        let position = self.position;
+        self.by_code.entry(code).or_insert_with(|| describe(position, code)).as_mut()
+    }
+
+    /// Counts `games` games that play `next_move` (`None`: they end
+    /// there); the row to add to, if the move is legal.
+    fn games(&mut self, next_move: Option<u16>, games: u64) -> Option<&mut MoveStats> {
+        let Some(code) = next_move else {
+            self.explorer.games += games;
+            self.explorer.ended += games;
+            return None;
         };
-        let entry = by_code.entry(code).or_insert_with(|| describe(&target.position, code));
-        let Some(stats) = entry else {
-            explorer.rejected += 1;
-            return;
-        };
-        explorer.games += 1;
+        if self.stats(code).is_none() {
+            self.explorer.rejected += games;
+            return None;
+        }
+        self.explorer.games += games;
+        self.stats(code)
+    }
+
+    /// Counts one game's first hit.
+    fn hit(&mut self, hit: &Hit<'_>) {
+        let Some(stats) = self.games(hit.next_move, 1) else { return };
         stats.games += 1;
         match hit.result {
             Some(Outcome::WhiteWins) => stats.white_wins += 1,
@@ -130,27 +181,45 @@ pub fn explore(conn: &Connection, search: &Search) -> Result<Explorer, QueryErro
             stats.elo_sum += elo;
             stats.elo_count += 1;
         }
-        let known_year = |d: &&str| d.len() >= 4 && d.bytes().take(4).all(|b| b.is_ascii_digit());
-        if let Some(date) = hit.date.filter(known_year) {
+        if let Some(date) = hit.date.filter(|d| tree::known_year(d)) {
             if stats.last_date.as_deref().is_none_or(|last| date > last) {
                 stats.last_date = Some(date.to_string());
             }
         }
-    })?;
-    // One move can have two codes (castling is stored king-takes-rook in
-    // Chess960 games, king two squares in standard ones): one row per move.
-    let mut by_move: HashMap<String, MoveStats> = HashMap::new();
-    for stats in by_code.into_values().flatten() {
-        match by_move.get_mut(&stats.uci) {
-            Some(row) => row.merge(stats),
-            None => {
-                by_move.insert(stats.uci.clone(), stats);
+    }
+
+    /// Counts a row of the explorer's tree.
+    fn counts(&mut self, next_move: Option<u16>, counts: &tree::Counts) {
+        let n = |v: i64| u64::try_from(v).unwrap_or(0);
+        let Some(stats) = self.games(next_move, n(counts.games)) else { return };
+        let mut other = MoveStats::new(String::new(), String::new());
+        other.games = n(counts.games);
+        other.white_wins = n(counts.white_wins);
+        other.draws = n(counts.draws);
+        other.black_wins = n(counts.black_wins);
+        other.elo_sum = counts.elo_sum;
+        other.elo_count = n(counts.elo_count);
+        other.last_date.clone_from(&counts.last_date);
+        stats.merge(other);
+    }
+
+    fn finish(self) -> Explorer {
+        let mut explorer = self.explorer;
+        // One move can have two codes (castling is stored king-takes-rook in
+        // Chess960 games, king two squares in standard ones): one row per move.
+        let mut by_move: HashMap<String, MoveStats> = HashMap::new();
+        for stats in self.by_code.into_values().flatten() {
+            match by_move.get_mut(&stats.uci) {
+                Some(row) => row.merge(stats),
+                None => {
+                    by_move.insert(stats.uci.clone(), stats);
+                }
             }
         }
+        explorer.moves = by_move.into_values().collect();
+        explorer.moves.sort_by(|a, b| b.games.cmp(&a.games).then_with(|| a.san.cmp(&b.san)));
+        explorer
     }
-    explorer.moves = by_move.into_values().collect();
-    explorer.moves.sort_by(|a, b| b.games.cmp(&a.games).then_with(|| a.san.cmp(&b.san)));
-    Ok(explorer)
 }
 
 /// SAN and UCI of the move with `code` in `pos`; `None` if it is not legal

@@ -24,7 +24,7 @@ use super::target::Target;
 use crate::chess::{Color, Position, Role};
 use crate::db::GameId;
 use crate::notation::fen;
-use crate::store::segments;
+use crate::store::{segments, tree};
 
 /// What to look for.
 #[derive(Debug, Clone, Default)]
@@ -322,7 +322,7 @@ impl Search {
     pub fn for_each_hit(
         &self,
         conn: &Connection,
-        mut each: impl FnMut(&Hit<'_>),
+        each: impl FnMut(&Hit<'_>),
     ) -> Result<(), QueryError> {
         let e = QueryError::sqlite(conn);
         let Some(target) = &self.target else { return Ok(()) };
@@ -352,42 +352,106 @@ impl Search {
         drop(snapshot);
         hits.sort_unstable();
         hits.dedup_by_key(|h| h.0);
-        let from = if has_index(conn, "games_summary")? {
-            "games INDEXED BY games_summary"
-        } else {
-            "games"
+        fold_summaries(
+            conn,
+            hits.into_iter().map(|(game_id, _, next_move)| (game_id, next_move)),
+            each,
+        )
+    }
+
+    /// The explorer's tree for the target, when it can answer this search
+    /// (no filters, a complete tree, rows for the target's key): `row` is
+    /// called with each tree row's move (`None`: the games end there) and
+    /// counts, then `each` with the games whose first hit of the target is
+    /// beyond the tree's plies, in game id order (the same hits as
+    /// [`Search::for_each_hit`] gives for those games). The key's hits are
+    /// read in key order, a game's together (see
+    /// [`segments::first_hits_sql`]): no sort, and no summary read for the
+    /// games the tree counts. `false`, having called neither, when the tree
+    /// cannot answer.
+    ///
+    /// # Errors
+    /// [`QueryError::Sqlite`].
+    pub fn for_each_tree_hit(
+        &self,
+        conn: &Connection,
+        mut row: impl FnMut(Option<u16>, &tree::Counts),
+        each: impl FnMut(&Hit<'_>),
+    ) -> Result<bool, QueryError> {
+        let e = QueryError::sqlite(conn);
+        let Some(target) = &self.target else { return Ok(false) };
+        if !self.filters.is_empty() {
+            return Ok(false);
+        }
+        let _snapshot = Snapshot::begin(conn)?;
+        let Some(state) = tree::state(conn).map_err(&e)?.filter(|s| s.complete) else {
+            return Ok(false);
         };
-        let mut summary = conn
-            .prepare(&format!(
-                "SELECT id, result, white_elo, black_elo, date FROM {from} WHERE id >= ?1 ORDER BY id"
-            ))
+        let Some((short_sql, long_sql)) = segments::first_hits_sql(conn).map_err(&e)? else {
+            return Ok(false);
+        };
+        let rows: Vec<(i64, tree::Counts)> = conn
+            .prepare(
+                "SELECT next_move, games, white_wins, draws, black_wins, elo_sum, elo_count, \
+                 last_date FROM explorer_tree WHERE hash = ?1",
+            )
+            .and_then(|mut st| {
+                st.query_map([target.key], |r| {
+                    let counts = tree::Counts {
+                        games: r.get(1)?,
+                        white_wins: r.get(2)?,
+                        draws: r.get(3)?,
+                        black_wins: r.get(4)?,
+                        elo_sum: r.get(5)?,
+                        elo_count: r.get(6)?,
+                        last_date: r.get(7)?,
+                    };
+                    Ok((r.get(0)?, counts))
+                })?
+                .collect()
+            })
             .map_err(&e)?;
-        let mut hits = hits.into_iter().map(|(game_id, _, next_move)| (game_id, next_move));
-        let mut pending = hits.next();
-        // Each turn of the outer loop seeks; the inner one steps forward.
-        'seek: while let Some((first, _)) = pending {
-            let mut rows = summary.query([first]).map_err(&e)?;
-            // The id of the summary row under the cursor.
-            let mut at = i64::MIN;
-            while let Some((game_id, next_move)) = pending {
-                let id = i64::from(game_id);
-                if at != i64::MIN && at < id && id - at > SEEK_GAP {
-                    continue 'seek;
+        if rows.is_empty() {
+            return Ok(false);
+        }
+        // The hits from `LONG_PLY` on (rare): each game's lowest, kept for
+        // the games that have no hit below it.
+        let mut long: Vec<(GameId, u16, Option<u16>)> = conn
+            .prepare(&long_sql)
+            .and_then(|mut st| {
+                st.query_map([target.key], |r| Ok(segments::unpack_gpm(r.get(0)?)))?.collect()
+            })
+            .map_err(&e)?;
+        long.sort_unstable();
+        long.dedup_by_key(|h| h.0);
+        let mut long_only = vec![true; long.len()];
+        let mut late: Vec<(GameId, Option<u16>)> = Vec::new();
+        {
+            let mut st = conn.prepare(&short_sql).map_err(&e)?;
+            let mut hits = st.query([target.key]).map_err(&e)?;
+            let mut previous = None;
+            while let Some(r) = hits.next().map_err(&e)? {
+                let (game_id, ply, next_move) = segments::unpack_gpm(r.get(0).map_err(&e)?);
+                if previous == Some(game_id) {
+                    continue;
                 }
-                while at < id {
-                    match rows.next().map_err(&e)? {
-                        Some(r) => at = r.get(0).map_err(&e)?,
-                        None => at = i64::MAX,
-                    }
+                previous = Some(game_id);
+                // A game's first row is its lowest ply.
+                if u32::from(ply) > state.max_ply {
+                    late.push((game_id, next_move));
                 }
-                // A game missing from the summary is skipped.
-                if let Some(r) = rows.get().filter(|_| at == id) {
-                    each(&summary_hit(game_id, next_move, r).map_err(&e)?);
+                if let Ok(i) = long.binary_search_by_key(&game_id, |h| h.0) {
+                    long_only[i] = false;
                 }
-                pending = hits.next();
             }
         }
-        Ok(())
+        let long_only = long.iter().zip(long_only).filter(|(_, only)| *only);
+        late.extend(long_only.map(|(&(game_id, _, next_move), _)| (game_id, next_move)));
+        late.sort_unstable();
+        for (next_move, counts) in &rows {
+            row(u16::try_from(*next_move).ok(), counts);
+        }
+        fold_summaries(conn, late.into_iter(), each).map(|()| true)
     }
 
     /// [`Search::for_each_hit`] with filters: the hits joined with their
@@ -429,6 +493,51 @@ impl Search {
         }
         Ok(())
     }
+}
+
+/// Calls `each` with `hits` (in game id order) completed by their games'
+/// result, ratings and date, read in id order from the narrow
+/// `games_summary` index (the `games` table on a database without it): the
+/// reading steps forward over short gaps between hit games and seeks over
+/// long ones. A game missing from the summary is skipped.
+fn fold_summaries(
+    conn: &Connection,
+    mut hits: impl Iterator<Item = (GameId, Option<u16>)>,
+    mut each: impl FnMut(&Hit<'_>),
+) -> Result<(), QueryError> {
+    let e = QueryError::sqlite(conn);
+    let from =
+        if has_index(conn, "games_summary")? { "games INDEXED BY games_summary" } else { "games" };
+    let mut summary = conn
+        .prepare(&format!(
+            "SELECT id, result, white_elo, black_elo, date FROM {from} WHERE id >= ?1 ORDER BY id"
+        ))
+        .map_err(&e)?;
+    let mut pending = hits.next();
+    // Each turn of the outer loop seeks; the inner one steps forward.
+    'seek: while let Some((first, _)) = pending {
+        let mut rows = summary.query([first]).map_err(&e)?;
+        // The id of the summary row under the cursor.
+        let mut at = i64::MIN;
+        while let Some((game_id, next_move)) = pending {
+            let id = i64::from(game_id);
+            if at != i64::MIN && at < id && id - at > SEEK_GAP {
+                continue 'seek;
+            }
+            while at < id {
+                match rows.next().map_err(&e)? {
+                    Some(r) => at = r.get(0).map_err(&e)?,
+                    None => at = i64::MAX,
+                }
+            }
+            // A game missing from the summary is skipped.
+            if let Some(r) = rows.get().filter(|_| at == id) {
+                each(&summary_hit(game_id, next_move, r).map_err(&e)?);
+            }
+            pending = hits.next();
+        }
+    }
+    Ok(())
 }
 
 /// A hit completed by a summary row (`id, result, white_elo, black_elo,

@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 
-use super::segments;
 use super::writer::{import_lock, WriteError};
+use super::{segments, tree};
 use crate::db::{self, DbError, GameId, Sharing};
 
 /// A database opened to delete games.
@@ -36,8 +36,9 @@ impl Deleter {
         }
         let lock = import_lock(path)?;
         let conn = db::open_for_import(path, Sharing::Exclusive)?;
-        segments::refresh_view(&conn)
-            .map_err(|error| WriteError::Sqlite { path: path.to_path_buf(), error })?;
+        let sqlite = |error| WriteError::Sqlite { path: path.to_path_buf(), error };
+        segments::refresh_view(&conn).map_err(sqlite)?;
+        tree::ensure_complete(&conn).map_err(sqlite)?;
         Ok(Deleter { conn, path: path.to_path_buf(), _lock: lock })
     }
 
@@ -46,7 +47,8 @@ impl Deleter {
         &self.conn
     }
 
-    /// Deletes the games `ids` in one transaction, and leaves the file in
+    /// Deletes the games `ids` in one transaction (taking them out of the
+    /// explorer's tree), and leaves the file in
     /// rollback-journal mode: the number of games deleted.
     ///
     /// # Errors
@@ -56,12 +58,14 @@ impl Deleter {
         let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)
             .map_err(sqlite)?;
         let mut deleted = 0;
+        let removed = tree::remove_games(&tx, ids).map_err(sqlite)?;
         {
             let mut st = tx.prepare("DELETE FROM games WHERE id = ?1").map_err(sqlite)?;
             for id in ids {
                 deleted += st.execute([id]).map_err(sqlite)? as u64;
             }
         }
+        removed.finish(&tx).map_err(sqlite)?;
         tx.commit().map_err(sqlite)?;
         self.conn.pragma_update(None, "journal_mode", "DELETE").map_err(sqlite)?;
         Ok(deleted)

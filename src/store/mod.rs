@@ -5,7 +5,8 @@
 //! position index and the dedupe keys as sorted segment tables
 //! ([`segments`], [`dedupe`], behind an in-memory Bloom filter), and the
 //! background threads that checkpoint the write-ahead log and sync the
-//! file after each commit; [`delete`], which deletes games, and
+//! file after each commit; the explorer's opening tree ([`tree`]);
+//! [`delete`], which deletes games, and
 //! [`vacuum`], which drops the index rows of deleted games.
 
 pub mod analysis;
@@ -19,5 +20,6 @@ pub mod plies;
 pub mod rows;
 pub mod segments;
 pub mod tag_names;
+pub mod tree;
 pub mod vacuum;
 pub mod writer;

@@ -388,6 +388,80 @@ pub fn packed_hits_sql(conn: &Connection) -> rusqlite::Result<Option<String>> {
     Ok(Some(arms.join(" UNION ALL ")))
 }
 
+/// A segment's rows as `gpm` values ([`unpack_gpm`]), whatever its layout.
+fn gpm_sql(layout: Layout) -> String {
+    match layout {
+        Layout::Packed => "gpm".to_string(),
+        Layout::Split => format!(
+            "ply_move >> {} << {PLY_HIGH_SHIFT} | game_id << {GAME_SHIFT} | (ply_move & {})",
+            GAME_SHIFT,
+            (1 << GAME_SHIFT) - 1
+        ),
+    }
+}
+
+/// The condition on a segment's key that keeps its rows of plies below
+/// [`LONG_PLY`] (`below`) or from it on: in key order, a key's rows below
+/// it come by game, each game's by ply.
+fn short_plies_sql(layout: Layout, below: bool) -> String {
+    let op = if below { "<" } else { ">=" };
+    match layout {
+        Layout::Packed => format!("gpm {op} {}", 1i64 << PLY_HIGH_SHIFT),
+        Layout::Split => format!("ply_move {op} {}", i64::from(LONG_PLY) << MOVE_BITS),
+    }
+}
+
+/// Two statements that list the rows of live games of one key (`?1`), each
+/// as its `gpm` ([`unpack_gpm`]): the first the plies below [`LONG_PLY`],
+/// segment after segment, each segment's in key order, so that a game's
+/// rows come together (a game's rows are all in one segment) and lowest
+/// ply first; the second the others, unordered. `None` as for
+/// [`ordered_hits_sql`].
+pub fn first_hits_sql(conn: &Connection) -> rusqlite::Result<Option<(String, String)>> {
+    let Some(segments) = layouts(conn)? else { return Ok(None) };
+    let arms = |below: bool| -> Vec<String> {
+        segments
+            .iter()
+            .map(|segment| {
+                format!(
+                    "SELECT {} FROM {} WHERE hash = ?1 AND {} AND {}",
+                    gpm_sql(segment.layout),
+                    segment.name,
+                    short_plies_sql(segment.layout, below),
+                    live(&segment.layout.game_id_sql())
+                )
+            })
+            .collect()
+    };
+    Ok(Some((arms(true).join(" UNION ALL "), arms(false).join(" UNION ALL "))))
+}
+
+/// A statement that lists one game's rows (`?2`, deleted or not) of one key
+/// (`?1`) at plies below [`LONG_PLY`], each as its `gpm`: a seek per
+/// segment. `None` as for [`ordered_hits_sql`].
+pub fn game_hits_sql(conn: &Connection) -> rusqlite::Result<Option<String>> {
+    let Some(segments) = layouts(conn)? else { return Ok(None) };
+    let arms: Vec<String> = segments
+        .iter()
+        .map(|segment| {
+            let game = match segment.layout {
+                Layout::Packed => {
+                    format!("gpm >= ?2 << {GAME_SHIFT} AND gpm < (?2 + 1) << {GAME_SHIFT}")
+                }
+                Layout::Split => {
+                    format!("game_id = ?2 AND ply_move < {}", i64::from(LONG_PLY) << MOVE_BITS)
+                }
+            };
+            format!(
+                "SELECT {} FROM {} WHERE hash = ?1 AND {game}",
+                gpm_sql(segment.layout),
+                segment.name
+            )
+        })
+        .collect();
+    Ok(Some(arms.join(" UNION ALL ")))
+}
+
 /// Statements that list the rows of one key (every `?` of an arm, the
 /// key first, then `filter`'s parameters) as `(game_id, ply, k)`. The
 /// first, for the plies below [`LONG_PLY`], in `(game_id, ply)` order,

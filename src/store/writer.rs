@@ -32,6 +32,7 @@ use super::flush::Flusher;
 use super::rows::{GameRow, Header, RowOptions, StoredGame};
 use super::segments::{self, Fens, PendingPosition, NO_MOVE};
 use super::tag_names::TagNames;
+use super::tree::{self, TreeBatch};
 use crate::db::columns::{columns, placeholders, select_list, Binder, Columns};
 use crate::db::{self, DbError, GameId, Sharing};
 use crate::pgn::source::FileFacts;
@@ -246,6 +247,9 @@ pub struct Writer {
     /// Position rows this import may still merge (`segments::compact`):
     /// [`segments::MERGE_RATIO`] for each row it wrote, less what it merged.
     merge_budget: u64,
+    /// The batch's rows of the explorer's tree (`None`: a database without
+    /// one).
+    tree: Option<TreeBatch>,
 }
 
 impl std::fmt::Debug for Writer {
@@ -400,6 +404,7 @@ impl Writer {
             tag_names,
             candidates: Vec::new(),
             merge_budget: 0,
+            tree: None,
         };
         // A 128 MiB page cache. With schema 3's random-order dedupe index
         // 256 MiB had paid (11.7 M distinct games without positions,
@@ -431,6 +436,8 @@ impl Writer {
         }
         segments::drop_orphans(writer.conn()).map_err(|e| writer.sqlite(e))?;
         segments::refresh_view(writer.conn()).map_err(|e| writer.sqlite(e))?;
+        let tree = tree::ensure_complete(writer.conn()).map_err(|e| writer.sqlite(e))?;
+        writer.tree = tree.map(TreeBatch::new);
         // Past deleted games too: their index rows may remain until a
         // vacuum, and their `import_errors` rows stay, and neither must
         // become a new game's. (`import_errors` has no index on game_id:
@@ -710,6 +717,9 @@ impl Writer {
                 next_move: p.next_move.unwrap_or(NO_MOVE),
             });
         }
+        if let Some(tree) = &mut self.tree {
+            tree.add(&game.positions, &game.header);
+        }
         if game.fens.len() == game.positions.len() {
             let plies = game.positions.iter().map(|p| p.ply as u16);
             self.fens
@@ -846,6 +856,9 @@ impl Writer {
             let _ = self.conn().execute_batch("ROLLBACK");
             self.dedupe.discard();
             self.tag_names.discard();
+            if let Some(tree) = &mut self.tree {
+                tree.clear();
+            }
             self.in_transaction = false;
         }
         result
@@ -866,6 +879,10 @@ impl Writer {
         positions.clear();
         self.positions = positions;
         self.fens.clear();
+        if let Some(tree) = &mut self.tree {
+            tree.write(self.db.borrow_owner())
+                .map_err(|e| WriteError::Sqlite { path: self.path.clone(), error: e })?;
+        }
         self.dedupe
             .write_batch(self.db.borrow_owner(), self.options.batch_games)
             .map_err(|e| self.sqlite(e))?;

@@ -1,0 +1,414 @@
+//! The explorer's opening tree (`explorer_tree`, schema in
+//! `migrations/`): for every stored game and every position it reaches
+//! within its first [`State::max_ply`] plies, the game counted once, at its
+//! first occurrence of the position, with the move it played there, summed
+//! by (position, move). The explorer answers a position the tree has from
+//! it, plus the few games that reach the position only later, instead of
+//! reading every game that reaches it.
+//!
+//! The writer adds each batch's games in the batch's transaction
+//! ([`TreeBatch`]); [`remove_games`] takes games out before a delete. A
+//! game deleted any other way marks the tree incomplete (a trigger), and
+//! the next import or delete rebuilds it from the position index
+//! ([`ensure_complete`]).
+
+use std::collections::HashMap;
+
+use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
+
+use super::rows::PositionRow;
+use super::segments;
+use crate::db::{GameId, Header};
+
+/// `explorer_tree.next_move` of games that end in the position.
+pub const ENDED: i64 = -1;
+
+/// The games of one (position, move) row of the tree.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Games counted.
+    pub games: i64,
+    /// Of those, won by white.
+    pub white_wins: i64,
+    /// Drawn.
+    pub draws: i64,
+    /// Won by black.
+    pub black_wins: i64,
+    /// Sum of the players' ratings present.
+    pub elo_sum: i64,
+    /// Number of ratings summed.
+    pub elo_count: i64,
+    /// The latest date whose year is known, as stored.
+    pub last_date: Option<String>,
+}
+
+impl Counts {
+    /// Counts one game with these columns.
+    fn add_game(&mut self, result: Option<&str>, elos: [Option<i64>; 2], date: Option<&str>) {
+        self.games += 1;
+        match result {
+            Some("1-0") => self.white_wins += 1,
+            Some("1/2-1/2") => self.draws += 1,
+            Some("0-1") => self.black_wins += 1,
+            _ => {}
+        }
+        for elo in elos.into_iter().flatten() {
+            self.elo_sum += elo;
+            self.elo_count += 1;
+        }
+        if let Some(date) = date.filter(|d| known_year(d)) {
+            if self.last_date.as_deref().is_none_or(|last| date > last) {
+                self.last_date = Some(date.to_string());
+            }
+        }
+    }
+}
+
+/// `true` if a stored date's year is known (its first four characters are
+/// digits): the dates the explorer's `last_date` considers.
+pub fn known_year(date: &str) -> bool {
+    date.len() >= 4 && date.bytes().take(4).all(|b| b.is_ascii_digit())
+}
+
+/// The same test in SQL, for the date column `date`.
+fn known_year_sql(date: &str) -> String {
+    format!("substr({date}, 1, 4) GLOB '[0-9][0-9][0-9][0-9]'")
+}
+
+/// `explorer_tree_state`: how far the tree counts, and whether it is exact.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct State {
+    /// Positions are counted up to this ply.
+    pub max_ply: u32,
+    /// `true` if the tree counts every stored game.
+    pub complete: bool,
+}
+
+/// The tree's state; `None` for a database without a tree (schema older
+/// than the tree's).
+///
+/// # Errors
+/// Database errors.
+pub fn state(conn: &Connection) -> rusqlite::Result<Option<State>> {
+    let Ok(mut st) = conn.prepare("SELECT max_ply, complete FROM explorer_tree_state") else {
+        return Ok(None);
+    };
+    st.query_row([], |r| Ok(State { max_ply: r.get(0)?, complete: r.get(1)? })).optional()
+}
+
+/// Rebuilds the tree from the position index if it is not complete, in
+/// its own transaction (the caller holds the import lock): its state
+/// afterwards, `None` without a tree.
+///
+/// # Errors
+/// Database errors; the tree is left as it was then.
+pub fn ensure_complete(conn: &Connection) -> rusqlite::Result<Option<State>> {
+    let Some(state) = state(conn)? else { return Ok(None) };
+    if state.complete {
+        return Ok(Some(state));
+    }
+    // The rebuild sorts the first rows of every game (7 a game at 6
+    // plies): in temporary files, not in memory, whatever the caller set.
+    let temp_store: i64 = conn.query_row("PRAGMA temp_store", [], |r| r.get(0))?;
+    conn.pragma_update(None, "temp_store", "FILE")?;
+    let rebuilt = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)
+        .and_then(|tx| rebuild(&tx, state.max_ply).and_then(|()| tx.commit()));
+    conn.pragma_update(None, "temp_store", temp_store)?;
+    rebuilt?;
+    Ok(Some(State { complete: true, ..state }))
+}
+
+/// Fills the tree from the `positions` view and the games, and marks it
+/// complete. Runs inside the caller's transaction.
+fn rebuild(conn: &Connection, max_ply: u32) -> rusqlite::Result<()> {
+    conn.execute("DELETE FROM explorer_tree", [])?;
+    // The first occurrence of each position in each game (SQLite takes a
+    // bare column from the row of the group's min()), then summed by move.
+    conn.execute(
+        &format!(
+            "INSERT INTO explorer_tree (hash, next_move, games, white_wins, draws, black_wins, \
+             elo_sum, elo_count, last_date) \
+             SELECT f.hash, coalesce(f.next_move, {ENDED}), count(*), \
+             count(CASE WHEN g.result = '1-0' THEN 1 END), \
+             count(CASE WHEN g.result = '1/2-1/2' THEN 1 END), \
+             count(CASE WHEN g.result = '0-1' THEN 1 END), \
+             coalesce(sum(g.white_elo), 0) + coalesce(sum(g.black_elo), 0), \
+             count(g.white_elo) + count(g.black_elo), \
+             max(CASE WHEN {} THEN g.date END) \
+             FROM (SELECT hash, game_id, min(ply) AS ply, next_move FROM positions \
+                   WHERE ply <= ?1 GROUP BY hash, game_id) AS f \
+             JOIN games AS g ON g.id = f.game_id \
+             GROUP BY f.hash, coalesce(f.next_move, {ENDED})",
+            known_year_sql("g.date")
+        ),
+        [max_ply],
+    )?;
+    conn.execute("UPDATE explorer_tree_state SET complete = 1", []).map(drop)
+}
+
+/// The tree rows of one batch of games, summed in memory and added to the
+/// tree in the batch's transaction ([`TreeBatch::write`]).
+#[derive(Debug, Default)]
+pub struct TreeBatch {
+    max_ply: u32,
+    rows: HashMap<(i64, i64), Counts>,
+    /// The positions of the game being added seen so far (reused).
+    seen: Vec<i64>,
+}
+
+impl TreeBatch {
+    /// An empty batch for a tree of `state`.
+    pub fn new(state: State) -> TreeBatch {
+        TreeBatch { max_ply: state.max_ply, ..TreeBatch::default() }
+    }
+
+    /// Counts a stored game: its position rows (in ply order) and header.
+    pub fn add(&mut self, positions: &[PositionRow], header: &Header) {
+        self.seen.clear();
+        for p in positions.iter().take_while(|p| p.ply <= self.max_ply) {
+            if self.seen.contains(&p.hash) {
+                continue;
+            }
+            self.seen.push(p.hash);
+            let next_move = p.next_move.map_or(ENDED, i64::from);
+            self.rows.entry((p.hash, next_move)).or_default().add_game(
+                header.result.as_deref(),
+                [header.white_elo, header.black_elo],
+                header.date.as_deref(),
+            );
+        }
+    }
+
+    /// Adds the batch to the tree (one statement per row) and empties it.
+    /// Runs inside the batch's transaction.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub fn write(&mut self, conn: &Connection) -> rusqlite::Result<()> {
+        if self.rows.is_empty() {
+            return Ok(());
+        }
+        let mut rows: Vec<((i64, i64), Counts)> = self.rows.drain().collect();
+        // In key order: each row's B-tree page is visited once.
+        rows.sort_unstable_by_key(|r| r.0);
+        let mut st = conn.prepare_cached(
+            "INSERT INTO explorer_tree (hash, next_move, games, white_wins, draws, black_wins, \
+             elo_sum, elo_count, last_date) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) \
+             ON CONFLICT (hash, next_move) DO UPDATE SET games = games + excluded.games, \
+             white_wins = white_wins + excluded.white_wins, draws = draws + excluded.draws, \
+             black_wins = black_wins + excluded.black_wins, \
+             elo_sum = elo_sum + excluded.elo_sum, elo_count = elo_count + excluded.elo_count, \
+             last_date = CASE WHEN last_date IS NULL OR excluded.last_date > last_date \
+             THEN excluded.last_date ELSE last_date END",
+        )?;
+        for ((hash, next_move), c) in &rows {
+            st.execute(params![
+                hash,
+                next_move,
+                c.games,
+                c.white_wins,
+                c.draws,
+                c.black_wins,
+                c.elo_sum,
+                c.elo_count,
+                c.last_date
+            ])?;
+        }
+        Ok(())
+    }
+
+    /// Forgets the batch (its transaction was rolled back).
+    pub fn clear(&mut self) {
+        self.rows.clear();
+    }
+}
+
+/// Takes the games `ids` out of the tree, before they are deleted in the
+/// same transaction (`conn`'s), and marks the tree complete once the
+/// delete's trigger has marked it otherwise: call [`DeletedGames::finish`]
+/// after the delete. Each game's positions within the tree's plies are
+/// found by replaying its moves, and its rows of them read from the
+/// position index (what the import counted); a game that does not replay
+/// leaves the tree incomplete, to be rebuilt by the next import or delete.
+///
+/// # Errors
+/// Database errors.
+pub fn remove_games(conn: &Connection, ids: &[GameId]) -> rusqlite::Result<DeletedGames> {
+    let Some(state) = state(conn)? else { return Ok(DeletedGames::default()) };
+    let mut removed = DeletedGames { state: Some(state), ..DeletedGames::default() };
+    if !state.complete {
+        return Ok(removed);
+    }
+    let Some(hits_sql) = segments::game_hits_sql(conn)? else { return Ok(removed) };
+    let mut ids = ids.to_vec();
+    ids.sort_unstable();
+    ids.dedup();
+    let mut hits = conn.prepare(&hits_sql)?;
+    let mut game = conn.prepare(
+        "SELECT start_fen, moves, result, white_elo, black_elo, date FROM games \
+         WHERE id = ?1 AND final_fen IS NOT NULL",
+    )?;
+    type Row = (Option<String>, String, Option<String>, Option<i64>, Option<i64>, Option<String>);
+    for id in ids {
+        let row: Option<Row> = game
+            .query_row([id], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?))
+            })
+            .optional()?;
+        // No such game, or one whose FEN tag could not be read: no rows.
+        let Some((start_fen, moves, result, white_elo, black_elo, date)) = row else { continue };
+        let Some(keys) = keys(start_fen.as_deref(), &moves, state.max_ply) else {
+            removed.exact = false;
+            continue;
+        };
+        for key in keys {
+            let first = hits
+                .query_map(params![key, id], |r| r.get::<_, i64>(0))?
+                .map(|gpm| gpm.map(segments::unpack_gpm))
+                .collect::<rusqlite::Result<Vec<_>>>()?
+                .into_iter()
+                .min_by_key(|&(_, ply, _)| ply);
+            let Some((_, ply, next_move)) = first else { continue };
+            if u32::from(ply) > state.max_ply {
+                continue;
+            }
+            let next_move = next_move.map_or(ENDED, i64::from);
+            removed.rows.entry((key, next_move)).or_default().add_game(
+                result.as_deref(),
+                [white_elo, black_elo],
+                date.as_deref(),
+            );
+        }
+    }
+    Ok(removed)
+}
+
+/// The distinct keys of a stored game's positions up to ply `max_ply`;
+/// `None` if it does not replay.
+fn keys(start_fen: Option<&str>, moves: &str, max_ply: u32) -> Option<Vec<i64>> {
+    let mut replay = crate::query::replay::Replay::new(start_fen, moves).ok()?;
+    let mut keys = Vec::new();
+    loop {
+        let key = replay.position().zobrist().as_i64();
+        if !keys.contains(&key) {
+            keys.push(key);
+        }
+        if replay.ply() >= max_ply || replay.step().ok()?.is_none() {
+            return Some(keys);
+        }
+    }
+}
+
+/// The tree rows of games about to be deleted ([`remove_games`]).
+#[derive(Debug)]
+pub struct DeletedGames {
+    state: Option<State>,
+    rows: HashMap<(i64, i64), Counts>,
+    /// `false` if a game's rows could not be found.
+    exact: bool,
+}
+
+impl Default for DeletedGames {
+    fn default() -> DeletedGames {
+        DeletedGames { state: None, rows: HashMap::new(), exact: true }
+    }
+}
+
+impl DeletedGames {
+    /// Subtracts the games from the tree, after their delete in the same
+    /// transaction: rows left without games are dropped, and a row's
+    /// `last_date` that was a deleted game's is read again from the games
+    /// left. Marks the tree complete if it was and every game was found.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub fn finish(self, conn: &Connection) -> rusqlite::Result<()> {
+        let Some(state) = self.state.filter(|s| s.complete) else { return Ok(()) };
+        let mut subtract = conn.prepare(
+            "UPDATE explorer_tree SET games = games - ?3, white_wins = white_wins - ?4, \
+             draws = draws - ?5, black_wins = black_wins - ?6, elo_sum = elo_sum - ?7, \
+             elo_count = elo_count - ?8 WHERE hash = ?1 AND next_move = ?2 \
+             RETURNING games, last_date",
+        )?;
+        let mut drop_row =
+            conn.prepare("DELETE FROM explorer_tree WHERE hash = ?1 AND next_move = ?2")?;
+        // The games left that count in the row, by their first occurrence.
+        let mut last_date = conn.prepare(&format!(
+            "SELECT max(CASE WHEN {} THEN g.date END) \
+             FROM (SELECT game_id, min(ply) AS ply, next_move FROM positions WHERE hash = ?1 \
+                   GROUP BY game_id) AS f JOIN games AS g ON g.id = f.game_id \
+             WHERE f.ply <= ?3 AND coalesce(f.next_move, {ENDED}) = ?2",
+            known_year_sql("g.date")
+        ))?;
+        let mut set_date = conn.prepare(
+            "UPDATE explorer_tree SET last_date = ?3 WHERE hash = ?1 AND next_move = ?2",
+        )?;
+        for ((hash, next_move), c) in &self.rows {
+            let left: Option<(i64, Option<String>)> = subtract
+                .query_row(
+                    params![
+                        hash,
+                        next_move,
+                        c.games,
+                        c.white_wins,
+                        c.draws,
+                        c.black_wins,
+                        c.elo_sum,
+                        c.elo_count
+                    ],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .optional()?;
+            let Some((games, last)) = left else { continue };
+            if games <= 0 {
+                drop_row.execute(params![hash, next_move])?;
+            } else if c.last_date.is_some() && c.last_date >= last {
+                let date: Option<String> =
+                    last_date.query_row(params![hash, next_move, state.max_ply], |r| r.get(0))?;
+                set_date.execute(params![hash, next_move, date])?;
+            }
+        }
+        if self.exact {
+            conn.execute("UPDATE explorer_tree_state SET complete = 1", [])?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn known_years_match_in_rust_and_sql() {
+        let conn = Connection::open_in_memory().unwrap();
+        for date in ["2020.01.01", "1999", "199", "????.??.??", "20x0.01.01", "", "2021.??.??"] {
+            let sql: bool = conn
+                .query_row(&format!("SELECT {}", known_year_sql("?1")), [date], |r| r.get(0))
+                .unwrap();
+            assert_eq!(sql, known_year(date), "{date:?}");
+        }
+    }
+
+    #[test]
+    fn a_game_counts_once_per_position_at_its_first_occurrence() {
+        let header = Header {
+            result: Some("1-0".into()),
+            white_elo: Some(2500),
+            date: Some("2020.??.??".into()),
+            ..Header::default()
+        };
+        let row = |hash, ply, next_move| PositionRow { hash, ply, next_move };
+        let mut batch = TreeBatch::new(State { max_ply: 3, complete: true });
+        // Position 7 again at ply 2 and at ply 4 (past the tree's plies).
+        let game = [row(7, 0, Some(1)), row(8, 1, Some(2)), row(7, 2, Some(3)), row(9, 3, None)];
+        batch.add(&game, &header);
+        batch.add(&[row(7, 0, Some(1)), row(10, 4, Some(5))], &Header::default());
+        let mut keys: Vec<_> = batch.rows.keys().copied().collect();
+        keys.sort_unstable();
+        assert_eq!(keys, [(7, 1), (8, 2), (9, ENDED)]);
+        let c = &batch.rows[&(7, 1)];
+        assert_eq!((c.games, c.white_wins, c.elo_sum, c.elo_count), (2, 1, 2500, 1));
+        assert_eq!(c.last_date.as_deref(), Some("2020.??.??"));
+    }
+}
