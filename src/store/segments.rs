@@ -305,6 +305,27 @@ fn view_arm(segment: &Segment) -> String {
     )
 }
 
+/// A statement that lists the rows of the `positions` view, its five
+/// columns, ordered by `hash`: each segment is read in its key's order
+/// and SQLite merges the segments as streams, without a sort. `condition`
+/// gives, for a row's game id in SQL, a further condition (` AND …`, or
+/// empty). `None` for a database whose segments record no layout (before
+/// schema 12) or that has none: the view is to be read then.
+///
+/// # Errors
+/// SQLite's error reading the segment list.
+pub fn rows_by_hash_sql(
+    conn: &Connection,
+    condition: &dyn Fn(&str) -> String,
+) -> rusqlite::Result<Option<String>> {
+    let Some(segments) = layouts(conn)? else { return Ok(None) };
+    let arms: Vec<String> = segments
+        .iter()
+        .map(|segment| format!("{}{}", view_arm(segment), condition(&segment.layout.game_id_sql())))
+        .collect();
+    Ok(Some(format!("{} ORDER BY 1", arms.join(" UNION ALL "))))
+}
+
 /// The first ply whose [`Layout::Packed`] row no longer sorts by game:
 /// its high bits sit above the game id.
 pub const LONG_PLY: u32 = 1 << PLY_LOW_BITS;

@@ -1,0 +1,345 @@
+//! A database's `games`, `plies`, `tags` and `positions` as Parquet
+//! files ([`export`]): what the tables and views show, typed, read in one
+//! read transaction and streamed through [`TableSink`]s. `games.movetext`
+//! is written back where it is stored NULL (as `pgnindex sql`'s
+//! `movetexts` view does), so the files need no pgnindex function.
+//! `positions` comes sorted by `hash`, the segments merged as streams
+//! ([`segments::rows_by_hash_sql`]): an engine's row-group statistics
+//! then skip most of a file on `WHERE hash = ?`.
+//!
+//! A subset of the games ([`select_games`]) is a TEMP table of ids that
+//! every table's statement joins; without one every live game is written.
+
+use std::path::Path;
+
+use rusqlite::{params_from_iter, Connection};
+
+use super::sink::{Column, ColumnType, Limits, RowBuffer, TableSink, TableStats};
+use super::ColumnarError;
+use crate::db::GameId;
+use crate::query::filter::SqlFilter;
+use crate::query::functions;
+use crate::store::segments;
+
+/// The tables written, in this order.
+pub const TABLES: [&str; 4] = ["games", "plies", "tags", "positions"];
+
+/// How the files are cut and the games numbered.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Options {
+    /// File and row-group sizes.
+    pub limits: Limits,
+    /// Added to the high bits of every game id (`shard << 32`), so that
+    /// databases exported as different shards never share an id.
+    pub shard: u32,
+}
+
+/// The largest shard number: its ids stay positive 64-bit integers.
+pub const MAX_SHARD: u32 = (1 << 31) - 1;
+
+/// The first schema version whose `games.movetext` may be NULL.
+const WRITTEN_BACK_SCHEMA: i64 = 11;
+
+/// The columns of every table written with a 32-bit type: counts, plies
+/// and calendar parts, bounded by what the import stores. Every other
+/// integer column is 64-bit.
+const INT32_COLUMNS: [&str; 11] = [
+    "ply",
+    "ply_count",
+    "opening_ply",
+    "year",
+    "month",
+    "day",
+    "tc_base",
+    "tc_increment",
+    "next_move",
+    "mate",
+    "ord",
+];
+
+/// The name of the TEMP table of the selected games' ids.
+const SELECTED: &str = "temp.export_ids";
+
+/// Restricts the export to the games `filter` (on `games AS g`) keeps.
+///
+/// # Errors
+/// SQLite's error.
+pub fn select_by_filter(conn: &Connection, filter: &SqlFilter) -> Result<(), ColumnarError> {
+    let e = sqlite(conn);
+    create_selection(conn)?;
+    conn.execute(
+        &format!("INSERT INTO {SELECTED} (id) SELECT g.id FROM games AS g WHERE 1{}", filter.sql),
+        params_from_iter(&filter.params),
+    )
+    .map_err(e)?;
+    Ok(())
+}
+
+/// Restricts the export to the games `ids`.
+///
+/// # Errors
+/// SQLite's error.
+pub fn select_games(
+    conn: &Connection,
+    ids: impl IntoIterator<Item = GameId>,
+) -> Result<(), ColumnarError> {
+    let e = sqlite(conn);
+    create_selection(conn)?;
+    let mut insert =
+        conn.prepare(&format!("INSERT OR IGNORE INTO {SELECTED} (id) VALUES (?1)")).map_err(&e)?;
+    for id in ids {
+        insert.execute([i64::from(id)]).map_err(&e)?;
+    }
+    Ok(())
+}
+
+fn create_selection(conn: &Connection) -> Result<(), ColumnarError> {
+    conn.execute_batch(&format!(
+        "DROP TABLE IF EXISTS {SELECTED}; CREATE TABLE {SELECTED} (id INTEGER PRIMARY KEY)"
+    ))
+    .map_err(sqlite(conn))
+}
+
+fn selected(conn: &Connection) -> bool {
+    conn.query_row("SELECT 1 FROM temp.sqlite_master WHERE name = 'export_ids'", [], |_| Ok(()))
+        .is_ok()
+}
+
+/// Writes the tables of the database of `conn` (at `path`), or of the
+/// games selected first, into `dir` (which must exist and be empty: see
+/// [`super::prepare_dir`]), and says what each table got.
+///
+/// # Errors
+/// [`ColumnarError`]: SQLite's, a value its column cannot hold, a file
+/// that cannot be written.
+pub fn export(
+    conn: &Connection,
+    path: &Path,
+    dir: &Path,
+    options: Options,
+) -> Result<Vec<TableStats>, ColumnarError> {
+    let e = sqlite(conn);
+    functions::register(conn, path).map_err(&e)?;
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(&e)?;
+    let id_base = i64::from(options.shard.min(MAX_SHARD)) << 32;
+    let only = selected(conn);
+    let restrict = |game_id: &str| {
+        if only {
+            format!(" AND {game_id} IN (SELECT id FROM {SELECTED})")
+        } else {
+            String::new()
+        }
+    };
+    // One snapshot for every table, whatever an import commits meanwhile.
+    let tx = conn.unchecked_transaction().map_err(&e)?;
+    let mut stats = Vec::new();
+    for table in TABLES {
+        let (columns, sql) = match table {
+            "games" => games_sql(conn, version, &restrict)?,
+            "plies" => view_sql(conn, "plies", "game_id", &restrict)?,
+            "tags" => view_sql(conn, "tags", "game_id", &restrict)?,
+            _ => positions_sql(conn, &restrict)?,
+        };
+        let metadata = vec![
+            ("pgnindex.table".to_string(), table.to_string()),
+            ("pgnindex.schema_version".to_string(), version.to_string()),
+            ("pgnindex.shard".to_string(), options.shard.to_string()),
+        ];
+        let mut sink = TableSink::new(dir, table, &columns, options.limits, metadata);
+        let mut buffer = RowBuffer::new(columns, options.limits, id_base);
+        let id_column = buffer.columns().iter().position(|c| c.game_id);
+        let width = buffer.columns().len();
+        let mut st = conn.prepare(&sql).map_err(&e)?;
+        let mut rows = st.query([]).map_err(&e)?;
+        while let Some(row) = rows.next().map_err(&e)? {
+            // The statement has `width` columns: no index is out of range.
+            let id = id_column.map(|i| row.get_ref_unwrap(i));
+            buffer.push((0..width).map(|i| row.get_ref_unwrap(i)), || match id {
+                Some(rusqlite::types::ValueRef::Integer(id)) => format!("{table}, game {id}"),
+                _ => table.to_string(),
+            })?;
+            if buffer.full() {
+                sink.write(&mut buffer)?;
+            }
+        }
+        sink.write(&mut buffer)?;
+        stats.push(sink.finish()?);
+    }
+    tx.finish().map_err(&e)?;
+    Ok(stats)
+}
+
+/// The Parquet type of a column whose SQL type is `declared`.
+fn column_type(name: &str, declared: &str) -> Option<ColumnType> {
+    match declared.to_ascii_uppercase().as_str() {
+        "INTEGER" if INT32_COLUMNS.contains(&name) => Some(ColumnType::Int32),
+        "INTEGER" => Some(ColumnType::Int64),
+        "REAL" => Some(ColumnType::Float64),
+        "TEXT" => Some(ColumnType::Text),
+        _ => None,
+    }
+}
+
+/// `(name, declared type, NOT NULL or key)` of the columns of a table or
+/// view (a view's columns have no declared type).
+fn table_info(
+    conn: &Connection,
+    table: &str,
+) -> Result<Vec<(String, String, bool)>, ColumnarError> {
+    let mut st = conn
+        .prepare("SELECT name, type, \"notnull\" OR pk FROM pragma_table_info(?1) ORDER BY cid")
+        .map_err(sqlite(conn))?;
+    let rows = st
+        .query_map([table], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+        .map_err(sqlite(conn))?;
+    Ok(rows)
+}
+
+/// Every `games` column, typed by its declaration, with the movetext
+/// written back where stored NULL; in id order.
+fn games_sql(
+    conn: &Connection,
+    version: i64,
+    restrict: &dyn Fn(&str) -> String,
+) -> Result<(Vec<Column>, String), ColumnarError> {
+    let mut columns = Vec::new();
+    let mut select = Vec::new();
+    for (name, declared, not_null) in table_info(conn, "games")? {
+        let ty = column_type(&name, &declared).ok_or_else(|| ColumnarError::UnknownColumn {
+            table: "games".to_string(),
+            column: name.clone(),
+        })?;
+        let mut column = Column::new(&name, ty);
+        if not_null {
+            column = column.not_null();
+        }
+        if name == "id" {
+            column = column.game_id();
+        }
+        select.push(if name == "movetext" && version >= WRITTEN_BACK_SCHEMA {
+            "coalesce(g.movetext, written_movetext(g.moves, g.result, g.start_fen, d.clocks, \
+             d.emts, d.evals, d.nags, d.comments, d.notes_form))"
+                .to_string()
+        } else {
+            format!("g.\"{name}\"")
+        });
+        columns.push(column);
+    }
+    let join = if version >= WRITTEN_BACK_SCHEMA {
+        " LEFT JOIN ply_data AS d ON d.game_id = g.id"
+    } else {
+        ""
+    };
+    let sql = format!(
+        "SELECT {} FROM games AS g{join} WHERE 1{} ORDER BY g.id",
+        select.join(", "),
+        restrict("g.id")
+    );
+    Ok((columns, sql))
+}
+
+/// The type of each column of the views `plies`, `tags` and `positions`
+/// (views declare none); `None` for a column not known here.
+fn view_column(table: &str, name: &str) -> Option<Column> {
+    use ColumnType::{Float64, Int32, Int64, Text};
+    let column = match (table, name) {
+        (_, "game_id") => Column::new(name, Int64).not_null().game_id(),
+        ("plies" | "positions", "ply") => Column::new(name, Int32).not_null(),
+        ("plies", "san") => Column::new(name, Text).not_null(),
+        ("plies", "clock" | "emt" | "eval") => Column::new(name, Float64),
+        ("plies", "mate") => Column::new(name, Int32),
+        ("plies", "nags" | "comment") => Column::new(name, Text),
+        ("tags", "ord") => Column::new(name, Int32).not_null(),
+        ("tags", "name" | "value") => Column::new(name, Text),
+        ("positions", "hash") => Column::new(name, Int64).not_null().sorted(),
+        ("positions", "next_move") => Column::new(name, Int32),
+        ("positions", "fen") => Column::new(name, Text),
+        _ => return None,
+    };
+    Some(column)
+}
+
+/// The columns of a view, typed by [`view_column`].
+fn view_columns(conn: &Connection, view: &str) -> Result<Vec<Column>, ColumnarError> {
+    table_info(conn, view)?
+        .into_iter()
+        .map(|(name, _, _)| {
+            view_column(view, &name).ok_or_else(|| ColumnarError::UnknownColumn {
+                table: view.to_string(),
+                column: name.clone(),
+            })
+        })
+        .collect()
+}
+
+/// Every row of a view (`plies`, `tags`), in game order: the view reads
+/// `games` (`game_tags`) by id, so the order costs no sort.
+fn view_sql(
+    conn: &Connection,
+    view: &str,
+    game_id: &str,
+    restrict: &dyn Fn(&str) -> String,
+) -> Result<(Vec<Column>, String), ColumnarError> {
+    let columns = view_columns(conn, view)?;
+    let list: Vec<String> = columns.iter().map(|c| format!("\"{}\"", c.name)).collect();
+    let sql = format!(
+        "SELECT {} FROM {view} WHERE 1{} ORDER BY {game_id}",
+        list.join(", "),
+        restrict(game_id)
+    );
+    Ok((columns, sql))
+}
+
+/// Every row of `positions`, sorted by `hash`.
+fn positions_sql(
+    conn: &Connection,
+    restrict: &dyn Fn(&str) -> String,
+) -> Result<(Vec<Column>, String), ColumnarError> {
+    let columns = view_columns(conn, "positions")?;
+    let names = ["hash", "game_id", "ply", "next_move", "fen"];
+    if columns.iter().map(|c| c.name.as_str()).ne(names) {
+        return Err(ColumnarError::UnknownColumn {
+            table: "positions".to_string(),
+            column: columns.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", "),
+        });
+    }
+    let sql = match segments::rows_by_hash_sql(conn, restrict).map_err(sqlite(conn))? {
+        Some(sql) => sql,
+        None => format!(
+            "SELECT {} FROM positions WHERE 1{} ORDER BY hash",
+            names.join(", "),
+            restrict("game_id")
+        ),
+    };
+    Ok((columns, sql))
+}
+
+fn sqlite(conn: &Connection) -> impl Fn(rusqlite::Error) -> ColumnarError + '_ {
+    move |error| ColumnarError::Sqlite {
+        path: conn.path().filter(|p| !p.is_empty()).unwrap_or(":memory:").to_string(),
+        error,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_column_of_the_latest_schema_has_a_type() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = crate::db::open_for_write(&dir.path().join("t.db")).unwrap();
+        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+        let (games, _) = games_sql(&conn, version, &|_| String::new()).unwrap();
+        assert_eq!(games[0].name, "id");
+        assert!(games[0].game_id && !games[0].nullable);
+        let movetext = games.iter().find(|c| c.name == "movetext").unwrap();
+        assert_eq!(movetext.ty, ColumnType::Text);
+        for view in ["plies", "tags", "positions"] {
+            let columns = view_columns(&conn, view).unwrap();
+            assert!(!columns.is_empty(), "{view}");
+            assert!(columns.iter().any(|c| c.game_id), "{view} has its game id");
+        }
+    }
+}
