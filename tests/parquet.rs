@@ -121,6 +121,33 @@ fn the_files_answer_as_the_database_does() {
     assert_eq!(duckdb(&dir, start), [in_sqlite.to_string()]);
 }
 
+/// The same on the whole shared corpus (17,000 games of every origin,
+/// with clocks, evaluations, NAGs and comments in their plies).
+#[test]
+#[ignore = "reads ../shared/corpus (run by .ci/run)"]
+fn the_corpus_files_answer_as_the_database_does() {
+    let corpus = common::repo("../shared/corpus/games");
+    if !corpus.is_dir() {
+        eprintln!("../shared/corpus/games not found: the corpus comparison did not run");
+        return;
+    }
+    let tmp = scratch();
+    let db = tmp.join("corpus.db");
+    import(&db, &["--quiet", arg(&corpus)]);
+    let dir = tmp.join("out");
+    export(&db, &dir, &["--file-size", "4M"]).success();
+    let json = tmp.join("movetexts.json");
+    movetexts(&db, &json);
+    let report = compare(&db, &dir, &["--movetexts", arg(&json)]);
+    assert!(report.contains(" 0 failed"), "{report}");
+    let notes = duckdb(
+        &dir,
+        "SELECT count(clock) > 0 AND count(eval) > 0 AND count(mate) > 0 \
+         AND count(nags) > 0 AND count(comment) > 0 FROM plies",
+    );
+    assert_eq!(notes, ["True"], "clocks, evaluations, mates, NAGs and comments are compared");
+}
+
 #[test]
 fn a_subset_by_filters_and_position() {
     let tmp = scratch();

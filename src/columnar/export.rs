@@ -17,8 +17,10 @@ use rusqlite::{params_from_iter, Connection};
 use super::sink::{Column, ColumnType, Limits, RowBuffer, TableSink, TableStats};
 use super::ColumnarError;
 use crate::db::GameId;
+use crate::pgn::commands::Eval;
 use crate::query::filter::SqlFilter;
 use crate::query::functions;
+use crate::store::plies::{PlyData, StoredNotes};
 use crate::store::segments;
 
 /// The tables written, in this order.
@@ -130,22 +132,31 @@ pub fn export(
             String::new()
         }
     };
+    let metadata = |table: &str| {
+        vec![
+            ("pgnindex.table".to_string(), table.to_string()),
+            ("pgnindex.schema_version".to_string(), version.to_string()),
+            ("pgnindex.shard".to_string(), options.shard.to_string()),
+        ]
+    };
     // One snapshot for every table, whatever an import commits meanwhile.
     let tx = conn.unchecked_transaction().map_err(&e)?;
     let mut stats = Vec::new();
     for table in TABLES {
         let (columns, sql) = match table {
             "games" => games_sql(conn, version, &restrict)?,
-            "plies" => view_sql(conn, "plies", "game_id", &restrict)?,
+            "plies" => {
+                let mut sink =
+                    TableSink::new(dir, table, &plies_columns(), options.limits, metadata(table));
+                let mut buffer = RowBuffer::new(plies_columns(), options.limits, id_base);
+                write_plies(conn, version, &restrict, &mut sink, &mut buffer)?;
+                stats.push(sink.finish()?);
+                continue;
+            }
             "tags" => view_sql(conn, "tags", "game_id", &restrict)?,
             _ => positions_sql(conn, &restrict)?,
         };
-        let metadata = vec![
-            ("pgnindex.table".to_string(), table.to_string()),
-            ("pgnindex.schema_version".to_string(), version.to_string()),
-            ("pgnindex.shard".to_string(), options.shard.to_string()),
-        ];
-        let mut sink = TableSink::new(dir, table, &columns, options.limits, metadata);
+        let mut sink = TableSink::new(dir, table, &columns, options.limits, metadata(table));
         let mut buffer = RowBuffer::new(columns, options.limits, id_base);
         let id_column = buffer.columns().iter().position(|c| c.game_id);
         let width = buffer.columns().len();
@@ -237,6 +248,104 @@ fn games_sql(
         restrict("g.id")
     );
     Ok((columns, sql))
+}
+
+/// A text that may be empty, NULL when it is.
+fn text(t: &str) -> rusqlite::types::ValueRef<'_> {
+    if t.is_empty() {
+        rusqlite::types::ValueRef::Null
+    } else {
+        rusqlite::types::ValueRef::Text(t.as_bytes())
+    }
+}
+
+/// The first schema version with `ply_data` and the `plies` view.
+const PLIES_SCHEMA: i64 = 10;
+
+/// The columns of the `plies` view, in its order.
+fn plies_columns() -> Vec<Column> {
+    ["game_id", "ply", "san", "clock", "emt", "eval", "mate", "nags", "comment"]
+        .into_iter()
+        .map(|name| view_column("plies", name).expect("a column of plies"))
+        .collect()
+}
+
+/// The rows of the `plies` view, in (game, ply) order, made here from
+/// each game's `moves` and `ply_data` row as the view makes them in SQL
+/// (clocks and times in seconds, evaluations in pawns or mates, NAGs and
+/// comments by ply): the view's JSON lookups cost a walk of the array for
+/// every ply. The test suite holds the two to the same rows.
+fn write_plies(
+    conn: &Connection,
+    version: i64,
+    restrict: &dyn Fn(&str) -> String,
+    sink: &mut TableSink,
+    buffer: &mut RowBuffer,
+) -> Result<(), ColumnarError> {
+    use rusqlite::types::ValueRef;
+    let e = sqlite(conn);
+    let (notes, join) = if version >= PLIES_SCHEMA {
+        (
+            "d.clocks, d.emts, d.evals, d.nags, d.comments",
+            " LEFT JOIN ply_data AS d ON d.game_id = g.id",
+        )
+    } else {
+        ("NULL, NULL, NULL, NULL, NULL", "")
+    };
+    let sql = format!(
+        "SELECT g.id, g.moves, {notes} FROM games AS g{join} WHERE g.moves <> ''{} ORDER BY g.id",
+        restrict("g.id")
+    );
+    let mut st = conn.prepare(&sql).map_err(&e)?;
+    let mut rows = st.query([]).map_err(&e)?;
+    while let Some(row) = rows.next().map_err(&e)? {
+        let id: i64 = row.get(0).map_err(&e)?;
+        let moves: String = row.get(1).map_err(&e)?;
+        let data = PlyData {
+            clocks: row.get(2).map_err(&e)?,
+            emts: row.get(3).map_err(&e)?,
+            evals: row.get(4).map_err(&e)?,
+            nags: row.get(5).map_err(&e)?,
+            comments: row.get(6).map_err(&e)?,
+            notes_form: None,
+        };
+        let stored = StoredNotes::read(&data).map_err(|column| ColumnarError::Value {
+            column: format!("ply_data.{column}"),
+            row: format!("plies, game {id}"),
+            message: "not as pgnindex writes it".to_string(),
+        })?;
+        for (i, san) in moves.split(' ').enumerate() {
+            let ply = i as i64 + 1;
+            let notes = stored.ply(u32::try_from(ply).unwrap_or(u32::MAX));
+            let seconds = |ms: Option<u32>| {
+                ms.map_or(ValueRef::Null, |ms| ValueRef::Real(f64::from(ms) / 1000.0))
+            };
+            let (eval, mate) = match notes.eval {
+                Some(Eval::Centipawns(cp)) => {
+                    (ValueRef::Real(f64::from(cp) / 100.0), ValueRef::Null)
+                }
+                Some(Eval::Mate(n)) => (ValueRef::Null, ValueRef::Integer(i64::from(n))),
+                None => (ValueRef::Null, ValueRef::Null),
+            };
+
+            let values = [
+                ValueRef::Integer(id),
+                ValueRef::Integer(ply),
+                ValueRef::Text(san.as_bytes()),
+                seconds(notes.clock),
+                seconds(notes.emt),
+                eval,
+                mate,
+                text(notes.nags),
+                text(notes.text),
+            ];
+            buffer.push(values, || format!("plies, game {id}"))?;
+            if buffer.full() {
+                sink.write(buffer)?;
+            }
+        }
+    }
+    sink.write(buffer)
 }
 
 /// The type of each column of the views `plies`, `tags` and `positions`
@@ -336,6 +445,10 @@ mod tests {
         assert!(games[0].game_id && !games[0].nullable);
         let movetext = games.iter().find(|c| c.name == "movetext").unwrap();
         assert_eq!(movetext.ty, ColumnType::Text);
+        let plies: Vec<String> = plies_columns().into_iter().map(|c| c.name).collect();
+        let view: Vec<String> =
+            table_info(&conn, "plies").unwrap().into_iter().map(|c| c.0).collect();
+        assert_eq!(plies, view, "the plies written are the view's columns");
         for view in ["plies", "tags", "positions"] {
             let columns = view_columns(&conn, view).unwrap();
             assert!(!columns.is_empty(), "{view}");
