@@ -148,6 +148,78 @@ fn the_corpus_files_answer_as_the_database_does() {
     assert_eq!(notes, ["True"], "clocks, evaluations, mates, NAGs and comments are compared");
 }
 
+/// Rewrites the first position segment of `db` in the layout written
+/// before schema 12, `(hash, game_id, ply_move)`; with `schema_10`, every
+/// segment, and the database as schema 10 left it (no `layout` column,
+/// every movetext stored).
+fn split_segments(db: &Path, schema_10: bool) {
+    if schema_10 {
+        run([
+            "sql",
+            "--write",
+            "--db",
+            arg(db),
+            "UPDATE games SET movetext = (SELECT m.movetext FROM movetexts AS m \
+             WHERE m.game_id = games.id) WHERE movetext IS NULL",
+        ])
+        .success();
+    }
+    let conn = common::open(db);
+    let names: Vec<String> =
+        common::column(&conn, "SELECT name FROM position_segments ORDER BY id");
+    assert!(names.len() >= 2, "{names:?}");
+    let split = if schema_10 { &names[..] } else { &names[..1] };
+    conn.execute_batch("DROP VIEW positions").unwrap();
+    for name in split {
+        conn.execute_batch(&format!(
+            "CREATE TABLE split (hash INTEGER NOT NULL, game_id INTEGER NOT NULL, \
+             ply_move INTEGER NOT NULL, PRIMARY KEY (hash, game_id, ply_move)) WITHOUT ROWID; \
+             INSERT INTO split SELECT hash, gpm >> 24 & 4294967295, \
+             ((gpm >> 15 & 511) | (gpm >> 56 << 9)) << 15 | (gpm & 32767) FROM {name}; \
+             DROP TABLE {name}; ALTER TABLE split RENAME TO {name}; \
+             UPDATE position_segments SET layout = 0 WHERE name = '{name}';"
+        ))
+        .unwrap();
+    }
+    if schema_10 {
+        let arms: Vec<String> = names
+            .iter()
+            .map(|name| {
+                format!(
+                    "SELECT hash, game_id, ply_move >> 15, nullif(ply_move & 32767, 32767), NULL \
+                     FROM {name} WHERE game_id NOT IN (SELECT game_id FROM deleted_games)"
+                )
+            })
+            .collect();
+        conn.execute_batch(&format!(
+            "CREATE VIEW positions (hash, game_id, ply, next_move, fen) AS {}; \
+             ALTER TABLE position_segments DROP COLUMN layout; \
+             ALTER TABLE ply_data DROP COLUMN notes_form; PRAGMA user_version = 10;",
+            arms.join(" UNION ALL ")
+        ))
+        .unwrap();
+    } else {
+        pgnindex::store::segments::refresh_view(&conn).unwrap();
+    }
+}
+
+#[test]
+fn older_segment_layouts_export_alike() {
+    for schema_10 in [false, true] {
+        let tmp = scratch();
+        let db = tmp.join("t.db");
+        let dirs = ["lichess", "otb", "tcec"].map(|d| games_dir().join(d));
+        import(&db, &[arg(&dirs[0]), arg(&dirs[1]), arg(&dirs[2])]).success();
+        split_segments(&db, schema_10);
+        run(["sql", "--write", "--db", arg(&db), "DELETE FROM games WHERE id = 3"]).success();
+        let dir = tmp.join("out");
+        export(&db, &dir, &[]).success();
+        let report = compare(&db, &dir, &[]);
+        assert!(report.contains("equal positions: every row"), "{report}");
+        assert!(report.contains(" 0 failed"), "{report}");
+    }
+}
+
 #[test]
 fn a_subset_by_filters_and_position() {
     let tmp = scratch();

@@ -3,9 +3,11 @@
 //! read transaction and streamed through [`TableSink`]s. `games.movetext`
 //! is written back where it is stored NULL (as `pgnindex sql`'s
 //! `movetexts` view does), so the files need no pgnindex function.
-//! `positions` comes sorted by `hash`, the segments merged as streams
-//! ([`segments::rows_by_hash_sql`]): an engine's row-group statistics
-//! then skip most of a file on `WHERE hash = ?`.
+//! `plies` is made from each game's `moves` and `ply_data` row as the
+//! view makes it ([`write_plies`]). `positions` comes sorted by `hash`, the
+//! segments merged as streams ([`segments::rows_by_hash_sql`]) and their
+//! packed rows unpacked here ([`write_positions`]): an engine's row-group
+//! statistics then skip most of a file on `WHERE hash = ?`.
 //!
 //! A subset of the games ([`select_games`]) is a TEMP table of ids that
 //! every table's statement joins; without one every live game is written.
@@ -154,7 +156,20 @@ pub fn export(
                 continue;
             }
             "tags" => view_sql(conn, "tags", "game_id", &restrict)?,
-            _ => positions_sql(conn, &restrict)?,
+            _ => {
+                let columns = positions_columns(conn)?;
+                match segments::rows_by_hash_sql(conn, &restrict).map_err(&e)? {
+                    Some(sql) => {
+                        let mut sink =
+                            TableSink::new(dir, table, &columns, options.limits, metadata(table));
+                        let mut buffer = RowBuffer::new(columns, options.limits, id_base);
+                        write_positions(conn, &sql, &mut sink, &mut buffer)?;
+                        stats.push(sink.finish()?);
+                        continue;
+                    }
+                    None => (columns, positions_view_sql(&restrict)),
+                }
+            }
         };
         let mut sink = TableSink::new(dir, table, &columns, options.limits, metadata(table));
         let mut buffer = RowBuffer::new(columns, options.limits, id_base);
@@ -400,28 +415,69 @@ fn view_sql(
     Ok((columns, sql))
 }
 
-/// Every row of `positions`, sorted by `hash`.
-fn positions_sql(
-    conn: &Connection,
-    restrict: &dyn Fn(&str) -> String,
-) -> Result<(Vec<Column>, String), ColumnarError> {
+/// The columns of `positions`, which [`write_positions`] writes in this
+/// order.
+fn positions_columns(conn: &Connection) -> Result<Vec<Column>, ColumnarError> {
     let columns = view_columns(conn, "positions")?;
-    let names = ["hash", "game_id", "ply", "next_move", "fen"];
-    if columns.iter().map(|c| c.name.as_str()).ne(names) {
+    if columns.iter().map(|c| c.name.as_str()).ne(POSITIONS) {
         return Err(ColumnarError::UnknownColumn {
             table: "positions".to_string(),
             column: columns.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", "),
         });
     }
-    let sql = match segments::rows_by_hash_sql(conn, restrict).map_err(sqlite(conn))? {
-        Some(sql) => sql,
-        None => format!(
-            "SELECT {} FROM positions WHERE 1{} ORDER BY hash",
-            names.join(", "),
-            restrict("game_id")
-        ),
-    };
-    Ok((columns, sql))
+    Ok(columns)
+}
+
+/// The columns of the `positions` view.
+const POSITIONS: [&str; 5] = ["hash", "game_id", "ply", "next_move", "fen"];
+
+/// Every row of the view `positions`, sorted by `hash` (by SQLite): for a
+/// database whose segments record no layout.
+fn positions_view_sql(restrict: &dyn Fn(&str) -> String) -> String {
+    format!(
+        "SELECT {} FROM positions WHERE 1{} ORDER BY hash",
+        POSITIONS.join(", "),
+        restrict("game_id")
+    )
+}
+
+/// The rows of [`segments::rows_by_hash_sql`]'s statement `sql`, sorted
+/// by `hash`, as the view's columns: each packed row unpacked here, the
+/// rows of deleted games left out (as the view does).
+fn write_positions(
+    conn: &Connection,
+    sql: &str,
+    sink: &mut TableSink,
+    buffer: &mut RowBuffer,
+) -> Result<(), ColumnarError> {
+    use rusqlite::types::ValueRef;
+    let e = sqlite(conn);
+    let deleted: std::collections::HashSet<u32> = conn
+        .prepare("SELECT game_id FROM deleted_games")
+        .and_then(|mut st| st.query_map([], |r| r.get(0))?.collect())
+        .map_err(&e)?;
+    let mut st = conn.prepare(sql).map_err(&e)?;
+    let mut rows = st.query([]).map_err(&e)?;
+    while let Some(row) = rows.next().map_err(&e)? {
+        let hash: i64 = row.get(0).map_err(&e)?;
+        let (game_id, ply, next_move) = segments::unpack_gpm(row.get(1).map_err(&e)?);
+        if !deleted.is_empty() && deleted.contains(&game_id.get()) {
+            continue;
+        }
+        let id = i64::from(game_id);
+        let values = [
+            ValueRef::Integer(hash),
+            ValueRef::Integer(id),
+            ValueRef::Integer(i64::from(ply)),
+            next_move.map_or(ValueRef::Null, |m| ValueRef::Integer(i64::from(m))),
+            row.get_ref(2).map_err(&e)?,
+        ];
+        buffer.push(values, || format!("positions, game {id}"))?;
+        if buffer.full() {
+            sink.write(buffer)?;
+        }
+    }
+    sink.write(buffer)
 }
 
 fn sqlite(conn: &Connection) -> impl Fn(rusqlite::Error) -> ColumnarError + '_ {

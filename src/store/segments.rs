@@ -305,9 +305,13 @@ fn view_arm(segment: &Segment) -> String {
     )
 }
 
-/// A statement that lists the rows of the `positions` view, its five
-/// columns, ordered by `hash`: each segment is read in its key's order
-/// and SQLite merges the segments as streams, without a sort. `condition`
+/// A statement that lists every row of the registered segments as
+/// `(hash, gpm, fen)`, `gpm` as [`pack_gpm`] packs it (a
+/// [`Layout::Split`] row repacked), `fen` NULL in segments without one,
+/// ordered by `hash`: each segment is read in its key's order and SQLite
+/// merges the segments as streams, without a sort, and computes nothing
+/// per row ([`unpack_gpm`] is the caller's). The rows of deleted games
+/// are in: the caller leaves out the ids of `deleted_games`. `condition`
 /// gives, for a row's game id in SQL, a further condition (` AND …`, or
 /// empty). `None` for a database whose segments record no layout (before
 /// schema 12) or that has none: the view is to be read then.
@@ -321,7 +325,21 @@ pub fn rows_by_hash_sql(
     let Some(segments) = layouts(conn)? else { return Ok(None) };
     let arms: Vec<String> = segments
         .iter()
-        .map(|segment| format!("{}{}", view_arm(segment), condition(&segment.layout.game_id_sql())))
+        .map(|segment| {
+            let gpm = match segment.layout {
+                Layout::Packed => "gpm".to_string(),
+                Layout::Split => format!(
+                    "ply_move >> {GAME_SHIFT} << {PLY_HIGH_SHIFT} | game_id << {GAME_SHIFT} | (ply_move & {})",
+                    (1 << GAME_SHIFT) - 1
+                ),
+            };
+            let fen = if segment.with_fens { "fen" } else { "NULL" };
+            format!(
+                "SELECT hash, {gpm}, {fen} FROM {} WHERE 1{}",
+                segment.name,
+                condition(&segment.layout.game_id_sql())
+            )
+        })
         .collect();
     Ok(Some(format!("{} ORDER BY 1", arms.join(" UNION ALL "))))
 }
