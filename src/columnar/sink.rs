@@ -7,7 +7,9 @@
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{sync_channel, SyncSender};
 use std::sync::Arc;
+use std::thread::JoinHandle;
 
 use arrow_array::builder::{Float64Builder, Int32Builder, Int64Builder, StringBuilder};
 use arrow_array::{ArrayRef, RecordBatch};
@@ -275,8 +277,81 @@ impl RowBuffer {
     }
 }
 
-/// One table's files, written batch by batch.
+/// One table's files, written batch by batch: the batches are encoded,
+/// compressed and written on a thread of the sink's own while the caller
+/// reads the next rows (two batches in flight at most).
 pub struct TableSink {
+    schema: SchemaRef,
+    batches: Option<SyncSender<RecordBatch>>,
+    worker: Option<JoinHandle<Result<TableStats, ColumnarError>>>,
+}
+
+impl TableSink {
+    /// A sink for the table `table` of `columns` into `dir` (which must
+    /// exist); `metadata` is written into each file's key-value metadata.
+    pub fn new(
+        dir: &Path,
+        table: &str,
+        columns: &[Column],
+        limits: Limits,
+        metadata: Vec<(String, String)>,
+    ) -> TableSink {
+        let mut files = Files::new(dir, table, columns, limits, metadata);
+        let schema = files.schema.clone();
+        let (batches, received) = sync_channel::<RecordBatch>(1);
+        let worker = std::thread::spawn(move || {
+            for batch in received {
+                files.write(&batch)?;
+            }
+            files.finish()
+        });
+        TableSink { schema, batches: Some(batches), worker: Some(worker) }
+    }
+
+    /// Hands on the rows of `buffer` (emptying it) to be written, opening
+    /// a new file or closing a full one as needed.
+    ///
+    /// # Errors
+    /// [`ColumnarError::Write`] or [`ColumnarError::Io`] when a file
+    /// cannot be created or written (seen at this call or a later one).
+    pub fn write(&mut self, buffer: &mut RowBuffer) -> Result<(), ColumnarError> {
+        if buffer.is_empty() {
+            return Ok(());
+        }
+        let batch = buffer.take(&self.schema)?;
+        let sent = self.batches.as_ref().is_some_and(|b| b.send(batch).is_ok());
+        if !sent {
+            // The writer stopped at an error: it is in the join.
+            return self.join().map(|_| ());
+        }
+        Ok(())
+    }
+
+    /// Writes what is left, closes the last file and says what was
+    /// written; a table without rows still gets one file, so that every
+    /// table can be read.
+    ///
+    /// # Errors
+    /// As [`TableSink::write`].
+    pub fn finish(mut self) -> Result<TableStats, ColumnarError> {
+        self.join()
+    }
+
+    fn join(&mut self) -> Result<TableStats, ColumnarError> {
+        self.batches = None;
+        match self.worker.take() {
+            Some(worker) => match worker.join() {
+                Ok(result) => result,
+                Err(panic) => std::panic::resume_unwind(panic),
+            },
+            None => Err(ColumnarError::Arrow("the table's files are closed".to_string())),
+        }
+    }
+}
+
+/// One table's files, written batch by batch on the thread of a
+/// [`TableSink`].
+struct Files {
     dir: PathBuf,
     table: String,
     schema: SchemaRef,
@@ -301,16 +376,14 @@ pub struct TableStats {
     pub bytes: u64,
 }
 
-impl TableSink {
-    /// A sink for the table `table` of `columns` into `dir` (which must
-    /// exist); `metadata` is written into each file's key-value metadata.
-    pub fn new(
+impl Files {
+    fn new(
         dir: &Path,
         table: &str,
         columns: &[Column],
         limits: Limits,
         metadata: Vec<(String, String)>,
-    ) -> TableSink {
+    ) -> Files {
         let fields: Vec<Field> =
             columns.iter().map(|c| Field::new(&c.name, c.ty.data_type(), c.nullable)).collect();
         let schema = Arc::new(Schema::new(fields));
@@ -341,7 +414,7 @@ impl TableSink {
         if !sorting.is_empty() {
             props = props.set_sorting_columns(Some(sorting));
         }
-        TableSink {
+        Files {
             dir: dir.to_path_buf(),
             table: table.to_string(),
             schema,
@@ -354,19 +427,10 @@ impl TableSink {
         }
     }
 
-    /// Writes the rows of `buffer` (emptying it), opening a new file or
-    /// closing a full one as needed.
-    ///
-    /// # Errors
-    /// [`ColumnarError::Write`] when a file cannot be created or written.
-    pub fn write(&mut self, buffer: &mut RowBuffer) -> Result<(), ColumnarError> {
-        if buffer.is_empty() {
-            return Ok(());
-        }
-        let batch = buffer.take(&self.schema)?;
+    fn write(&mut self, batch: &RecordBatch) -> Result<(), ColumnarError> {
         self.open()?;
         let (path, writer) = self.writer.as_mut().expect("a file is open");
-        writer.write(&batch).map_err(|e| ColumnarError::write(path, e))?;
+        writer.write(batch).map_err(|e| ColumnarError::write(path, e))?;
         self.rows += batch.num_rows() as u64;
         if (writer.bytes_written() + writer.in_progress_size()) as u64 >= self.limits.file_bytes {
             self.close()?;
@@ -376,10 +440,7 @@ impl TableSink {
 
     /// Closes the last file and says what was written; a table without
     /// rows still gets one file, so that every table can be read.
-    ///
-    /// # Errors
-    /// As [`TableSink::write`].
-    pub fn finish(mut self) -> Result<TableStats, ColumnarError> {
+    fn finish(mut self) -> Result<TableStats, ColumnarError> {
         if self.files.is_empty() {
             self.open()?;
         }
