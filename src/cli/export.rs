@@ -47,8 +47,8 @@ pub struct ExportArgs {
     #[arg(long, value_enum, default_value_t = ExportFormat::Pgn)]
     format: ExportFormat,
     /// Parquet: close a file once it holds about SIZE bytes (suffix K, M
-    /// or G for 2^10, 2^20, 2^30); default 1G.
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    /// or G for 2^10, 2^20, 2^30; at least 64K); default 1G.
+    #[arg(long, value_name = "SIZE", value_parser = parse_file_size)]
     file_size: Option<u64>,
     /// Parquet: add N << 32 to every game id, so that the files of
     /// databases exported as different shards share no id (0 to
@@ -84,6 +84,18 @@ fn parse_size(text: &str) -> Result<u64, String> {
     n.checked_mul(1 << shift)
         .filter(|&n| n > 0)
         .ok_or_else(|| format!("'{text}': a size from 1 byte to 2^64"))
+}
+
+/// The smallest `--file-size`: smaller files would hold a few rows each.
+const MIN_FILE_SIZE: u64 = 64 << 10;
+
+/// A `--file-size`: [`parse_size`], at least [`MIN_FILE_SIZE`].
+fn parse_file_size(text: &str) -> Result<u64, String> {
+    let size = parse_size(text)?;
+    if size < MIN_FILE_SIZE {
+        return Err(format!("'{text}': files of at least 64K"));
+    }
+    Ok(size)
 }
 
 /// Runs `export`.
@@ -182,5 +194,7 @@ mod tests {
         assert!(parse_size("1T").is_err());
         assert!(parse_size("K").is_err());
         assert!(parse_size("-1").is_err());
+        assert_eq!(parse_file_size("64K"), Ok(65536));
+        assert!(parse_file_size("1000").unwrap_err().contains("at least 64K"));
     }
 }
