@@ -5,8 +5,8 @@
 //! `movetexts` view does), so the files need no pgnindex function.
 //! `plies` is made from each game's `moves` and `ply_data` row as the
 //! view makes it ([`write_plies`]). `positions` comes sorted by `hash`, the
-//! segments merged as streams ([`segments::rows_by_hash_sql`]) and their
-//! packed rows unpacked here ([`write_positions`]): an engine's row-group
+//! segments read in key order ([`segments::rows_by_hash_sql`]), merged
+//! and unpacked here ([`write_positions`]): an engine's row-group
 //! statistics then skip most of a file on `WHERE hash = ?`.
 //!
 //! A subset of the games ([`select_games`]) is a TEMP table of ids that
@@ -159,11 +159,11 @@ pub fn export(
             _ => {
                 let columns = positions_columns(conn)?;
                 match segments::rows_by_hash_sql(conn, &restrict).map_err(&e)? {
-                    Some(sql) => {
+                    Some(arms) => {
                         let mut sink =
                             TableSink::new(dir, table, &columns, options.limits, metadata(table));
                         let mut buffer = RowBuffer::new(columns, options.limits, id_base);
-                        write_positions(conn, &sql, &mut sink, &mut buffer)?;
+                        write_positions(conn, &arms, &mut sink, &mut buffer)?;
                         stats.push(sink.finish()?);
                         continue;
                     }
@@ -441,26 +441,52 @@ fn positions_view_sql(restrict: &dyn Fn(&str) -> String) -> String {
     )
 }
 
-/// The rows of [`segments::rows_by_hash_sql`]'s statement `sql`, sorted
-/// by `hash`, as the view's columns: each packed row unpacked here, the
-/// rows of deleted games left out (as the view does).
+/// The rows of [`segments::rows_by_hash_sql`]'s statements `arms`, one
+/// per segment, merged here in `hash` order (a heap of each segment's
+/// next row: SQLite's merge of a compound statement compares each row
+/// with every arm's), as the view's columns: each packed row unpacked,
+/// the rows of deleted games left out (as the view does).
 fn write_positions(
     conn: &Connection,
-    sql: &str,
+    arms: &[String],
     sink: &mut TableSink,
     buffer: &mut RowBuffer,
 ) -> Result<(), ColumnarError> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+
     use rusqlite::types::ValueRef;
     let e = sqlite(conn);
     let deleted: std::collections::HashSet<u32> = conn
         .prepare("SELECT game_id FROM deleted_games")
         .and_then(|mut st| st.query_map([], |r| r.get(0))?.collect())
         .map_err(&e)?;
-    let mut st = conn.prepare(sql).map_err(&e)?;
-    let mut rows = st.query([]).map_err(&e)?;
-    while let Some(row) = rows.next().map_err(&e)? {
-        let hash: i64 = row.get(0).map_err(&e)?;
-        let (game_id, ply, next_move) = segments::unpack_gpm(row.get(1).map_err(&e)?);
+    let mut statements =
+        arms.iter().map(|sql| conn.prepare(sql)).collect::<Result<Vec<_>, _>>().map_err(&e)?;
+    let mut cursors =
+        statements.iter_mut().map(|st| st.query([])).collect::<Result<Vec<_>, _>>().map_err(&e)?;
+    /// A segment's next row: hash, gpm, FEN.
+    type Next = (i64, i64, Option<String>);
+    let read = |rows: &mut rusqlite::Rows<'_>| -> Result<Option<Next>, ColumnarError> {
+        let Some(row) = rows.next().map_err(&e)? else { return Ok(None) };
+        Ok(Some((row.get(0).map_err(&e)?, row.get(1).map_err(&e)?, row.get(2).map_err(&e)?)))
+    };
+    let mut next: Vec<Option<Next>> = Vec::with_capacity(cursors.len());
+    let mut heap = BinaryHeap::with_capacity(cursors.len());
+    for (i, rows) in cursors.iter_mut().enumerate() {
+        let row = read(rows)?;
+        if let Some((hash, _, _)) = &row {
+            heap.push(Reverse((*hash, i)));
+        }
+        next.push(row);
+    }
+    while let Some(Reverse((_, i))) = heap.pop() {
+        let (hash, gpm, fen) = next[i].take().expect("a segment in the heap has a row");
+        next[i] = read(&mut cursors[i])?;
+        if let Some((hash, _, _)) = &next[i] {
+            heap.push(Reverse((*hash, i)));
+        }
+        let (game_id, ply, next_move) = segments::unpack_gpm(gpm);
         if !deleted.is_empty() && deleted.contains(&game_id.get()) {
             continue;
         }
@@ -470,7 +496,7 @@ fn write_positions(
             ValueRef::Integer(id),
             ValueRef::Integer(i64::from(ply)),
             next_move.map_or(ValueRef::Null, |m| ValueRef::Integer(i64::from(m))),
-            row.get_ref(2).map_err(&e)?,
+            fen.as_deref().map_or(ValueRef::Null, |f| ValueRef::Text(f.as_bytes())),
         ];
         buffer.push(values, || format!("positions, game {id}"))?;
         if buffer.full() {
