@@ -113,6 +113,12 @@ fn selected(conn: &Connection) -> bool {
 /// games selected first, into `dir` (which must exist and be empty: see
 /// [`super::prepare_dir`]), and says what each table got.
 ///
+/// The tables come from one state of the database. Without a selection,
+/// and with the file at rest (a rollback journal, not a write-ahead log),
+/// `positions` and `tags` are read on a second connection and thread,
+/// opened while the first holds its read lock: no commit can come in
+/// between, so both read the same state.
+///
 /// # Errors
 /// [`ColumnarError`]: SQLite's, a value its column cannot hold, a file
 /// that cannot be written.
@@ -125,35 +131,89 @@ pub fn export(
     let e = sqlite(conn);
     functions::register(conn, path).map_err(&e)?;
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(&e)?;
-    let id_base = i64::from(options.shard.min(MAX_SHARD)) << 32;
     let only = selected(conn);
-    let restrict = |game_id: &str| {
-        if only {
-            format!(" AND {game_id} IN (SELECT id FROM {SELECTED})")
-        } else {
-            String::new()
-        }
-    };
-    let metadata = |table: &str| {
-        vec![
+    let journal: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).map_err(&e)?;
+    let export = Export { version, dir, options, only };
+    // One snapshot for every table, whatever an import commits meanwhile:
+    // the read lock is taken by the first read.
+    let tx = conn.unchecked_transaction().map_err(&e)?;
+    conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get::<_, i64>(0)).map_err(&e)?;
+    let parallel = !only && !journal.eq_ignore_ascii_case("wal");
+    let (mine, theirs): (&[&str], &[&str]) =
+        if parallel { (&["games", "plies"], &["positions", "tags"]) } else { (&TABLES, &[]) };
+    let mut stats = std::thread::scope(|scope| -> Result<Vec<TableStats>, ColumnarError> {
+        let other = (!theirs.is_empty()).then(|| {
+            scope.spawn(|| -> Option<Result<Vec<TableStats>, ColumnarError>> {
+                // No second connection (an import waiting to commit keeps
+                // new readers out): the first reads these tables too.
+                let conn = second_reader(path)?;
+                Some(theirs.iter().map(|table| export.table(&conn, table)).collect())
+            })
+        });
+        let mut stats: Vec<TableStats> =
+            mine.iter().map(|table| export.table(conn, table)).collect::<Result<_, _>>()?;
+        let theirs_stats = match other.map(|o| o.join()) {
+            None => Vec::new(),
+            Some(Ok(Some(result))) => result?,
+            Some(Ok(None)) => {
+                theirs.iter().map(|table| export.table(conn, table)).collect::<Result<_, _>>()?
+            }
+            Some(Err(panic)) => std::panic::resume_unwind(panic),
+        };
+        stats.extend(theirs_stats);
+        Ok(stats)
+    })?;
+    tx.finish().map_err(&e)?;
+    stats.sort_by_key(|t| TABLES.iter().position(|name| *name == t.table));
+    Ok(stats)
+}
+
+/// A second read-only connection to `path` in a read transaction that
+/// has read, or `None` if it cannot have one now.
+fn second_reader(path: &Path) -> Option<Connection> {
+    use rusqlite::OpenFlags;
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(path, flags).ok()?;
+    conn.execute_batch("BEGIN").ok()?;
+    conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get::<_, i64>(0)).ok()?;
+    Some(conn)
+}
+
+/// What every table of one export shares.
+struct Export<'a> {
+    version: i64,
+    dir: &'a Path,
+    options: Options,
+    only: bool,
+}
+
+impl Export<'_> {
+    /// Writes the table `table` from `conn`.
+    fn table(&self, conn: &Connection, table: &str) -> Result<TableStats, ColumnarError> {
+        let e = sqlite(conn);
+        let (version, dir, options) = (self.version, self.dir, self.options);
+        let id_base = i64::from(options.shard.min(MAX_SHARD)) << 32;
+        let only = self.only;
+        let restrict = |game_id: &str| {
+            if only {
+                format!(" AND {game_id} IN (SELECT id FROM {SELECTED})")
+            } else {
+                String::new()
+            }
+        };
+        let metadata = vec![
             ("pgnindex.table".to_string(), table.to_string()),
             ("pgnindex.schema_version".to_string(), version.to_string()),
             ("pgnindex.shard".to_string(), options.shard.to_string()),
-        ]
-    };
-    // One snapshot for every table, whatever an import commits meanwhile.
-    let tx = conn.unchecked_transaction().map_err(&e)?;
-    let mut stats = Vec::new();
-    for table in TABLES {
+        ];
         let (columns, sql) = match table {
             "games" => games_sql(conn, version, &restrict)?,
             "plies" => {
                 let mut sink =
-                    TableSink::new(dir, table, &plies_columns(), options.limits, metadata(table));
+                    TableSink::new(dir, table, &plies_columns(), options.limits, metadata);
                 let mut buffer = RowBuffer::new(plies_columns(), options.limits, id_base);
                 write_plies(conn, version, &restrict, &mut sink, &mut buffer)?;
-                stats.push(sink.finish()?);
-                continue;
+                return sink.finish();
             }
             "tags" => view_sql(conn, "tags", "game_id", &restrict)?,
             _ => {
@@ -161,17 +221,16 @@ pub fn export(
                 match segments::rows_by_hash_sql(conn, &restrict).map_err(&e)? {
                     Some(arms) => {
                         let mut sink =
-                            TableSink::new(dir, table, &columns, options.limits, metadata(table));
+                            TableSink::new(dir, table, &columns, options.limits, metadata);
                         let mut buffer = RowBuffer::new(columns, options.limits, id_base);
                         write_positions(conn, &arms, &mut sink, &mut buffer)?;
-                        stats.push(sink.finish()?);
-                        continue;
+                        return sink.finish();
                     }
                     None => (columns, positions_view_sql(&restrict)),
                 }
             }
         };
-        let mut sink = TableSink::new(dir, table, &columns, options.limits, metadata(table));
+        let mut sink = TableSink::new(dir, table, &columns, options.limits, metadata);
         let mut buffer = RowBuffer::new(columns, options.limits, id_base);
         let id_column = buffer.columns().iter().position(|c| c.game_id);
         let width = buffer.columns().len();
@@ -189,10 +248,8 @@ pub fn export(
             }
         }
         sink.write(&mut buffer)?;
-        stats.push(sink.finish()?);
+        sink.finish()
     }
-    tx.finish().map_err(&e)?;
-    Ok(stats)
 }
 
 /// The Parquet type of a column whose SQL type is `declared`.
