@@ -9,10 +9,12 @@
 //! - [`store`]: the storage engine: rows, the writer, index segments;
 //! - [`import`]: the import pipeline from inputs to the writer thread;
 //! - [`db`]: the SQLite file and its schema;
-//! - [`query`]: searching, exploring and exporting a database.
+//! - [`query`]: searching, exploring and exporting a database;
+//! - [`columnar`]: a database's tables as Parquet files, for other engines.
 #![warn(missing_docs)]
 
 pub mod chess;
+pub mod columnar;
 pub mod db;
 pub mod import;
 pub mod notation;

@@ -27,3 +27,10 @@ impl From<Exit> for ExitCode {
         ExitCode::from(exit as u8)
     }
 }
+
+/// A command line clap accepts that the command cannot run (a flag that
+/// needs another): it ends with [`Exit::Failure`], as clap's own usage
+/// errors do.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub &'static str);

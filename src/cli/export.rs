@@ -1,14 +1,19 @@
-//! `pgnindex export`: every matching game as PGN, streamed.
+//! `pgnindex export`: every matching game as PGN, streamed; or, with
+//! `--format parquet`, the matching games' tables as Parquet files.
 
 use std::io::Write;
 use std::path::PathBuf;
 
-use clap::Args;
+use anyhow::Context;
+use clap::{Args, ValueEnum};
 
+use pgnindex::columnar::export::{self as columnar_export, Options, MAX_SHARD};
+use pgnindex::columnar::sink::{Limits, FILE_BYTES};
+use pgnindex::columnar::{self, sink::TableStats};
 use pgnindex::query::pgn;
 use pgnindex::query::search::{Page, Search};
 
-use super::exit::Exit;
+use super::exit::{Exit, UsageError};
 use super::query_args::{self, DbArgs, FilterArgs, PositionArgs};
 
 /// Arguments of `export`.
@@ -17,9 +22,16 @@ use super::query_args::{self, DbArgs, FilterArgs, PositionArgs};
 Examples:
   pgnindex export --player carlsen -o carlsen.pgn
   pgnindex export --moves \"1. d4 Nf6 2. c4 e6 3. Nc3 Bb4\" --since 2020 | gzip > nimzo.pgn.gz
+  pgnindex export --format parquet -o lake/2024-01 --shard 1
 
 Games are written in id (import) order, in export format (see `show`), one
-at a time: memory stays constant whatever the number of games.")]
+at a time: memory stays constant whatever the number of games.
+
+--format parquet writes the tables games, plies, tags and positions (sorted
+by hash) of the matching games into the directory DIR, created if missing
+and refused if not empty, as NAME-00001.parquet, NAME-00002.parquet, …
+(zstd, row groups of 128 MB): DuckDB reads them with
+read_parquet('DIR/games-*.parquet'). See docs/scale.md.")]
 pub struct ExportArgs {
     #[command(flatten)]
     db: DbArgs,
@@ -27,14 +39,74 @@ pub struct ExportArgs {
     position: PositionArgs,
     #[command(flatten)]
     filters: FilterArgs,
-    /// Write to FILE instead of standard output.
+    /// Write to FILE instead of standard output (a directory, DIR, for
+    /// --format parquet).
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
+    /// PGN, or Parquet files (one set per table) into the directory of -o.
+    #[arg(long, value_enum, default_value_t = ExportFormat::Pgn)]
+    format: ExportFormat,
+    /// Parquet: close a file once it holds about SIZE bytes (suffix K, M
+    /// or G for 2^10, 2^20, 2^30; at least 64K); default 1G.
+    #[arg(long, value_name = "SIZE", value_parser = parse_file_size)]
+    file_size: Option<u64>,
+    /// Parquet: add N << 32 to every game id, so that the files of
+    /// databases exported as different shards share no id (0 to
+    /// 2147483647; default 0).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=i64::from(MAX_SHARD)))]
+    shard: Option<u32>,
+}
+
+/// What `export` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// PGN, in export format.
+    Pgn,
+    /// Apache Parquet files, one set per table.
+    Parquet,
+}
+
+/// A size in bytes: digits with an optional K, M or G (powers of 1024).
+fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let (digits, unit) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => (&t[..i], c.to_ascii_uppercase()),
+        _ => (t, 'B'),
+    };
+    let shift = match unit {
+        'B' => 0,
+        'K' => 10,
+        'M' => 20,
+        'G' => 30,
+        _ => return Err(format!("'{text}': the unit is K, M or G")),
+    };
+    let n: u64 = digits.parse().map_err(|_| format!("'{text}' is not a size"))?;
+    n.checked_mul(1 << shift)
+        .filter(|&n| n > 0)
+        .ok_or_else(|| format!("'{text}': a size from 1 byte to 2^64"))
+}
+
+/// The smallest `--file-size`: smaller files would hold a few rows each.
+const MIN_FILE_SIZE: u64 = 64 << 10;
+
+/// A `--file-size`: [`parse_size`], at least [`MIN_FILE_SIZE`].
+fn parse_file_size(text: &str) -> Result<u64, String> {
+    let size = parse_size(text)?;
+    if size < MIN_FILE_SIZE {
+        return Err(format!("'{text}': files of at least 64K"));
+    }
+    Ok(size)
 }
 
 /// Runs `export`.
 pub fn run(args: &ExportArgs) -> anyhow::Result<Exit> {
     let search = Search { target: args.position.target()?, filters: args.filters.filters()? };
+    if args.format == ExportFormat::Parquet {
+        return run_parquet(args, &search);
+    }
+    if args.file_size.is_some() || args.shard.is_some() {
+        return Err(UsageError("--file-size and --shard are for --format parquet").into());
+    }
     let (conn, _) = args.db.open_for(&search)?;
     let mut out: Box<dyn Write> = match &args.output {
         Some(path) => query_args::create_output(path)?,
@@ -46,11 +118,83 @@ pub fn run(args: &ExportArgs) -> anyhow::Result<Exit> {
     if let Some(path) = &args.output {
         eprintln!("pgnindex: {} games written to {}", stats.returned, path.display());
     }
-    if stats.rejected > 0 {
+    report_rejected(stats.rejected);
+    Ok(Exit::Success)
+}
+
+fn report_rejected(rejected: u64) {
+    if rejected > 0 {
         eprintln!(
-            "pgnindex: {} games left out: their key matches but they do not reach the position",
-            stats.rejected
+            "pgnindex: {rejected} games left out: their key matches but they do not reach the position"
         );
     }
+}
+
+/// `export --format parquet -o DIR`.
+fn run_parquet(args: &ExportArgs, search: &Search) -> anyhow::Result<Exit> {
+    let Some(dir) = &args.output else {
+        return Err(
+            UsageError("--format parquet needs -o DIR, the directory the files go to").into()
+        );
+    };
+    let (conn, path) = args.db.open_for(search)?;
+    columnar::prepare_dir(dir)?;
+    if search.target.is_some() {
+        let mut ids = Vec::new();
+        let stats = search.find(&conn, Page::default(), false, |found| {
+            ids.push(found.game.id);
+            Ok(())
+        })?;
+        report_rejected(stats.rejected);
+        columnar_export::select_games(&conn, ids)?;
+    } else if !search.filters.is_empty() {
+        let version = pgnindex::db::user_version(&conn, &path)?;
+        columnar_export::select_by_filter(&conn, &search.filters.to_sql(version))?;
+    }
+    let options = Options {
+        limits: args.file_size.map_or(Limits::with_file_bytes(FILE_BYTES), Limits::with_file_bytes),
+        shard: args.shard.unwrap_or(0),
+    };
+    let stats = columnar_export::export(&conn, &path, dir, options)
+        .with_context(|| format!("exporting {} as Parquet", path.display()))?;
+    eprintln!("pgnindex: {} written to {}", summary(&stats), dir.display());
     Ok(Exit::Success)
+}
+
+/// `123 games, 4567 plies, … (8 files, 1.2 MB)`.
+fn summary(stats: &[TableStats]) -> String {
+    let tables: Vec<String> = stats
+        .iter()
+        .map(|t| {
+            let name = match t.table.as_str() {
+                "games" => "games",
+                "plies" => "plies",
+                "tags" => "tag pairs",
+                _ => "positions",
+            };
+            format!("{} {name}", t.rows)
+        })
+        .collect();
+    let files: usize = stats.iter().map(|t| t.files.len()).sum();
+    let bytes: u64 = stats.iter().map(|t| t.bytes).sum();
+    format!("{} ({files} files, {:.1} MB)", tables.join(", "), bytes as f64 / 1e6)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert_eq!(parse_size("64K"), Ok(65536));
+        assert_eq!(parse_size("2m"), Ok(2 << 20));
+        assert_eq!(parse_size("1G"), Ok(1 << 30));
+        assert!(parse_size("0").is_err());
+        assert!(parse_size("1T").is_err());
+        assert!(parse_size("K").is_err());
+        assert!(parse_size("-1").is_err());
+        assert_eq!(parse_file_size("64K"), Ok(65536));
+        assert!(parse_file_size("1000").unwrap_err().contains("at least 64K"));
+    }
 }

@@ -100,7 +100,8 @@ pub fn main() -> ExitCode {
 }
 
 /// The exit of a failed query command: [`Exit::Failure`] when the
-/// database is missing or cannot be read, or the output cannot be written;
+/// database is missing or cannot be read, or the output (PGN or Parquet)
+/// cannot be written, or the command line is wrong ([`exit::UsageError`]);
 /// [`Exit::Invalid`] for the rest (a bad position, filter or SQL
 /// statement, no such game).
 fn query_exit(err: &anyhow::Error) -> Exit {
@@ -108,6 +109,8 @@ fn query_exit(err: &anyhow::Error) -> Exit {
         e.is::<pgnindex::db::DbError>()
             || e.is::<pgnindex::store::writer::WriteError>()
             || e.is::<io::Error>()
+            || e.is::<pgnindex::columnar::ColumnarError>()
+            || e.is::<exit::UsageError>()
             || matches!(
                 e.downcast_ref::<pgnindex::query::QueryError>(),
                 Some(pgnindex::query::QueryError::Sqlite { .. })

@@ -337,6 +337,45 @@ fn view_arm(segment: &Segment) -> String {
     )
 }
 
+/// One statement per registered segment that lists its rows as `(hash,
+/// gpm, fen)`, `gpm` as [`pack_gpm`] packs it (a [`Layout::Split`] row
+/// repacked), `fen` NULL in segments without one, ordered by `hash`: the
+/// segment read in its key's order, without a sort, and nothing computed
+/// per row ([`unpack_gpm`] and the merge of the segments are the
+/// caller's). The rows of deleted games are in: the caller leaves out the
+/// ids of `deleted_games`. `condition` gives, for a row's game id in SQL,
+/// a further condition (` AND …`, or empty). `None` for a database whose
+/// segments record no layout (before schema 12) or that has none: the
+/// view is to be read then.
+///
+/// # Errors
+/// SQLite's error reading the segment list.
+pub fn rows_by_hash_sql(
+    conn: &Connection,
+    condition: &dyn Fn(&str) -> String,
+) -> rusqlite::Result<Option<Vec<String>>> {
+    let Some(segments) = layouts(conn)? else { return Ok(None) };
+    let arms: Vec<String> = segments
+        .iter()
+        .map(|segment| {
+            let gpm = match segment.layout {
+                Layout::Packed => "gpm".to_string(),
+                Layout::Split => format!(
+                    "ply_move >> {GAME_SHIFT} << {PLY_HIGH_SHIFT} | game_id << {GAME_SHIFT} | (ply_move & {})",
+                    (1 << GAME_SHIFT) - 1
+                ),
+            };
+            let fen = if segment.with_fens { "fen" } else { "NULL" };
+            format!(
+                "SELECT hash, {gpm}, {fen} FROM {} WHERE 1{} ORDER BY hash",
+                segment.name,
+                condition(&segment.layout.game_id_sql())
+            )
+        })
+        .collect();
+    Ok(Some(arms))
+}
+
 /// The first ply whose [`Layout::Packed`] row no longer sorts by game:
 /// its high bits sit above the game id.
 pub const LONG_PLY: u32 = 1 << PLY_LOW_BITS;

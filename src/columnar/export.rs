@@ -1,0 +1,597 @@
+//! A database's `games`, `plies`, `tags` and `positions` as Parquet
+//! files ([`export`]): what the tables and views show, typed, read in one
+//! read transaction and streamed through [`TableSink`]s. `games.movetext`
+//! is written back where it is stored NULL (as `pgnindex sql`'s
+//! `movetexts` view does), so the files need no pgnindex function.
+//! `plies` is made from each game's `moves` and `ply_data` row as the
+//! view makes it ([`write_plies`]). `positions` comes sorted by `hash`, the
+//! segments read in key order ([`segments::rows_by_hash_sql`]), merged
+//! and unpacked here ([`write_positions`]): an engine's row-group
+//! statistics then skip most of a file on `WHERE hash = ?`.
+//!
+//! A subset of the games ([`select_games`]) is a TEMP table of ids that
+//! every table's statement joins; without one every live game is written.
+
+use std::path::Path;
+
+use rusqlite::{params_from_iter, Connection};
+
+use super::sink::{Column, ColumnType, Limits, RowBuffer, TableSink, TableStats};
+use super::ColumnarError;
+use crate::db::GameId;
+use crate::pgn::commands::Eval;
+use crate::query::filter::SqlFilter;
+use crate::query::functions;
+use crate::store::plies::{PlyData, StoredNotes};
+use crate::store::segments;
+
+/// The tables written, in this order.
+pub const TABLES: [&str; 4] = ["games", "plies", "tags", "positions"];
+
+/// How the files are cut and the games numbered.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Options {
+    /// File and row-group sizes.
+    pub limits: Limits,
+    /// Added to the high bits of every game id (`shard << 32`), so that
+    /// databases exported as different shards never share an id.
+    pub shard: u32,
+}
+
+/// The largest shard number: its ids stay positive 64-bit integers.
+pub const MAX_SHARD: u32 = (1 << 31) - 1;
+
+/// The first schema version whose `games.movetext` may be NULL.
+const WRITTEN_BACK_SCHEMA: i64 = 11;
+
+/// The columns of every table written with a 32-bit type: counts, plies
+/// and calendar parts, bounded by what the import stores. Every other
+/// integer column is 64-bit.
+const INT32_COLUMNS: [&str; 11] = [
+    "ply",
+    "ply_count",
+    "opening_ply",
+    "year",
+    "month",
+    "day",
+    "tc_base",
+    "tc_increment",
+    "next_move",
+    "mate",
+    "ord",
+];
+
+/// The name of the TEMP table of the selected games' ids.
+const SELECTED: &str = "temp.export_ids";
+
+/// Restricts the export to the games `filter` (on `games AS g`) keeps.
+///
+/// # Errors
+/// SQLite's error.
+pub fn select_by_filter(conn: &Connection, filter: &SqlFilter) -> Result<(), ColumnarError> {
+    let e = sqlite(conn);
+    create_selection(conn)?;
+    conn.execute(
+        &format!("INSERT INTO {SELECTED} (id) SELECT g.id FROM games AS g WHERE 1{}", filter.sql),
+        params_from_iter(&filter.params),
+    )
+    .map_err(e)?;
+    Ok(())
+}
+
+/// Restricts the export to the games `ids`.
+///
+/// # Errors
+/// SQLite's error.
+pub fn select_games(
+    conn: &Connection,
+    ids: impl IntoIterator<Item = GameId>,
+) -> Result<(), ColumnarError> {
+    let e = sqlite(conn);
+    create_selection(conn)?;
+    let mut insert =
+        conn.prepare(&format!("INSERT OR IGNORE INTO {SELECTED} (id) VALUES (?1)")).map_err(&e)?;
+    for id in ids {
+        insert.execute([i64::from(id)]).map_err(&e)?;
+    }
+    Ok(())
+}
+
+fn create_selection(conn: &Connection) -> Result<(), ColumnarError> {
+    conn.execute_batch(&format!(
+        "DROP TABLE IF EXISTS {SELECTED}; CREATE TABLE {SELECTED} (id INTEGER PRIMARY KEY)"
+    ))
+    .map_err(sqlite(conn))
+}
+
+fn selected(conn: &Connection) -> bool {
+    conn.query_row("SELECT 1 FROM temp.sqlite_master WHERE name = 'export_ids'", [], |_| Ok(()))
+        .is_ok()
+}
+
+/// Writes the tables of the database of `conn` (at `path`), or of the
+/// games selected first, into `dir` (which must exist and be empty: see
+/// [`super::prepare_dir`]), and says what each table got.
+///
+/// The tables come from one state of the database. Without a selection,
+/// and with the file at rest (a rollback journal, not a write-ahead log),
+/// `positions` and `tags` are read on a second connection and thread,
+/// opened while the first holds its read lock: no commit can come in
+/// between, so both read the same state.
+///
+/// # Errors
+/// [`ColumnarError`]: SQLite's, a value its column cannot hold, a file
+/// that cannot be written.
+pub fn export(
+    conn: &Connection,
+    path: &Path,
+    dir: &Path,
+    options: Options,
+) -> Result<Vec<TableStats>, ColumnarError> {
+    let e = sqlite(conn);
+    functions::register(conn, path).map_err(&e)?;
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(&e)?;
+    let only = selected(conn);
+    let journal: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).map_err(&e)?;
+    let export = Export { version, dir, options, only };
+    // One snapshot for every table, whatever an import commits meanwhile:
+    // the read lock is taken by the first read.
+    let tx = conn.unchecked_transaction().map_err(&e)?;
+    conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get::<_, i64>(0)).map_err(&e)?;
+    let parallel = !only && !journal.eq_ignore_ascii_case("wal");
+    let (mine, theirs): (&[&str], &[&str]) =
+        if parallel { (&["games", "plies"], &["positions", "tags"]) } else { (&TABLES, &[]) };
+    let mut stats = std::thread::scope(|scope| -> Result<Vec<TableStats>, ColumnarError> {
+        let other = (!theirs.is_empty()).then(|| {
+            scope.spawn(|| -> Option<Result<Vec<TableStats>, ColumnarError>> {
+                // No second connection (an import waiting to commit keeps
+                // new readers out): the first reads these tables too.
+                let conn = second_reader(path)?;
+                Some(theirs.iter().map(|table| export.table(&conn, table)).collect())
+            })
+        });
+        let mut stats: Vec<TableStats> =
+            mine.iter().map(|table| export.table(conn, table)).collect::<Result<_, _>>()?;
+        let theirs_stats = match other.map(|o| o.join()) {
+            None => Vec::new(),
+            Some(Ok(Some(result))) => result?,
+            Some(Ok(None)) => {
+                theirs.iter().map(|table| export.table(conn, table)).collect::<Result<_, _>>()?
+            }
+            Some(Err(panic)) => std::panic::resume_unwind(panic),
+        };
+        stats.extend(theirs_stats);
+        Ok(stats)
+    })?;
+    tx.finish().map_err(&e)?;
+    stats.sort_by_key(|t| TABLES.iter().position(|name| *name == t.table));
+    Ok(stats)
+}
+
+/// A second read-only connection to `path` in a read transaction that
+/// has read, or `None` if it cannot have one now.
+fn second_reader(path: &Path) -> Option<Connection> {
+    use rusqlite::OpenFlags;
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(path, flags).ok()?;
+    conn.execute_batch("BEGIN").ok()?;
+    conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get::<_, i64>(0)).ok()?;
+    Some(conn)
+}
+
+/// What every table of one export shares.
+struct Export<'a> {
+    version: i64,
+    dir: &'a Path,
+    options: Options,
+    only: bool,
+}
+
+impl Export<'_> {
+    /// Writes the table `table` from `conn`.
+    fn table(&self, conn: &Connection, table: &str) -> Result<TableStats, ColumnarError> {
+        let e = sqlite(conn);
+        let (version, dir, options) = (self.version, self.dir, self.options);
+        let id_base = i64::from(options.shard.min(MAX_SHARD)) << 32;
+        let only = self.only;
+        let restrict = |game_id: &str| {
+            if only {
+                format!(" AND {game_id} IN (SELECT id FROM {SELECTED})")
+            } else {
+                String::new()
+            }
+        };
+        let metadata = vec![
+            ("pgnindex.table".to_string(), table.to_string()),
+            ("pgnindex.schema_version".to_string(), version.to_string()),
+            ("pgnindex.shard".to_string(), options.shard.to_string()),
+        ];
+        let (columns, sql) = match table {
+            "games" => games_sql(conn, version, &restrict)?,
+            "plies" => {
+                let mut sink =
+                    TableSink::new(dir, table, &plies_columns(), options.limits, metadata);
+                let mut buffer = RowBuffer::new(plies_columns(), options.limits, id_base);
+                write_plies(conn, version, &restrict, &mut sink, &mut buffer)?;
+                return sink.finish();
+            }
+            "tags" => view_sql(conn, "tags", "game_id", &restrict)?,
+            _ => {
+                let columns = positions_columns(conn)?;
+                match segments::rows_by_hash_sql(conn, &restrict).map_err(&e)? {
+                    Some(arms) => {
+                        let mut sink =
+                            TableSink::new(dir, table, &columns, options.limits, metadata);
+                        let mut buffer = RowBuffer::new(columns, options.limits, id_base);
+                        write_positions(conn, &arms, &mut sink, &mut buffer)?;
+                        return sink.finish();
+                    }
+                    None => (columns, positions_view_sql(&restrict)),
+                }
+            }
+        };
+        let mut sink = TableSink::new(dir, table, &columns, options.limits, metadata);
+        let mut buffer = RowBuffer::new(columns, options.limits, id_base);
+        let id_column = buffer.columns().iter().position(|c| c.game_id);
+        let width = buffer.columns().len();
+        let mut st = conn.prepare(&sql).map_err(&e)?;
+        let mut rows = st.query([]).map_err(&e)?;
+        while let Some(row) = rows.next().map_err(&e)? {
+            // The statement has `width` columns: no index is out of range.
+            let id = id_column.map(|i| row.get_ref_unwrap(i));
+            buffer.push((0..width).map(|i| row.get_ref_unwrap(i)), || match id {
+                Some(rusqlite::types::ValueRef::Integer(id)) => format!("{table}, game {id}"),
+                _ => table.to_string(),
+            })?;
+            if buffer.full() {
+                sink.write(&mut buffer)?;
+            }
+        }
+        sink.write(&mut buffer)?;
+        sink.finish()
+    }
+}
+
+/// The Parquet type of a column whose SQL type is `declared`.
+fn column_type(name: &str, declared: &str) -> Option<ColumnType> {
+    match declared.to_ascii_uppercase().as_str() {
+        "INTEGER" if INT32_COLUMNS.contains(&name) => Some(ColumnType::Int32),
+        "INTEGER" => Some(ColumnType::Int64),
+        "REAL" => Some(ColumnType::Float64),
+        "TEXT" => Some(ColumnType::Text),
+        _ => None,
+    }
+}
+
+/// `(name, declared type, NOT NULL or key)` of the columns of a table or
+/// view (a view's columns have no declared type).
+fn table_info(
+    conn: &Connection,
+    table: &str,
+) -> Result<Vec<(String, String, bool)>, ColumnarError> {
+    let mut st = conn
+        .prepare("SELECT name, type, \"notnull\" OR pk FROM pragma_table_info(?1) ORDER BY cid")
+        .map_err(sqlite(conn))?;
+    let rows = st
+        .query_map([table], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+        .map_err(sqlite(conn))?;
+    Ok(rows)
+}
+
+/// Every `games` column, typed by its declaration, with the movetext
+/// written back where stored NULL; in id order.
+fn games_sql(
+    conn: &Connection,
+    version: i64,
+    restrict: &dyn Fn(&str) -> String,
+) -> Result<(Vec<Column>, String), ColumnarError> {
+    let mut columns = Vec::new();
+    let mut select = Vec::new();
+    for (name, declared, not_null) in table_info(conn, "games")? {
+        let ty = column_type(&name, &declared).ok_or_else(|| ColumnarError::UnknownColumn {
+            table: "games".to_string(),
+            column: name.clone(),
+        })?;
+        let mut column = Column::new(&name, ty);
+        if not_null {
+            column = column.not_null();
+        }
+        if name == "id" {
+            column = column.game_id();
+        }
+        select.push(if name == "movetext" && version >= WRITTEN_BACK_SCHEMA {
+            "coalesce(g.movetext, written_movetext(g.moves, g.result, g.start_fen, d.clocks, \
+             d.emts, d.evals, d.nags, d.comments, d.notes_form))"
+                .to_string()
+        } else {
+            format!("g.\"{name}\"")
+        });
+        columns.push(column);
+    }
+    let join = if version >= WRITTEN_BACK_SCHEMA {
+        " LEFT JOIN ply_data AS d ON d.game_id = g.id"
+    } else {
+        ""
+    };
+    let sql = format!(
+        "SELECT {} FROM games AS g{join} WHERE 1{} ORDER BY g.id",
+        select.join(", "),
+        restrict("g.id")
+    );
+    Ok((columns, sql))
+}
+
+/// A text that may be empty, NULL when it is.
+fn text(t: &str) -> rusqlite::types::ValueRef<'_> {
+    if t.is_empty() {
+        rusqlite::types::ValueRef::Null
+    } else {
+        rusqlite::types::ValueRef::Text(t.as_bytes())
+    }
+}
+
+/// The first schema version with `ply_data` and the `plies` view.
+const PLIES_SCHEMA: i64 = 10;
+
+/// The columns of the `plies` view, in its order.
+fn plies_columns() -> Vec<Column> {
+    ["game_id", "ply", "san", "clock", "emt", "eval", "mate", "nags", "comment"]
+        .into_iter()
+        .map(|name| view_column("plies", name).expect("a column of plies"))
+        .collect()
+}
+
+/// The rows of the `plies` view, in (game, ply) order, made here from
+/// each game's `moves` and `ply_data` row as the view makes them in SQL
+/// (clocks and times in seconds, evaluations in pawns or mates, NAGs and
+/// comments by ply): the view's JSON lookups cost a walk of the array for
+/// every ply. The test suite holds the two to the same rows.
+fn write_plies(
+    conn: &Connection,
+    version: i64,
+    restrict: &dyn Fn(&str) -> String,
+    sink: &mut TableSink,
+    buffer: &mut RowBuffer,
+) -> Result<(), ColumnarError> {
+    use rusqlite::types::ValueRef;
+    let e = sqlite(conn);
+    let (notes, join) = if version >= PLIES_SCHEMA {
+        (
+            "d.clocks, d.emts, d.evals, d.nags, d.comments",
+            " LEFT JOIN ply_data AS d ON d.game_id = g.id",
+        )
+    } else {
+        ("NULL, NULL, NULL, NULL, NULL", "")
+    };
+    let sql = format!(
+        "SELECT g.id, g.moves, {notes} FROM games AS g{join} WHERE g.moves <> ''{} ORDER BY g.id",
+        restrict("g.id")
+    );
+    let mut st = conn.prepare(&sql).map_err(&e)?;
+    let mut rows = st.query([]).map_err(&e)?;
+    while let Some(row) = rows.next().map_err(&e)? {
+        let id: i64 = row.get(0).map_err(&e)?;
+        let moves: String = row.get(1).map_err(&e)?;
+        let data = PlyData {
+            clocks: row.get(2).map_err(&e)?,
+            emts: row.get(3).map_err(&e)?,
+            evals: row.get(4).map_err(&e)?,
+            nags: row.get(5).map_err(&e)?,
+            comments: row.get(6).map_err(&e)?,
+            notes_form: None,
+        };
+        let stored = StoredNotes::read(&data).map_err(|column| ColumnarError::Value {
+            column: format!("ply_data.{column}"),
+            row: format!("plies, game {id}"),
+            message: "not as pgnindex writes it".to_string(),
+        })?;
+        for (i, san) in moves.split(' ').enumerate() {
+            let ply = i as i64 + 1;
+            let notes = stored.ply(u32::try_from(ply).unwrap_or(u32::MAX));
+            let seconds = |ms: Option<u32>| {
+                ms.map_or(ValueRef::Null, |ms| ValueRef::Real(f64::from(ms) / 1000.0))
+            };
+            let (eval, mate) = match notes.eval {
+                Some(Eval::Centipawns(cp)) => {
+                    (ValueRef::Real(f64::from(cp) / 100.0), ValueRef::Null)
+                }
+                Some(Eval::Mate(n)) => (ValueRef::Null, ValueRef::Integer(i64::from(n))),
+                None => (ValueRef::Null, ValueRef::Null),
+            };
+
+            let values = [
+                ValueRef::Integer(id),
+                ValueRef::Integer(ply),
+                ValueRef::Text(san.as_bytes()),
+                seconds(notes.clock),
+                seconds(notes.emt),
+                eval,
+                mate,
+                text(notes.nags),
+                text(notes.text),
+            ];
+            buffer.push(values, || format!("plies, game {id}"))?;
+            if buffer.full() {
+                sink.write(buffer)?;
+            }
+        }
+    }
+    sink.write(buffer)
+}
+
+/// The type of each column of the views `plies`, `tags` and `positions`
+/// (views declare none); `None` for a column not known here.
+fn view_column(table: &str, name: &str) -> Option<Column> {
+    use ColumnType::{Float64, Int32, Int64, Text};
+    let column = match (table, name) {
+        (_, "game_id") => Column::new(name, Int64).not_null().game_id(),
+        ("plies" | "positions", "ply") => Column::new(name, Int32).not_null(),
+        ("plies", "san") => Column::new(name, Text).not_null(),
+        ("plies", "clock" | "emt" | "eval") => Column::new(name, Float64),
+        ("plies", "mate") => Column::new(name, Int32),
+        ("plies", "nags" | "comment") => Column::new(name, Text),
+        ("tags", "ord") => Column::new(name, Int32).not_null(),
+        ("tags", "name" | "value") => Column::new(name, Text),
+        ("positions", "hash") => Column::new(name, Int64).not_null().sorted(),
+        ("positions", "next_move") => Column::new(name, Int32),
+        ("positions", "fen") => Column::new(name, Text),
+        _ => return None,
+    };
+    Some(column)
+}
+
+/// The columns of a view, typed by [`view_column`].
+fn view_columns(conn: &Connection, view: &str) -> Result<Vec<Column>, ColumnarError> {
+    table_info(conn, view)?
+        .into_iter()
+        .map(|(name, _, _)| {
+            view_column(view, &name).ok_or_else(|| ColumnarError::UnknownColumn {
+                table: view.to_string(),
+                column: name.clone(),
+            })
+        })
+        .collect()
+}
+
+/// Every row of a view (`plies`, `tags`), in game order: the view reads
+/// `games` (`game_tags`) by id, so the order costs no sort.
+fn view_sql(
+    conn: &Connection,
+    view: &str,
+    game_id: &str,
+    restrict: &dyn Fn(&str) -> String,
+) -> Result<(Vec<Column>, String), ColumnarError> {
+    let columns = view_columns(conn, view)?;
+    let list: Vec<String> = columns.iter().map(|c| format!("\"{}\"", c.name)).collect();
+    let sql = format!(
+        "SELECT {} FROM {view} WHERE 1{} ORDER BY {game_id}",
+        list.join(", "),
+        restrict(game_id)
+    );
+    Ok((columns, sql))
+}
+
+/// The columns of `positions`, which [`write_positions`] writes in this
+/// order.
+fn positions_columns(conn: &Connection) -> Result<Vec<Column>, ColumnarError> {
+    let columns = view_columns(conn, "positions")?;
+    if columns.iter().map(|c| c.name.as_str()).ne(POSITIONS) {
+        return Err(ColumnarError::UnknownColumn {
+            table: "positions".to_string(),
+            column: columns.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", "),
+        });
+    }
+    Ok(columns)
+}
+
+/// The columns of the `positions` view.
+const POSITIONS: [&str; 5] = ["hash", "game_id", "ply", "next_move", "fen"];
+
+/// Every row of the view `positions`, sorted by `hash` (by SQLite): for a
+/// database whose segments record no layout.
+fn positions_view_sql(restrict: &dyn Fn(&str) -> String) -> String {
+    format!(
+        "SELECT {} FROM positions WHERE 1{} ORDER BY hash",
+        POSITIONS.join(", "),
+        restrict("game_id")
+    )
+}
+
+/// The rows of [`segments::rows_by_hash_sql`]'s statements `arms`, one
+/// per segment, merged here in `hash` order (a heap of each segment's
+/// next row: SQLite's merge of a compound statement compares each row
+/// with every arm's), as the view's columns: each packed row unpacked,
+/// the rows of deleted games left out (as the view does).
+fn write_positions(
+    conn: &Connection,
+    arms: &[String],
+    sink: &mut TableSink,
+    buffer: &mut RowBuffer,
+) -> Result<(), ColumnarError> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+
+    use rusqlite::types::ValueRef;
+    let e = sqlite(conn);
+    let deleted: std::collections::HashSet<u32> = conn
+        .prepare("SELECT game_id FROM deleted_games")
+        .and_then(|mut st| st.query_map([], |r| r.get(0))?.collect())
+        .map_err(&e)?;
+    let mut statements =
+        arms.iter().map(|sql| conn.prepare(sql)).collect::<Result<Vec<_>, _>>().map_err(&e)?;
+    let mut cursors =
+        statements.iter_mut().map(|st| st.query([])).collect::<Result<Vec<_>, _>>().map_err(&e)?;
+    /// A segment's next row: hash, gpm, FEN.
+    type Next = (i64, i64, Option<String>);
+    let read = |rows: &mut rusqlite::Rows<'_>| -> Result<Option<Next>, ColumnarError> {
+        let Some(row) = rows.next().map_err(&e)? else { return Ok(None) };
+        Ok(Some((row.get(0).map_err(&e)?, row.get(1).map_err(&e)?, row.get(2).map_err(&e)?)))
+    };
+    let mut next: Vec<Option<Next>> = Vec::with_capacity(cursors.len());
+    let mut heap = BinaryHeap::with_capacity(cursors.len());
+    for (i, rows) in cursors.iter_mut().enumerate() {
+        let row = read(rows)?;
+        if let Some((hash, _, _)) = &row {
+            heap.push(Reverse((*hash, i)));
+        }
+        next.push(row);
+    }
+    while let Some(Reverse((_, i))) = heap.pop() {
+        let (hash, gpm, fen) = next[i].take().expect("a segment in the heap has a row");
+        next[i] = read(&mut cursors[i])?;
+        if let Some((hash, _, _)) = &next[i] {
+            heap.push(Reverse((*hash, i)));
+        }
+        let (game_id, ply, next_move) = segments::unpack_gpm(gpm);
+        if !deleted.is_empty() && deleted.contains(&game_id.get()) {
+            continue;
+        }
+        let id = i64::from(game_id);
+        let values = [
+            ValueRef::Integer(hash),
+            ValueRef::Integer(id),
+            ValueRef::Integer(i64::from(ply)),
+            next_move.map_or(ValueRef::Null, |m| ValueRef::Integer(i64::from(m))),
+            fen.as_deref().map_or(ValueRef::Null, |f| ValueRef::Text(f.as_bytes())),
+        ];
+        buffer.push(values, || format!("positions, game {id}"))?;
+        if buffer.full() {
+            sink.write(buffer)?;
+        }
+    }
+    sink.write(buffer)
+}
+
+fn sqlite(conn: &Connection) -> impl Fn(rusqlite::Error) -> ColumnarError + '_ {
+    move |error| ColumnarError::Sqlite {
+        path: conn.path().filter(|p| !p.is_empty()).unwrap_or(":memory:").to_string(),
+        error,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_column_of_the_latest_schema_has_a_type() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = crate::db::open_for_write(&dir.path().join("t.db")).unwrap();
+        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+        let (games, _) = games_sql(&conn, version, &|_| String::new()).unwrap();
+        assert_eq!(games[0].name, "id");
+        assert!(games[0].game_id && !games[0].nullable);
+        let movetext = games.iter().find(|c| c.name == "movetext").unwrap();
+        assert_eq!(movetext.ty, ColumnType::Text);
+        let plies: Vec<String> = plies_columns().into_iter().map(|c| c.name).collect();
+        let view: Vec<String> =
+            table_info(&conn, "plies").unwrap().into_iter().map(|c| c.0).collect();
+        assert_eq!(plies, view, "the plies written are the view's columns");
+        for view in ["plies", "tags", "positions"] {
+            let columns = view_columns(&conn, view).unwrap();
+            assert!(!columns.is_empty(), "{view}");
+            assert!(columns.iter().any(|c| c.game_id), "{view} has its game id");
+        }
+    }
+}

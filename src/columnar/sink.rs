@@ -1,0 +1,472 @@
+//! [`TableSink`]: the rows of one table written as Parquet files of a
+//! bounded size (`NAME-00001.parquet`, `NAME-00002.parquet`, …), in row
+//! groups of a bounded size, zstd-compressed. Rows come in through a
+//! [`RowBuffer`] of typed column builders, handed on as one record batch
+//! every [`BATCH_ROWS`] rows (or [`BATCH_BYTES`] of values): memory stays
+//! bounded by a batch and a row group, whatever the table's size.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{sync_channel, SyncSender};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use arrow_array::builder::{Float64Builder, Int32Builder, Int64Builder, StringBuilder};
+use arrow_array::{ArrayRef, RecordBatch};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression, Encoding, ZstdLevel};
+use parquet::file::metadata::{KeyValue, SortingColumn};
+use parquet::file::properties::WriterProperties;
+use parquet::schema::types::ColumnPath;
+use rusqlite::types::ValueRef;
+
+use super::ColumnarError;
+
+/// Rows per record batch handed to the Parquet writer.
+pub const BATCH_ROWS: usize = 1 << 16;
+
+/// Bytes per record batch, whatever its rows (long movetexts), counted
+/// as the values' bytes in memory (text, and 8 bytes a number); at most a
+/// quarter of a row group, so that small bounds still cut files.
+pub const BATCH_BYTES: usize = 16 << 20;
+
+/// The default row group size, what engines scan best (Spark's
+/// `parquet.block.size`).
+pub const ROW_GROUP_BYTES: u64 = 128 << 20;
+
+/// The default bound of a file.
+pub const FILE_BYTES: u64 = 1 << 30;
+
+/// The sizes files and row groups are cut at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// A file is closed once it holds about this many bytes (a row group
+    /// or a batch more at most).
+    pub file_bytes: u64,
+    /// A row group is closed once its encoded size reaches this.
+    pub row_group_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits { file_bytes: FILE_BYTES, row_group_bytes: ROW_GROUP_BYTES }
+    }
+}
+
+impl Limits {
+    /// Files of `file_bytes`, in row groups of [`ROW_GROUP_BYTES`] or the
+    /// file's bound, whichever is smaller.
+    pub fn with_file_bytes(file_bytes: u64) -> Limits {
+        Limits { file_bytes, row_group_bytes: ROW_GROUP_BYTES.min(file_bytes).max(1) }
+    }
+}
+
+/// The Parquet type of a column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColumnType {
+    /// INT32.
+    Int32,
+    /// INT64.
+    Int64,
+    /// DOUBLE.
+    Float64,
+    /// UTF-8 text (BYTE_ARRAY, STRING).
+    Text,
+}
+
+impl ColumnType {
+    fn data_type(self) -> DataType {
+        match self {
+            ColumnType::Int32 => DataType::Int32,
+            ColumnType::Int64 => DataType::Int64,
+            ColumnType::Float64 => DataType::Float64,
+            ColumnType::Text => DataType::Utf8,
+        }
+    }
+}
+
+/// One column of an exported table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Column {
+    /// Its name, as in the database.
+    pub name: String,
+    /// Its type.
+    pub ty: ColumnType,
+    /// `false` for a column that is never NULL.
+    pub nullable: bool,
+    /// A game id: the shard's high bits are added to it.
+    pub game_id: bool,
+    /// Sorted ascending in the files: written delta-encoded, without a
+    /// dictionary, and recorded as the files' sort order.
+    pub sorted: bool,
+}
+
+impl Column {
+    /// A nullable column that is neither a game id nor sorted.
+    pub fn new(name: &str, ty: ColumnType) -> Column {
+        Column { name: name.to_string(), ty, nullable: true, game_id: false, sorted: false }
+    }
+
+    /// The same column, never NULL.
+    pub fn not_null(mut self) -> Column {
+        self.nullable = false;
+        self
+    }
+
+    /// The same column, a game id.
+    pub fn game_id(mut self) -> Column {
+        self.game_id = true;
+        self
+    }
+
+    /// The same column, sorted.
+    pub fn sorted(mut self) -> Column {
+        self.sorted = true;
+        self
+    }
+}
+
+/// The typed builders of one batch of a table's rows.
+pub struct RowBuffer {
+    columns: Vec<Column>,
+    builders: Vec<Builder>,
+    rows: usize,
+    bytes: usize,
+    max_bytes: usize,
+    id_base: i64,
+}
+
+enum Builder {
+    Int32(Int32Builder),
+    Int64(Int64Builder),
+    Float64(Float64Builder),
+    Text(StringBuilder),
+}
+
+impl RowBuffer {
+    /// An empty buffer for `columns` of files cut at `limits`; `id_base`
+    /// is added to every game id.
+    pub fn new(columns: Vec<Column>, limits: Limits, id_base: i64) -> RowBuffer {
+        let builders = columns
+            .iter()
+            .map(|c| match c.ty {
+                ColumnType::Int32 => Builder::Int32(Int32Builder::with_capacity(BATCH_ROWS)),
+                ColumnType::Int64 => Builder::Int64(Int64Builder::with_capacity(BATCH_ROWS)),
+                ColumnType::Float64 => Builder::Float64(Float64Builder::with_capacity(BATCH_ROWS)),
+                ColumnType::Text => Builder::Text(StringBuilder::new()),
+            })
+            .collect();
+        let quarter = usize::try_from(limits.row_group_bytes / 4).unwrap_or(usize::MAX);
+        RowBuffer {
+            columns,
+            builders,
+            rows: 0,
+            bytes: 0,
+            max_bytes: quarter.min(BATCH_BYTES),
+            id_base,
+        }
+    }
+
+    /// The columns.
+    pub fn columns(&self) -> &[Column] {
+        &self.columns
+    }
+
+    /// Appends one row, a value per column, as SQLite gives them. `row`
+    /// names the row in an error (its game, say).
+    ///
+    /// # Errors
+    /// [`ColumnarError::Value`] for a value of another type, out of its
+    /// column's range, or NULL in a column that is never NULL.
+    pub fn push<'v>(
+        &mut self,
+        values: impl IntoIterator<Item = ValueRef<'v>>,
+        row: impl Fn() -> String,
+    ) -> Result<(), ColumnarError> {
+        let mut n = 0;
+        for ((column, builder), value) in self.columns.iter().zip(&mut self.builders).zip(values) {
+            n += 1;
+            let bad = |what: &str| ColumnarError::Value {
+                column: column.name.clone(),
+                row: row(),
+                message: what.to_string(),
+            };
+            if matches!(value, ValueRef::Null) && !column.nullable {
+                return Err(bad("NULL in a column that is never NULL"));
+            }
+            match (builder, value) {
+                (Builder::Int32(b), ValueRef::Null) => b.append_null(),
+                (Builder::Int64(b), ValueRef::Null) => b.append_null(),
+                (Builder::Float64(b), ValueRef::Null) => b.append_null(),
+                (Builder::Text(b), ValueRef::Null) => b.append_null(),
+                (Builder::Int32(b), ValueRef::Integer(i)) => b.append_value(
+                    i32::try_from(i).map_err(|_| bad(&format!("{i} is out of 32-bit range")))?,
+                ),
+                (Builder::Int64(b), ValueRef::Integer(i)) => {
+                    let v = if column.game_id {
+                        i.checked_add(self.id_base)
+                            .ok_or_else(|| bad(&format!("{i} is out of range")))?
+                    } else {
+                        i
+                    };
+                    b.append_value(v);
+                }
+                (Builder::Float64(b), ValueRef::Integer(i)) => b.append_value(i as f64),
+                (Builder::Float64(b), ValueRef::Real(f)) => b.append_value(f),
+                (Builder::Text(b), ValueRef::Text(t)) => {
+                    let t = std::str::from_utf8(t).map_err(|_| bad("text that is not UTF-8"))?;
+                    self.bytes += t.len();
+                    b.append_value(t);
+                }
+                (_, v) => {
+                    return Err(bad(&format!(
+                        "a value of type {} in a {:?} column",
+                        v.data_type(),
+                        column.ty
+                    )))
+                }
+            }
+        }
+        if n != self.columns.len() {
+            return Err(ColumnarError::Value {
+                column: self.columns[n].name.clone(),
+                row: row(),
+                message: "missing".to_string(),
+            });
+        }
+        self.rows += 1;
+        self.bytes += 8 * self.columns.len();
+        Ok(())
+    }
+
+    /// `true` when the batch is full: hand it on.
+    pub fn full(&self) -> bool {
+        self.rows >= BATCH_ROWS || self.bytes >= self.max_bytes
+    }
+
+    /// Rows in the batch.
+    pub fn len(&self) -> usize {
+        self.rows
+    }
+
+    /// `true` if the batch holds no row.
+    pub fn is_empty(&self) -> bool {
+        self.rows == 0
+    }
+
+    /// The batch's rows as a record batch of `schema`; the buffer is empty
+    /// again.
+    fn take(&mut self, schema: &SchemaRef) -> Result<RecordBatch, ColumnarError> {
+        let arrays: Vec<ArrayRef> = self
+            .builders
+            .iter_mut()
+            .map(|b| -> ArrayRef {
+                match b {
+                    Builder::Int32(b) => Arc::new(b.finish()),
+                    Builder::Int64(b) => Arc::new(b.finish()),
+                    Builder::Float64(b) => Arc::new(b.finish()),
+                    Builder::Text(b) => Arc::new(b.finish()),
+                }
+            })
+            .collect();
+        self.rows = 0;
+        self.bytes = 0;
+        RecordBatch::try_new(schema.clone(), arrays)
+            .map_err(|e| ColumnarError::Arrow(e.to_string()))
+    }
+}
+
+/// One table's files, written batch by batch: the batches are encoded,
+/// compressed and written on a thread of the sink's own while the caller
+/// reads the next rows (two batches in flight at most).
+pub struct TableSink {
+    schema: SchemaRef,
+    batches: Option<SyncSender<RecordBatch>>,
+    worker: Option<JoinHandle<Result<TableStats, ColumnarError>>>,
+}
+
+impl TableSink {
+    /// A sink for the table `table` of `columns` into `dir` (which must
+    /// exist); `metadata` is written into each file's key-value metadata.
+    pub fn new(
+        dir: &Path,
+        table: &str,
+        columns: &[Column],
+        limits: Limits,
+        metadata: Vec<(String, String)>,
+    ) -> TableSink {
+        let mut files = Files::new(dir, table, columns, limits, metadata);
+        let schema = files.schema.clone();
+        let (batches, received) = sync_channel::<RecordBatch>(1);
+        let worker = std::thread::spawn(move || {
+            for batch in received {
+                files.write(&batch)?;
+            }
+            files.finish()
+        });
+        TableSink { schema, batches: Some(batches), worker: Some(worker) }
+    }
+
+    /// Hands on the rows of `buffer` (emptying it) to be written, opening
+    /// a new file or closing a full one as needed.
+    ///
+    /// # Errors
+    /// [`ColumnarError::Write`] or [`ColumnarError::Io`] when a file
+    /// cannot be created or written (seen at this call or a later one).
+    pub fn write(&mut self, buffer: &mut RowBuffer) -> Result<(), ColumnarError> {
+        if buffer.is_empty() {
+            return Ok(());
+        }
+        let batch = buffer.take(&self.schema)?;
+        let sent = self.batches.as_ref().is_some_and(|b| b.send(batch).is_ok());
+        if !sent {
+            // The writer stopped at an error: it is in the join.
+            return self.join().map(|_| ());
+        }
+        Ok(())
+    }
+
+    /// Writes what is left, closes the last file and says what was
+    /// written; a table without rows still gets one file, so that every
+    /// table can be read.
+    ///
+    /// # Errors
+    /// As [`TableSink::write`].
+    pub fn finish(mut self) -> Result<TableStats, ColumnarError> {
+        self.join()
+    }
+
+    fn join(&mut self) -> Result<TableStats, ColumnarError> {
+        self.batches = None;
+        match self.worker.take() {
+            Some(worker) => match worker.join() {
+                Ok(result) => result,
+                Err(panic) => std::panic::resume_unwind(panic),
+            },
+            None => Err(ColumnarError::Arrow("the table's files are closed".to_string())),
+        }
+    }
+}
+
+/// One table's files, written batch by batch on the thread of a
+/// [`TableSink`].
+struct Files {
+    dir: PathBuf,
+    table: String,
+    schema: SchemaRef,
+    props: WriterProperties,
+    limits: Limits,
+    writer: Option<(PathBuf, ArrowWriter<File>)>,
+    files: Vec<PathBuf>,
+    rows: u64,
+    bytes: u64,
+}
+
+/// What a [`TableSink`] wrote.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TableStats {
+    /// The table's name.
+    pub table: String,
+    /// The files, in order.
+    pub files: Vec<PathBuf>,
+    /// Rows written.
+    pub rows: u64,
+    /// Bytes of the files.
+    pub bytes: u64,
+}
+
+impl Files {
+    fn new(
+        dir: &Path,
+        table: &str,
+        columns: &[Column],
+        limits: Limits,
+        metadata: Vec<(String, String)>,
+    ) -> Files {
+        let fields: Vec<Field> =
+            columns.iter().map(|c| Field::new(&c.name, c.ty.data_type(), c.nullable)).collect();
+        let schema = Arc::new(Schema::new(fields));
+        let mut props = WriterProperties::builder()
+            .set_compression(Compression::ZSTD(ZstdLevel::default()))
+            .set_max_row_group_row_count(None)
+            .set_max_row_group_bytes(Some(
+                usize::try_from(limits.row_group_bytes).unwrap_or(usize::MAX),
+            ))
+            .set_created_by(format!("pgnindex {}", env!("CARGO_PKG_VERSION")))
+            .set_key_value_metadata(Some(
+                metadata.into_iter().map(|(k, v)| KeyValue::new(k, v)).collect(),
+            ));
+        let mut sorting = Vec::new();
+        for (i, c) in columns.iter().enumerate() {
+            if c.sorted {
+                let path = ColumnPath::from(c.name.as_str());
+                props = props
+                    .set_column_dictionary_enabled(path.clone(), false)
+                    .set_column_encoding(path, Encoding::DELTA_BINARY_PACKED);
+                sorting.push(SortingColumn {
+                    column_idx: i32::try_from(i).unwrap_or(i32::MAX),
+                    descending: false,
+                    nulls_first: false,
+                });
+            }
+        }
+        if !sorting.is_empty() {
+            props = props.set_sorting_columns(Some(sorting));
+        }
+        Files {
+            dir: dir.to_path_buf(),
+            table: table.to_string(),
+            schema,
+            props: props.build(),
+            limits,
+            writer: None,
+            files: Vec::new(),
+            rows: 0,
+            bytes: 0,
+        }
+    }
+
+    fn write(&mut self, batch: &RecordBatch) -> Result<(), ColumnarError> {
+        self.open()?;
+        let (path, writer) = self.writer.as_mut().expect("a file is open");
+        writer.write(batch).map_err(|e| ColumnarError::write(path, e))?;
+        self.rows += batch.num_rows() as u64;
+        if (writer.bytes_written() + writer.in_progress_size()) as u64 >= self.limits.file_bytes {
+            self.close()?;
+        }
+        Ok(())
+    }
+
+    /// Closes the last file and says what was written; a table without
+    /// rows still gets one file, so that every table can be read.
+    fn finish(mut self) -> Result<TableStats, ColumnarError> {
+        if self.files.is_empty() {
+            self.open()?;
+        }
+        self.close()?;
+        Ok(TableStats { table: self.table, files: self.files, rows: self.rows, bytes: self.bytes })
+    }
+
+    fn open(&mut self) -> Result<(), ColumnarError> {
+        if self.writer.is_some() {
+            return Ok(());
+        }
+        let path = self.dir.join(format!("{}-{:05}.parquet", self.table, self.files.len() + 1));
+        let file = File::create_new(&path).map_err(|e| ColumnarError::io(&path, e))?;
+        let writer = ArrowWriter::try_new(file, self.schema.clone(), Some(self.props.clone()))
+            .map_err(|e| ColumnarError::write(&path, e))?;
+        self.files.push(path.clone());
+        self.writer = Some((path, writer));
+        Ok(())
+    }
+
+    fn close(&mut self) -> Result<(), ColumnarError> {
+        if let Some((path, writer)) = self.writer.take() {
+            let file = writer.into_inner().map_err(|e| ColumnarError::write(&path, e))?;
+            file.sync_all().map_err(|e| ColumnarError::io(&path, e))?;
+            self.bytes += file.metadata().map_err(|e| ColumnarError::io(&path, e))?.len();
+        }
+        Ok(())
+    }
+}

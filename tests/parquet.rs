@@ -1,0 +1,324 @@
+//! `export --format parquet`: the files DuckDB reads give the answers
+//! SQLite gives on the database, row for row (`tests/parquet_compare.py`,
+//! with DuckDB's Python package), for a whole database, a subset, and
+//! shards of several databases; files cut at their bound; the errors.
+
+pub mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{arg, games_dir, import, run, scratch};
+
+/// Runs the comparison script; panics with its output if an answer
+/// differs.
+#[track_caller]
+fn compare(db: &Path, dir: &Path, extra: &[&str]) -> String {
+    let script = common::repo("tests/parquet_compare.py");
+    let out = Command::new("python3")
+        .arg(&script)
+        .args(["--db", arg(db), "--parquet", arg(dir)])
+        .args(extra)
+        .output()
+        .expect("python3 runs");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    stdout
+}
+
+/// A DuckDB query over the Parquet files under `dir` (views named as
+/// the tables), its rows as lines of `|`-separated values.
+fn duckdb(dir: &Path, sql: &str) -> Vec<String> {
+    let program = format!(
+        "import duckdb, sys\n\
+         c = duckdb.connect()\n\
+         for t in ['games', 'plies', 'tags', 'positions']:\n\
+         \x20   c.execute(f\"CREATE VIEW {{t}} AS SELECT * FROM read_parquet('{}/**/{{t}}-*.parquet')\")\n\
+         for row in c.execute(sys.argv[1]).fetchall():\n\
+         \x20   print('|'.join('' if v is None else str(v) for v in row))\n",
+        arg(dir)
+    );
+    let out = Command::new("python3").args(["-c", &program, sql]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap().lines().map(str::to_string).collect()
+}
+
+/// Every game's movetext as `pgnindex sql` shows it (written back where
+/// stored NULL), as the JSON object the script reads.
+fn movetexts(db: &Path, into: &Path) {
+    let conn = pgnindex::db::open_read_only(db).unwrap();
+    pgnindex::query::functions::register(&conn, db).unwrap();
+    pgnindex::query::functions::create_views(&conn).unwrap();
+    let rows: BTreeMap<String, String> = conn
+        .prepare("SELECT game_id, movetext FROM movetexts")
+        .unwrap()
+        .query_map([], |r| Ok((r.get::<_, i64>(0)?.to_string(), r.get(1)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    std::fs::write(into, serde_json::to_string(&rows).unwrap()).unwrap();
+}
+
+fn export(db: &Path, dir: &Path, args: &[&str]) -> common::Run {
+    let mut all = vec!["export", "--db", arg(db), "--format", "parquet", "-o", arg(dir)];
+    all.extend_from_slice(args);
+    run(all)
+}
+
+fn files(dir: &Path, table: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_str().unwrap().starts_with(&format!("{table}-")))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn the_files_answer_as_the_database_does() {
+    let tmp = scratch();
+    let db = tmp.join("t.db");
+    import(&db, &[arg(&games_dir())]).success();
+    // Deleted games leave rows in the position segments: never exported.
+    run(["sql", "--write", "--db", arg(&db), "DELETE FROM games WHERE id IN (2, 700)"]).success();
+    let dir = tmp.join("out");
+    let out = export(&db, &dir, &["--file-size", "64K"]).success();
+    assert!(out.stderr.contains("1089 games"), "{}", out.stderr);
+    // Cut at the bound: several files, none far past it (a row group of
+    // at most the bound, and the footer).
+    for table in ["games", "plies", "positions"] {
+        let files = files(&dir, table);
+        assert!(files.len() > 2, "{table}: {files:?}");
+        for (i, file) in files.iter().enumerate() {
+            let name = file.file_name().unwrap().to_str().unwrap();
+            assert_eq!(name, format!("{table}-{:05}.parquet", i + 1));
+            let len = std::fs::metadata(file).unwrap().len();
+            assert!(len < 3 * 65536, "{name}: {len} bytes");
+        }
+    }
+    let json = tmp.join("movetexts.json");
+    movetexts(&db, &json);
+    let report = compare(&db, &dir, &["--movetexts", arg(&json)]);
+    assert!(report.contains("equal positions: every row"), "{report}");
+    assert!(report.contains(" 0 failed"), "{report}");
+    let deleted = duckdb(
+        &dir,
+        "SELECT count(*) FROM positions WHERE game_id IN (2, 700) \
+         UNION ALL SELECT count(*) FROM plies WHERE game_id IN (2, 700)",
+    );
+    assert_eq!(deleted, ["0", "0"]);
+    // Typed as the schema says, the hash signed as SQLite stores it.
+    let types = duckdb(
+        &dir,
+        "SELECT typeof(id), typeof(ply_count), typeof(white_elo), typeof(movetext) FROM games LIMIT 1",
+    );
+    assert_eq!(types, ["BIGINT|INTEGER|BIGINT|VARCHAR"]);
+    let start = "SELECT count(*) FROM positions WHERE hash = 5060803636482931868";
+    let in_sqlite = common::count(&common::open(&db), start);
+    assert!(in_sqlite > 1000, "the start position's key, as docs/schema.md gives it");
+    assert_eq!(duckdb(&dir, start), [in_sqlite.to_string()]);
+}
+
+/// The same on the whole shared corpus (17,000 games of every origin,
+/// with clocks, evaluations, NAGs and comments in their plies).
+#[test]
+#[ignore = "reads ../shared/corpus (run by .ci/run)"]
+fn the_corpus_files_answer_as_the_database_does() {
+    let corpus = common::repo("../shared/corpus/games");
+    if !corpus.is_dir() {
+        eprintln!("../shared/corpus/games not found: the corpus comparison did not run");
+        return;
+    }
+    let tmp = scratch();
+    let db = tmp.join("corpus.db");
+    import(&db, &["--quiet", arg(&corpus)]);
+    let dir = tmp.join("out");
+    export(&db, &dir, &["--file-size", "4M"]).success();
+    let json = tmp.join("movetexts.json");
+    movetexts(&db, &json);
+    let report = compare(&db, &dir, &["--movetexts", arg(&json)]);
+    assert!(report.contains(" 0 failed"), "{report}");
+    let notes = duckdb(
+        &dir,
+        "SELECT count(clock) > 0 AND count(eval) > 0 AND count(mate) > 0 \
+         AND count(nags) > 0 AND count(comment) > 0 FROM plies",
+    );
+    assert_eq!(notes, ["True"], "clocks, evaluations, mates, NAGs and comments are compared");
+}
+
+/// Rewrites the first position segment of `db` in the layout written
+/// before schema 12, `(hash, game_id, ply_move)`; with `schema_10`, every
+/// segment, and the database as schema 10 left it (no `layout` column,
+/// every movetext stored).
+fn split_segments(db: &Path, schema_10: bool) {
+    if schema_10 {
+        run([
+            "sql",
+            "--write",
+            "--db",
+            arg(db),
+            "UPDATE games SET movetext = (SELECT m.movetext FROM movetexts AS m \
+             WHERE m.game_id = games.id) WHERE movetext IS NULL",
+        ])
+        .success();
+    }
+    let conn = common::open(db);
+    let names: Vec<String> =
+        common::column(&conn, "SELECT name FROM position_segments ORDER BY id");
+    assert!(names.len() >= 2, "{names:?}");
+    let split = if schema_10 { &names[..] } else { &names[..1] };
+    conn.execute_batch("DROP VIEW positions").unwrap();
+    for name in split {
+        conn.execute_batch(&format!(
+            "CREATE TABLE split (hash INTEGER NOT NULL, game_id INTEGER NOT NULL, \
+             ply_move INTEGER NOT NULL, PRIMARY KEY (hash, game_id, ply_move)) WITHOUT ROWID; \
+             INSERT INTO split SELECT hash, gpm >> 24 & 4294967295, \
+             ((gpm >> 15 & 511) | (gpm >> 56 << 9)) << 15 | (gpm & 32767) FROM {name}; \
+             DROP TABLE {name}; ALTER TABLE split RENAME TO {name}; \
+             UPDATE position_segments SET layout = 0 WHERE name = '{name}';"
+        ))
+        .unwrap();
+    }
+    if schema_10 {
+        let arms: Vec<String> = names
+            .iter()
+            .map(|name| {
+                format!(
+                    "SELECT hash, game_id, ply_move >> 15, nullif(ply_move & 32767, 32767), NULL \
+                     FROM {name} WHERE game_id NOT IN (SELECT game_id FROM deleted_games)"
+                )
+            })
+            .collect();
+        conn.execute_batch(&format!(
+            "CREATE VIEW positions (hash, game_id, ply, next_move, fen) AS {}; \
+             ALTER TABLE position_segments DROP COLUMN layout; \
+             ALTER TABLE ply_data DROP COLUMN notes_form; PRAGMA user_version = 10;",
+            arms.join(" UNION ALL ")
+        ))
+        .unwrap();
+    } else {
+        pgnindex::store::segments::refresh_view(&conn).unwrap();
+    }
+}
+
+#[test]
+fn older_segment_layouts_export_alike() {
+    for schema_10 in [false, true] {
+        let tmp = scratch();
+        let db = tmp.join("t.db");
+        let dirs = ["lichess", "otb", "tcec"].map(|d| games_dir().join(d));
+        import(&db, &[arg(&dirs[0]), arg(&dirs[1]), arg(&dirs[2])]).success();
+        split_segments(&db, schema_10);
+        run(["sql", "--write", "--db", arg(&db), "DELETE FROM games WHERE id = 3"]).success();
+        let dir = tmp.join("out");
+        export(&db, &dir, &[]).success();
+        let report = compare(&db, &dir, &[]);
+        assert!(report.contains("equal positions: every row"), "{report}");
+        assert!(report.contains(" 0 failed"), "{report}");
+    }
+}
+
+#[test]
+fn a_subset_by_filters_and_position() {
+    let tmp = scratch();
+    let db = tmp.join("t.db");
+    import(&db, &[arg(&games_dir())]).success();
+    let ids = |args: &[&str]| -> Vec<String> {
+        let mut all = vec!["find", "--db", arg(&db), "--format", "csv", "--limit", "0"];
+        all.extend_from_slice(args);
+        let out = run(all).success();
+        let mut ids: Vec<String> =
+            out.stdout.lines().skip(1).map(|l| l.split(',').next().unwrap().to_string()).collect();
+        ids.sort();
+        ids
+    };
+    for (name, args) in [
+        ("player", &["--player", "schmitz874", "--result", "1-0"][..]),
+        ("position", &["--moves", "1. e4 c5 2. Nf3", "--since", "2020"][..]),
+    ] {
+        let dir = tmp.join(name);
+        export(&db, &dir, args).success();
+        let expected = ids(args);
+        assert!(expected.len() > 5, "{name}: {expected:?}");
+        let sorted = |sql: &str| {
+            let mut rows = duckdb(&dir, sql);
+            rows.sort();
+            rows
+        };
+        assert_eq!(sorted("SELECT id FROM games"), expected, "{name}");
+        for table in ["plies", "positions", "tags"] {
+            assert_eq!(
+                sorted(&format!("SELECT DISTINCT game_id FROM {table}")),
+                expected,
+                "{name}: {table}"
+            );
+        }
+        let plies = duckdb(
+            &dir,
+            "SELECT (SELECT sum(ply_count) FROM games) = (SELECT count(*) FROM plies)",
+        );
+        assert_eq!(plies, ["True"], "{name}");
+    }
+}
+
+#[test]
+fn shards_share_no_id_and_answer_as_one_database() {
+    let tmp = scratch();
+    let lichess = games_dir().join("lichess");
+    let otb = games_dir().join("otb");
+    let (a, b, both) = (tmp.join("a.db"), tmp.join("b.db"), tmp.join("both.db"));
+    import(&a, &[arg(&lichess)]).success();
+    import(&b, &[arg(&otb)]).success();
+    import(&both, &[arg(&lichess), arg(&otb)]).success();
+    let lake = tmp.join("lake");
+    export(&a, &lake.join("2013"), &["--shard", "1"]).success();
+    export(&b, &lake.join("twic"), &["--shard", "2"]).success();
+    let report = compare(&both, &lake, &["--shards"]);
+    assert!(report.contains("equal game ids"), "{report}");
+    assert!(report.contains("equal explorer 5060803636482931868"), "{report}");
+    assert!(report.contains(" 0 failed"), "{report}");
+    // The shard in the high 32 bits, the database's id in the low ones.
+    let ids = duckdb(
+        &lake,
+        "SELECT id >> 32, min(id & 4294967295), max(id & 4294967295), count(*) FROM games \
+         GROUP BY 1 ORDER BY 1",
+    );
+    let count = |db: &Path| common::count(&common::open(db), "SELECT count(*) FROM games");
+    assert_eq!(ids, [format!("1|1|{0}|{0}", count(&a)), format!("2|1|{0}|{0}", count(&b))]);
+    let orphans =
+        duckdb(&lake, "SELECT count(*) FROM positions WHERE game_id NOT IN (SELECT id FROM games)");
+    assert_eq!(orphans, ["0"]);
+}
+
+#[test]
+fn errors_are_one_line() {
+    let tmp = scratch();
+    let db = tmp.join("t.db");
+    import(&db, &[arg(&games_dir().join("otb"))]).success();
+    let one_line = |run: common::Run, code: i32, says: &str| {
+        assert_eq!(run.code, code, "{}", run.stderr);
+        assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+        assert!(run.stderr.starts_with("pgnindex: error: "), "{}", run.stderr);
+        assert!(run.stderr.contains(says), "{}", run.stderr);
+    };
+    let dir = tmp.join("out");
+    export(&db, &dir, &[]).success();
+    one_line(export(&db, &dir, &[]), 2, "not empty");
+    let file = tmp.write("file", "x");
+    one_line(export(&db, &file.join("sub"), &[]), 2, "file/sub");
+    one_line(run(["export", "--db", arg(&db), "--format", "parquet"]), 2, "-o DIR");
+    one_line(run(["export", "--db", arg(&db), "--shard", "2"]), 2, "--format parquet");
+    let empty = tmp.join("empty");
+    export(&db, &empty, &["--player", "nobody at all"]).success();
+    // Every table has its file, without rows.
+    assert_eq!(
+        duckdb(
+            &empty,
+            "SELECT (SELECT count(*) FROM games) + (SELECT count(*) FROM positions) \
+             + (SELECT count(*) FROM plies) + (SELECT count(*) FROM tags)"
+        ),
+        ["0"]
+    );
+}
