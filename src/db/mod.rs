@@ -31,6 +31,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0010_ply_data.sql"),
     include_str!("../../migrations/0011_compact_movetext.sql"),
     include_str!("../../migrations/0012_packed_positions.sql"),
+    include_str!("../../migrations/0014_material_index.sql"),
 ];
 
 /// Page size of new databases.
