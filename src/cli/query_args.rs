@@ -10,8 +10,10 @@ use clap::{Args, ValueEnum};
 use rusqlite::Connection;
 
 use pgnindex::db;
+use pgnindex::notation::material::{MaterialSpec, Pattern};
 use pgnindex::query::filter::{DateBound, Filters, OPENING_SCHEMA, SPEED_SCHEMA};
 use pgnindex::query::format::{RowFormat, TableStyle};
+use pgnindex::query::material::MaterialSearch;
 use pgnindex::query::search::Search;
 use pgnindex::query::target::Target;
 
@@ -34,6 +36,15 @@ impl DbArgs {
     pub fn open(&self) -> anyhow::Result<(Connection, PathBuf)> {
         let path = self.path();
         let conn = db::open_read_only(&path)?;
+        Ok((conn, path))
+    }
+
+    /// Opens the database read-only for a search whose filters are
+    /// `search`'s and which needs no position index (a material or pattern
+    /// search): refuses a filter the database predates ([`check_schema`]).
+    pub fn open_checked(&self, search: &Search) -> anyhow::Result<(Connection, PathBuf)> {
+        let (conn, path) = self.open()?;
+        check_schema(&conn, &path, search)?;
         Ok((conn, path))
     }
 
@@ -199,6 +210,81 @@ impl FilterArgs {
         };
         filters.check()?;
         Ok(filters)
+    }
+}
+
+/// Material and pattern conditions (`find`, `export`, `explore`).
+#[derive(Debug, Clone, Default, Args)]
+pub struct MaterialArgs {
+    /// Games whose mainline reaches a position with exactly this material:
+    /// White's pieces, '-', Black's, e.g. KRP-KR or KQ-KRR (letters K Q R B
+    /// N P in any order, kings optional); '*' before a letter makes its
+    /// count a minimum: KR*P-KR*P is a rook each and any pawns.
+    #[arg(
+        long,
+        value_name = "SPEC",
+        help_heading = "Material and patterns",
+        conflicts_with_all = ["fen", "epd", "moves"],
+        allow_hyphen_values = true
+    )]
+    pub material: Option<String>,
+    /// The material (and the pattern, mirrored) also matches with the
+    /// colours swapped.
+    #[arg(long, help_heading = "Material and patterns")]
+    pub either_color: bool,
+    /// The material must hold for at least N consecutive positions of the
+    /// mainline (default 1: a capture sequence passing through it counts);
+    /// the first ply found is the first of such a run.
+    #[arg(
+        long,
+        value_name = "N",
+        help_heading = "Material and patterns",
+        requires = "material",
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
+    pub material_plies: Option<u32>,
+    /// Games whose mainline reaches a position with these pieces on these
+    /// squares: "Nd5 pd6 .e4" (upper case White's, lower case Black's, '.'
+    /// an empty square); with --material, in the same position.
+    #[arg(
+        long,
+        value_name = "PATTERN",
+        help_heading = "Material and patterns",
+        conflicts_with_all = ["fen", "epd", "moves"],
+        allow_hyphen_values = true
+    )]
+    pub pattern: Option<String>,
+}
+
+impl MaterialArgs {
+    /// The material or pattern search asked for, with `filters`; `None`
+    /// when neither flag is given.
+    pub fn search(&self, filters: &Filters) -> anyhow::Result<Option<MaterialSearch>> {
+        if self.material.is_none() && self.pattern.is_none() {
+            if self.either_color {
+                anyhow::bail!("--either-color: give --material or --pattern too");
+            }
+            return Ok(None);
+        }
+        let spec = self
+            .material
+            .as_deref()
+            .map(MaterialSpec::parse)
+            .transpose()
+            .map_err(|e| anyhow::anyhow!("--material: {e}"))?;
+        let pattern = self
+            .pattern
+            .as_deref()
+            .map(Pattern::parse)
+            .transpose()
+            .map_err(|e| anyhow::anyhow!("--pattern: {e}"))?;
+        Ok(Some(MaterialSearch {
+            spec,
+            pattern,
+            either_color: self.either_color,
+            min_plies: self.material_plies.unwrap_or(1),
+            filters: filters.clone(),
+        }))
     }
 }
 

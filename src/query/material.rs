@@ -1,0 +1,414 @@
+//! Material and pattern searches: the games whose mainline reaches a
+//! position with some material (`--material`) or some pieces on some
+//! squares (`--pattern`), each with the first ply where it does.
+//!
+//! The material index ([`crate::store::material`]) answers a material
+//! search alone: each game's stretches are read and matched here, in
+//! Rust. A pattern search replays only the games, and within them only the
+//! stretches, whose material can hold the pattern (and meets the material
+//! condition, when both are given). Games stored before the index (ids up
+//! to `material_backlog.last_game_id` without a row, or every game of a
+//! database older than the index) are replayed whole.
+
+use rusqlite::types::Value;
+use rusqlite::{params_from_iter, Connection, OptionalExtension};
+
+use super::error::QueryError;
+use super::filter::{Filters, SqlFilter};
+use super::game::{Game, GAME_COLUMNS};
+use super::replay::Replay;
+use super::search::{FindStats, Found, Page};
+use crate::chess::Material;
+use crate::db::GameId;
+use crate::notation::material::{MaterialSpec, Pattern};
+use crate::store::material::{self as stored, Stretch, StretchBuilder};
+
+/// A material or pattern search (at least one of the two), with header
+/// filters.
+#[derive(Debug, Clone)]
+pub struct MaterialSearch {
+    /// The material the position has.
+    pub spec: Option<MaterialSpec>,
+    /// The pieces the position has on given squares.
+    pub pattern: Option<Pattern>,
+    /// Also match with the colours swapped (the pattern mirrored too).
+    pub either_color: bool,
+    /// The material condition holds for at least this many consecutive
+    /// positions (1: any position).
+    pub min_plies: u32,
+    /// Header conditions.
+    pub filters: Filters,
+}
+
+/// One way round of the condition: as written, or colours swapped.
+#[derive(Debug, Clone)]
+struct Side {
+    spec: Option<MaterialSpec>,
+    pattern: Option<Pattern>,
+    least: Material,
+}
+
+impl Side {
+    /// `true` if a position with material `m` meets the material
+    /// condition, or may hold the pattern when there is none.
+    fn admits(&self, m: &Material) -> bool {
+        match &self.spec {
+            Some(spec) => spec.matches(m),
+            None => (0..10).all(|i| m.0[i] >= self.least.0[i]),
+        }
+    }
+}
+
+/// The stretches of a game that may hold a pattern: first and last ply,
+/// and which sides (bit 0: as written, bit 1: swapped).
+type Window = (u32, u32, u8);
+
+/// The games up to this id may lack a `game_material` row: `None` when the
+/// index covers every game, `Some(i64::MAX)` for a database older than
+/// the index.
+fn backlog(conn: &Connection) -> Result<Option<i64>, QueryError> {
+    let e = QueryError::sqlite(conn);
+    let tables: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' \
+             AND name IN ('game_material', 'material_backlog')",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(&e)?;
+    if tables < 2 {
+        return Ok(Some(i64::MAX));
+    }
+    let last: Option<i64> = conn
+        .query_row("SELECT max(last_game_id) FROM material_backlog", [], |r| r.get(0))
+        .map_err(&e)?;
+    Ok(last.filter(|&id| id > 0))
+}
+
+impl MaterialSearch {
+    fn sides(&self) -> Vec<Side> {
+        let least =
+            |p: &Option<Pattern>| p.as_ref().map(Pattern::least_material).unwrap_or_default();
+        let mut sides = vec![Side {
+            spec: self.spec,
+            pattern: self.pattern.clone(),
+            least: least(&self.pattern),
+        }];
+        if self.either_color {
+            let pattern = self.pattern.as_ref().map(Pattern::swapped);
+            let least = least(&pattern);
+            sides.push(Side { spec: self.spec.map(|s| s.swapped()), pattern, least });
+        }
+        sides
+    }
+
+    fn filter_sql(&self, conn: &Connection) -> Result<SqlFilter, QueryError> {
+        if self.filters.is_empty() {
+            return Ok(SqlFilter::default());
+        }
+        let version = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(QueryError::sqlite(conn))?;
+        Ok(self.filters.to_sql(version))
+    }
+
+    /// What the stretches of a game say: the first ply where the material
+    /// condition holds (no pattern), or the windows to replay (pattern).
+    /// The material condition holds in runs of consecutive stretches (one
+    /// stretch for an exact spec, maybe more for one with `*`); a run
+    /// counts when it has at least `min_plies` positions.
+    fn judge(&self, sides: &[Side], stretches: &[Stretch]) -> Judgement {
+        let mut windows: Vec<Window> = Vec::new();
+        for (i, side) in sides.iter().enumerate() {
+            let bit = 1 << i;
+            let mut run: Option<(u32, u32)> = None;
+            let close = |run: Option<(u32, u32)>, windows: &mut Vec<Window>| {
+                if let Some((first, plies)) = run.filter(|r| r.1 >= self.min_plies) {
+                    windows.push((first, first + plies - 1, bit));
+                }
+            };
+            for s in stretches {
+                if side.admits(&s.material) {
+                    run = Some(match run {
+                        Some((first, plies)) => (first, plies + s.plies),
+                        None => (s.first_ply, s.plies),
+                    });
+                } else {
+                    close(run.take(), &mut windows);
+                }
+            }
+            close(run, &mut windows);
+        }
+        match windows.iter().map(|w| w.0).min() {
+            None => Judgement::No,
+            Some(first) if self.pattern.is_none() => Judgement::At(first),
+            Some(_) => Judgement::Replay(windows),
+        }
+    }
+
+    /// Calls `each` with every matching game and its first ply, in id
+    /// order, until it returns `false`.
+    ///
+    /// # Errors
+    /// [`QueryError::Sqlite`], [`QueryError::Replay`] for a stored game
+    /// that does not replay where it must, [`QueryError::Material`] for a
+    /// damaged index entry, or `each`'s error.
+    pub fn for_each_hit(
+        &self,
+        conn: &Connection,
+        mut each: impl FnMut(GameId, u32) -> Result<bool, QueryError>,
+    ) -> Result<(), QueryError> {
+        let e = QueryError::sqlite(conn);
+        // One read transaction: the backlog's ids and the index rows are
+        // read as of the same commit of a concurrent import.
+        let _snapshot = if conn.is_autocommit() {
+            Some(conn.unchecked_transaction().map_err(&e)?)
+        } else {
+            None
+        };
+        let sides = self.sides();
+        let filters = self.filter_sql(conn)?;
+        // A game's start and moves, if it passes the filters.
+        let mut moves_sql = conn
+            .prepare(&format!(
+                "SELECT g.start_fen, g.moves FROM games AS g WHERE g.id = ?{}",
+                filters.sql
+            ))
+            .map_err(&e)?;
+        let mut game_moves = |id: GameId| -> Result<Option<(Option<String>, String)>, QueryError> {
+            let mut params = vec![Value::Integer(i64::from(id))];
+            params.extend(filters.params.iter().cloned());
+            moves_sql
+                .query_row(params_from_iter(&params), |r| Ok((r.get(0)?, r.get(1)?)))
+                .optional()
+                .map_err(&e)
+        };
+        // The games without an index row, replayed: a stream of ids merged
+        // with the index's in id order.
+        let mut backlog_ids: Vec<GameId> = Vec::new();
+        let last = backlog(conn)?;
+        if let Some(last) = last {
+            let indexed = last != i64::MAX;
+            let sql = format!(
+                "SELECT g.id FROM games AS g WHERE g.id <= ?1 AND g.final_fen IS NOT NULL{}{} \
+                 ORDER BY g.id",
+                if indexed {
+                    " AND NOT EXISTS (SELECT 1 FROM game_material AS m WHERE m.game_id = g.id)"
+                } else {
+                    ""
+                },
+                filters.sql
+            );
+            let mut params = vec![Value::Integer(last)];
+            params.extend(filters.params.iter().cloned());
+            backlog_ids = conn
+                .prepare(&sql)
+                .and_then(|mut st| st.query_map(params_from_iter(&params), |r| r.get(0))?.collect())
+                .map_err(&e)?;
+        }
+        let mut backlog_ids = backlog_ids.into_iter().peekable();
+        let mut pass_sql = conn
+            .prepare(&format!("SELECT 1 FROM games AS g WHERE g.id = ?{}", filters.sql))
+            .map_err(&e)?;
+        // The first ply of a game, from its index entry or (`None`) by replay.
+        let mut judge_game =
+            |id: GameId, indexed: Option<&[Stretch]>| -> Result<Option<u32>, QueryError> {
+                let mut loaded = None;
+                let judgement = match indexed {
+                    Some(stretches) => self.judge(&sides, stretches),
+                    None => {
+                        let Some((start, moves)) = game_moves(id)? else { return Ok(None) };
+                        let replayed = replay_stretches(id, start.as_deref(), &moves)?;
+                        loaded = Some((start, moves));
+                        self.judge(&sides, &replayed)
+                    }
+                };
+                match judgement {
+                    Judgement::No => Ok(None),
+                    Judgement::At(ply) => {
+                        if indexed.is_some() && !self.filters.is_empty() {
+                            let mut params = vec![Value::Integer(i64::from(id))];
+                            params.extend(filters.params.iter().cloned());
+                            let pass = pass_sql
+                                .query_row(params_from_iter(&params), |_| Ok(()))
+                                .optional()
+                                .map_err(&e)?;
+                            if pass.is_none() {
+                                return Ok(None);
+                            }
+                        }
+                        Ok(Some(ply))
+                    }
+                    Judgement::Replay(windows) => {
+                        let (start, moves) = match loaded {
+                            Some(game) => game,
+                            None => match game_moves(id)? {
+                                Some(game) => game,
+                                None => return Ok(None),
+                            },
+                        };
+                        first_pattern_ply(id, start.as_deref(), &moves, &sides, &windows)
+                    }
+                }
+            };
+        let mut stretches = Vec::new();
+        let mut scan = match last {
+            Some(i64::MAX) => None,
+            _ => Some(
+                conn.prepare("SELECT game_id, stretches FROM game_material ORDER BY game_id")
+                    .map_err(&e)?,
+            ),
+        };
+        let mut rows = match &mut scan {
+            Some(st) => Some(st.query([]).map_err(&e)?),
+            None => None,
+        };
+        loop {
+            let row = match &mut rows {
+                Some(rows) => rows.next().map_err(&e)?,
+                None => None,
+            };
+            let id: Option<GameId> = row.map(|r| r.get(0)).transpose().map_err(&e)?;
+            while let Some(old) = backlog_ids.next_if(|&old| id.is_none_or(|id| old < id)) {
+                if let Some(ply) = judge_game(old, None)? {
+                    if !each(old, ply)? {
+                        return Ok(());
+                    }
+                }
+            }
+            let (Some(id), Some(row)) = (id, row) else { break };
+            let blob = row.get_ref(1).map_err(&e)?.as_blob().map_err(|x| {
+                e(rusqlite::Error::FromSqlConversionFailure(
+                    1,
+                    rusqlite::types::Type::Blob,
+                    x.into(),
+                ))
+            })?;
+            stored::decode(blob, &mut stretches)
+                .map_err(|source| QueryError::Material { id, source })?;
+            let ply = judge_game(id, Some(&stretches))?;
+            if let Some(ply) = ply {
+                if !each(id, ply)? {
+                    return Ok(());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The number of matching games.
+    ///
+    /// # Errors
+    /// As [`MaterialSearch::for_each_hit`].
+    pub fn count(&self, conn: &Connection) -> Result<u64, QueryError> {
+        let mut n = 0;
+        self.for_each_hit(conn, |_, _| {
+            n += 1;
+            Ok(true)
+        })?;
+        Ok(n)
+    }
+
+    /// Calls `each` for the matching games of `page`, in id order, with
+    /// the first ply where the condition holds (with their tag pairs and
+    /// movetext when `whole`, as [`super::search::Search::find`]).
+    ///
+    /// # Errors
+    /// As [`MaterialSearch::for_each_hit`], and [`QueryError::Output`] when
+    /// `each` fails.
+    pub fn find(
+        &self,
+        conn: &Connection,
+        page: Page,
+        whole: bool,
+        mut each: impl FnMut(Found) -> std::io::Result<()>,
+    ) -> Result<FindStats, QueryError> {
+        let e = QueryError::sqlite(conn);
+        let mut game_sql = conn
+            .prepare(&format!("SELECT {} FROM games AS g WHERE g.id = ?1", *GAME_COLUMNS))
+            .map_err(&e)?;
+        let mut stats = FindStats::default();
+        let mut skip = page.offset;
+        self.for_each_hit(conn, |id, ply| {
+            if skip > 0 {
+                skip -= 1;
+                return Ok(true);
+            }
+            if page.limit.is_some_and(|l| stats.returned >= l) {
+                stats.more = true;
+                return Ok(false);
+            }
+            let Some(mut game) = game_sql.query_row([id], Game::read_row).optional().map_err(&e)?
+            else {
+                return Ok(true);
+            };
+            if whole {
+                game.write_back_movetext(conn)?;
+                game.load_tags(conn)?;
+            }
+            each(Found { game, ply: Some(ply) }).map_err(QueryError::Output)?;
+            stats.returned += 1;
+            Ok(true)
+        })?;
+        Ok(stats)
+    }
+}
+
+/// What a game's stretches say.
+enum Judgement {
+    /// The condition never holds.
+    No,
+    /// It holds first at this ply.
+    At(u32),
+    /// A pattern may hold in these windows: replay to know.
+    Replay(Vec<Window>),
+}
+
+/// A stored game's stretches, by replay.
+fn replay_stretches(
+    id: GameId,
+    start: Option<&str>,
+    moves: &str,
+) -> Result<Vec<Stretch>, QueryError> {
+    let to_error = |source| QueryError::Replay { id, source };
+    let mut replay = Replay::new(start, moves).map_err(to_error)?;
+    let mut built = StretchBuilder::default();
+    built.push(Material::of(replay.position().board()));
+    while replay.step().map_err(to_error)?.is_some() {
+        built.push(Material::of(replay.position().board()));
+    }
+    Ok(built.stretches)
+}
+
+/// The first ply within `windows` where the pattern of a side whose
+/// window it is holds.
+fn first_pattern_ply(
+    id: GameId,
+    start: Option<&str>,
+    moves: &str,
+    sides: &[Side],
+    windows: &[Window],
+) -> Result<Option<u32>, QueryError> {
+    let to_error = |source| QueryError::Replay { id, source };
+    let mut replay = Replay::new(start, moves).map_err(to_error)?;
+    let mut next = windows.iter().map(|w| w.0).min();
+    while let Some(ply) = next {
+        let mask = windows.iter().filter(|w| w.0 <= ply && ply <= w.1).fold(0, |m, w| m | w.2);
+        if mask == 0 {
+            next = windows.iter().map(|w| w.0).filter(|&f| f > ply).min();
+            continue;
+        }
+        if !replay.advance_to(ply).map_err(to_error)? {
+            return Ok(None);
+        }
+        let board = replay.position().board();
+        let hit = sides.iter().enumerate().any(|(i, side)| {
+            mask & (1 << i) != 0 && side.pattern.as_ref().is_none_or(|p| p.matches(board))
+        });
+        if hit {
+            return Ok(Some(ply));
+        }
+        next = Some(ply + 1);
+    }
+    Ok(None)
+}
