@@ -149,6 +149,34 @@ fn headers_filter_material_searches() {
     let (losses, none) = (count(&["--result", "0-1"]), count(&["--result", "*"]));
     assert!(wins > 0 && draws > 0 && losses > 0, "{wins} {draws} {losses}");
     assert_eq!(wins + draws + losses + none, all);
+
+    // explore: the same games and results, in one row.
+    let explore = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec!["explore", "--db", arg(&db), "--format", "json"];
+        args.extend(extra);
+        let out = run(&args).success();
+        serde_json::from_str::<Vec<serde_json::Value>>(&out.stdout).unwrap().remove(0)
+    };
+    let row = explore(&["--material", "K*P-K*P"]);
+    assert_eq!(row["condition"], "K*P-K*P");
+    let n = |key: &str| row[key].as_i64().unwrap();
+    assert_eq!(
+        (n("games"), n("white_wins"), n("draws"), n("black_wins")),
+        (all, wins, draws, losses)
+    );
+    assert!(row["avg_plies_after"].as_f64().unwrap() > 0.0);
+    let elo = count(&["--min-elo", "2000"]);
+    assert_eq!(explore(&["--material", "K*P-K*P", "--min-elo", "2000"])["games"], elo);
+    // Either colour: a game counts once, its result from the spec's first side.
+    let one_way = explore(&["--material", "KR*P-K*P", "--result", "1-0"]);
+    let other_way = explore(&["--material", "K*P-KR*P", "--result", "0-1"]);
+    let either = explore(&["--material", "KR*P-K*P", "--either-color"]);
+    assert!(one_way["games"].as_i64().unwrap() > 0, "{one_way}");
+    assert!(
+        either["white_wins"].as_i64().unwrap()
+            >= one_way["games"].as_i64().unwrap().max(other_way["games"].as_i64().unwrap()),
+        "{either} {one_way} {other_way}"
+    );
 }
 
 #[test]

@@ -17,7 +17,7 @@ use super::error::QueryError;
 use super::filter::{Filters, SqlFilter};
 use super::game::{Game, GAME_COLUMNS};
 use super::replay::Replay;
-use super::search::{FindStats, Found, Page};
+use super::search::{FindStats, Found, Outcome, Page};
 use crate::chess::Material;
 use crate::db::GameId;
 use crate::notation::material::{MaterialSpec, Pattern};
@@ -38,6 +38,18 @@ pub struct MaterialSearch {
     pub min_plies: u32,
     /// Header conditions.
     pub filters: Filters,
+}
+
+/// A game that meets the condition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MaterialHit {
+    /// The game.
+    pub id: GameId,
+    /// The first ply where the condition holds.
+    pub ply: u32,
+    /// `true` when it holds there with the colours swapped
+    /// (`--either-color`) and not as written.
+    pub swapped: bool,
 }
 
 /// One way round of the condition: as written, or colours swapped.
@@ -139,15 +151,16 @@ impl MaterialSearch {
             }
             close(run, &mut windows);
         }
-        match windows.iter().map(|w| w.0).min() {
+        // The first window; as written before swapped at the same ply.
+        match windows.iter().min_by_key(|w| (w.0, w.2)) {
             None => Judgement::No,
-            Some(first) if self.pattern.is_none() => Judgement::At(first),
+            Some(w) if self.pattern.is_none() => Judgement::At(w.0, w.2 != 1),
             Some(_) => Judgement::Replay(windows),
         }
     }
 
-    /// Calls `each` with every matching game and its first ply, in id
-    /// order, until it returns `false`.
+    /// Calls `each` with every matching game, in id order, until it
+    /// returns `false`.
     ///
     /// # Errors
     /// [`QueryError::Sqlite`], [`QueryError::Replay`] for a stored game
@@ -156,7 +169,7 @@ impl MaterialSearch {
     pub fn for_each_hit(
         &self,
         conn: &Connection,
-        mut each: impl FnMut(GameId, u32) -> Result<bool, QueryError>,
+        mut each: impl FnMut(MaterialHit) -> Result<bool, QueryError>,
     ) -> Result<(), QueryError> {
         let e = QueryError::sqlite(conn);
         // One read transaction: the backlog's ids and the index rows are
@@ -211,46 +224,48 @@ impl MaterialSearch {
             .prepare(&format!("SELECT 1 FROM games AS g WHERE g.id = ?{}", filters.sql))
             .map_err(&e)?;
         // The first ply of a game, from its index entry or (`None`) by replay.
-        let mut judge_game =
-            |id: GameId, indexed: Option<&[Stretch]>| -> Result<Option<u32>, QueryError> {
-                let mut loaded = None;
-                let judgement = match indexed {
-                    Some(stretches) => self.judge(&sides, stretches),
-                    None => {
-                        let Some((start, moves)) = game_moves(id)? else { return Ok(None) };
-                        let replayed = replay_stretches(id, start.as_deref(), &moves)?;
-                        loaded = Some((start, moves));
-                        self.judge(&sides, &replayed)
-                    }
-                };
-                match judgement {
-                    Judgement::No => Ok(None),
-                    Judgement::At(ply) => {
-                        if indexed.is_some() && !self.filters.is_empty() {
-                            let mut params = vec![Value::Integer(i64::from(id))];
-                            params.extend(filters.params.iter().cloned());
-                            let pass = pass_sql
-                                .query_row(params_from_iter(&params), |_| Ok(()))
-                                .optional()
-                                .map_err(&e)?;
-                            if pass.is_none() {
-                                return Ok(None);
-                            }
-                        }
-                        Ok(Some(ply))
-                    }
-                    Judgement::Replay(windows) => {
-                        let (start, moves) = match loaded {
-                            Some(game) => game,
-                            None => match game_moves(id)? {
-                                Some(game) => game,
-                                None => return Ok(None),
-                            },
-                        };
-                        first_pattern_ply(id, start.as_deref(), &moves, &sides, &windows)
-                    }
+        let mut judge_game = |id: GameId,
+                              indexed: Option<&[Stretch]>|
+         -> Result<Option<MaterialHit>, QueryError> {
+            let mut loaded = None;
+            let judgement = match indexed {
+                Some(stretches) => self.judge(&sides, stretches),
+                None => {
+                    let Some((start, moves)) = game_moves(id)? else { return Ok(None) };
+                    let replayed = replay_stretches(id, start.as_deref(), &moves)?;
+                    loaded = Some((start, moves));
+                    self.judge(&sides, &replayed)
                 }
             };
+            match judgement {
+                Judgement::No => Ok(None),
+                Judgement::At(ply, swapped) => {
+                    if indexed.is_some() && !self.filters.is_empty() {
+                        let mut params = vec![Value::Integer(i64::from(id))];
+                        params.extend(filters.params.iter().cloned());
+                        let pass = pass_sql
+                            .query_row(params_from_iter(&params), |_| Ok(()))
+                            .optional()
+                            .map_err(&e)?;
+                        if pass.is_none() {
+                            return Ok(None);
+                        }
+                    }
+                    Ok(Some(MaterialHit { id, ply, swapped }))
+                }
+                Judgement::Replay(windows) => {
+                    let (start, moves) = match loaded {
+                        Some(game) => game,
+                        None => match game_moves(id)? {
+                            Some(game) => game,
+                            None => return Ok(None),
+                        },
+                    };
+                    let hit = first_pattern_ply(id, start.as_deref(), &moves, &sides, &windows)?;
+                    Ok(hit.map(|(ply, swapped)| MaterialHit { id, ply, swapped }))
+                }
+            }
+        };
         let mut stretches = Vec::new();
         let mut scan = match last {
             Some(i64::MAX) => None,
@@ -270,8 +285,8 @@ impl MaterialSearch {
             };
             let id: Option<GameId> = row.map(|r| r.get(0)).transpose().map_err(&e)?;
             while let Some(old) = backlog_ids.next_if(|&old| id.is_none_or(|id| old < id)) {
-                if let Some(ply) = judge_game(old, None)? {
-                    if !each(old, ply)? {
+                if let Some(hit) = judge_game(old, None)? {
+                    if !each(hit)? {
                         return Ok(());
                     }
                 }
@@ -286,9 +301,8 @@ impl MaterialSearch {
             })?;
             stored::decode(blob, &mut stretches)
                 .map_err(|source| QueryError::Material { id, source })?;
-            let ply = judge_game(id, Some(&stretches))?;
-            if let Some(ply) = ply {
-                if !each(id, ply)? {
+            if let Some(hit) = judge_game(id, Some(&stretches))? {
+                if !each(hit)? {
                     return Ok(());
                 }
             }
@@ -302,7 +316,7 @@ impl MaterialSearch {
     /// As [`MaterialSearch::for_each_hit`].
     pub fn count(&self, conn: &Connection) -> Result<u64, QueryError> {
         let mut n = 0;
-        self.for_each_hit(conn, |_, _| {
+        self.for_each_hit(conn, |_| {
             n += 1;
             Ok(true)
         })?;
@@ -329,7 +343,7 @@ impl MaterialSearch {
             .map_err(&e)?;
         let mut stats = FindStats::default();
         let mut skip = page.offset;
-        self.for_each_hit(conn, |id, ply| {
+        self.for_each_hit(conn, |MaterialHit { id, ply, .. }| {
             if skip > 0 {
                 skip -= 1;
                 return Ok(true);
@@ -354,12 +368,99 @@ impl MaterialSearch {
     }
 }
 
+/// The practical results of a material (or pattern) condition: the games
+/// that reach it, their results from the side of the spec's first
+/// (White's) material, ratings, and the plies played after it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Ending {
+    /// Games that reach it.
+    pub games: u64,
+    /// Won by the side with the spec's first material (White, or Black
+    /// in a game that reaches it with the colours swapped).
+    pub first_wins: u64,
+    /// Drawn.
+    pub draws: u64,
+    /// Won by the other side.
+    pub second_wins: u64,
+    /// Sum of the players' ratings (both players, where known).
+    pub elo_sum: i64,
+    /// Number of ratings summed.
+    pub elo_count: u64,
+    /// Sum of the plies played after the first position that meets it.
+    pub plies_after: u64,
+}
+
+impl Ending {
+    /// `part` of the games in percent, one decimal.
+    pub fn percent(&self, part: u64) -> f64 {
+        if self.games == 0 {
+            return 0.0;
+        }
+        (part as f64 * 1000.0 / self.games as f64).round() / 10.0
+    }
+
+    /// The average rating, rounded; `None` without ratings.
+    pub fn avg_elo(&self) -> Option<i64> {
+        (self.elo_count > 0).then(|| {
+            let n = self.elo_count as i64;
+            (self.elo_sum + n / 2).div_euclid(n)
+        })
+    }
+
+    /// The average plies played after reaching it, one decimal.
+    pub fn avg_plies_after(&self) -> Option<f64> {
+        (self.games > 0)
+            .then(|| (self.plies_after as f64 * 10.0 / self.games as f64).round() / 10.0)
+    }
+}
+
+impl MaterialSearch {
+    /// The [`Ending`] of the matching games.
+    ///
+    /// # Errors
+    /// As [`MaterialSearch::for_each_hit`].
+    pub fn ending(&self, conn: &Connection) -> Result<Ending, QueryError> {
+        let e = QueryError::sqlite(conn);
+        let mut st = conn
+            .prepare("SELECT result, white_elo, black_elo, ply_count FROM games WHERE id = ?1")
+            .map_err(&e)?;
+        let mut ending = Ending::default();
+        self.for_each_hit(conn, |hit| {
+            type Row = (Option<String>, Option<i64>, Option<i64>, i64);
+            let row: Option<Row> = st
+                .query_row([hit.id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+                .optional()
+                .map_err(&e)?;
+            let Some((result, white_elo, black_elo, ply_count)) = row else { return Ok(true) };
+            ending.games += 1;
+            let (first, second) = match hit.swapped {
+                false => (Outcome::WhiteWins, Outcome::BlackWins),
+                true => (Outcome::BlackWins, Outcome::WhiteWins),
+            };
+            match result.as_deref().and_then(Outcome::from_result) {
+                Some(o) if o == first => ending.first_wins += 1,
+                Some(o) if o == second => ending.second_wins += 1,
+                Some(_) => ending.draws += 1,
+                None => {}
+            }
+            for elo in [white_elo, black_elo].into_iter().flatten() {
+                ending.elo_sum += elo;
+                ending.elo_count += 1;
+            }
+            ending.plies_after +=
+                u64::try_from(ply_count).unwrap_or(0).saturating_sub(u64::from(hit.ply));
+            Ok(true)
+        })?;
+        Ok(ending)
+    }
+}
+
 /// What a game's stretches say.
 enum Judgement {
     /// The condition never holds.
     No,
-    /// It holds first at this ply.
-    At(u32),
+    /// It holds first at this ply (`true`: with the colours swapped).
+    At(u32, bool),
     /// A pattern may hold in these windows: replay to know.
     Replay(Vec<Window>),
 }
@@ -381,14 +482,14 @@ fn replay_stretches(
 }
 
 /// The first ply within `windows` where the pattern of a side whose
-/// window it is holds.
+/// window it is holds, and whether that side is the swapped one.
 fn first_pattern_ply(
     id: GameId,
     start: Option<&str>,
     moves: &str,
     sides: &[Side],
     windows: &[Window],
-) -> Result<Option<u32>, QueryError> {
+) -> Result<Option<(u32, bool)>, QueryError> {
     let to_error = |source| QueryError::Replay { id, source };
     let mut replay = Replay::new(start, moves).map_err(to_error)?;
     let mut next = windows.iter().map(|w| w.0).min();
@@ -402,11 +503,11 @@ fn first_pattern_ply(
             return Ok(None);
         }
         let board = replay.position().board();
-        let hit = sides.iter().enumerate().any(|(i, side)| {
+        let hit = sides.iter().enumerate().position(|(i, side)| {
             mask & (1 << i) != 0 && side.pattern.as_ref().is_none_or(|p| p.matches(board))
         });
-        if hit {
-            return Ok(Some(ply));
+        if let Some(side) = hit {
+            return Ok(Some((ply, side == 1)));
         }
         next = Some(ply + 1);
     }
