@@ -10,6 +10,7 @@
 //! to `material_backlog.last_game_id` without a row, or every game of a
 //! database older than the index) are replayed whole.
 
+use rayon::prelude::*;
 use rusqlite::types::Value;
 use rusqlite::{params_from_iter, Connection, OptionalExtension};
 
@@ -160,7 +161,8 @@ impl MaterialSearch {
     }
 
     /// Calls `each` with every matching game, in id order, until it
-    /// returns `false`.
+    /// returns `false`. The games to replay are replayed in batches on
+    /// rayon's pool.
     ///
     /// # Errors
     /// [`QueryError::Sqlite`], [`QueryError::Replay`] for a stored game
@@ -181,21 +183,15 @@ impl MaterialSearch {
         };
         let sides = self.sides();
         let filters = self.filter_sql(conn)?;
-        // A game's start and moves, if it passes the filters.
         let mut moves_sql = conn
             .prepare(&format!(
                 "SELECT g.start_fen, g.moves FROM games AS g WHERE g.id = ?{}",
                 filters.sql
             ))
             .map_err(&e)?;
-        let mut game_moves = |id: GameId| -> Result<Option<(Option<String>, String)>, QueryError> {
-            let mut params = vec![Value::Integer(i64::from(id))];
-            params.extend(filters.params.iter().cloned());
-            moves_sql
-                .query_row(params_from_iter(&params), |r| Ok((r.get(0)?, r.get(1)?)))
-                .optional()
-                .map_err(&e)
-        };
+        let mut pass_sql = conn
+            .prepare(&format!("SELECT 1 FROM games AS g WHERE g.id = ?{}", filters.sql))
+            .map_err(&e)?;
         // The games without an index row, replayed: a stream of ids merged
         // with the index's in id order.
         let mut backlog_ids: Vec<GameId> = Vec::new();
@@ -220,52 +216,83 @@ impl MaterialSearch {
                 .map_err(&e)?;
         }
         let mut backlog_ids = backlog_ids.into_iter().peekable();
-        let mut pass_sql = conn
-            .prepare(&format!("SELECT 1 FROM games AS g WHERE g.id = ?{}", filters.sql))
-            .map_err(&e)?;
-        // The first ply of a game, from its index entry or (`None`) by replay.
-        let mut judge_game = |id: GameId,
-                              indexed: Option<&[Stretch]>|
-         -> Result<Option<MaterialHit>, QueryError> {
-            let mut loaded = None;
-            let judgement = match indexed {
-                Some(stretches) => self.judge(&sides, stretches),
-                None => {
-                    let Some((start, moves)) = game_moves(id)? else { return Ok(None) };
-                    let replayed = replay_stretches(id, start.as_deref(), &moves)?;
-                    loaded = Some((start, moves));
-                    self.judge(&sides, &replayed)
-                }
+        let mut batch: Vec<Pending> = Vec::new();
+        // Settles the batch: the games read (and the filters checked) in
+        // order, the replays run in parallel, the hits handed on in order.
+        // `false` when `each` asked to stop.
+        let mut flush = |batch: &mut Vec<Pending>| -> Result<bool, QueryError> {
+            let params = |id: GameId| {
+                let mut params = vec![Value::Integer(i64::from(id))];
+                params.extend(filters.params.iter().cloned());
+                params
             };
-            match judgement {
-                Judgement::No => Ok(None),
-                Judgement::At(ply, swapped) => {
-                    if indexed.is_some() && !self.filters.is_empty() {
-                        let mut params = vec![Value::Integer(i64::from(id))];
-                        params.extend(filters.params.iter().cloned());
-                        let pass = pass_sql
-                            .query_row(params_from_iter(&params), |_| Ok(()))
+            let mut jobs: Vec<(GameId, Job)> = Vec::with_capacity(batch.len());
+            for pending in batch.drain(..) {
+                let job = match pending.work {
+                    Work::Ready(swapped, ply) => {
+                        if !self.filters.is_empty() {
+                            let pass = pass_sql
+                                .query_row(params_from_iter(&params(pending.id)), |_| Ok(()))
+                                .optional()
+                                .map_err(&e)?;
+                            if pass.is_none() {
+                                continue;
+                            }
+                        }
+                        Job::Ready(ply, swapped)
+                    }
+                    work => {
+                        let game: Option<(Option<String>, String)> = moves_sql
+                            .query_row(params_from_iter(&params(pending.id)), |r| {
+                                Ok((r.get(0)?, r.get(1)?))
+                            })
                             .optional()
                             .map_err(&e)?;
-                        if pass.is_none() {
-                            return Ok(None);
+                        let Some((start, moves)) = game else { continue };
+                        match work {
+                            Work::Windows(windows) => Job::Windows(start, moves, windows),
+                            _ => Job::Whole(start, moves),
                         }
                     }
-                    Ok(Some(MaterialHit { id, ply, swapped }))
-                }
-                Judgement::Replay(windows) => {
-                    let (start, moves) = match loaded {
-                        Some(game) => game,
-                        None => match game_moves(id)? {
-                            Some(game) => game,
-                            None => return Ok(None),
-                        },
-                    };
-                    let hit = first_pattern_ply(id, start.as_deref(), &moves, &sides, &windows)?;
-                    Ok(hit.map(|(ply, swapped)| MaterialHit { id, ply, swapped }))
+                };
+                jobs.push((pending.id, job));
+            }
+            let run = |(id, job): &(GameId, Job)| -> Result<Option<MaterialHit>, QueryError> {
+                let id = *id;
+                let found = match job {
+                    Job::Ready(ply, swapped) => Some((*ply, *swapped)),
+                    Job::Windows(start, moves, windows) => {
+                        first_pattern_ply(id, start.as_deref(), moves, &sides, windows)?
+                    }
+                    Job::Whole(start, moves) => {
+                        let stretches = replay_stretches(id, start.as_deref(), moves)?;
+                        match self.judge(&sides, &stretches) {
+                            Judgement::No => None,
+                            Judgement::At(ply, swapped) => Some((ply, swapped)),
+                            Judgement::Replay(windows) => {
+                                first_pattern_ply(id, start.as_deref(), moves, &sides, &windows)?
+                            }
+                        }
+                    }
+                };
+                Ok(found.map(|(ply, swapped)| MaterialHit { id, ply, swapped }))
+            };
+            let results: Vec<Result<Option<MaterialHit>, QueryError>> =
+                if jobs.iter().filter(|j| !matches!(j.1, Job::Ready(..))).count() > 1 {
+                    jobs.par_iter().map(run).collect()
+                } else {
+                    jobs.iter().map(run).collect()
+                };
+            for result in results {
+                if let Some(hit) = result? {
+                    if !each(hit)? {
+                        return Ok(false);
+                    }
                 }
             }
+            Ok(true)
         };
+        let mut replays = 0;
         let mut stretches = Vec::new();
         let mut scan = match last {
             Some(i64::MAX) => None,
@@ -285,11 +312,8 @@ impl MaterialSearch {
             };
             let id: Option<GameId> = row.map(|r| r.get(0)).transpose().map_err(&e)?;
             while let Some(old) = backlog_ids.next_if(|&old| id.is_none_or(|id| old < id)) {
-                if let Some(hit) = judge_game(old, None)? {
-                    if !each(hit)? {
-                        return Ok(());
-                    }
-                }
+                batch.push(Pending { id: old, work: Work::Whole });
+                replays += 1;
             }
             let (Some(id), Some(row)) = (id, row) else { break };
             let blob = row.get_ref(1).map_err(&e)?.as_blob().map_err(|x| {
@@ -301,12 +325,24 @@ impl MaterialSearch {
             })?;
             stored::decode(blob, &mut stretches)
                 .map_err(|source| QueryError::Material { id, source })?;
-            if let Some(hit) = judge_game(id, Some(&stretches))? {
-                if !each(hit)? {
+            match self.judge(&sides, &stretches) {
+                Judgement::No => {}
+                Judgement::At(ply, swapped) => {
+                    batch.push(Pending { id, work: Work::Ready(swapped, ply) });
+                }
+                Judgement::Replay(windows) => {
+                    batch.push(Pending { id, work: Work::Windows(windows) });
+                    replays += 1;
+                }
+            }
+            if replays >= REPLAY_BATCH || batch.len() >= READY_BATCH {
+                replays = 0;
+                if !flush(&mut batch)? {
                     return Ok(());
                 }
             }
         }
+        flush(&mut batch)?;
         Ok(())
     }
 
@@ -453,6 +489,36 @@ impl MaterialSearch {
         })?;
         Ok(ending)
     }
+}
+
+/// Games replayed together on rayon's pool.
+const REPLAY_BATCH: usize = 512;
+
+/// Games whose hit is known gathered before they are handed on (the
+/// filters are checked then).
+const READY_BATCH: usize = 4096;
+
+/// A game met in id order whose answer is settled with its batch.
+struct Pending {
+    id: GameId,
+    work: Work,
+}
+
+/// What settling a [`Pending`] game takes.
+enum Work {
+    /// The index says: the first ply (colours swapped?) and ply.
+    Ready(bool, u32),
+    /// The pattern, replayed in these windows.
+    Windows(Vec<Window>),
+    /// A game without an index row: replayed whole.
+    Whole,
+}
+
+/// A [`Work`] with the game read.
+enum Job {
+    Ready(u32, bool),
+    Windows(Option<String>, String, Vec<Window>),
+    Whole(Option<String>, String),
 }
 
 /// What a game's stretches say.
