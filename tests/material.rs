@@ -9,7 +9,7 @@ use std::path::Path;
 
 pub mod common;
 
-use common::{arg, files_under, games_dir, import, open, repo, run, scratch};
+use common::{arg, count, files_under, games_dir, import, open, repo, run, scratch};
 use similar_asserts::assert_eq;
 
 /// One search: `find` flags and the reference's query.
@@ -115,6 +115,14 @@ fn searches_find_what_python_chess_finds_with_the_index_or_by_replay() {
     let dir = scratch();
     let db = dir.join("games.db");
     import(&db, &["--quiet", arg(&games_dir())]).success();
+    let conn = open(&db);
+    assert_eq!(
+        count(&conn, "SELECT count(*) FROM game_material"),
+        count(&conn, "SELECT count(*) FROM games WHERE final_fen IS NOT NULL"),
+        "a row for every game with a start position"
+    );
+    assert_eq!(count(&conn, "SELECT last_game_id FROM material_backlog"), 0);
+    drop(conn);
     let expected = reference(&db);
     let counts = compare(&db, &expected);
     println!("{counts:?}");
@@ -177,6 +185,22 @@ fn headers_filter_material_searches() {
             >= one_way["games"].as_i64().unwrap().max(other_way["games"].as_i64().unwrap()),
         "{either} {one_way} {other_way}"
     );
+
+    // A deleted game leaves the index with its row.
+    let first = |extra: &[&str]| -> i64 {
+        let mut args = vec!["find", "--db", arg(&db), "--material", "K*P-K*P", "--format", "csv"];
+        args.extend(extra);
+        let out = run(&args).success().stdout;
+        out.lines().nth(1).unwrap().split(',').next().unwrap().parse().unwrap()
+    };
+    let id = first(&[]);
+    let conn = open(&db);
+    conn.execute("DELETE FROM games WHERE id = ?1", [id]).unwrap();
+    let rows = format!("SELECT count(*) FROM game_material WHERE game_id = {id}");
+    assert_eq!(common::count(&conn, &rows), 0);
+    drop(conn);
+    assert_eq!(count(&[]), all - 1);
+    assert!(first(&[]) > id);
 }
 
 #[test]
