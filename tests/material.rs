@@ -137,9 +137,14 @@ fn searches_find_what_python_chess_finds_with_the_index_or_by_replay() {
     .unwrap();
     drop(conn);
     compare(&db, &expected);
+    let note =
+        || run(["find", "--db", arg(&db), "--material", "KRP-KR", "--count"]).success().stderr;
+    assert!(note()
+        .starts_with("pgnindex: note: the games stored before the material index (ids up to "));
     // A database older than the index.
     open(&db).execute_batch("DROP TABLE game_material; DROP TABLE material_backlog;").unwrap();
     compare(&db, &expected);
+    assert!(note().contains("predates the material index: every game is replayed"), "{}", note());
 }
 
 #[test]

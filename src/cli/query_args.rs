@@ -13,7 +13,7 @@ use pgnindex::db;
 use pgnindex::notation::material::{MaterialSpec, Pattern};
 use pgnindex::query::filter::{DateBound, Filters, OPENING_SCHEMA, SPEED_SCHEMA};
 use pgnindex::query::format::{RowFormat, TableStyle};
-use pgnindex::query::material::MaterialSearch;
+use pgnindex::query::material::{self, MaterialSearch};
 use pgnindex::query::search::Search;
 use pgnindex::query::target::Target;
 
@@ -39,12 +39,25 @@ impl DbArgs {
         Ok((conn, path))
     }
 
-    /// Opens the database read-only for a search whose filters are
-    /// `search`'s and which needs no position index (a material or pattern
-    /// search): refuses a filter the database predates ([`check_schema`]).
+    /// Opens the database read-only for a material or pattern search with
+    /// `search`'s filters: refuses a filter the database predates
+    /// ([`check_schema`]), and notes on stderr when games stored before
+    /// the material index are to be replayed.
     pub fn open_checked(&self, search: &Search) -> anyhow::Result<(Connection, PathBuf)> {
         let (conn, path) = self.open()?;
         check_schema(&conn, &path, search)?;
+        match material::backlog(&conn)? {
+            Some(i64::MAX) => eprintln!(
+                "pgnindex: note: {} predates the material index: every game is replayed for \
+                 this search (slower); importing its sources into a new database indexes them",
+                path.display()
+            ),
+            Some(last) => eprintln!(
+                "pgnindex: note: the games stored before the material index (ids up to {last}) \
+                 are replayed for this search (slower)"
+            ),
+            None => {}
+        }
         Ok((conn, path))
     }
 

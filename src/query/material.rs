@@ -79,7 +79,10 @@ type Window = (u32, u32, u8);
 /// The games up to this id may lack a `game_material` row: `None` when the
 /// index covers every game, `Some(i64::MAX)` for a database older than
 /// the index.
-fn backlog(conn: &Connection) -> Result<Option<i64>, QueryError> {
+///
+/// # Errors
+/// [`QueryError::Sqlite`].
+pub fn backlog(conn: &Connection) -> Result<Option<i64>, QueryError> {
     let e = QueryError::sqlite(conn);
     let tables: i64 = conn
         .query_row(
