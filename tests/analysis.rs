@@ -178,7 +178,8 @@ fn an_older_database_says_how_to_get_the_speed_column() {
     let conn = open(&db);
     let before: Vec<Columns> = rows(&conn, SELECT);
     conn.execute_batch(
-        "DROP VIEW players; DROP VIEW plies; ALTER TABLE position_segments DROP COLUMN layout",
+        "DROP VIEW players; DROP VIEW plies; ALTER TABLE position_segments DROP COLUMN layout;
+         DROP TRIGGER games_delete_material; DROP TABLE game_material; DROP TABLE material_backlog",
     )
     .unwrap();
     // Version 6's trigger, which knows no ply_data, before the table goes.

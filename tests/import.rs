@@ -430,7 +430,8 @@ fn tag_pairs_keep_their_order_and_text() {
 
 /// Rewrites the position segments of `db` as schema 10 wrote them: tables
 /// `(hash, game_id, ply_move)`, no `layout` column, that version's view;
-/// and every game's movetext stored, without `ply_data.notes_form`.
+/// every game's movetext stored, without `ply_data.notes_form`; and no
+/// material index (schema 14).
 fn as_schema_10(db: &Path) {
     run([
         "sql",
@@ -463,7 +464,8 @@ fn as_schema_10(db: &Path) {
     conn.execute_batch(&format!(
         "CREATE VIEW positions (hash, game_id, ply, next_move, fen) AS {}; \
          ALTER TABLE position_segments DROP COLUMN layout; \
-         ALTER TABLE ply_data DROP COLUMN notes_form; PRAGMA user_version = 10;",
+         ALTER TABLE ply_data DROP COLUMN notes_form; DROP TRIGGER games_delete_material; \
+         DROP TABLE game_material; DROP TABLE material_backlog; PRAGMA user_version = 10;",
         arms.join(" UNION ALL ")
     ))
     .unwrap();
