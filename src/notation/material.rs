@@ -256,7 +256,11 @@ impl Pattern {
     /// `true` if `board` has the pattern.
     #[inline]
     pub fn matches(&self, board: &Board) -> bool {
-        self.squares.iter().all(|&(square, piece)| board.piece_at(square) == piece)
+        // By bitboards: tested at every ply of the games a search replays.
+        self.squares.iter().all(|&(square, piece)| match piece {
+            Some(p) => board.by_piece(p).contains(square),
+            None => !board.occupied().contains(square),
+        })
     }
 
     /// The pattern seen from the other side: colours swapped, ranks
