@@ -86,21 +86,6 @@ impl Event {
             }
         }
     }
-
-    /// Takes the event back on `m`.
-    fn undo(self, m: &mut Material) {
-        let add = |m: &mut Material, c, r| {
-            let slot = Material::index(c, r);
-            m.0[slot] = m.0[slot].saturating_add(1);
-        };
-        match self {
-            Event::Capture(c, r) => add(m, c, r),
-            Event::Promotion(c, r) => {
-                take(m, c, r);
-                add(m, c, Role::Pawn);
-            }
-        }
-    }
 }
 
 fn take(m: &mut Material, c: Color, r: Role) -> bool {
@@ -133,40 +118,54 @@ fn push_event(out: &mut Vec<u8>, code: u8, gap: u32) {
 /// after them, ending with `final_material`.
 pub fn encode(moves: &[Option<Move>], final_material: Material, final_turn: Color) -> Vec<u8> {
     let mut turn = if moves.len().is_multiple_of(2) { final_turn } else { final_turn.other() };
-    let mut events: Vec<(u32, Event)> = Vec::new();
+    // The events written as they come, the start's material (if not the
+    // standard one) put in front at the end: the final material with
+    // every event taken back, counted as it goes.
+    let mut out = Vec::with_capacity(24);
+    // What the events took from each count (a promotion adds to one).
+    let mut taken = [0i32; 10];
+    let mut last = 0;
+    let mut push = |out: &mut Vec<u8>, ply: u32, e: Event| {
+        match e {
+            Event::Capture(c, r) => taken[Material::index(c, r)] += 1,
+            Event::Promotion(c, r) => {
+                taken[Material::index(c, r)] -= 1;
+                taken[Material::index(c, Role::Pawn)] += 1;
+            }
+        }
+        push_event(out, e.code(), ply - last);
+        last = ply;
+    };
     for (i, m) in moves.iter().enumerate() {
         let ply = i as u32 + 1;
         match *m {
             Some(Move::Normal { capture, promotion, .. }) => {
                 if let Some(r) = capture {
-                    events.push((ply, Event::Capture(turn.other(), r)));
+                    push(&mut out, ply, Event::Capture(turn.other(), r));
                 }
                 if let Some(r) = promotion {
-                    events.push((ply, Event::Promotion(turn, r)));
+                    push(&mut out, ply, Event::Promotion(turn, r));
                 }
             }
             Some(Move::EnPassant { .. }) => {
-                events.push((ply, Event::Capture(turn.other(), Role::Pawn)));
+                push(&mut out, ply, Event::Capture(turn.other(), Role::Pawn));
             }
             _ => {}
         }
         turn = turn.other();
     }
-    let mut start = final_material;
-    for &(_, e) in events.iter().rev() {
-        e.undo(&mut start);
-    }
-    let mut out = Vec::with_capacity(events.len() + 2);
-    if start != Material::STANDARD {
-        out.push(START << 3);
-        out.extend_from_slice(&start.0);
-    }
-    let mut last = 0;
-    for (ply, e) in events {
-        push_event(&mut out, e.code(), ply - last);
-        last = ply;
-    }
     push_event(&mut out, END, moves.len() as u32 - last);
+    let mut start = final_material;
+    for (count, taken) in start.0.iter_mut().zip(taken) {
+        *count = (i32::from(*count) + taken).clamp(0, 255) as u8;
+    }
+    if start != Material::STANDARD {
+        let mut header = Vec::with_capacity(11 + out.len());
+        header.push(START << 3);
+        header.extend_from_slice(&start.0);
+        header.extend_from_slice(&out);
+        return header;
+    }
     out
 }
 
@@ -288,6 +287,8 @@ mod tests {
             (None, "e4 Nf6 e5 d5 exd6 Nc6 dxc7 Nb4 cxd8=Q+ Kxd8", 6),
             (Some("4k3/P7/8/8/8/8/8/4K3 w - - 0 1"), "a8=N Kd7 Nb6+ Ke6 Kd2 -- Kc3 Kd6", 14),
             (Some("8/8/8/8/8/k7/p7/1R2K3 b - - 0 1"), "axb1=Q+ Ke2", 14),
+            // A promoted piece captured later.
+            (Some("8/P1k5/8/8/8/8/8/4K3 w - - 0 1"), "a8=N+ Kb7 Ke2 Kxa8", 14),
         ] {
             let (decoded, built, bytes) = both(start, moves);
             assert_eq!(decoded, built, "{moves}");
