@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Times the query commands on a database of a million games or more: find
 # by a rare position, find --count after 1. e4, explore of the start
-# position, startup, and a few others (docs/benchmarks.md, Queries).
+# position, startup, material and pattern searches, and a few others
+# (docs/benchmarks.md, Queries).
 #
 #   benches/query-bench.sh DIR [SIZE_MB]
 #
@@ -93,3 +94,6 @@ measure "find --moves '1. e4' --player carlsen --count" "$bin" find --moves "1. 
 measure "find --player carlsen --limit 20 (headers only)" "$bin" find --player carlsen --limit 20
 measure "export --fen (rare) to /dev/null" "$bin" export --fen "$rare"
 measure "info" "$bin" info
+measure "find --material KRP-KR --count (material index)" "$bin" find --material KRP-KR --count
+measure "explore --material KQ-KRR --either-color" "$bin" explore --material KQ-KRR --either-color
+measure "find --pattern 'Nd5 pd6' --count (replays the candidates)" "$bin" find --pattern "Nd5 pd6" --count

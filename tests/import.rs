@@ -551,7 +551,7 @@ fn a_schema_12_database_reads_the_same_tags_and_plies_once_upgraded() {
 /// Rewrites the position segments of `db` as schema 10 wrote them: tables
 /// `(hash, game_id, ply_move)`, no `layout` column, that version's view;
 /// every game's movetext stored, without `ply_data.notes_form`; the tag
-/// pairs, clocks and times as schema 12 stored them.
+/// pairs, clocks and times as schema 12 stored them; no material index.
 fn as_schema_10(db: &Path) {
     run([
         "sql",
@@ -587,7 +587,9 @@ fn as_schema_10(db: &Path) {
         "CREATE VIEW positions (hash, game_id, ply, next_move, fen) AS {}; \
          ALTER TABLE position_segments DROP COLUMN layout; \
          ALTER TABLE ply_data DROP COLUMN notes_form; DROP TRIGGER explorer_tree_delete; \
-         DROP TABLE explorer_tree; DROP TABLE explorer_tree_state; PRAGMA user_version = 10;",
+         DROP TABLE explorer_tree; DROP TABLE explorer_tree_state; \
+         DROP TRIGGER games_delete_material; DROP TABLE game_material; DROP TABLE material_backlog; \
+         PRAGMA user_version = 10;",
         arms.join(" UNION ALL ")
     ))
     .unwrap();

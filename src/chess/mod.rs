@@ -5,6 +5,7 @@
 pub mod attacks;
 pub mod bitboard;
 pub mod board;
+pub mod material;
 pub mod moves;
 pub mod perft;
 mod polyglot_random;
@@ -15,6 +16,7 @@ pub mod zobrist;
 
 pub use bitboard::Bitboard;
 pub use board::Board;
+pub use material::Material;
 pub use moves::{CastlingSide, Move};
 pub use position::{IllegalMoveError, MoveList, Outcome, Position, PositionError};
 pub use setup::Setup;

@@ -13,7 +13,7 @@ use pgnindex::query::target::Target;
 use pgnindex::replay::openings::{Opening, Openings};
 
 use super::exit::Exit;
-use super::query_args::{self, DbArgs, FilterArgs, PositionArgs, RowsFormat};
+use super::query_args::{self, DbArgs, FilterArgs, MaterialArgs, PositionArgs, RowsFormat};
 
 /// The columns of `explore` in CSV and JSON.
 pub const COLUMNS: [&str; 11] = [
@@ -46,6 +46,34 @@ const TABLE_COLUMNS: [&str; 10] = [
     "last_date",
 ];
 
+/// The columns of `explore --material` in CSV and JSON.
+pub const ENDING_COLUMNS: [&str; 10] = [
+    "condition",
+    "games",
+    "white_wins",
+    "draws",
+    "black_wins",
+    "white_pct",
+    "draw_pct",
+    "black_pct",
+    "avg_elo",
+    "avg_plies_after",
+];
+
+/// [`ENDING_COLUMNS`] as a table.
+const ENDING_TABLE_COLUMNS: [&str; 10] = [
+    "condition",
+    "games",
+    "white",
+    "draws",
+    "black",
+    "white%",
+    "draw%",
+    "black%",
+    "avg_elo",
+    "plies_after",
+];
+
 /// Arguments of `explore`.
 #[derive(Debug, Args)]
 #[command(after_help = "\
@@ -53,13 +81,20 @@ Examples:
   pgnindex explore
   pgnindex explore --moves \"1. e4 c5\" --min-elo 2500
   pgnindex explore --fen \"r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq -\" --format json
+  pgnindex explore --material KQ-KRR --either-color --min-elo 2400
 
 Without a position: the standard start position. Counts are per game and by
 position: a game that reaches the position by any move order counts once,
 with the move it played the first time it got there. When the position is a
 named one of the lichess opening names, the table starts with its ECO code
 and name (`Opening: B20 Sicilian Defense`); CSV and JSON have the moves
-only.")]
+only.
+
+With --material or --pattern: one row, the games that reach a position with
+that material (or pattern) and how they ended, their average rating and the
+plies played after the first such position. With --either-color, \"white\" is
+the side with the spec's first material: in a game that reaches it with the
+colours swapped, a win for Black counts as one for that side.")]
 pub struct ExploreArgs {
     #[command(flatten)]
     db: DbArgs,
@@ -67,6 +102,8 @@ pub struct ExploreArgs {
     position: PositionArgs,
     #[command(flatten)]
     filters: FilterArgs,
+    #[command(flatten)]
+    material: MaterialArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t = RowsFormat::Table)]
     format: RowsFormat,
@@ -74,6 +111,37 @@ pub struct ExploreArgs {
 
 /// Runs `explore`.
 pub fn run(args: &ExploreArgs) -> anyhow::Result<Exit> {
+    let filters = args.filters.filters()?;
+    if let Some(material) = args.material.search(&filters)? {
+        let (conn, _) = args.db.open_checked(&Search { target: None, filters })?;
+        let e = material.ending(&conn)?;
+        let condition =
+            [material.spec.map(|s| s.to_string()), material.pattern.map(|p| p.to_string())]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join(" ");
+        let cells: [Cell; 10] = [
+            condition.into(),
+            e.games.into(),
+            e.first_wins.into(),
+            e.draws.into(),
+            e.second_wins.into(),
+            e.percent(e.first_wins).into(),
+            e.percent(e.draws).into(),
+            e.percent(e.second_wins).into(),
+            e.avg_elo().into(),
+            e.avg_plies_after().into(),
+        ];
+        let format = RowFormat::from(args.format);
+        let columns =
+            if format == RowFormat::Table { &ENDING_TABLE_COLUMNS } else { &ENDING_COLUMNS };
+        let mut rows =
+            RowWriter::new(query_args::stdout(), format, query_args::table_style(40), columns)?;
+        rows.row(&cells)?;
+        rows.finish()?.flush()?;
+        return Ok(Exit::Success);
+    }
     let target = args.position.target()?.unwrap_or_else(|| Target::from_position(Position::new()));
     let search = Search { target: Some(target), filters: args.filters.filters()? };
     let (conn, _) = args.db.open_for(&search)?;

@@ -14,7 +14,7 @@ use pgnindex::query::pgn;
 use pgnindex::query::search::{Page, Search};
 
 use super::exit::{Exit, UsageError};
-use super::query_args::{self, DbArgs, FilterArgs, PositionArgs};
+use super::query_args::{self, DbArgs, FilterArgs, MaterialArgs, PositionArgs};
 
 /// Arguments of `export`.
 #[derive(Debug, Args)]
@@ -23,6 +23,7 @@ Examples:
   pgnindex export --player carlsen -o carlsen.pgn
   pgnindex export --moves \"1. d4 Nf6 2. c4 e6 3. Nc3 Bb4\" --since 2020 | gzip > nimzo.pgn.gz
   pgnindex export --format parquet -o lake/2024-01 --shard 1
+  pgnindex export --material KQ-KRR --either-color -o q-vs-rr.pgn
 
 Games are written in id (import) order, in export format (see `show`), one
 at a time: memory stays constant whatever the number of games.
@@ -39,6 +40,8 @@ pub struct ExportArgs {
     position: PositionArgs,
     #[command(flatten)]
     filters: FilterArgs,
+    #[command(flatten)]
+    material: MaterialArgs,
     /// Write to FILE instead of standard output (a directory, DIR, for
     /// --format parquet).
     #[arg(short, long, value_name = "FILE")]
@@ -102,18 +105,31 @@ fn parse_file_size(text: &str) -> Result<u64, String> {
 pub fn run(args: &ExportArgs) -> anyhow::Result<Exit> {
     let search = Search { target: args.position.target()?, filters: args.filters.filters()? };
     if args.format == ExportFormat::Parquet {
+        if args.material.is_set() {
+            return Err(UsageError(
+                "--material and --pattern are not available with --format parquet",
+            )
+            .into());
+        }
         return run_parquet(args, &search);
     }
     if args.file_size.is_some() || args.shard.is_some() {
         return Err(UsageError("--file-size and --shard are for --format parquet").into());
     }
-    let (conn, _) = args.db.open_for(&search)?;
+    let material = args.material.search(&search.filters)?;
+    let (conn, _) = match material {
+        Some(_) => args.db.open_checked(&search)?,
+        None => args.db.open_for(&search)?,
+    };
     let mut out: Box<dyn Write> = match &args.output {
         Some(path) => query_args::create_output(path)?,
         None => Box::new(query_args::stdout()),
     };
-    let stats = search
-        .find(&conn, Page::default(), true, |found| pgn::write_game(&mut out, &found.game))?;
+    let each = |found: pgnindex::query::search::Found| pgn::write_game(&mut out, &found.game);
+    let stats = match &material {
+        Some(m) => m.find(&conn, Page::default(), true, each)?,
+        None => search.find(&conn, Page::default(), true, each)?,
+    };
     out.flush()?;
     if let Some(path) = &args.output {
         eprintln!("pgnindex: {} games written to {}", stats.returned, path.display());

@@ -10,7 +10,7 @@ use pgnindex::query::pgn;
 use pgnindex::query::search::{Found, Page, Search};
 
 use super::exit::Exit;
-use super::query_args::{self, DbArgs, FilterArgs, PositionArgs};
+use super::query_args::{self, DbArgs, FilterArgs, MaterialArgs, PositionArgs};
 
 /// The columns of `find`: `error` says why a game's replay stopped, if it
 /// did, so such a game never passes for a whole one.
@@ -38,11 +38,16 @@ Examples:
   pgnindex find --fen \"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -\" --count
   pgnindex find --eco B90-B99 --since 2020 --min-elo 2600 --format csv --limit 0
   pgnindex find --opening sicilian --min-elo 2500 --count
+  pgnindex find --material KRP-KR --either-color --material-plies 10
+  pgnindex find --pattern \"Nd5 pd6 .e4\" --since 2020
 
 Games are listed in id (import) order with the first ply where the position
 occurs. Every listed game was replayed to that ply and compared with the
 position; --count counts games by Polyglot key without replaying. The error
-column says why a game's replay stopped before its end, if it did.")]
+column says why a game's replay stopped before its end, if it did. With
+--material or --pattern, the ply column is the first ply where the condition
+holds (with --material-plies N, the first ply of the first stretch of N
+positions with that material).")]
 pub struct FindArgs {
     #[command(flatten)]
     db: DbArgs,
@@ -50,6 +55,8 @@ pub struct FindArgs {
     position: PositionArgs,
     #[command(flatten)]
     filters: FilterArgs,
+    #[command(flatten)]
+    material: MaterialArgs,
     /// Show at most N games (0: all).
     #[arg(long, value_name = "N", default_value_t = 100)]
     limit: u64,
@@ -67,17 +74,28 @@ pub struct FindArgs {
 /// Runs `find`.
 pub fn run(args: &FindArgs) -> anyhow::Result<Exit> {
     let search = Search { target: args.position.target()?, filters: args.filters.filters()? };
-    let (conn, _) = args.db.open_for(&search)?;
+    let material = args.material.search(&search.filters)?;
+    let (conn, _) = match material {
+        Some(_) => args.db.open_checked(&search)?,
+        None => args.db.open_for(&search)?,
+    };
     let mut out = query_args::stdout();
     if args.count {
-        writeln!(out, "{}", search.count(&conn)?)?;
+        let n = match &material {
+            Some(m) => m.count(&conn)?,
+            None => search.count(&conn)?,
+        };
+        writeln!(out, "{n}")?;
         out.flush()?;
         return Ok(Exit::Success);
     }
     let page = Page { offset: args.offset, limit: (args.limit > 0).then_some(args.limit) };
+    let find = |whole: bool, each: &mut dyn FnMut(Found) -> std::io::Result<()>| match &material {
+        Some(m) => m.find(&conn, page, whole, each),
+        None => search.find(&conn, page, whole, each),
+    };
     let stats = if args.format == FindFormat::Pgn {
-        let stats =
-            search.find(&conn, page, true, |found| pgn::write_game(&mut out, &found.game))?;
+        let stats = find(true, &mut |found| pgn::write_game(&mut out, &found.game))?;
         out.flush()?;
         stats
     } else {
@@ -87,7 +105,7 @@ pub fn run(args: &FindArgs) -> anyhow::Result<Exit> {
             _ => RowFormat::Table,
         };
         let mut rows = RowWriter::new(out, format, query_args::table_style(28), &COLUMNS)?;
-        let stats = search.find(&conn, page, false, |found| rows.row(&cells(&found)))?;
+        let stats = find(false, &mut |found| rows.row(&cells(&found)))?;
         rows.finish()?;
         stats
     };

@@ -57,7 +57,8 @@ enum Command {
     /// What a database holds: games, positions, sources, errors, dates.
     Info(info::InfoArgs),
     /// Run SQL on the database (read-only unless --write), with the
-    /// functions polyglot_key(fen), fen_at(game_id, ply), san_to_uci(fen, san).
+    /// functions polyglot_key(fen), fen_at(game_id, ply), material_at(game_id,
+    /// ply), piece_at(game_id, ply, square), san_to_uci(fen, san).
     Sql(sql::SqlArgs),
     /// Delete the games `find` lists for a position and filters.
     Delete(delete::DeleteArgs),

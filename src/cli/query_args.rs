@@ -10,8 +10,10 @@ use clap::{Args, ValueEnum};
 use rusqlite::Connection;
 
 use pgnindex::db;
+use pgnindex::notation::material::{MaterialSpec, Pattern};
 use pgnindex::query::filter::{DateBound, Filters, OPENING_SCHEMA, SPEED_SCHEMA};
 use pgnindex::query::format::{RowFormat, TableStyle};
+use pgnindex::query::material::{self, MaterialSearch};
 use pgnindex::query::search::Search;
 use pgnindex::query::target::Target;
 
@@ -34,6 +36,28 @@ impl DbArgs {
     pub fn open(&self) -> anyhow::Result<(Connection, PathBuf)> {
         let path = self.path();
         let conn = db::open_read_only(&path)?;
+        Ok((conn, path))
+    }
+
+    /// Opens the database read-only for a material or pattern search with
+    /// `search`'s filters: refuses a filter the database predates
+    /// ([`check_schema`]), and notes on stderr when games stored before
+    /// the material index are to be replayed.
+    pub fn open_checked(&self, search: &Search) -> anyhow::Result<(Connection, PathBuf)> {
+        let (conn, path) = self.open()?;
+        check_schema(&conn, &path, search)?;
+        match material::backlog(&conn)? {
+            Some(i64::MAX) => eprintln!(
+                "pgnindex: note: {} predates the material index: every game is replayed for \
+                 this search (slower); importing its sources into a new database indexes them",
+                path.display()
+            ),
+            Some(last) => eprintln!(
+                "pgnindex: note: the games stored before the material index (ids up to {last}) \
+                 are replayed for this search (slower)"
+            ),
+            None => {}
+        }
         Ok((conn, path))
     }
 
@@ -199,6 +223,89 @@ impl FilterArgs {
         };
         filters.check()?;
         Ok(filters)
+    }
+}
+
+/// Material and pattern conditions (`find`, `export`, `explore`).
+#[derive(Debug, Clone, Default, Args)]
+pub struct MaterialArgs {
+    /// Games whose mainline reaches a position with exactly this material:
+    /// White's pieces, '-', Black's, e.g. KRP-KR or KQ-KRR (letters K Q R B
+    /// N P in any order, kings optional); '*' before a letter makes its
+    /// count a minimum: KR*P-KR*P is a rook each and any pawns.
+    #[arg(
+        long,
+        value_name = "SPEC",
+        help_heading = "Material and patterns",
+        conflicts_with_all = ["fen", "epd", "moves"],
+        allow_hyphen_values = true
+    )]
+    pub material: Option<String>,
+    /// The material (and the pattern, mirrored) also matches with the
+    /// colours swapped.
+    #[arg(long, help_heading = "Material and patterns")]
+    pub either_color: bool,
+    /// The material must hold for at least N consecutive positions of the
+    /// mainline (default 1: a capture sequence passing through it counts);
+    /// the first ply found is the first of such a run.
+    #[arg(
+        long,
+        value_name = "N",
+        help_heading = "Material and patterns",
+        requires = "material",
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
+    pub material_plies: Option<u32>,
+    /// Games whose mainline reaches a position with these pieces on these
+    /// squares: "Nd5 pd6 .e4" (upper case White's, lower case Black's, '.'
+    /// an empty square); with --material, in the same position.
+    #[arg(
+        long,
+        value_name = "PATTERN",
+        help_heading = "Material and patterns",
+        conflicts_with_all = ["fen", "epd", "moves"],
+        allow_hyphen_values = true
+    )]
+    pub pattern: Option<String>,
+}
+
+impl MaterialArgs {
+    /// `true` if any of the material or pattern flags is given.
+    pub fn is_set(&self) -> bool {
+        self.material.is_some()
+            || self.pattern.is_some()
+            || self.either_color
+            || self.material_plies.is_some()
+    }
+
+    /// The material or pattern search asked for, with `filters`; `None`
+    /// when neither flag is given.
+    pub fn search(&self, filters: &Filters) -> anyhow::Result<Option<MaterialSearch>> {
+        if self.material.is_none() && self.pattern.is_none() {
+            if self.either_color {
+                anyhow::bail!("--either-color: give --material or --pattern too");
+            }
+            return Ok(None);
+        }
+        let spec = self
+            .material
+            .as_deref()
+            .map(MaterialSpec::parse)
+            .transpose()
+            .map_err(|e| anyhow::anyhow!("--material: {e}"))?;
+        let pattern = self
+            .pattern
+            .as_deref()
+            .map(Pattern::parse)
+            .transpose()
+            .map_err(|e| anyhow::anyhow!("--pattern: {e}"))?;
+        Ok(Some(MaterialSearch {
+            spec,
+            pattern,
+            either_color: self.either_color,
+            min_plies: self.material_plies.unwrap_or(1),
+            filters: filters.clone(),
+        }))
     }
 }
 

@@ -21,11 +21,14 @@ Examples:
   pgnindex sql \"SELECT game_id, ply FROM positions
                  WHERE hash = polyglot_key('r1bqkbnr/pppp1ppp/2n5/1B2p3/4P3/5N2/PPPP1PPP/RNBQK2R b KQkq -')\"
   pgnindex sql \"SELECT id, fen_at(id, 20) FROM games LIMIT 5\" --format csv
+  pgnindex sql \"SELECT id, material_at(id, 40), piece_at(id, 40, 'd5') FROM games LIMIT 5\"
   pgnindex sql \"SELECT movetext FROM movetexts WHERE game_id = 42\"
   pgnindex sql --write \"UPDATE games SET event = 'Casual' WHERE event IS NULL\"
 
 Functions: polyglot_key(fen) gives the INTEGER stored in positions.hash;
-fen_at(game_id, ply) the FEN after ply moves (by replay); san_to_uci(fen, san)
+fen_at(game_id, ply) the FEN after ply moves (by replay); material_at(game_id,
+ply) the material there as a --material spec (KRP-KR); piece_at(game_id, ply,
+square) the piece on a square there ('N', 'p', or NULL); san_to_uci(fen, san)
 the UCI of a move; written_movetext(moves, result, start_fen, clocks, emts,
 evals, nags, comments, notes_form) the movetext of a game stored without it
 (games.movetext NULL). The TEMP view movetexts(game_id, movetext) has every

@@ -32,6 +32,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0011_compact_movetext.sql"),
     include_str!("../../migrations/0012_packed_positions.sql"),
     include_str!("../../migrations/0013_compact_tags_and_times.sql"),
+    include_str!("../../migrations/0014_material_index.sql"),
     include_str!("../../migrations/0015_explorer_tree.sql"),
 ];
 

@@ -6,6 +6,7 @@ pub mod descriptive;
 pub mod epd;
 pub mod fen;
 pub mod lang;
+pub mod material;
 pub mod san;
 pub mod uci;
 

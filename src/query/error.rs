@@ -41,6 +41,14 @@ pub enum QueryError {
         /// The `ply_data` column.
         column: &'static str,
     },
+    /// A game's material index entry cannot be read.
+    #[error("game {id}: {source}")]
+    Material {
+        /// The game.
+        id: GameId,
+        /// Where the entry goes wrong.
+        source: crate::store::material::DecodeError,
+    },
     /// The position index cannot answer a position search.
     #[error(transparent)]
     Index(#[from] super::search::IndexError),

@@ -6,6 +6,11 @@
 //!   an error);
 //! - `fen_at(game_id, ply)` → the FEN after `ply` moves of the game, by
 //!   replay; NULL if there is no such game or ply;
+//! - `material_at(game_id, ply)` → the material there as a `--material`
+//!   spec (`KRP-KR`: kings, then Q R B N P); NULL as for `fen_at`;
+//! - `piece_at(game_id, ply, square)` → the piece on a square (`'a1'` to
+//!   `'h8'`) there as its FEN letter (`'N'`, `'p'`), NULL for an empty
+//!   square, no such game or ply; a bad square is an error;
 //! - `san_to_uci(fen, san)` → the UCI of a move (SAN in any dialect the
 //!   core reads); NULL if the move cannot be read or played there; the FEN
 //!   is read as for `polyglot_key`.
@@ -22,21 +27,24 @@
 //! game's movetext, as stored or written back.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use rusqlite::functions::{Context, FunctionFlags};
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
 use super::game::written_back;
 use super::replay::position_at;
+use crate::chess::{Material, Position, Square};
 use crate::db::GameId;
 use crate::notation::fen;
+use crate::notation::material::write_material;
 use crate::notation::san;
 use crate::notation::uci::Uci;
 use crate::store::plies::PlyData;
 
 /// The names of the functions [`register`] adds.
-pub const NAMES: [&str; 4] = ["polyglot_key", "fen_at", "san_to_uci", "written_movetext"];
+pub const NAMES: [&str; 6] =
+    ["polyglot_key", "fen_at", "material_at", "piece_at", "san_to_uci", "written_movetext"];
 
 fn user_error(message: String) -> rusqlite::Error {
     rusqlite::Error::UserFunctionError(message.into())
@@ -92,14 +100,22 @@ pub fn register(conn: &Connection, path: &Path) -> rusqlite::Result<()> {
                 })?;
         Ok(Some(text))
     })?;
-    let reader = GameReader { path: path.to_path_buf(), conn: Mutex::new(None) };
+    let reader = Arc::new(GameReader { path: path.to_path_buf(), conn: Mutex::new(None) });
+    let (fens, materials, pieces) = (reader.clone(), reader.clone(), reader);
     conn.create_scalar_function("fen_at", 2, FunctionFlags::SQLITE_UTF8, move |ctx| {
-        let (Some(id), Some(ply)) = (ctx.get::<Option<i64>>(0)?, ctx.get::<Option<i64>>(1)?) else {
-            return Ok(None);
-        };
-        // No game has an id out of range.
-        let Ok(id) = GameId::try_from(id) else { return Ok(None) };
-        reader.fen_at(id, ply)
+        let pos = fens.position_at(ctx, "fen_at")?;
+        Ok(pos.map(|p| fen::write(&p)))
+    })?;
+    conn.create_scalar_function("material_at", 2, FunctionFlags::SQLITE_UTF8, move |ctx| {
+        let pos = materials.position_at(ctx, "material_at")?;
+        Ok(pos.map(|p| write_material(&Material::of(p.board()))))
+    })?;
+    conn.create_scalar_function("piece_at", 3, FunctionFlags::SQLITE_UTF8, move |ctx| {
+        let Some(text) = text_arg(ctx, 2)? else { return Ok(None) };
+        let square = Square::from_ascii(text.trim().as_bytes())
+            .ok_or_else(|| user_error(format!("piece_at: '{text}' is not a square (a1 to h8)")))?;
+        let pos = pieces.position_at(ctx, "piece_at")?;
+        Ok(pos.and_then(|p| p.board().piece_at(square)).map(|p| p.char().to_string()))
     })?;
     Ok(())
 }
@@ -128,14 +144,22 @@ pub fn create_views(conn: &Connection) -> rusqlite::Result<()> {
     conn.execute_batch(sql)
 }
 
-/// Reads games for `fen_at` through its own connection.
+/// Reads games for `fen_at`, `material_at` and `piece_at` through its own
+/// connection.
 struct GameReader {
     path: PathBuf,
     conn: Mutex<Option<Connection>>,
 }
 
 impl GameReader {
-    fn fen_at(&self, id: GameId, ply: i64) -> rusqlite::Result<Option<String>> {
+    /// The position of arguments 0 (game id) and 1 (ply) of `ctx`, for the
+    /// function `name`; `None` for NULL arguments, no such game or ply.
+    fn position_at(&self, ctx: &Context<'_>, name: &str) -> rusqlite::Result<Option<Position>> {
+        let (Some(id), Some(ply)) = (ctx.get::<Option<i64>>(0)?, ctx.get::<Option<i64>>(1)?) else {
+            return Ok(None);
+        };
+        // No game has an id out of range.
+        let Ok(id) = GameId::try_from(id) else { return Ok(None) };
         let Ok(ply) = u32::try_from(ply) else { return Ok(None) };
         let mut guard = self.conn.lock().unwrap_or_else(|e| e.into_inner());
         if guard.is_none() {
@@ -148,9 +172,8 @@ impl GameReader {
             .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
             .optional()?;
         let Some((start_fen, moves)) = game else { return Ok(None) };
-        let pos = position_at(start_fen.as_deref(), &moves, ply)
-            .map_err(|e| user_error(format!("fen_at: game {id}: {e}")))?;
-        Ok(pos.map(|p| fen::write(&p)))
+        position_at(start_fen.as_deref(), &moves, ply)
+            .map_err(|e| user_error(format!("{name}: game {id}: {e}")))
     }
 }
 
@@ -192,6 +215,16 @@ mod tests {
         assert_eq!(q("SELECT fen_at(1, -1)").unwrap(), Null);
         assert_eq!(q("SELECT fen_at(-1, 0)").unwrap(), Null);
         assert_eq!(q("SELECT fen_at(4294967297, 0)").unwrap(), Null, "not game 1");
+        let full = "KQRRBBNNPPPPPPPP";
+        assert_eq!(q("SELECT material_at(1, 3)").unwrap(), Text(format!("{full}-{full}")));
+        assert_eq!(q("SELECT material_at(2, 1)").unwrap(), Text("K-K".into()));
+        assert_eq!(q("SELECT material_at(2, 2)").unwrap(), Null);
+        assert_eq!(q("SELECT piece_at(1, 3, 'f3')").unwrap(), Text("N".into()));
+        assert_eq!(q("SELECT piece_at(1, 3, 'e5')").unwrap(), Text("p".into()));
+        assert_eq!(q("SELECT piece_at(1, 3, 'g1')").unwrap(), Null);
+        assert_eq!(q("SELECT piece_at(1, 3, NULL)").unwrap(), Null);
+        let err = q("SELECT piece_at(1, 3, 'i9')").unwrap_err().to_string();
+        assert!(err.contains("piece_at: 'i9' is not a square"), "{err}");
         let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
         let uci = |san: &str| q(&format!("SELECT san_to_uci('{start}', '{san}')")).unwrap();
         assert_eq!(uci("Nf3"), Text("g1f3".into()));

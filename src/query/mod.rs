@@ -5,6 +5,8 @@
 //! - [`filter`]: header filters as SQL with bound parameters;
 //! - [`search`]: position + filters → games in id order, hash hits
 //!   verified by replay ([`replay`]), and counts;
+//! - [`material`]: material (`KRP-KR`) and piece pattern searches, from
+//!   the material index;
 //! - [`explore`]: the moves played from a position, aggregated;
 //! - [`game`]: a stored game read back; [`pgn`]: written as export PGN;
 //! - [`info`]: what a database holds;
@@ -24,6 +26,7 @@ pub mod format;
 pub mod functions;
 pub mod game;
 pub mod info;
+pub mod material;
 pub mod pgn;
 pub mod replay;
 pub mod search;

@@ -1,7 +1,7 @@
 //! The storage engine: what the database stores of a game ([`rows`]) and
 //! the one thread that writes it ([`writer`]): games, tag pairs (names by
 //! id, [`tag_names`]) and
-//! per-move notes ([`plies`]), the
+//! per-move notes ([`plies`]), the material stretches ([`material`]), the
 //! position index and the dedupe keys as sorted segment tables
 //! ([`segments`], [`dedupe`], behind an in-memory Bloom filter), and the
 //! background threads that checkpoint the write-ahead log and sync the
@@ -16,6 +16,7 @@ mod checkpoint;
 pub mod dedupe;
 pub mod delete;
 mod flush;
+pub mod material;
 pub mod plies;
 pub mod rows;
 pub mod segments;

@@ -6,8 +6,9 @@
 use xxhash_rust::xxh3::Xxh3;
 
 use super::analysis::Analysis;
+use super::material;
 use super::plies::PlyData;
-use crate::chess::Move;
+use crate::chess::{Material, Move};
 use crate::db::columns::columns;
 pub use crate::db::Header;
 use crate::notation::fen;
@@ -84,6 +85,10 @@ columns! {
         @skip pub error_offset: Option<u64>,
         /// The variant, for games not stored because they are not chess.
         @skip pub skipped_variant: Option<String>,
+        /// The `game_material` row: the mainline's material stretches
+        /// ([`super::material`]); `None` for a game without a start
+        /// position.
+        @skip pub material: Option<Vec<u8>>,
         /// The indexed positions.
         @skip pub positions: Vec<PositionRow>,
         /// FENs of the indexed positions (same order), with `--with-fens`.
@@ -231,6 +236,10 @@ impl GameRow {
         let opening = GameOpening::new(record.opening);
         let tags = Some(record.tags.filtered(|i| others[i])).filter(|t| !t.is_empty());
         let final_fen = (!record.no_start).then(|| fen::write(&record.final_position));
+        let material = (!record.no_start && record.skipped_variant.is_none()).then(|| {
+            let end = &record.final_position;
+            material::encode(&record.moves, Material::of(end.board()), end.turn())
+        });
         let dedupe_key = dedupe_key(&header, record.start_fen.as_deref(), &record.san);
         GameRow {
             offset: record.offset as u64,
@@ -247,6 +256,7 @@ impl GameRow {
             error_offset: record.error.as_ref().map(|e| e.offset as u64),
             error: record.error.map(|e| e.message),
             skipped_variant: record.skipped_variant,
+            material,
             positions,
             fens,
             dedupe_key,

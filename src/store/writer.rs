@@ -287,6 +287,8 @@ static INSERT_GAME: LazyLock<String> = LazyLock::new(|| {
 const INSERT_TAGS: &str = "INSERT OR ROLLBACK INTO game_tags (game_id, pairs) VALUES (?1, ?2)";
 const INSERT_PLY_DATA: &str = "INSERT OR ROLLBACK INTO ply_data \
     (game_id, clocks, emts, evals, nags, comments, notes_form) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
+const INSERT_MATERIAL: &str =
+    "INSERT OR ROLLBACK INTO game_material (game_id, stretches) VALUES (?1, ?2)";
 const INSERT_ERROR: &str =
     "INSERT OR ROLLBACK INTO import_errors (source_id, game_number, game_id, kind, \
     byte_offset, line, \"column\", message) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
@@ -305,6 +307,7 @@ struct Inserts<'c> {
     game: rusqlite::Statement<'c>,
     tags: rusqlite::Statement<'c>,
     ply_data: rusqlite::Statement<'c>,
+    material: rusqlite::Statement<'c>,
 }
 
 impl<'c> Inserts<'c> {
@@ -313,6 +316,7 @@ impl<'c> Inserts<'c> {
             game: conn.prepare(&INSERT_GAME)?,
             tags: conn.prepare(INSERT_TAGS)?,
             ply_data: conn.prepare(INSERT_PLY_DATA)?,
+            material: conn.prepare(INSERT_MATERIAL)?,
         })
     }
 }
@@ -702,6 +706,9 @@ impl Writer {
                     let p =
                         params![id, d.clocks, d.emts, d.evals, d.nags, d.comments, d.notes_form];
                     inserts.ply_data.execute(p)?;
+                }
+                if let Some(stretches) = &game.material {
+                    inserts.material.execute(params![id, stretches])?;
                 }
                 Ok(())
             })
