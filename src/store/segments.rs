@@ -358,13 +358,7 @@ pub fn rows_by_hash_sql(
     let arms: Vec<String> = segments
         .iter()
         .map(|segment| {
-            let gpm = match segment.layout {
-                Layout::Packed => "gpm".to_string(),
-                Layout::Split => format!(
-                    "ply_move >> {GAME_SHIFT} << {PLY_HIGH_SHIFT} | game_id << {GAME_SHIFT} | (ply_move & {})",
-                    (1 << GAME_SHIFT) - 1
-                ),
-            };
+            let gpm = gpm_sql(segment.layout);
             let fen = if segment.with_fens { "fen" } else { "NULL" };
             format!(
                 "SELECT hash, {gpm}, {fen} FROM {} WHERE 1{} ORDER BY hash",
@@ -409,14 +403,7 @@ pub fn packed_hits_sql(conn: &Connection) -> rusqlite::Result<Option<String>> {
     let arms: Vec<String> = segments
         .iter()
         .map(|segment| {
-            let gpm = match segment.layout {
-                Layout::Packed => "gpm".to_string(),
-                Layout::Split => format!(
-                    "ply_move >> {} << {PLY_HIGH_SHIFT} | game_id << {GAME_SHIFT} | (ply_move & {})",
-                    GAME_SHIFT,
-                    (1 << GAME_SHIFT) - 1
-                ),
-            };
+            let gpm = gpm_sql(segment.layout);
             format!(
                 "SELECT {gpm} FROM {} WHERE hash = ?1 AND {}",
                 segment.name,
