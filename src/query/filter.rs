@@ -27,6 +27,9 @@
 use std::fmt::Write;
 
 use rusqlite::types::Value;
+use rusqlite::Connection;
+
+use super::error::QueryError;
 
 use crate::db::Speed;
 
@@ -253,6 +256,21 @@ impl Filters {
             }
         }
         Ok(())
+    }
+
+    /// [`Filters::to_sql`] for the schema version of `conn`'s database (no
+    /// query when there is no filter).
+    ///
+    /// # Errors
+    /// [`QueryError::Sqlite`] reading the version.
+    pub fn sql_for(&self, conn: &Connection) -> Result<SqlFilter, QueryError> {
+        if self.is_empty() {
+            return Ok(SqlFilter::default());
+        }
+        let version = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(QueryError::sqlite(conn))?;
+        Ok(self.to_sql(version))
     }
 
     /// The conditions on `games AS g` of a database of `schema_version`:

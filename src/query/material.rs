@@ -15,7 +15,7 @@ use rusqlite::types::Value;
 use rusqlite::{params_from_iter, Connection, OptionalExtension};
 
 use super::error::QueryError;
-use super::filter::{Filters, SqlFilter};
+use super::filter::Filters;
 use super::game::{Game, GAME_COLUMNS};
 use super::replay::Replay;
 use super::search::{FindStats, Found, Outcome, Page};
@@ -118,16 +118,6 @@ impl MaterialSearch {
         sides
     }
 
-    fn filter_sql(&self, conn: &Connection) -> Result<SqlFilter, QueryError> {
-        if self.filters.is_empty() {
-            return Ok(SqlFilter::default());
-        }
-        let version = conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .map_err(QueryError::sqlite(conn))?;
-        Ok(self.filters.to_sql(version))
-    }
-
     /// What the stretches of a game say: the first ply where the material
     /// condition holds (no pattern), or the windows to replay (pattern).
     /// The material condition holds in runs of consecutive stretches (one
@@ -185,7 +175,7 @@ impl MaterialSearch {
             None
         };
         let sides = self.sides();
-        let filters = self.filter_sql(conn)?;
+        let filters = self.filters.sql_for(conn)?;
         let mut moves_sql = conn
             .prepare(&format!(
                 "SELECT g.start_fen, g.moves FROM games AS g WHERE g.id = ?{}",

@@ -17,7 +17,7 @@ use rusqlite::types::Value;
 use rusqlite::{params_from_iter, Connection, OptionalExtension};
 
 use super::error::QueryError;
-use super::filter::{Filters, SqlFilter};
+use super::filter::Filters;
 use super::game::{Game, GAME_COLUMNS};
 use super::replay::Replay;
 use super::target::Target;
@@ -103,7 +103,7 @@ impl Search {
         target: &Target,
     ) -> Result<(String, Vec<Value>, Vec<KeyHit>), QueryError> {
         let e = QueryError::sqlite(conn);
-        let filters = self.filter_sql(conn)?;
+        let filters = self.filters.sql_for(conn)?;
         let mut params = vec![Value::Integer(target.key)];
         params.extend(filters.params);
         let view_sql = if self.filters.is_empty() {
@@ -131,24 +131,13 @@ impl Search {
         Ok((sql, params, long))
     }
 
-    /// The filters as SQL for the schema version of `conn`'s database.
-    fn filter_sql(&self, conn: &Connection) -> Result<SqlFilter, QueryError> {
-        if self.filters.is_empty() {
-            return Ok(SqlFilter::default());
-        }
-        let version = conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .map_err(QueryError::sqlite(conn))?;
-        Ok(self.filters.to_sql(version))
-    }
-
     /// Counts the matching games (by key, without replay: see the module
     /// docs).
     ///
     /// # Errors
     /// [`QueryError::Sqlite`].
     pub fn count(&self, conn: &Connection) -> Result<u64, QueryError> {
-        let filters = self.filter_sql(conn)?;
+        let filters = self.filters.sql_for(conn)?;
         let mut params = Vec::new();
         let sql = match &self.target {
             None => format!("SELECT count(*) FROM games AS g WHERE 1{}", filters.sql),
@@ -273,7 +262,7 @@ impl Search {
         mut each: impl FnMut(Found) -> io::Result<()>,
     ) -> Result<FindStats, QueryError> {
         let e = QueryError::sqlite(conn);
-        let filters = self.filter_sql(conn)?;
+        let filters = self.filters.sql_for(conn)?;
         let mut sql = format!(
             "SELECT {} FROM games AS g WHERE 1{} ORDER BY g.id",
             *GAME_COLUMNS, filters.sql
@@ -462,7 +451,7 @@ impl Search {
         target: &Target,
         mut each: impl FnMut(&Hit<'_>),
     ) -> Result<(), QueryError> {
-        let filters = self.filter_sql(conn)?;
+        let filters = self.filters.sql_for(conn)?;
         let sql = format!(
             "SELECT p.game_id, p.ply, p.next_move, g.result, g.white_elo, g.black_elo, g.date \
              FROM positions AS p JOIN games AS g ON g.id = p.game_id WHERE p.hash = ?{}",
