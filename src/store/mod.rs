@@ -3,7 +3,8 @@
 //! id, [`tag_names`]) and
 //! per-move notes ([`plies`]), the material stretches ([`material`]), the
 //! position index and the dedupe keys as sorted segment tables
-//! ([`segments`], [`dedupe`], behind an in-memory Bloom filter), and the
+//! ([`segments`], its rows sorted beside the writer by `sorter`; [`dedupe`],
+//! behind an in-memory Bloom filter), and the
 //! background threads that checkpoint the write-ahead log and sync the
 //! file after each commit; the explorer's opening tree ([`tree`]);
 //! [`delete`], which deletes games, and
@@ -20,6 +21,7 @@ pub mod material;
 pub mod plies;
 pub mod rows;
 pub mod segments;
+mod sorter;
 pub mod tag_names;
 pub mod tree;
 pub mod vacuum;

@@ -31,6 +31,7 @@ use super::dedupe::DedupeIndex;
 use super::flush::Flusher;
 use super::rows::{GameRow, Header, RowOptions, StoredGame};
 use super::segments::{self, Fens, PendingPosition, NO_MOVE};
+use super::sorter::PositionSorter;
 use super::tag_names::TagNames;
 use super::tree::{self, TreeBatch};
 use crate::db::columns::{columns, placeholders, select_list, Binder, Columns};
@@ -227,7 +228,7 @@ pub struct Writer {
     /// when one is).
     next_id: i64,
     in_transaction: bool,
-    positions: Vec<PendingPosition>,
+    positions: PositionSorter,
     fens: Fens,
     batch_games: usize,
     source: Option<CurrentSource>,
@@ -396,7 +397,7 @@ impl Writer {
             options,
             next_id: 1,
             in_transaction: false,
-            positions: Vec::new(),
+            positions: PositionSorter::new(),
             fens: Vec::new(),
             batch_games: 0,
             source: None,
@@ -872,19 +873,17 @@ impl Writer {
     }
 
     fn commit_inner(&mut self) -> Result<(), WriteError> {
-        let mut positions = std::mem::take(&mut self.positions);
+        let positions = self.positions.take_sorted();
+        let written = positions.len() as u64;
         segments::write_segment(
-            self.conn(),
-            &mut positions,
+            self.db.borrow_owner(),
+            positions,
             &self.fens,
             self.options.batch_positions,
         )
-        .map_err(|e| self.sqlite(e))?;
-        self.merge_budget = self
-            .merge_budget
-            .saturating_add(segments::MERGE_RATIO.saturating_mul(positions.len() as u64));
-        positions.clear();
-        self.positions = positions;
+        .map_err(|e| WriteError::Sqlite { path: self.path.clone(), error: e })?;
+        self.merge_budget =
+            self.merge_budget.saturating_add(segments::MERGE_RATIO.saturating_mul(written));
         self.fens.clear();
         if let Some(tree) = &mut self.tree {
             tree.write(self.db.borrow_owner())
