@@ -167,7 +167,7 @@ fn sharing(args: &ImportArgs, path: &Path) -> Sharing {
 /// `--strict` stopped at a bad game, 2 when an input could not be read.
 pub fn run(args: &ImportArgs) -> anyhow::Result<Exit> {
     let path = db::default_path(args.db.as_deref());
-    let pool = super::games::thread_pool(args.threads)?;
+    let pool = super::games::thread_pool_below_writer(args.threads)?;
     let options = ImportOptions {
         rows: RowOptions {
             positions: !args.no_positions,
