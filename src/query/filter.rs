@@ -1,6 +1,8 @@
 //! Header filters ([`Filters`]) and their SQL: a `WHERE` fragment over the
-//! `games` table (alias `g`) whose every value is a bound parameter, so a
-//! quote, `%` or `_` in a name is matched as text.
+//! games (alias `g`: the `games` table, or from schema 16 the `game_rows`
+//! table behind the `games` view, its few-valued texts compared by id)
+//! whose every value is a bound parameter, so a quote, `%` or `_` in a name
+//! is matched as text.
 //!
 //! Matching rules:
 //! - names (`white`, `black`, `player`, `event`, `site`): case-insensitive
