@@ -1,6 +1,6 @@
 //! The storage engine: what the database stores of a game ([`rows`]) and
-//! the one thread that writes it ([`writer`]): games, tag pairs (names by
-//! id, [`tag_names`]) and
+//! the one thread that writes it ([`writer`]): games (few-valued texts by
+//! id, [`texts`]), tag pairs (names by id, [`tag_names`]) and
 //! per-move notes ([`plies`]), the material stretches ([`material`]), the
 //! position index and the dedupe keys as sorted segment tables
 //! ([`segments`], its rows sorted beside the writer by `sorter`; [`dedupe`],
@@ -23,6 +23,7 @@ pub mod rows;
 pub mod segments;
 mod sorter;
 pub mod tag_names;
+pub mod texts;
 pub mod tree;
 pub mod vacuum;
 pub mod writer;

@@ -501,12 +501,14 @@ pub fn game_hits_sql(conn: &Connection) -> rusqlite::Result<Option<String>> {
 /// ordered by its computed `game_id`, would sort every segment's rows
 /// first). The second, unordered, has the plies from [`LONG_PLY`] on
 /// (in a packed segment a seek past the others). `filter` (`AND …`) may
-/// name the game's columns as `g.`: the games are joined then. Also the
+/// name the columns of the game's row in `table` (`games`, or `game_rows`
+/// from schema 16) as `g.`: the games are joined then. Also the
 /// number of arms (each takes the parameters once); `None` for a database
 /// whose segments record no layout (before schema 12: `ORDER BY game_id`
 /// on the view streams there) or that has none.
 pub fn ordered_hits_sql(
     conn: &Connection,
+    table: &str,
     filter: &str,
 ) -> rusqlite::Result<Option<(String, String, usize)>> {
     let Some(segments) = layouts(conn)? else { return Ok(None) };
@@ -531,7 +533,7 @@ pub fn ordered_hits_sql(
         let join = if filter.is_empty() {
             String::new()
         } else {
-            format!(" JOIN games AS g ON g.id = {game_id}")
+            format!(" JOIN {table} AS g ON g.id = {game_id}")
         };
         let arm = |range: &str| {
             format!(

@@ -33,8 +33,10 @@ use super::rows::{GameRow, Header, RowOptions, StoredGame};
 use super::segments::{self, Fens, PendingPosition, NO_MOVE};
 use super::sorter::PositionSorter;
 use super::tag_names::TagNames;
+use super::texts::GameTexts;
 use super::tree::{self, TreeBatch};
-use crate::db::columns::{columns, placeholders, select_list, Binder, Columns};
+use crate::db::columns::{columns, placeholders, select_list, Binder, Columns, TextIds};
+use crate::db::texts;
 use crate::db::{self, DbError, GameId, Sharing};
 use crate::pgn::source::FileFacts;
 
@@ -243,6 +245,8 @@ pub struct Writer {
     dedupe: DedupeIndex,
     /// The ids of the tag names.
     tag_names: TagNames,
+    /// Ids of the `game_texts` values.
+    texts: GameTexts,
     /// Ids of the games a dedupe lookup found (reused).
     candidates: Vec<GameId>,
     /// Position rows this import may still merge (`segments::compact`):
@@ -269,15 +273,27 @@ columns! {
     }
 }
 
-/// Inserts a game: the [`Assigned`] columns, then the [`GameRow`]'s.
+/// The `games` columns [`INSERT_GAME`] binds: the [`Assigned`] ones, then
+/// the [`GameRow`]'s.
+fn inserted_columns() -> impl Iterator<Item = &'static str> {
+    Assigned::NAMES.iter().chain(GameRow::NAMES).copied()
+}
+
+/// Inserts a game into `game_rows`, the table behind the `games` view: the
+/// [`Assigned`] columns, then the [`GameRow`]'s, the few-valued texts as
+/// their ids ([`TEXT_PARAMS`]).
 static INSERT_GAME: LazyLock<String> = LazyLock::new(|| {
-    let names: Vec<&str> = Assigned::NAMES.iter().chain(GameRow::NAMES).copied().collect();
+    let names: Vec<String> = inserted_columns().map(|c| texts::stored_column(c).into()).collect();
     format!(
-        "INSERT OR ROLLBACK INTO games ({}) VALUES ({})",
+        "INSERT OR ROLLBACK INTO game_rows ({}) VALUES ({})",
         names.join(", "),
         placeholders(names.len())
     )
 });
+
+/// The parameters of [`INSERT_GAME`] bound as `game_texts` ids.
+static TEXT_PARAMS: LazyLock<Vec<bool>> =
+    LazyLock::new(|| inserted_columns().map(texts::is_text_column).collect());
 
 // Every INSERT of the import says OR ROLLBACK: a failing statement
 // (disk full, say) ends the whole transaction anyway, and a statement that
@@ -388,6 +404,8 @@ impl Writer {
             .map_err(|error| WriteError::Sqlite { path: path.to_path_buf(), error })?;
         let tag_names = TagNames::load(&conn)
             .map_err(|error| WriteError::Sqlite { path: path.to_path_buf(), error })?;
+        let texts = GameTexts::load(&conn)
+            .map_err(|error| WriteError::Sqlite { path: path.to_path_buf(), error })?;
         let db = Db::try_new(conn, |c| Inserts::prepare(c))
             .map_err(|error| WriteError::Sqlite { path: path.to_path_buf(), error })?;
         let mut writer = Writer {
@@ -407,6 +425,7 @@ impl Writer {
             flusher: None,
             dedupe,
             tag_names,
+            texts,
             candidates: Vec::new(),
             merge_budget: 0,
             tree: None,
@@ -450,7 +469,7 @@ impl Writer {
         writer.next_id = writer
             .conn()
             .query_row(
-                "SELECT max(coalesce((SELECT max(id) FROM games), 0), \
+                "SELECT max(coalesce((SELECT max(id) FROM game_rows), 0), \
                  coalesce((SELECT max(game_id) FROM deleted_games), 0), \
                  coalesce((SELECT max(game_id) FROM import_errors), 0)) + 1",
                 [],
@@ -694,9 +713,12 @@ impl Writer {
         let assigned = Assigned { id, source_id, source_offset: game.offset };
         let path = &self.path;
         let tag_names = &mut self.tag_names;
+        let texts = &mut self.texts;
         self.db
             .with_dependent_mut(|conn, inserts| {
-                let mut binder = Binder::new(&mut inserts.game);
+                let mut id_of = |text: &str| texts.id(conn, text);
+                let texts = TextIds { params: &TEXT_PARAMS, id: &mut id_of };
+                let mut binder = Binder::with_text_ids(&mut inserts.game, texts);
                 assigned.bind(&mut binder)?;
                 game.bind(&mut binder)?;
                 inserts.game.raw_execute()?;
@@ -864,6 +886,7 @@ impl Writer {
             let _ = self.conn().execute_batch("ROLLBACK");
             self.dedupe.discard();
             self.tag_names.discard();
+            self.texts.discard();
             if let Some(tree) = &mut self.tree {
                 tree.clear();
             }
@@ -911,6 +934,7 @@ impl Writer {
         self.conn().execute_batch("COMMIT").map_err(|e| self.sqlite(e))?;
         self.in_transaction = false;
         self.tag_names.committed();
+        self.texts.committed();
         self.batch_games = 0;
         let after_commit = |conn: &Connection| match &self.checkpointer {
             Some(checkpointer) => checkpointer.after_commit(conn),
