@@ -323,12 +323,8 @@ fn games_sql(
 }
 
 /// A text that may be empty, NULL when it is.
-fn text(t: &str) -> rusqlite::types::ValueRef<'_> {
-    if t.is_empty() {
-        rusqlite::types::ValueRef::Null
-    } else {
-        rusqlite::types::ValueRef::Text(t.as_bytes())
-    }
+fn non_empty(t: &str) -> Option<&str> {
+    (!t.is_empty()).then_some(t)
 }
 
 /// The first schema version with `ply_data` and the `plies` view.
@@ -354,7 +350,6 @@ fn write_plies(
     sink: &mut TableSink,
     buffer: &mut RowBuffer,
 ) -> Result<(), ColumnarError> {
-    use rusqlite::types::ValueRef;
     let e = sqlite(conn);
     let (notes, join) = if version >= PLIES_SCHEMA {
         (
@@ -389,29 +384,25 @@ fn write_plies(
         for (i, san) in moves.split(' ').enumerate() {
             let ply = i as i64 + 1;
             let notes = stored.ply(u32::try_from(ply).unwrap_or(u32::MAX));
-            let seconds = |ms: Option<u32>| {
-                ms.map_or(ValueRef::Null, |ms| ValueRef::Real(f64::from(ms) / 1000.0))
-            };
+            let seconds = |ms: Option<u32>| ms.map(|ms| f64::from(ms) / 1000.0);
             let (eval, mate) = match notes.eval {
-                Some(Eval::Centipawns(cp)) => {
-                    (ValueRef::Real(f64::from(cp) / 100.0), ValueRef::Null)
-                }
-                Some(Eval::Mate(n)) => (ValueRef::Null, ValueRef::Integer(i64::from(n))),
-                None => (ValueRef::Null, ValueRef::Null),
+                Some(Eval::Centipawns(cp)) => (Some(f64::from(cp) / 100.0), None),
+                Some(Eval::Mate(n)) => (None, Some(i64::from(n))),
+                None => (None, None),
             };
 
-            let values = [
-                ValueRef::Integer(id),
-                ValueRef::Integer(ply),
-                ValueRef::Text(san.as_bytes()),
-                seconds(notes.clock),
-                seconds(notes.emt),
-                eval,
-                mate,
-                text(notes.nags),
-                text(notes.text),
-            ];
-            buffer.push(values, || format!("plies, game {id}"))?;
+            buffer
+                .row()
+                .int(Some(id))
+                .int(Some(ply))
+                .text(Some(san))
+                .real(seconds(notes.clock))
+                .real(seconds(notes.emt))
+                .real(eval)
+                .int(mate)
+                .text(non_empty(notes.nags))
+                .text(non_empty(notes.text))
+                .finish(|| format!("plies, game {id}"))?;
             if buffer.full() {
                 sink.write(buffer)?;
             }
@@ -512,7 +503,6 @@ fn write_positions(
     use std::cmp::Reverse;
     use std::collections::BinaryHeap;
 
-    use rusqlite::types::ValueRef;
     let e = sqlite(conn);
     let deleted: std::collections::HashSet<u32> = conn
         .prepare("SELECT game_id FROM deleted_games")
@@ -548,14 +538,14 @@ fn write_positions(
             continue;
         }
         let id = i64::from(game_id);
-        let values = [
-            ValueRef::Integer(hash),
-            ValueRef::Integer(id),
-            ValueRef::Integer(i64::from(ply)),
-            next_move.map_or(ValueRef::Null, |m| ValueRef::Integer(i64::from(m))),
-            fen.as_deref().map_or(ValueRef::Null, |f| ValueRef::Text(f.as_bytes())),
-        ];
-        buffer.push(values, || format!("positions, game {id}"))?;
+        buffer
+            .row()
+            .int(Some(hash))
+            .int(Some(id))
+            .int(Some(i64::from(ply)))
+            .int(next_move.map(i64::from))
+            .text(fen.as_deref())
+            .finish(|| format!("positions, game {id}"))?;
         if buffer.full() {
             sink.write(buffer)?;
         }
