@@ -52,7 +52,8 @@ import os, resource, sqlite3, sys, time
 import duckdb, duckdb_extensions
 
 db, out, rnd = sys.argv[1], sys.argv[2], sys.argv[3]
-con = duckdb.connect()
+# The extension is installed into the virtual environment, not ~/.duckdb.
+con = duckdb.connect(config={"extension_directory": f"{sys.prefix}/duckdb-extensions"})
 duckdb_extensions.import_extension("sqlite_scanner", con=con)
 con.sql("LOAD sqlite_scanner")
 q = db.replace("'", "''")
