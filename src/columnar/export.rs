@@ -336,12 +336,8 @@ fn games_sql(
 }
 
 /// A text that may be empty, NULL when it is.
-fn text(t: &str) -> rusqlite::types::ValueRef<'_> {
-    if t.is_empty() {
-        rusqlite::types::ValueRef::Null
-    } else {
-        rusqlite::types::ValueRef::Text(t.as_bytes())
-    }
+fn non_empty(t: &str) -> Option<&str> {
+    (!t.is_empty()).then_some(t)
 }
 
 /// The first schema version with `ply_data` and the `plies` view.
@@ -367,7 +363,6 @@ fn write_plies(
     sink: &mut TableSink,
     buffer: &mut RowBuffer,
 ) -> Result<(), ColumnarError> {
-    use rusqlite::types::ValueRef;
     let e = sqlite(conn);
     let (notes, join) = if version >= PLIES_SCHEMA {
         (
@@ -402,29 +397,25 @@ fn write_plies(
         for (i, san) in moves.split(' ').enumerate() {
             let ply = i as i64 + 1;
             let notes = stored.ply(u32::try_from(ply).unwrap_or(u32::MAX));
-            let seconds = |ms: Option<u32>| {
-                ms.map_or(ValueRef::Null, |ms| ValueRef::Real(f64::from(ms) / 1000.0))
-            };
+            let seconds = |ms: Option<u32>| ms.map(|ms| f64::from(ms) / 1000.0);
             let (eval, mate) = match notes.eval {
-                Some(Eval::Centipawns(cp)) => {
-                    (ValueRef::Real(f64::from(cp) / 100.0), ValueRef::Null)
-                }
-                Some(Eval::Mate(n)) => (ValueRef::Null, ValueRef::Integer(i64::from(n))),
-                None => (ValueRef::Null, ValueRef::Null),
+                Some(Eval::Centipawns(cp)) => (Some(f64::from(cp) / 100.0), None),
+                Some(Eval::Mate(n)) => (None, Some(i64::from(n))),
+                None => (None, None),
             };
 
-            let values = [
-                ValueRef::Integer(id),
-                ValueRef::Integer(ply),
-                ValueRef::Text(san.as_bytes()),
-                seconds(notes.clock),
-                seconds(notes.emt),
-                eval,
-                mate,
-                text(notes.nags),
-                text(notes.text),
-            ];
-            buffer.push(values, || format!("plies, game {id}"))?;
+            buffer
+                .row()
+                .int(Some(id))
+                .int(Some(ply))
+                .text(Some(san))
+                .real(seconds(notes.clock))
+                .real(seconds(notes.emt))
+                .real(eval)
+                .int(mate)
+                .text(non_empty(notes.nags))
+                .text(non_empty(notes.text))
+                .finish(|| format!("plies, game {id}"))?;
             if buffer.full() {
                 sink.write(buffer)?;
             }
@@ -523,9 +514,11 @@ fn write_positions(
     buffer: &mut RowBuffer,
 ) -> Result<(), ColumnarError> {
     use std::cmp::Reverse;
-    use std::collections::BinaryHeap;
+    use std::collections::binary_heap::{BinaryHeap, PeekMut};
 
+    use rusqlite::fallible_streaming_iterator::FallibleStreamingIterator;
     use rusqlite::types::ValueRef;
+
     let e = sqlite(conn);
     let deleted: std::collections::HashSet<u32> = conn
         .prepare("SELECT game_id FROM deleted_games")
@@ -535,42 +528,42 @@ fn write_positions(
         arms.iter().map(|sql| conn.prepare(sql)).collect::<Result<Vec<_>, _>>().map_err(&e)?;
     let mut cursors =
         statements.iter_mut().map(|st| st.query([])).collect::<Result<Vec<_>, _>>().map_err(&e)?;
-    /// A segment's next row: hash, gpm, FEN.
-    type Next = (i64, i64, Option<String>);
-    let read = |rows: &mut rusqlite::Rows<'_>| -> Result<Option<Next>, ColumnarError> {
-        let Some(row) = rows.next().map_err(&e)? else { return Ok(None) };
-        Ok(Some((row.get(0).map_err(&e)?, row.get(1).map_err(&e)?, row.get(2).map_err(&e)?)))
+    // A segment's row (hash, gpm, FEN) is read where its cursor stands,
+    // and written before the cursor moves on: no copy of it is kept.
+    let int = |row: &rusqlite::Row<'_>, i: usize| match row.get_ref(i) {
+        Ok(ValueRef::Integer(v)) => Ok(v),
+        _ => row.get::<_, i64>(i).map_err(&e),
     };
-    let mut next: Vec<Option<Next>> = Vec::with_capacity(cursors.len());
     let mut heap = BinaryHeap::with_capacity(cursors.len());
     for (i, rows) in cursors.iter_mut().enumerate() {
-        let row = read(rows)?;
-        if let Some((hash, _, _)) = &row {
-            heap.push(Reverse((*hash, i)));
+        if let Some(row) = rows.next().map_err(&e)? {
+            heap.push(Reverse((int(row, 0)?, i)));
         }
-        next.push(row);
     }
-    while let Some(Reverse((_, i))) = heap.pop() {
-        let (hash, gpm, fen) = next[i].take().expect("a segment in the heap has a row");
-        next[i] = read(&mut cursors[i])?;
-        if let Some((hash, _, _)) = &next[i] {
-            heap.push(Reverse((*hash, i)));
+    while let Some(mut top) = heap.peek_mut() {
+        let Reverse((hash, i)) = *top;
+        let row = cursors[i].get().expect("a segment in the heap stands on a row");
+        let (game_id, ply, next_move) = segments::unpack_gpm(int(row, 1)?);
+        if deleted.is_empty() || !deleted.contains(&game_id.get()) {
+            let fen = row.get_ref(2).and_then(|v| Ok(v.as_str_or_null()?)).map_err(&e)?;
+            let id = i64::from(game_id);
+            buffer
+                .row()
+                .int(Some(hash))
+                .int(Some(id))
+                .int(Some(i64::from(ply)))
+                .int(next_move.map(i64::from))
+                .text(fen)
+                .finish(|| format!("positions, game {id}"))?;
+            if buffer.full() {
+                sink.write(buffer)?;
+            }
         }
-        let (game_id, ply, next_move) = segments::unpack_gpm(gpm);
-        if !deleted.is_empty() && deleted.contains(&game_id.get()) {
-            continue;
-        }
-        let id = i64::from(game_id);
-        let values = [
-            ValueRef::Integer(hash),
-            ValueRef::Integer(id),
-            ValueRef::Integer(i64::from(ply)),
-            next_move.map_or(ValueRef::Null, |m| ValueRef::Integer(i64::from(m))),
-            fen.as_deref().map_or(ValueRef::Null, |f| ValueRef::Text(f.as_bytes())),
-        ];
-        buffer.push(values, || format!("positions, game {id}"))?;
-        if buffer.full() {
-            sink.write(buffer)?;
+        match cursors[i].next().map_err(&e)? {
+            Some(row) => *top = Reverse((int(row, 0)?, i)),
+            None => {
+                PeekMut::pop(top);
+            }
         }
     }
     sink.write(buffer)

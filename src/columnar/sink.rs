@@ -240,6 +240,13 @@ impl RowBuffer {
         Ok(())
     }
 
+    /// Starts a row appended value by value, in column order, with typed
+    /// appends ([`RowWriter`]): no dispatch on each value's SQLite type, no
+    /// UTF-8 check of text that is already `str`.
+    pub fn row(&mut self) -> RowWriter<'_> {
+        RowWriter { buffer: self, next: 0, error: None }
+    }
+
     /// `true` when the batch is full: hand it on.
     pub fn full(&self) -> bool {
         self.rows >= BATCH_ROWS || self.bytes >= self.max_bytes
@@ -275,6 +282,175 @@ impl RowBuffer {
         RecordBatch::try_new(schema.clone(), arrays)
             .map_err(|e| ColumnarError::Arrow(e.to_string()))
     }
+}
+
+/// One row being appended to a [`RowBuffer`] ([`RowBuffer::row`]): a
+/// value per column, in order, then [`RowWriter::finish`]. The checks are
+/// [`RowBuffer::push`]'s; the first failure is reported by `finish` (the
+/// batch is then not to be written).
+pub struct RowWriter<'b> {
+    buffer: &'b mut RowBuffer,
+    next: usize,
+    error: Option<(usize, String)>,
+}
+
+impl RowWriter<'_> {
+    /// The next column's integer value, or NULL: for an INT32, INT64 (a
+    /// game id gets the shard's bits) or DOUBLE column.
+    #[inline(always)]
+    pub fn int(&mut self, value: Option<i64>) -> &mut Self {
+        let i = self.next;
+        self.next += 1;
+        let buffer = &mut *self.buffer;
+        if let (Some(column), Some(builder)) = (buffer.columns.get(i), buffer.builders.get_mut(i)) {
+            match (builder, value) {
+                (Builder::Int64(b), Some(v)) if !column.game_id => {
+                    b.append_value(v);
+                    return self;
+                }
+                (Builder::Int64(b), Some(v)) => {
+                    if let Some(v) = v.checked_add(buffer.id_base) {
+                        {
+                            b.append_value(v);
+                            return self;
+                        };
+                    }
+                }
+                (Builder::Int32(b), Some(v)) => {
+                    if let Ok(v) = i32::try_from(v) {
+                        {
+                            b.append_value(v);
+                            return self;
+                        };
+                    }
+                }
+                (Builder::Float64(b), Some(v)) => {
+                    b.append_value(v as f64);
+                    return self;
+                }
+                (Builder::Int32(b), None) if column.nullable => {
+                    b.append_null();
+                    return self;
+                }
+                (Builder::Int64(b), None) if column.nullable => {
+                    b.append_null();
+                    return self;
+                }
+                (Builder::Float64(b), None) if column.nullable => {
+                    b.append_null();
+                    return self;
+                }
+                (Builder::Text(b), None) if column.nullable => {
+                    b.append_null();
+                    return self;
+                }
+                _ => {}
+            }
+        }
+        let message = match (value, self.buffer.columns.get(i).map(|c| c.ty)) {
+            (_, None) => PAST_THE_END.to_string(),
+            (Some(v), Some(ColumnType::Int32)) => format!("{v} is out of 32-bit range"),
+            (Some(v), Some(ColumnType::Int64)) => format!("{v} is out of range"),
+            (Some(_), Some(ty)) => mismatch("Integer", ty),
+            (None, Some(_)) => NOT_NULL.to_string(),
+        };
+        self.fail(i, message)
+    }
+
+    /// The next column's real value, or NULL: for a DOUBLE column.
+    #[inline(always)]
+    pub fn real(&mut self, value: Option<f64>) -> &mut Self {
+        let i = self.next;
+        self.next += 1;
+        let buffer = &mut *self.buffer;
+        if let (Some(column), Some(builder)) = (buffer.columns.get(i), buffer.builders.get_mut(i)) {
+            match (builder, value) {
+                (Builder::Float64(b), Some(v)) => {
+                    b.append_value(v);
+                    return self;
+                }
+                (Builder::Float64(b), None) if column.nullable => {
+                    b.append_null();
+                    return self;
+                }
+                _ => {}
+            }
+        }
+        let message = match (value, self.buffer.columns.get(i).map(|c| c.ty)) {
+            (None, Some(ColumnType::Float64)) => NOT_NULL.to_string(),
+            (_, Some(ty)) => mismatch("Real", ty),
+            (_, None) => PAST_THE_END.to_string(),
+        };
+        self.fail(i, message)
+    }
+
+    /// The next column's text, or NULL: for a text column.
+    #[inline(always)]
+    pub fn text(&mut self, value: Option<&str>) -> &mut Self {
+        let i = self.next;
+        self.next += 1;
+        let buffer = &mut *self.buffer;
+        if let (Some(column), Some(Builder::Text(b))) =
+            (buffer.columns.get(i), buffer.builders.get_mut(i))
+        {
+            match value {
+                Some(t) => {
+                    buffer.bytes += t.len();
+                    b.append_value(t);
+                    return self;
+                }
+                None if column.nullable => {
+                    b.append_null();
+                    return self;
+                }
+                None => {}
+            }
+        }
+        let message = match (value, self.buffer.columns.get(i).map(|c| c.ty)) {
+            (None, Some(ColumnType::Text)) => NOT_NULL.to_string(),
+            (_, Some(ty)) => mismatch("Text", ty),
+            (_, None) => PAST_THE_END.to_string(),
+        };
+        self.fail(i, message)
+    }
+
+    /// Ends the row. `row` names it in an error (its game, say).
+    ///
+    /// # Errors
+    /// [`ColumnarError::Value`] as [`RowBuffer::push`]'s, for the first
+    /// value that failed, for a value past the last column, or for a row
+    /// with too few values.
+    #[inline]
+    pub fn finish(&mut self, row: impl Fn() -> String) -> Result<(), ColumnarError> {
+        let columns = self.buffer.columns.len();
+        if self.error.is_none() && self.next == columns {
+            self.buffer.rows += 1;
+            self.buffer.bytes += 8 * columns;
+            return Ok(());
+        }
+        let (i, message) = match self.error.take() {
+            Some(error) => error,
+            None if self.next > columns => (columns, PAST_THE_END.to_string()),
+            None => (self.next, "missing".to_string()),
+        };
+        let column =
+            self.buffer.columns.get(i).map_or_else(|| format!("#{}", i + 1), |c| c.name.clone());
+        Err(ColumnarError::Value { column, row: row(), message })
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn fail(&mut self, column: usize, message: String) -> &mut Self {
+        self.error.get_or_insert((column, message));
+        self
+    }
+}
+
+const NOT_NULL: &str = "NULL in a column that is never NULL";
+const PAST_THE_END: &str = "a value past the last column";
+
+fn mismatch(sqlite_type: &str, ty: ColumnType) -> String {
+    format!("a value of type {sqlite_type} in a {ty:?} column")
 }
 
 /// One table's files, written batch by batch: the batches are encoded,
@@ -468,5 +644,117 @@ impl Files {
             self.bytes += file.metadata().map_err(|e| ColumnarError::io(&path, e))?.len();
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn columns() -> Vec<Column> {
+        vec![
+            Column::new("id", ColumnType::Int64).not_null().game_id(),
+            Column::new("ply", ColumnType::Int32).not_null(),
+            Column::new("clock", ColumnType::Float64),
+            Column::new("san", ColumnType::Text),
+        ]
+    }
+
+    fn batch(buffer: &mut RowBuffer) -> RecordBatch {
+        let columns = buffer.columns().to_vec();
+        let fields: Vec<Field> =
+            columns.iter().map(|c| Field::new(&c.name, c.ty.data_type(), c.nullable)).collect();
+        buffer.take(&Arc::new(Schema::new(fields))).unwrap()
+    }
+
+    #[test]
+    fn typed_rows_make_the_batch_push_makes() {
+        let mut pushed = RowBuffer::new(columns(), Limits::default(), 7 << 32);
+        let mut typed = RowBuffer::new(columns(), Limits::default(), 7 << 32);
+        pushed
+            .push(
+                [ValueRef::Integer(3), ValueRef::Integer(1), ValueRef::Real(1.5), ValueRef::Null],
+                String::new,
+            )
+            .unwrap();
+        pushed
+            .push(
+                [
+                    ValueRef::Integer(4),
+                    ValueRef::Integer(2),
+                    ValueRef::Integer(2),
+                    ValueRef::Text(b"e4"),
+                ],
+                String::new,
+            )
+            .unwrap();
+        typed
+            .row()
+            .int(Some(3))
+            .int(Some(1))
+            .real(Some(1.5))
+            .text(None)
+            .finish(String::new)
+            .unwrap();
+        typed
+            .row()
+            .int(Some(4))
+            .int(Some(2))
+            .int(Some(2))
+            .text(Some("e4"))
+            .finish(String::new)
+            .unwrap();
+        assert_eq!((typed.len(), typed.bytes), (pushed.len(), pushed.bytes));
+        let (typed, pushed) = (batch(&mut typed), batch(&mut pushed));
+        assert_eq!(typed, pushed);
+        let ids = typed.column(0).as_any().downcast_ref::<arrow_array::Int64Array>().unwrap();
+        assert_eq!(ids.value(1), (7 << 32) + 4, "the shard's bits are added to a game id");
+    }
+
+    #[test]
+    fn a_bad_value_fails_the_row_with_its_column() {
+        let error = |fill: &dyn Fn(&mut RowBuffer) -> Result<(), ColumnarError>| {
+            let mut buffer = RowBuffer::new(columns(), Limits::default(), 1 << 32);
+            match fill(&mut buffer).unwrap_err() {
+                ColumnarError::Value { column, row, message } => {
+                    assert_eq!(row, "plies, game 3");
+                    format!("{column}: {message}")
+                }
+                e => panic!("{e}"),
+            }
+        };
+        let row = || "plies, game 3".to_string();
+        assert_eq!(
+            error(&|b| b.row().int(None).int(Some(1)).real(None).text(None).finish(row)),
+            "id: NULL in a column that is never NULL"
+        );
+        assert_eq!(
+            error(&|b| b.row().int(Some(3)).int(Some(1 << 40)).real(None).text(None).finish(row)),
+            "ply: 1099511627776 is out of 32-bit range"
+        );
+        assert_eq!(
+            error(&|b| b.row().int(Some(i64::MAX)).int(Some(1)).real(None).text(None).finish(row)),
+            "id: 9223372036854775807 is out of range"
+        );
+        assert_eq!(
+            error(&|b| b.row().int(Some(3)).text(Some("x")).real(None).text(None).finish(row)),
+            "ply: a value of type Text in a Int32 column"
+        );
+        assert_eq!(
+            error(&|b| b.row().int(Some(3)).int(Some(1)).real(None).int(Some(2)).finish(row)),
+            "san: a value of type Integer in a Text column"
+        );
+        assert_eq!(error(&|b| b.row().int(Some(3)).int(Some(1)).finish(row)), "clock: missing");
+        assert_eq!(
+            error(&|b| b
+                .row()
+                .int(Some(3))
+                .int(Some(1))
+                .real(None)
+                .text(None)
+                .int(None)
+                .finish(row)),
+            "#5: a value past the last column"
+        );
     }
 }
