@@ -1,11 +1,19 @@
-//! The dictionary `game_texts`, as the writer keeps it: every text's id in
+//! The dictionary `game_texts`, as the writer keeps it: the texts' ids in
 //! memory, so that storing a game's few-valued columns
 //! ([`crate::db::texts`]) looks nothing up in SQL; a text met for the first
 //! time is inserted in the import's transaction.
+//!
+//! The columns are few-valued in the collections pgnindex is made for, but
+//! nothing stops a file from naming a new event in every game: past
+//! [`CACHED`] texts, the others are looked up in SQL (by the table's
+//! unique index), so that memory stays bounded whatever the input.
 
 use std::collections::HashMap;
 
-use rusqlite::Connection;
+use rusqlite::{Connection, OptionalExtension};
+
+/// Texts whose ids are kept in memory (a few tens of MB at most).
+const CACHED: usize = 1 << 18;
 
 /// Inserts a text, or finds the id of one stored meanwhile by someone else
 /// (`pgnindex sql --write`).
@@ -13,22 +21,37 @@ const INSERT_TEXT: &str = "INSERT INTO game_texts (text) VALUES (?1) \
     ON CONFLICT (text) DO UPDATE SET text = excluded.text RETURNING id";
 
 /// The texts of `game_texts` by their id.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct GameTexts {
     ids: HashMap<String, i64>,
     /// Texts inserted by the open transaction: forgotten if it rolls back.
     pending: Vec<String>,
+    /// Texts kept in memory at most.
+    cached: usize,
+}
+
+impl Default for GameTexts {
+    fn default() -> GameTexts {
+        GameTexts { ids: HashMap::new(), pending: Vec::new(), cached: CACHED }
+    }
 }
 
 impl GameTexts {
-    /// Reads every stored text.
+    /// Reads the stored texts, the most used first (ids are given in that
+    /// order), as many as are kept in memory.
     ///
     /// # Errors
     /// SQLite's.
     pub fn load(conn: &Connection) -> rusqlite::Result<GameTexts> {
-        let mut st = conn.prepare("SELECT text, id FROM game_texts")?;
-        let ids = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?;
-        Ok(GameTexts { ids, pending: Vec::new() })
+        GameTexts::load_at_most(conn, CACHED)
+    }
+
+    fn load_at_most(conn: &Connection, cached: usize) -> rusqlite::Result<GameTexts> {
+        let mut st = conn.prepare("SELECT text, id FROM game_texts ORDER BY id LIMIT ?1")?;
+        let ids = st
+            .query_map([cached as i64], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        Ok(GameTexts { ids, pending: Vec::new(), cached })
     }
 
     /// The id of `text`, inserted into `game_texts` if new.
@@ -38,6 +61,16 @@ impl GameTexts {
     pub fn id(&mut self, conn: &Connection, text: &str) -> rusqlite::Result<i64> {
         if let Some(&id) = self.ids.get(text) {
             return Ok(id);
+        }
+        if self.ids.len() >= self.cached {
+            let stored = conn
+                .prepare_cached("SELECT id FROM game_texts WHERE text = ?1")?
+                .query_row([text], |r| r.get(0))
+                .optional()?;
+            return match stored {
+                Some(id) => Ok(id),
+                None => conn.prepare_cached(INSERT_TEXT)?.query_row([text], |r| r.get(0)),
+            };
         }
         let id = conn.prepare_cached(INSERT_TEXT)?.query_row([text], |r| r.get(0))?;
         self.ids.insert(text.to_string(), id);
@@ -85,5 +118,24 @@ mod tests {
         conn.execute("INSERT INTO game_texts (id, text) VALUES (9, 'Normal')", []).unwrap();
         assert_eq!(texts.id(&conn, "Normal").unwrap(), 9);
         assert_eq!(GameTexts::load(&conn).unwrap().ids.len(), 3);
+    }
+
+    #[test]
+    fn texts_past_the_cache_are_found_and_stored_in_sql() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE game_texts (id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE);
+             INSERT INTO game_texts (id, text) VALUES (1, 'a'), (2, 'b'), (3, 'c');",
+        )
+        .unwrap();
+        let mut texts = GameTexts::load_at_most(&conn, 2).unwrap();
+        assert_eq!(texts.ids.len(), 2, "the most used two are in memory");
+        assert_eq!(texts.id(&conn, "c").unwrap(), 3);
+        assert_eq!(texts.id(&conn, "d").unwrap(), 4);
+        assert_eq!(texts.id(&conn, "d").unwrap(), 4, "stored once");
+        assert_eq!(texts.id(&conn, "a").unwrap(), 1);
+        assert_eq!(texts.ids.len(), 2, "memory stays at its bound");
+        let n: i64 = conn.query_row("SELECT count(*) FROM game_texts", [], |r| r.get(0)).unwrap();
+        assert_eq!(n, 4);
     }
 }
