@@ -201,11 +201,7 @@ impl Export<'_> {
                 String::new()
             }
         };
-        let metadata = vec![
-            ("pgnindex.table".to_string(), table.to_string()),
-            ("pgnindex.schema_version".to_string(), version.to_string()),
-            ("pgnindex.shard".to_string(), options.shard.to_string()),
-        ];
+        let metadata = metadata(table, version, options.shard);
         let (columns, sql) = match table {
             "games" => games_sql(conn, version, &restrict)?,
             "plies" => {
@@ -252,6 +248,15 @@ impl Export<'_> {
     }
 }
 
+/// The key-value metadata of every file of `table`.
+pub(super) fn metadata(table: &str, version: i64, shard: u32) -> Vec<(String, String)> {
+    vec![
+        ("pgnindex.table".to_string(), table.to_string()),
+        ("pgnindex.schema_version".to_string(), version.to_string()),
+        ("pgnindex.shard".to_string(), shard.to_string()),
+    ]
+}
+
 /// The Parquet type of a column whose SQL type is `declared`.
 fn column_type(name: &str, declared: &str) -> Option<ColumnType> {
     match declared.to_ascii_uppercase().as_str() {
@@ -281,7 +286,7 @@ fn table_info(
 
 /// Every `games` column, typed by its declaration, with the movetext
 /// written back where stored NULL; in id order.
-fn games_sql(
+pub(super) fn games_sql(
     conn: &Connection,
     version: i64,
     restrict: &dyn Fn(&str) -> String,
@@ -335,7 +340,7 @@ fn text(t: &str) -> rusqlite::types::ValueRef<'_> {
 const PLIES_SCHEMA: i64 = 10;
 
 /// The columns of the `plies` view, in its order.
-fn plies_columns() -> Vec<Column> {
+pub(super) fn plies_columns() -> Vec<Column> {
     ["game_id", "ply", "san", "clock", "emt", "eval", "mate", "nags", "comment"]
         .into_iter()
         .map(|name| view_column("plies", name).expect("a column of plies"))
@@ -354,7 +359,6 @@ fn write_plies(
     sink: &mut TableSink,
     buffer: &mut RowBuffer,
 ) -> Result<(), ColumnarError> {
-    use rusqlite::types::ValueRef;
     let e = sqlite(conn);
     let (notes, join) = if version >= PLIES_SCHEMA {
         (
@@ -381,43 +385,58 @@ fn write_plies(
             comments: row.get(6).map_err(&e)?,
             notes_form: None,
         };
-        let stored = StoredNotes::read(&data).map_err(|column| ColumnarError::Value {
-            column: format!("ply_data.{column}"),
-            row: format!("plies, game {id}"),
-            message: "not as pgnindex writes it".to_string(),
-        })?;
-        for (i, san) in moves.split(' ').enumerate() {
-            let ply = i as i64 + 1;
-            let notes = stored.ply(u32::try_from(ply).unwrap_or(u32::MAX));
-            let seconds = |ms: Option<u32>| {
-                ms.map_or(ValueRef::Null, |ms| ValueRef::Real(f64::from(ms) / 1000.0))
-            };
-            let (eval, mate) = match notes.eval {
-                Some(Eval::Centipawns(cp)) => {
-                    (ValueRef::Real(f64::from(cp) / 100.0), ValueRef::Null)
-                }
-                Some(Eval::Mate(n)) => (ValueRef::Null, ValueRef::Integer(i64::from(n))),
-                None => (ValueRef::Null, ValueRef::Null),
-            };
-
-            let values = [
-                ValueRef::Integer(id),
-                ValueRef::Integer(ply),
-                ValueRef::Text(san.as_bytes()),
-                seconds(notes.clock),
-                seconds(notes.emt),
-                eval,
-                mate,
-                text(notes.nags),
-                text(notes.text),
-            ];
-            buffer.push(values, || format!("plies, game {id}"))?;
-            if buffer.full() {
-                sink.write(buffer)?;
-            }
-        }
+        push_plies(id, &moves, &data, sink, buffer)?;
     }
     sink.write(buffer)
+}
+
+/// The `plies` rows of game `id` (none when `moves` is empty), from its
+/// `moves` and `ply_data` row (`data`, all NULL when it has none), into
+/// `buffer`, handed to `sink` whenever full.
+pub(super) fn push_plies(
+    id: i64,
+    moves: &str,
+    data: &PlyData,
+    sink: &mut TableSink,
+    buffer: &mut RowBuffer,
+) -> Result<(), ColumnarError> {
+    use rusqlite::types::ValueRef;
+    if moves.is_empty() {
+        return Ok(());
+    }
+    let stored = StoredNotes::read(data).map_err(|column| ColumnarError::Value {
+        column: format!("ply_data.{column}"),
+        row: format!("plies, game {id}"),
+        message: "not as pgnindex writes it".to_string(),
+    })?;
+    for (i, san) in moves.split(' ').enumerate() {
+        let ply = i as i64 + 1;
+        let notes = stored.ply(u32::try_from(ply).unwrap_or(u32::MAX));
+        let seconds = |ms: Option<u32>| {
+            ms.map_or(ValueRef::Null, |ms| ValueRef::Real(f64::from(ms) / 1000.0))
+        };
+        let (eval, mate) = match notes.eval {
+            Some(Eval::Centipawns(cp)) => (ValueRef::Real(f64::from(cp) / 100.0), ValueRef::Null),
+            Some(Eval::Mate(n)) => (ValueRef::Null, ValueRef::Integer(i64::from(n))),
+            None => (ValueRef::Null, ValueRef::Null),
+        };
+        let values = [
+            ValueRef::Integer(id),
+            ValueRef::Integer(ply),
+            ValueRef::Text(san.as_bytes()),
+            seconds(notes.clock),
+            seconds(notes.emt),
+            eval,
+            mate,
+            text(notes.nags),
+            text(notes.text),
+        ];
+        buffer.push(values, || format!("plies, game {id}"))?;
+        if buffer.full() {
+            sink.write(buffer)?;
+        }
+    }
+    Ok(())
 }
 
 /// The type of each column of the views `plies`, `tags` and `positions`
@@ -442,7 +461,7 @@ fn view_column(table: &str, name: &str) -> Option<Column> {
 }
 
 /// The columns of a view, typed by [`view_column`].
-fn view_columns(conn: &Connection, view: &str) -> Result<Vec<Column>, ColumnarError> {
+pub(super) fn view_columns(conn: &Connection, view: &str) -> Result<Vec<Column>, ColumnarError> {
     table_info(conn, view)?
         .into_iter()
         .map(|(name, _, _)| {
@@ -474,7 +493,7 @@ fn view_sql(
 
 /// The columns of `positions`, which [`write_positions`] writes in this
 /// order.
-fn positions_columns(conn: &Connection) -> Result<Vec<Column>, ColumnarError> {
+pub(super) fn positions_columns(conn: &Connection) -> Result<Vec<Column>, ColumnarError> {
     let columns = view_columns(conn, "positions")?;
     if columns.iter().map(|c| c.name.as_str()).ne(POSITIONS) {
         return Err(ColumnarError::UnknownColumn {
@@ -492,7 +511,7 @@ const POSITIONS: [&str; 5] = ["hash", "game_id", "ply", "next_move", "fen"];
 /// database whose segments record no layout.
 fn positions_view_sql(restrict: &dyn Fn(&str) -> String) -> String {
     format!(
-        "SELECT {} FROM positions WHERE 1{} ORDER BY hash",
+        "SELECT {} FROM positions WHERE 1{} ORDER BY hash, game_id, ply",
         POSITIONS.join(", "),
         restrict("game_id")
     )
@@ -529,19 +548,22 @@ fn write_positions(
         Ok(Some((row.get(0).map_err(&e)?, row.get(1).map_err(&e)?, row.get(2).map_err(&e)?)))
     };
     let mut next: Vec<Option<Next>> = Vec::with_capacity(cursors.len());
+    // Ordered by hash, then packed game and ply (whatever segment holds a
+    // row): the order `import --parquet` writes too.
+    let order = |&(hash, gpm, _): &Next| (hash, gpm);
     let mut heap = BinaryHeap::with_capacity(cursors.len());
     for (i, rows) in cursors.iter_mut().enumerate() {
         let row = read(rows)?;
-        if let Some((hash, _, _)) = &row {
-            heap.push(Reverse((*hash, i)));
+        if let Some(row) = &row {
+            heap.push(Reverse((order(row), i)));
         }
         next.push(row);
     }
     while let Some(Reverse((_, i))) = heap.pop() {
         let (hash, gpm, fen) = next[i].take().expect("a segment in the heap has a row");
         next[i] = read(&mut cursors[i])?;
-        if let Some((hash, _, _)) = &next[i] {
-            heap.push(Reverse((*hash, i)));
+        if let Some(row) = &next[i] {
+            heap.push(Reverse((order(row), i)));
         }
         let (game_id, ply, next_move) = segments::unpack_gpm(gpm);
         if !deleted.is_empty() && deleted.contains(&game_id.get()) {
@@ -563,7 +585,7 @@ fn write_positions(
     sink.write(buffer)
 }
 
-fn sqlite(conn: &Connection) -> impl Fn(rusqlite::Error) -> ColumnarError + '_ {
+pub(super) fn sqlite(conn: &Connection) -> impl Fn(rusqlite::Error) -> ColumnarError + '_ {
     move |error| ColumnarError::Sqlite {
         path: conn.path().filter(|p| !p.is_empty()).unwrap_or(":memory:").to_string(),
         error,
