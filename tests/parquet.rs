@@ -371,7 +371,12 @@ fn import_parquet_writes_what_import_and_export_write() {
     let mut again = std::fs::read(&lichess).unwrap();
     again.extend_from_slice(b"\n\n");
     let again = tmp.write("again.pgn", again);
-    for (name, extra) in [("dedupe", &[][..]), ("keep", &["--keep-duplicates"][..])] {
+    let variants = [
+        ("dedupe", &[][..]),
+        ("keep", &["--keep-duplicates"][..]),
+        ("short", &["--max-ply", "12"][..]),
+    ];
+    for (name, extra) in variants {
         let inputs = [arg(&games), arg(&again)];
         let db = tmp.join(format!("{name}.db"));
         let mut args = inputs.to_vec();
@@ -390,8 +395,14 @@ fn import_parquet_writes_what_import_and_export_write() {
         assert_eq!(summary(&out.stderr), summary(&imported.stderr), "{name}");
         // The second file's games are all duplicates, or all kept.
         assert_eq!(out.stderr.contains(" 0 duplicates"), name == "keep", "{name}: {}", out.stderr);
+        if name == "short" {
+            let plies = duckdb(&direct, "SELECT max(ply) FROM positions");
+            assert_eq!(plies, ["12"], "--max-ply applies");
+        }
         assert!(out.stderr.contains("written to"), "{}", out.stderr);
-        assert!(files(&direct, "positions").len() > 2, "{name}: positions cut at 64K");
+        if name != "short" {
+            assert!(files(&direct, "positions").len() > 2, "{name}: positions cut at 64K");
+        }
         same_files(&direct, &exported);
     }
     // And DuckDB over the files answers as SQLite over the database.

@@ -31,10 +31,11 @@ const SHOWN_PROBLEMS: usize = 5;
 Examples:
   pgnindex import --db sample.db fixtures/pgn/games
   pgnindex import --db games.db GAMES.pgn.zst MORE_GAMES/
+  pgnindex import --parquet sample-lake fixtures/pgn/games
   pgnindex import --parquet lake/2024-01 --shard 1 LICHESS_2024_01.pgn.zst
 
-The first runs from the repository root, on its bundled sample; in the
-others, the capitals stand for your own files.
+The first and third run from the repository root, on its bundled sample;
+in the others, the capitals stand for your own files.
 
 --parquet DIR writes no database: the tables games, plies, tags and
 positions go into Parquet files in DIR (created if missing, refused if not
