@@ -451,6 +451,12 @@ fn import_parquet_shards_answer_as_one_database() {
     import_parquet(&lake.join("2013"), &[arg(&lichess), "--shard", "1"]).success();
     import_parquet(&lake.join("twic"), &[arg(&otb), "--shard", "2", "--sort-run-rows", "999"])
         .success();
+    // A shard exported from a database mixes with them.
+    let tcec = games_dir().join("tcec");
+    let db = tmp.join("tcec.db");
+    import(&db, &[arg(&tcec)]).success();
+    export(&db, &lake.join("tcec"), &["--shard", "3"]).success();
+    import(&both, &[arg(&tcec)]).success();
     let report = compare(&both, &lake, &["--shards"]);
     assert!(report.contains("equal game ids"), "{report}");
     assert!(report.contains("equal explorer 5060803636482931868"), "{report}");
@@ -459,8 +465,10 @@ fn import_parquet_shards_answer_as_one_database() {
         &lake,
         "SELECT id >> 32, min(id & 4294967295), count(*) FROM games GROUP BY 1 ORDER BY 1",
     );
-    assert_eq!(ids.len(), 2, "{ids:?}");
-    assert!(ids[0].starts_with("1|1|") && ids[1].starts_with("2|1|"), "{ids:?}");
+    assert_eq!(ids.len(), 3, "{ids:?}");
+    for (i, shard) in ids.iter().enumerate() {
+        assert!(shard.starts_with(&format!("{}|1|", i + 1)), "{ids:?}");
+    }
 }
 
 #[test]
