@@ -171,8 +171,13 @@ impl ShardWriter {
         options: ShardOptions,
         problems: Box<dyn FnMut(Problem) + Send>,
     ) -> Result<ShardWriter, ColumnarError> {
-        let schema =
-            crate::db::schema_in_memory().map_err(|e| ColumnarError::Arrow(e.to_string()))?;
+        let schema = crate::db::schema_in_memory().map_err(|e| match e {
+            crate::db::DbError::Sqlite { error, .. } => {
+                ColumnarError::Sqlite { path: ":memory:".into(), error }
+            }
+            // An empty database in memory has no other way to fail.
+            e => ColumnarError::Arrow(e.to_string()),
+        })?;
         let version: i64 = schema
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .map_err(export::sqlite(&schema))?;
