@@ -11,8 +11,9 @@
 //! of every [`BLOCK`] records kept in memory. A lookup tests each run's
 //! filter and reads one block of a run whose filter says "maybe".
 //!
-//! Memory per kept game: the table's ≈ 20 bytes for the newest games, 2
-//! bytes of filter for the others (100 M games: 200 MB of filters);
+//! Memory per kept game: the table's ≈ 20 bytes for the newest games,
+//! 2.4 bytes of filter for the others (a run's filter is 8 MiB: 16 bits a
+//! key rounded up to a power of two; 100 M games: 240 MB of filters);
 //! disk: 16 bytes a game. Time: one filter test per run for each game,
 //! one block read (4 KB, most often from the page cache) for 0.1 % of
 //! them per run and for every duplicate.

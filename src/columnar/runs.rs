@@ -19,8 +19,10 @@ use super::ColumnarError;
 use crate::db::GameId;
 use crate::store::segments;
 
-/// Rows per run by default: 64 MiB of records.
-pub const RUN_ROWS: usize = 4 << 20;
+/// Rows per run by default: 32 MiB of records, two runs in memory (one
+/// filling, one sorted and written). Up to 4,096 runs (8.6 billion rows),
+/// a row is written to at most one intermediate run.
+pub const RUN_ROWS: usize = 2 << 20;
 
 /// Runs merged at once: the files a merge keeps open, each with a read
 /// buffer of [`READ_BUFFER`] bytes. More runs are merged in steps, the
