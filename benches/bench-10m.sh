@@ -245,7 +245,7 @@ if [[ ${DBSTAT:-1} != 0 ]]; then
     sql "SELECT CASE
                     WHEN name GLOB 'positions_[0-9]*' THEN 'position segments'
                     WHEN name GLOB 'dedupe_[0-9]*' THEN 'dedupe segments'
-                    WHEN name IN ('games', 'game_tags', 'ply_data', 'games_summary') THEN name
+                    WHEN name IN ('games', 'game_rows', 'game_texts', 'game_tags', 'ply_data', 'games_summary') THEN name
                     ELSE 'the other tables and indexes'
                 END AS part,
                 sum(pgsize) AS bytes

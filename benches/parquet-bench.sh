@@ -33,7 +33,7 @@ for name, size in c.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name"
     pages[key] = pages.get(key, 0) + size
 games = c.execute("SELECT count(*) FROM games").fetchone()[0]
 positions = c.execute("SELECT sum(rows) FROM position_segments").fetchone()[0] or 0
-sqlite_of = {"games": ["games", "games_summary"], "plies": ["ply_data"], "tags": ["game_tags"],
+sqlite_of = {"games": ["games", "game_rows", "game_texts", "sqlite_autoindex_game_texts_1", "games_summary"], "plies": ["ply_data"], "tags": ["game_tags"],
              "positions": ["positions"]}
 total = 0
 print(f"{games} games, {positions} positions; {os.path.getsize(db)} B database")

@@ -26,9 +26,12 @@ use crate::replay::ReplayOptions;
 use crate::store::rows::{GameRow, RowOptions};
 use crate::store::writer::{Problem, SourceStart, Totals, WriteError, Writer, WriterOptions};
 
-/// Chunks waiting for the writer (each about 4 MB of rows): enough for
-/// the workers to go on while the writer commits a batch.
-const CHANNEL: usize = 32;
+/// Chunks waiting for the writer (each about 4 MB of rows): the workers
+/// go on reading while the writer commits a batch (about a second for
+/// eight million position rows), which every commit stalled at 32. 64
+/// took a 1 GB import from 23–26 s to 21–22 s for 140 MB more memory; 128
+/// gained another 4 % for 250 MB more.
+const CHANNEL: usize = 64;
 
 /// Everything an import can be asked.
 #[derive(Debug, Clone, Copy, Default)]

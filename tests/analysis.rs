@@ -177,6 +177,7 @@ fn an_older_database_says_how_to_get_the_speed_column() {
     import(&db, &["--quiet", "--no-positions", arg(&common::twic())]).success();
     let conn = open(&db);
     let before: Vec<Columns> = rows(&conn, SELECT);
+    common::games_as_schema_15(&conn);
     conn.execute_batch(
         "DROP VIEW players; DROP VIEW plies; ALTER TABLE position_segments DROP COLUMN layout; \
          DROP TRIGGER explorer_tree_delete; DROP TABLE explorer_tree; \

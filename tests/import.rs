@@ -564,6 +564,7 @@ fn as_schema_10(db: &Path) {
     .success();
     let conn = open(db);
     assert_eq!(count(&conn, "SELECT count(*) FROM games WHERE movetext IS NULL"), 0);
+    common::games_as_schema_15(&conn);
     let names: Vec<String> = column(&conn, "SELECT name FROM position_segments ORDER BY id");
     conn.execute_batch("DROP VIEW positions").unwrap();
     let mut arms = Vec::new();

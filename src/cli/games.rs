@@ -180,6 +180,36 @@ pub(super) fn thread_pool(threads: usize) -> anyhow::Result<rayon::ThreadPool> {
     rayon::ThreadPoolBuilder::new().num_threads(threads).build().context("starting worker threads")
 }
 
+/// A rayon pool of `threads` threads (0: one per core) that yield the
+/// cores to the import's writer thread when both want them.
+///
+/// The writer is the one thread every game goes through: when the workers
+/// took their share of the cores beside it, it fell behind while the
+/// input was read and was left alone with a long backlog at the end.
+/// Workers a few nice steps below it keep every core busy and the writer
+/// on time.
+pub(super) fn thread_pool_below_writer(threads: usize) -> anyhow::Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .start_handler(|_| lower_priority())
+        .build()
+        .context("starting worker threads")
+}
+
+/// Lowers the calling thread's priority (on Linux, nice values are per
+/// thread); a failure leaves it as it was.
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: nice() only changes the calling thread's scheduling weight.
+    unsafe {
+        libc::nice(WORKER_NICE);
+    }
+}
+
+/// Nice steps the import's workers run below the writer.
+#[cfg(target_os = "linux")]
+const WORKER_NICE: libc::c_int = 5;
+
 fn error_text(game: &Located<'_>) -> Option<String> {
     if let Some(variant) = &game.record.skipped_variant {
         return Some(format!("skipped: variant \"{variant}\" is not standard chess"));
@@ -273,4 +303,20 @@ pub fn run_check(args: &CheckArgs) -> anyhow::Result<Exit> {
     } else {
         Exit::Success
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn import_workers_run_below_the_calling_thread() {
+        // SAFETY: getpriority only reads the calling thread's nice value.
+        let nice = || unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
+        let pool = super::thread_pool_below_writer(1).unwrap();
+        let worker = pool.install(nice);
+        // Already at the lowest priority, a thread cannot go lower.
+        let expected = (nice() + super::WORKER_NICE).min(19);
+        assert_eq!(worker, expected);
+        assert_eq!(super::thread_pool(1).unwrap().install(nice), nice());
+    }
 }

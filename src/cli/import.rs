@@ -208,7 +208,7 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<Exit> {
         return Err(UsageError("--shard and --file-size are for --parquet DIR").into());
     }
     let path = db::default_path(args.db.as_deref());
-    let pool = super::games::thread_pool(args.threads)?;
+    let pool = super::games::thread_pool_below_writer(args.threads)?;
     let options = ImportOptions {
         rows: RowOptions {
             positions: !args.no_positions,

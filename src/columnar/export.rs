@@ -18,6 +18,7 @@ use rusqlite::{params_from_iter, Connection};
 
 use super::sink::{Column, ColumnType, Limits, RowBuffer, TableSink, TableStats};
 use super::ColumnarError;
+use crate::db::texts::{self, GAME_ROWS_SCHEMA};
 use crate::db::GameId;
 use crate::pgn::commands::Eval;
 use crate::query::filter::SqlFilter;
@@ -64,7 +65,7 @@ const INT32_COLUMNS: [&str; 11] = [
 /// The name of the TEMP table of the selected games' ids.
 const SELECTED: &str = "temp.export_ids";
 
-/// Restricts the export to the games `filter` (on `games AS g`) keeps.
+/// Restricts the export to the games `filter` (on its table `AS g`) keeps.
 ///
 /// # Errors
 /// SQLite's error.
@@ -72,7 +73,10 @@ pub fn select_by_filter(conn: &Connection, filter: &SqlFilter) -> Result<(), Col
     let e = sqlite(conn);
     create_selection(conn)?;
     conn.execute(
-        &format!("INSERT INTO {SELECTED} (id) SELECT g.id FROM games AS g WHERE 1{}", filter.sql),
+        &format!(
+            "INSERT INTO {SELECTED} (id) SELECT g.id FROM {} AS g WHERE 1{}",
+            filter.table, filter.sql
+        ),
         params_from_iter(&filter.params),
     )
     .map_err(e)?;
@@ -284,8 +288,10 @@ fn table_info(
     Ok(rows)
 }
 
-/// Every `games` column, typed by its declaration, with the movetext
-/// written back where stored NULL; in id order.
+/// Every `games` column, typed by its declaration (from schema
+/// [`GAME_ROWS_SCHEMA`], that of its `game_rows` column, a text for one held
+/// as a `game_texts` id), with the movetext written back where stored
+/// NULL; in id order.
 pub(super) fn games_sql(
     conn: &Connection,
     version: i64,
@@ -293,7 +299,14 @@ pub(super) fn games_sql(
 ) -> Result<(Vec<Column>, String), ColumnarError> {
     let mut columns = Vec::new();
     let mut select = Vec::new();
-    for (name, declared, not_null) in table_info(conn, "games")? {
+    let stored = version >= GAME_ROWS_SCHEMA;
+    for (name, declared, not_null) in table_info(conn, if stored { "game_rows" } else { "games" })?
+    {
+        let (name, declared) =
+            match name.strip_suffix("_id").filter(|n| stored && texts::is_text_column(n)) {
+                Some(text) => (text.to_string(), "TEXT".to_string()),
+                None => (name, declared),
+            };
         let ty = column_type(&name, &declared).ok_or_else(|| ColumnarError::UnknownColumn {
             table: "games".to_string(),
             column: name.clone(),

@@ -13,6 +13,7 @@ pub mod columns;
 mod game_id;
 mod header;
 mod speed;
+pub mod texts;
 pub use game_id::{GameId, GameIdError};
 pub use header::Header;
 pub use speed::{Speed, UnknownSpeed};
@@ -34,6 +35,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0013_compact_tags_and_times.sql"),
     include_str!("../../migrations/0014_material_index.sql"),
     include_str!("../../migrations/0015_explorer_tree.sql"),
+    include_str!("../../migrations/0016_game_texts.sql"),
 ];
 
 /// Page size of new databases.

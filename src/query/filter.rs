@@ -1,6 +1,8 @@
 //! Header filters ([`Filters`]) and their SQL: a `WHERE` fragment over the
-//! `games` table (alias `g`) whose every value is a bound parameter, so a
-//! quote, `%` or `_` in a name is matched as text.
+//! games (alias `g`: the `games` table, or from schema 16 the `game_rows`
+//! table behind the `games` view, its few-valued texts compared by id)
+//! whose every value is a bound parameter, so a quote, `%` or `_` in a name
+//! is matched as text.
 //!
 //! Matching rules:
 //! - names (`white`, `black`, `player`, `event`, `site`): case-insensitive
@@ -31,6 +33,7 @@ use rusqlite::Connection;
 
 use super::error::QueryError;
 
+use crate::db::texts::{is_text_column, GAME_ROWS_SCHEMA};
 use crate::db::Speed;
 
 /// Why a filter value was refused.
@@ -212,13 +215,23 @@ pub struct Filters {
 }
 
 /// A `WHERE` fragment and its parameters, in order.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SqlFilter {
+    /// The table the conditions are on, to be named `g`: `games`, or from
+    /// schema [`GAME_ROWS_SCHEMA`] `game_rows`, whose few-valued texts the
+    /// conditions compare by their ids.
+    pub table: &'static str,
     /// Conditions, each starting with ` AND `; empty when nothing is
     /// filtered.
     pub sql: String,
     /// One value per `?` of `sql`.
     pub params: Vec<Value>,
+}
+
+impl Default for SqlFilter {
+    fn default() -> SqlFilter {
+        SqlFilter { table: "games", sql: String::new(), params: Vec::new() }
+    }
 }
 
 /// The SQL expression of a stored date with unknown parts read as zeros.
@@ -258,39 +271,44 @@ impl Filters {
         Ok(())
     }
 
-    /// [`Filters::to_sql`] for the schema version of `conn`'s database (no
-    /// query when there is no filter).
+    /// [`Filters::to_sql`] for the schema version of `conn`'s database.
     ///
     /// # Errors
     /// [`QueryError::Sqlite`] reading the version.
     pub fn sql_for(&self, conn: &Connection) -> Result<SqlFilter, QueryError> {
-        if self.is_empty() {
-            return Ok(SqlFilter::default());
-        }
         let version = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .map_err(QueryError::sqlite(conn))?;
         Ok(self.to_sql(version))
     }
 
-    /// The conditions on `games AS g` of a database of `schema_version`:
-    /// before [`OPENING_SCHEMA`], `eco` reads the tag alone (there is no
-    /// opening by position to fall back on) and `opening` is not allowed
-    /// (the caller refuses it first).
+    /// The conditions on [`SqlFilter::table`] `AS g` of a database of
+    /// `schema_version`: before [`OPENING_SCHEMA`], `eco` reads the tag
+    /// alone (there is no opening by position to fall back on) and
+    /// `opening` is not allowed (the caller refuses it first).
     pub fn to_sql(&self, schema_version: i64) -> SqlFilter {
-        let mut f = SqlFilter::default();
+        let ids = schema_version >= GAME_ROWS_SCHEMA;
+        let mut f =
+            SqlFilter { table: if ids { "game_rows" } else { "games" }, ..SqlFilter::default() };
         let like = |name: &str| Value::Text(format!("%{}%", escape_like(name.trim())));
         for (column, value) in [
-            ("g.white", &self.white),
-            ("g.black", &self.black),
-            ("g.event", &self.event),
-            ("g.site", &self.site),
-            ("g.opening_name", &self.opening),
+            ("white", &self.white),
+            ("black", &self.black),
+            ("event", &self.event),
+            ("site", &self.site),
+            ("opening_name", &self.opening),
         ] {
-            if let Some(v) = value {
-                let _ = write!(f.sql, " AND {column} LIKE ? ESCAPE '\\'");
-                f.params.push(like(v));
+            let Some(v) = value else { continue };
+            if ids && is_text_column(column) {
+                // The dictionary is matched once; each game compares an id.
+                let _ = write!(
+                    f.sql,
+                    " AND g.{column}_id IN (SELECT id FROM game_texts WHERE text LIKE ? ESCAPE '\\')"
+                );
+            } else {
+                let _ = write!(f.sql, " AND g.{column} LIKE ? ESCAPE '\\'");
             }
+            f.params.push(like(v));
         }
         if let Some(v) = &self.player {
             f.sql += " AND (g.white LIKE ? ESCAPE '\\' OR g.black LIKE ? ESCAPE '\\')";
@@ -302,7 +320,14 @@ impl Filters {
             // (`B99a`) stay with their code.
             let last = eco.last.as_bytes();
             let end = format!("{}{}", &eco.last[..2], char::from(last[2] + 1));
-            if schema_version >= OPENING_SCHEMA {
+            if ids {
+                f.sql += " AND ((g.eco >= ? AND g.eco < ?) OR \
+                          (coalesce(g.eco, '') IN ('', '?') AND EXISTS (SELECT 1 FROM game_rows AS o \
+                           WHERE o.id = g.id AND o.opening_eco_id IN \
+                           (SELECT id FROM game_texts WHERE text >= ? AND text < ?))))";
+                f.params.push(Value::Text(eco.first.clone()));
+                f.params.push(Value::Text(end.clone()));
+            } else if schema_version >= OPENING_SCHEMA {
                 // `opening_eco` read by a rowid seek of its own, and only
                 // for a game without the tag: the other columns stay
                 // within the `games_summary` index, which a count or a
@@ -347,7 +372,11 @@ impl Filters {
             f.params.push(Value::Integer(i64::from(n)));
         }
         if let Some(speed) = self.speed {
-            f.sql += " AND g.speed = ?";
+            f.sql += if ids {
+                " AND g.speed_id = (SELECT id FROM game_texts WHERE text = ?)"
+            } else {
+                " AND g.speed = ?"
+            };
             f.params.push(Value::Text(speed.as_str().to_string()));
         }
         f
@@ -412,21 +441,33 @@ mod tests {
     /// table and returns the matching ids.
     fn select_at(filters: &Filters, schema_version: i64) -> Vec<i64> {
         let conn = Connection::open_in_memory().unwrap();
-        conn.execute_batch(
-            "CREATE TABLE games (id INTEGER PRIMARY KEY, white TEXT, black TEXT, event TEXT,
-                 site TEXT, eco TEXT, result TEXT, white_elo INTEGER, black_elo INTEGER,
-                 date TEXT, ply_count INTEGER, speed TEXT, opening_eco TEXT, opening_name TEXT);
-             INSERT INTO games VALUES
-              (1, 'Carlsen, Magnus', 'O''Brien', 'Ch 100%', 'Oslo', 'B90', '1-0', 2800, 2700, '2020.05.01', 40, 'classical', 'B90', 'Sicilian Defense: Najdorf Variation'),
-              (2, 'MagnusCarlsen', 'x_y', 'Blitz', NULL, 'B99a', '0-1', 2900, NULL, '2020.??.??', 60, 'blitz', 'C20', 'King''s Pawn Game'),
-              (3, 'Anand', 'Carlsen, M', 'Ch 1000', 'Oslo', 'C00', '1/2-1/2', 2750, 2790, '2021.01.02', 80, 'classical', NULL, NULL),
-              (4, 'Kasparov', 'Karpov', NULL, NULL, NULL, '*', NULL, NULL, '????.??.??', 0, NULL, 'B01', 'Scandinavian Defense'),
-              (5, 'Polgar', 'Short', NULL, NULL, '?', '1-0', NULL, NULL, '????.??.??', 30, 'rapid', 'A40', 'Queen''s Pawn Game'),
-              (6, 'Tal', 'Botvinnik', NULL, NULL, '', '1-0', NULL, NULL, '????.??.??', 30, 'rapid', 'E20', 'Nimzo-Indian Defense');",
-        )
+        if schema_version >= GAME_ROWS_SCHEMA {
+            // The schema as migrated; the rows go in through the view.
+            for migration in crate::db::MIGRATIONS {
+                conn.execute_batch(migration).unwrap();
+            }
+        } else {
+            conn.execute_batch(
+                "CREATE TABLE games (id INTEGER PRIMARY KEY, white TEXT, black TEXT, event TEXT,
+                     site TEXT, eco TEXT, result TEXT, white_elo INTEGER, black_elo INTEGER,
+                     date TEXT, ply_count INTEGER, speed TEXT, opening_eco TEXT,
+                     opening_name TEXT, moves TEXT, dedupe_key INTEGER)",
+            )
+            .unwrap();
+        }
+        let rows = "(1, 'Carlsen, Magnus', 'O''Brien', 'Ch 100%', 'Oslo', 'B90', '1-0', 2800, 2700, '2020.05.01', 40, 'classical', 'B90', 'Sicilian Defense: Najdorf Variation', '', 0),
+              (2, 'MagnusCarlsen', 'x_y', 'Blitz', NULL, 'B99a', '0-1', 2900, NULL, '2020.??.??', 60, 'blitz', 'C20', 'King''s Pawn Game', '', 0),
+              (3, 'Anand', 'Carlsen, M', 'Ch 1000', 'Oslo', 'C00', '1/2-1/2', 2750, 2790, '2021.01.02', 80, 'classical', NULL, NULL, '', 0),
+              (4, 'Kasparov', 'Karpov', NULL, NULL, NULL, '*', NULL, NULL, '????.??.??', 0, NULL, 'B01', 'Scandinavian Defense', '', 0),
+              (5, 'Polgar', 'Short', NULL, NULL, '?', '1-0', NULL, NULL, '????.??.??', 30, 'rapid', 'A40', 'Queen''s Pawn Game', '', 0),
+              (6, 'Tal', 'Botvinnik', NULL, NULL, '', '1-0', NULL, NULL, '????.??.??', 30, 'rapid', 'E20', 'Nimzo-Indian Defense', '', 0)";
+        conn.execute_batch(&format!(
+            "INSERT INTO games (id, white, black, event, site, eco, result, white_elo, black_elo,
+                 date, ply_count, speed, opening_eco, opening_name, moves, dedupe_key) VALUES {rows}"
+        ))
         .unwrap();
         let f = filters.to_sql(schema_version);
-        let sql = format!("SELECT g.id FROM games AS g WHERE 1{} ORDER BY g.id", f.sql);
+        let sql = format!("SELECT g.id FROM {} AS g WHERE 1{} ORDER BY g.id", f.table, f.sql);
         let mut st = conn.prepare(&sql).unwrap();
         let ids = st
             .query_map(rusqlite::params_from_iter(&f.params), |r| r.get(0))
@@ -474,6 +515,7 @@ mod tests {
         assert_eq!(f(|f| f.opening = Some("nimzo-indian".into())), [6]);
         let eco = Filters { eco: Some("A00-B99".parse().unwrap()), ..Filters::default() };
         assert_eq!(select_at(&eco, OPENING_SCHEMA - 1), [1, 2], "before schema 9: the tag alone");
+        assert_eq!(select_at(&eco, GAME_ROWS_SCHEMA - 1), [1, 2, 4, 5], "the table of schema 15");
         assert_eq!(f(|f| f.result = Some(ResultFilter::Draw)), [3]);
         assert_eq!(f(|f| f.result = Some(ResultFilter::Unknown)), [4]);
         assert_eq!(f(|f| f.min_elo = Some(2750)), [3]);

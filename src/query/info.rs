@@ -11,11 +11,11 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use rusqlite::Connection;
+use rusqlite::{Connection, OptionalExtension};
 
 use super::error::QueryError;
 use super::filter::{OPENING_SCHEMA, SPEED_SCHEMA};
-use super::search::has_index;
+use super::search::summary_source;
 use crate::db::Speed;
 
 /// One imported input.
@@ -155,11 +155,14 @@ pub fn info(conn: &Connection, path: &Path) -> Result<Info, QueryError> {
     info.problems =
         tally(conn, "SELECT kind, count(*) FROM import_errors GROUP BY kind ORDER BY kind")?;
     // One pass over the dates, ECO codes and events.
-    let from =
-        if has_index(conn, "games_summary")? { "games INDEXED BY games_summary" } else { "games" };
-    let mut st = conn.prepare(&format!("SELECT date, eco, event FROM {from}")).map_err(&e)?;
+    let from = summary_source(conn)?;
+    // From schema 16 the events are counted by id, and named after.
+    let by_id = from.starts_with("game_rows");
+    let event = if by_id { "event_id" } else { "event" };
+    let mut st = conn.prepare(&format!("SELECT date, eco, {event} FROM {from}")).map_err(&e)?;
     let mut rows = st.query([]).map_err(&e)?;
     let mut events = Tally::default();
+    let mut event_ids: HashMap<i64, u64> = HashMap::new();
     let mut ecos = Tally::default();
     let mut dates: Option<(String, String)> = None;
     while let Some(r) = rows.next().map_err(&e)? {
@@ -180,7 +183,21 @@ pub fn info(conn: &Connection, path: &Path) -> Result<Info, QueryError> {
             }
         }
         ecos.add(text(1));
-        events.add(text(2));
+        if by_id {
+            if let Ok(Some(id)) = r.get::<_, Option<i64>>(2) {
+                *event_ids.entry(id).or_default() += 1;
+            }
+        } else {
+            events.add(text(2));
+        }
+    }
+    drop(rows);
+    if !event_ids.is_empty() {
+        let mut name = conn.prepare("SELECT text FROM game_texts WHERE id = ?1").map_err(&e)?;
+        for (id, n) in event_ids {
+            let text: Option<String> = name.query_row([id], |r| r.get(0)).optional().map_err(&e)?;
+            events.add_n(text.as_deref(), n);
+        }
     }
     info.dates = dates;
     info.events = events.top(TOP);
@@ -205,7 +222,14 @@ fn speeds_and_openings(
     conn: &Connection,
     with_openings: bool,
 ) -> Result<SpeedsAndOpenings, QueryError> {
-    let sql = if with_openings {
+    let sql = if with_openings && has_table(conn, "game_rows")? {
+        // Grouped by ids, each group's texts read once.
+        "SELECT (SELECT text FROM game_texts WHERE id = s), \
+                (SELECT text FROM game_texts WHERE id = e), \
+                (SELECT text FROM game_texts WHERE id = o), n \
+         FROM (SELECT speed_id AS s, opening_eco_id AS e, opening_name_id AS o, count(*) AS n \
+               FROM game_rows GROUP BY 1, 2, 3)"
+    } else if with_openings {
         "SELECT speed, opening_eco, opening_name, count(*) FROM games \
          GROUP BY speed, opening_eco, opening_name"
     } else {
@@ -263,11 +287,16 @@ struct Tally(HashMap<String, u64>);
 
 impl Tally {
     fn add(&mut self, value: Option<&str>) {
+        self.add_n(value, 1);
+    }
+
+    /// Counts `value` `n` times.
+    fn add_n(&mut self, value: Option<&str>, n: u64) {
         let Some(v) = value.filter(|v| !matches!(*v, "" | "?")) else { return };
         match self.0.get_mut(v) {
-            Some(n) => *n += 1,
+            Some(count) => *count += n,
             None => {
-                self.0.insert(v.to_string(), 1);
+                self.0.insert(v.to_string(), n);
             }
         }
     }

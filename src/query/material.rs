@@ -178,12 +178,12 @@ impl MaterialSearch {
         let filters = self.filters.sql_for(conn)?;
         let mut moves_sql = conn
             .prepare(&format!(
-                "SELECT g.start_fen, g.moves FROM games AS g WHERE g.id = ?{}",
-                filters.sql
+                "SELECT g.start_fen, g.moves FROM {} AS g WHERE g.id = ?{}",
+                filters.table, filters.sql
             ))
             .map_err(&e)?;
         let mut pass_sql = conn
-            .prepare(&format!("SELECT 1 FROM games AS g WHERE g.id = ?{}", filters.sql))
+            .prepare(&format!("SELECT 1 FROM {} AS g WHERE g.id = ?{}", filters.table, filters.sql))
             .map_err(&e)?;
         // The games without an index row, replayed: a stream of ids merged
         // with the index's in id order.
@@ -192,8 +192,9 @@ impl MaterialSearch {
         if let Some(last) = last {
             let indexed = last != i64::MAX;
             let sql = format!(
-                "SELECT g.id FROM games AS g WHERE g.id <= ?1 AND g.final_fen IS NOT NULL{}{} \
+                "SELECT g.id FROM {} AS g WHERE g.id <= ?1 AND g.final_fen IS NOT NULL{}{} \
                  ORDER BY g.id",
+                filters.table,
                 if indexed {
                     " AND NOT EXISTS (SELECT 1 FROM game_material AS m WHERE m.game_id = g.id)"
                 } else {

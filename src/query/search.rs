@@ -110,13 +110,13 @@ impl Search {
             "SELECT game_id, ply FROM positions WHERE hash = ? ORDER BY game_id".to_string()
         } else {
             format!(
-                "SELECT p.game_id, p.ply FROM positions AS p JOIN games AS g ON g.id = p.game_id \
+                "SELECT p.game_id, p.ply FROM positions AS p JOIN {} AS g ON g.id = p.game_id \
                  WHERE p.hash = ?{} ORDER BY p.game_id",
-                filters.sql
+                filters.table, filters.sql
             )
         };
         let Some((sql, long_sql, arms)) =
-            segments::ordered_hits_sql(conn, &filters.sql).map_err(&e)?
+            segments::ordered_hits_sql(conn, filters.table, &filters.sql).map_err(&e)?
         else {
             return Ok((view_sql, params, Vec::new()));
         };
@@ -140,7 +140,7 @@ impl Search {
         let filters = self.filters.sql_for(conn)?;
         let mut params = Vec::new();
         let sql = match &self.target {
-            None => format!("SELECT count(*) FROM games AS g WHERE 1{}", filters.sql),
+            None => format!("SELECT count(*) FROM {} AS g WHERE 1{}", filters.table, filters.sql),
             Some(t) => {
                 params.push(Value::Integer(t.key));
                 if self.filters.is_empty() {
@@ -148,8 +148,8 @@ impl Search {
                 } else {
                     format!(
                         "SELECT count(DISTINCT p.game_id) FROM positions AS p \
-                         JOIN games AS g ON g.id = p.game_id WHERE p.hash = ?{}",
-                        filters.sql
+                         JOIN {} AS g ON g.id = p.game_id WHERE p.hash = ?{}",
+                        filters.table, filters.sql
                     )
                 }
             }
@@ -263,10 +263,16 @@ impl Search {
     ) -> Result<FindStats, QueryError> {
         let e = QueryError::sqlite(conn);
         let filters = self.filters.sql_for(conn)?;
-        let mut sql = format!(
-            "SELECT {} FROM games AS g WHERE 1{} ORDER BY g.id",
-            *GAME_COLUMNS, filters.sql
-        );
+        let mut sql = if filters.sql.is_empty() || filters.table == "games" {
+            format!("SELECT {} FROM games AS g WHERE 1{} ORDER BY g.id", *GAME_COLUMNS, filters.sql)
+        } else {
+            // The conditions on the table, the columns from the view.
+            format!(
+                "SELECT {} FROM games AS g WHERE g.id IN \
+                 (SELECT g.id FROM {} AS g WHERE 1{}) ORDER BY g.id",
+                *GAME_COLUMNS, filters.table, filters.sql
+            )
+        };
         let mut params = filters.params;
         // Fetch one more than the page to know whether more follow.
         sql += " LIMIT ? OFFSET ?";
@@ -454,8 +460,8 @@ impl Search {
         let filters = self.filters.sql_for(conn)?;
         let sql = format!(
             "SELECT p.game_id, p.ply, p.next_move, g.result, g.white_elo, g.black_elo, g.date \
-             FROM positions AS p JOIN games AS g ON g.id = p.game_id WHERE p.hash = ?{}",
-            filters.sql
+             FROM positions AS p JOIN {} AS g ON g.id = p.game_id WHERE p.hash = ?{}",
+            filters.table, filters.sql
         );
         let mut params = vec![Value::Integer(target.key)];
         params.extend(filters.params);
@@ -495,8 +501,7 @@ fn fold_summaries(
     mut each: impl FnMut(&Hit<'_>),
 ) -> Result<(), QueryError> {
     let e = QueryError::sqlite(conn);
-    let from =
-        if has_index(conn, "games_summary")? { "games INDEXED BY games_summary" } else { "games" };
+    let from = summary_source(conn)?;
     let mut summary = conn
         .prepare(&format!(
             "SELECT id, result, white_elo, black_elo, date FROM {from} WHERE id >= ?1 ORDER BY id"
@@ -552,14 +557,25 @@ const SEEK_GAP: i64 = 256;
 
 /// `true` if the database has the index `name` (databases of schema
 /// version 1 lack the query indexes; queries work without them, slower).
-pub(crate) fn has_index(conn: &Connection, name: &str) -> Result<bool, QueryError> {
-    conn.query_row(
-        "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = ?1",
-        [name],
-        |r| r.get::<_, i64>(0),
-    )
-    .map(|n| n > 0)
-    .map_err(QueryError::sqlite(conn))
+/// Where the summary columns (id, result, ratings, date, ECO and the
+/// event, by its `game_texts` id from schema
+/// [`crate::db::texts::GAME_ROWS_SCHEMA`]) are read
+/// from: the `games_summary` index of the table it is on, else the
+/// `games` table (schema 1).
+pub(crate) fn summary_source(conn: &Connection) -> Result<&'static str, QueryError> {
+    let table: Option<String> = conn
+        .query_row(
+            "SELECT tbl_name FROM sqlite_master WHERE type = 'index' AND name = 'games_summary'",
+            [],
+            |r| r.get(0),
+        )
+        .optional()
+        .map_err(QueryError::sqlite(conn))?;
+    Ok(match table.as_deref() {
+        Some("game_rows") => "game_rows INDEXED BY games_summary",
+        Some(_) => "games INDEXED BY games_summary",
+        None => "games",
+    })
 }
 
 /// Why the position index cannot answer a position search.

@@ -82,12 +82,42 @@ pub fn run(
     sql: &str,
     sink: &mut dyn ResultSink,
 ) -> Result<SqlSummary, SqlError> {
+    // SQLite's changes() leaves out the rows a view's triggers write (an
+    // INSERT, UPDATE or DELETE on `games`); with count_changes, an
+    // INSERT, UPDATE or DELETE returns the count of its rows, those
+    // included, as one row.
+    conn.pragma_update(None, "count_changes", true)?;
+    let result = run_counting(conn, sql, sink);
+    conn.pragma_update(None, "count_changes", false)?;
+    result
+}
+
+/// The count_changes row of an INSERT, UPDATE or DELETE.
+fn is_change_count(st: &rusqlite::Statement<'_>) -> bool {
+    !st.readonly()
+        && st.column_count() == 1
+        && matches!(st.column_name(0), Ok("rows inserted" | "rows updated" | "rows deleted"))
+}
+
+/// [`run`] with count_changes on.
+fn run_counting(
+    conn: &Connection,
+    sql: &str,
+    sink: &mut dyn ResultSink,
+) -> Result<SqlSummary, SqlError> {
     let mut summary = SqlSummary::default();
     let mut batch = Batch::new(conn, sql);
     while let Some(mut st) = batch.next()? {
         summary.statements += 1;
         if st.column_count() == 0 {
-            summary.changes += st.execute([])? as u64;
+            // No INSERT, UPDATE or DELETE (they return their count): SQLite's
+            // changes() would repeat the last one's.
+            st.execute([])?;
+            continue;
+        }
+        if is_change_count(&st) {
+            let n: i64 = st.query_row([], |r| r.get(0))?;
+            summary.changes += n as u64;
             continue;
         }
         summary.result_sets += 1;
@@ -171,6 +201,16 @@ mod tests {
         )
         .unwrap();
         assert_eq!(s, SqlSummary { statements: 5, result_sets: 2, changes: 4 });
+        // Rows written through a view's triggers count too.
+        let s = run(
+            &conn,
+            "INSERT INTO t VALUES (1, 'x'), (2, 'y'), (3, 'z'); CREATE VIEW v AS SELECT a FROM t;
+             CREATE TRIGGER v_delete INSTEAD OF DELETE ON v BEGIN DELETE FROM t WHERE a = old.a; END;
+             DELETE FROM v WHERE a < 3; SELECT count(*) FROM t",
+            &mut Collect::default(),
+        )
+        .unwrap();
+        assert_eq!(s, SqlSummary { statements: 5, result_sets: 1, changes: 5 });
         assert_eq!(
             sink.0,
             [

@@ -60,7 +60,7 @@ impl Deleter {
         let mut deleted = 0;
         let removed = tree::remove_games(&tx, ids).map_err(sqlite)?;
         {
-            let mut st = tx.prepare("DELETE FROM games WHERE id = ?1").map_err(sqlite)?;
+            let mut st = tx.prepare("DELETE FROM game_rows WHERE id = ?1").map_err(sqlite)?;
             for id in ids {
                 deleted += st.execute([id]).map_err(sqlite)? as u64;
             }

@@ -1,9 +1,10 @@
 //! The storage engine: what the database stores of a game ([`rows`]) and
-//! the one thread that writes it ([`writer`]): games, tag pairs (names by
-//! id, [`tag_names`]) and
+//! the one thread that writes it ([`writer`]): games (few-valued texts by
+//! id, [`texts`]), tag pairs (names by id, [`tag_names`]) and
 //! per-move notes ([`plies`]), the material stretches ([`material`]), the
 //! position index and the dedupe keys as sorted segment tables
-//! ([`segments`], [`dedupe`], behind an in-memory Bloom filter), and the
+//! ([`segments`], its rows sorted beside the writer by `sorter`; [`dedupe`],
+//! behind an in-memory Bloom filter), and the
 //! background threads that checkpoint the write-ahead log and sync the
 //! file after each commit; the explorer's opening tree ([`tree`]);
 //! [`delete`], which deletes games, and
@@ -20,7 +21,9 @@ pub mod material;
 pub mod plies;
 pub mod rows;
 pub mod segments;
+mod sorter;
 pub mod tag_names;
+pub mod texts;
 pub mod tree;
 pub mod vacuum;
 pub mod writer;

@@ -240,23 +240,28 @@ pub fn level_for(rows: usize, batch: usize, fanout: usize) -> i64 {
     level
 }
 
-/// Writes `rows` (any order; sorted here) as a new segment, of the level
+/// Writes `rows` (in key order: appending is SQLite's fastest insert) as a new segment, of the level
 /// [`level_for`] gives with `batch` rows in a full batch, and rewrites the view. Runs inside the
 /// caller's transaction.
 pub fn write_segment(
     conn: &Connection,
-    rows: &mut [PendingPosition],
+    rows: impl ExactSizeIterator<Item = PendingPosition>,
     fens: &Fens,
     batch: usize,
 ) -> rusqlite::Result<()> {
-    if rows.is_empty() {
+    let count = rows.len();
+    if count == 0 {
         return Ok(());
     }
-    rows.sort_unstable();
     let with_fens = !fens.is_empty();
     let (id, name) = next_segment(conn)?;
     conn.execute_batch(&table_sql(&name, with_fens, Layout::Packed))?;
-    insert_rows(conn, &name, if with_fens { 3 } else { 2 }, rows, |st, at, p| {
+    let mut last: Option<PendingPosition> = None;
+    let ordered = rows.inspect(|p| {
+        debug_assert!(last.is_none_or(|l| l < *p), "position rows out of order");
+        last = Some(*p);
+    });
+    insert_rows(conn, &name, if with_fens { 3 } else { 2 }, ordered, |st, at, p| {
         st.raw_bind_parameter(at, p.hash)?;
         st.raw_bind_parameter(at + 1, p.gpm())?;
         if with_fens {
@@ -268,7 +273,7 @@ pub fn write_segment(
         }
         Ok(())
     })?;
-    register(conn, id, &name, level_for(rows.len(), batch, FANOUT), rows.len() as i64, with_fens)?;
+    register(conn, id, &name, level_for(count, batch, FANOUT), count as i64, with_fens)?;
     rewrite_view(conn)
 }
 
@@ -496,12 +501,14 @@ pub fn game_hits_sql(conn: &Connection) -> rusqlite::Result<Option<String>> {
 /// ordered by its computed `game_id`, would sort every segment's rows
 /// first). The second, unordered, has the plies from [`LONG_PLY`] on
 /// (in a packed segment a seek past the others). `filter` (`AND …`) may
-/// name the game's columns as `g.`: the games are joined then. Also the
+/// name the columns of the game's row in `table` (`games`, or `game_rows`
+/// from schema 16) as `g.`: the games are joined then. Also the
 /// number of arms (each takes the parameters once); `None` for a database
 /// whose segments record no layout (before schema 12: `ORDER BY game_id`
 /// on the view streams there) or that has none.
 pub fn ordered_hits_sql(
     conn: &Connection,
+    table: &str,
     filter: &str,
 ) -> rusqlite::Result<Option<(String, String, usize)>> {
     let Some(segments) = layouts(conn)? else { return Ok(None) };
@@ -526,7 +533,7 @@ pub fn ordered_hits_sql(
         let join = if filter.is_empty() {
             String::new()
         } else {
-            format!(" JOIN games AS g ON g.id = {game_id}")
+            format!(" JOIN {table} AS g ON g.id = {game_id}")
         };
         let arm = |range: &str| {
             format!(
@@ -620,7 +627,7 @@ pub(super) fn insert_rows<T>(
     conn: &Connection,
     table: &str,
     width: usize,
-    rows: &[T],
+    rows: impl IntoIterator<Item = T>,
     bind: impl Fn(&mut rusqlite::Statement<'_>, usize, &T) -> rusqlite::Result<()>,
 ) -> rusqlite::Result<()> {
     let one = format!("({})", vec!["?"; width].join(","));
@@ -634,12 +641,16 @@ pub(super) fn insert_rows<T>(
         st.raw_execute().map(drop)
     };
     let mut full = conn.prepare(&sql(ROWS_PER_INSERT))?;
-    let mut chunks = rows.chunks_exact(ROWS_PER_INSERT);
-    for chunk in &mut chunks {
-        run(&mut full, chunk)?;
+    let mut chunk = Vec::with_capacity(ROWS_PER_INSERT);
+    for row in rows {
+        chunk.push(row);
+        if chunk.len() == ROWS_PER_INSERT {
+            run(&mut full, &chunk)?;
+            chunk.clear();
+        }
     }
-    if !chunks.remainder().is_empty() {
-        run(&mut conn.prepare(&sql(chunks.remainder().len()))?, chunks.remainder())?;
+    if !chunk.is_empty() {
+        run(&mut conn.prepare(&sql(chunk.len()))?, &chunk)?;
     }
     Ok(())
 }
@@ -857,6 +868,11 @@ pub(super) fn copy_merged(
 mod tests {
     use super::*;
 
+    fn sorted(rows: &mut [PendingPosition]) -> impl ExactSizeIterator<Item = PendingPosition> + '_ {
+        rows.sort_unstable();
+        rows.iter().copied()
+    }
+
     fn rows(seed: u64, n: usize, game: GameId) -> Vec<PendingPosition> {
         let mut x = seed | 1;
         (0..n)
@@ -981,7 +997,7 @@ mod tests {
             } else {
                 conn.execute_batch("BEGIN").unwrap();
                 let full = batch.len();
-                write_segment(&conn, &mut batch, &Vec::new(), full).unwrap();
+                write_segment(&conn, sorted(&mut batch), &Vec::new(), full).unwrap();
                 conn.execute_batch("COMMIT").unwrap();
             }
         }
@@ -1047,7 +1063,7 @@ mod tests {
             }
             conn.execute_batch("BEGIN").unwrap();
             let full = batch.len();
-            write_segment(&conn, &mut batch, &fens, full).unwrap();
+            write_segment(&conn, sorted(&mut batch), &fens, full).unwrap();
             conn.execute_batch("COMMIT").unwrap();
             merge_all(&conn);
         }
@@ -1099,7 +1115,7 @@ mod tests {
             }
             conn.execute_batch("BEGIN").unwrap();
             let full = batch.len();
-            write_segment(&conn, &mut batch, &Vec::new(), full).unwrap();
+            write_segment(&conn, sorted(&mut batch), &Vec::new(), full).unwrap();
             conn.execute_batch("COMMIT").unwrap();
         }
         expected.sort();
@@ -1163,7 +1179,7 @@ mod tests {
                 expected.push((p.hash, i64::from(game), i64::from(p.ply), next, None));
             }
             conn.execute_batch("BEGIN").unwrap();
-            write_segment(&conn, &mut batch, &Vec::new(), full).unwrap();
+            write_segment(&conn, sorted(&mut batch), &Vec::new(), full).unwrap();
             conn.execute_batch("COMMIT").unwrap();
             compact(&conn, &mut budget, &|_| Ok(())).unwrap();
             (expected.clone(), budget)

@@ -31,9 +31,12 @@ use super::dedupe::DedupeIndex;
 use super::flush::Flusher;
 use super::rows::{GameRow, Header, RowOptions, StoredGame};
 use super::segments::{self, Fens, PendingPosition, NO_MOVE};
+use super::sorter::PositionSorter;
 use super::tag_names::TagNames;
+use super::texts::GameTexts;
 use super::tree::{self, TreeBatch};
-use crate::db::columns::{columns, placeholders, select_list, Binder, Columns};
+use crate::db::columns::{columns, placeholders, select_list, Binder, Columns, TextIds};
+use crate::db::texts;
 use crate::db::{self, DbError, GameId, Sharing};
 use crate::pgn::source::FileFacts;
 
@@ -227,7 +230,7 @@ pub struct Writer {
     /// when one is).
     next_id: i64,
     in_transaction: bool,
-    positions: Vec<PendingPosition>,
+    positions: PositionSorter,
     fens: Fens,
     batch_games: usize,
     source: Option<CurrentSource>,
@@ -242,6 +245,8 @@ pub struct Writer {
     dedupe: DedupeIndex,
     /// The ids of the tag names.
     tag_names: TagNames,
+    /// Ids of the `game_texts` values.
+    texts: GameTexts,
     /// Ids of the games a dedupe lookup found (reused).
     candidates: Vec<GameId>,
     /// Position rows this import may still merge (`segments::compact`):
@@ -268,15 +273,27 @@ columns! {
     }
 }
 
-/// Inserts a game: the [`Assigned`] columns, then the [`GameRow`]'s.
+/// The `games` columns [`INSERT_GAME`] binds: the [`Assigned`] ones, then
+/// the [`GameRow`]'s.
+fn inserted_columns() -> impl Iterator<Item = &'static str> {
+    Assigned::NAMES.iter().chain(GameRow::NAMES).copied()
+}
+
+/// Inserts a game into `game_rows`, the table behind the `games` view: the
+/// [`Assigned`] columns, then the [`GameRow`]'s, the few-valued texts as
+/// their ids ([`TEXT_PARAMS`]).
 static INSERT_GAME: LazyLock<String> = LazyLock::new(|| {
-    let names: Vec<&str> = Assigned::NAMES.iter().chain(GameRow::NAMES).copied().collect();
+    let names: Vec<String> = inserted_columns().map(|c| texts::stored_column(c).into()).collect();
     format!(
-        "INSERT OR ROLLBACK INTO games ({}) VALUES ({})",
+        "INSERT OR ROLLBACK INTO game_rows ({}) VALUES ({})",
         names.join(", "),
         placeholders(names.len())
     )
 });
+
+/// The parameters of [`INSERT_GAME`] bound as `game_texts` ids.
+static TEXT_PARAMS: LazyLock<Vec<bool>> =
+    LazyLock::new(|| inserted_columns().map(texts::is_text_column).collect());
 
 // Every INSERT of the import says OR ROLLBACK: a failing statement
 // (disk full, say) ends the whole transaction anyway, and a statement that
@@ -387,6 +404,8 @@ impl Writer {
             .map_err(|error| WriteError::Sqlite { path: path.to_path_buf(), error })?;
         let tag_names = TagNames::load(&conn)
             .map_err(|error| WriteError::Sqlite { path: path.to_path_buf(), error })?;
+        let texts = GameTexts::load(&conn)
+            .map_err(|error| WriteError::Sqlite { path: path.to_path_buf(), error })?;
         let db = Db::try_new(conn, |c| Inserts::prepare(c))
             .map_err(|error| WriteError::Sqlite { path: path.to_path_buf(), error })?;
         let mut writer = Writer {
@@ -396,7 +415,7 @@ impl Writer {
             options,
             next_id: 1,
             in_transaction: false,
-            positions: Vec::new(),
+            positions: PositionSorter::new(),
             fens: Vec::new(),
             batch_games: 0,
             source: None,
@@ -406,6 +425,7 @@ impl Writer {
             flusher: None,
             dedupe,
             tag_names,
+            texts,
             candidates: Vec::new(),
             merge_budget: 0,
             tree: None,
@@ -449,7 +469,7 @@ impl Writer {
         writer.next_id = writer
             .conn()
             .query_row(
-                "SELECT max(coalesce((SELECT max(id) FROM games), 0), \
+                "SELECT max(coalesce((SELECT max(id) FROM game_rows), 0), \
                  coalesce((SELECT max(game_id) FROM deleted_games), 0), \
                  coalesce((SELECT max(game_id) FROM import_errors), 0)) + 1",
                 [],
@@ -687,9 +707,12 @@ impl Writer {
         let assigned = Assigned { id, source_id, source_offset: game.offset };
         let path = &self.path;
         let tag_names = &mut self.tag_names;
+        let texts = &mut self.texts;
         self.db
             .with_dependent_mut(|conn, inserts| {
-                let mut binder = Binder::new(&mut inserts.game);
+                let mut id_of = |text: &str| texts.id(conn, text);
+                let texts = TextIds { params: &TEXT_PARAMS, id: &mut id_of };
+                let mut binder = Binder::with_text_ids(&mut inserts.game, texts);
                 assigned.bind(&mut binder)?;
                 game.bind(&mut binder)?;
                 inserts.game.raw_execute()?;
@@ -857,6 +880,7 @@ impl Writer {
             let _ = self.conn().execute_batch("ROLLBACK");
             self.dedupe.discard();
             self.tag_names.discard();
+            self.texts.discard();
             if let Some(tree) = &mut self.tree {
                 tree.clear();
             }
@@ -866,19 +890,17 @@ impl Writer {
     }
 
     fn commit_inner(&mut self) -> Result<(), WriteError> {
-        let mut positions = std::mem::take(&mut self.positions);
+        let positions = self.positions.take_sorted();
+        let written = positions.len() as u64;
         segments::write_segment(
-            self.conn(),
-            &mut positions,
+            self.db.borrow_owner(),
+            positions,
             &self.fens,
             self.options.batch_positions,
         )
-        .map_err(|e| self.sqlite(e))?;
-        self.merge_budget = self
-            .merge_budget
-            .saturating_add(segments::MERGE_RATIO.saturating_mul(positions.len() as u64));
-        positions.clear();
-        self.positions = positions;
+        .map_err(|e| WriteError::Sqlite { path: self.path.clone(), error: e })?;
+        self.merge_budget =
+            self.merge_budget.saturating_add(segments::MERGE_RATIO.saturating_mul(written));
         self.fens.clear();
         if let Some(tree) = &mut self.tree {
             tree.write(self.db.borrow_owner())
@@ -906,6 +928,7 @@ impl Writer {
         self.conn().execute_batch("COMMIT").map_err(|e| self.sqlite(e))?;
         self.in_transaction = false;
         self.tag_names.committed();
+        self.texts.committed();
         self.batch_games = 0;
         let after_commit = |conn: &Connection| match &self.checkpointer {
             Some(checkpointer) => checkpointer.after_commit(conn),

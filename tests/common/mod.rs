@@ -240,6 +240,45 @@ pub fn tags_as_schema_12(conn: &Connection) {
     .unwrap();
 }
 
+/// Puts the games of a database back as schemas 1 to 15 stored them: the
+/// table `games` (with its index and triggers of schema 15, taken from a
+/// database migrated to 15) instead of the view over `game_rows` and
+/// `game_texts`; `user_version` 15.
+pub fn games_as_schema_15(conn: &Connection) {
+    let v15 = Connection::open_in_memory().unwrap();
+    let migrations =
+        files_under(&repo("migrations"), |p| p.extension().is_some_and(|e| e == "sql"));
+    for path in migrations.iter().take(15) {
+        v15.execute_batch(&std::fs::read_to_string(path).unwrap()).unwrap();
+    }
+    let schema: Vec<String> = rows::<(String,)>(
+        &v15,
+        "SELECT sql FROM sqlite_master WHERE tbl_name = 'games' AND sql IS NOT NULL \
+         ORDER BY type = 'table' DESC, rowid",
+    )
+    .into_iter()
+    .map(|(sql,)| sql)
+    .collect();
+    conn.execute_batch(&format!(
+        "PRAGMA foreign_keys = OFF;
+         CREATE TEMP TABLE old_games AS SELECT * FROM games;
+         DROP VIEW games;
+         DROP TABLE game_rows;
+         DROP TABLE game_texts;
+         {};
+         INSERT INTO games SELECT * FROM temp.old_games;
+         DROP TABLE temp.old_games;
+         PRAGMA writable_schema = ON;
+         UPDATE sqlite_master SET sql = replace(sql, 'REFERENCES game_rows(id)', 'REFERENCES games(id)')
+         WHERE type = 'table';
+         PRAGMA writable_schema = OFF;
+         PRAGMA user_version = 15;
+         PRAGMA foreign_keys = ON;",
+        schema.join(";\n")
+    ))
+    .unwrap();
+}
+
 /// Puts the clocks and times of a database back as schemas 10 to 12
 /// stored them: JSON arrays of seconds ending at the last ply that has
 /// one; those schemas' `plies` view.
