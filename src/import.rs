@@ -15,6 +15,9 @@ use std::path::Path;
 use std::sync::mpsc;
 use std::time::Instant;
 
+use crate::columnar::shard::{ShardOptions, ShardWriter};
+use crate::columnar::sink::TableStats;
+use crate::columnar::ColumnarError;
 use crate::notation::lang::Lang;
 use crate::pgn::source::{self, expand_inputs, InputName, Source, SourceError};
 use crate::replay::inputs::{read_inputs, ChunkPlace, InputStart, InputVisitor};
@@ -113,9 +116,115 @@ pub enum ImportError {
     /// The command line names something that is not an input.
     #[error(transparent)]
     Inputs(#[from] SourceError),
+    /// Writing the Parquet files failed.
+    #[error(transparent)]
+    Parquet(#[from] ColumnarError),
     /// The system refused a thread.
     #[error("cannot start the writer thread: {0}")]
     Thread(std::io::Error),
+}
+
+/// Where the writer thread puts the games, in input order: the database's
+/// [`Writer`] or a [`ShardWriter`]'s Parquet files.
+trait Store {
+    /// What the store says it wrote at the end, besides the totals.
+    type Output: Send + 'static;
+
+    fn begin_source(
+        &mut self,
+        name: &str,
+        facts: Option<&source::FileFacts>,
+        force: bool,
+    ) -> Result<SourceStart, ImportError>;
+
+    fn add_chunk(
+        &mut self,
+        games: &mut [GameRow],
+        trailing: &[(usize, usize, String)],
+        offset: u64,
+        line: usize,
+        end: u64,
+    ) -> Result<ControlFlow<()>, ImportError>;
+
+    fn end_source(&mut self) -> Result<(), ImportError>;
+
+    fn abandon_source(&mut self) -> Result<(), ImportError>;
+
+    fn finish(self) -> Result<(Totals, Self::Output), ImportError>;
+}
+
+impl Store for Writer {
+    type Output = ();
+
+    fn begin_source(
+        &mut self,
+        name: &str,
+        facts: Option<&source::FileFacts>,
+        force: bool,
+    ) -> Result<SourceStart, ImportError> {
+        Ok(Writer::begin_source(self, name, facts, force)?)
+    }
+
+    fn add_chunk(
+        &mut self,
+        games: &mut [GameRow],
+        trailing: &[(usize, usize, String)],
+        offset: u64,
+        line: usize,
+        end: u64,
+    ) -> Result<ControlFlow<()>, ImportError> {
+        Ok(Writer::add_chunk(self, games, trailing, offset, line, end)?)
+    }
+
+    fn end_source(&mut self) -> Result<(), ImportError> {
+        Ok(Writer::end_source(self)?)
+    }
+
+    fn abandon_source(&mut self) -> Result<(), ImportError> {
+        Ok(Writer::abandon_source(self)?)
+    }
+
+    fn finish(self) -> Result<(Totals, ()), ImportError> {
+        Ok((Writer::finish(self)?, ()))
+    }
+}
+
+impl Store for ShardWriter {
+    type Output = Vec<TableStats>;
+
+    fn begin_source(
+        &mut self,
+        name: &str,
+        facts: Option<&source::FileFacts>,
+        force: bool,
+    ) -> Result<SourceStart, ImportError> {
+        Ok(ShardWriter::begin_source(self, name, facts, force))
+    }
+
+    fn add_chunk(
+        &mut self,
+        games: &mut [GameRow],
+        trailing: &[(usize, usize, String)],
+        offset: u64,
+        line: usize,
+        _end: u64,
+    ) -> Result<ControlFlow<()>, ImportError> {
+        Ok(ShardWriter::add_chunk(self, games, trailing, offset, line)?)
+    }
+
+    fn end_source(&mut self) -> Result<(), ImportError> {
+        ShardWriter::end_source(self);
+        Ok(())
+    }
+
+    fn abandon_source(&mut self) -> Result<(), ImportError> {
+        ShardWriter::abandon_source(self);
+        Ok(())
+    }
+
+    fn finish(self) -> Result<(Totals, Vec<TableStats>), ImportError> {
+        Ok(ShardWriter::finish(self)?)
+    }
 }
 
 enum Message {
@@ -149,6 +258,49 @@ pub fn run(
     observer: &mut dyn Observer,
     problems: Box<dyn FnMut(Problem) + Send>,
 ) -> Result<Summary, ImportError> {
+    let writer_options = WriterOptions { index: options.rows, ..options.writer };
+    let path = db.to_path_buf();
+    // Opened on its own thread: the writer's prepared statements cannot
+    // move between threads.
+    let open = move || Writer::open(&path, writer_options, problems).map_err(ImportError::from);
+    run_into(inputs, pool, options, observer, open).map(|(summary, ())| summary)
+}
+
+/// Imports `inputs` into Parquet files in the directory `dir` (new or
+/// empty), as an import into a new database followed by `export --format
+/// parquet` writes them, without a database ([`ShardWriter`]); the
+/// writer's `keep_duplicates` and `strict` of `options` apply. Says what
+/// each table got besides the summary.
+///
+/// # Errors
+/// As [`run`], with [`ImportError::Parquet`] for the files.
+pub fn run_parquet(
+    dir: &Path,
+    inputs: &[OsString],
+    pool: &rayon::ThreadPool,
+    options: ImportOptions,
+    parquet: ShardOptions,
+    observer: &mut dyn Observer,
+    problems: Box<dyn FnMut(Problem) + Send>,
+) -> Result<(Summary, Vec<TableStats>), ImportError> {
+    let parquet = ShardOptions {
+        keep_duplicates: options.writer.keep_duplicates,
+        strict: options.writer.strict,
+        ..parquet
+    };
+    let dir = dir.to_path_buf();
+    let open = move || ShardWriter::open(&dir, parquet, problems).map_err(ImportError::from);
+    run_into(inputs, pool, options, observer, open)
+}
+
+/// [`run`] into the store `open` makes on the writer thread.
+fn run_into<S: Store>(
+    inputs: &[OsString],
+    pool: &rayon::ThreadPool,
+    options: ImportOptions,
+    observer: &mut dyn Observer,
+    open: impl FnOnce() -> Result<S, ImportError> + Send + 'static,
+) -> Result<(Summary, S::Output), ImportError> {
     let started = Instant::now();
     // Every input is listed, and those named are checked, before the
     // database is opened: a misuse creates nothing.
@@ -168,19 +320,15 @@ pub fn run(
     observer.inputs(total);
     let (tx, rx) = mpsc::sync_channel::<Message>(CHANNEL);
     let (reply_tx, reply_rx) = mpsc::channel::<SourceStart>();
-    let (opened_tx, opened_rx) = mpsc::channel::<Result<(), WriteError>>();
-    let writer_options = WriterOptions { index: options.rows, ..options.writer };
-    let path = db.to_path_buf();
+    let (opened_tx, opened_rx) = mpsc::channel::<Result<(), ImportError>>();
     let writer_thread = std::thread::Builder::new()
         .name("pgnindex-writer".into())
         .spawn(move || {
-            // Opened on its own thread: the writer's prepared statements
-            // cannot move between threads.
-            let writer = match Writer::open(&path, writer_options, problems) {
+            let writer = match open() {
                 Ok(writer) => writer,
                 Err(e) => {
                     let _ = opened_tx.send(Err(e));
-                    return Ok((Totals::default(), false));
+                    return Ok(None);
                 }
             };
             let _ = opened_tx.send(Ok(()));
@@ -191,7 +339,7 @@ pub fn run(
         Ok(Ok(())) => {}
         Ok(Err(e)) => {
             let _ = writer_thread.join();
-            return Err(e.into());
+            return Err(e);
         }
         // Only a panic ends the thread before it says whether it opened.
         Err(_) => match writer_thread.join() {
@@ -218,15 +366,17 @@ pub fn run(
     let read = read_inputs(&names, pool, replay, &build, &mut feed);
     let Feed { tx, mut summary, .. } = feed;
     drop(tx);
-    let (totals, stopped) = match writer_thread.join() {
-        Ok(result) => result?,
+    let (totals, stopped, output) = match writer_thread.join() {
+        Ok(Ok(Some(result))) => result,
+        Ok(Ok(None)) => unreachable!("a store that did not open reported it"),
+        Ok(Err(e)) => return Err(e),
         Err(panic) => std::panic::resume_unwind(panic),
     };
     summary.bytes = read.bytes;
     summary.totals = totals;
     summary.stopped = stopped;
     summary.seconds = started.elapsed().as_secs_f64();
-    Ok(summary)
+    Ok((summary, output))
 }
 
 /// [`run`]'s visitor of the inputs: asks the writer whether each input
@@ -319,11 +469,11 @@ const FREEING: usize = 4;
 /// import's one serial stage, and freeing the twenty-odd allocations of
 /// every row (made on the workers, so each free goes back to another
 /// thread's arena) took about a tenth of its time.
-fn write_all(
-    writer: Writer,
+fn write_all<S: Store>(
+    writer: S,
     rx: &mpsc::Receiver<Message>,
     reply: &mpsc::Sender<SourceStart>,
-) -> Result<(Totals, bool), WriteError> {
+) -> Result<Option<(Totals, bool, S::Output)>, ImportError> {
     let (free_tx, free_rx) = mpsc::sync_channel::<Vec<GameRow>>(FREEING);
     let freeing = std::thread::Builder::new()
         .name("pgnindex-free".into())
@@ -336,16 +486,16 @@ fn write_all(
         // Dropping rows cannot panic; nothing to carry back.
         let _ = thread.join();
     }
-    result
+    result.map(Some)
 }
 
 /// [`write_all`]'s loop; `free` takes the rows once stored.
-fn write_messages(
-    mut writer: Writer,
+fn write_messages<S: Store>(
+    mut writer: S,
     rx: &mpsc::Receiver<Message>,
     reply: &mpsc::Sender<SourceStart>,
     free: Option<&mpsc::SyncSender<Vec<GameRow>>>,
-) -> Result<(Totals, bool), WriteError> {
+) -> Result<(Totals, bool, S::Output), ImportError> {
     while let Ok(message) = rx.recv() {
         match message {
             Message::Begin { name, facts, force } => {
@@ -361,12 +511,14 @@ fn write_messages(
                     let _ = free.send(games);
                 }
                 if flow.is_break() {
-                    return Ok((writer.finish()?, true));
+                    let (totals, output) = writer.finish()?;
+                    return Ok((totals, true, output));
                 }
             }
             Message::End => writer.end_source()?,
             Message::Abandon => writer.abandon_source()?,
         }
     }
-    Ok((writer.finish()?, false))
+    let (totals, output) = writer.finish()?;
+    Ok((totals, false, output))
 }

@@ -2,6 +2,9 @@
 //! SQLite gives on the database, row for row (`tests/parquet_compare.py`,
 //! with DuckDB's Python package), for a whole database, a subset, and
 //! shards of several databases; files cut at their bound; the errors.
+//! `import --parquet`: the same files, byte for byte, as an import into a
+//! new database and its export, with runs small enough that the
+//! positions' sort and the dedupe keys go through many run files.
 
 pub mod common;
 
@@ -321,4 +324,209 @@ fn errors_are_one_line() {
         ),
         ["0"]
     );
+}
+
+/// `import --parquet DIR ARGS…`.
+fn import_parquet(dir: &Path, args: &[&str]) -> common::Run {
+    let mut all = vec!["import", "--parquet", arg(dir)];
+    all.extend_from_slice(args);
+    run(all)
+}
+
+/// Every name in `dir`, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Asserts that `direct` holds the files of `exported`, byte for byte.
+#[track_caller]
+fn same_files(direct: &Path, exported: &Path) {
+    let (a, b) = (names(direct), names(exported));
+    assert_eq!(a, b, "the same files, no working directory or partial file left");
+    for name in &a {
+        let (x, y) = (
+            std::fs::read(direct.join(name)).unwrap(),
+            std::fs::read(exported.join(name)).unwrap(),
+        );
+        assert!(x == y, "{name}: {} bytes written directly, {} exported", x.len(), y.len());
+    }
+}
+
+/// Tiny runs: 1,000 position rows (the sample's 82,000 rows make more runs
+/// than one merge takes) and 100 dedupe keys.
+const SMALL_RUNS: [&str; 4] = ["--sort-run-rows", "1000", "--dedupe-run-keys", "100"];
+
+#[test]
+fn import_parquet_writes_what_import_and_export_write() {
+    let tmp = scratch();
+    let games = games_dir();
+    let lichess = games.join("lichess/chessjs-benchmark-lichess-2013.pgn");
+    // The same games again in a file of other content: duplicates, found
+    // in the dedupe runs.
+    let mut again = std::fs::read(&lichess).unwrap();
+    again.extend_from_slice(b"\n\n");
+    let again = tmp.write("again.pgn", again);
+    let variants = [
+        ("dedupe", &[][..]),
+        ("keep", &["--keep-duplicates"][..]),
+        ("short", &["--max-ply", "12"][..]),
+    ];
+    for (name, extra) in variants {
+        let inputs = [arg(&games), arg(&again)];
+        let db = tmp.join(format!("{name}.db"));
+        let mut args = inputs.to_vec();
+        args.extend_from_slice(extra);
+        let imported = import(&db, &args).success();
+        let exported = tmp.join(format!("{name}-exported"));
+        export(&db, &exported, &["--file-size", "64K", "--shard", "3"]).success();
+        let direct = tmp.join(format!("{name}-direct"));
+        let mut args = args.clone();
+        args.extend_from_slice(&SMALL_RUNS);
+        args.extend_from_slice(&["--file-size", "64K", "--shard", "3"]);
+        let out = import_parquet(&direct, &args).success();
+        // The same summary line, and the tables written.
+        let summary =
+            |stderr: &str| stderr.lines().next().unwrap().split(" in ").next().unwrap().to_string();
+        assert_eq!(summary(&out.stderr), summary(&imported.stderr), "{name}");
+        // The second file's games are all duplicates, or all kept.
+        assert_eq!(out.stderr.contains(" 0 duplicates"), name == "keep", "{name}: {}", out.stderr);
+        if name == "short" {
+            let plies = duckdb(&direct, "SELECT max(ply) FROM positions");
+            assert_eq!(plies, ["12"], "--max-ply applies");
+        }
+        assert!(out.stderr.contains("written to"), "{}", out.stderr);
+        if name != "short" {
+            assert!(files(&direct, "positions").len() > 2, "{name}: positions cut at 64K");
+        }
+        same_files(&direct, &exported);
+    }
+    // And DuckDB over the files answers as SQLite over the database.
+    let db = tmp.join("plain.db");
+    import(&db, &[arg(&games)]).success();
+    let direct = tmp.join("plain");
+    import_parquet(&direct, &[arg(&games), "--sort-run-rows", "5000"]).success();
+    let json = tmp.join("movetexts.json");
+    movetexts(&db, &json);
+    let report = compare(&db, &direct, &["--movetexts", arg(&json)]);
+    assert!(report.contains("equal positions: every row"), "{report}");
+    assert!(report.contains(" 0 failed"), "{report}");
+}
+
+/// The same on the whole shared corpus.
+#[test]
+#[ignore = "reads ../shared/corpus (run by .ci/run)"]
+fn import_parquet_writes_what_export_writes_for_the_corpus() {
+    let corpus = common::repo("../shared/corpus/games");
+    if !corpus.is_dir() {
+        eprintln!("../shared/corpus/games not found: the corpus comparison did not run");
+        return;
+    }
+    let tmp = scratch();
+    let db = tmp.join("corpus.db");
+    import(&db, &["--quiet", arg(&corpus)]).success();
+    let exported = tmp.join("exported");
+    export(&db, &exported, &["--file-size", "4M"]).success();
+    let direct = tmp.join("direct");
+    import_parquet(
+        &direct,
+        &["--quiet", arg(&corpus), "--file-size", "4M", "--sort-run-rows", "100000"],
+    )
+    .success();
+    same_files(&direct, &exported);
+}
+
+#[test]
+fn import_parquet_shards_answer_as_one_database() {
+    let tmp = scratch();
+    let lichess = games_dir().join("lichess");
+    let otb = games_dir().join("otb");
+    let both = tmp.join("both.db");
+    import(&both, &[arg(&lichess), arg(&otb)]).success();
+    let lake = tmp.join("lake");
+    import_parquet(&lake.join("2013"), &[arg(&lichess), "--shard", "1"]).success();
+    import_parquet(&lake.join("twic"), &[arg(&otb), "--shard", "2", "--sort-run-rows", "999"])
+        .success();
+    // A shard exported from a database mixes with them.
+    let tcec = games_dir().join("tcec");
+    let db = tmp.join("tcec.db");
+    import(&db, &[arg(&tcec)]).success();
+    export(&db, &lake.join("tcec"), &["--shard", "3"]).success();
+    import(&both, &[arg(&tcec)]).success();
+    let report = compare(&both, &lake, &["--shards"]);
+    assert!(report.contains("equal game ids"), "{report}");
+    assert!(report.contains("equal explorer 5060803636482931868"), "{report}");
+    assert!(report.contains(" 0 failed"), "{report}");
+    let ids = duckdb(
+        &lake,
+        "SELECT id >> 32, min(id & 4294967295), count(*) FROM games GROUP BY 1 ORDER BY 1",
+    );
+    assert_eq!(ids.len(), 3, "{ids:?}");
+    for (i, shard) in ids.iter().enumerate() {
+        assert!(shard.starts_with(&format!("{}|1|", i + 1)), "{ids:?}");
+    }
+}
+
+#[test]
+fn import_parquet_errors() {
+    let tmp = scratch();
+    let otb = games_dir().join("otb");
+    let one_line = |run: common::Run, code: i32, says: &str| {
+        assert_eq!(run.code, code, "{}", run.stderr);
+        assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+        assert!(run.stderr.starts_with("pgnindex: error: "), "{}", run.stderr);
+        assert!(run.stderr.contains(says), "{}", run.stderr);
+    };
+    let dir = tmp.join("out");
+    import_parquet(&dir, &[arg(&otb)]).success();
+    let before = names(&dir);
+    one_line(import_parquet(&dir, &[arg(&otb)]), 2, "not empty");
+    assert_eq!(names(&dir), before, "the files already there are left alone");
+    let file = tmp.write("file", "x");
+    one_line(import_parquet(&file.join("sub"), &[arg(&otb)]), 2, "file/sub");
+    let usage = |args: &[&str], says: &str| {
+        let run = run(args);
+        assert_eq!(run.code, 2, "{}", run.stderr);
+        assert!(run.stderr.contains(says), "{}", run.stderr);
+    };
+    let out = tmp.join("never");
+    usage(&["import", "--parquet", arg(&out), "--db", "x.db", arg(&otb)], "--db");
+    usage(&["import", "--parquet", arg(&out), "--with-fens", arg(&otb)], "--with-fens");
+    usage(&["import", "--db", "x.db", "--shard", "1", arg(&otb)], "--parquet");
+    assert!(!out.exists(), "a refused command line creates nothing");
+
+    // A bad move and another variant among good games: reported with
+    // their place, the good games (and the bad game up to its bad move)
+    // kept and numbered as an import numbers them.
+    let pgn = tmp.write(
+        "mixed.pgn",
+        "[White \"a\"]\n\n1. e4 e5 *\n\n[White \"b\"]\n\n1. e4 e5 2. Ke3 *\n\n\
+         [Variant \"Atomic\"]\n\n1. e4 *\n\n[White \"c\"]\n\n1. d4 d5 *\n",
+    );
+    let direct = tmp.join("mixed");
+    let out = import_parquet(&direct, &[arg(&pgn)]).success();
+    assert!(out.stderr.contains("mixed.pgn:7:"), "{}", out.stderr);
+    assert!(out.stderr.contains("Ke3"), "{}", out.stderr);
+    assert!(out.stderr.contains("'Atomic'"), "{}", out.stderr);
+    assert!(out.stderr.contains("3 games imported"), "{}", out.stderr);
+    let db = tmp.join("mixed.db");
+    import(&db, &[arg(&pgn)]).success();
+    let exported = tmp.join("mixed-exported");
+    export(&db, &exported, &[]).success();
+    same_files(&direct, &exported);
+    assert_eq!(
+        duckdb(&direct, "SELECT id, white, ply_count FROM games ORDER BY id"),
+        ["1|a|2", "2|b|2", "3|c|2"]
+    );
+    // --strict stops before the bad game: the games before it are written,
+    // exit status 1, as `import --strict` does.
+    let strict = tmp.join("strict");
+    let out = import_parquet(&strict, &[arg(&pgn), "--strict"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.contains("Ke3"), "{}", out.stderr);
+    assert_eq!(duckdb(&strict, "SELECT id, white FROM games"), ["1|a"]);
 }

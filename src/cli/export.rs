@@ -93,7 +93,7 @@ fn parse_size(text: &str) -> Result<u64, String> {
 const MIN_FILE_SIZE: u64 = 64 << 10;
 
 /// A `--file-size`: [`parse_size`], at least [`MIN_FILE_SIZE`].
-fn parse_file_size(text: &str) -> Result<u64, String> {
+pub(super) fn parse_file_size(text: &str) -> Result<u64, String> {
     let size = parse_size(text)?;
     if size < MIN_FILE_SIZE {
         return Err(format!("'{text}': files of at least 64K"));
@@ -178,7 +178,7 @@ fn run_parquet(args: &ExportArgs, search: &Search) -> anyhow::Result<Exit> {
 }
 
 /// `123 games, 4567 plies, … (8 files, 1.2 MB)`.
-fn summary(stats: &[TableStats]) -> String {
+pub(super) fn summary(stats: &[TableStats]) -> String {
     let tables: Vec<String> = stats
         .iter()
         .map(|t| {

@@ -10,6 +10,9 @@ use std::time::Duration;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use pgnindex::columnar::export::MAX_SHARD;
+use pgnindex::columnar::shard::ShardOptions;
+use pgnindex::columnar::sink::{Limits, FILE_BYTES};
 use pgnindex::db::{self, Sharing};
 use pgnindex::import::{self, ImportError, ImportOptions, Observer};
 use pgnindex::notation::lang::Lang;
@@ -17,7 +20,7 @@ use pgnindex::pgn::source::{Foreign, InputName, SourceError};
 use pgnindex::store::rows::RowOptions;
 use pgnindex::store::writer::{Problem, ProblemKind, WriterOptions, BATCH_GAMES_WITHOUT_POSITIONS};
 
-use super::exit::Exit;
+use super::exit::{Exit, UsageError};
 
 /// Bad games printed on stderr; the rest are only in `import_errors`.
 const SHOWN_PROBLEMS: usize = 5;
@@ -28,9 +31,16 @@ const SHOWN_PROBLEMS: usize = 5;
 Examples:
   pgnindex import --db sample.db fixtures/pgn/games
   pgnindex import --db games.db GAMES.pgn.zst MORE_GAMES/
+  pgnindex import --parquet sample-lake fixtures/pgn/games
+  pgnindex import --parquet lake/2024-01 --shard 1 LICHESS_2024_01.pgn.zst
 
-The first runs from the repository root, on its bundled sample; in the
-second, the capitals stand for your own files.")]
+The first and third run from the repository root, on its bundled sample;
+in the others, the capitals stand for your own files.
+
+--parquet DIR writes no database: the tables games, plies, tags and
+positions go into Parquet files in DIR (created if missing, refused if not
+empty), the files an import into a new database followed by
+`pgnindex export --format parquet -o DIR` writes. See docs/scale.md.")]
 pub struct ImportArgs {
     /// PGN inputs: files (.pgn, .pgn.gz, .pgn.zst, .pgn.bz2, .pgn.xz), directories
     /// (every PGN file below), or `-` for standard input.
@@ -40,6 +50,27 @@ pub struct ImportArgs {
     /// with the schema if missing.
     #[arg(long)]
     db: Option<PathBuf>,
+    /// Write no database: Parquet files of the games, plies, tags and
+    /// positions into the directory DIR (created if missing, refused if
+    /// not empty), as `export --format parquet` writes them.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["db", "exclusive", "shared", "with_fens"])]
+    parquet: Option<PathBuf>,
+    /// With --parquet: add N << 32 to every game id, so that the files of
+    /// different shards share no id (0 to 2147483647; default 0).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=i64::from(MAX_SHARD)))]
+    shard: Option<u32>,
+    /// With --parquet: close a file once it holds about SIZE bytes (suffix
+    /// K, M or G for 2^10, 2^20, 2^30; at least 64K); default 1G.
+    #[arg(long, value_name = "SIZE", value_parser = super::export::parse_file_size)]
+    file_size: Option<u64>,
+    /// With --parquet: position rows sorted in memory per run (tests use
+    /// small runs).
+    #[arg(long, hide = true)]
+    sort_run_rows: Option<usize>,
+    /// With --parquet: dedupe keys held in memory before they go to a run
+    /// file (tests use small runs).
+    #[arg(long, hide = true)]
+    dedupe_run_keys: Option<usize>,
     /// Worker threads (0: one per core). The database is the same for any
     /// number.
     #[arg(long, default_value_t = 0)]
@@ -166,6 +197,16 @@ fn sharing(args: &ImportArgs, path: &Path) -> Sharing {
 /// Runs `import`: 0 when every input was read (bad games or not), 1 when
 /// `--strict` stopped at a bad game, 2 when an input could not be read.
 pub fn run(args: &ImportArgs) -> anyhow::Result<Exit> {
+    if args.parquet.is_some() && (args.batch_games.is_some() || args.max_db_pages.is_some()) {
+        return Err(UsageError("--batch-games and --max-db-pages are for a database").into());
+    }
+    let for_parquet = [args.shard.is_some(), args.file_size.is_some()];
+    let for_parquet = for_parquet
+        .into_iter()
+        .chain([args.sort_run_rows.is_some(), args.dedupe_run_keys.is_some()]);
+    if args.parquet.is_none() && for_parquet.into_iter().any(|set| set) {
+        return Err(UsageError("--shard and --file-size are for --parquet DIR").into());
+    }
     let path = db::default_path(args.db.as_deref());
     let pool = super::games::thread_pool_below_writer(args.threads)?;
     let options = ImportOptions {
@@ -232,7 +273,33 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<Exit> {
         })
     };
     let mut progress = Progress { bar: bar.clone(), quiet: args.quiet, done: 0, size: None };
-    let summary = import::run(&path, &args.inputs, &pool, options, &mut progress, problems);
+    let mut written = None;
+    let summary = match &args.parquet {
+        None => import::run(&path, &args.inputs, &pool, options, &mut progress, problems),
+        Some(dir) => {
+            let defaults = ShardOptions::default();
+            let parquet = ShardOptions {
+                limits: Limits::with_file_bytes(args.file_size.unwrap_or(FILE_BYTES)),
+                shard: args.shard.unwrap_or(0),
+                run_rows: args.sort_run_rows.unwrap_or(defaults.run_rows),
+                run_keys: args.dedupe_run_keys.unwrap_or(defaults.run_keys),
+                ..defaults
+            };
+            let run = import::run_parquet(
+                dir,
+                &args.inputs,
+                &pool,
+                options,
+                parquet,
+                &mut progress,
+                problems,
+            );
+            run.map(|(summary, stats)| {
+                written = Some((dir, stats));
+                summary
+            })
+        }
+    };
     bar.finish_and_clear();
     let summary = summary.map_err(|e| match e {
         // A database given where the inputs go: `--db` forgotten.
@@ -271,6 +338,9 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<Exit> {
         line += "; stopped at the first bad game (--strict)";
     }
     eprintln!("{line}");
+    if let Some((dir, stats)) = written {
+        eprintln!("pgnindex: {} written to {}", super::export::summary(&stats), dir.display());
+    }
     Ok(if summary.unreadable > 0 {
         Exit::Failure
     } else if summary.stopped {

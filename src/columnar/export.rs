@@ -205,11 +205,7 @@ impl Export<'_> {
                 String::new()
             }
         };
-        let metadata = vec![
-            ("pgnindex.table".to_string(), table.to_string()),
-            ("pgnindex.schema_version".to_string(), version.to_string()),
-            ("pgnindex.shard".to_string(), options.shard.to_string()),
-        ];
+        let metadata = metadata(table, version, options.shard);
         let (columns, sql) = match table {
             "games" => games_sql(conn, version, &restrict)?,
             "plies" => {
@@ -256,6 +252,15 @@ impl Export<'_> {
     }
 }
 
+/// The key-value metadata of every file of `table`.
+pub(super) fn metadata(table: &str, version: i64, shard: u32) -> Vec<(String, String)> {
+    vec![
+        ("pgnindex.table".to_string(), table.to_string()),
+        ("pgnindex.schema_version".to_string(), version.to_string()),
+        ("pgnindex.shard".to_string(), shard.to_string()),
+    ]
+}
+
 /// The Parquet type of a column whose SQL type is `declared`.
 fn column_type(name: &str, declared: &str) -> Option<ColumnType> {
     match declared.to_ascii_uppercase().as_str() {
@@ -287,7 +292,7 @@ fn table_info(
 /// [`GAME_ROWS_SCHEMA`], that of its `game_rows` column, a text for one held
 /// as a `game_texts` id), with the movetext written back where stored
 /// NULL; in id order.
-fn games_sql(
+pub(super) fn games_sql(
     conn: &Connection,
     version: i64,
     restrict: &dyn Fn(&str) -> String,
@@ -344,7 +349,7 @@ fn non_empty(t: &str) -> Option<&str> {
 const PLIES_SCHEMA: i64 = 10;
 
 /// The columns of the `plies` view, in its order.
-fn plies_columns() -> Vec<Column> {
+pub(super) fn plies_columns() -> Vec<Column> {
     ["game_id", "ply", "san", "clock", "emt", "eval", "mate", "nags", "comment"]
         .into_iter()
         .map(|name| view_column("plies", name).expect("a column of plies"))
@@ -389,39 +394,55 @@ fn write_plies(
             comments: row.get(6).map_err(&e)?,
             notes_form: None,
         };
-        let stored = StoredNotes::read(&data).map_err(|column| ColumnarError::Value {
-            column: format!("ply_data.{column}"),
-            row: format!("plies, game {id}"),
-            message: "not as pgnindex writes it".to_string(),
-        })?;
-        for (i, san) in moves.split(' ').enumerate() {
-            let ply = i as i64 + 1;
-            let notes = stored.ply(u32::try_from(ply).unwrap_or(u32::MAX));
-            let seconds = |ms: Option<u32>| ms.map(|ms| f64::from(ms) / 1000.0);
-            let (eval, mate) = match notes.eval {
-                Some(Eval::Centipawns(cp)) => (Some(f64::from(cp) / 100.0), None),
-                Some(Eval::Mate(n)) => (None, Some(i64::from(n))),
-                None => (None, None),
-            };
-
-            buffer
-                .row()
-                .int(Some(id))
-                .int(Some(ply))
-                .text(Some(san))
-                .real(seconds(notes.clock))
-                .real(seconds(notes.emt))
-                .real(eval)
-                .int(mate)
-                .text(non_empty(notes.nags))
-                .text(non_empty(notes.text))
-                .finish(|| format!("plies, game {id}"))?;
-            if buffer.full() {
-                sink.write(buffer)?;
-            }
-        }
+        push_plies(id, &moves, &data, sink, buffer)?;
     }
     sink.write(buffer)
+}
+
+/// The `plies` rows of game `id` (none when `moves` is empty), from its
+/// `moves` and `ply_data` row (`data`, all NULL when it has none), into
+/// `buffer`, handed to `sink` whenever full.
+pub(super) fn push_plies(
+    id: i64,
+    moves: &str,
+    data: &PlyData,
+    sink: &mut TableSink,
+    buffer: &mut RowBuffer,
+) -> Result<(), ColumnarError> {
+    if moves.is_empty() {
+        return Ok(());
+    }
+    let stored = StoredNotes::read(data).map_err(|column| ColumnarError::Value {
+        column: format!("ply_data.{column}"),
+        row: format!("plies, game {id}"),
+        message: "not as pgnindex writes it".to_string(),
+    })?;
+    for (i, san) in moves.split(' ').enumerate() {
+        let ply = i as i64 + 1;
+        let notes = stored.ply(u32::try_from(ply).unwrap_or(u32::MAX));
+        let seconds = |ms: Option<u32>| ms.map(|ms| f64::from(ms) / 1000.0);
+        let (eval, mate) = match notes.eval {
+            Some(Eval::Centipawns(cp)) => (Some(f64::from(cp) / 100.0), None),
+            Some(Eval::Mate(n)) => (None, Some(i64::from(n))),
+            None => (None, None),
+        };
+        buffer
+            .row()
+            .int(Some(id))
+            .int(Some(ply))
+            .text(Some(san))
+            .real(seconds(notes.clock))
+            .real(seconds(notes.emt))
+            .real(eval)
+            .int(mate)
+            .text(non_empty(notes.nags))
+            .text(non_empty(notes.text))
+            .finish(|| format!("plies, game {id}"))?;
+        if buffer.full() {
+            sink.write(buffer)?;
+        }
+    }
+    Ok(())
 }
 
 /// The type of each column of the views `plies`, `tags` and `positions`
@@ -446,7 +467,7 @@ fn view_column(table: &str, name: &str) -> Option<Column> {
 }
 
 /// The columns of a view, typed by [`view_column`].
-fn view_columns(conn: &Connection, view: &str) -> Result<Vec<Column>, ColumnarError> {
+pub(super) fn view_columns(conn: &Connection, view: &str) -> Result<Vec<Column>, ColumnarError> {
     table_info(conn, view)?
         .into_iter()
         .map(|(name, _, _)| {
@@ -478,7 +499,7 @@ fn view_sql(
 
 /// The columns of `positions`, which [`write_positions`] writes in this
 /// order.
-fn positions_columns(conn: &Connection) -> Result<Vec<Column>, ColumnarError> {
+pub(super) fn positions_columns(conn: &Connection) -> Result<Vec<Column>, ColumnarError> {
     let columns = view_columns(conn, "positions")?;
     if columns.iter().map(|c| c.name.as_str()).ne(POSITIONS) {
         return Err(ColumnarError::UnknownColumn {
@@ -496,7 +517,7 @@ const POSITIONS: [&str; 5] = ["hash", "game_id", "ply", "next_move", "fen"];
 /// database whose segments record no layout.
 fn positions_view_sql(restrict: &dyn Fn(&str) -> String) -> String {
     format!(
-        "SELECT {} FROM positions WHERE 1{} ORDER BY hash",
+        "SELECT {} FROM positions WHERE 1{} ORDER BY hash, game_id, ply",
         POSITIONS.join(", "),
         restrict("game_id")
     )
@@ -534,16 +555,19 @@ fn write_positions(
         Ok(ValueRef::Integer(v)) => Ok(v),
         _ => row.get::<_, i64>(i).map_err(&e),
     };
+    // Ordered by hash, then packed game and ply (whatever segment holds a
+    // row): the order `import --parquet` writes too.
+    let key = |row: &rusqlite::Row<'_>| Ok::<_, ColumnarError>((int(row, 0)?, int(row, 1)?));
     let mut heap = BinaryHeap::with_capacity(cursors.len());
     for (i, rows) in cursors.iter_mut().enumerate() {
         if let Some(row) = rows.next().map_err(&e)? {
-            heap.push(Reverse((int(row, 0)?, i)));
+            heap.push(Reverse((key(row)?, i)));
         }
     }
     while let Some(mut top) = heap.peek_mut() {
-        let Reverse((hash, i)) = *top;
+        let Reverse(((hash, gpm), i)) = *top;
         let row = cursors[i].get().expect("a segment in the heap stands on a row");
-        let (game_id, ply, next_move) = segments::unpack_gpm(int(row, 1)?);
+        let (game_id, ply, next_move) = segments::unpack_gpm(gpm);
         if deleted.is_empty() || !deleted.contains(&game_id.get()) {
             let fen = row.get_ref(2).and_then(|v| Ok(v.as_str_or_null()?)).map_err(&e)?;
             let id = i64::from(game_id);
@@ -560,7 +584,7 @@ fn write_positions(
             }
         }
         match cursors[i].next().map_err(&e)? {
-            Some(row) => *top = Reverse((int(row, 0)?, i)),
+            Some(row) => *top = Reverse((key(row)?, i)),
             None => {
                 PeekMut::pop(top);
             }
@@ -569,7 +593,7 @@ fn write_positions(
     sink.write(buffer)
 }
 
-fn sqlite(conn: &Connection) -> impl Fn(rusqlite::Error) -> ColumnarError + '_ {
+pub(super) fn sqlite(conn: &Connection) -> impl Fn(rusqlite::Error) -> ColumnarError + '_ {
     move |error| ColumnarError::Sqlite {
         path: conn.path().filter(|p| !p.is_empty()).unwrap_or(":memory:").to_string(),
         error,

@@ -2,9 +2,15 @@
 //! DuckDB, Polars, pandas, Spark, Trino and BigQuery read: `games`,
 //! `plies`, `tags` and `positions` (sorted by `hash`), typed, each split
 //! into files of a bounded size. [`sink`] writes one table's files,
-//! [`export`] reads the tables from a database. Nothing here prints.
+//! [`export`] reads the tables from a database, [`shard`] writes them
+//! from an import's games without one (with [`runs`], the positions
+//! sorted in bounded memory, and [`keys`], the dedupe keys). Nothing here
+//! prints.
 
 pub mod export;
+pub mod keys;
+pub mod runs;
+pub mod shard;
 pub mod sink;
 
 use std::path::{Path, PathBuf};

@@ -38,6 +38,10 @@ pub const ROW_GROUP_BYTES: u64 = 128 << 20;
 /// The default bound of a file.
 pub const FILE_BYTES: u64 = 1 << 30;
 
+/// Added to the name of a file written by [`TableSink::staged`] until the
+/// caller renames it: no reader's `*.parquet` takes it for a finished file.
+pub const PARTIAL: &str = ".partial";
+
 /// The sizes files and row groups are cut at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
@@ -472,7 +476,32 @@ impl TableSink {
         limits: Limits,
         metadata: Vec<(String, String)>,
     ) -> TableSink {
+        TableSink::with_suffix(dir, table, columns, limits, metadata, "")
+    }
+
+    /// As [`TableSink::new`], the files named `NAME-00001.parquet` and so
+    /// on followed by [`PARTIAL`]: the caller renames them once every
+    /// table is written.
+    pub fn staged(
+        dir: &Path,
+        table: &str,
+        columns: &[Column],
+        limits: Limits,
+        metadata: Vec<(String, String)>,
+    ) -> TableSink {
+        TableSink::with_suffix(dir, table, columns, limits, metadata, PARTIAL)
+    }
+
+    fn with_suffix(
+        dir: &Path,
+        table: &str,
+        columns: &[Column],
+        limits: Limits,
+        metadata: Vec<(String, String)>,
+        suffix: &'static str,
+    ) -> TableSink {
         let mut files = Files::new(dir, table, columns, limits, metadata);
+        files.suffix = suffix;
         let schema = files.schema.clone();
         let (batches, received) = sync_channel::<RecordBatch>(1);
         let worker = std::thread::spawn(move || {
@@ -533,6 +562,8 @@ struct Files {
     schema: SchemaRef,
     props: WriterProperties,
     limits: Limits,
+    /// After `.parquet` in the files' names.
+    suffix: &'static str,
     writer: Option<(PathBuf, ArrowWriter<File>)>,
     files: Vec<PathBuf>,
     rows: u64,
@@ -596,6 +627,7 @@ impl Files {
             schema,
             props: props.build(),
             limits,
+            suffix: "",
             writer: None,
             files: Vec::new(),
             rows: 0,
@@ -628,7 +660,8 @@ impl Files {
         if self.writer.is_some() {
             return Ok(());
         }
-        let path = self.dir.join(format!("{}-{:05}.parquet", self.table, self.files.len() + 1));
+        let name = format!("{}-{:05}.parquet{}", self.table, self.files.len() + 1, self.suffix);
+        let path = self.dir.join(name);
         let file = File::create_new(&path).map_err(|e| ColumnarError::io(&path, e))?;
         let writer = ArrowWriter::try_new(file, self.schema.clone(), Some(self.props.clone()))
             .map_err(|e| ColumnarError::write(&path, e))?;

@@ -31,6 +31,14 @@ pub trait Columns: Sized {
     /// SQLite's error, or a value out of SQLite's range.
     fn bind(&self, binder: &mut Binder<'_, '_>) -> rusqlite::Result<()>;
 
+    /// Appends the fields' values to `out`, in [`Columns::NAMES`] order,
+    /// as [`Columns::bind`] would bind them (for a writer other than
+    /// SQLite).
+    ///
+    /// # Errors
+    /// A value out of SQLite's range.
+    fn values<'s>(&'s self, out: &mut Vec<ToSqlOutput<'s>>) -> rusqlite::Result<()>;
+
     /// Reads a row whose columns `first..` are [`Columns::NAMES`].
     ///
     /// # Errors
@@ -211,6 +219,14 @@ macro_rules! columns {
                 $( $crate::db::columns::columns!(@bind [$($kind)?] binder, self.$field); )*
                 Ok(())
             }
+
+            fn values<'s>(
+                &'s self,
+                out: &mut Vec<rusqlite::types::ToSqlOutput<'s>>,
+            ) -> rusqlite::Result<()> {
+                $( $crate::db::columns::columns!(@value [$($kind)?] out, self.$field); )*
+                Ok(())
+            }
         }
     };
 
@@ -246,6 +262,14 @@ macro_rules! columns {
         $crate::db::columns::Columns::bind(&$value, $binder)?
     };
     (@bind [skip] $binder:ident, $value:expr) => {};
+
+    (@value [] $out:ident, $value:expr) => {
+        $out.push(rusqlite::types::ToSql::to_sql(&$value)?)
+    };
+    (@value [flatten] $out:ident, $value:expr) => {
+        $crate::db::columns::Columns::values(&$value, $out)?
+    };
+    (@value [skip] $out:ident, $value:expr) => {};
 }
 pub(crate) use columns;
 
@@ -305,6 +329,23 @@ mod tests {
         assert_eq!(stored, (1, "two".into(), 3, "four".into()));
         let sql = format!("SELECT 'x', {} FROM t", select_list::<Outer>("t"));
         let read = conn.query_row(&sql, [], |r| Outer::from_row(r, 1)).unwrap();
+        let mut values = Vec::new();
+        row.values(&mut values).unwrap();
+        let values: Vec<ValueRef<'_>> = values
+            .iter()
+            .map(|v| match v {
+                ToSqlOutput::Borrowed(v) => *v,
+                ToSqlOutput::Owned(v) => v.into(),
+                _ => unreachable!("no blob or array here"),
+            })
+            .collect();
+        let expected = [
+            ValueRef::Integer(1),
+            ValueRef::Text(b"two"),
+            ValueRef::Integer(3),
+            ValueRef::Text(b"four"),
+        ];
+        assert_eq!(values, expected, "the values bind binds, in order");
         assert_eq!(read, Outer { note: String::new(), ..row });
     }
 

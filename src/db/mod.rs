@@ -194,6 +194,19 @@ pub fn open_for_import(path: &Path, sharing: Sharing) -> Result<Connection, DbEr
     Ok(conn)
 }
 
+/// An empty database in memory with the latest schema: what a fresh
+/// import's file holds before its first game, for a writer that describes
+/// the tables without creating a file (`import --parquet`).
+///
+/// # Errors
+/// SQLite's error, as [`DbError::Sqlite`] on the path `:memory:`.
+pub fn schema_in_memory() -> Result<Connection, DbError> {
+    let path = Path::new(":memory:");
+    let conn = Connection::open_in_memory().map_err(sqlite(path))?;
+    migrate(&conn, path)?;
+    Ok(conn)
+}
+
 /// SQLite's "unable to open database file" says neither why nor (beyond
 /// the path) what: the file is opened with the standard library to get the
 /// system's reason, [`DbError::CannotOpen`]. Other errors are kept.

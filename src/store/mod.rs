@@ -12,7 +12,7 @@
 
 pub mod analysis;
 mod background;
-mod bloom;
+pub(crate) mod bloom;
 mod checkpoint;
 pub mod dedupe;
 pub mod delete;

@@ -361,7 +361,26 @@ fn normalise_ascii_into(value: &[u8], out: &mut String) {
 /// position and the mainline. Equal games have equal keys; a key match is
 /// confirmed with [`GameRow::same_game`].
 fn dedupe_key(header: &Header, start_fen: Option<&str>, moves: &str) -> i64 {
-    let mut h = Xxh3::new();
+    identity_hash(Xxh3::new(), header, start_fen, moves) as i64
+}
+
+/// Seeds the second hash of a game's identity ([`GameRow::dedupe_check`]).
+const CHECK_SEED: u64 = 0x7067_6e69_6e64_6578;
+
+impl GameRow {
+    /// A second 64-bit hash of what [`GameRow::same_game`] compares, with
+    /// another seed than the dedupe key: two games whose keys and checks
+    /// are both equal are the same game but for a chance of 2^-64, so a
+    /// writer with no stored game to read back compares these instead.
+    pub fn dedupe_check(&self) -> u64 {
+        let h = Xxh3::with_seed(CHECK_SEED);
+        identity_hash(h, &self.header, self.start_fen.as_deref(), &self.moves)
+    }
+}
+
+/// `h` (an xxh3) of the normalised identifying tags, the start position
+/// and the mainline.
+fn identity_hash(mut h: Xxh3, header: &Header, start_fen: Option<&str>, moves: &str) -> u64 {
     // Room for the usual value (normalising never lengthens ASCII).
     let mut text = String::with_capacity(64);
     for field in
@@ -374,7 +393,7 @@ fn dedupe_key(header: &Header, start_fen: Option<&str>, moves: &str) -> i64 {
     h.update(start_fen.unwrap_or("").as_bytes());
     h.update(&[0]);
     h.update(moves.as_bytes());
-    h.digest() as i64
+    h.digest()
 }
 
 #[cfg(test)]
@@ -504,6 +523,9 @@ mod tests {
         let c = rows("[White \"Carlsen, M\"]\n1. e4 c5 *\n", RowOptions::default());
         assert_eq!(a[0].dedupe_key, b[0].dedupe_key);
         assert_ne!(a[0].dedupe_key, c[0].dedupe_key);
+        assert_eq!(a[0].dedupe_check(), b[0].dedupe_check());
+        assert_ne!(a[0].dedupe_check(), c[0].dedupe_check());
+        assert_ne!(a[0].dedupe_check(), a[0].dedupe_key as u64, "another hash than the key");
         let stored = StoredGame {
             header: Header {
                 white: Some("CARLSEN, M".into()),

@@ -266,10 +266,10 @@ impl std::fmt::Debug for Writer {
 columns! {
     /// The `games` columns the writer fills itself; a [`GameRow`] holds the
     /// others.
-    struct Assigned {
-        id: GameId,
-        source_id: i64,
-        source_offset: u64,
+    pub(crate) struct Assigned {
+        pub(crate) id: GameId,
+        pub(crate) source_id: i64,
+        pub(crate) source_offset: u64,
     }
 }
 
@@ -682,13 +682,7 @@ impl Writer {
         let source = self.source.as_ref().expect("a source was begun");
         let (source_id, number) = (source.id, source.game_number);
         self.batch_games += 1;
-        // Text with no tags whose first move is already bad is not a game
-        // (a binary file, prose): reported, not stored.
-        let not_a_game = game.ply_count == 0
-            && game.error.is_some()
-            && game.tags.is_none()
-            && game.header == Header::default();
-        if not_a_game || game.skipped_variant.is_some() {
+        if is_skipped(game) {
             let message = skipped_message(game);
             self.record_problem(
                 Some(number),
@@ -1045,7 +1039,19 @@ impl Writer {
 }
 
 /// Why a game is not stored: another variant, or text that is no game.
-fn skipped_message(game: &GameRow) -> String {
+/// `true` for a game reported and not stored: another variant, or text
+/// with no tags whose first move is already bad (a binary file, prose),
+/// which is not a game.
+pub(crate) fn is_skipped(game: &GameRow) -> bool {
+    let not_a_game = game.ply_count == 0
+        && game.error.is_some()
+        && game.tags.is_none()
+        && game.header == Header::default();
+    not_a_game || game.skipped_variant.is_some()
+}
+
+/// The message of a game [`is_skipped`] says is not stored.
+pub(crate) fn skipped_message(game: &GameRow) -> String {
     match &game.skipped_variant {
         Some(variant) => {
             format!("game of variant '{variant}' not stored (not standard chess or Chess960)")
@@ -1058,7 +1064,7 @@ fn skipped_message(game: &GameRow) -> String {
 }
 
 /// A problem as the caller shows it: `FILE:LINE:COL: game N: message`.
-fn problem_text(
+pub(crate) fn problem_text(
     name: &str,
     number: Option<u64>,
     at: Option<(usize, usize)>,

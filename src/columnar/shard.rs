@@ -1,0 +1,606 @@
+//! [`ShardWriter`]: the import's games written straight into Parquet
+//! files (`import --parquet DIR`), the same files as an import into a new
+//! database followed by `export --format parquet`, without the database.
+//!
+//! The writer takes the games in input order as the import's writer does
+//! and numbers them alike (1, 2, … after dedupe, plus `shard << 32`).
+//! `games`, `plies` and `tags` rows go to their [`TableSink`]s as the games
+//! come, made by the code the export uses on the database's rows
+//! ([`export::push_plies`]) or from the columns the database's insert
+//! binds ([`Columns::values`]), typed by the schema of a new database
+//! ([`crate::db::schema_in_memory`]). `positions` are sorted by hash in
+//! bounded memory ([`PositionRuns`]) and written at the end. Dedupe keeps
+//! the games' keys in a [`KeySet`].
+//!
+//! Files are written under a [`PARTIAL`] suffix and renamed once every
+//! table is complete; a failed run removes them and its working
+//! directory ([`WORK_DIR`], inside the output directory), so a reader never
+//! takes a cut table for a whole one.
+
+use std::collections::HashSet;
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+
+use rusqlite::types::{ToSqlOutput, ValueRef};
+
+use super::export::{self, MAX_SHARD};
+use super::keys::{KeySet, RUN_KEYS};
+use super::runs::{PositionRecord, PositionRuns, RUN_ROWS};
+use super::sink::{Column, Limits, RowBuffer, TableSink, TableStats, PARTIAL};
+use super::{prepare_dir, ColumnarError};
+use crate::db::columns::Columns;
+use crate::db::GameId;
+use crate::pgn::source::FileFacts;
+use crate::query::game::written_back;
+use crate::store::plies::PlyData;
+use crate::store::rows::GameRow;
+use crate::store::writer::{
+    is_skipped, problem_text, skipped_message, Assigned, Problem, ProblemKind, SourceStart, Totals,
+};
+
+/// The working directory of a run (sorted runs of positions and dedupe
+/// keys), inside the output directory; removed at the end, whether the
+/// run succeeds or fails.
+pub const WORK_DIR: &str = ".pgnindex-work";
+
+/// How a [`ShardWriter`] writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShardOptions {
+    /// File and row-group sizes.
+    pub limits: Limits,
+    /// Added to the high bits of every game id (`shard << 32`).
+    pub shard: u32,
+    /// Keep a game even when the same game was kept before.
+    pub keep_duplicates: bool,
+    /// Stop before the first bad game (reported, not written).
+    pub strict: bool,
+    /// Position rows sorted in memory per run ([`RUN_ROWS`]).
+    pub run_rows: usize,
+    /// Dedupe keys held in memory before they are written as a run
+    /// ([`RUN_KEYS`]).
+    pub run_keys: usize,
+}
+
+impl Default for ShardOptions {
+    fn default() -> ShardOptions {
+        ShardOptions {
+            limits: Limits::default(),
+            shard: 0,
+            keep_duplicates: false,
+            strict: false,
+            run_rows: RUN_ROWS,
+            run_keys: RUN_KEYS,
+        }
+    }
+}
+
+/// One table's sink and the buffer of its rows.
+struct Table {
+    sink: TableSink,
+    buffer: RowBuffer,
+}
+
+impl Table {
+    fn new(
+        dir: &Path,
+        name: &str,
+        columns: Vec<Column>,
+        version: i64,
+        options: ShardOptions,
+    ) -> Table {
+        let metadata = export::metadata(name, version, options.shard);
+        let id_base = i64::from(options.shard.min(MAX_SHARD)) << 32;
+        Table {
+            sink: TableSink::staged(dir, name, &columns, options.limits, metadata),
+            buffer: RowBuffer::new(columns, options.limits, id_base),
+        }
+    }
+
+    fn push<'v>(
+        &mut self,
+        values: impl IntoIterator<Item = ValueRef<'v>>,
+        row: impl Fn() -> String,
+    ) -> Result<(), ColumnarError> {
+        self.buffer.push(values, row)?;
+        if self.buffer.full() {
+            self.sink.write(&mut self.buffer)?;
+        }
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<TableStats, ColumnarError> {
+        self.sink.write(&mut self.buffer)?;
+        self.sink.finish()
+    }
+}
+
+/// The source being read.
+#[derive(Debug)]
+struct CurrentSource {
+    id: i64,
+    name: String,
+    game_number: u64,
+    fingerprint: Option<String>,
+}
+
+/// The games of an import as Parquet files; see the module's
+/// documentation.
+pub struct ShardWriter {
+    dir: PathBuf,
+    work: PathBuf,
+    options: ShardOptions,
+    version: i64,
+    games: Option<Table>,
+    plies: Option<Table>,
+    tags: Option<Table>,
+    /// For each `games` column, its value's index among
+    /// [`Assigned::NAMES`] then [`GameRow::NAMES`].
+    games_values: Vec<usize>,
+    /// The index of `movetext` among the `games` columns.
+    movetext: usize,
+    positions_columns: Vec<Column>,
+    positions: Option<PositionRuns>,
+    dedupe: Option<KeySet>,
+    next_id: i64,
+    sources: i64,
+    source: Option<CurrentSource>,
+    /// Fingerprints of the inputs read to the end.
+    finished: HashSet<String>,
+    totals: Totals,
+    problems: Box<dyn FnMut(Problem) + Send>,
+    done: bool,
+}
+
+impl std::fmt::Debug for ShardWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ShardWriter")
+            .field("dir", &self.dir)
+            .field("next_id", &self.next_id)
+            .finish()
+    }
+}
+
+impl ShardWriter {
+    /// A writer into `dir`, created if missing and refused if not empty
+    /// ([`prepare_dir`]). `problems` receives every bad game and warning.
+    ///
+    /// # Errors
+    /// [`ColumnarError`]: the directory, or the schema of a new database.
+    pub fn open(
+        dir: &Path,
+        options: ShardOptions,
+        problems: Box<dyn FnMut(Problem) + Send>,
+    ) -> Result<ShardWriter, ColumnarError> {
+        let schema = crate::db::schema_in_memory().map_err(|e| match e {
+            crate::db::DbError::Sqlite { error, .. } => {
+                ColumnarError::Sqlite { path: ":memory:".into(), error }
+            }
+            // An empty database in memory has no other way to fail.
+            e => ColumnarError::Arrow(e.to_string()),
+        })?;
+        let version: i64 = schema
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(export::sqlite(&schema))?;
+        let (games_columns, _) = export::games_sql(&schema, version, &|_| String::new())?;
+        let names: Vec<&str> = Assigned::NAMES.iter().chain(GameRow::NAMES).copied().collect();
+        let games_values = games_columns
+            .iter()
+            .map(|c| {
+                names.iter().position(|n| *n == c.name).ok_or_else(|| {
+                    ColumnarError::UnknownColumn { table: "games".into(), column: c.name.clone() }
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let movetext =
+            games_columns.iter().position(|c| c.name == "movetext").ok_or_else(|| {
+                ColumnarError::UnknownColumn { table: "games".into(), column: "movetext".into() }
+            })?;
+        let tags_columns = export::view_columns(&schema, "tags")?;
+        if tags_columns.iter().map(|c| c.name.as_str()).ne(TAGS) {
+            return Err(ColumnarError::UnknownColumn {
+                table: "tags".into(),
+                column: tags_columns.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", "),
+            });
+        }
+        let positions_columns = export::positions_columns(&schema)?;
+        drop(schema);
+        prepare_dir(dir)?;
+        let work = dir.join(WORK_DIR);
+        let table = |name, columns| Table::new(dir, name, columns, version, options);
+        Ok(ShardWriter {
+            dir: dir.to_path_buf(),
+            options,
+            version,
+            games: Some(table("games", games_columns)),
+            plies: Some(table("plies", export::plies_columns())),
+            tags: Some(table("tags", tags_columns)),
+            games_values,
+            movetext,
+            positions_columns,
+            positions: Some(PositionRuns::new(&work, options.run_rows)),
+            dedupe: (!options.keep_duplicates).then(|| KeySet::new(&work, options.run_keys)),
+            work,
+            next_id: 1,
+            sources: 0,
+            source: None,
+            finished: HashSet::new(),
+            totals: Totals::default(),
+            problems,
+            done: false,
+        })
+    }
+
+    /// Starts a source: one whose content (`facts`) this run has read to
+    /// the end already is skipped unless `force`, as an import into a new
+    /// database skips it.
+    pub fn begin_source(
+        &mut self,
+        name: &str,
+        facts: Option<&FileFacts>,
+        force: bool,
+    ) -> SourceStart {
+        let fingerprint = facts.map(|f| f.fingerprint.clone());
+        if let Some(f) = &fingerprint {
+            if !force && self.finished.contains(f) {
+                // The id of that source is not needed: nothing is stored.
+                return SourceStart::AlreadyImported { source_id: 0 };
+            }
+        }
+        self.sources += 1;
+        self.source = Some(CurrentSource {
+            id: self.sources,
+            name: name.to_string(),
+            game_number: 0,
+            fingerprint,
+        });
+        SourceStart::Import { source_id: self.sources, resume_offset: 0 }
+    }
+
+    /// Ends the current source, read to the end.
+    pub fn end_source(&mut self) {
+        if let Some(f) = self.source.take().and_then(|s| s.fingerprint) {
+            self.finished.insert(f);
+        }
+    }
+
+    /// Ends a source that could not be read to the end.
+    pub fn abandon_source(&mut self) {
+        self.source = None;
+    }
+
+    /// The counts so far.
+    pub fn totals(&self) -> Totals {
+        self.totals
+    }
+
+    /// Writes the games of one chunk of the current source, in order, as
+    /// the import's `Writer::add_chunk` stores them (same arguments);
+    /// `Break` when `strict` stops at a bad game.
+    ///
+    /// # Errors
+    /// [`ColumnarError`] when a file cannot be written.
+    ///
+    /// # Panics
+    /// If no source was begun.
+    pub fn add_chunk(
+        &mut self,
+        games: &mut [GameRow],
+        trailing: &[(usize, usize, String)],
+        offset: u64,
+        line: usize,
+    ) -> Result<ControlFlow<()>, ColumnarError> {
+        for game in games {
+            game.offset += offset;
+            if let Some(e) = &mut game.error_offset {
+                *e += offset;
+            }
+            if let Some((l, _)) = &mut game.error_at {
+                *l += line;
+            }
+            for w in &mut game.warnings {
+                w.0 += line;
+            }
+            let source = self.source.as_mut().expect("a source was begun");
+            source.game_number += 1;
+            let bad = game.error.is_some() || game.skipped_variant.is_some();
+            if bad && self.options.strict {
+                self.report_strict_stop(game);
+                return Ok(ControlFlow::Break(()));
+            }
+            self.store(game)?;
+        }
+        for (l, c, message) in trailing {
+            self.problem(None, ProblemKind::Warning, Some((l + line, *c)), message);
+        }
+        Ok(ControlFlow::Continue(()))
+    }
+
+    fn problem(
+        &mut self,
+        number: Option<u64>,
+        kind: ProblemKind,
+        at: Option<(usize, usize)>,
+        message: &str,
+    ) {
+        let name = self.source.as_ref().map_or("", |s| s.name.as_str());
+        let text = problem_text(name, number, at, message);
+        (self.problems)(Problem { text, kind });
+    }
+
+    fn report_strict_stop(&mut self, game: &GameRow) {
+        let number = self.source.as_ref().map(|s| s.game_number);
+        let (kind, message) = match &game.error {
+            Some(error) if game.skipped_variant.is_none() => (ProblemKind::Error, error.clone()),
+            _ => (ProblemKind::Skipped, skipped_message(game)),
+        };
+        self.totals.errors += 1;
+        self.problem(number, kind, game.error_at, &message);
+    }
+
+    fn warnings(&mut self, number: u64, game: &GameRow) {
+        for (l, c, message) in &game.warnings {
+            self.problem(Some(number), ProblemKind::Warning, Some((*l, *c)), message);
+        }
+    }
+
+    /// Writes one game (or counts it as a duplicate or skipped).
+    fn store(&mut self, game: &GameRow) -> Result<(), ColumnarError> {
+        let source = self.source.as_ref().expect("a source was begun");
+        let (source_id, number) = (source.id, source.game_number);
+        if is_skipped(game) {
+            let message = skipped_message(game);
+            self.problem(Some(number), ProblemKind::Skipped, game.error_at, &message);
+            self.totals.errors += 1;
+            self.warnings(number, game);
+            return Ok(());
+        }
+        if let Some(dedupe) = &mut self.dedupe {
+            if !dedupe.insert(game.dedupe_key as u64, game.dedupe_check())? {
+                self.totals.duplicates += 1;
+                return Ok(());
+            }
+        }
+        let id = GameId::try_from(self.next_id).map_err(|_| ColumnarError::Value {
+            column: "id".into(),
+            row: format!("games, game {}", self.next_id),
+            message: format!("game ids end at {}", GameId::MAX),
+        })?;
+        self.next_id += 1;
+        self.write_game(id, source_id, game)?;
+        let positions = self.positions.as_mut().expect("open until finished");
+        for p in &game.positions {
+            // Plies beyond 65,535 are never indexed (rows.rs stops there).
+            let ply = u16::try_from(p.ply).unwrap_or(u16::MAX);
+            positions.push(PositionRecord {
+                hash: p.hash,
+                game_id: id,
+                ply,
+                next_move: p.next_move,
+            })?;
+        }
+        self.totals.games += 1;
+        self.totals.positions += game.positions.len() as u64;
+        self.totals.plies += game.ply_count;
+        if let Some(error) = &game.error {
+            self.totals.errors += 1;
+            self.problem(Some(number), ProblemKind::Error, game.error_at, error);
+        }
+        self.warnings(number, game);
+        Ok(())
+    }
+
+    /// The game's rows of `games`, `plies` and `tags`.
+    fn write_game(
+        &mut self,
+        id: GameId,
+        source_id: i64,
+        game: &GameRow,
+    ) -> Result<(), ColumnarError> {
+        let row = || format!("games, game {id}");
+        let assigned = Assigned { id, source_id, source_offset: game.offset };
+        let mut values: Vec<ToSqlOutput<'_>> = Vec::with_capacity(self.games_values.len());
+        let bad = |e: rusqlite::Error| ColumnarError::Value {
+            column: "games".into(),
+            row: row(),
+            message: e.to_string(),
+        };
+        assigned.values(&mut values).map_err(bad)?;
+        game.values(&mut values).map_err(bad)?;
+        let no_notes = PlyData::default();
+        let notes = game.plies.as_ref().unwrap_or(&no_notes);
+        // A movetext stored NULL is written back, as the export does.
+        let written = match game.movetext {
+            Some(_) => None,
+            None => Some(
+                written_back(
+                    &game.moves,
+                    game.start_fen.as_deref(),
+                    game.header.result.as_deref().unwrap_or("*"),
+                    notes,
+                )
+                .map_err(|column| ColumnarError::Value {
+                    column: format!("ply_data.{column}"),
+                    row: row(),
+                    message: "not as pgnindex writes it".into(),
+                })?,
+            ),
+        };
+        let movetext = self.movetext;
+        let refs =
+            self.games_values.iter().enumerate().map(|(i, &v)| match (&values[v], &written) {
+                (_, Some(text)) if i == movetext => ValueRef::Text(text.as_bytes()),
+                (ToSqlOutput::Borrowed(r), _) => *r,
+                (ToSqlOutput::Owned(v), _) => ValueRef::from(v),
+                // Blobs and arrays: no `games` column binds one.
+                _ => ValueRef::Null,
+            });
+        self.games.as_mut().expect("open until finished").push(refs, row)?;
+        let raw = i64::from(id);
+        let plies = self.plies.as_mut().expect("open until finished");
+        export::push_plies(raw, &game.moves, notes, &mut plies.sink, &mut plies.buffer)?;
+        if let Some(pairs) = &game.tags {
+            let tags = self.tags.as_mut().expect("open until finished");
+            for (ord, (name, value)) in pairs.iter().enumerate() {
+                let values = [
+                    ValueRef::Integer(raw),
+                    ValueRef::Integer(ord as i64),
+                    ValueRef::Text(name.as_bytes()),
+                    ValueRef::Text(value.as_bytes()),
+                ];
+                tags.push(values, || format!("tags, game {id}"))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes what is left: the last rows of `games`, `plies` and `tags`,
+    /// then `positions` merged from its runs; renames the files to their
+    /// final names and removes the working directory. Says what each table
+    /// got, in the export's order.
+    ///
+    /// # Errors
+    /// [`ColumnarError`] when a file cannot be written, read or renamed.
+    pub fn finish(mut self) -> Result<(Totals, Vec<TableStats>), ColumnarError> {
+        let mut stats = Vec::with_capacity(4);
+        for table in [self.games.take(), self.plies.take(), self.tags.take()].into_iter().flatten()
+        {
+            stats.push(table.finish()?);
+        }
+        let runs = self.positions.take().expect("open until finished");
+        let mut positions = Table::new(
+            &self.dir,
+            "positions",
+            self.positions_columns.clone(),
+            self.version,
+            self.options,
+        );
+        runs.finish(|r| {
+            let id = i64::from(r.game_id);
+            let values = [
+                ValueRef::Integer(r.hash),
+                ValueRef::Integer(id),
+                ValueRef::Integer(i64::from(r.ply)),
+                r.next_move.map_or(ValueRef::Null, |m| ValueRef::Integer(i64::from(m))),
+                ValueRef::Null,
+            ];
+            positions.push(values, || format!("positions, game {id}"))
+        })?;
+        stats.push(positions.finish()?);
+        self.dedupe = None;
+        remove_work(&self.work)?;
+        for table in &mut stats {
+            for file in &mut table.files {
+                let name = file.to_string_lossy();
+                let done = PathBuf::from(name.strip_suffix(PARTIAL).unwrap_or(&name));
+                std::fs::rename(&*file, &done).map_err(|e| ColumnarError::io(file, e))?;
+                *file = done;
+            }
+        }
+        self.done = true;
+        Ok((self.totals, stats))
+    }
+}
+
+/// The columns of the `tags` view, in the order written.
+const TAGS: [&str; 4] = ["game_id", "ord", "name", "value"];
+
+/// Removes the working directory, if there is one.
+fn remove_work(work: &Path) -> Result<(), ColumnarError> {
+    match std::fs::remove_dir_all(work) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(ColumnarError::io(work, e)),
+        _ => Ok(()),
+    }
+}
+
+impl Drop for ShardWriter {
+    /// A run that did not finish leaves nothing: the sinks' threads are
+    /// stopped, then the staged files and the working directory removed.
+    fn drop(&mut self) {
+        if self.done {
+            return;
+        }
+        for table in [self.games.take(), self.plies.take(), self.tags.take()].into_iter().flatten()
+        {
+            let _ = table.sink.finish();
+        }
+        self.positions = None;
+        self.dedupe = None;
+        let _ = remove_work(&self.work);
+        if let Ok(entries) = std::fs::read_dir(&self.dir) {
+            for entry in entries.flatten() {
+                if entry.file_name().to_string_lossy().ends_with(PARTIAL) {
+                    let _ = std::fs::remove_file(entry.path());
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::replay::parallel::read_chunk;
+    use crate::replay::ReplayOptions;
+    use crate::store::rows::RowOptions;
+
+    fn rows(text: &str) -> Vec<GameRow> {
+        let replay = ReplayOptions {
+            keys: true,
+            tags: true,
+            san: true,
+            movetext: true,
+            commands: true,
+            openings: true,
+            rebuild: true,
+            ..ReplayOptions::default()
+        };
+        read_chunk(text.as_bytes(), 0, replay)
+            .games
+            .into_iter()
+            .map(|g| GameRow::build(g, RowOptions::default()))
+            .collect()
+    }
+
+    /// A run that stops before its end (an error, a panic) leaves an
+    /// empty directory: no file that a reader could take for a table.
+    #[test]
+    fn an_unfinished_run_leaves_nothing() {
+        let tmp = std::env::temp_dir().join(format!("pgnindex-shard-{}", std::process::id()));
+        let options = ShardOptions { run_rows: 3, run_keys: 2, ..ShardOptions::default() };
+        let text = "[White \"a\"]\n\n1. e4 e5 2. Nf3 *\n\n[White \"b\"]\n\n1. d4 d5 *\n\n\
+                    [White \"c\"]\n\n1. c4 *\n";
+        for finish in [false, true] {
+            let mut writer = ShardWriter::open(&tmp, options, Box::new(|_| ())).unwrap();
+            writer.begin_source("x.pgn", None, false);
+            let mut games = rows(text);
+            assert_eq!(writer.add_chunk(&mut games, &[], 0, 0).unwrap(), ControlFlow::Continue(()));
+            writer.end_source();
+            let work = tmp.join(WORK_DIR);
+            assert!(work.is_dir(), "runs of positions and keys were written");
+            if finish {
+                let (totals, stats) = writer.finish().unwrap();
+                assert_eq!(totals.games, 3);
+                assert_eq!(stats.iter().map(|t| t.rows).collect::<Vec<_>>(), [3, 6, 0, 9]);
+                assert!(!work.exists());
+                let mut names: Vec<String> = std::fs::read_dir(&tmp)
+                    .unwrap()
+                    .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                    .collect();
+                names.sort();
+                assert_eq!(
+                    names,
+                    [
+                        "games-00001.parquet",
+                        "plies-00001.parquet",
+                        "positions-00001.parquet",
+                        "tags-00001.parquet"
+                    ]
+                );
+            } else {
+                drop(writer);
+                assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0, "nothing left");
+            }
+        }
+        std::fs::remove_dir_all(&tmp).unwrap();
+    }
+}
