@@ -101,9 +101,12 @@ impl PositionSorter {
 
 impl Drop for PositionSorter {
     fn drop(&mut self) {
-        if let Some(thread) = self.thread.take() {
-            drop(thread.requests);
-            let _ = thread.handle.join();
+        if let Some(Thread { requests, chunks, handle }) = self.thread.take() {
+            // Both channels closed: the thread stops whether it waits for
+            // a request or to hand over a chunk.
+            drop(requests);
+            drop(chunks);
+            let _ = handle.join();
         }
     }
 }
@@ -311,5 +314,17 @@ mod tests {
         let mut expected = runs.concat();
         expected.sort();
         assert_eq!(out, expected);
+    }
+
+    #[test]
+    fn a_sorter_dropped_while_its_rows_are_streamed_stops() {
+        let mut sorter = PositionSorter::new();
+        for r in rows(RUN * 2, 11) {
+            sorter.push(r);
+        }
+        let mut sorted = sorter.take_sorted();
+        assert!(sorted.next().is_some());
+        std::mem::forget(sorted);
+        drop(sorter);
     }
 }
