@@ -290,16 +290,7 @@ impl ShardWriter {
         line: usize,
     ) -> Result<ControlFlow<()>, ColumnarError> {
         for game in games {
-            game.offset += offset;
-            if let Some(e) = &mut game.error_offset {
-                *e += offset;
-            }
-            if let Some((l, _)) = &mut game.error_at {
-                *l += line;
-            }
-            for w in &mut game.warnings {
-                w.0 += line;
-            }
+            game.locate(offset, line);
             let source = self.source.as_mut().expect("a source was begun");
             source.game_number += 1;
             let bad = game.error.is_some() || game.skipped_variant.is_some();

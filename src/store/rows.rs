@@ -368,6 +368,22 @@ fn dedupe_key(header: &Header, start_fen: Option<&str>, moves: &str) -> i64 {
 const CHECK_SEED: u64 = 0x7067_6e69_6e64_6578;
 
 impl GameRow {
+    /// Places a game read from a chunk in its input: the chunk starts at
+    /// byte `offset` of the input, after `line` lines; the game's offsets
+    /// and lines were counted from the chunk's start.
+    pub fn locate(&mut self, offset: u64, line: usize) {
+        self.offset += offset;
+        if let Some(e) = &mut self.error_offset {
+            *e += offset;
+        }
+        if let Some((l, _)) = &mut self.error_at {
+            *l += line;
+        }
+        for w in &mut self.warnings {
+            w.0 += line;
+        }
+    }
+
     /// A second 64-bit hash of what [`GameRow::same_game`] compares, with
     /// another seed than the dedupe key: two games whose keys and checks
     /// are both equal are the same game but for a chance of 2^-64, so a

@@ -620,16 +620,7 @@ impl Writer {
         end: u64,
     ) -> Result<ControlFlow<()>, WriteError> {
         for game in games {
-            game.offset += offset;
-            if let Some(e) = &mut game.error_offset {
-                *e += offset;
-            }
-            if let Some((l, _)) = &mut game.error_at {
-                *l += line;
-            }
-            for w in &mut game.warnings {
-                w.0 += line;
-            }
+            game.locate(offset, line);
             let source = self.source.as_mut().expect("a source was begun");
             source.game_number += 1;
             if game.offset < source.resume_offset {
