@@ -7,7 +7,7 @@ use std::path::Path;
 
 pub mod common;
 
-use common::{arg, count, games_dir, import, integrity, open, repo, run, scratch, text_rows};
+use common::{arg, count, games_dir, import, integrity, open, run, scratch, text_rows};
 use similar_asserts::assert_eq;
 
 /// Every `games` row, every column, as text.
@@ -62,12 +62,7 @@ fn a_schema_15_database_is_read_then_upgraded_with_the_same_views_and_export() {
     import(&fresh, &["--quiet", "--keep-duplicates", arg(&games_dir()), arg(&plies_dir)]).success();
     let db = dir.join("v15.db");
     let conn = open(&db);
-    let migrations =
-        common::files_under(&repo("migrations"), |p| p.extension().is_some_and(|e| e == "sql"));
-    for (i, path) in migrations.iter().take(15).enumerate() {
-        conn.execute_batch(&std::fs::read_to_string(path).unwrap()).unwrap();
-        conn.pragma_update(None, "user_version", i as i64 + 1).unwrap();
-    }
+    common::migrate_to(&conn, 15);
     conn.execute("ATTACH ?1 AS fresh", [arg(&fresh)]).unwrap();
     conn.execute_batch(
         "INSERT INTO sources SELECT * FROM fresh.sources;

@@ -464,12 +464,7 @@ fn a_schema_12_database_reads_the_same_tags_and_plies_once_upgraded() {
     assert_eq!(count(&open(&fresh), "SELECT count(*) FROM ply_data WHERE clocks NOT LIKE '[%'"), 0);
     let db = dir.join("v12.db");
     let conn = open(&db);
-    let migrations =
-        common::files_under(&repo("migrations"), |p| p.extension().is_some_and(|e| e == "sql"));
-    for (i, path) in migrations.iter().take(12).enumerate() {
-        conn.execute_batch(&std::fs::read_to_string(path).unwrap()).unwrap();
-        conn.pragma_update(None, "user_version", i as i64 + 1).unwrap();
-    }
+    common::migrate_to(&conn, 12);
     conn.execute("ATTACH ?1 AS fresh", [arg(&fresh)]).unwrap();
     conn.execute_batch(
         "INSERT INTO sources SELECT * FROM fresh.sources;

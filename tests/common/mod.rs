@@ -240,17 +240,25 @@ pub fn tags_as_schema_12(conn: &Connection) {
     .unwrap();
 }
 
+/// Applies the repository's first `version` migrations to `conn`, as a
+/// pgnindex of that schema version would have, with its `user_version`.
+pub fn migrate_to(conn: &Connection, version: usize) {
+    let migrations =
+        files_under(&repo("migrations"), |p| p.extension().is_some_and(|e| e == "sql"));
+    assert!(migrations.len() >= version, "only {} migrations", migrations.len());
+    for (i, path) in migrations.iter().take(version).enumerate() {
+        conn.execute_batch(&std::fs::read_to_string(path).unwrap()).unwrap();
+        conn.pragma_update(None, "user_version", i as i64 + 1).unwrap();
+    }
+}
+
 /// Puts the games of a database back as schemas 1 to 15 stored them: the
 /// table `games` (with its index and triggers of schema 15, taken from a
 /// database migrated to 15) instead of the view over `game_rows` and
 /// `game_texts`; `user_version` 15.
 pub fn games_as_schema_15(conn: &Connection) {
     let v15 = Connection::open_in_memory().unwrap();
-    let migrations =
-        files_under(&repo("migrations"), |p| p.extension().is_some_and(|e| e == "sql"));
-    for path in migrations.iter().take(15) {
-        v15.execute_batch(&std::fs::read_to_string(path).unwrap()).unwrap();
-    }
+    migrate_to(&v15, 15);
     let schema: Vec<String> = rows::<(String,)>(
         &v15,
         "SELECT sql FROM sqlite_master WHERE tbl_name = 'games' AND sql IS NOT NULL \
