@@ -19,7 +19,7 @@ use crate::columnar::shard::{ShardOptions, ShardWriter};
 use crate::columnar::sink::TableStats;
 use crate::columnar::ColumnarError;
 use crate::notation::lang::Lang;
-use crate::pgn::source::{self, expand_inputs, InputName, Source, SourceError};
+use crate::pgn::source::{self, expand_inputs, Compression, InputName, Source, SourceError};
 use crate::replay::inputs::{read_inputs, ChunkPlace, InputStart, InputVisitor};
 use crate::replay::parallel::Chunk;
 use crate::replay::ReplayOptions;
@@ -144,6 +144,7 @@ trait Store {
         offset: u64,
         line: usize,
         end: u64,
+        left: Option<u64>,
     ) -> Result<ControlFlow<()>, ImportError>;
 
     fn end_source(&mut self) -> Result<(), ImportError>;
@@ -172,8 +173,9 @@ impl Store for Writer {
         offset: u64,
         line: usize,
         end: u64,
+        left: Option<u64>,
     ) -> Result<ControlFlow<()>, ImportError> {
-        Ok(Writer::add_chunk(self, games, trailing, offset, line, end)?)
+        Ok(Writer::add_chunk(self, games, trailing, offset, line, end, left)?)
     }
 
     fn end_source(&mut self) -> Result<(), ImportError> {
@@ -208,6 +210,7 @@ impl Store for ShardWriter {
         offset: u64,
         line: usize,
         _end: u64,
+        _left: Option<u64>,
     ) -> Result<ControlFlow<()>, ImportError> {
         Ok(ShardWriter::add_chunk(self, games, trailing, offset, line)?)
     }
@@ -239,6 +242,8 @@ enum Message {
         offset: u64,
         line: usize,
         end: u64,
+        /// Bytes of the input after the chunk, if its length is known.
+        left: Option<u64>,
     },
     End,
     Abandon,
@@ -362,7 +367,7 @@ fn run_into<S: Store>(
     let rows = options.rows;
     let build = move |game| GameRow::build(game, rows);
     let summary = Summary { not_pgn: inputs.skipped.len() as u64, ..Summary::default() };
-    let mut feed = Feed { tx, reply: reply_rx, observer, options, summary };
+    let mut feed = Feed { tx, reply: reply_rx, observer, options, summary, length: None };
     let read = read_inputs(&names, pool, replay, &build, &mut feed);
     let Feed { tx, mut summary, .. } = feed;
     drop(tx);
@@ -389,6 +394,9 @@ struct Feed<'o> {
     observer: &'o mut dyn Observer,
     options: ImportOptions,
     summary: Summary,
+    /// The length of the input being read, if known (a file read as
+    /// stored, not decompressed): for the writer's batches (`store::batch`).
+    length: Option<u64>,
 }
 
 impl Feed<'_> {
@@ -429,7 +437,12 @@ impl InputVisitor<GameRow> for Feed<'_> {
 
     fn open(&mut self, name: &InputName) -> Result<Source, SourceError> {
         let limit = self.options.max_input.unwrap_or(u64::MAX);
-        Source::open_streaming(name).map(|s| s.with_limit(limit))
+        let source = Source::open_streaming(name)?.with_limit(limit);
+        self.length = match source.compression() {
+            Compression::None => source.len_hint().map(|len| len.min(limit)),
+            _ => None,
+        };
+        Ok(source)
     }
 
     fn unreadable(&mut self, _name: &InputName, error: &SourceError) -> ControlFlow<()> {
@@ -447,8 +460,15 @@ impl InputVisitor<GameRow> for Feed<'_> {
         let (offset, line) = (place.offset, place.lines_before);
         let end = offset + chunk.len as u64;
         let games_read = place.games_before + chunk.games.len() as u64;
-        let message =
-            Message::Chunk { games: chunk.games, trailing: chunk.trailing, offset, line, end };
+        let left = self.length.map(|length| length.saturating_sub(end));
+        let message = Message::Chunk {
+            games: chunk.games,
+            trailing: chunk.trailing,
+            offset,
+            line,
+            end,
+            left,
+        };
         self.send(message)?;
         self.observer.progress(end, games_read);
         ControlFlow::Continue(())
@@ -504,8 +524,8 @@ fn write_messages<S: Store>(
                     break;
                 }
             }
-            Message::Chunk { mut games, trailing, offset, line, end } => {
-                let flow = writer.add_chunk(&mut games, &trailing, offset, line, end)?;
+            Message::Chunk { mut games, trailing, offset, line, end, left } => {
+                let flow = writer.add_chunk(&mut games, &trailing, offset, line, end, left)?;
                 if let Some(free) = free {
                     // The thread only ends when this sender is dropped.
                     let _ = free.send(games);

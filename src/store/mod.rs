@@ -1,5 +1,5 @@
 //! The storage engine: what the database stores of a game ([`rows`]) and
-//! the one thread that writes it ([`writer`]): games (few-valued texts by
+//! the one thread that writes it ([`writer`], its batches cut by [`batch`]): games (few-valued texts by
 //! id, [`texts`]), tag pairs (names by id, [`tag_names`]) and
 //! per-move notes ([`plies`]), the material stretches ([`material`]), the
 //! position index and the dedupe keys as sorted segment tables
@@ -12,6 +12,7 @@
 
 pub mod analysis;
 mod background;
+pub mod batch;
 pub(crate) mod bloom;
 mod checkpoint;
 pub mod dedupe;

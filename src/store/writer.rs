@@ -26,6 +26,7 @@ use std::time::Instant;
 use rusqlite::types::{ToSql, ToSqlOutput};
 use rusqlite::{params, Connection, OptionalExtension};
 
+use super::batch::BatchPlan;
 use super::checkpoint::Checkpointer;
 use super::dedupe::DedupeIndex;
 use super::flush::Flusher;
@@ -231,6 +232,8 @@ pub struct Writer {
     next_id: i64,
     in_transaction: bool,
     positions: PositionSorter,
+    /// Where the batches of position rows end.
+    plan: BatchPlan,
     fens: Fens,
     batch_games: usize,
     source: Option<CurrentSource>,
@@ -416,6 +419,7 @@ impl Writer {
             next_id: 1,
             in_transaction: false,
             positions: PositionSorter::new(),
+            plan: BatchPlan::new(options.batch_positions),
             fens: Vec::new(),
             batch_games: 0,
             source: None,
@@ -506,6 +510,7 @@ impl Writer {
         force: bool,
     ) -> Result<SourceStart, WriteError> {
         self.commit()?;
+        self.plan.begin_input();
         let mut resume = None;
         if let Some(facts) = facts {
             let found: Option<(i64, Option<String>, u64)> = self
@@ -601,8 +606,9 @@ impl Writer {
     /// are borrowed (their FENs taken): the caller frees them, off the
     /// writer thread.
     /// `offset` is added to the games' offsets and `line` to their lines;
-    /// `end` is the input offset just after the chunk. Commits when the
-    /// batch is full. With `strict`, a bad game stops the import: the games
+    /// `end` is the input offset just after the chunk, and `left` the
+    /// input's bytes after it if known. Commits when the batch is full
+    /// ([`BatchPlan`]). With `strict`, a bad game stops the import: the games
     /// before it are committed, the bad game is reported (not stored), the
     /// source's `resume_offset` stays at its start, and `Break` is returned.
     ///
@@ -618,7 +624,9 @@ impl Writer {
         offset: u64,
         line: usize,
         end: u64,
+        left: Option<u64>,
     ) -> Result<ControlFlow<()>, WriteError> {
+        self.plan.read(end.saturating_sub(offset));
         for game in games {
             game.locate(offset, line);
             let source = self.source.as_mut().expect("a source was begun");
@@ -659,7 +667,7 @@ impl Writer {
         if let Some(source) = &mut self.source {
             source.resume_offset = source.resume_offset.max(end);
         }
-        if self.positions.len() >= self.options.batch_positions
+        if self.plan.is_full(self.positions.len(), left)
             || self.batch_games >= self.options.batch_games
         {
             self.commit()?;
@@ -881,6 +889,7 @@ impl Writer {
     }
 
     fn commit_inner(&mut self) -> Result<(), WriteError> {
+        self.plan.ended();
         let positions = self.positions.take_sorted();
         let written = positions.len() as u64;
         segments::write_segment(
@@ -1139,9 +1148,62 @@ mod tests {
         let mut writer = Writer::open(&path, WriterOptions::default(), Box::new(drop)).unwrap();
         writer.begin_source("t.pgn", None, false).unwrap();
         let end = text.len() as u64;
-        let err = writer.add_chunk(&mut rows, &[], 0, 0, end).unwrap_err();
+        let err = writer.add_chunk(&mut rows, &[], 0, 0, end, None).unwrap_err();
         assert!(matches!(err, WriteError::TooManyGames { .. }), "{err}");
         assert!(err.to_string().ends_with("game ids end at 4294967295)"), "{err}");
+    }
+
+    /// Batches follow the [`BatchPlan`]: an input's first batches are a
+    /// quarter and a half of a full one, and, its length known, its last
+    /// one is small; each batch is one segment.
+    #[test]
+    fn an_input_of_known_length_is_cut_into_a_ramp_and_a_small_last_batch() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        let replay = crate::replay::ReplayOptions {
+            keys: true,
+            tags: true,
+            san: true,
+            movetext: true,
+            ..Default::default()
+        };
+        // 60 games of 5 positions each, read 2 games at a time.
+        let game = "[Event \"e\"]\n\n1. e4 e5 2. Nf3 Nc6 *\n\n";
+        let options = WriterOptions {
+            batch_positions: 80,
+            keep_duplicates: true,
+            ..WriterOptions::default()
+        };
+        let mut writer = Writer::open(&path, options, Box::new(drop)).unwrap();
+        writer.begin_source("t.pgn", None, false).unwrap();
+        let total = (game.len() * 60) as u64;
+        let mut offset = 0u64;
+        for _ in 0..30 {
+            let text = game.repeat(2);
+            let chunk = crate::replay::parallel::read_chunk(text.as_bytes(), 0, replay);
+            let mut rows: Vec<GameRow> =
+                chunk.games.into_iter().map(|g| GameRow::build(g, Default::default())).collect();
+            let end = offset + text.len() as u64;
+            let flow = writer.add_chunk(&mut rows, &[], offset, 0, end, Some(total - end));
+            assert_eq!(flow.unwrap(), ControlFlow::Continue(()));
+            offset = end;
+        }
+        writer.end_source().unwrap();
+        writer.finish().unwrap();
+        let conn = db::open_read_only(&path).unwrap();
+        let rows: Vec<i64> = conn
+            .prepare("SELECT rows FROM position_segments ORDER BY id")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        // 300 rows: 20, 40, 80, 80, then the last 80 cut where what is left
+        // (at most half of the batch) follows in a last small batch.
+        assert_eq!(rows.iter().sum::<i64>(), 300, "{rows:?}");
+        assert_eq!(&rows[..4], &[20, 40, 80, 80], "{rows:?}");
+        let last = *rows.last().unwrap();
+        assert!(rows.len() >= 6 && last <= 30, "{rows:?}");
     }
 
     /// A source records how it was indexed; a resumed run with other
