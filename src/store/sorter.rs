@@ -7,24 +7,31 @@
 //! thread sorts each run while the writer goes on storing games; at the
 //! commit the thread merges the runs and streams the merged rows to the
 //! writer in chunks, so that the writer inserts one chunk while the next
-//! is merged.
+//! is merged. The writer hands over each game's rows as the game's own
+//! vector, with its id: making the 16-byte rows, one per position, is
+//! the sorting thread's work too.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::thread::JoinHandle;
 
-use super::segments::PendingPosition;
+use super::rows::PositionRow;
+use super::segments::{PendingPosition, NO_MOVE};
+use crate::db::GameId;
 
 /// Rows per run handed to the sorting thread.
 const RUN: usize = 1 << 20;
 /// Merged rows per chunk sent back to the writer.
 const CHUNK: usize = 1 << 16;
 
+/// Games and their position rows, as the writer hands them over.
+type Games = Vec<(GameId, Vec<PositionRow>)>;
+
 /// What the writer sends to the sorting thread.
 enum Request {
-    /// Rows to sort into the batch.
-    Run(Vec<PendingPosition>),
+    /// A run's rows, by game, to sort into the batch.
+    Run(Games),
     /// Stream the batch's rows back, merged, and start a new batch.
     Finish,
 }
@@ -36,7 +43,10 @@ enum Request {
 /// [`PositionSorter::take_sorted`], on the caller's thread.
 #[derive(Debug)]
 pub struct PositionSorter {
-    run: Vec<PendingPosition>,
+    /// The games of the run being collected.
+    run: Games,
+    /// Rows in `run`.
+    run_rows: usize,
     /// Rows pushed since the last [`PositionSorter::take_sorted`].
     len: usize,
     thread: Option<Thread>,
@@ -59,17 +69,23 @@ impl Default for PositionSorter {
 impl PositionSorter {
     /// A sorter with its thread started (or none, if it cannot be).
     pub fn new() -> PositionSorter {
-        PositionSorter { run: Vec::new(), len: 0, thread: Thread::start() }
+        PositionSorter { run: Vec::new(), run_rows: 0, len: 0, thread: Thread::start() }
     }
 
-    /// Adds a row to the batch.
-    pub fn push(&mut self, row: PendingPosition) {
-        self.run.push(row);
-        self.len += 1;
-        if self.run.len() >= RUN {
+    /// Adds the position rows of the game `game_id` to the batch. Plies
+    /// fit the 16-byte row: those beyond 65,535 are not indexed (the rows
+    /// stop there).
+    pub fn push_game(&mut self, game_id: GameId, rows: Vec<PositionRow>) {
+        if rows.is_empty() {
+            return;
+        }
+        self.len += rows.len();
+        self.run_rows += rows.len();
+        self.run.push((game_id, rows));
+        if self.run_rows >= RUN {
             if let Some(thread) = &self.thread {
-                let run = std::mem::replace(&mut self.run, Vec::with_capacity(RUN));
-                thread.send(Request::Run(run));
+                self.run_rows = 0;
+                thread.send(Request::Run(std::mem::take(&mut self.run)));
             }
         }
     }
@@ -82,16 +98,18 @@ impl PositionSorter {
     /// The batch's rows in order; the sorter starts a new, empty batch.
     pub fn take_sorted(&mut self) -> SortedRows<'_> {
         let len = std::mem::take(&mut self.len);
-        let mut run = std::mem::take(&mut self.run);
+        self.run_rows = 0;
+        let games = std::mem::take(&mut self.run);
         match &self.thread {
             Some(thread) => {
-                if !run.is_empty() {
-                    thread.send(Request::Run(run));
+                if !games.is_empty() {
+                    thread.send(Request::Run(games));
                 }
                 thread.send(Request::Finish);
                 SortedRows { left: len, chunk: Vec::new(), at: 0, chunks: Some(&thread.chunks) }
             }
             None => {
+                let mut run = pending_rows(games);
                 run.sort_unstable();
                 SortedRows { left: len, chunk: run, at: 0, chunks: None }
             }
@@ -188,7 +206,8 @@ fn sort_loop(incoming: &Receiver<Request>, outgoing: &SyncSender<Vec<PendingPosi
     let mut runs: Vec<Vec<PendingPosition>> = Vec::new();
     while let Ok(request) = incoming.recv() {
         match request {
-            Request::Run(mut run) => {
+            Request::Run(games) => {
+                let mut run = pending_rows(games);
                 run.sort_unstable();
                 runs.push(run);
             }
@@ -201,6 +220,20 @@ fn sort_loop(incoming: &Receiver<Request>, outgoing: &SyncSender<Vec<PendingPosi
             }
         }
     }
+}
+
+/// The rows of `games`, each stamped with its game's id.
+fn pending_rows(games: Games) -> Vec<PendingPosition> {
+    let mut run = Vec::with_capacity(games.iter().map(|(_, rows)| rows.len()).sum());
+    for (game_id, rows) in games {
+        run.extend(rows.into_iter().map(|p| PendingPosition {
+            hash: p.hash,
+            game_id,
+            ply: p.ply as u16,
+            next_move: p.next_move.unwrap_or(NO_MOVE),
+        }));
+    }
+    run
 }
 
 /// Merges the sorted `runs`, handing the rows to `send` in chunks of
@@ -245,10 +278,24 @@ fn merge(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::db::GameId;
 
     fn row(hash: i64, game: i64, ply: u16) -> PendingPosition {
         PendingPosition { hash, game_id: GameId::try_from(game).unwrap(), ply, next_move: ply }
+    }
+
+    /// Pushes `rows`, each run of rows of one game as that game's.
+    fn push_all(sorter: &mut PositionSorter, rows: &[PendingPosition]) {
+        for game in rows.chunk_by(|a, b| a.game_id == b.game_id) {
+            let positions = game
+                .iter()
+                .map(|p| PositionRow {
+                    hash: p.hash,
+                    ply: u32::from(p.ply),
+                    next_move: (p.next_move != NO_MOVE).then_some(p.next_move),
+                })
+                .collect();
+            sorter.push_game(game[0].game_id, positions);
+        }
     }
 
     /// Rows in a pseudo-random order, with repeated keys as real batches
@@ -271,9 +318,7 @@ mod tests {
         let mut sorter = PositionSorter::new();
         for (n, seed) in [(RUN * 2 + 12_345, 1), (0, 2), (17, 3), (RUN, 4), (RUN + 1, 5)] {
             let input = rows(n, seed);
-            for &r in &input {
-                sorter.push(r);
-            }
+            push_all(&mut sorter, &input);
             assert_eq!(sorter.len(), n);
             let mut expected = input;
             expected.sort();
@@ -288,12 +333,10 @@ mod tests {
     #[test]
     fn a_batch_read_in_part_does_not_reach_the_next() {
         let mut sorter = PositionSorter::new();
-        for r in rows(RUN * 3 + 10, 9) {
-            sorter.push(r);
-        }
+        push_all(&mut sorter, &rows(RUN * 3 + 10, 9));
         let first: Vec<_> = sorter.take_sorted().take(CHUNK + 5).collect();
         assert_eq!(first.len(), CHUNK + 5);
-        sorter.push(row(5, 1, 0));
+        push_all(&mut sorter, &[row(5, 1, 0)]);
         assert_eq!(sorter.take_sorted().collect::<Vec<_>>(), vec![row(5, 1, 0)]);
     }
 
@@ -319,9 +362,7 @@ mod tests {
     #[test]
     fn a_sorter_dropped_while_its_rows_are_streamed_stops() {
         let mut sorter = PositionSorter::new();
-        for r in rows(RUN * 2, 11) {
-            sorter.push(r);
-        }
+        push_all(&mut sorter, &rows(RUN * 2, 11));
         let mut sorted = sorter.take_sorted();
         assert!(sorted.next().is_some());
         std::mem::forget(sorted);

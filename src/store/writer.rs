@@ -31,7 +31,7 @@ use super::checkpoint::Checkpointer;
 use super::dedupe::DedupeIndex;
 use super::flush::Flusher;
 use super::rows::{GameRow, Header, RowOptions, StoredGame};
-use super::segments::{self, Fens, PendingPosition, NO_MOVE};
+use super::segments::{self, Fens};
 use super::sorter::PositionSorter;
 use super::tag_names::TagNames;
 use super::texts::GameTexts;
@@ -730,16 +730,6 @@ impl Writer {
             })
             .map_err(|error| WriteError::Sqlite { path: path.clone(), error })?;
         self.dedupe.insert(game.dedupe_key, id);
-        // Plies fit the 16-byte pending row: plies beyond 65,535 are not
-        // indexed (rows.rs stops there).
-        for p in &game.positions {
-            self.positions.push(PendingPosition {
-                hash: p.hash,
-                game_id: id,
-                ply: p.ply as u16,
-                next_move: p.next_move.unwrap_or(NO_MOVE),
-            });
-        }
         if let Some(tree) = &mut self.tree {
             tree.add(&game.positions, &game.header);
         }
@@ -749,6 +739,7 @@ impl Writer {
                 .extend(plies.zip(std::mem::take(&mut game.fens)).map(|(ply, fen)| (id, ply, fen)));
         }
         let positions = game.positions.len() as u64;
+        self.positions.push_game(id, std::mem::take(&mut game.positions));
         self.count(|s| {
             s.games += 1;
             s.positions += positions;
