@@ -3,16 +3,13 @@
 //!
 //! The writer thread is what bounds a full import, and sorting a batch of
 //! eight million rows at its commit took about a tenth of that thread's
-//! time. Here the rows are cut into runs as they come and the sorting
-//! thread sorts each run while the writer goes on storing games; at the
-//! commit the thread merges the runs and streams the merged rows to the
-//! writer in chunks, so that the writer inserts one chunk while the next
-//! is merged. The writer hands over each game's rows as the game's own
-//! vector, with its id: making the 16-byte rows, one per position, is
-//! the sorting thread's work too.
+//! time. Here the writer hands over each game's rows as the game's own
+//! vector, with its id, and goes on storing games; the sorting thread
+//! makes the 16-byte rows and groups each run of them by bucket (the
+//! key's high bits) as they come. At the commit it sorts the batch one
+//! bucket at a time, in key order, and streams the rows to the writer in
+//! chunks, so that the writer inserts one chunk while the next is sorted.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::thread::JoinHandle;
 
@@ -200,17 +197,13 @@ impl Thread {
     }
 }
 
-/// The sorting thread: each run sorted as it comes, and the batch's runs
-/// merged into chunks at its end.
+/// The sorting thread: each run grouped by bucket as it comes, and at the
+/// batch's end each bucket of all runs sorted and sent on, in key order.
 fn sort_loop(incoming: &Receiver<Request>, outgoing: &SyncSender<Vec<PendingPosition>>) {
-    let mut runs: Vec<Vec<PendingPosition>> = Vec::new();
+    let mut runs: Vec<Partitioned> = Vec::new();
     while let Ok(request) = incoming.recv() {
         match request {
-            Request::Run(games) => {
-                let mut run = pending_rows(games);
-                run.sort_unstable();
-                runs.push(run);
-            }
+            Request::Run(games) => runs.push(partition(games)),
             Request::Finish => {
                 let sent = merge(&runs, CHUNK, |chunk| outgoing.send(chunk).is_ok());
                 runs.clear();
@@ -226,50 +219,102 @@ fn sort_loop(incoming: &Receiver<Request>, outgoing: &SyncSender<Vec<PendingPosi
 fn pending_rows(games: Games) -> Vec<PendingPosition> {
     let mut run = Vec::with_capacity(games.iter().map(|(_, rows)| rows.len()).sum());
     for (game_id, rows) in games {
-        run.extend(rows.into_iter().map(|p| PendingPosition {
-            hash: p.hash,
-            game_id,
-            ply: p.ply as u16,
-            next_move: p.next_move.unwrap_or(NO_MOVE),
-        }));
+        run.extend(rows.into_iter().map(|p| pending(game_id, p)));
     }
     run
 }
 
-/// Merges the sorted `runs`, handing the rows to `send` in chunks of
-/// `chunk` rows; false if `send` refused one.
+/// The 16-byte row of the position `p` of the game `game_id`.
+fn pending(game_id: GameId, p: PositionRow) -> PendingPosition {
+    PendingPosition {
+        hash: p.hash,
+        game_id,
+        ply: p.ply as u16,
+        next_move: p.next_move.unwrap_or(NO_MOVE),
+    }
+}
+
+/// High bits of the key that pick a row's bucket. Keys are Zobrist
+/// hashes, spread evenly: a full batch's bucket holds some 8,000 rows (and
+/// the rows of the positions every game passes through), which sort in
+/// the cache, and sorting the buckets one after the other needs no merge.
+const BUCKET_BITS: u32 = 10;
+/// Buckets, in key order.
+const BUCKETS: usize = 1 << BUCKET_BITS;
+
+/// The bucket of `hash`: its high bits, the sign flipped so that buckets
+/// follow the keys' signed order.
+fn bucket(hash: i64) -> usize {
+    (((hash as u64) ^ (1 << 63)) >> (64 - BUCKET_BITS)) as usize
+}
+
+/// `PendingPosition`'s order as one integer, which sorts faster than the
+/// field by field comparison.
+fn order(p: &PendingPosition) -> u128 {
+    (u128::from((p.hash as u64) ^ (1 << 63)) << 64)
+        | (u128::from(p.game_id.get()) << 32)
+        | (u128::from(p.ply) << 16)
+        | u128::from(p.next_move)
+}
+
+/// A run's rows grouped by bucket: bucket `b` is
+/// `rows[starts[b]..starts[b + 1]]`, in no order within.
+struct Partitioned {
+    rows: Vec<PendingPosition>,
+    starts: Vec<usize>,
+}
+
+impl Partitioned {
+    fn bucket(&self, b: usize) -> &[PendingPosition] {
+        &self.rows[self.starts[b]..self.starts[b + 1]]
+    }
+}
+
+/// The rows of `games` grouped by bucket (a counting sort on the bucket).
+fn partition(games: Games) -> Partitioned {
+    let mut starts = vec![0usize; BUCKETS + 1];
+    for (_, rows) in &games {
+        for p in rows {
+            starts[bucket(p.hash) + 1] += 1;
+        }
+    }
+    for b in 0..BUCKETS {
+        starts[b + 1] += starts[b];
+    }
+    let Some(&(first_game, ref first)) = games.iter().find(|(_, rows)| !rows.is_empty()) else {
+        return Partitioned { rows: Vec::new(), starts };
+    };
+    let mut rows = vec![pending(first_game, first[0]); starts[BUCKETS]];
+    let mut next = starts.clone();
+    for (game_id, positions) in games {
+        for p in positions {
+            let at = &mut next[bucket(p.hash)];
+            rows[*at] = pending(game_id, p);
+            *at += 1;
+        }
+    }
+    Partitioned { rows, starts }
+}
+
+/// Sorts the rows of `runs`, bucket after bucket, handing them to `send`
+/// in chunks of `chunk` rows; false if `send` refused one.
 fn merge(
-    runs: &[Vec<PendingPosition>],
+    runs: &[Partitioned],
     chunk: usize,
     mut send: impl FnMut(Vec<PendingPosition>) -> bool,
 ) -> bool {
     let mut out = Vec::with_capacity(chunk);
-    if let [run] = runs {
-        for rows in run.chunks(chunk) {
-            if !send(rows.to_vec()) {
+    for b in 0..BUCKETS {
+        let from = out.len();
+        for run in runs {
+            out.extend_from_slice(run.bucket(b));
+        }
+        out[from..].sort_unstable_by_key(order);
+        while out.len() >= chunk {
+            let rest = out.split_off(chunk);
+            if !send(std::mem::replace(&mut out, rest)) {
                 return false;
             }
-        }
-        return true;
-    }
-    // Each run's next row; ties cannot occur ((game, ply) is unique).
-    let mut heads: BinaryHeap<Reverse<(PendingPosition, usize)>> =
-        runs.iter().enumerate().filter_map(|(i, r)| r.first().map(|&p| Reverse((p, i)))).collect();
-    let mut next = vec![1; runs.len()];
-    while let Some(mut top) = heads.peek_mut() {
-        let Reverse((row, i)) = *top;
-        out.push(row);
-        match runs[i].get(next[i]) {
-            Some(&p) => {
-                next[i] += 1;
-                *top = Reverse((p, i));
-            }
-            None => {
-                std::collections::binary_heap::PeekMut::pop(top);
-            }
-        }
-        if out.len() == chunk && !send(std::mem::replace(&mut out, Vec::with_capacity(chunk))) {
-            return false;
         }
     }
     out.is_empty() || send(out)
@@ -307,7 +352,13 @@ mod tests {
                 x ^= x << 13;
                 x ^= x >> 7;
                 x ^= x << 17;
-                let hash = if i % 7 == 0 { 42 } else { (x >> 40) as i64 - (1 << 23) };
+                let hash = if i % 7 == 0 {
+                    42
+                } else if i % 3 == 0 {
+                    (x >> 40) as i64 - (1 << 23)
+                } else {
+                    x as i64
+                };
                 row(hash, (i / 50 + 1) as i64, (i % 50) as u16)
             })
             .collect()
@@ -340,16 +391,36 @@ mod tests {
         assert_eq!(sorter.take_sorted().collect::<Vec<_>>(), vec![row(5, 1, 0)]);
     }
 
+    /// `rows` as a run: grouped by game, then by bucket.
+    fn partitioned(rows: &[PendingPosition]) -> Partitioned {
+        let games = rows
+            .chunk_by(|a, b| a.game_id == b.game_id)
+            .map(|game| {
+                let positions = game
+                    .iter()
+                    .map(|p| PositionRow {
+                        hash: p.hash,
+                        ply: u32::from(p.ply),
+                        next_move: (p.next_move != NO_MOVE).then_some(p.next_move),
+                    })
+                    .collect();
+                (game[0].game_id, positions)
+            })
+            .collect();
+        partition(games)
+    }
+
     #[test]
     fn merging_keeps_equal_keys_in_game_and_ply_order() {
         let runs = vec![
-            vec![row(1, 1, 0), row(3, 1, 2), row(3, 4, 0)],
-            vec![row(0, 2, 0), row(3, 2, 5), row(9, 3, 1)],
+            vec![row(1, 1, 0), row(3, 1, 2), row(3, 4, 0), row(i64::MAX, 4, 1)],
+            vec![row(0, 2, 0), row(3, 2, 5), row(9, 3, 1), row(-1, 3, 2), row(i64::MIN, 3, 3)],
             vec![],
             vec![row(3, 3, 0)],
         ];
         let mut out = Vec::new();
-        assert!(merge(&runs, 2, |c| {
+        let parts: Vec<Partitioned> = runs.iter().map(|r| partitioned(r)).collect();
+        assert!(merge(&parts, 2, |c| {
             assert!(!c.is_empty() && c.len() <= 2);
             out.extend(c);
             true
@@ -357,6 +428,25 @@ mod tests {
         let mut expected = runs.concat();
         expected.sort();
         assert_eq!(out, expected);
+    }
+
+    #[test]
+    fn the_order_key_orders_as_the_rows_do() {
+        let mut rows = rows(10_000, 3);
+        rows.extend([row(i64::MIN, 1, 0), row(i64::MAX, 1, 1), row(-1, 2, 0), row(0, 2, 1)]);
+        rows.push(PendingPosition { next_move: NO_MOVE, ..row(0, 2, 1) });
+        let mut by_key = rows.clone();
+        by_key.sort_unstable_by_key(order);
+        rows.sort_unstable();
+        assert!(rows == by_key);
+    }
+
+    #[test]
+    fn buckets_follow_the_keys_signed_order() {
+        let keys = [i64::MIN, -(1 << 54) - 1, -1, 0, 1 << 54, i64::MAX];
+        let buckets: Vec<usize> = keys.iter().map(|&k| bucket(k)).collect();
+        assert!(buckets.windows(2).all(|w| w[0] < w[1]), "{buckets:?}");
+        assert_eq!((buckets[0], buckets[5]), (0, BUCKETS - 1));
     }
 
     #[test]
