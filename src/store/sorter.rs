@@ -412,7 +412,7 @@ mod tests {
 
     #[test]
     fn merging_keeps_equal_keys_in_game_and_ply_order() {
-        let runs = vec![
+        let runs = [
             vec![row(1, 1, 0), row(3, 1, 2), row(3, 4, 0), row(i64::MAX, 4, 1)],
             vec![row(0, 2, 0), row(3, 2, 5), row(9, 3, 1), row(-1, 3, 2), row(i64::MIN, 3, 3)],
             vec![],
