@@ -328,18 +328,28 @@ mod tests {
         PendingPosition { hash, game_id: GameId::try_from(game).unwrap(), ply, next_move: ply }
     }
 
-    /// Pushes `rows`, each run of rows of one game as that game's.
+    /// `rows` as the writer hands them over: each run of rows of one game
+    /// as that game's.
+    fn by_game(rows: &[PendingPosition]) -> Games {
+        rows.chunk_by(|a, b| a.game_id == b.game_id)
+            .map(|game| {
+                let positions = game
+                    .iter()
+                    .map(|p| PositionRow {
+                        hash: p.hash,
+                        ply: u32::from(p.ply),
+                        next_move: (p.next_move != NO_MOVE).then_some(p.next_move),
+                    })
+                    .collect();
+                (game[0].game_id, positions)
+            })
+            .collect()
+    }
+
+    /// Pushes `rows`, game by game.
     fn push_all(sorter: &mut PositionSorter, rows: &[PendingPosition]) {
-        for game in rows.chunk_by(|a, b| a.game_id == b.game_id) {
-            let positions = game
-                .iter()
-                .map(|p| PositionRow {
-                    hash: p.hash,
-                    ply: u32::from(p.ply),
-                    next_move: (p.next_move != NO_MOVE).then_some(p.next_move),
-                })
-                .collect();
-            sorter.push_game(game[0].game_id, positions);
+        for (game_id, positions) in by_game(rows) {
+            sorter.push_game(game_id, positions);
         }
     }
 
@@ -393,21 +403,7 @@ mod tests {
 
     /// `rows` as a run: grouped by game, then by bucket.
     fn partitioned(rows: &[PendingPosition]) -> Partitioned {
-        let games = rows
-            .chunk_by(|a, b| a.game_id == b.game_id)
-            .map(|game| {
-                let positions = game
-                    .iter()
-                    .map(|p| PositionRow {
-                        hash: p.hash,
-                        ply: u32::from(p.ply),
-                        next_move: (p.next_move != NO_MOVE).then_some(p.next_move),
-                    })
-                    .collect();
-                (game[0].game_id, positions)
-            })
-            .collect();
-        partition(games)
+        partition(by_game(rows))
     }
 
     #[test]

@@ -1111,6 +1111,19 @@ mod tests {
         conn.prepare(&STORED_GAME).unwrap();
     }
 
+    /// The rows the import's workers make of the games of `text`.
+    fn rows_of(text: &str) -> Vec<GameRow> {
+        let replay = crate::replay::ReplayOptions {
+            keys: true,
+            tags: true,
+            san: true,
+            movetext: true,
+            ..Default::default()
+        };
+        let chunk = crate::replay::parallel::read_chunk(text.as_bytes(), 0, replay);
+        chunk.games.into_iter().map(|g| GameRow::build(g, Default::default())).collect()
+    }
+
     /// Past the last id [`GameId`] holds, a game is an error, not a
     /// wrapped id.
     #[test]
@@ -1125,17 +1138,8 @@ mod tests {
                 [GameId::MAX],
             )
             .unwrap();
-        let replay = crate::replay::ReplayOptions {
-            keys: true,
-            tags: true,
-            san: true,
-            movetext: true,
-            ..Default::default()
-        };
         let text = "1. e4 e5 *\n";
-        let chunk = crate::replay::parallel::read_chunk(text.as_bytes(), 0, replay);
-        let mut rows: Vec<GameRow> =
-            chunk.games.into_iter().map(|g| GameRow::build(g, Default::default())).collect();
+        let mut rows = rows_of(text);
         let mut writer = Writer::open(&path, WriterOptions::default(), Box::new(drop)).unwrap();
         writer.begin_source("t.pgn", None, false).unwrap();
         let end = text.len() as u64;
@@ -1151,13 +1155,6 @@ mod tests {
     fn an_input_of_known_length_is_cut_into_a_ramp_and_a_small_last_batch() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.db");
-        let replay = crate::replay::ReplayOptions {
-            keys: true,
-            tags: true,
-            san: true,
-            movetext: true,
-            ..Default::default()
-        };
         // 60 games of 5 positions each, read 2 games at a time.
         let game = "[Event \"e\"]\n\n1. e4 e5 2. Nf3 Nc6 *\n\n";
         let options = WriterOptions {
@@ -1171,9 +1168,7 @@ mod tests {
         let mut offset = 0u64;
         for _ in 0..30 {
             let text = game.repeat(2);
-            let chunk = crate::replay::parallel::read_chunk(text.as_bytes(), 0, replay);
-            let mut rows: Vec<GameRow> =
-                chunk.games.into_iter().map(|g| GameRow::build(g, Default::default())).collect();
+            let mut rows = rows_of(&text);
             let end = offset + text.len() as u64;
             let flow = writer.add_chunk(&mut rows, &[], offset, 0, end, Some(total - end));
             assert_eq!(flow.unwrap(), ControlFlow::Continue(()));
