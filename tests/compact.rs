@@ -208,11 +208,7 @@ fn a_schema_10_database_is_read_then_upgraded() {
 #[test]
 #[ignore = "the whole shared corpus, with python-chess: minutes"]
 fn every_corpus_file_exports_as_python_chess_reads_it() {
-    let corpus = common::repo("../shared/corpus/games");
-    if !corpus.is_dir() {
-        eprintln!("../shared/corpus/games not found: the corpus comparison did not run");
-        return;
-    }
+    let Some(corpus) = common::corpus_games() else { return };
     let files = common::files_under(&corpus, |p| {
         p.extension().is_some_and(|e| e.eq_ignore_ascii_case("pgn"))
     });

@@ -129,11 +129,7 @@ fn the_files_answer_as_the_database_does() {
 #[test]
 #[ignore = "reads ../shared/corpus (run by .ci/run)"]
 fn the_corpus_files_answer_as_the_database_does() {
-    let corpus = common::repo("../shared/corpus/games");
-    if !corpus.is_dir() {
-        eprintln!("../shared/corpus/games not found: the corpus comparison did not run");
-        return;
-    }
+    let Some(corpus) = common::corpus_games() else { return };
     let tmp = scratch();
     let db = tmp.join("corpus.db");
     import(&db, &["--quiet", arg(&corpus)]);
@@ -421,11 +417,7 @@ fn import_parquet_writes_what_import_and_export_write() {
 #[test]
 #[ignore = "reads ../shared/corpus (run by .ci/run)"]
 fn import_parquet_writes_what_export_writes_for_the_corpus() {
-    let corpus = common::repo("../shared/corpus/games");
-    if !corpus.is_dir() {
-        eprintln!("../shared/corpus/games not found: the corpus comparison did not run");
-        return;
-    }
+    let Some(corpus) = common::corpus_games() else { return };
     let tmp = scratch();
     let db = tmp.join("corpus.db");
     import(&db, &["--quiet", arg(&corpus)]).success();

@@ -8,7 +8,7 @@
 
 pub mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use common::{arg, count, fixture, import, open, rows, run, scratch};
@@ -295,19 +295,10 @@ fn a_deleted_game_loses_its_notes() {
     assert_eq!(count(&conn, "SELECT count(*) FROM plies"), 5);
 }
 
-/// The shared corpus beside the repository, if present.
-fn corpus() -> Option<PathBuf> {
-    let dir = common::repo("../shared/corpus/games");
-    dir.is_dir().then_some(dir)
-}
-
 #[test]
 #[ignore = "the whole shared corpus, with python-chess: minutes"]
 fn every_corpus_game_reads_as_python_chess_reads_it() {
-    let Some(corpus) = corpus() else {
-        eprintln!("../shared/corpus/games not found: the corpus comparison did not run");
-        return;
-    };
+    let Some(corpus) = common::corpus_games() else { return };
     let files = common::files_under(&corpus, |p| {
         p.extension().is_some_and(|e| e.eq_ignore_ascii_case("pgn"))
     });

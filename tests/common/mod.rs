@@ -23,6 +23,19 @@ pub fn repo(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
 }
 
+/// The shared corpus's games beside the repository
+/// (`../shared/corpus/games`), or `None`, said on stderr, where it is not:
+/// the corpus comparisons then do not run.
+pub fn corpus_games() -> Option<PathBuf> {
+    let dir = repo("../shared/corpus/games");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!("../shared/corpus/games not found: the corpus comparison did not run");
+        None
+    }
+}
+
 /// `rel` below `fixtures/`.
 pub fn fixture(rel: &str) -> PathBuf {
     repo("fixtures").join(rel)
