@@ -314,18 +314,14 @@ impl RowWriter<'_> {
                 }
                 (Builder::Int64(b), Some(v)) => {
                     if let Some(v) = v.checked_add(buffer.id_base) {
-                        {
-                            b.append_value(v);
-                            return self;
-                        };
+                        b.append_value(v);
+                        return self;
                     }
                 }
                 (Builder::Int32(b), Some(v)) => {
                     if let Ok(v) = i32::try_from(v) {
-                        {
-                            b.append_value(v);
-                            return self;
-                        };
+                        b.append_value(v);
+                        return self;
                     }
                 }
                 (Builder::Float64(b), Some(v)) => {
@@ -380,12 +376,7 @@ impl RowWriter<'_> {
                 _ => {}
             }
         }
-        let message = match (value, self.buffer.columns.get(i).map(|c| c.ty)) {
-            (None, Some(ColumnType::Float64)) => NOT_NULL.to_string(),
-            (_, Some(ty)) => mismatch("Real", ty),
-            (_, None) => PAST_THE_END.to_string(),
-        };
-        self.fail(i, message)
+        self.refuse(i, value.is_none(), ColumnType::Float64, "Real")
     }
 
     /// The next column's text, or NULL: for a text column.
@@ -410,12 +401,7 @@ impl RowWriter<'_> {
                 None => {}
             }
         }
-        let message = match (value, self.buffer.columns.get(i).map(|c| c.ty)) {
-            (None, Some(ColumnType::Text)) => NOT_NULL.to_string(),
-            (_, Some(ty)) => mismatch("Text", ty),
-            (_, None) => PAST_THE_END.to_string(),
-        };
-        self.fail(i, message)
+        self.refuse(i, value.is_none(), ColumnType::Text, "Text")
     }
 
     /// Ends the row. `row` names it in an error (its game, say).
@@ -440,6 +426,19 @@ impl RowWriter<'_> {
         let column =
             self.buffer.columns.get(i).map_or_else(|| format!("#{}", i + 1), |c| c.name.clone());
         Err(ColumnarError::Value { column, row: row(), message })
+    }
+
+    /// Records why the value of type `sqlite_type` (NULL if `null`),
+    /// meant for a column of type `fits`, could not go into column `i`.
+    #[cold]
+    #[inline(never)]
+    fn refuse(&mut self, i: usize, null: bool, fits: ColumnType, sqlite_type: &str) -> &mut Self {
+        let message = match self.buffer.columns.get(i).map(|c| c.ty) {
+            None => PAST_THE_END.to_string(),
+            Some(ty) if null && ty == fits => NOT_NULL.to_string(),
+            Some(ty) => mismatch(sqlite_type, ty),
+        };
+        self.fail(i, message)
     }
 
     #[cold]
