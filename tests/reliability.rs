@@ -726,7 +726,7 @@ fn fill_the_disk(what: &str, db: &Path, clean: &Path, args: &[&str], run: Run, r
 fn a_full_file_system() {
     let dir = scratch();
     let pgn = dir.join("big.pgn");
-    big_input(&pgn, 3);
+    big_input(&pgn, 5);
     let pgn = arg(&pgn);
     let args = ["--quiet", "--batch-games", "300", pgn];
     let clean = dir.join("clean.db");

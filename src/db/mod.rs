@@ -12,6 +12,7 @@ use rusqlite::{Connection, OpenFlags};
 pub mod columns;
 mod game_id;
 mod header;
+pub mod packed_moves;
 mod speed;
 pub mod texts;
 pub use game_id::{GameId, GameIdError};
@@ -36,6 +37,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0014_material_index.sql"),
     include_str!("../../migrations/0015_explorer_tree.sql"),
     include_str!("../../migrations/0016_game_texts.sql"),
+    include_str!("../../migrations/0017_packed_moves.sql"),
 ];
 
 /// Page size of new databases.
@@ -191,6 +193,7 @@ pub fn open_for_import(path: &Path, sharing: Sharing) -> Result<Connection, DbEr
     // importer makes consistent itself.
     conn.pragma_update(None, "foreign_keys", false).map_err(sqlite(path))?;
     migrate(&conn, path)?;
+    packed_moves::shadow_views(&conn).map_err(sqlite(path))?;
     Ok(conn)
 }
 
@@ -261,6 +264,7 @@ fn open_existing(path: &Path, mode: OpenFlags) -> Result<Connection, DbError> {
             reason: "no pgnindex schema".to_string(),
         });
     }
+    packed_moves::shadow_views(&conn).map_err(sqlite(path))?;
     Ok(conn)
 }
 
@@ -568,6 +572,72 @@ mod tests {
         conn.execute("INSERT INTO ply_data (game_id, notes_form) VALUES (2, 1)", []).unwrap();
         let check: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
         assert_eq!(check, "ok");
+    }
+
+    #[test]
+    fn version_16_moves_are_packed_and_every_connection_reads_them_alike() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v16.db");
+        let conn = Connection::open(&path).unwrap();
+        for (i, sql) in MIGRATIONS[..16].iter().enumerate() {
+            conn.execute_batch(sql).unwrap();
+            conn.pragma_update(None, "user_version", i as i64 + 1).unwrap();
+        }
+        let texts =
+            ["e4 e5 Nf3 Nc6 Bb5 a6 O-O Nf6 Re1 b5 Bb3 d6 c3 O-O h3 Nb8", "", "P@e4 x\u{7f}"];
+        for (id, moves) in (1..).zip(texts) {
+            conn.execute(
+                "INSERT INTO games (id, ply_count, moves, dedupe_key) VALUES (?1, 0, ?2, 0)",
+                rusqlite::params![id, moves],
+            )
+            .unwrap();
+        }
+        drop(conn);
+        open_for_write(&path).unwrap();
+        // Plain SQLite (the view's SQL), this program's read-only and
+        // read-write connections (shadowed by functions).
+        let plain = Connection::open(&path).unwrap();
+        let connections =
+            [&plain, &open_read_only(&path).unwrap(), &open_read_write(&path).unwrap()];
+        for conn in connections {
+            let read: Vec<(String, String)> = conn
+                .prepare("SELECT g.moves, r.packed_moves FROM games AS g JOIN game_rows AS r USING (id) ORDER BY id")
+                .unwrap()
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            let expected: Vec<(String, String)> =
+                texts.iter().map(|t| (t.to_string(), packed_moves::pack(t))).collect();
+            assert_eq!(read, expected);
+        }
+        assert!(texts[0].len() > 2 * packed_moves::pack(texts[0]).len());
+        // Writing through the view packs alike, with SQL or with the
+        // functions; `plies` splits the same moves.
+        for (id, conn) in [(10, connections[0]), (11, connections[2])] {
+            conn.execute(
+                "INSERT INTO games (id, ply_count, moves, dedupe_key) VALUES (?1, 2, 'd4 Nf6', 0)",
+                [id],
+            )
+            .unwrap();
+            conn.execute("UPDATE games SET moves = moves || ' c4' WHERE id = ?1", [id]).unwrap();
+        }
+        for conn in connections {
+            let stored: Vec<String> = conn
+                .prepare("SELECT packed_moves FROM game_rows WHERE id >= 10")
+                .unwrap()
+                .query_map([], |r| r.get(0))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            assert_eq!(stored, [packed_moves::pack("d4 Nf6 c4"), packed_moves::pack("d4 Nf6 c4")]);
+            let plies: String = conn
+                .query_row("SELECT group_concat(san, ',') FROM plies WHERE game_id = 11", [], |r| {
+                    r.get(0)
+                })
+                .unwrap();
+            assert_eq!(plies, "d4,Nf6,c4");
+        }
     }
 
     #[test]

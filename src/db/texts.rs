@@ -13,10 +13,14 @@ pub const GAME_ROWS_SCHEMA: i64 = 16;
 pub const TEXT_COLUMNS: &[&str] =
     &["event", "opening", "time_control", "termination", "speed", "opening_eco", "opening_name"];
 
-/// The `game_rows` column that holds the `games` column `name`.
+/// The `game_rows` column that holds the `games` column `name` (in the
+/// latest schema: `moves` is `packed_moves` from
+/// [`super::packed_moves::PACKED_MOVES_SCHEMA`]).
 pub fn stored_column(name: &str) -> Cow<'_, str> {
     if is_text_column(name) {
         Cow::Owned(format!("{name}_id"))
+    } else if name == "moves" {
+        Cow::Borrowed("packed_moves")
     } else {
         Cow::Borrowed(name)
     }

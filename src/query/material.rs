@@ -178,7 +178,9 @@ impl MaterialSearch {
         let filters = self.filters.sql_for(conn)?;
         let mut moves_sql = conn
             .prepare(&format!(
-                "SELECT g.start_fen, g.moves FROM {} AS g WHERE g.id = ?{}",
+                // `moves` by the view: `game_rows` holds it packed.
+                "SELECT g.start_fen, (SELECT m.moves FROM games AS m WHERE m.id = g.id) \
+                 FROM {} AS g WHERE g.id = ?{}",
                 filters.table, filters.sql
             ))
             .map_err(&e)?;

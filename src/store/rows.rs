@@ -10,6 +10,7 @@ use super::material;
 use super::plies::PlyData;
 use crate::chess::{Material, Move};
 use crate::db::columns::columns;
+use crate::db::packed_moves;
 pub use crate::db::Header;
 use crate::notation::fen;
 use crate::notation::uci::Uci;
@@ -75,6 +76,10 @@ columns! {
         pub final_fen: Option<String>,
         /// Mainline in canonical SAN.
         pub moves: String,
+        /// `moves` packed, as `game_rows.packed_moves` stores it
+        /// ([`crate::db::packed_moves`]); packed here, on the workers, not
+        /// by the writer.
+        @skip pub packed_moves: String,
         /// Movetext as written; `None` when the queries write it back from
         /// `moves`, the `ply_data` row and the result
         /// ([`crate::pgn::movetext`]).
@@ -251,6 +256,7 @@ impl GameRow {
             ply_count,
             start_fen: record.start_fen,
             final_fen,
+            packed_moves: packed_moves::pack(&record.san),
             moves: record.san,
             movetext: rebuild.is_none().then_some(record.movetext),
             error_offset: record.error.as_ref().map(|e| e.offset as u64),
@@ -280,7 +286,7 @@ impl GameRow {
             && same(&h.round, &o.round)
             && same(&h.result, &o.result)
             && self.start_fen == other.start_fen
-            && self.moves == other.moves
+            && self.packed_moves == other.packed_moves
     }
 }
 
@@ -293,8 +299,9 @@ columns! {
         @flatten pub header: Header,
         /// `start_fen`.
         pub start_fen: Option<String>,
-        /// `moves`.
-        pub moves: String,
+        /// `game_rows.packed_moves`: `moves` packed (equal texts, equal
+        /// packings).
+        pub packed_moves: String,
     }
 }
 
@@ -548,7 +555,7 @@ mod tests {
                 result: Some("*".into()),
                 ..Header::default()
             },
-            moves: "e4 e5".into(),
+            packed_moves: packed_moves::pack("e4 e5"),
             ..StoredGame::default()
         };
         assert!(a[0].same_game(&stored));

@@ -294,6 +294,12 @@ static INSERT_GAME: LazyLock<String> = LazyLock::new(|| {
     )
 });
 
+/// The parameter of [`INSERT_GAME`] that `moves` binds: rebound to
+/// [`GameRow::packed_moves`], the column's value.
+static MOVES_PARAM: LazyLock<usize> = LazyLock::new(|| {
+    1 + inserted_columns().position(|c| c == "moves").expect("the insert binds moves")
+});
+
 /// The parameters of [`INSERT_GAME`] bound as `game_texts` ids.
 static TEXT_PARAMS: LazyLock<Vec<bool>> =
     LazyLock::new(|| inserted_columns().map(texts::is_text_column).collect());
@@ -314,8 +320,10 @@ const INSERT_ERROR: &str =
     byte_offset, line, \"column\", message) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
 
 /// Reads a [`StoredGame`] by id.
-static STORED_GAME: LazyLock<String> =
-    LazyLock::new(|| format!("SELECT {} FROM games WHERE id = ?1", select_list::<StoredGame>("")));
+static STORED_GAME: LazyLock<String> = LazyLock::new(|| {
+    let columns = select_list::<StoredGame>("g").replace("g.packed_moves", "r.packed_moves");
+    format!("SELECT {columns} FROM games AS g JOIN game_rows AS r ON r.id = g.id WHERE g.id = ?1")
+});
 
 /// The current UTC time as ISO 8601 text, by SQLite.
 const NOW: &str = "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')";
@@ -714,6 +722,7 @@ impl Writer {
                 let mut binder = Binder::with_text_ids(&mut inserts.game, texts);
                 assigned.bind(&mut binder)?;
                 game.bind(&mut binder)?;
+                inserts.game.raw_bind_parameter(*MOVES_PARAM, &game.packed_moves)?;
                 inserts.game.raw_execute()?;
                 if let Some(pairs) = &game.tags {
                     inserts.tags.execute(params![id, tag_names.encode(conn, pairs)?])?;
@@ -1103,7 +1112,9 @@ mod tests {
         inserted.sort_unstable();
         assert_eq!(inserted, schema);
         for names in [Header::NAMES, StoredGame::NAMES, Game::NAMES] {
-            for name in names {
+            for &name in names {
+                // The one column read from `game_rows` itself.
+                let name = if name == "packed_moves" { "moves" } else { name };
                 assert!(schema.iter().any(|c| c == name), "{name} is no column of games");
             }
         }
