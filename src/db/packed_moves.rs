@@ -203,8 +203,9 @@ static TABLES: LazyLock<Tables> = LazyLock::new(|| {
     Tables { rank, text, san, words }
 });
 
-/// Slots of a thread's cache of packed moves (16 bytes each).
-const CACHE_SLOTS: usize = 1 << 13;
+/// Slots of a thread's cache of packed moves (16 bytes each): a few
+/// thousand distinct moves make most games, with few collisions.
+const CACHE_SLOTS: usize = 1 << 14;
 
 thread_local! {
     /// Moves of at most 8 bytes (with their space) and their packings, as
@@ -215,67 +216,112 @@ thread_local! {
 
 /// Appends `moves` packed to `out`.
 pub fn pack_into(moves: &str, out: &mut Vec<u8>) {
-    let tables = &*TABLES;
     let bytes = moves.as_bytes();
-    if !bytes.iter().all(|&c| tables.san[usize::from(c)]) {
+    let start = out.len();
+    // A NUL would make a move's cache key that of a shorter one; any
+    // other character outside SAN is found when its move is packed.
+    if memchr::memchr(0, bytes).is_some() || !pack_moves(bytes, out) {
+        out.truncate(start);
         out.push(VERBATIM);
         out.extend_from_slice(bytes);
-        return;
     }
+}
+
+/// Appends `bytes` packed to `out`; `false` (with `out` partly written)
+/// if a move holds a character outside SAN.
+fn pack_moves(bytes: &[u8], out: &mut Vec<u8>) -> bool {
     let start = out.len();
     // Room for every move's 8 bytes written whole, the excess cut after.
     out.resize(start + bytes.len() + 8, 0);
-    let mut write = start;
     // No merge spans the space after a move: each move (with its space)
-    // packs alone.
-    CACHE.with_borrow_mut(|cache| {
+    // packs alone. The moves are found 64 bytes at a time, as the bits of
+    // a mask of spaces.
+    let written = CACHE.with_borrow_mut(|cache| {
         if cache.is_empty() {
             cache.resize(CACHE_SLOTS, [0, 0]);
         }
-        let mut symbols = Vec::new();
+        let mut packer = Packer { tables: &TABLES, cache, symbols: Vec::new(), write: start };
         let mut from = 0;
-        let ends = memchr::memchr_iter(b' ', bytes).map(|i| i + 1).chain([bytes.len()]);
-        for to in ends {
-            let unit = &bytes[from..to];
-            if unit.is_empty() {
-                break;
-            }
-            let packed = if unit.len() > 8 {
-                pack_unit(tables, unit, &mut symbols);
-                out[write..write + symbols.len()].copy_from_slice(&symbols);
-                write += symbols.len();
-                from = to;
-                continue;
-            } else {
-                let key = match bytes.get(from..from + 8) {
-                    Some(word) => {
-                        let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
-                        word & (u64::MAX >> (64 - 8 * unit.len()))
-                    }
-                    None => {
-                        let mut word = [0u8; 8];
-                        word[..unit.len()].copy_from_slice(unit);
-                        u64::from_le_bytes(word)
-                    }
-                };
-                let slot = (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 51) as usize % CACHE_SLOTS;
-                if cache[slot][0] == key {
-                    cache[slot][1]
-                } else {
-                    pack_unit(tables, unit, &mut symbols);
-                    let mut packed = [0u8; 8];
-                    packed[..symbols.len()].copy_from_slice(&symbols);
-                    let packed = u64::from_le_bytes(packed);
-                    cache[slot] = [key, packed];
-                    packed
+        for (base, chunk) in (0..).step_by(64).zip(bytes.chunks(64)) {
+            let mut spaces = chunk
+                .iter()
+                .enumerate()
+                .fold(0u64, |mask, (j, &c)| mask | u64::from(c == b' ') << j);
+            while spaces != 0 {
+                let to = base + spaces.trailing_zeros() as usize + 1;
+                spaces &= spaces - 1;
+                if !packer.unit(bytes, from, to, out) {
+                    return None;
                 }
-            };
-            out[write..write + 8].copy_from_slice(&packed.to_le_bytes());
-            write += 8 - packed.leading_zeros() as usize / 8;
-            from = to;
+                from = to;
+            }
         }
+        if from < bytes.len() && !packer.unit(bytes, from, bytes.len(), out) {
+            return None;
+        }
+        Some(packer.write)
     });
-    out.truncate(write);
+    out.truncate(written.unwrap_or(start));
+    written.is_some()
+}
+
+/// Packs moves one after the other into an output.
+struct Packer<'a> {
+    tables: &'a Tables,
+    cache: &'a mut [[u64; 2]],
+    /// Scratch room for one move's symbols.
+    symbols: Vec<u8>,
+    /// Where the next move's symbols go in the output.
+    write: usize,
+}
+
+impl Packer<'_> {
+    /// Writes the move `bytes[from..to]` (with its space) packed at
+    /// `out[self.write..]`, which has room for 8 bytes more than the move;
+    /// `false` if it holds a character outside SAN.
+    #[inline]
+    fn unit(&mut self, bytes: &[u8], from: usize, to: usize, out: &mut [u8]) -> bool {
+        let unit = &bytes[from..to];
+        let len = unit.len();
+        if len > 8 {
+            if !unit.iter().all(|&c| self.tables.san[usize::from(c)]) {
+                return false;
+            }
+            pack_unit(self.tables, unit, &mut self.symbols);
+            out[self.write..self.write + self.symbols.len()].copy_from_slice(&self.symbols);
+            self.write += self.symbols.len();
+            return true;
+        }
+        let key = match bytes.get(from..from + 8) {
+            Some(word) => {
+                u64::from_le_bytes(word.try_into().unwrap_or_default())
+                    & (u64::MAX >> (64 - 8 * len))
+            }
+            None => {
+                let mut word = [0u8; 8];
+                word[..len].copy_from_slice(unit);
+                u64::from_le_bytes(word)
+            }
+        };
+        let slot = (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 48) as usize % CACHE_SLOTS;
+        // Only moves of SAN's characters enter the cache.
+        let packed = if self.cache[slot][0] == key {
+            self.cache[slot][1]
+        } else {
+            if !unit.iter().all(|&c| self.tables.san[usize::from(c)]) {
+                return false;
+            }
+            pack_unit(self.tables, unit, &mut self.symbols);
+            let mut packed = [0u8; 8];
+            packed[..self.symbols.len()].copy_from_slice(&self.symbols);
+            let packed = u64::from_le_bytes(packed);
+            self.cache[slot] = [key, packed];
+            packed
+        };
+        out[self.write..self.write + 8].copy_from_slice(&packed.to_le_bytes());
+        self.write += 8 - packed.leading_zeros() as usize / 8;
+        true
+    }
 }
 
 /// Packs one move (with its space) into `symbols`: the lowest-ranked
@@ -484,7 +530,16 @@ mod tests {
 
     #[test]
     fn a_text_outside_san_is_kept_verbatim() {
-        for text in ["P@e4", "e4 e5 \u{e9}", "1. e4", "e4\te5", "\u{7f}e4"] {
+        for text in [
+            "P@e4",
+            "e4 e5 \u{e9}",
+            "1. e4",
+            "e4\te5",
+            "\u{7f}e4",
+            "e4\0 e5",
+            "e4 e5\0",
+            "Nf3 Nf3\u{e9}",
+        ] {
             let packed = pack(text);
             assert_eq!(packed.as_bytes()[0], VERBATIM, "{text:?}");
             assert_eq!(unpack(&packed), text);
