@@ -164,6 +164,10 @@ fn split_segments(db: &Path, schema_10: bool) {
         .success();
     }
     let conn = common::open(db);
+    if schema_10 {
+        // Before schema 16, `games` was a table.
+        common::games_as_schema_15(&conn);
+    }
     let names: Vec<String> =
         common::column(&conn, "SELECT name FROM position_segments ORDER BY id");
     assert!(names.len() >= 2, "{names:?}");

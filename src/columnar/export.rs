@@ -305,10 +305,8 @@ pub(super) fn games_sql(
         let (name, declared) =
             match name.strip_suffix("_id").filter(|n| stored && texts::is_text_column(n)) {
                 Some(text) => (text.to_string(), "TEXT".to_string()),
-                // The view's `moves`, unpacked (an expression of the view,
-                // which declares no type, on a database read as older).
+                // The view's `moves`, unpacked.
                 None if name == "packed_moves" => ("moves".to_string(), declared),
-                None if name == "moves" && declared.is_empty() => (name, "TEXT".to_string()),
                 None => (name, declared),
             };
         let ty = column_type(&name, &declared).ok_or_else(|| ColumnarError::UnknownColumn {

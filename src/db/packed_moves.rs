@@ -51,105 +51,25 @@ const CODES: [u8; 98] = [
 
 /// The merges, in the order they apply: merge `i` replaces the pair of
 /// symbols by [`CODES`]`[i]`.
+#[rustfmt::skip]
 pub const MERGES: [[u8; 2]; 98] = [
-    [b'4', b' '],
-    [b'5', b' '],
-    [b'6', b' '],
-    [b'3', b' '],
-    [b'7', b' '],
-    [b'2', b' '],
-    [b'8', b' '],
-    [b'+', b' '],
-    [b'1', b' '],
-    [b'x', b'd'],
-    [b'x', b'e'],
-    [b'N', b'f'],
-    [b'x', b'f'],
-    [b'x', b'c'],
-    [b'N', b'c'],
-    [b'B', b'e'],
-    [b'O', b'-'],
-    [b'K', b'f'],
-    [b'd', 0x02],
-    [b'K', b'g'],
-    [b'R', b'a'],
-    [b'd', 0x01],
-    [b'e', 0x01],
-    [0x11, b'O'],
-    [0x18, b' '],
-    [b'R', b'e'],
-    [b'R', b'c'],
-    [b'B', b'd'],
-    [b'B', b'g'],
-    [b'x', b'b'],
-    [b'x', b'g'],
-    [b'R', b'f'],
-    [b'R', b'd'],
-    [b'K', b'e'],
-    [b'B', b'b'],
-    [b'N', b'e'],
-    [b'B', b'f'],
-    [b'R', b'b'],
-    [b'Q', b'e'],
-    [b'K', b'h'],
-    [b'B', b'c'],
-    [b'Q', b'c'],
-    [b'Q', b'd'],
-    [0x0a, 0x02],
-    [0x0c, 0x03],
-    [b'N', b'b'],
-    [b'N', b'd'],
-    [0x0a, 0x01],
-    [0x0b, 0x01],
-    [0x0f, 0x04],
-    [b'Q', b'f'],
-    [b'x', b'a'],
-    [b'K', b'd'],
-    [b'h', 0x01],
-    [0x0c, 0x04],
-    [b'h', 0x02],
-    [b'Q', b'b'],
-    [b'K', b'c'],
-    [0x0b, 0x02],
-    [b'N', b'g'],
-    [b'5', 0x08],
-    [b'h', 0x03],
-    [b'a', 0x02],
-    [b'R', b'g'],
-    [b'a', 0x01],
-    [b'4', 0x08],
-    [b'e', 0x02],
-    [b'6', 0x08],
-    [b'a', 0x03],
-    [b'h', 0x04],
-    [b'c', 0x01],
-    [0x0f, 0x03],
-    [0x0d, 0x04],
-    [b'c', 0x02],
-    [b'e', 0x03],
-    [b'K', b'b'],
-    [b'7', 0x08],
-    [b'Q', b'g'],
-    [b'3', 0x08],
-    [b'B', 0x0e],
-    [0x0d, 0x03],
-    [b'R', b'h'],
-    [b'a', 0x04],
-    [b'8', 0x08],
-    [b'2', 0x08],
-    [b'1', 0x08],
-    [0x10, 0x05],
-    [b'f', 0x04],
-    [b'g', 0x03],
-    [b'b', 0x02],
-    [0x1c, 0x04],
-    [b'c', 0x03],
-    [b'R', 0x0e],
-    [0x10, 0x04],
-    [b'f', 0x02],
-    [b'b', 0x0e],
-    [b'b', 0x01],
-    [b'f', 0x01],
+    [b'4', b' '], [b'5', b' '], [b'6', b' '], [b'3', b' '], [b'7', b' '], [b'2', b' '],
+    [b'8', b' '], [b'+', b' '], [b'1', b' '], [b'x', b'd'], [b'x', b'e'], [b'N', b'f'],
+    [b'x', b'f'], [b'x', b'c'], [b'N', b'c'], [b'B', b'e'], [b'O', b'-'], [b'K', b'f'],
+    [b'd', 0x02], [b'K', b'g'], [b'R', b'a'], [b'd', 0x01], [b'e', 0x01], [0x11, b'O'],
+    [0x18, b' '], [b'R', b'e'], [b'R', b'c'], [b'B', b'd'], [b'B', b'g'], [b'x', b'b'],
+    [b'x', b'g'], [b'R', b'f'], [b'R', b'd'], [b'K', b'e'], [b'B', b'b'], [b'N', b'e'],
+    [b'B', b'f'], [b'R', b'b'], [b'Q', b'e'], [b'K', b'h'], [b'B', b'c'], [b'Q', b'c'],
+    [b'Q', b'd'], [0x0a, 0x02], [0x0c, 0x03], [b'N', b'b'], [b'N', b'd'], [0x0a, 0x01],
+    [0x0b, 0x01], [0x0f, 0x04], [b'Q', b'f'], [b'x', b'a'], [b'K', b'd'], [b'h', 0x01],
+    [0x0c, 0x04], [b'h', 0x02], [b'Q', b'b'], [b'K', b'c'], [0x0b, 0x02], [b'N', b'g'],
+    [b'5', 0x08], [b'h', 0x03], [b'a', 0x02], [b'R', b'g'], [b'a', 0x01], [b'4', 0x08],
+    [b'e', 0x02], [b'6', 0x08], [b'a', 0x03], [b'h', 0x04], [b'c', 0x01], [0x0f, 0x03],
+    [0x0d, 0x04], [b'c', 0x02], [b'e', 0x03], [b'K', b'b'], [b'7', 0x08], [b'Q', b'g'],
+    [b'3', 0x08], [b'B', 0x0e], [0x0d, 0x03], [b'R', b'h'], [b'a', 0x04], [b'8', 0x08],
+    [b'2', 0x08], [b'1', 0x08], [0x10, 0x05], [b'f', 0x04], [b'g', 0x03], [b'b', 0x02],
+    [0x1c, 0x04], [b'c', 0x03], [b'R', 0x0e], [0x10, 0x04], [b'f', 0x02], [b'b', 0x0e],
+    [b'b', 0x01], [b'f', 0x01],
 ];
 
 /// No merge: the rank of a pair that is none.
@@ -360,7 +280,7 @@ pub fn pack(moves: &str) -> String {
     let mut out = Vec::with_capacity(moves.len() / 2 + 4);
     pack_into(moves, &mut out);
     // ASCII, or the UTF-8 of `moves` after an ASCII byte.
-    String::from_utf8(out).unwrap_or_default()
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// The `moves` text of `packed`.
@@ -369,9 +289,10 @@ pub fn unpack(packed: &str) -> String {
         return text.to_string();
     }
     let tables = &*TABLES;
+    let length: usize = packed.bytes().map(|c| usize::from(tables.words[usize::from(c)].1)).sum();
     // Each byte's text written as a whole word of 8 bytes, the excess
     // overwritten by the next and cut at the end.
-    let mut out = vec![0u8; packed.len() * MAX_TEXT + 8];
+    let mut out = vec![0u8; length + 8];
     let mut write = 0;
     for &c in packed.as_bytes() {
         let (word, len) = tables.words[usize::from(c)];
