@@ -304,12 +304,13 @@ fn merge(
     mut send: impl FnMut(Vec<PendingPosition>) -> bool,
 ) -> bool {
     let mut out = Vec::with_capacity(chunk);
+    let mut scratch = Vec::new();
     for b in 0..BUCKETS {
         let from = out.len();
         for run in runs {
             out.extend_from_slice(run.bucket(b));
         }
-        out[from..].sort_unstable_by_key(order);
+        sort_bucket(&mut out[from..], &mut scratch);
         while out.len() >= chunk {
             let rest = out.split_off(chunk);
             if !send(std::mem::replace(&mut out, rest)) {
@@ -318,6 +319,55 @@ fn merge(
         }
     }
     out.is_empty() || send(out)
+}
+
+/// Below this many rows a bucket is sorted by comparisons.
+const RADIX_MIN: usize = 256;
+
+/// Sorts the rows of one bucket in [`order`]. Their keys share the bucket's
+/// high bits, and rows of equal keys come in game and ply order (games are
+/// pushed in id order, a game's positions in ply order): a stable radix
+/// sort on the other 54 bits of the key, a byte at a time, orders them
+/// fully. The order is checked, and a bucket whose equal keys came
+/// otherwise is sorted by comparisons.
+fn sort_bucket(rows: &mut [PendingPosition], scratch: &mut Vec<PendingPosition>) {
+    if rows.len() < RADIX_MIN {
+        rows.sort_unstable_by_key(order);
+        return;
+    }
+    scratch.clear();
+    scratch.extend_from_slice(rows);
+    let (mut from, mut to): (&mut [PendingPosition], &mut [PendingPosition]) = (rows, scratch);
+    // The rows are in `to` after an odd number of passes.
+    let mut swapped = false;
+    for shift in (0..64 - BUCKET_BITS).step_by(8) {
+        let digit = |p: &PendingPosition| ((p.hash as u64) >> shift) as usize & 0xff;
+        let mut starts = [0usize; 256];
+        for p in from.iter() {
+            starts[digit(p)] += 1;
+        }
+        if starts.contains(&from.len()) {
+            continue;
+        }
+        let mut next = 0;
+        for start in &mut starts {
+            (*start, next) = (next, next + *start);
+        }
+        for p in from.iter() {
+            let at = &mut starts[digit(p)];
+            to[*at] = *p;
+            *at += 1;
+        }
+        std::mem::swap(&mut from, &mut to);
+        swapped = !swapped;
+    }
+    if swapped {
+        to.copy_from_slice(from);
+    }
+    let sorted = if swapped { to } else { from };
+    if !sorted.windows(2).all(|w| order(&w[0]) <= order(&w[1])) {
+        sorted.sort_unstable_by_key(order);
+    }
 }
 
 #[cfg(test)]
@@ -388,6 +438,31 @@ mod tests {
             let got: Vec<_> = got.collect();
             assert_eq!(sorter.len(), 0);
             assert!(got == expected, "batch of {n} rows differs from a plain sort");
+        }
+    }
+
+    #[test]
+    fn a_bucket_sorts_by_radix_as_by_comparisons_whatever_order_equal_keys_come_in() {
+        let mut scratch = Vec::new();
+        // One bucket's rows: the keys' high bits equal, some keys repeated.
+        let in_bucket = |rows: Vec<PendingPosition>| -> Vec<PendingPosition> {
+            rows.into_iter()
+                .map(|p| PendingPosition { hash: p.hash & ((1 << 54) - 1) | (3 << 54), ..p })
+                .collect()
+        };
+        for (n, seed) in [(RADIX_MIN - 1, 1), (RADIX_MIN, 2), (5_000, 3), (20_000, 4)] {
+            let input = in_bucket(rows(n, seed));
+            let mut expected = input.clone();
+            expected.sort();
+            let mut got = input.clone();
+            sort_bucket(&mut got, &mut scratch);
+            assert!(got == expected, "{n} rows in game order");
+            // Equal keys in another order than their games': the check
+            // finds it and the comparisons put them right.
+            let mut reversed = input;
+            reversed.reverse();
+            sort_bucket(&mut reversed, &mut scratch);
+            assert!(reversed == expected, "{n} rows in reverse game order");
         }
     }
 
