@@ -338,7 +338,8 @@ fn sort_bucket(rows: &mut [PendingPosition], scratch: &mut Vec<PendingPosition>)
     scratch.clear();
     scratch.extend_from_slice(rows);
     let (mut from, mut to): (&mut [PendingPosition], &mut [PendingPosition]) = (rows, scratch);
-    // The rows are in `to` after an odd number of passes.
+    // `from` holds the rows after each pass: `scratch` after an odd number
+    // of passes, and they are copied back.
     let mut swapped = false;
     for shift in (0..64 - BUCKET_BITS).step_by(8) {
         let digit = |p: &PendingPosition| ((p.hash as u64) >> shift) as usize & 0xff;
