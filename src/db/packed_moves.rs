@@ -135,7 +135,7 @@ thread_local! {
 }
 
 /// Appends `moves` packed to `out`.
-pub fn pack_into(moves: &str, out: &mut Vec<u8>) {
+fn pack_into(moves: &str, out: &mut Vec<u8>) {
     let bytes = moves.as_bytes();
     let start = out.len();
     // A NUL would make a move's cache key that of a shorter one; any
