@@ -3,7 +3,8 @@
 //! id, [`texts`]), tag pairs (names by id, [`tag_names`]) and
 //! per-move notes ([`plies`]), the material stretches ([`material`]), the
 //! position index and the dedupe keys as sorted segment tables
-//! ([`segments`], its rows sorted beside the writer by `sorter`; [`dedupe`],
+//! ([`segments`], its rows sorted beside the writer by `sorter` and
+//! written as whole tables by `image`; [`dedupe`],
 //! behind an in-memory Bloom filter), and the
 //! background threads that checkpoint the write-ahead log and sync the
 //! file after each commit; the explorer's opening tree ([`tree`]);
@@ -18,6 +19,7 @@ mod checkpoint;
 pub mod dedupe;
 pub mod delete;
 mod flush;
+mod image;
 pub mod material;
 pub mod plies;
 pub mod rows;

@@ -1,7 +1,7 @@
 //! The position index as segments: each import batch writes its position
-//! rows, sorted by key, into a new WITHOUT ROWID table (appending to an
-//! empty B-tree is the fastest insert SQLite has; it leaves the leaf
-//! pages about 88 % full);
+//! rows, sorted by key, into a new WITHOUT ROWID table, copied whole from
+//! an image of the table ([`SegmentImage`], [`super::image`]), which fills
+//! every page;
 //! the `positions` view is the UNION ALL of the segments, so that
 //! `WHERE hash = ?` searches each segment by its primary key. When
 //! [`FANOUT`] segments of one level accumulate, they are merged, in key
@@ -18,13 +18,15 @@
 //! small file into a large database never waits for a merge of the large
 //! database's segments but at that bound.
 //!
-//! A merge copies in transactions of `MERGE_CHUNK` rows into a table
+//! A merge copies in transactions of `MERGE_CHUNK` rows (inserted in key
+//! order, which leaves the pages about 88 % full) into a table
 //! that is not yet registered, then swaps it in with one small
 //! transaction; a kill during the copy leaves an orphan table that
 //! [`drop_orphans`] removes at the next import.
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 
+use super::image::{self, ImageBuilder, ImageSlot, Record, Value};
 use crate::db::GameId;
 
 /// Segments of one level merged together.
@@ -206,7 +208,7 @@ pub fn unpack_gpm(gpm: i64) -> (GameId, u16, Option<u16>) {
 
 impl PendingPosition {
     /// The packed `gpm` column.
-    fn gpm(self) -> i64 {
+    pub(super) fn gpm(self) -> i64 {
         let next_move = (self.next_move != NO_MOVE).then_some(self.next_move);
         pack_gpm(self.game_id, self.ply, next_move)
     }
@@ -241,40 +243,140 @@ pub fn level_for(rows: usize, batch: usize, fanout: usize) -> i64 {
     level
 }
 
-/// Writes `rows` (in key order: appending is SQLite's fastest insert) as a new segment, of the level
-/// [`level_for`] gives with `batch` rows in a full batch, and rewrites the view. Runs inside the
-/// caller's transaction.
+/// A batch's position rows, in key order, written as they come into the
+/// image of a segment table ([`super::image`]), which [`write_segment`]
+/// copies whole.
+#[derive(Debug)]
+pub struct SegmentImage {
+    builder: ImageBuilder,
+    record: Record,
+    fens: Fens,
+    last: Option<(i64, i64)>,
+    /// A row not after the one before it: the image is refused.
+    disorder: Option<(i64, i64)>,
+}
+
+/// The image of a segment's rows, ready to be copied.
+#[derive(Debug)]
+pub struct BuiltSegment {
+    image: Vec<u8>,
+    rows: usize,
+    with_fens: bool,
+}
+
+impl BuiltSegment {
+    /// Rows in the image.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+}
+
+impl SegmentImage {
+    /// An empty image; with the FENs of the batch's positions if `fens`
+    /// holds any (`--with-fens`).
+    pub fn new(fens: Fens) -> SegmentImage {
+        let create = table_sql(image::TABLE, !fens.is_empty(), Layout::Packed);
+        SegmentImage {
+            builder: ImageBuilder::new(&create),
+            record: Record::default(),
+            fens,
+            last: None,
+            disorder: None,
+        }
+    }
+
+    /// Makes room for `rows` more rows.
+    pub fn reserve(&mut self, rows: usize) {
+        // A key of 8 bytes, a `gpm` of 6, the record's header of 3.
+        self.builder.reserve(rows, 17);
+    }
+
+    /// Adds the rows `rows`, which follow the rows added before in key
+    /// order.
+    pub fn push(&mut self, rows: &[PendingPosition]) {
+        for &p in rows {
+            let key = (p.hash, p.gpm());
+            if self.last.is_some_and(|last| last >= key) {
+                self.disorder.get_or_insert(key);
+            }
+            self.last = Some(key);
+            if self.fens.is_empty() {
+                let (record, len) = image::two_integers(key.0, key.1);
+                self.builder.push(&record[..len]);
+                continue;
+            }
+            let record = {
+                let fen = self
+                    .fens
+                    .binary_search_by_key(&(p.game_id, p.ply), |f| (f.0, f.1))
+                    .ok()
+                    .map_or(Value::Null, |i| Value::Text(&self.fens[i].2));
+                self.record.encode(&[Value::Integer(key.0), Value::Integer(key.1), fen])
+            };
+            self.builder.push(record);
+        }
+    }
+
+    /// The finished image.
+    ///
+    /// # Errors
+    /// Rows out of key order, or an image SQLite could not read.
+    pub fn finish(self) -> rusqlite::Result<BuiltSegment> {
+        if let Some((hash, gpm)) = self.disorder {
+            return Err(corrupt(format!(
+                "position row ({hash}, {gpm}) out of key order in a segment"
+            )));
+        }
+        let rows = self.builder.rows() as usize;
+        let with_fens = !self.fens.is_empty();
+        let image = self
+            .builder
+            .finish()
+            .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+        Ok(BuiltSegment { image, rows, with_fens })
+    }
+}
+
+#[cfg(test)]
+impl BuiltSegment {
+    /// The rows of the image, as SQLite reads them: `(hash, gpm, fen)`.
+    pub(super) fn read_back(self) -> Vec<(i64, i64, Option<String>)> {
+        let conn = Connection::open_in_memory().unwrap();
+        let table = table_sql("t", self.with_fens, Layout::Packed);
+        conn.execute_batch(&table).unwrap();
+        let mut slot = ImageSlot::attach(&conn).unwrap();
+        assert_eq!(slot.copy_into(&conn, "t", self.image).unwrap(), self.rows);
+        slot.detach(&conn).unwrap();
+        let check: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+        assert_eq!(check, "ok");
+        let fen = if self.with_fens { "fen" } else { "NULL" };
+        let mut st = conn.prepare(&format!("SELECT hash, gpm, {fen} FROM t")).unwrap();
+        let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).unwrap();
+        rows.collect::<Result<_, _>>().unwrap()
+    }
+}
+
+/// Writes the rows of `segment` as a new segment, of the level
+/// [`level_for`] gives with `batch` rows in a full batch, by SQLite's copy
+/// of a whole table (which fills every page), and rewrites the view. Runs
+/// inside the caller's transaction, through `slot` (once per transaction).
 pub fn write_segment(
     conn: &Connection,
-    rows: impl ExactSizeIterator<Item = PendingPosition>,
-    fens: &Fens,
+    slot: &mut ImageSlot,
+    segment: BuiltSegment,
     batch: usize,
 ) -> rusqlite::Result<()> {
-    let count = rows.len();
-    if count == 0 {
+    let BuiltSegment { image, rows, with_fens } = segment;
+    if rows == 0 {
         return Ok(());
     }
-    let with_fens = !fens.is_empty();
     let (id, name) = next_segment(conn)?;
     conn.execute_batch(&table_sql(&name, with_fens, Layout::Packed))?;
-    let mut last: Option<PendingPosition> = None;
-    let ordered = rows.inspect(|p| {
-        debug_assert!(last.is_none_or(|l| l < *p), "position rows out of order");
-        last = Some(*p);
-    });
-    insert_rows(conn, &name, if with_fens { 3 } else { 2 }, ordered, |st, at, p| {
-        st.raw_bind_parameter(at, p.hash)?;
-        st.raw_bind_parameter(at + 1, p.gpm())?;
-        if with_fens {
-            let fen = fens
-                .binary_search_by_key(&(p.game_id, p.ply), |f| (f.0, f.1))
-                .ok()
-                .map(|i| fens[i].2.as_str());
-            st.raw_bind_parameter(at + 2, fen)?;
-        }
-        Ok(())
-    })?;
-    register(conn, id, &name, level_for(count, batch, FANOUT), count as i64, with_fens)?;
+    let copied = slot.copy_into(conn, &name, image)?;
+    if copied != rows {
+        return Err(corrupt(format!("{copied} of {rows} position rows copied into {name}")));
+    }
+    register(conn, id, &name, level_for(rows, batch, FANOUT), rows as i64, with_fens)?;
     rewrite_view(conn)
 }
 
@@ -869,9 +971,17 @@ pub(super) fn copy_merged(
 mod tests {
     use super::*;
 
-    fn sorted(rows: &mut [PendingPosition]) -> impl ExactSizeIterator<Item = PendingPosition> + '_ {
-        rows.sort_unstable();
-        rows.iter().copied()
+    /// Writes `batch` as a segment in a transaction of its own, as the
+    /// writer does.
+    fn write(conn: &Connection, batch: &mut [PendingPosition], fens: Fens, full: usize) {
+        batch.sort_unstable();
+        let mut image = SegmentImage::new(fens);
+        image.push(batch);
+        let mut slot = ImageSlot::attach(conn).unwrap();
+        conn.execute_batch("BEGIN").unwrap();
+        write_segment(conn, &mut slot, image.finish().unwrap(), full).unwrap();
+        conn.execute_batch("COMMIT").unwrap();
+        slot.detach(conn).unwrap();
     }
 
     fn rows(seed: u64, n: usize, game: GameId) -> Vec<PendingPosition> {
@@ -996,10 +1106,8 @@ mod tests {
             if game % 2 == 1 {
                 write_split_segment(&conn, i64::from(game), &batch);
             } else {
-                conn.execute_batch("BEGIN").unwrap();
                 let full = batch.len();
-                write_segment(&conn, sorted(&mut batch), &Vec::new(), full).unwrap();
-                conn.execute_batch("COMMIT").unwrap();
+                write(&conn, &mut batch, Vec::new(), full);
             }
         }
         expected.sort();
@@ -1062,10 +1170,8 @@ mod tests {
                 let next = (p.next_move != NO_MOVE).then_some(i64::from(p.next_move));
                 expected.push((p.hash, i64::from(p.game_id), i64::from(p.ply), next, fen));
             }
-            conn.execute_batch("BEGIN").unwrap();
             let full = batch.len();
-            write_segment(&conn, sorted(&mut batch), &fens, full).unwrap();
-            conn.execute_batch("COMMIT").unwrap();
+            write(&conn, &mut batch, fens, full);
             merge_all(&conn);
         }
         expected.sort();
@@ -1114,10 +1220,8 @@ mod tests {
                     expected.push((p.hash, i64::from(game), i64::from(p.ply), next, None));
                 }
             }
-            conn.execute_batch("BEGIN").unwrap();
             let full = batch.len();
-            write_segment(&conn, sorted(&mut batch), &Vec::new(), full).unwrap();
-            conn.execute_batch("COMMIT").unwrap();
+            write(&conn, &mut batch, Vec::new(), full);
         }
         expected.sort();
         conn.execute("INSERT INTO deleted_games (game_id) VALUES (5)", []).unwrap();
@@ -1179,9 +1283,7 @@ mod tests {
                 let next = (p.next_move != NO_MOVE).then_some(i64::from(p.next_move));
                 expected.push((p.hash, i64::from(game), i64::from(p.ply), next, None));
             }
-            conn.execute_batch("BEGIN").unwrap();
-            write_segment(&conn, sorted(&mut batch), &Vec::new(), full).unwrap();
-            conn.execute_batch("COMMIT").unwrap();
+            write(&conn, &mut batch, Vec::new(), full);
             compact(&conn, &mut budget, &|_| Ok(())).unwrap();
             (expected.clone(), budget)
         };

@@ -1,26 +1,24 @@
-//! [`PositionSorter`]: a batch's position rows sorted by key on a thread of
-//! their own, beside the writer.
+//! [`PositionSorter`]: a batch's position rows sorted by key and written
+//! as the image of its segment table, on a thread of their own, beside the
+//! writer.
 //!
-//! The writer thread is what bounds a full import, and sorting a batch of
-//! eight million rows at its commit took about a tenth of that thread's
-//! time. Here the writer hands over each game's rows as the game's own
-//! vector, with its id, and goes on storing games; the sorting thread
-//! makes the 16-byte rows and groups each run of them by bucket (the
-//! key's high bits) as they come. At the commit it sorts the batch one
-//! bucket at a time, in key order, and streams the rows to the writer in
-//! chunks, so that the writer inserts one chunk while the next is sorted.
+//! The writer thread is what bounds a full import. Here the writer hands
+//! over each game's rows as the game's own vector, with its id, and goes
+//! on storing games; the sorting thread makes the 16-byte rows and groups
+//! each run of them by bucket (the key's high bits) as they come. At the
+//! batch's end it sorts the batch one bucket at a time, in key order, and
+//! writes the rows into a [`SegmentImage`], which the writer copies whole
+//! into the database.
 
 use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::thread::JoinHandle;
 
 use super::rows::PositionRow;
-use super::segments::{PendingPosition, NO_MOVE};
+use super::segments::{BuiltSegment, Fens, PendingPosition, SegmentImage, NO_MOVE};
 use crate::db::GameId;
 
 /// Rows per run handed to the sorting thread.
 const RUN: usize = 1 << 20;
-/// Merged rows per chunk sent back to the writer.
-const CHUNK: usize = 1 << 16;
 
 /// Games and their position rows, as the writer hands them over.
 type Games = Vec<(GameId, Vec<PositionRow>)>;
@@ -29,31 +27,38 @@ type Games = Vec<(GameId, Vec<PositionRow>)>;
 enum Request {
     /// A run's rows, by game, to sort into the batch.
     Run(Games),
-    /// Stream the batch's rows back, merged, and start a new batch.
-    Finish,
+    /// Write the batch's rows into this image, send it back, and start a
+    /// new batch.
+    Finish(Box<SegmentImage>),
 }
 
-/// Collects a batch's position rows and hands them back in
-/// [`PendingPosition`]'s order (key, then game, then ply).
+/// The image of a batch, or why it could not be made.
+type Built = rusqlite::Result<BuiltSegment>;
+
+/// Collects a batch's position rows and hands them back as the image of
+/// a segment, in the segment's key order ([`order`]).
 ///
-/// Without a thread (it could not be started) the rows are sorted in
-/// [`PositionSorter::take_sorted`], on the caller's thread.
+/// Without a thread (it could not be started) the rows are sorted and
+/// written in [`PositionSorter::finish`], on the caller's thread.
 #[derive(Debug)]
 pub struct PositionSorter {
     /// The games of the run being collected.
     run: Games,
     /// Rows in `run`.
     run_rows: usize,
-    /// Rows pushed since the last [`PositionSorter::take_sorted`].
+    /// Rows pushed since the last [`PositionSorter::finish`].
     len: usize,
+    /// The image of the batch finished without a thread.
+    built: Option<Built>,
+    /// A batch was finished and its image not taken yet.
+    finished: bool,
     thread: Option<Thread>,
 }
 
 #[derive(Debug)]
 struct Thread {
     requests: SyncSender<Request>,
-    /// Chunks of merged rows, as many as the batch's rows fill.
-    chunks: Receiver<Vec<PendingPosition>>,
+    images: Receiver<Built>,
     handle: JoinHandle<()>,
 }
 
@@ -66,7 +71,14 @@ impl Default for PositionSorter {
 impl PositionSorter {
     /// A sorter with its thread started (or none, if it cannot be).
     pub fn new() -> PositionSorter {
-        PositionSorter { run: Vec::new(), run_rows: 0, len: 0, thread: Thread::start() }
+        PositionSorter {
+            run: Vec::new(),
+            run_rows: 0,
+            len: 0,
+            built: None,
+            finished: false,
+            thread: Thread::start(),
+        }
     }
 
     /// Adds the position rows of the game `game_id` to the batch. Plies
@@ -92,87 +104,61 @@ impl PositionSorter {
         self.len
     }
 
-    /// The batch's rows in order; the sorter starts a new, empty batch.
-    pub fn take_sorted(&mut self) -> SortedRows<'_> {
-        let len = std::mem::take(&mut self.len);
+    /// Ends the batch: its rows are sorted and written into an image, with
+    /// the FENs `fens` (`--with-fens`), which [`PositionSorter::take_image`]
+    /// waits for. The sorter starts a new, empty batch.
+    pub fn finish(&mut self, fens: Fens) {
+        self.discard();
+        self.finished = true;
+        self.len = 0;
         self.run_rows = 0;
         let games = std::mem::take(&mut self.run);
+        let image = SegmentImage::new(fens);
         match &self.thread {
             Some(thread) => {
                 if !games.is_empty() {
                     thread.send(Request::Run(games));
                 }
-                thread.send(Request::Finish);
-                SortedRows { left: len, chunk: Vec::new(), at: 0, chunks: Some(&thread.chunks) }
+                thread.send(Request::Finish(Box::new(image)));
             }
-            None => {
-                let mut run = pending_rows(games);
-                run.sort_unstable();
-                SortedRows { left: len, chunk: run, at: 0, chunks: None }
-            }
+            None => self.built = Some(build(&[partition(games)], image)),
+        }
+    }
+
+    /// The image of the batch last finished.
+    ///
+    /// # Errors
+    /// Rows out of order (which the sorting would have to have failed).
+    ///
+    /// # Panics
+    /// If no batch was finished since the last image was taken.
+    pub fn take_image(&mut self) -> rusqlite::Result<BuiltSegment> {
+        assert!(std::mem::replace(&mut self.finished, false), "a batch was finished");
+        match &self.thread {
+            // Only a panic on the thread closes the channel; the rows it
+            // held are lost, which must not pass for a smaller batch.
+            Some(thread) => thread.images.recv().expect("the position sorting thread stopped"),
+            None => self.built.take().expect("a batch was finished"),
+        }
+    }
+
+    /// Drops the image of a batch finished and not taken (the batch was
+    /// rolled back), so that the next batch's image is the next one taken.
+    pub fn discard(&mut self) {
+        if self.finished {
+            let _ = self.take_image();
         }
     }
 }
 
 impl Drop for PositionSorter {
     fn drop(&mut self) {
-        if let Some(Thread { requests, chunks, handle }) = self.thread.take() {
+        if let Some(Thread { requests, images, handle }) = self.thread.take() {
             // Both channels closed: the thread stops whether it waits for
-            // a request or to hand over a chunk.
+            // a request or to hand over an image.
             drop(requests);
-            drop(chunks);
+            drop(images);
             let _ = handle.join();
-        }
-    }
-}
-
-/// A batch's rows in order, as [`PositionSorter::take_sorted`] gives them.
-/// Dropping it before the end reads the rest (and drops it), so that the
-/// next batch starts clean.
-#[derive(Debug)]
-pub struct SortedRows<'s> {
-    left: usize,
-    chunk: Vec<PendingPosition>,
-    at: usize,
-    chunks: Option<&'s Receiver<Vec<PendingPosition>>>,
-}
-
-impl Iterator for SortedRows<'_> {
-    type Item = PendingPosition;
-
-    fn next(&mut self) -> Option<PendingPosition> {
-        if self.at == self.chunk.len() {
-            if self.left == 0 {
-                return None;
-            }
-            self.chunk = self.chunks.and_then(|c| c.recv().ok()).unwrap_or_default();
-            self.at = 0;
-            // A chunk missing before the batch's end: the thread is gone.
-            assert!(!self.chunk.is_empty(), "the position sorting thread stopped");
-        }
-        let row = self.chunk[self.at];
-        self.at += 1;
-        self.left -= 1;
-        Some(row)
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.left, Some(self.left))
-    }
-}
-
-impl ExactSizeIterator for SortedRows<'_> {}
-
-impl Drop for SortedRows<'_> {
-    fn drop(&mut self) {
-        if let Some(chunks) = self.chunks {
-            self.left -= self.chunk.len() - self.at;
-            while self.left > 0 {
-                match chunks.recv() {
-                    Ok(chunk) if !chunk.is_empty() => self.left -= chunk.len(),
-                    _ => break,
-                }
-            }
         }
     }
 }
@@ -182,12 +168,12 @@ impl Thread {
         // Two runs in flight: the writer waits only if the thread falls
         // behind by more than that.
         let (requests, incoming) = mpsc::sync_channel::<Request>(2);
-        let (outgoing, chunks) = mpsc::sync_channel(4);
+        let (outgoing, images) = mpsc::sync_channel(1);
         let handle = std::thread::Builder::new()
             .name("pgnindex-sort".into())
             .spawn(move || sort_loop(&incoming, &outgoing))
             .ok()?;
-        Some(Thread { requests, chunks, handle })
+        Some(Thread { requests, images, handle })
     }
 
     fn send(&self, request: Request) {
@@ -198,16 +184,17 @@ impl Thread {
 }
 
 /// The sorting thread: each run grouped by bucket as it comes, and at the
-/// batch's end each bucket of all runs sorted and sent on, in key order.
-fn sort_loop(incoming: &Receiver<Request>, outgoing: &SyncSender<Vec<PendingPosition>>) {
+/// batch's end each bucket of all runs sorted and written into the image,
+/// which is sent back.
+fn sort_loop(incoming: &Receiver<Request>, outgoing: &SyncSender<Built>) {
     let mut runs: Vec<Partitioned> = Vec::new();
     while let Ok(request) = incoming.recv() {
         match request {
             Request::Run(games) => runs.push(partition(games)),
-            Request::Finish => {
-                let sent = merge(&runs, CHUNK, |chunk| outgoing.send(chunk).is_ok());
+            Request::Finish(image) => {
+                let built = build(&runs, *image);
                 runs.clear();
-                if !sent {
+                if outgoing.send(built).is_err() {
                     return;
                 }
             }
@@ -215,13 +202,11 @@ fn sort_loop(incoming: &Receiver<Request>, outgoing: &SyncSender<Vec<PendingPosi
     }
 }
 
-/// The rows of `games`, each stamped with its game's id.
-fn pending_rows(games: Games) -> Vec<PendingPosition> {
-    let mut run = Vec::with_capacity(games.iter().map(|(_, rows)| rows.len()).sum());
-    for (game_id, rows) in games {
-        run.extend(rows.into_iter().map(|p| pending(game_id, p)));
-    }
-    run
+/// The rows of `runs`, sorted, written into `image`.
+fn build(runs: &[Partitioned], mut image: SegmentImage) -> Built {
+    image.reserve(runs.iter().map(|r| r.rows.len()).sum());
+    merge(runs, |sorted| image.push(sorted));
+    image.finish()
 }
 
 /// The 16-byte row of the position `p` of the game `game_id`.
@@ -248,13 +233,11 @@ fn bucket(hash: i64) -> usize {
     (((hash as u64) ^ (1 << 63)) >> (64 - BUCKET_BITS)) as usize
 }
 
-/// `PendingPosition`'s order as one integer, which sorts faster than the
-/// field by field comparison.
+/// The segment's key order, `(hash, gpm)`, as one integer, which sorts
+/// faster than the field by field comparison. A `gpm` orders by game, then
+/// ply, but for the plies from 512 on, which follow every shorter ply.
 fn order(p: &PendingPosition) -> u128 {
-    (u128::from((p.hash as u64) ^ (1 << 63)) << 64)
-        | (u128::from(p.game_id.get()) << 32)
-        | (u128::from(p.ply) << 16)
-        | u128::from(p.next_move)
+    (u128::from((p.hash as u64) ^ (1 << 63)) << 64) | u128::from(p.gpm() as u64)
 }
 
 /// A run's rows grouped by bucket: bucket `b` is
@@ -296,29 +279,21 @@ fn partition(games: Games) -> Partitioned {
     Partitioned { rows, starts }
 }
 
-/// Sorts the rows of `runs`, bucket after bucket, handing them to `send`
-/// in chunks of `chunk` rows; false if `send` refused one.
-fn merge(
-    runs: &[Partitioned],
-    chunk: usize,
-    mut send: impl FnMut(Vec<PendingPosition>) -> bool,
-) -> bool {
-    let mut out = Vec::with_capacity(chunk);
+/// Sorts the rows of `runs`, bucket after bucket, handing each bucket's
+/// sorted rows to `take`: all rows, in key order.
+fn merge(runs: &[Partitioned], mut take: impl FnMut(&[PendingPosition])) {
+    let mut out = Vec::new();
     let mut scratch = Vec::new();
     for b in 0..BUCKETS {
-        let from = out.len();
+        out.clear();
         for run in runs {
             out.extend_from_slice(run.bucket(b));
         }
-        sort_bucket(&mut out[from..], &mut scratch);
-        while out.len() >= chunk {
-            let rest = out.split_off(chunk);
-            if !send(std::mem::replace(&mut out, rest)) {
-                return false;
-            }
+        if !out.is_empty() {
+            sort_bucket(&mut out, &mut scratch);
+            take(&out);
         }
     }
-    out.is_empty() || send(out)
 }
 
 /// Below this many rows a bucket is sorted by comparisons.
@@ -326,10 +301,11 @@ const RADIX_MIN: usize = 256;
 
 /// Sorts the rows of one bucket in [`order`]. Their keys share the bucket's
 /// high bits, and rows of equal keys come in game and ply order (games are
-/// pushed in id order, a game's positions in ply order): a stable radix
-/// sort on the other 54 bits of the key, a byte at a time, orders them
-/// fully. The order is checked, and a bucket whose equal keys came
-/// otherwise is sorted by comparisons.
+/// pushed in id order, a game's positions in ply order), which is `gpm`'s
+/// but for the plies from 512 on: a stable radix sort on the other 54 bits
+/// of the key, a byte at a time, orders them fully but for those. The
+/// order is checked, and a bucket whose equal keys came otherwise is
+/// sorted by comparisons.
 fn sort_bucket(rows: &mut [PendingPosition], scratch: &mut Vec<PendingPosition>) {
     if rows.len() < RADIX_MIN {
         rows.sort_unstable_by_key(order);
@@ -420,9 +396,23 @@ mod tests {
                 } else {
                     x as i64
                 };
-                row(hash, (i / 50 + 1) as i64, (i % 50) as u16)
+                // Some plies from 512 on, which `gpm` orders after the
+                // shorter plies of later games.
+                let ply = if i % 50 == 49 { 500 + i % 100 } else { i % 50 };
+                row(hash, (i / 50 + 1) as i64, ply as u16)
             })
             .collect()
+    }
+
+    /// `rows` sorted in the segment's key order.
+    fn sorted(mut rows: Vec<PendingPosition>) -> Vec<PendingPosition> {
+        rows.sort_by_key(|p| (p.hash, p.gpm()));
+        rows
+    }
+
+    /// `rows` sorted, as an image holds them.
+    fn keys(rows: Vec<PendingPosition>) -> Vec<(i64, i64, Option<String>)> {
+        sorted(rows).iter().map(|p| (p.hash, p.gpm(), None)).collect()
     }
 
     #[test]
@@ -432,14 +422,45 @@ mod tests {
             let input = rows(n, seed);
             push_all(&mut sorter, &input);
             assert_eq!(sorter.len(), n);
-            let mut expected = input;
-            expected.sort();
-            let got = sorter.take_sorted();
-            assert_eq!(got.len(), n);
-            let got: Vec<_> = got.collect();
+            sorter.finish(Vec::new());
             assert_eq!(sorter.len(), 0);
-            assert!(got == expected, "batch of {n} rows differs from a plain sort");
+            let got = sorter.take_image().unwrap().read_back();
+            assert!(got == keys(input), "batch of {n} rows differs from a plain sort");
         }
+    }
+
+    #[test]
+    fn without_a_thread_the_batch_is_sorted_on_the_callers() {
+        let mut sorter = PositionSorter::new();
+        drop(sorter.thread.take());
+        for (n, seed) in [(RUN + 7, 6), (3, 7)] {
+            let input = rows(n, seed);
+            push_all(&mut sorter, &input);
+            sorter.finish(Vec::new());
+            assert!(sorter.take_image().unwrap().read_back() == keys(input));
+        }
+    }
+
+    #[test]
+    fn fens_go_with_their_rows() {
+        let mut sorter = PositionSorter::new();
+        let input = rows(5_000, 8);
+        push_all(&mut sorter, &input);
+        let mut fens: Fens = input
+            .iter()
+            .filter(|p| p.ply % 2 == 0)
+            .map(|p| (p.game_id, p.ply, format!("fen {} {}", p.game_id, p.ply)))
+            .collect();
+        fens.sort();
+        sorter.finish(fens);
+        let expected: Vec<_> = sorted(input)
+            .iter()
+            .map(|p| {
+                let fen = (p.ply % 2 == 0).then(|| format!("fen {} {}", p.game_id, p.ply));
+                (p.hash, p.gpm(), fen)
+            })
+            .collect();
+        assert!(sorter.take_image().unwrap().read_back() == expected);
     }
 
     #[test]
@@ -453,8 +474,7 @@ mod tests {
         };
         for (n, seed) in [(RADIX_MIN - 1, 1), (RADIX_MIN, 2), (5_000, 3), (20_000, 4)] {
             let input = in_bucket(rows(n, seed));
-            let mut expected = input.clone();
-            expected.sort();
+            let expected = sorted(input.clone());
             let mut got = input.clone();
             sort_bucket(&mut got, &mut scratch);
             assert!(got == expected, "{n} rows in game order");
@@ -467,23 +487,13 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_batch_read_in_part_does_not_reach_the_next() {
-        let mut sorter = PositionSorter::new();
-        push_all(&mut sorter, &rows(RUN * 3 + 10, 9));
-        let first: Vec<_> = sorter.take_sorted().take(CHUNK + 5).collect();
-        assert_eq!(first.len(), CHUNK + 5);
-        push_all(&mut sorter, &[row(5, 1, 0)]);
-        assert_eq!(sorter.take_sorted().collect::<Vec<_>>(), vec![row(5, 1, 0)]);
-    }
-
     /// `rows` as a run: grouped by game, then by bucket.
     fn partitioned(rows: &[PendingPosition]) -> Partitioned {
         partition(by_game(rows))
     }
 
     #[test]
-    fn merging_keeps_equal_keys_in_game_and_ply_order() {
+    fn merging_orders_equal_keys_by_gpm() {
         let runs = [
             vec![row(1, 1, 0), row(3, 1, 2), row(3, 4, 0), row(i64::MAX, 4, 1)],
             vec![row(0, 2, 0), row(3, 2, 5), row(9, 3, 1), row(-1, 3, 2), row(i64::MIN, 3, 3)],
@@ -492,25 +502,23 @@ mod tests {
         ];
         let mut out = Vec::new();
         let parts: Vec<Partitioned> = runs.iter().map(|r| partitioned(r)).collect();
-        assert!(merge(&parts, 2, |c| {
-            assert!(!c.is_empty() && c.len() <= 2);
-            out.extend(c);
-            true
-        }));
-        let mut expected = runs.concat();
-        expected.sort();
-        assert_eq!(out, expected);
+        merge(&parts, |bucket| {
+            assert!(!bucket.is_empty());
+            out.extend_from_slice(bucket);
+        });
+        assert_eq!(out, sorted(runs.concat()));
     }
 
     #[test]
-    fn the_order_key_orders_as_the_rows_do() {
+    fn the_order_key_is_the_segments_key() {
         let mut rows = rows(10_000, 3);
         rows.extend([row(i64::MIN, 1, 0), row(i64::MAX, 1, 1), row(-1, 2, 0), row(0, 2, 1)]);
         rows.push(PendingPosition { next_move: NO_MOVE, ..row(0, 2, 1) });
+        rows.push(row(5, 1, 600));
+        rows.push(row(5, 2, 10));
         let mut by_key = rows.clone();
         by_key.sort_unstable_by_key(order);
-        rows.sort_unstable();
-        assert!(rows == by_key);
+        assert!(sorted(rows) == by_key);
     }
 
     #[test]
@@ -522,12 +530,12 @@ mod tests {
     }
 
     #[test]
-    fn a_sorter_dropped_while_its_rows_are_streamed_stops() {
+    fn a_sorter_dropped_before_its_image_is_taken_stops() {
         let mut sorter = PositionSorter::new();
         push_all(&mut sorter, &rows(RUN * 2, 11));
-        let mut sorted = sorter.take_sorted();
-        assert!(sorted.next().is_some());
-        std::mem::forget(sorted);
+        sorter.finish(Vec::new());
+        push_all(&mut sorter, &rows(RUN, 12));
+        sorter.finish(Vec::new());
         drop(sorter);
     }
 }

@@ -30,6 +30,7 @@ use super::batch::BatchPlan;
 use super::checkpoint::Checkpointer;
 use super::dedupe::DedupeIndex;
 use super::flush::Flusher;
+use super::image::ImageSlot;
 use super::rows::{GameRow, Header, RowOptions, StoredGame};
 use super::segments::{self, Fens};
 use super::sorter::PositionSorter;
@@ -232,6 +233,8 @@ pub struct Writer {
     next_id: i64,
     in_transaction: bool,
     positions: PositionSorter,
+    /// Where the segment images are copied from.
+    image_slot: ImageSlot,
     /// Where the batches of position rows end.
     plan: BatchPlan,
     fens: Fens,
@@ -417,6 +420,8 @@ impl Writer {
             .map_err(|error| WriteError::Sqlite { path: path.to_path_buf(), error })?;
         let texts = GameTexts::load(&conn)
             .map_err(|error| WriteError::Sqlite { path: path.to_path_buf(), error })?;
+        let image_slot = ImageSlot::attach(&conn)
+            .map_err(|error| WriteError::Sqlite { path: path.to_path_buf(), error })?;
         let db = Db::try_new(conn, |c| Inserts::prepare(c))
             .map_err(|error| WriteError::Sqlite { path: path.to_path_buf(), error })?;
         let mut writer = Writer {
@@ -427,6 +432,7 @@ impl Writer {
             next_id: 1,
             in_transaction: false,
             positions: PositionSorter::new(),
+            image_slot,
             plan: BatchPlan::new(options.batch_positions),
             fens: Vec::new(),
             batch_games: 0,
@@ -603,7 +609,18 @@ impl Writer {
 
     fn begin(&mut self) -> Result<(), WriteError> {
         if !self.in_transaction {
-            self.conn().execute_batch("BEGIN IMMEDIATE").map_err(|e| self.sqlite(e))?;
+            // What BEGIN IMMEDIATE does for the main schema alone: a write
+            // that changes nothing takes its write lock now. BEGIN IMMEDIATE
+            // would lock the image schema too, and SQLite loads no image
+            // into a schema its transaction holds ([`ImageSlot`]).
+            self.conn()
+                .execute_batch("BEGIN; UPDATE main.sources SET id = id WHERE 0")
+                .map_err(|e| self.sqlite(e))?;
+            debug_assert_eq!(
+                [Some("main"), Some(super::image::SCHEMA)]
+                    .map(|schema| self.conn().transaction_state(schema).ok()),
+                [Some(rusqlite::TransactionState::Write), Some(rusqlite::TransactionState::None)]
+            );
             self.in_transaction = true;
         }
         Ok(())
@@ -877,6 +894,8 @@ impl Writer {
         let result = self.commit_inner();
         if result.is_err() {
             let _ = self.conn().execute_batch("ROLLBACK");
+            self.positions.discard();
+            let _ = self.image_slot.clear(self.db.borrow_owner());
             self.dedupe.discard();
             self.tag_names.discard();
             self.texts.discard();
@@ -890,18 +909,8 @@ impl Writer {
 
     fn commit_inner(&mut self) -> Result<(), WriteError> {
         self.plan.ended();
-        let positions = self.positions.take_sorted();
-        let written = positions.len() as u64;
-        segments::write_segment(
-            self.db.borrow_owner(),
-            positions,
-            &self.fens,
-            self.options.batch_positions,
-        )
-        .map_err(|e| WriteError::Sqlite { path: self.path.clone(), error: e })?;
-        self.merge_budget =
-            self.merge_budget.saturating_add(segments::MERGE_RATIO.saturating_mul(written));
-        self.fens.clear();
+        // The batch's rows are sorted and written beside the rest.
+        self.positions.finish(std::mem::take(&mut self.fens));
         if let Some(tree) = &mut self.tree {
             tree.write(self.db.borrow_owner())
                 .map_err(|e| WriteError::Sqlite { path: self.path.clone(), error: e })?;
@@ -925,8 +934,20 @@ impl Writer {
                 )
                 .map_err(|e| self.sqlite(e))?;
         }
+        let segment = self.positions.take_image().map_err(|e| self.sqlite(e))?;
+        let written = segment.rows() as u64;
+        segments::write_segment(
+            self.db.borrow_owner(),
+            &mut self.image_slot,
+            segment,
+            self.options.batch_positions,
+        )
+        .map_err(|e| WriteError::Sqlite { path: self.path.clone(), error: e })?;
+        self.merge_budget =
+            self.merge_budget.saturating_add(segments::MERGE_RATIO.saturating_mul(written));
         self.conn().execute_batch("COMMIT").map_err(|e| self.sqlite(e))?;
         self.in_transaction = false;
+        self.image_slot.clear(self.db.borrow_owner()).map_err(|e| self.sqlite(e))?;
         self.tag_names.committed();
         self.texts.committed();
         self.batch_games = 0;
@@ -1010,6 +1031,7 @@ impl Writer {
     /// Database errors.
     pub fn finish(mut self) -> Result<Totals, WriteError> {
         self.commit()?;
+        std::mem::take(&mut self.image_slot).detach(self.conn()).map_err(|e| self.sqlite(e))?;
         if let Some(checkpointer) = self.checkpointer.take() {
             checkpointer.stop();
         }

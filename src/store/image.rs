@@ -1,0 +1,859 @@
+//! A `WITHOUT ROWID` table's rows written as an SQLite database image, in
+//! SQLite's file format (<https://www.sqlite.org/fileformat2.html>), so
+//! that a position segment reaches the database by SQLite's transfer of a
+//! whole table into an empty one of the same shape
+//! ([`ImageSlot::copy_into`]). The transfer copies each row's record as it
+//! is and fills every page; rows inserted one by one, even in key order
+//! into an empty table, leave the pages of a `WITHOUT ROWID` B-tree about
+//! 88 % full, and cost the writer thread about twice as much.
+//!
+//! The image holds one table, [`TABLE`]. Its rows come as records
+//! ([`Record`]) in key order. Nothing here compares keys, and neither does
+//! SQLite's transfer: the caller answers for the order (the tests check
+//! images with `PRAGMA integrity_check`). Page 1 is the database header
+//! and the schema table, page 2 the table's root, and the pages from 3 on
+//! its leaves, then its interior pages, level by level.
+
+use rusqlite::Connection;
+
+/// The image's one table.
+pub const TABLE: &str = "image";
+
+/// The schema an image is read under on the writer's connection
+/// ([`ImageSlot`]).
+pub const SCHEMA: &str = "pgnindex_image";
+
+/// Bytes per page of an image: SQLite's largest, so that an image has few
+/// pages. The pages of the table an image is copied into are the
+/// database's own.
+const PAGE_SIZE: usize = 65_536;
+
+/// A record in SQLite's format: a header of serial types, then the values.
+#[derive(Debug, Default, Clone)]
+pub struct Record {
+    bytes: Vec<u8>,
+    types: Vec<u8>,
+}
+
+/// One value of a [`Record`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Value<'a> {
+    /// SQL NULL.
+    Null,
+    /// An integer.
+    Integer(i64),
+    /// A text, in UTF-8.
+    Text(&'a str),
+}
+
+impl Record {
+    /// The record of `values`, in column order, as SQLite writes it (the
+    /// smallest serial type of each integer, 0 and 1 stored in the header
+    /// alone): the bytes are valid until the next call.
+    pub fn encode(&mut self, values: &[Value<'_>]) -> &[u8] {
+        self.types.clear();
+        for value in values {
+            let serial = match *value {
+                Value::Null => 0,
+                Value::Integer(i) => integer_type(i).0,
+                Value::Text(s) => 13 + 2 * s.len() as u64,
+            };
+            put_varint(&mut self.types, serial);
+        }
+        // The header's size counts its own varint.
+        let mut header = self.types.len() + 1;
+        while varint_len(header as u64) + self.types.len() != header {
+            header = varint_len(header as u64) + self.types.len();
+        }
+        self.bytes.clear();
+        put_varint(&mut self.bytes, header as u64);
+        self.bytes.extend_from_slice(&self.types);
+        for value in values {
+            match *value {
+                Value::Null => {}
+                Value::Integer(i) => {
+                    let len = integer_type(i).1;
+                    self.bytes.extend_from_slice(&i.to_be_bytes()[8 - len..]);
+                }
+                Value::Text(s) => self.bytes.extend_from_slice(s.as_bytes()),
+            }
+        }
+        &self.bytes
+    }
+}
+
+/// The record of two integers, as [`Record::encode`] writes it, and its
+/// length: the common row, written without [`Record`]'s buffers.
+pub fn two_integers(a: i64, b: i64) -> ([u8; 19], usize) {
+    let mut out = [0u8; 19];
+    let ((type_a, len_a), (type_b, len_b)) = (integer_type(a), integer_type(b));
+    out[..3].copy_from_slice(&[3, type_a as u8, type_b as u8]);
+    out[3..3 + len_a].copy_from_slice(&a.to_be_bytes()[8 - len_a..]);
+    out[3 + len_a..3 + len_a + len_b].copy_from_slice(&b.to_be_bytes()[8 - len_b..]);
+    (out, 3 + len_a + len_b)
+}
+
+/// The serial type of the integer `i` and the bytes of its value, as
+/// SQLite picks them for schema format 4.
+fn integer_type(i: i64) -> (u64, usize) {
+    let u = if i < 0 { !i as u64 } else { i as u64 };
+    match u {
+        _ if i == 0 || i == 1 => (8 + i as u64, 0),
+        0..=127 => (1, 1),
+        128..=32_767 => (2, 2),
+        32_768..=8_388_607 => (3, 3),
+        8_388_608..=2_147_483_647 => (4, 4),
+        2_147_483_648..=0x7fff_ffff_ffff => (5, 6),
+        _ => (6, 8),
+    }
+}
+
+/// Appends SQLite's varint of `v` ([`varint`]).
+fn put_varint(out: &mut Vec<u8>, v: u64) {
+    let (bytes, len) = varint(v);
+    out.extend_from_slice(&bytes[..len]);
+}
+
+/// SQLite's varint of `v` and its length: big-endian groups of 7 bits,
+/// the high bit set on every byte but the last; a ninth byte holds 8 bits.
+fn varint(v: u64) -> ([u8; 9], usize) {
+    let mut out = [0u8; 9];
+    if v < 0x80 {
+        out[0] = v as u8;
+        return (out, 1);
+    }
+    if v >> 56 != 0 {
+        for (i, shift) in (8..64).step_by(7).rev().enumerate() {
+            out[i] = (v >> shift) as u8 | 0x80;
+        }
+        out[8] = v as u8;
+        return (out, 9);
+    }
+    let len = varint_len(v);
+    for (i, byte) in out[..len - 1].iter_mut().enumerate() {
+        *byte = (v >> (7 * (len - 1 - i))) as u8 | 0x80;
+    }
+    out[len - 1] = v as u8 & 0x7f;
+    (out, len)
+}
+
+/// Bytes of the varint of `v`.
+fn varint_len(v: u64) -> usize {
+    match 64 - v.leading_zeros() as usize {
+        bits if bits > 56 => 9,
+        0 => 1,
+        bits => bits.div_ceil(7),
+    }
+}
+
+/// Why an image cannot be made.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ImageError {
+    /// A record longer than a page keeps in place (SQLite would spill it
+    /// to overflow pages, which images do not write).
+    #[error("a row of {0} bytes is too long for a table image")]
+    RowTooLong(usize),
+    /// More pages than SQLite's page numbers reach.
+    #[error("a table image of more than 2^31 pages")]
+    TooLarge,
+}
+
+/// Page kinds, as the page header's first byte.
+const INTERIOR_INDEX: u8 = 0x02;
+const LEAF_INDEX: u8 = 0x0a;
+const LEAF_TABLE: u8 = 0x0d;
+
+/// A B-tree page being filled: cell pointers after the header, cells
+/// from the end of the page down, in the order they come.
+#[derive(Debug)]
+struct Page {
+    bytes: Vec<u8>,
+    kind: u8,
+    /// Where the header starts (100 on page 1, after the database header).
+    at: usize,
+    cells: usize,
+    /// Where the last cell placed starts.
+    content: usize,
+}
+
+impl Page {
+    fn new(kind: u8, at: usize, size: usize) -> Page {
+        Page { bytes: vec![0; size], kind, at, cells: 0, content: size }
+    }
+
+    fn header_len(&self) -> usize {
+        if self.kind == INTERIOR_INDEX {
+            12
+        } else {
+            8
+        }
+    }
+
+    /// `true` if a cell of `len` bytes and its pointer fit.
+    fn fits(&self, len: usize) -> bool {
+        self.at + self.header_len() + 2 * (self.cells + 1) + len <= self.content
+    }
+
+    /// Places the cell made of `parts`, which [`Page::fits`].
+    fn push(&mut self, parts: &[&[u8]]) {
+        let len: usize = parts.iter().map(|p| p.len()).sum();
+        debug_assert!(self.fits(len));
+        self.content -= len;
+        let mut at = self.content;
+        for part in parts {
+            self.bytes[at..at + part.len()].copy_from_slice(part);
+            at += part.len();
+        }
+        let pointer = self.at + self.header_len() + 2 * self.cells;
+        self.bytes[pointer..pointer + 2].copy_from_slice(&(self.content as u16).to_be_bytes());
+        self.cells += 1;
+    }
+
+    /// Removes the last cell placed and returns it.
+    fn pop(&mut self) -> Vec<u8> {
+        self.cells -= 1;
+        let pointer = self.at + self.header_len() + 2 * self.cells;
+        let start = self.content;
+        let end = if self.cells == 0 {
+            self.bytes.len()
+        } else {
+            usize::from(u16::from_be_bytes([self.bytes[pointer - 2], self.bytes[pointer - 1]]))
+        };
+        self.content = end;
+        self.bytes[pointer..pointer + 2].fill(0);
+        let cell = self.bytes[start..end].to_vec();
+        self.bytes[start..end].fill(0);
+        cell
+    }
+
+    /// The finished page, `right` its right-most child if interior.
+    fn finish(mut self, right: u32) -> Vec<u8> {
+        let at = self.at;
+        self.bytes[at] = self.kind;
+        self.bytes[at + 3..at + 5].copy_from_slice(&(self.cells as u16).to_be_bytes());
+        // A content area starting at 65,536 is written 0.
+        self.bytes[at + 5..at + 7].copy_from_slice(&(self.content as u16).to_be_bytes());
+        if self.kind == INTERIOR_INDEX {
+            self.bytes[at + 8..at + 12].copy_from_slice(&right.to_be_bytes());
+        }
+        self.bytes
+    }
+}
+
+/// Builds the image of a table's rows given in key order.
+#[derive(Debug)]
+pub struct ImageBuilder {
+    page_size: usize,
+    /// The pages made so far, page 1 (written last) and 2 (the root) left
+    /// blank.
+    image: Vec<u8>,
+    create_sql: String,
+    leaf: Page,
+    /// A row that did not fit the current leaf: it goes above it, unless
+    /// it is the last row.
+    pending: Option<Vec<u8>>,
+    /// The finished leaves and the rows between them: the next level's
+    /// cells.
+    children: Vec<u32>,
+    dividers: Vec<Vec<u8>>,
+    rows: u64,
+    error: Option<ImageError>,
+}
+
+impl ImageBuilder {
+    /// A builder for the rows of the table `create_sql` creates; its
+    /// name must be [`TABLE`].
+    pub fn new(create_sql: &str) -> ImageBuilder {
+        ImageBuilder::with_page_size(create_sql, PAGE_SIZE)
+    }
+
+    fn with_page_size(create_sql: &str, page_size: usize) -> ImageBuilder {
+        debug_assert!(page_size.is_power_of_two() && (512..=65_536).contains(&page_size));
+        ImageBuilder {
+            page_size,
+            image: vec![0; 2 * page_size],
+            create_sql: create_sql.to_string(),
+            leaf: Page::new(LEAF_INDEX, 0, page_size),
+            pending: None,
+            children: Vec::new(),
+            dividers: Vec::new(),
+            rows: 0,
+            error: None,
+        }
+    }
+
+    /// Reserves room for about `rows` rows of `row_bytes` bytes each.
+    pub fn reserve(&mut self, rows: usize, row_bytes: usize) {
+        let per_page = (self.page_size - 8) / (row_bytes + 3).max(1);
+        self.image.reserve(rows.div_ceil(per_page.max(1)) * self.page_size * 102 / 100);
+    }
+
+    /// Rows pushed.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// The largest record a page keeps in place: SQLite's "maximum local
+    /// payload" of index pages.
+    fn max_local(&self) -> usize {
+        (self.page_size - 12) * 64 / 255 - 23
+    }
+
+    /// Adds the next row, after every row pushed before it in key order.
+    pub fn push(&mut self, record: &[u8]) {
+        if record.len() > self.max_local() {
+            self.error.get_or_insert(ImageError::RowTooLong(record.len()));
+            return;
+        }
+        self.rows += 1;
+        let (head, head_len) = varint(record.len() as u64);
+        let cell = [&head[..head_len], record];
+        if let Some(divider) = self.pending.take() {
+            // The row that did not fit goes above the full leaf; this one
+            // starts the next.
+            self.close_leaf(divider);
+        }
+        if self.leaf.fits(head_len + record.len()) {
+            self.leaf.push(&cell);
+        } else {
+            self.pending = Some(cell.concat());
+        }
+    }
+
+    /// Writes the full leaf out, with `divider` (a cell) after it.
+    fn close_leaf(&mut self, divider: Vec<u8>) {
+        let full = std::mem::replace(&mut self.leaf, Page::new(LEAF_INDEX, 0, self.page_size));
+        let page = self.append(full.finish(0));
+        self.children.push(page);
+        self.dividers.push(divider);
+    }
+
+    /// Appends a finished page to the image; its page number.
+    fn append(&mut self, page: Vec<u8>) -> u32 {
+        self.image.extend_from_slice(&page);
+        (self.image.len() / self.page_size) as u32
+    }
+
+    /// The image: its bytes, whose length is a whole number of pages.
+    ///
+    /// # Errors
+    /// A row too long for a page, or more pages than SQLite can number.
+    pub fn finish(mut self) -> Result<Vec<u8>, ImageError> {
+        if let Some(error) = self.error.take() {
+            return Err(error);
+        }
+        if let Some(last) = self.pending.take() {
+            // The last row did not fit the last leaf: the leaf's own last
+            // row goes above it, and that row starts a leaf of its own.
+            let divider = self.leaf.pop();
+            self.close_leaf(divider);
+            self.leaf.push(&[&last]);
+        }
+        let leaf = std::mem::replace(&mut self.leaf, Page::new(LEAF_INDEX, 0, self.page_size));
+        let mut root = if self.children.is_empty() {
+            leaf.finish(0)
+        } else {
+            let last = self.append(leaf.finish(0));
+            let (mut children, mut dividers) =
+                (std::mem::take(&mut self.children), std::mem::take(&mut self.dividers));
+            children.push(last);
+            loop {
+                match self.interior_level(&children, &dividers) {
+                    Level::Root(page) => break page,
+                    Level::Pages(up_children, up_dividers) => {
+                        (children, dividers) = (up_children, up_dividers);
+                    }
+                }
+            }
+        };
+        if self.image.len() / self.page_size > i32::MAX as usize {
+            return Err(ImageError::TooLarge);
+        }
+        let page_size = self.page_size;
+        root.truncate(page_size);
+        self.image[page_size..2 * page_size].copy_from_slice(&root);
+        let first = self.first_page();
+        self.image[..page_size].copy_from_slice(&first);
+        Ok(self.image)
+    }
+
+    /// The pages above `children` (page numbers, in key order) and the
+    /// `dividers` between them (one fewer): one root page if they fit it,
+    /// else pages appended to the image, and the level above theirs.
+    ///
+    /// Each page takes the cells that fit; the divider that does not goes
+    /// up, and its child becomes the page's right-most one. A last page
+    /// left with no cell takes the one before's last cell (a page holds
+    /// three cells or more: a record is at most a quarter of it).
+    fn interior_level(&mut self, children: &[u32], dividers: &[Vec<u8>]) -> Level {
+        debug_assert_eq!(children.len(), dividers.len() + 1);
+        let last_child = *children.last().expect("one child or more");
+        let mut full: Vec<Page> = Vec::new();
+        let mut rights: Vec<u32> = Vec::new();
+        let mut up: Vec<Vec<u8>> = Vec::new();
+        let mut page = Page::new(INTERIOR_INDEX, 0, self.page_size);
+        for (child, divider) in children.iter().zip(dividers) {
+            if page.fits(4 + divider.len()) {
+                page.push(&[&child.to_be_bytes(), divider]);
+            } else {
+                full.push(std::mem::replace(
+                    &mut page,
+                    Page::new(INTERIOR_INDEX, 0, self.page_size),
+                ));
+                rights.push(*child);
+                up.push(divider.clone());
+            }
+        }
+        if full.is_empty() {
+            return Level::Root(page.finish(last_child));
+        }
+        if page.cells == 0 {
+            let before = full.last_mut().expect("a full page");
+            let cell = before.pop();
+            let (child, divider) = cell.split_at(4);
+            let right = rights.last_mut().expect("a right-most child per full page");
+            let old_right = std::mem::replace(right, u32::from_be_bytes(child.try_into().unwrap()));
+            let demoted = std::mem::replace(up.last_mut().expect("a divider"), divider.to_vec());
+            page.push(&[&old_right.to_be_bytes(), &demoted]);
+        }
+        let mut up_children = Vec::with_capacity(full.len() + 1);
+        for (page, right) in full.into_iter().zip(rights) {
+            up_children.push(self.append(page.finish(right)));
+        }
+        up_children.push(self.append(page.finish(last_child)));
+        Level::Pages(up_children, up)
+    }
+
+    /// Page 1: the database header and the schema table, whose one row
+    /// is the table, rooted at page 2.
+    fn first_page(&self) -> Vec<u8> {
+        let mut page = Page::new(LEAF_TABLE, 100, self.page_size);
+        let mut record = Record::default();
+        let schema_row = record
+            .encode(&[
+                Value::Text("table"),
+                Value::Text(TABLE),
+                Value::Text(TABLE),
+                Value::Integer(2),
+                Value::Text(&self.create_sql),
+            ])
+            .to_vec();
+        let mut head = Vec::new();
+        put_varint(&mut head, schema_row.len() as u64);
+        put_varint(&mut head, 1);
+        page.push(&[&head, &schema_row]);
+        let mut bytes = page.finish(0);
+        let pages = (self.image.len() / self.page_size) as u32;
+        let h = &mut bytes[..100];
+        h[..16].copy_from_slice(b"SQLite format 3\0");
+        // 65,536 is written 1.
+        let size_field = if self.page_size == 65_536 { 1 } else { self.page_size as u16 };
+        h[16..18].copy_from_slice(&size_field.to_be_bytes());
+        h[18] = 1; // rollback journal, written and read
+        h[19] = 1;
+        h[21] = 64; // payload fractions, fixed by the format
+        h[22] = 32;
+        h[23] = 32;
+        h[24..28].copy_from_slice(&1u32.to_be_bytes()); // change counter
+        h[28..32].copy_from_slice(&pages.to_be_bytes());
+        h[40..44].copy_from_slice(&1u32.to_be_bytes()); // schema cookie
+        h[44..48].copy_from_slice(&4u32.to_be_bytes()); // schema format
+        h[56..60].copy_from_slice(&1u32.to_be_bytes()); // UTF-8
+        h[92..96].copy_from_slice(&1u32.to_be_bytes()); // the page count is valid
+        h[96..100].copy_from_slice(&3_045_000u32.to_be_bytes());
+        bytes
+    }
+}
+
+/// What one level of interior pages came to.
+enum Level {
+    /// They fit one page: the root.
+    Root(Vec<u8>),
+    /// Page numbers and the dividers between them: the next level's cells.
+    Pages(Vec<u32>, Vec<Vec<u8>>),
+}
+
+/// Where the writer's connection reads images: [`SCHEMA`], attached
+/// empty, and the image loaded there last.
+///
+/// SQLite reads a loaded image in place (read-only, not copied), and
+/// cannot load another into a schema that the current transaction has
+/// read, so an image stays loaded until the next one or until
+/// [`ImageSlot::clear`] after the transaction ends. A slot dropped with
+/// an image loaded leaks the image rather than free memory that SQLite
+/// may still read.
+#[derive(Debug, Default)]
+pub struct ImageSlot {
+    loaded: Option<std::mem::ManuallyDrop<Vec<u8>>>,
+}
+
+impl ImageSlot {
+    /// Attaches the empty schema [`SCHEMA`] to `conn`, outside any
+    /// transaction (SQLite attaches no database inside one).
+    ///
+    /// # Errors
+    /// Database errors.
+    pub fn attach(conn: &Connection) -> rusqlite::Result<ImageSlot> {
+        conn.execute_batch(&format!("ATTACH ':memory:' AS {SCHEMA}"))?;
+        Ok(ImageSlot::default())
+    }
+
+    /// Copies the rows of `image` (from [`ImageBuilder::finish`], its table
+    /// created as `table` is) into the empty table `table` of the main
+    /// schema, by SQLite's transfer of a whole table; the rows copied. May
+    /// run inside a transaction that has not read [`SCHEMA`] yet: once per
+    /// transaction.
+    ///
+    /// # Errors
+    /// Database errors, and an image SQLite finds malformed.
+    pub fn copy_into(
+        &mut self,
+        conn: &Connection,
+        table: &str,
+        image: Vec<u8>,
+    ) -> rusqlite::Result<usize> {
+        self.load(conn, image)?;
+        // Exactly this shape of statement lets SQLite transfer the records.
+        conn.execute(&format!("INSERT INTO main.{table} SELECT * FROM {SCHEMA}.{TABLE}"), [])
+    }
+
+    /// Loads `image` in place of the last one, which is freed.
+    fn load(&mut self, conn: &Connection, image: Vec<u8>) -> rusqlite::Result<()> {
+        let mut image = std::mem::ManuallyDrop::new(image);
+        let (data, len) = (image.as_mut_ptr(), image.len());
+        // Safety: `image` is kept, unchanged, in the slot until SQLite is
+        // given another database to read.
+        let loaded = unsafe { deserialize(conn, data, len, true) };
+        // Whether SQLite kept the pointer on an error is not known: the
+        // slot keeps both.
+        if let Some(mut last) = self.loaded.replace(image) {
+            if loaded.is_ok() {
+                // Safety: SQLite reads the new image now, and this is the
+                // only drop of the last one.
+                unsafe { std::mem::ManuallyDrop::drop(&mut last) };
+            }
+        }
+        loaded
+    }
+
+    /// Frees the loaded image (an empty database in its place), outside
+    /// any transaction that read it.
+    ///
+    /// # Errors
+    /// Database errors; the image stays loaded then.
+    pub fn clear(&mut self, conn: &Connection) -> rusqlite::Result<()> {
+        if self.loaded.is_some() {
+            // An empty database SQLite owns and may grow, as the attached
+            // one was: BEGIN IMMEDIATE takes a write lock on every schema,
+            // which a read-only one refuses and which writes the first
+            // page of an empty one.
+            // Safety: no memory of ours.
+            unsafe { deserialize(conn, std::ptr::null_mut(), 0, false) }?;
+            if let Some(mut image) = self.loaded.take() {
+                // Safety: SQLite no longer reads it; its only drop.
+                unsafe { std::mem::ManuallyDrop::drop(&mut image) };
+            }
+            // SQLite reads a schema it has not read yet when the next
+            // statement is prepared, whichever schema that statement uses:
+            // inside the next transaction, that read would keep the next
+            // image from loading. Read it now.
+            conn.query_row(
+                &format!("SELECT count(*) FROM {SCHEMA}.sqlite_master"),
+                [],
+                |_| Ok(()),
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Frees the loaded image and detaches [`SCHEMA`], outside any
+    /// transaction.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub fn detach(mut self, conn: &Connection) -> rusqlite::Result<()> {
+        self.clear(conn)?;
+        conn.execute_batch(&format!("DETACH {SCHEMA}"))
+    }
+}
+
+/// Loads `len` bytes at `data` as [`SCHEMA`]: read in place if
+/// `read_only`; else SQLite's own, which it may grow and frees (`data`
+/// then from `sqlite3_malloc`, or null).
+///
+/// # Safety
+/// Read-only, the bytes stay valid and unchanged until [`SCHEMA`] is
+/// loaded again or the connection closes.
+unsafe fn deserialize(
+    conn: &Connection,
+    data: *mut u8,
+    len: usize,
+    read_only: bool,
+) -> rusqlite::Result<()> {
+    use rusqlite::ffi;
+    let schema = std::ffi::CString::new(SCHEMA).expect("no NUL in the schema name");
+    let len = len as i64;
+    let rc = ffi::sqlite3_deserialize(
+        conn.handle(),
+        schema.as_ptr(),
+        data,
+        len,
+        len,
+        if read_only {
+            ffi::SQLITE_DESERIALIZE_READONLY
+        } else {
+            ffi::SQLITE_DESERIALIZE_FREEONCLOSE | ffi::SQLITE_DESERIALIZE_RESIZEABLE
+        },
+    );
+    if rc == ffi::SQLITE_OK {
+        Ok(())
+    } else {
+        Err(rusqlite::Error::SqliteFailure(
+            ffi::Error::new(rc),
+            Some(format!("cannot load a table image as {SCHEMA}")),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const CREATE: &str = "CREATE TABLE image (hash INTEGER NOT NULL, gpm INTEGER NOT NULL, \
+                          fen TEXT, PRIMARY KEY (hash, gpm)) WITHOUT ROWID";
+
+    type Row = (i64, i64, Option<String>);
+
+    fn image_of(rows: &[Row], page_size: usize) -> Vec<u8> {
+        let mut builder = ImageBuilder::with_page_size(CREATE, page_size);
+        let mut record = Record::default();
+        for (hash, gpm, fen) in rows {
+            let fen = fen.as_deref().map_or(Value::Null, Value::Text);
+            builder.push(record.encode(&[Value::Integer(*hash), Value::Integer(*gpm), fen]));
+        }
+        assert_eq!(builder.rows(), rows.len() as u64);
+        builder.finish().unwrap()
+    }
+
+    /// The rows SQLite reads from `image`, after checking its structure.
+    fn read(image: Vec<u8>) -> Vec<Row> {
+        let conn = Connection::open_in_memory().unwrap();
+        let mut slot = ImageSlot::attach(&conn).unwrap();
+        slot.load(&conn, image).unwrap();
+        let check: Vec<String> = conn
+            .prepare(&format!("PRAGMA {SCHEMA}.integrity_check"))
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(check, ["ok"]);
+        let rows = conn
+            .prepare(&format!("SELECT hash, gpm, fen FROM {SCHEMA}.{TABLE}"))
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        slot.detach(&conn).unwrap();
+        rows
+    }
+
+    fn rows(n: usize, seed: u64, fens: bool) -> Vec<Row> {
+        let mut x = seed | 1;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut rows: Vec<Row> = (0..n)
+            .map(|i| {
+                let hash = match i % 5 {
+                    0 => (next() % 300) as i64 - 150,
+                    _ => next() as i64,
+                };
+                // At most 102 bytes a record on 512-byte pages.
+                let fen = (fens && i % 3 != 0).then(|| "x".repeat((next() % 70) as usize));
+                (hash, (next() >> (next() % 64)) as i64, fen)
+            })
+            .collect();
+        rows.sort_by_key(|a| (a.0, a.1));
+        rows.dedup_by_key(|r| (r.0, r.1));
+        rows
+    }
+
+    #[test]
+    fn records_are_sqlites_own() {
+        // SQLite's record of each value, read back by `quote(record)`'s
+        // equivalent: a table written by SQLite and the image hold the
+        // same payload bytes (dbstat) and values.
+        let values: Vec<i64> = vec![
+            0,
+            1,
+            -1,
+            2,
+            127,
+            128,
+            -128,
+            -129,
+            32_767,
+            32_768,
+            -32_769,
+            8_388_607,
+            8_388_608,
+            2_147_483_647,
+            2_147_483_648,
+            -2_147_483_649,
+            0x7fff_ffff_ffff,
+            0x8000_0000_0000,
+            -0x8000_0000_0001,
+            i64::MAX,
+            i64::MIN,
+        ];
+        let mut sorted = values.clone();
+        sorted.sort_unstable();
+        let rows: Vec<Row> =
+            sorted.iter().map(|&v| (v, v, (v > 0).then(|| "é".repeat(v as usize % 70)))).collect();
+        let conn = Connection::open_in_memory().unwrap();
+        let mut slot = ImageSlot::attach(&conn).unwrap();
+        let table = CREATE.replace("image", "by_sqlite");
+        conn.execute_batch(&table).unwrap();
+        for (h, g, f) in &rows {
+            conn.execute("INSERT INTO by_sqlite VALUES (?1, ?2, ?3)", rusqlite::params![h, g, f])
+                .unwrap();
+        }
+        conn.execute_batch(&CREATE.replace("image", "copied")).unwrap();
+        assert_eq!(slot.copy_into(&conn, "copied", image_of(&rows, 4096)).unwrap(), rows.len());
+        let payload = |t: &str| -> (i64, i64) {
+            conn.query_row(
+                &format!("SELECT sum(payload), sum(ncell) FROM dbstat WHERE name = '{t}'"),
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap()
+        };
+        assert_eq!(payload("copied"), payload("by_sqlite"));
+        let all = |t: &str| -> Vec<(i64, i64, Option<String>, String)> {
+            conn.prepare(&format!("SELECT hash, gpm, fen, typeof(gpm) FROM {t}"))
+                .unwrap()
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap()
+        };
+        assert_eq!(all("copied"), all("by_sqlite"));
+        assert_eq!(all("copied").len(), values.len());
+    }
+
+    #[test]
+    fn two_integers_encode_as_any_record() {
+        let mut record = Record::default();
+        for a in [0, 1, -1, 200, i64::MIN, i64::MAX, 0x7fff_ffff_ffff] {
+            for b in [0, 1, 5, -70_000, 1 << 40, i64::MAX] {
+                let (bytes, len) = two_integers(a, b);
+                assert_eq!(&bytes[..len], record.encode(&[Value::Integer(a), Value::Integer(b)]));
+            }
+        }
+    }
+
+    #[test]
+    fn varints_are_sqlites() {
+        for (v, bytes) in [
+            (0u64, vec![0u8]),
+            (127, vec![0x7f]),
+            (128, vec![0x81, 0x00]),
+            (16_383, vec![0xff, 0x7f]),
+            (16_384, vec![0x81, 0x80, 0x00]),
+            ((1 << 56) - 1, vec![0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f]),
+            (1 << 56, vec![0x80, 0xc0, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00]),
+            (u64::MAX, vec![0xff; 9]),
+        ] {
+            let mut out = Vec::new();
+            put_varint(&mut out, v);
+            assert_eq!(out, bytes, "{v}");
+            assert_eq!(varint_len(v), bytes.len(), "{v}");
+        }
+    }
+
+    #[test]
+    fn trees_of_every_depth_read_back_whole() {
+        // 512-byte pages hold about 20 rows of positions: up to four levels.
+        for n in [0, 1, 2, 20, 21, 22, 23, 24, 25, 40, 41, 42, 400, 401, 402, 9_000, 30_000] {
+            for fens in [false, true] {
+                let rows = rows(n, n as u64 + 7, fens);
+                assert_eq!(read(image_of(&rows, 512)), rows, "{n} rows, fens {fens}");
+            }
+        }
+        let rows = rows(50_000, 3, false);
+        assert_eq!(read(image_of(&rows, 65_536)), rows);
+    }
+
+    #[test]
+    fn a_copied_image_fills_the_pages() {
+        let rows = rows(100_000, 11, false);
+        let conn = Connection::open_in_memory().unwrap();
+        let mut slot = ImageSlot::attach(&conn).unwrap();
+        conn.execute_batch("BEGIN").unwrap();
+        conn.execute_batch(&CREATE.replace("image", "t")).unwrap();
+        assert_eq!(slot.copy_into(&conn, "t", image_of(&rows, 65_536)).unwrap(), rows.len());
+        // SQLite loads no other image into a schema this transaction read.
+        conn.execute_batch(&CREATE.replace("image", "u")).unwrap();
+        assert!(slot.copy_into(&conn, "u", image_of(&rows[..10], 65_536)).is_err());
+        conn.execute_batch("COMMIT").unwrap();
+        // The next transaction may: the last image is replaced.
+        conn.execute_batch("BEGIN").unwrap();
+        assert_eq!(slot.copy_into(&conn, "u", image_of(&rows[..10], 65_536)).unwrap(), 10);
+        conn.execute_batch("COMMIT").unwrap();
+        slot.clear(&conn).unwrap();
+        // Merges begin their transactions IMMEDIATE, which locks every schema.
+        conn.execute_batch("BEGIN IMMEDIATE; COMMIT;").unwrap();
+        // Statements prepared in a transaction before the image is loaded
+        // do not keep it from loading.
+        conn.execute_batch("BEGIN; CREATE TABLE v (x); INSERT INTO v VALUES (1);").unwrap();
+        conn.execute_batch(&CREATE.replace("image", "w")).unwrap();
+        assert_eq!(slot.copy_into(&conn, "w", image_of(&rows[..20], 65_536)).unwrap(), 20);
+        conn.execute_batch("COMMIT").unwrap();
+        slot.clear(&conn).unwrap();
+        let (unused, cells): (i64, i64) = conn
+            .query_row(
+                "SELECT sum(unused), sum(ncell) FROM dbstat WHERE name = 't' AND pagetype = 'leaf'",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap();
+        // Full pages: less than a row's bytes left per page.
+        assert!((unused as f64) / (cells as f64) < 0.2, "{unused} bytes unused for {cells} rows");
+        let n: i64 = conn.query_row("SELECT count(*) FROM t", [], |r| r.get(0)).unwrap();
+        assert_eq!(n as usize, rows.len());
+        let schema: i64 = conn
+            .query_row(&format!("SELECT count(*) FROM {SCHEMA}.sqlite_master"), [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(schema, 0, "the image is unloaded");
+    }
+
+    #[test]
+    fn a_row_too_long_for_a_page_is_refused() {
+        let mut builder = ImageBuilder::with_page_size(CREATE, 512);
+        let mut record = Record::default();
+        let long = "x".repeat(200);
+        builder.push(record.encode(&[Value::Integer(1), Value::Integer(1), Value::Text(&long)]));
+        assert!(matches!(builder.finish(), Err(ImageError::RowTooLong(_))));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        #[test]
+        fn any_rows_in_key_order_read_back(
+            mut rows in proptest::collection::vec(
+                (any::<i64>(), any::<i64>(), proptest::option::of("[a-z0-9/ ]{0,60}")), 0..600),
+            small in any::<bool>(),
+        ) {
+            rows.sort_by_key(|a| (a.0, a.1));
+            rows.dedup_by_key(|r| (r.0, r.1));
+            let page_size = if small { 512 } else { 1024 };
+            prop_assert_eq!(read(image_of(&rows, page_size)), rows);
+        }
+    }
+}
