@@ -153,9 +153,6 @@ pub enum ImageError {
     /// to overflow pages, which images do not write).
     #[error("a row of {0} bytes is too long for a table image")]
     RowTooLong(usize),
-    /// More pages than SQLite's page numbers reach.
-    #[error("a table image of more than 2^31 pages")]
-    TooLarge,
 }
 
 /// Page kinds, as the page header's first byte.
@@ -337,7 +334,7 @@ impl ImageBuilder {
     /// The image: its bytes, whose length is a whole number of pages.
     ///
     /// # Errors
-    /// A row too long for a page, or more pages than SQLite can number.
+    /// A row too long for a page.
     pub fn finish(mut self) -> Result<Vec<u8>, ImageError> {
         if let Some(error) = self.error.take() {
             return Err(error);
@@ -366,9 +363,6 @@ impl ImageBuilder {
                 }
             }
         };
-        if self.image.len() / self.page_size > i32::MAX as usize {
-            return Err(ImageError::TooLarge);
-        }
         let page_size = self.page_size;
         root.truncate(page_size);
         self.image[page_size..2 * page_size].copy_from_slice(&root);

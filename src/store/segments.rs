@@ -44,7 +44,7 @@ const MERGE_CHUNK: i64 = 4 << 20;
 const ROWS_PER_INSERT: usize = 128;
 
 /// A position row waiting for its batch's commit (16 bytes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PendingPosition {
     /// Polyglot key as SQLite's signed integer.
     pub hash: i64,
@@ -974,7 +974,7 @@ mod tests {
     /// Writes `batch` as a segment in a transaction of its own, as the
     /// writer does.
     fn write(conn: &Connection, batch: &mut [PendingPosition], fens: Fens, full: usize) {
-        batch.sort_unstable();
+        batch.sort_unstable_by_key(|p| (p.hash, p.gpm()));
         let mut image = SegmentImage::new(fens);
         image.push(batch);
         let mut slot = ImageSlot::attach(conn).unwrap();

@@ -613,9 +613,14 @@ impl Writer {
             // that changes nothing takes its write lock now. BEGIN IMMEDIATE
             // would lock the image schema too, and SQLite loads no image
             // into a schema its transaction holds ([`ImageSlot`]).
-            self.conn()
-                .execute_batch("BEGIN; UPDATE main.sources SET id = id WHERE 0")
-                .map_err(|e| self.sqlite(e))?;
+            let began = self.conn().execute_batch("BEGIN; UPDATE main.sources SET id = id WHERE 0");
+            if let Err(error) = began {
+                // Not left half begun, as BEGIN IMMEDIATE would not be.
+                if !self.conn().is_autocommit() {
+                    let _ = self.conn().execute_batch("ROLLBACK");
+                }
+                return Err(self.sqlite(error));
+            }
             debug_assert_eq!(
                 [Some("main"), Some(super::image::SCHEMA)]
                     .map(|schema| self.conn().transaction_state(schema).ok()),
@@ -947,9 +952,9 @@ impl Writer {
             self.merge_budget.saturating_add(segments::MERGE_RATIO.saturating_mul(written));
         self.conn().execute_batch("COMMIT").map_err(|e| self.sqlite(e))?;
         self.in_transaction = false;
-        self.image_slot.clear(self.db.borrow_owner()).map_err(|e| self.sqlite(e))?;
         self.tag_names.committed();
         self.texts.committed();
+        self.image_slot.clear(self.db.borrow_owner()).map_err(|e| self.sqlite(e))?;
         self.batch_games = 0;
         let after_commit = |conn: &Connection| match &self.checkpointer {
             Some(checkpointer) => checkpointer.after_commit(conn),
