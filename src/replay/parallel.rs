@@ -4,9 +4,9 @@
 //! input order. Memory stays bounded: only a window of a few chunks per
 //! thread is in flight at a time.
 
-use std::ops::ControlFlow;
-
 use std::collections::BTreeMap;
+use std::ops::{ControlFlow, Range};
+use std::sync::Arc;
 
 use super::{GameRecord, ReplayOptions, Replayer};
 use crate::pgn::source::{Source, SourceError};
@@ -152,8 +152,7 @@ fn read_block_cut<G: Send>(
     map: &(impl Fn(LocatedGame) -> G + Sync),
     mut emit: impl FnMut(Chunk<G>) -> ControlFlow<()>,
 ) -> ControlFlow<()> {
-    let threads = pool.current_num_threads();
-    if threads <= 1 {
+    if pool.current_num_threads() <= 1 {
         // Same chunks, read in turn: memory stays bounded by one chunk.
         let mut start = 0;
         while start < block.len() {
@@ -164,40 +163,117 @@ fn read_block_cut<G: Send>(
         }
         return ControlFlow::Continue(());
     }
-    let in_flight = 3 * threads;
-    type Done<G> = (usize, std::thread::Result<Chunk<G>>);
+    let mut start = 0;
+    let next = |_wait| {
+        if start >= block.len() {
+            return Next::End;
+        }
+        let end = chunk_end(block, start, chunk_size, boundaries);
+        let job = Job {
+            bytes: Bytes::Borrowed(&block[start..end]),
+            offset: start,
+            column_base: column_at(block, start, column_base),
+            block_offset: 0,
+        };
+        start = end;
+        Next::Job(job)
+    };
+    dispatch(pool, options, map, next, |chunk, _| emit(chunk))
+}
+
+/// The bytes of a chunk to read: part of a block the caller holds, or of
+/// a block the reading thread read ahead (shared by its chunks, freed with
+/// the last).
+enum Bytes<'a> {
+    Borrowed(&'a [u8]),
+    Shared(Arc<Recycled>, Range<usize>),
+}
+
+impl Bytes<'_> {
+    fn get(&self) -> &[u8] {
+        match self {
+            Bytes::Borrowed(bytes) => bytes,
+            Bytes::Shared(block, range) => &block.block()[range.clone()],
+        }
+    }
+}
+
+/// A chunk to hand to a worker.
+struct Job<'a> {
+    bytes: Bytes<'a>,
+    /// Byte offset of the chunk in its block.
+    offset: usize,
+    /// Bytes of the chunk's first line before it.
+    column_base: usize,
+    /// Byte offset of its block in the input.
+    block_offset: u64,
+}
+
+/// What the source of chunks of [`dispatch`] has next.
+enum Next<'a> {
+    Job(Job<'a>),
+    /// Nothing yet (only when not asked to wait).
+    Later,
+    /// No more chunks.
+    End,
+}
+
+/// Hands the chunks `next` gives to `pool`, a few per thread at a time
+/// (memory stays bounded), and calls `emit` with each result and its
+/// block's offset in input order as they complete: no barrier between
+/// chunks, or between blocks, so a slow chunk does not idle the other
+/// workers. `next(wait)` is asked for a chunk whenever the window has room;
+/// with `wait` (nothing in flight) it blocks until it has one or knows
+/// there are none. `emit` returning `Break` stops.
+fn dispatch<'a, G: Send>(
+    pool: &rayon::ThreadPool,
+    options: ReplayOptions,
+    map: &(impl Fn(LocatedGame) -> G + Sync),
+    mut next: impl FnMut(bool) -> Next<'a>,
+    mut emit: impl FnMut(Chunk<G>, u64) -> ControlFlow<()>,
+) -> ControlFlow<()> {
+    let in_flight = 3 * pool.current_num_threads();
+    type Done<G> = (usize, u64, std::thread::Result<Chunk<G>>);
     let (tx, rx) = std::sync::mpsc::channel::<Done<G>>();
     let mut flow = ControlFlow::Continue(());
     pool.in_place_scope(|scope| {
-        let mut pending: BTreeMap<usize, Chunk<G>> = BTreeMap::new();
-        let (mut spawned, mut emitted, mut start) = (0usize, 0usize, 0usize);
+        let mut pending: BTreeMap<usize, (u64, Chunk<G>)> = BTreeMap::new();
+        let (mut spawned, mut emitted, mut ended) = (0usize, 0usize, false);
         loop {
-            while flow.is_continue() && spawned - emitted < in_flight && start < block.len() {
-                let end = chunk_end(block, start, chunk_size, boundaries);
-                let tx = tx.clone();
-                let (index, piece) = (spawned, &block[start..end]);
-                let base = column_at(block, start, column_base);
+            while flow.is_continue() && !ended && spawned - emitted < in_flight {
+                let job = match next(spawned == emitted) {
+                    Next::Job(job) => job,
+                    Next::Later => break,
+                    Next::End => {
+                        ended = true;
+                        break;
+                    }
+                };
+                let (tx, index) = (tx.clone(), spawned);
                 scope.spawn(move |_| {
+                    let Job { bytes, offset, column_base, block_offset } = job;
                     // The receiver may be gone after a Break; nothing to do then.
                     // A panic is carried back and resumed on the calling
                     // thread, which would otherwise wait for it forever.
                     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        read_chunk_at(piece, start, base, options, map)
+                        read_chunk_at(bytes.get(), offset, column_base, options, map)
                     }));
-                    let _ = tx.send((index, result));
+                    let _ = tx.send((index, block_offset, result));
                 });
                 spawned += 1;
-                start = end;
             }
-            if emitted == spawned || flow.is_break() {
+            if flow.is_break() || (ended && emitted == spawned) {
                 break;
             }
-            let Ok((index, result)) = rx.recv() else { break };
+            if emitted == spawned {
+                continue;
+            }
+            let Ok((index, block_offset, result)) = rx.recv() else { break };
             let chunk = result.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            pending.insert(index, chunk);
-            while let Some(chunk) = pending.remove(&emitted) {
+            pending.insert(index, (block_offset, chunk));
+            while let Some((block_offset, chunk)) = pending.remove(&emitted) {
                 emitted += 1;
-                if emit(chunk).is_break() {
+                if emit(chunk, block_offset).is_break() {
                     flow = ControlFlow::Break(());
                     break;
                 }
@@ -266,6 +342,8 @@ fn block_end(buf: &[u8], eof: bool, boundaries: &mut Vec<usize>) -> usize {
 /// the workers. `emit(chunk, offset, lines)` gets the chunks in input
 /// order with the chunk's offset in the (decompressed) input and the number
 /// of lines before it (add it to the chunk's line numbers); `Break` stops.
+/// A stream is read (and decompressed, and scanned for boundaries) a block
+/// ahead on a thread of its own, so that the workers never wait for it.
 ///
 /// # Errors
 /// [`SourceError`] if reading fails; the chunks before were emitted.
@@ -274,25 +352,299 @@ pub fn read_source<G: Send>(
     pool: &rayon::ThreadPool,
     options: ReplayOptions,
     map: &(impl Fn(LocatedGame) -> G + Sync),
+    emit: impl FnMut(Chunk<G>, u64, usize) -> ControlFlow<()>,
+) -> Result<(), SourceError> {
+    read_source_sized(source, pool, options, BLOCK, CHUNK, map, emit)
+}
+
+/// [`read_source`] with the block and chunk sizes given.
+fn read_source_sized<G: Send>(
+    source: Source,
+    pool: &rayon::ThreadPool,
+    options: ReplayOptions,
+    block_size: usize,
+    chunk_size: usize,
+    map: &(impl Fn(LocatedGame) -> G + Sync),
     mut emit: impl FnMut(Chunk<G>, u64, usize) -> ControlFlow<()>,
 ) -> Result<(), SourceError> {
-    let (mut lines_before, mut column_base) = (0usize, 0usize);
+    let mut lines_before = 0usize;
+    let mut emit = |chunk: Chunk<G>, block_offset: u64| {
+        let (offset, line_breaks) = (block_offset + chunk.offset as u64, chunk.line_breaks);
+        let flow = emit(chunk, offset, lines_before);
+        lines_before += line_breaks;
+        flow
+    };
+    if source.is_stream() && pool.current_num_threads() > 1 {
+        return read_ahead(source, pool, options, block_size, chunk_size, map, emit);
+    }
+    let mut column_base = 0usize;
     // The boundaries the last cut found, scanning the buffer the next block
     // is cut from: its chunks are cut there (a second scan of every byte
     // was a tenth of an import's instructions).
     let boundaries = std::cell::RefCell::new(Vec::new());
     let cut = |buf: &[u8], eof| block_end(buf, eof, &mut boundaries.borrow_mut());
-    source.for_each_block(BLOCK, MAX_BLOCK, cut, |block, block_offset| {
+    source.for_each_block(block_size, MAX_BLOCK, cut, |block, block_offset| {
         let found = boundaries.borrow();
         // Empty: not scanned (a mapped input, the end of a stream).
         let known = (!found.is_empty()).then_some(&found[..]);
-        let flow = read_block_cut(pool, block, known, column_base, options, CHUNK, map, |chunk| {
-            let (offset, line_breaks) = (block_offset + chunk.offset as u64, chunk.line_breaks);
-            let flow = emit(chunk, offset, lines_before);
-            lines_before += line_breaks;
-            flow
+        let flow = read_block_cut(pool, block, known, column_base, options, chunk_size, map, |c| {
+            emit(c, block_offset)
         });
         column_base = column_at(block, block.len(), column_base);
         flow
     })
+}
+
+/// A buffer holding a block, sent back to the reading thread when the last
+/// chunk of the block is done with it: the next blocks are read into it,
+/// with no new pages to fault in.
+struct Recycled {
+    buf: Vec<u8>,
+    /// The block is `buf[..len]`.
+    len: usize,
+    home: std::sync::mpsc::Sender<Vec<u8>>,
+}
+
+impl Recycled {
+    fn block(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+}
+
+impl Drop for Recycled {
+    fn drop(&mut self) {
+        // The reading thread may be gone; the buffer is freed then.
+        let _ = self.home.send(std::mem::take(&mut self.buf));
+    }
+}
+
+/// A block of a stream, read ahead.
+struct Block {
+    data: Arc<Recycled>,
+    /// Its boundaries if the cut scanned them all (else empty).
+    boundaries: Vec<usize>,
+    /// Its offset in the input.
+    offset: u64,
+    /// Bytes of its first line before it.
+    column_base: usize,
+}
+
+/// [`read_source_sized`] for a stream on several threads: a thread reads
+/// the blocks and cuts them at boundaries while the workers read the
+/// block before; the chunks of consecutive blocks go through one window.
+#[allow(clippy::too_many_arguments)]
+fn read_ahead<G: Send>(
+    source: Source,
+    pool: &rayon::ThreadPool,
+    options: ReplayOptions,
+    block_size: usize,
+    chunk_size: usize,
+    map: &(impl Fn(LocatedGame) -> G + Sync),
+    emit: impl FnMut(Chunk<G>, u64) -> ControlFlow<()>,
+) -> Result<(), SourceError> {
+    let (name, compression) = (source.name().clone(), source.compression());
+    // One block waits while the workers read the one before: two blocks
+    // (and the reader's buffer) in memory at most, beside the chunks still
+    // in flight.
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Block>(1);
+    let reader = std::thread::Builder::new().name("pgnindex-read".into()).spawn(move || {
+        let boundaries = std::cell::RefCell::new(Vec::new());
+        let cut = |buf: &[u8], eof| block_end(buf, eof, &mut boundaries.borrow_mut());
+        let (home, returned) = std::sync::mpsc::channel();
+        let spare = || returned.try_recv().unwrap_or_default();
+        let mut column_base = 0usize;
+        source.for_each_owned_block(block_size, MAX_BLOCK, cut, spare, |buf, len, offset| {
+            let found = std::mem::take(&mut *boundaries.borrow_mut());
+            let data = Arc::new(Recycled { buf, len, home: home.clone() });
+            let next_base = column_at(data.block(), len, column_base);
+            let block = Block { data, boundaries: found, offset, column_base };
+            column_base = next_base;
+            match tx.send(block) {
+                Ok(()) => ControlFlow::Continue(()),
+                Err(_) => ControlFlow::Break(()),
+            }
+        })
+    });
+    let reader =
+        reader.map_err(|error| SourceError::Read { name, offset: 0, compression, error })?;
+    let mut current: Option<(Block, usize)> = None;
+    let next = move |wait: bool| loop {
+        if let Some((block, start)) = &mut current {
+            let bytes = block.data.block();
+            if *start < bytes.len() {
+                let known = (!block.boundaries.is_empty()).then_some(&block.boundaries[..]);
+                let end = chunk_end(bytes, *start, chunk_size, known);
+                let job = Job {
+                    offset: *start,
+                    column_base: column_at(bytes, *start, block.column_base),
+                    bytes: Bytes::Shared(Arc::clone(&block.data), *start..end),
+                    block_offset: block.offset,
+                };
+                *start = end;
+                return Next::Job(job);
+            }
+        }
+        let received = if wait {
+            rx.recv().ok()
+        } else {
+            match rx.try_recv() {
+                Ok(block) => Some(block),
+                Err(std::sync::mpsc::TryRecvError::Empty) => return Next::Later,
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => None,
+            }
+        };
+        match received {
+            Some(block) => current = Some((block, 0)),
+            None => return Next::End,
+        }
+    };
+    // `next` owns the receiver: once `dispatch` returns it is gone, and a
+    // reader stopped by a `Break` ends at its next block. It is not waited
+    // for then: it may be blocked reading a terminal.
+    if dispatch(pool, options, map, next, emit).is_break() {
+        return Ok(());
+    }
+    reader.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+    use std::path::Path;
+
+    use super::*;
+    use crate::pgn::source::InputName;
+
+    /// Every fixture game file, with text between games that is skipped
+    /// with a warning, and a game that fails.
+    fn corpus() -> Vec<u8> {
+        let mut paths = Vec::new();
+        let mut dirs = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/pgn")];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "pgn") {
+                    paths.push(path);
+                }
+            }
+        }
+        paths.sort();
+        let mut text = Vec::new();
+        for (i, path) in paths.iter().enumerate() {
+            text.extend_from_slice(&std::fs::read(path).unwrap());
+            text.extend_from_slice(b"\n\n");
+            if i % 5 == 0 {
+                text.extend_from_slice(b"stray text\n\n[Event \"bad\"]\n\n1. e4 e5 2. Ke3 *\n\n");
+            }
+        }
+        text
+    }
+
+    /// What a reading reports, one line per game and warning, with
+    /// locations in the whole input.
+    fn report(source: Source, threads: usize, block_size: usize, chunk_size: usize) -> Vec<String> {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let options = ReplayOptions { tags: true, san: true, ..ReplayOptions::default() };
+        let mut lines = Vec::new();
+        let at = |lines_before: usize, (l, c): (usize, usize)| format!("{}:{c}", l + lines_before);
+        let result = read_source_sized(
+            source,
+            &pool,
+            options,
+            block_size,
+            chunk_size,
+            &|g| g,
+            |chunk, offset, before| {
+                for game in &chunk.games {
+                    let r = &game.record;
+                    let error = game.error_at.map(|e| at(before, e));
+                    // Text skipped before a game is the game's warning, or
+                    // the last chunk's if a cut fell there: either way it
+                    // comes before the game.
+                    for (l, c, m) in &game.warnings {
+                        lines.push(format!("warning {} {m}", at(before, (*l, *c))));
+                    }
+                    lines.push(format!(
+                        "game at {}: {} moves, error {error:?} {:?}, {:?}",
+                        offset + r.offset as u64,
+                        r.moves.len(),
+                        r.error.as_ref().map(|e| &e.message),
+                        r.san,
+                    ));
+                }
+                for (l, c, m) in &chunk.trailing {
+                    lines.push(format!("warning {} {m}", at(before, (*l, *c))));
+                }
+                ControlFlow::Continue(())
+            },
+        );
+        result.unwrap();
+        lines
+    }
+
+    fn gzip_file(dir: &Path, text: &[u8]) -> InputName {
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        encoder.write_all(text).unwrap();
+        let path = dir.join("corpus.pgn.gz");
+        std::fs::write(&path, encoder.finish().unwrap()).unwrap();
+        InputName::Path(path)
+    }
+
+    #[test]
+    fn a_stream_read_ahead_reads_as_one_thread_does() {
+        let text = corpus();
+        let dir = tempfile::tempdir().unwrap();
+        let name = gzip_file(dir.path(), &text);
+        let plain = dir.path().join("corpus.pgn");
+        std::fs::write(&plain, &text).unwrap();
+        let whole = Source::open(&InputName::Path(plain)).unwrap();
+        assert!(!whole.is_stream());
+        let expect = report(whole, 1, BLOCK, CHUNK);
+        assert!(expect.len() > 1000, "{}", expect.len());
+        assert!(expect.iter().any(|l| l.contains("skipped text")));
+        assert!(expect.iter().any(|l| l.contains("error Some")));
+        // Blocks shorter than a game, and longer; chunks likewise.
+        for (block_size, chunk_size) in [(4 << 10, 1 << 10), (64 << 10, 16 << 10), (1 << 20, 1)] {
+            for threads in [1, 2, 3] {
+                let source = Source::open(&name).unwrap();
+                assert!(source.is_stream());
+                let got = report(source, threads, block_size, chunk_size);
+                if got != expect {
+                    let diff: Vec<_> =
+                        got.iter().zip(&expect).filter(|(a, b)| a != b).take(3).collect();
+                    panic!("{threads} threads, blocks of {block_size}: {} lines, {} expected, {diff:#?}", got.len(), expect.len());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_break_stops_a_stream_read_ahead() {
+        let text = corpus();
+        let dir = tempfile::tempdir().unwrap();
+        let name = gzip_file(dir.path(), &text);
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let mut chunks = 0;
+        let source = Source::open(&name).unwrap();
+        let result = read_source_sized(
+            source,
+            &pool,
+            ReplayOptions::default(),
+            4 << 10,
+            1 << 10,
+            &|g| g,
+            |_, _, _| {
+                chunks += 1;
+                if chunks == 3 {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            },
+        );
+        assert!(result.is_ok());
+        assert_eq!(chunks, 3);
+    }
 }

@@ -58,13 +58,93 @@ impl Source {
             Data::Stream(reader) => reader,
         };
         let mut blocks = Blocks::new(reader, block_size, max_block, limit);
-        blocks.run(&mut cut, &mut f).map_err(|(offset, error)| {
+        blocks.run(&mut cut, &mut Lend(f)).map_err(|(offset, error)| {
             if error.get_ref().is_some_and(|inner| inner.is::<LimitReached>()) {
                 too_large(name)
             } else {
                 SourceError::Read { name, offset, compression, error }
             }
         })
+    }
+
+    /// [`Source::for_each_block`] handing each block over with its buffer:
+    /// `f(buf, len, offset)` gets a block as the first `len` bytes of `buf`
+    /// (the rest of `buf` is spare room), to keep or send elsewhere.
+    /// `spare()` gives the buffer the next bytes are read into: one `f` was
+    /// given before and is done with (its length kept, so that nothing is
+    /// zeroed again), or an empty one. A stream's bytes are then read once
+    /// and never copied but for the start of a game cut at a block's end;
+    /// an input held whole is copied into buffers from `spare`.
+    ///
+    /// # Errors
+    /// As [`Source::for_each_block`].
+    pub fn for_each_owned_block(
+        self,
+        block_size: usize,
+        max_block: usize,
+        mut cut: impl FnMut(&[u8], bool) -> usize,
+        mut spare: impl FnMut() -> Vec<u8>,
+        mut f: impl FnMut(Vec<u8>, usize, u64) -> ControlFlow<()>,
+    ) -> Result<(), SourceError> {
+        if !self.is_stream() {
+            return self.for_each_block(block_size, max_block, cut, |block, offset| {
+                let mut buf = spare();
+                buf.clear();
+                buf.extend_from_slice(block);
+                f(buf, block.len(), offset)
+            });
+        }
+        let (name, compression, limit) = (self.name, self.compression, self.limit);
+        let Data::Stream(reader) = self.data else { unreachable!("checked to be a stream") };
+        let mut blocks = Blocks::new(reader, block_size, max_block, limit);
+        blocks.run(&mut cut, &mut Give { spare, f }).map_err(|(offset, error)| {
+            if error.get_ref().is_some_and(|inner| inner.is::<LimitReached>()) {
+                SourceError::TooLarge { name, limit }
+            } else {
+                SourceError::Read { name, offset, compression, error }
+            }
+        })
+    }
+}
+
+/// How [`Blocks::run`] hands a block over.
+trait Handover {
+    /// Hands `buf[..n]`, which starts at `offset` in the input, over, and
+    /// leaves `buf[n..filled]` at the start of `buf`.
+    fn hand(&mut self, buf: &mut Vec<u8>, n: usize, filled: usize, offset: u64) -> ControlFlow<()>;
+}
+
+/// Lends each block to a function, in the buffer.
+struct Lend<F>(F);
+
+impl<F: FnMut(&[u8], u64) -> ControlFlow<()>> Handover for Lend<F> {
+    fn hand(&mut self, buf: &mut Vec<u8>, n: usize, filled: usize, offset: u64) -> ControlFlow<()> {
+        let flow = (self.0)(&buf[..n], offset);
+        buf.copy_within(n..filled, 0);
+        flow
+    }
+}
+
+/// Gives each block away with its buffer, reading on in a spare one.
+struct Give<S, F> {
+    spare: S,
+    f: F,
+}
+
+impl<S, F> Handover for Give<S, F>
+where
+    S: FnMut() -> Vec<u8>,
+    F: FnMut(Vec<u8>, usize, u64) -> ControlFlow<()>,
+{
+    fn hand(&mut self, buf: &mut Vec<u8>, n: usize, filled: usize, offset: u64) -> ControlFlow<()> {
+        let mut next = (self.spare)();
+        let tail = filled - n;
+        if next.len() < tail {
+            next.resize(tail, 0);
+        }
+        next[..tail].copy_from_slice(&buf[n..filled]);
+        let block = std::mem::replace(buf, next);
+        (self.f)(block, n, offset)
     }
 }
 
@@ -172,7 +252,7 @@ impl<R: Read> Blocks<R> {
     fn run(
         &mut self,
         cut: &mut impl FnMut(&[u8], bool) -> usize,
-        f: &mut impl FnMut(&[u8], u64) -> ControlFlow<()>,
+        handover: &mut impl Handover,
     ) -> Result<(), (u64, io::Error)> {
         let mut target = self.block_size;
         loop {
@@ -180,7 +260,11 @@ impl<R: Read> Blocks<R> {
                 // Deliver the whole games read before the error (within the
                 // limit) first.
                 let within = usize::try_from(self.limit - self.offset).unwrap_or(usize::MAX);
-                deliver_whole_games(&self.buf[..within.min(self.filled)], self.offset, cut, f);
+                let held = within.min(self.filled);
+                let n = cut(&self.buf[..held], false).min(held);
+                if n > 0 {
+                    let _ = self.hand(handover, n);
+                }
                 return Err((offset, error));
             }
             if self.filled == 0 {
@@ -188,12 +272,18 @@ impl<R: Read> Blocks<R> {
                 // only there.
                 return Ok(());
             }
-            let data = &self.buf[..self.filled];
             if self.eof {
-                deliver_all_at(data, self.offset, cut, f);
+                // Everything is delivered: what `cut` takes, then the rest.
+                let n = cut(&self.buf[..self.filled], true).min(self.filled);
+                if n > 0 && self.hand(handover, n).is_break() {
+                    return Ok(());
+                }
+                if self.filled > 0 {
+                    let _ = self.hand(handover, self.filled);
+                }
                 return Ok(());
             }
-            let n = match cut(data, false).min(self.filled) {
+            let n = match cut(&self.buf[..self.filled], false).min(self.filled) {
                 0 if target < self.max_block => {
                     target = target.saturating_mul(2).min(self.max_block);
                     continue;
@@ -202,14 +292,19 @@ impl<R: Read> Blocks<R> {
                 0 => self.filled,
                 n => n,
             };
-            if f(&data[..n], self.offset).is_break() {
+            if self.hand(handover, n).is_break() {
                 return Ok(());
             }
-            self.buf.copy_within(n..self.filled, 0);
-            self.filled -= n;
-            self.offset += n as u64;
             target = self.block_size;
         }
+    }
+
+    /// Hands the first `n` bytes over; the rest stays for the next block.
+    fn hand(&mut self, handover: &mut impl Handover, n: usize) -> ControlFlow<()> {
+        let flow = handover.hand(&mut self.buf, n, self.filled, self.offset);
+        self.filled -= n;
+        self.offset += n as u64;
+        flow
     }
 
     /// Reads until the buffer holds `target` bytes (or more, if it held more
@@ -231,16 +326,6 @@ impl<R: Read> Blocks<R> {
         }
         Ok(())
     }
-}
-
-/// [`deliver_all`] for the last bytes of a stream, which start at `offset`.
-fn deliver_all_at(
-    data: &[u8],
-    offset: u64,
-    cut: &mut impl FnMut(&[u8], bool) -> usize,
-    f: &mut impl FnMut(&[u8], u64) -> ControlFlow<()>,
-) {
-    deliver_all(data, cut, &mut |block, at| f(block, offset + at));
 }
 
 #[cfg(test)]
@@ -347,6 +432,70 @@ mod tests {
             .unwrap_err();
         assert!(matches!(error, SourceError::TooLarge { .. }), "{error}");
         assert_eq!(largest, 8 << 20, "blocks stay within max_block");
+    }
+
+    /// Blocks handed over with their buffers, the buffers given back for
+    /// the next ones as a reader of them would.
+    fn owned_blocks(source: Source, block_size: usize) -> Vec<(u64, Vec<u8>)> {
+        let (mut out, mut spares) = (Vec::new(), Vec::new());
+        let spare_count = std::cell::Cell::new(0);
+        let returned = std::cell::RefCell::new(Vec::<Vec<u8>>::new());
+        source
+            .for_each_owned_block(
+                block_size,
+                MAX_BLOCK,
+                cut_after_blank_line,
+                || {
+                    spare_count.set(spare_count.get() + 1);
+                    returned.borrow_mut().pop().unwrap_or_default()
+                },
+                |buf, len, offset| {
+                    out.push((offset, buf[..len].to_vec()));
+                    spares.push(buf.len());
+                    // Garbage after the block must not be taken for input.
+                    let mut buf = buf;
+                    buf.iter_mut().for_each(|b| *b = b'x');
+                    returned.borrow_mut().push(buf);
+                    ControlFlow::Continue(())
+                },
+            )
+            .unwrap();
+        assert!(spares.iter().zip(&out).all(|(&len, (_, block))| len >= block.len()));
+        out
+    }
+
+    #[test]
+    fn owned_blocks_are_the_lent_ones() {
+        let text = PGN.repeat(40);
+        for (block_size, read_size) in [(16, 7), (100, 64), (1000, 4096)] {
+            let lent =
+                blocks(stream_of(&text, read_size), block_size, MAX_BLOCK, cut_after_blank_line);
+            let owned = owned_blocks(stream_of(&text, read_size), block_size);
+            assert_eq!(owned, lent, "block size {block_size}");
+            check_contiguous(&owned, &text);
+        }
+        // An input held whole is copied into the buffers.
+        let dir = tempfile::tempdir().unwrap();
+        let name = write_file(&dir.path().join("a.pgn"), &text);
+        let owned = owned_blocks(Source::open_with(&name, 0).unwrap(), 16);
+        check_contiguous(&owned, &text);
+    }
+
+    #[test]
+    fn owned_blocks_stop_at_a_read_error_after_the_whole_games() {
+        let text = PGN.repeat(4);
+        let reader = Chunked { data: text.clone(), pos: 0, chunk: 10, fail_at: Some(100) };
+        let source = Source::stream(InputName::Path("mem.pgn".into()), None, Vec::new(), reader);
+        let mut got = Vec::new();
+        let error = source
+            .unwrap()
+            .for_each_owned_block(16, MAX_BLOCK, cut_after_blank_line, Vec::new, |buf, len, _| {
+                got.extend_from_slice(&buf[..len]);
+                ControlFlow::Continue(())
+            })
+            .unwrap_err();
+        assert!(matches!(error, SourceError::Read { offset: 100, .. }), "{error:?}");
+        assert_eq!(got, &text[..cut_after_blank_line(&text[..100], false)]);
     }
 
     #[test]

@@ -340,6 +340,13 @@ impl Source {
     pub fn compression(&self) -> Compression {
         self.compression
     }
+
+    /// `true` if the input is read as a stream, in blocks that each need a
+    /// read (and a decompression); `false` if it is held whole in memory
+    /// (mapped or read at once), when its blocks cost nothing to deliver.
+    pub fn is_stream(&self) -> bool {
+        matches!(self.data, Data::Stream(_))
+    }
 }
 
 #[cfg(test)]
