@@ -15,10 +15,15 @@ use rusqlite::{Connection, OptionalExtension};
 /// Texts whose ids are kept in memory (a few tens of MB at most).
 const CACHED: usize = 1 << 18;
 
-/// Inserts a text, or finds the id of one stored meanwhile by someone else
-/// (`pgnindex sql --write`).
-const INSERT_TEXT: &str = "INSERT INTO game_texts (text) VALUES (?1) \
-    ON CONFLICT (text) DO UPDATE SET text = excluded.text RETURNING id";
+/// Inserts a text unless it is stored already: by someone else meanwhile
+/// (`pgnindex sql --write`), or past the texts kept in memory. Neither an
+/// upsert nor `RETURNING`: a statement that may fail half done (an upsert
+/// may) has SQLite copy every page it changes into a statement journal
+/// first, which made a new text cost as much as a hundred games.
+const INSERT_TEXT: &str = "INSERT OR IGNORE INTO game_texts (text) VALUES (?1)";
+
+/// The id of a stored text.
+const SELECT_TEXT: &str = "SELECT id FROM game_texts WHERE text = ?1";
 
 /// The texts of `game_texts` by their id.
 #[derive(Debug)]
@@ -62,17 +67,10 @@ impl GameTexts {
         if let Some(&id) = self.ids.get(text) {
             return Ok(id);
         }
+        let id = insert(conn, text)?;
         if self.ids.len() >= self.cached {
-            let stored = conn
-                .prepare_cached("SELECT id FROM game_texts WHERE text = ?1")?
-                .query_row([text], |r| r.get(0))
-                .optional()?;
-            return match stored {
-                Some(id) => Ok(id),
-                None => conn.prepare_cached(INSERT_TEXT)?.query_row([text], |r| r.get(0)),
-            };
+            return Ok(id);
         }
-        let id = conn.prepare_cached(INSERT_TEXT)?.query_row([text], |r| r.get(0))?;
         self.ids.insert(text.to_string(), id);
         self.pending.push(text.to_string());
         Ok(id)
@@ -89,6 +87,17 @@ impl GameTexts {
             self.ids.remove(&text);
         }
     }
+}
+
+/// The id of `text` in `game_texts`, inserted if it is not there.
+fn insert(conn: &Connection, text: &str) -> rusqlite::Result<i64> {
+    if conn.prepare_cached(INSERT_TEXT)?.execute([text])? == 1 {
+        return Ok(conn.last_insert_rowid());
+    }
+    let stored = conn.prepare_cached(SELECT_TEXT)?.query_row([text], |r| r.get(0)).optional()?;
+    // Ignored, yet not there: only a NULL or a constraint added by hand
+    // would do that.
+    stored.ok_or(rusqlite::Error::QueryReturnedNoRows)
 }
 
 #[cfg(test)]
