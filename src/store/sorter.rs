@@ -121,7 +121,7 @@ impl PositionSorter {
                 }
                 thread.send(Request::Finish(Box::new(image)));
             }
-            None => self.built = Some(build(&[partition(games)], image)),
+            None => self.built = Some(build(vec![partition(games)], image)),
         }
     }
 
@@ -192,8 +192,7 @@ fn sort_loop(incoming: &Receiver<Request>, outgoing: &SyncSender<Built>) {
         match request {
             Request::Run(games) => runs.push(partition(games)),
             Request::Finish(image) => {
-                let built = build(&runs, *image);
-                runs.clear();
+                let built = build(std::mem::take(&mut runs), *image);
                 if outgoing.send(built).is_err() {
                     return;
                 }
@@ -202,10 +201,11 @@ fn sort_loop(incoming: &Receiver<Request>, outgoing: &SyncSender<Built>) {
     }
 }
 
-/// The rows of `runs`, sorted, written into `image`.
-fn build(runs: &[Partitioned], mut image: SegmentImage) -> Built {
-    image.reserve(runs.iter().map(|r| r.rows.len()).sum());
-    merge(runs, |sorted| image.push(sorted));
+/// The rows of `runs`, sorted, written into `image`. The runs' memory is
+/// given back group after group as the image grows.
+fn build(mut runs: Vec<Partitioned>, mut image: SegmentImage) -> Built {
+    image.reserve(runs.iter().map(Partitioned::len).sum());
+    merge(&mut runs, |sorted| image.push(sorted));
     image.finish()
 }
 
@@ -240,16 +240,93 @@ fn order(p: &PendingPosition) -> u128 {
     (u128::from((p.hash as u64) ^ (1 << 63)) << 64) | u128::from(p.gpm() as u64)
 }
 
-/// A run's rows grouped by bucket: bucket `b` is
-/// `rows[starts[b]..starts[b + 1]]`, in no order within.
+/// Buckets whose rows a run holds in one block of memory.
+const GROUP_BUCKETS: usize = 64;
+/// Blocks of a run.
+const GROUPS: usize = BUCKETS / GROUP_BUCKETS;
+
+/// Bytes of a row as a run holds it.
+const ROW: usize = 16;
+
+/// A run's rows grouped by bucket: bucket `b` is rows
+/// `starts[b]..starts[b + 1]` of the run, in no order within, held in the
+/// block of its group (`b / GROUP_BUCKETS`), which is freed once the image
+/// has its rows: the runs of a batch and its image are not all in memory
+/// at once.
 struct Partitioned {
-    rows: Vec<PendingPosition>,
+    groups: Vec<Option<Block>>,
     starts: Vec<usize>,
 }
 
 impl Partitioned {
-    fn bucket(&self, b: usize) -> &[PendingPosition] {
-        &self.rows[self.starts[b]..self.starts[b + 1]]
+    /// Rows in the run.
+    fn len(&self) -> usize {
+        self.starts[BUCKETS]
+    }
+
+    /// Appends the rows of bucket `b` to `out`.
+    fn extend_bucket(&self, b: usize, out: &mut Vec<PendingPosition>) {
+        let group = b / GROUP_BUCKETS;
+        let Some(block) = &self.groups[group] else { return };
+        let base = self.starts[group * GROUP_BUCKETS];
+        let bytes =
+            &block.bytes()[(self.starts[b] - base) * ROW..(self.starts[b + 1] - base) * ROW];
+        out.extend(bytes.chunks_exact(ROW).map(decode));
+    }
+
+    /// Frees the rows of group `group`.
+    fn free(&mut self, group: usize) {
+        self.groups[group] = None;
+    }
+}
+
+/// Memory for rows: an anonymous mapping, whose pages go back to the
+/// system when it is dropped (freed heap memory may stay with the
+/// process), or a vector if no mapping can be made.
+enum Block {
+    Mapped(memmap2::MmapMut),
+    Heap(Vec<u8>),
+}
+
+impl Block {
+    fn new(len: usize) -> Block {
+        match memmap2::MmapMut::map_anon(len) {
+            Ok(map) => Block::Mapped(map),
+            Err(_) => Block::Heap(vec![0; len]),
+        }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Block::Mapped(map) => map,
+            Block::Heap(vec) => vec,
+        }
+    }
+
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        match self {
+            Block::Mapped(map) => map,
+            Block::Heap(vec) => vec,
+        }
+    }
+}
+
+/// `p` as a run holds it.
+fn encode(p: &PendingPosition, out: &mut [u8]) {
+    out[..8].copy_from_slice(&p.hash.to_le_bytes());
+    out[8..12].copy_from_slice(&p.game_id.get().to_le_bytes());
+    out[12..14].copy_from_slice(&p.ply.to_le_bytes());
+    out[14..16].copy_from_slice(&p.next_move.to_le_bytes());
+}
+
+/// The row `bytes` holds ([`encode`]).
+fn decode(bytes: &[u8]) -> PendingPosition {
+    let field = |range: std::ops::Range<usize>| &bytes[range];
+    PendingPosition {
+        hash: i64::from_le_bytes(field(0..8).try_into().unwrap_or_default()),
+        game_id: GameId::new(u32::from_le_bytes(field(8..12).try_into().unwrap_or_default())),
+        ply: u16::from_le_bytes(field(12..14).try_into().unwrap_or_default()),
+        next_move: u16::from_le_bytes(field(14..16).try_into().unwrap_or_default()),
     }
 }
 
@@ -264,34 +341,46 @@ fn partition(games: Games) -> Partitioned {
     for b in 0..BUCKETS {
         starts[b + 1] += starts[b];
     }
-    let Some(&(first_game, ref first)) = games.iter().find(|(_, rows)| !rows.is_empty()) else {
-        return Partitioned { rows: Vec::new(), starts };
-    };
-    let mut rows = vec![pending(first_game, first[0]); starts[BUCKETS]];
+    let mut groups: Vec<Option<Block>> = (0..GROUPS)
+        .map(|g| {
+            let rows = starts[(g + 1) * GROUP_BUCKETS] - starts[g * GROUP_BUCKETS];
+            (rows > 0).then(|| Block::new(rows * ROW))
+        })
+        .collect();
     let mut next = starts.clone();
     for (game_id, positions) in games {
         for p in positions {
-            let at = &mut next[bucket(p.hash)];
-            rows[*at] = pending(game_id, p);
-            *at += 1;
+            let b = bucket(p.hash);
+            let group = b / GROUP_BUCKETS;
+            let at = (next[b] - starts[group * GROUP_BUCKETS]) * ROW;
+            next[b] += 1;
+            if let Some(block) = &mut groups[group] {
+                encode(&pending(game_id, p), &mut block.bytes_mut()[at..at + ROW]);
+            }
         }
     }
-    Partitioned { rows, starts }
+    Partitioned { groups, starts }
 }
 
 /// Sorts the rows of `runs`, bucket after bucket, handing each bucket's
-/// sorted rows to `take`: all rows, in key order.
-fn merge(runs: &[Partitioned], mut take: impl FnMut(&[PendingPosition])) {
+/// sorted rows to `take`: all rows, in key order. Each group's rows are
+/// freed once taken.
+fn merge(runs: &mut [Partitioned], mut take: impl FnMut(&[PendingPosition])) {
     let mut out = Vec::new();
     let mut scratch = Vec::new();
     for b in 0..BUCKETS {
         out.clear();
-        for run in runs {
-            out.extend_from_slice(run.bucket(b));
+        for run in runs.iter() {
+            run.extend_bucket(b, &mut out);
         }
         if !out.is_empty() {
             sort_bucket(&mut out, &mut scratch);
             take(&out);
+        }
+        if (b + 1) % GROUP_BUCKETS == 0 {
+            for run in runs.iter_mut() {
+                run.free(b / GROUP_BUCKETS);
+            }
         }
     }
 }
@@ -501,12 +590,41 @@ mod tests {
             vec![row(3, 3, 0)],
         ];
         let mut out = Vec::new();
-        let parts: Vec<Partitioned> = runs.iter().map(|r| partitioned(r)).collect();
-        merge(&parts, |bucket| {
+        let mut parts: Vec<Partitioned> = runs.iter().map(|r| partitioned(r)).collect();
+        merge(&mut parts, |bucket| {
             assert!(!bucket.is_empty());
             out.extend_from_slice(bucket);
         });
         assert_eq!(out, sorted(runs.concat()));
+    }
+
+    #[test]
+    fn a_run_gives_its_rows_back_and_frees_them_group_by_group() {
+        let input = rows(20_000, 7);
+        let part = partitioned(&input);
+        assert_eq!(part.len(), input.len());
+        assert!(part.groups.iter().all(Option::is_some), "random keys fill every group");
+        let mut back = Vec::new();
+        for b in 0..BUCKETS {
+            part.extend_bucket(b, &mut back);
+        }
+        assert_eq!(sorted(back), sorted(input.clone()));
+        // Edge values survive the 16-byte form.
+        let edge = PendingPosition {
+            hash: i64::MIN,
+            game_id: GameId::new(u32::MAX),
+            ply: u16::MAX,
+            next_move: NO_MOVE,
+        };
+        let mut bytes = [0u8; ROW];
+        encode(&edge, &mut bytes);
+        assert_eq!(decode(&bytes), edge);
+        // Merging frees each group once its buckets are taken.
+        let mut parts = vec![part];
+        let mut taken = 0;
+        merge(&mut parts, |rows| taken += rows.len());
+        assert_eq!(taken, input.len());
+        assert!(parts[0].groups.iter().all(Option::is_none));
     }
 
     #[test]
