@@ -7,7 +7,7 @@ use std::fmt;
 use std::io::{self, Read};
 use std::ops::ControlFlow;
 
-use super::{Data, Source, SourceError};
+use super::{Compression, Data, InputName, Source, SourceError};
 
 impl Source {
     /// Feeds the whole input to `f` as consecutive blocks, each ending where
@@ -58,13 +58,8 @@ impl Source {
             Data::Stream(reader) => reader,
         };
         let mut blocks = Blocks::new(reader, block_size, max_block, limit);
-        blocks.run(&mut cut, &mut Lend(f)).map_err(|(offset, error)| {
-            if error.get_ref().is_some_and(|inner| inner.is::<LimitReached>()) {
-                too_large(name)
-            } else {
-                SourceError::Read { name, offset, compression, error }
-            }
-        })
+        let result = blocks.run(&mut cut, &mut Lend(f));
+        result.map_err(|failure| stream_error(name, compression, limit, failure))
     }
 
     /// [`Source::for_each_block`] handing each block over with its buffer:
@@ -97,13 +92,23 @@ impl Source {
         let (name, compression, limit) = (self.name, self.compression, self.limit);
         let Data::Stream(reader) = self.data else { unreachable!("checked to be a stream") };
         let mut blocks = Blocks::new(reader, block_size, max_block, limit);
-        blocks.run(&mut cut, &mut Give { spare, f }).map_err(|(offset, error)| {
-            if error.get_ref().is_some_and(|inner| inner.is::<LimitReached>()) {
-                SourceError::TooLarge { name, limit }
-            } else {
-                SourceError::Read { name, offset, compression, error }
-            }
-        })
+        let result = blocks.run(&mut cut, &mut Give { spare, f });
+        result.map_err(|failure| stream_error(name, compression, limit, failure))
+    }
+}
+
+/// The error of a stream that [`Blocks::run`] stopped with `(offset,
+/// error)`: its size limit reached, or a read that failed.
+fn stream_error(
+    name: InputName,
+    compression: Compression,
+    limit: u64,
+    (offset, error): (u64, io::Error),
+) -> SourceError {
+    if error.get_ref().is_some_and(|inner| inner.is::<LimitReached>()) {
+        SourceError::TooLarge { name, limit }
+    } else {
+        SourceError::Read { name, offset, compression, error }
     }
 }
 
