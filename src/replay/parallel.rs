@@ -354,19 +354,28 @@ pub fn read_source<G: Send>(
     map: &(impl Fn(LocatedGame) -> G + Sync),
     emit: impl FnMut(Chunk<G>, u64, usize) -> ControlFlow<()>,
 ) -> Result<(), SourceError> {
-    read_source_sized(source, pool, options, BLOCK, CHUNK, map, emit)
+    let reading = Reading { pool, options, block_size: BLOCK, chunk_size: CHUNK, map };
+    read_source_sized(source, &reading, emit)
 }
 
-/// [`read_source`] with the block and chunk sizes given.
-fn read_source_sized<G: Send>(
-    source: Source,
-    pool: &rayon::ThreadPool,
+/// How an input is read: on which pool, recording what of each game, in
+/// blocks and chunks of which sizes, and what the workers make of each
+/// game.
+struct Reading<'a, M> {
+    pool: &'a rayon::ThreadPool,
     options: ReplayOptions,
     block_size: usize,
     chunk_size: usize,
-    map: &(impl Fn(LocatedGame) -> G + Sync),
+    map: &'a M,
+}
+
+/// [`read_source`] as `reading` says.
+fn read_source_sized<G: Send, M: Fn(LocatedGame) -> G + Sync>(
+    source: Source,
+    reading: &Reading<'_, M>,
     mut emit: impl FnMut(Chunk<G>, u64, usize) -> ControlFlow<()>,
 ) -> Result<(), SourceError> {
+    let Reading { pool, options, block_size, chunk_size, map } = *reading;
     let mut lines_before = 0usize;
     let mut emit = |chunk: Chunk<G>, block_offset: u64| {
         let (offset, line_breaks) = (block_offset + chunk.offset as u64, chunk.line_breaks);
@@ -375,7 +384,7 @@ fn read_source_sized<G: Send>(
         flow
     };
     if source.is_stream() && pool.current_num_threads() > 1 {
-        return read_ahead(source, pool, options, block_size, chunk_size, map, emit);
+        return read_ahead(source, reading, emit);
     }
     let mut column_base = 0usize;
     // The boundaries the last cut found, scanning the buffer the next block
@@ -432,16 +441,12 @@ struct Block {
 /// [`read_source_sized`] for a stream on several threads: a thread reads
 /// the blocks and cuts them at boundaries while the workers read the
 /// block before; the chunks of consecutive blocks go through one window.
-#[allow(clippy::too_many_arguments)]
-fn read_ahead<G: Send>(
+fn read_ahead<G: Send, M: Fn(LocatedGame) -> G + Sync>(
     source: Source,
-    pool: &rayon::ThreadPool,
-    options: ReplayOptions,
-    block_size: usize,
-    chunk_size: usize,
-    map: &(impl Fn(LocatedGame) -> G + Sync),
+    reading: &Reading<'_, M>,
     emit: impl FnMut(Chunk<G>, u64) -> ControlFlow<()>,
 ) -> Result<(), SourceError> {
+    let Reading { pool, options, block_size, chunk_size, map } = *reading;
     let (name, compression) = (source.name().clone(), source.compression());
     // One block waits while the workers read the one before: two blocks
     // (and the reader's buffer) in memory at most, beside the chunks still
@@ -549,37 +554,30 @@ mod tests {
         let options = ReplayOptions { tags: true, san: true, ..ReplayOptions::default() };
         let mut lines = Vec::new();
         let at = |lines_before: usize, (l, c): (usize, usize)| format!("{}:{c}", l + lines_before);
-        let result = read_source_sized(
-            source,
-            &pool,
-            options,
-            block_size,
-            chunk_size,
-            &|g| g,
-            |chunk, offset, before| {
-                for game in &chunk.games {
-                    let r = &game.record;
-                    let error = game.error_at.map(|e| at(before, e));
-                    // Text skipped before a game is the game's warning, or
-                    // the last chunk's if a cut fell there: either way it
-                    // comes before the game.
-                    for (l, c, m) in &game.warnings {
-                        lines.push(format!("warning {} {m}", at(before, (*l, *c))));
-                    }
-                    lines.push(format!(
-                        "game at {}: {} moves, error {error:?} {:?}, {:?}",
-                        offset + r.offset as u64,
-                        r.moves.len(),
-                        r.error.as_ref().map(|e| &e.message),
-                        r.san,
-                    ));
-                }
-                for (l, c, m) in &chunk.trailing {
+        let reading = Reading { pool: &pool, options, block_size, chunk_size, map: &|g| g };
+        let result = read_source_sized(source, &reading, |chunk, offset, before| {
+            for game in &chunk.games {
+                let r = &game.record;
+                let error = game.error_at.map(|e| at(before, e));
+                // Text skipped before a game is the game's warning, or
+                // the last chunk's if a cut fell there: either way it
+                // comes before the game.
+                for (l, c, m) in &game.warnings {
                     lines.push(format!("warning {} {m}", at(before, (*l, *c))));
                 }
-                ControlFlow::Continue(())
-            },
-        );
+                lines.push(format!(
+                    "game at {}: {} moves, error {error:?} {:?}, {:?}",
+                    offset + r.offset as u64,
+                    r.moves.len(),
+                    r.error.as_ref().map(|e| &e.message),
+                    r.san,
+                ));
+            }
+            for (l, c, m) in &chunk.trailing {
+                lines.push(format!("warning {} {m}", at(before, (*l, *c))));
+            }
+            ControlFlow::Continue(())
+        });
         result.unwrap();
         lines
     }
@@ -628,22 +626,17 @@ mod tests {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
         let mut chunks = 0;
         let source = Source::open(&name).unwrap();
-        let result = read_source_sized(
-            source,
-            &pool,
-            ReplayOptions::default(),
-            4 << 10,
-            1 << 10,
-            &|g| g,
-            |_, _, _| {
-                chunks += 1;
-                if chunks == 3 {
-                    ControlFlow::Break(())
-                } else {
-                    ControlFlow::Continue(())
-                }
-            },
-        );
+        let options = ReplayOptions::default();
+        let reading =
+            Reading { pool: &pool, options, block_size: 4 << 10, chunk_size: 1 << 10, map: &|g| g };
+        let result = read_source_sized(source, &reading, |_, _, _| {
+            chunks += 1;
+            if chunks == 3 {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        });
         assert!(result.is_ok());
         assert_eq!(chunks, 3);
     }
