@@ -456,7 +456,14 @@ fn read_ahead<G: Send, M: Fn(LocatedGame) -> G + Sync>(
         let boundaries = std::cell::RefCell::new(Vec::new());
         let cut = |buf: &[u8], eof| block_end(buf, eof, &mut boundaries.borrow_mut());
         let (home, returned) = std::sync::mpsc::channel();
-        let spare = || returned.try_recv().unwrap_or_default();
+        // A buffer grown for a long game is not kept: the blocks after it
+        // are of the usual size again, and so is memory.
+        let spare = || {
+            returned
+                .try_iter()
+                .find(|buf: &Vec<u8>| buf.len() <= 2 * block_size)
+                .unwrap_or_default()
+        };
         let mut column_base = 0usize;
         source.for_each_owned_block(block_size, MAX_BLOCK, cut, spare, |buf, len, offset| {
             let found = std::mem::take(&mut *boundaries.borrow_mut());
