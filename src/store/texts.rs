@@ -67,10 +67,15 @@ impl GameTexts {
         if let Some(&id) = self.ids.get(text) {
             return Ok(id);
         }
-        let id = insert(conn, text)?;
         if self.ids.len() >= self.cached {
-            return Ok(id);
+            // Past the texts kept in memory, one met is most often stored
+            // already: looked up first.
+            return match stored(conn, text)? {
+                Some(id) => Ok(id),
+                None => insert(conn, text),
+            };
         }
+        let id = insert(conn, text)?;
         self.ids.insert(text.to_string(), id);
         self.pending.push(text.to_string());
         Ok(id)
@@ -94,10 +99,14 @@ fn insert(conn: &Connection, text: &str) -> rusqlite::Result<i64> {
     if conn.prepare_cached(INSERT_TEXT)?.execute([text])? == 1 {
         return Ok(conn.last_insert_rowid());
     }
-    let stored = conn.prepare_cached(SELECT_TEXT)?.query_row([text], |r| r.get(0)).optional()?;
     // Ignored, yet not there: only a NULL or a constraint added by hand
     // would do that.
-    stored.ok_or(rusqlite::Error::QueryReturnedNoRows)
+    stored(conn, text)?.ok_or(rusqlite::Error::QueryReturnedNoRows)
+}
+
+/// The id of `text` if `game_texts` holds it.
+fn stored(conn: &Connection, text: &str) -> rusqlite::Result<Option<i64>> {
+    conn.prepare_cached(SELECT_TEXT)?.query_row([text], |r| r.get(0)).optional()
 }
 
 #[cfg(test)]
