@@ -163,10 +163,7 @@ fn pack_moves(bytes: &[u8], out: &mut Vec<u8>) -> bool {
         let mut packer = Packer { tables: &TABLES, cache, symbols: Vec::new(), write: start };
         let mut from = 0;
         for (base, chunk) in (0..).step_by(64).zip(bytes.chunks(64)) {
-            let mut spaces = chunk
-                .iter()
-                .enumerate()
-                .fold(0u64, |mask, (j, &c)| mask | u64::from(c == b' ') << j);
+            let mut spaces = space_mask(chunk);
             while spaces != 0 {
                 let to = base + spaces.trailing_zeros() as usize + 1;
                 spaces &= spaces - 1;
@@ -185,6 +182,26 @@ fn pack_moves(bytes: &[u8], out: &mut Vec<u8>) -> bool {
     written.is_some()
 }
 
+/// Bit `j` set for each space `chunk[j]` (at most 64 bytes), eight bytes
+/// at a time.
+#[inline]
+fn space_mask(chunk: &[u8]) -> u64 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let mut mask = 0;
+    for (i, word) in chunk.chunks(8).enumerate() {
+        let mut padded = [0u8; 8];
+        padded[..word.len()].copy_from_slice(word);
+        // A byte becomes zero where it was a space; its high bit is then
+        // set in `zeros` and in no other byte (no carry crosses bytes).
+        let x = u64::from_le_bytes(padded) ^ 0x2020_2020_2020_2020;
+        let zeros = !(((x & LOW7) + LOW7) | x | LOW7);
+        // The eight high bits gathered into the top byte, in byte order.
+        let bits = (zeros >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56;
+        mask |= bits << (8 * i);
+    }
+    mask
+}
+
 /// Packs moves one after the other into an output.
 struct Packer<'a> {
     tables: &'a Tables,
@@ -199,7 +216,7 @@ impl Packer<'_> {
     /// Writes the move `bytes[from..to]` (with its space) packed at
     /// `out[self.write..]`, which has room for 8 bytes more than the move;
     /// `false` if it holds a character outside SAN.
-    #[inline]
+    #[inline(always)]
     fn unit(&mut self, bytes: &[u8], from: usize, to: usize, out: &mut [u8]) -> bool {
         let unit = &bytes[from..to];
         let len = unit.len();
@@ -409,6 +426,20 @@ fn temp(sql: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        #[test]
+        fn the_space_mask_has_a_bit_for_each_space(
+            chunk in proptest::collection::vec(
+                proptest::sample::select(b" !\x00\x1f\x20\x21\xa0\xffe4".to_vec()), 0..=64)
+        ) {
+            let expected = chunk
+                .iter()
+                .enumerate()
+                .fold(0u64, |mask, (j, &c)| mask | u64::from(c == b' ') << j);
+            proptest::prop_assert_eq!(space_mask(&chunk), expected);
+        }
+    }
     use proptest::prelude::*;
 
     /// The merges applied as their definition says: each in turn, to the

@@ -112,23 +112,45 @@ pub fn write_comment(out: &mut String, form: NotesForm, white_moved: bool, notes
 /// Appends milliseconds as `H:MM:SS`, with the fraction of a second it
 /// has and no trailing zero (`0:02:58.6`, `12:00:00`).
 pub fn write_clock(out: &mut String, ms: u32) {
+    let (bytes, len) = clock_ascii(ms);
+    out.extend(bytes[..len].iter().map(|&b| char::from(b)));
+}
+
+/// The text [`write_clock`] writes, as ASCII bytes and their length (at
+/// most 14: `1193:02:47.295`).
+pub fn clock_ascii(ms: u32) -> ([u8; 16], usize) {
+    let mut out = [0u8; 16];
+    let mut len = 0;
+    let mut push = |b: u8| {
+        out[len] = b;
+        len += 1;
+    };
     let seconds = ms / 1000;
-    push_uint(out, seconds / 3600);
+    let hours = seconds / 3600;
+    let mut unit = 1;
+    while unit * 10 <= hours {
+        unit *= 10;
+    }
+    while unit != 0 {
+        push(b'0' + (hours / unit % 10) as u8);
+        unit /= 10;
+    }
     for unit in [(seconds / 60) % 60, seconds % 60] {
-        out.push(':');
-        out.push(char::from(b'0' + (unit / 10) as u8));
-        out.push(char::from(b'0' + (unit % 10) as u8));
+        push(b':');
+        push(b'0' + (unit / 10) as u8);
+        push(b'0' + (unit % 10) as u8);
     }
     let mut fraction = ms % 1000;
     if fraction != 0 {
-        out.push('.');
+        push(b'.');
         let mut unit = 100;
         while fraction != 0 {
-            out.push(char::from(b'0' + (fraction / unit) as u8));
+            push(b'0' + (fraction / unit) as u8);
             fraction %= unit;
             unit /= 10;
         }
     }
+    (out, len)
 }
 
 /// Appends centipawns as pawns with one decimal, or two when the second
@@ -308,6 +330,8 @@ mod tests {
             (180_000, "0:03:00"),
             (50, "0:00:00.05"),
             (259_199_000, "71:59:59"),
+            (36_000_000, "10:00:00"),
+            (u32::MAX, "1193:02:47.295"),
         ] {
             assert_eq!(text(|o| write_clock(o, ms)), clock);
         }

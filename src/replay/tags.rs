@@ -5,6 +5,8 @@
 
 use std::ops::Range;
 
+use crate::pgn::RawTag;
+
 /// Tag pairs in the order written: names and values decoded into one
 /// text, with where each ends.
 #[derive(Clone, Default, PartialEq, Eq)]
@@ -24,6 +26,38 @@ impl TagPairs {
     /// all (growing the buffer pair by pair cost more than the pairs).
     pub fn with_capacity(pairs: usize, bytes: usize) -> TagPairs {
         TagPairs { text: String::with_capacity(bytes), ends: Vec::with_capacity(pairs) }
+    }
+
+    /// The pairs `raw` as read, each name decoded as
+    /// `String::from_utf8_lossy` and each value as [`RawTag::decode`] would:
+    /// the common game (UTF-8 throughout, no escape, no byte-order mark)
+    /// with one UTF-8 check for all its pairs rather than two per pair.
+    pub fn decode(raw: &[(&[u8], RawTag<'_>)]) -> TagPairs {
+        let bytes = raw.iter().map(|(n, v)| n.len() + v.0.len()).sum();
+        let mut text = Vec::with_capacity(bytes);
+        let mut ends = Vec::with_capacity(raw.len());
+        for (name, value) in raw {
+            text.extend_from_slice(name);
+            let name_end = text.len();
+            text.extend_from_slice(value.0);
+            ends.push((name_end, text.len()));
+        }
+        // An escape or a byte-order mark changes a value; a name's
+        // replacement characters and a value's Windows-1252 bytes show as
+        // invalid UTF-8. Only a byte of 0xEF can start a mark.
+        let plain = memchr::memchr2(b'\\', 0xEF, &text).is_none();
+        match String::from_utf8(text) {
+            Ok(text) if plain => TagPairs { text, ends },
+            _ => {
+                // Decoding changes the length only for escapes (shorter)
+                // and bytes that are not UTF-8 (longer, rare).
+                let mut tags = TagPairs::with_capacity(raw.len(), bytes);
+                for (name, value) in raw {
+                    tags.push(&String::from_utf8_lossy(name), &value.decode());
+                }
+                tags
+            }
+        }
     }
 
     /// Adds a pair.
@@ -85,22 +119,50 @@ impl TagPairs {
         }
         // The values and the punctuation (`"12:",` per pair), before
         // escapes.
-        let mut json: Vec<u8> = Vec::with_capacity(self.text.len() + 6 * self.len() + 1);
+        let mut json = String::with_capacity(self.text.len() + 6 * self.len() + 1);
         for (name, value) in self.iter() {
-            json.push(if json.is_empty() { b'[' } else { b',' });
-            let quote = json.len();
-            // serde_json escapes what JSON needs escaped (quotes,
-            // backslashes, control characters) and keeps the rest of the
-            // UTF-8 as it is; writing into a Vec cannot fail.
-            let _ = serde_json::to_writer(&mut json, value);
-            // The id goes inside the string, after its opening quote.
-            let prefix = format!("{}:", id(name)?);
-            json.splice(quote + 1..quote + 1, prefix.into_bytes());
+            json.push(if json.is_empty() { '[' } else { ',' });
+            json.push('"');
+            json.push_str(itoa::Buffer::new().format(id(name)?));
+            json.push(':');
+            push_json_escaped(&mut json, value);
+            json.push('"');
         }
-        json.push(b']');
-        // Valid UTF-8: pieces of a str, digits and ASCII punctuation.
-        Ok(String::from_utf8(json).ok())
+        json.push(']');
+        Ok(Some(json))
     }
+}
+
+/// Appends `value` escaped for a JSON string as serde_json writes it:
+/// `\"`, `\\`, the short escapes of backspace, form feed, line feed,
+/// carriage return and tab, `\u00XX` for the other control characters,
+/// the rest as it is.
+fn push_json_escaped(json: &mut String, value: &str) {
+    let mut plain = 0;
+    for (i, b) in value.bytes().enumerate() {
+        let escape = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            0..=0x1f => "",
+            _ => continue,
+        };
+        json.push_str(&value[plain..i]);
+        if escape.is_empty() {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            json.push_str("\\u00");
+            json.push(char::from(HEX[usize::from(b >> 4)]));
+            json.push(char::from(HEX[usize::from(b & 15)]));
+        } else {
+            json.push_str(escape);
+        }
+        plain = i + 1;
+    }
+    json.push_str(&value[plain..]);
 }
 
 impl std::fmt::Debug for TagPairs {
@@ -113,6 +175,60 @@ impl std::fmt::Debug for TagPairs {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The pairs decoded one by one, as [`TagPairs::decode`] must.
+    fn decoded_pair_by_pair(raw: &[(&[u8], RawTag<'_>)]) -> TagPairs {
+        let mut tags = TagPairs::new();
+        for (name, value) in raw {
+            tags.push(&String::from_utf8_lossy(name), &value.decode());
+        }
+        tags
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn decoding_all_pairs_at_once_equals_decoding_each(
+            pairs in proptest::collection::vec(
+                (proptest::collection::vec(proptest::sample::select(
+                    b"aZ\\\"\xef\xbb\xbf\xc3\xa9\x93 ".to_vec()), 0..6),
+                 proptest::collection::vec(proptest::sample::select(
+                    b"aZ\\\"\xef\xbb\xbf\xc3\xa9\x93 ".to_vec()), 0..8)),
+                0..5)
+        ) {
+            let raw: Vec<(&[u8], RawTag<'_>)> =
+                pairs.iter().map(|(n, v)| (n.as_slice(), RawTag(v.as_slice()))).collect();
+            proptest::prop_assert_eq!(TagPairs::decode(&raw), decoded_pair_by_pair(&raw));
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn json_strings_are_escaped_as_serde_json_escapes_them(value in "[a\"\\\\\\x00-\\x1f\\x7fé€ ]{0,12}") {
+            let mut tags = TagPairs::new();
+            tags.push("N", &value);
+            let json = tags.to_json(|_| Ok::<_, ()>(7)).unwrap().unwrap();
+            let expected = format!("[{}]", serde_json::to_string(&format!("7:{value}")).unwrap());
+            proptest::prop_assert_eq!(json, expected);
+        }
+    }
+
+    #[test]
+    fn decoding_keeps_every_pair_of_a_plain_game_and_decodes_the_others() {
+        let plain: [(&[u8], RawTag<'_>); 3] =
+            [(b"Event", RawTag(b"Caf\xc3\xa9")), (b"White", RawTag(b"")), (b"", RawTag(b"x"))];
+        let tags = TagPairs::decode(&plain);
+        assert_eq!(tags.iter().collect::<Vec<_>>(), [("Event", "Café"), ("White", ""), ("", "x")]);
+        let mixed: [(&[u8], RawTag<'_>); 3] = [
+            (b"Event", RawTag(b"A \\\"B\\\"")),
+            (b"Site", RawTag(b"\xef\xbb\xbfS")),
+            (b"N\xe9", RawTag(b"Caf\xe9")),
+        ];
+        let tags = TagPairs::decode(&mixed);
+        assert_eq!(
+            tags.iter().collect::<Vec<_>>(),
+            [("Event", "A \"B\""), ("Site", "S"), ("N\u{fffd}", "Café")]
+        );
+    }
 
     #[test]
     fn pairs_in_order_and_their_json() {
