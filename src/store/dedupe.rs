@@ -49,7 +49,7 @@ pub struct DedupeIndex {
     /// Keys stored in the segments.
     stored: u64,
     /// The current batch's keys: the first game with each key...
-    pending: HashMap<i64, GameId>,
+    pending: HashMap<i64, GameId, foldhash::fast::RandomState>,
     /// ... and any further game of the batch with a key already pending.
     pending_more: Vec<(i64, GameId)>,
     /// Every key stored or pending, once built.
@@ -79,7 +79,7 @@ impl DedupeIndex {
         let mut index = DedupeIndex {
             segments: Vec::new(),
             stored: 0,
-            pending: HashMap::new(),
+            pending: HashMap::default(),
             pending_more: Vec::new(),
             filter: None,
             committed: false,

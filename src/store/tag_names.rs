@@ -17,7 +17,9 @@ const INSERT_NAME: &str = "INSERT INTO tag_names (name) VALUES (?1) \
 /// The names of `tag_names` by their id.
 #[derive(Debug, Default)]
 pub struct TagNames {
-    ids: HashMap<String, i64>,
+    /// Hashed with foldhash: SipHash, the standard map's, cost more
+    /// than the rest of a lookup.
+    ids: HashMap<String, i64, foldhash::fast::RandomState>,
     /// Names inserted by the open transaction: forgotten if it rolls back.
     pending: Vec<String>,
 }

@@ -28,7 +28,9 @@ const SELECT_TEXT: &str = "SELECT id FROM game_texts WHERE text = ?1";
 /// The texts of `game_texts` by their id.
 #[derive(Debug)]
 pub struct GameTexts {
-    ids: HashMap<String, i64>,
+    /// Hashed with foldhash: SipHash, the standard map's, cost more
+    /// than the rest of a lookup.
+    ids: HashMap<String, i64, foldhash::fast::RandomState>,
     /// Texts inserted by the open transaction: forgotten if it rolls back.
     pending: Vec<String>,
     /// Texts kept in memory at most.
@@ -37,7 +39,7 @@ pub struct GameTexts {
 
 impl Default for GameTexts {
     fn default() -> GameTexts {
-        GameTexts { ids: HashMap::new(), pending: Vec::new(), cached: CACHED }
+        GameTexts { ids: HashMap::default(), pending: Vec::new(), cached: CACHED }
     }
 }
 
