@@ -160,7 +160,8 @@ fn pack_moves(bytes: &[u8], out: &mut Vec<u8>) -> bool {
         if cache.is_empty() {
             cache.resize(CACHE_SLOTS, [0, 0]);
         }
-        let mut packer = Packer { tables: &TABLES, cache, symbols: Vec::new(), write: start };
+        let mut packer =
+            Packer { tables: &TABLES, cache, symbols: Vec::with_capacity(16), write: start };
         let mut from = 0;
         for (base, chunk) in (0..).step_by(64).zip(bytes.chunks(64)) {
             let mut spaces = space_mask(chunk);
@@ -294,7 +295,9 @@ fn pack_unit(tables: &Tables, unit: &[u8], symbols: &mut Vec<u8>) {
 
 /// `moves` packed.
 pub fn pack(moves: &str) -> String {
-    let mut out = Vec::with_capacity(moves.len() / 2 + 4);
+    // Room for the packing's working space (the moves' length and a word),
+    // or for the verbatim text: no reallocation on the way.
+    let mut out = Vec::with_capacity(moves.len() + 9);
     pack_into(moves, &mut out);
     // ASCII, or the UTF-8 of `moves` after an ASCII byte.
     String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())

@@ -82,7 +82,9 @@ fn read_chunk_at<G>(
     let mut lines = LineIndex::continuing(data, column_base);
     let mut reader = Reader::new(data);
     let mut replayer = Replayer::new(options);
-    let mut games = Vec::new();
+    // About one game a kilobyte: the results seldom grow, each growth a
+    // copy of every game so far. Bounded for a chunk of one huge game.
+    let mut games = Vec::with_capacity((data.len() / 1024 + 1).min(4096));
     while let Some(record) = reader.read_game(&mut replayer) {
         let mut warnings = skipped_warnings(data, &mut reader, &mut lines);
         for problem in &record.syntax {
