@@ -429,8 +429,9 @@ fn temp(sql: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
-    proptest::proptest! {
+    proptest! {
         #[test]
         fn the_space_mask_has_a_bit_for_each_space(
             chunk in proptest::collection::vec(
@@ -440,10 +441,9 @@ mod tests {
                 .iter()
                 .enumerate()
                 .fold(0u64, |mask, (j, &c)| mask | u64::from(c == b' ') << j);
-            proptest::prop_assert_eq!(space_mask(&chunk), expected);
+            prop_assert_eq!(space_mask(&chunk), expected);
         }
     }
-    use proptest::prelude::*;
 
     /// The merges applied as their definition says: each in turn, to the
     /// whole text, by `str::replace` (left to right, no overlaps).

@@ -199,9 +199,7 @@ mod tests {
                 pairs.iter().map(|(n, v)| (n.as_slice(), RawTag(v.as_slice()))).collect();
             proptest::prop_assert_eq!(TagPairs::decode(&raw), decoded_pair_by_pair(&raw));
         }
-    }
 
-    proptest::proptest! {
         #[test]
         fn json_strings_are_escaped_as_serde_json_escapes_them(value in "[a\"\\\\\\x00-\\x1f\\x7fé€ ]{0,12}") {
             let mut tags = TagPairs::new();
