@@ -507,8 +507,13 @@ impl ImageSlot {
         image: Vec<u8>,
     ) -> rusqlite::Result<usize> {
         self.load(conn, image)?;
-        // Exactly this shape of statement lets SQLite transfer the records.
-        conn.execute(&format!("INSERT INTO main.{table} SELECT * FROM {SCHEMA}.{TABLE}"), [])
+        // Exactly this shape of statement lets SQLite transfer the records;
+        // OR ROLLBACK spares it a statement journal, as for the import's
+        // other inserts (a failure ends the transaction anyway).
+        conn.execute(
+            &format!("INSERT OR ROLLBACK INTO main.{table} SELECT * FROM {SCHEMA}.{TABLE}"),
+            [],
+        )
     }
 
     /// Loads `image` in place of the last one, which is freed.
