@@ -126,14 +126,8 @@ pub fn clock_ascii(ms: u32) -> ([u8; 16], usize) {
         len += 1;
     };
     let seconds = ms / 1000;
-    let hours = seconds / 3600;
-    let mut unit = 1;
-    while unit * 10 <= hours {
-        unit *= 10;
-    }
-    while unit != 0 {
-        push(b'0' + (hours / unit % 10) as u8);
-        unit /= 10;
+    for &digit in itoa::Buffer::new().format(seconds / 3600).as_bytes() {
+        push(digit);
     }
     for unit in [(seconds / 60) % 60, seconds % 60] {
         push(b':');
