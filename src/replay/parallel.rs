@@ -170,13 +170,8 @@ fn read_block_cut<G: Send>(
         if start >= block.len() {
             return Next::End;
         }
-        let end = chunk_end(block, start, chunk_size, boundaries);
-        let job = Job {
-            bytes: Bytes::Borrowed(&block[start..end]),
-            offset: start,
-            column_base: column_at(block, start, column_base),
-            block_offset: 0,
-        };
+        let cut = Cut { block, boundaries, column_base, offset: 0 };
+        let (job, end) = cut.job(start, chunk_size, |range| Bytes::Borrowed(&block[range]));
         start = end;
         Next::Job(job)
     };
@@ -209,6 +204,37 @@ struct Job<'a> {
     column_base: usize,
     /// Byte offset of its block in the input.
     block_offset: u64,
+}
+
+/// A block as chunks are cut from it.
+struct Cut<'b> {
+    block: &'b [u8],
+    /// Its boundaries, if they were all scanned.
+    boundaries: Option<&'b [usize]>,
+    /// Bytes of its first line before it.
+    column_base: usize,
+    /// Its offset in the input.
+    offset: u64,
+}
+
+impl Cut<'_> {
+    /// The chunk that starts at `start` (cut where [`chunk_end`] says),
+    /// its bytes made by `bytes` from its range; and where it ends.
+    fn job<'a>(
+        &self,
+        start: usize,
+        chunk_size: usize,
+        bytes: impl FnOnce(Range<usize>) -> Bytes<'a>,
+    ) -> (Job<'a>, usize) {
+        let end = chunk_end(self.block, start, chunk_size, self.boundaries);
+        let job = Job {
+            bytes: bytes(start..end),
+            offset: start,
+            column_base: column_at(self.block, start, self.column_base),
+            block_offset: self.offset,
+        };
+        (job, end)
+    }
 }
 
 /// What the source of chunks of [`dispatch`] has next.
@@ -486,14 +512,15 @@ fn read_ahead<G: Send, M: Fn(LocatedGame) -> G + Sync>(
         if let Some((block, start)) = &mut current {
             let bytes = block.data.block();
             if *start < bytes.len() {
-                let known = (!block.boundaries.is_empty()).then_some(&block.boundaries[..]);
-                let end = chunk_end(bytes, *start, chunk_size, known);
-                let job = Job {
-                    offset: *start,
-                    column_base: column_at(bytes, *start, block.column_base),
-                    bytes: Bytes::Shared(Arc::clone(&block.data), *start..end),
-                    block_offset: block.offset,
+                let cut = Cut {
+                    block: bytes,
+                    boundaries: (!block.boundaries.is_empty()).then_some(&block.boundaries[..]),
+                    column_base: block.column_base,
+                    offset: block.offset,
                 };
+                let data = &block.data;
+                let (job, end) =
+                    cut.job(*start, chunk_size, |range| Bytes::Shared(Arc::clone(data), range));
                 *start = end;
                 return Next::Job(job);
             }
