@@ -438,7 +438,7 @@ impl InputVisitor<GameRow> for Feed<'_> {
     fn open(&mut self, name: &InputName) -> Result<Source, SourceError> {
         let limit = self.options.max_input.unwrap_or(u64::MAX);
         self.length = None;
-        let source = Source::open_streaming(name)?.with_limit(limit);
+        let source = Source::open(name)?.with_limit(limit);
         self.length = match source.compression() {
             Compression::None => source.len_hint().map(|len| len.min(limit)),
             _ => None,

@@ -405,10 +405,17 @@ fn read_source_sized<G: Send, M: Fn(LocatedGame) -> G + Sync>(
 ) -> Result<(), SourceError> {
     let Reading { pool, options, block_size, chunk_size, map } = *reading;
     let mut lines_before = 0usize;
+    // Chunks come back in input order, and nothing reads a chunk's bytes
+    // once it is emitted: the pages before its end can go.
+    let mut release = source.releaser();
     let mut emit = |chunk: Chunk<G>, block_offset: u64| {
         let (offset, line_breaks) = (block_offset + chunk.offset as u64, chunk.line_breaks);
+        let end = offset + chunk.len as u64;
         let flow = emit(chunk, offset, lines_before);
         lines_before += line_breaks;
+        if let Some(release) = &mut release {
+            release.release_to(end);
+        }
         flow
     };
     if source.is_stream() && pool.current_num_threads() > 1 {

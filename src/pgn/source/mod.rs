@@ -5,7 +5,8 @@
 //! Opening an input ([`Source::open`]) picks one of two ways to read it, the
 //! same split ripgrep makes between searching a slice and searching a reader:
 //! - a regular, uncompressed file is memory-mapped (small ones are simply
-//!   read into memory) and handed over as one slice;
+//!   read into memory) and handed over as one slice, whose pages a
+//!   [`Releaser`] hands back as they are read;
 //! - standard input, compressed files (gzip, zstd, bzip2, xz — recognised by
 //!   their magic numbers, not their names) and anything that cannot be
 //!   mapped are streamed through a refill buffer that is cut at game
@@ -16,7 +17,8 @@
 //!
 //! One file per job: `inputs.rs` finds the inputs, `compression.rs`
 //! recognises compressed streams and decodes them, `mmap.rs` maps a file
-//! (the one `unsafe` of reading, with its SAFETY paragraph), `blocks.rs`
+//! and hands its pages back (the two `unsafe` calls of reading, with their
+//! SAFETY paragraphs), `blocks.rs`
 //! delivers an input in blocks cut at game boundaries, `decode.rs` turns
 //! bytes into text and `facts.rs` fingerprints files. This file opens a
 //! [`Source`] and says what can fail ([`SourceError`]).
@@ -25,6 +27,7 @@ use std::fmt;
 use std::fs::File;
 use std::io::{self, Cursor, Read};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 mod blocks;
 mod compression;
@@ -39,6 +42,7 @@ pub use compression::{detect_compression, detect_foreign, Compression, Foreign};
 pub use decode::decode_text;
 pub use facts::{file_facts, FileFacts};
 pub use inputs::{expand_inputs, InputName, Inputs};
+pub use mmap::Releaser;
 
 use compression::read_prefix;
 use mmap::{map_file, MMAP_MIN_LEN};
@@ -185,8 +189,8 @@ pub struct Source {
 
 /// The three ways an input's bytes are held.
 enum Data {
-    /// A memory-mapped regular file.
-    Mapped(memmap2::Mmap),
+    /// A memory-mapped regular file (shared with its [`Releaser`]).
+    Mapped(Arc<memmap2::Mmap>),
     /// The whole content in memory (small files, empty files).
     Owned(Vec<u8>),
     /// A reader, decompressing if need be (stdin, compressed files, FIFOs, and
@@ -230,21 +234,8 @@ impl Source {
         Source::open_with(name, MMAP_MIN_LEN)
     }
 
-    /// [`Source::open`], but a plain file is streamed through a bounded
-    /// buffer (like a compressed one) instead of memory-mapped: the mapped
-    /// pages of a big file count as resident memory, read blocks do not stay.
-    /// Costs one copy of the bytes; the import uses it to keep its memory
-    /// bounded whatever the file size.
-    ///
-    /// # Errors
-    /// As [`Source::open`].
-    pub fn open_streaming(name: &InputName) -> Result<Source, SourceError> {
-        Source::open_with(name, u64::MAX)
-    }
-
     /// [`Source::open`] with the size from which regular files are mapped
-    /// chosen by the caller (tests map tiny files this way; `u64::MAX`
-    /// streams files of 1 MiB or more).
+    /// chosen by the caller (tests map tiny files this way).
     fn open_with(name: &InputName, mmap_min_len: u64) -> Result<Source, SourceError> {
         let path = match name {
             InputName::Stdin => {
@@ -267,12 +258,9 @@ impl Source {
         let Some(len) = plain_len else {
             return Source::stream(name.clone(), len, prefix, file);
         };
-        if mmap_min_len == u64::MAX && len >= MMAP_MIN_LEN {
-            return Source::stream(name.clone(), Some(len), prefix, file);
-        }
         let (data, len) = if len > 0 && len >= mmap_min_len {
             match map_file(&file) {
-                Some(map) => (Data::Mapped(map), len),
+                Some(map) => (Data::Mapped(Arc::new(map)), len),
                 None => return Source::stream(name.clone(), Some(len), prefix, file),
             }
         } else {
@@ -339,6 +327,16 @@ impl Source {
     /// The input's compression, as detected from its first bytes.
     pub fn compression(&self) -> Compression {
         self.compression
+    }
+
+    /// For a mapped input, the [`Releaser`] that hands its pages back once
+    /// they are read; `None` for the others, whose memory is bounded
+    /// already (a stream's buffer, a small file read whole).
+    pub fn releaser(&self) -> Option<Releaser> {
+        match &self.data {
+            Data::Mapped(map) => Some(Releaser::new(Arc::clone(map))),
+            Data::Owned(_) | Data::Stream(_) => None,
+        }
     }
 
     /// `true` if the input is read as a stream, in blocks that each need a
