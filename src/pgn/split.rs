@@ -28,10 +28,17 @@ pub fn scan_boundaries(data: &[u8], mut found: impl FnMut(usize) -> bool) {
     // The reader starts between games, after a byte-order mark: a tag line
     // there is stepped over like any other.
     let first = if data.starts_with(b"\xef\xbb\xbf") { 3 } else { 0 };
-    let mut i = if is_tag_start(&data[first..]) { skip_tag_line(data, first) } else { 0 };
+    let mut line = Line { start: 0, clean: true };
+    let mut i = 0;
+    if is_tag_start(&data[first..]) {
+        i = skip_tag_line(data, first);
+        line.clean = false;
+    }
+    // The last line with text before the one being read.
+    let mut text_line = None;
     // A `;` comment is not tracked: in text between games the reader reads
     // `;` as text, and a `{` it seems to hide only makes the scan stricter.
-    while let Some(rel) = scan::find2(b'{', newline, &data[i..]) {
+    while let Some(rel) = scan::find3(b'{', b'[', newline, &data[i..]) {
         let at = i + rel;
         match data[at] {
             b'{' => {
@@ -44,26 +51,96 @@ pub fn scan_boundaries(data: &[u8], mut found: impl FnMut(usize) -> bool) {
                     None => return,
                 }
             }
+            b'[' => {
+                line.clean = false;
+                i = at + 1;
+            }
             _ => {
+                if data[line.start..at].iter().any(|&b| !is_space(b)) {
+                    text_line = Some(line);
+                }
                 let next = at + 1;
                 i = next;
-                if data.get(next) == Some(&b'%') {
+                line = Line { start: next, clean: true };
+                match data.get(next) {
                     // An escape line, skipped whole by the reader: a `{` in
                     // it opens nothing.
-                    i = line_end(data, next);
-                } else if let Some(first_end) = tag_end(data, next) {
-                    if follows_movetext(&data[..at]) && !found(next) {
-                        return;
+                    Some(b'%') => {
+                        i = line_end(data, next);
+                        line.clean = false;
                     }
-                    // Step over the tag pairs of this line, quotes and all,
-                    // so that a `{` or `;` inside a value opens nothing.
-                    // Only for a whole tag pair: the reader ends a skipped
-                    // variation there, but inside one it reads a line that
-                    // merely starts with `[` as text, braces and all.
-                    i = skip_tag_line_after(data, first_end);
+                    Some(b'[') => {
+                        line.clean = false;
+                        if follows_text_line(data, at, text_line) {
+                            if let Some(first_end) = tag_end(data, next) {
+                                if !found(next) {
+                                    return;
+                                }
+                                i = skip_tag_line_after(data, first_end);
+                            }
+                        } else if let Some(end) = brace_free_line_end(data, next, newline) {
+                            // No boundary here, and nothing on the line to
+                            // hide one later: read as tag pairs or as text,
+                            // it ends the same.
+                            i = end;
+                        } else if let Some(first_end) = tag_end(data, next) {
+                            // Step over the tag pairs of this line, quotes
+                            // and all, so that a `{` or `;` inside a value
+                            // opens nothing. Only for a whole tag pair: the
+                            // reader ends a skipped variation there, but
+                            // inside one it reads a line that merely starts
+                            // with `[` as text, braces and all.
+                            i = skip_tag_line_after(data, first_end);
+                        }
+                    }
+                    _ => {}
                 }
             }
         }
+    }
+}
+
+/// A line the scan read: where it starts, and whether it is clean — read
+/// from its start outside any comment, with no `[` outside the comments
+/// closed on it, no escape and no tag pair. A clean line's `{…}` pairs are
+/// the ones [`follows_movetext`] finds reading it alone.
+#[derive(Clone, Copy)]
+struct Line {
+    start: usize,
+    clean: bool,
+}
+
+/// [`follows_movetext`] of `data[..at]`, told the last line with text the
+/// scan read: when that line is clean and holds the last byte with text,
+/// it is not read again (a game's movetext may be one line of kilobytes).
+fn follows_text_line(data: &[u8], at: usize, text_line: Option<Line>) -> bool {
+    let before = &data[..at];
+    let Some(last) = before.iter().rposition(|&b| !is_space(b)) else { return false };
+    if before[last] == b']' {
+        return false;
+    }
+    match text_line {
+        // A comment that spanned lines would leave a line break in it.
+        Some(Line { start, clean: true })
+            if start <= last && memchr::memchr2(b'\n', b'\r', &data[start..last]).is_none() =>
+        {
+            true
+        }
+        _ => follows_movetext(before),
+    }
+}
+
+/// The end of the line starting at `at` if it holds no `{`. Only where
+/// lines end with `\n`, which no tag value holds: a tag line then ends
+/// where its pairs do.
+fn brace_free_line_end(data: &[u8], at: usize, newline: u8) -> Option<usize> {
+    if newline != b'\n' {
+        return None;
+    }
+    match scan::find2(b'{', newline, &data[at..]) {
+        Some(rel) if data[at + rel] == b'{' => None,
+        Some(rel) => Some(at + rel),
+        None => Some(data.len()),
     }
 }
 
@@ -272,6 +349,52 @@ mod tests {
             true
         });
         v
+    }
+
+    /// The scan as it was written before it kept track of lines: every
+    /// tag line parsed, the line before every candidate read again.
+    fn reference_boundaries(data: &[u8]) -> Vec<usize> {
+        let mut out = Vec::new();
+        let newline = if memchr::memchr(b'\n', data).is_none() { b'\r' } else { b'\n' };
+        let first = if data.starts_with(b"\xef\xbb\xbf") { 3 } else { 0 };
+        let mut i = if is_tag_start(&data[first..]) { skip_tag_line(data, first) } else { 0 };
+        while let Some(rel) = scan::find2(b'{', newline, &data[i..]) {
+            let at = i + rel;
+            if data[at] == b'{' {
+                match scan::find(b'}', &data[at + 1..]) {
+                    Some(close) => i = at + 1 + close + 1,
+                    None => break,
+                }
+                continue;
+            }
+            let next = at + 1;
+            i = next;
+            if data.get(next) == Some(&b'%') {
+                i = line_end(data, next);
+            } else if let Some(first_end) = tag_end(data, next) {
+                if follows_movetext(&data[..at]) {
+                    out.push(next);
+                }
+                i = skip_tag_line_after(data, first_end);
+            }
+        }
+        out
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4000))]
+        #[test]
+        fn the_scan_finds_what_reading_every_line_again_finds(
+            pieces in proptest::collection::vec(proptest::sample::select(vec![
+                "[Event \"a\"]", "[Site \"{;\"]", "[A \"x\\\"\"]", "[B \"", "[", "]", "\"",
+                "{", "}", "{ [%clk 0:03:00] }", "%", ";", "\n", "\r", "\r\n", " ", "\n\n",
+                "1. e4", "e5", "1-0", "*", "(", ")", "\u{feff}", "x",
+            ]), 0..60),
+        ) {
+            let text = pieces.concat();
+            let data = text.as_bytes();
+            proptest::prop_assert_eq!(boundaries(&text), reference_boundaries(data));
+        }
     }
 
     #[test]
