@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 // An import allocates a few dozen blocks per game on the workers and frees
 // them on other threads; glibc's malloc then contends for its arenas' locks.
-// jemalloc's thread caches take about a tenth off an import's CPU time
+// jemalloc's thread caches take about 8 % off an import's CPU time
 // (docs/benchmarks.md).
 #[cfg(not(target_env = "msvc"))]
 #[global_allocator]

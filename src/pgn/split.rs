@@ -398,6 +398,15 @@ mod tests {
     }
 
     #[test]
+    fn a_line_entered_inside_a_comment_is_read_again() {
+        // The line before the last tag line starts inside a comment: read
+        // alone, its `}` hides nothing and its `[` counts.
+        let text = "{\n[Event \"a\"]}\n[Event \"b\"]";
+        assert_eq!(boundaries(text), reference_boundaries(text.as_bytes()));
+        assert!(boundaries(text).is_empty());
+    }
+
+    #[test]
     fn cuts_between_games_only() {
         let text =
             "[Event \"a\"]\n[Site \"b\"]\n\n1. e4 *\n\n[Event \"c\"]\n1. d4 *\n[Event \"d\"]\n";
