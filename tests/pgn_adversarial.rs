@@ -549,6 +549,18 @@ fn latin1_tag_values_are_decoded() {
     assert_eq!(with_prefix(&ev[0], "tag "), decoded);
 }
 
+#[test]
+fn a_character_split_across_tag_pairs_is_decoded_piece_by_piece() {
+    // Joined, `\xc3` and `\xbb` would be `û`: the pairs must still be read
+    // one by one, each invalid byte decoded where it stands.
+    let input = b"[Event \"x\xc3\"]\n[\xbbSite \"y\"]\n[N\xc3 \"\xbbV\"]\n\n1. e4 *\n";
+    let games = replay_all(&[input.as_slice(), GOOD.as_bytes()].concat());
+    assert_eq!(games.len(), 2);
+    let tags: Vec<(&str, &str)> = games[0].tags.iter().collect();
+    assert_eq!(tags, [("Event", "xÃ"), ("\u{fffd}Site", "y"), ("N\u{fffd}", "»V")]);
+    assert_eq!(games[1].plies(), GOOD_PLIES);
+}
+
 // ---------------------------------------------------------------------------
 // 2. `check`: every error kind, located
 // ---------------------------------------------------------------------------

@@ -47,7 +47,17 @@ impl TagPairs {
         // invalid UTF-8. Only a byte of 0xEF can start a mark.
         let plain = memchr::memchr2(b'\\', 0xEF, &text).is_none();
         match String::from_utf8(text) {
-            Ok(text) if plain => TagPairs { text, ends },
+            // Valid as a whole is not enough: a character's bytes may be
+            // split between a name and its value, or a value and the next
+            // name, each invalid alone.
+            Ok(text)
+                if plain
+                    && ends.iter().all(|&(name_end, value_end)| {
+                        text.is_char_boundary(name_end) && text.is_char_boundary(value_end)
+                    }) =>
+            {
+                TagPairs { text, ends }
+            }
             _ => {
                 // Decoding changes the length only for escapes (shorter)
                 // and bytes that are not UTF-8 (longer, rare).
@@ -225,6 +235,24 @@ mod tests {
         assert_eq!(
             tags.iter().collect::<Vec<_>>(),
             [("Event", "A \"B\""), ("Site", "S"), ("N\u{fffd}", "Café")]
+        );
+    }
+
+    #[test]
+    fn a_character_split_between_pairs_decodes_as_each_piece_alone() {
+        // 0xC3 0xBB is `û` when joined, and each byte alone is not UTF-8:
+        // a name shows it as a replacement character, a value reads it as
+        // Windows-1252.
+        let name_and_value: [(&[u8], RawTag<'_>); 1] = [(b"N\xc3", RawTag(b"\xbbV"))];
+        assert_eq!(
+            TagPairs::decode(&name_and_value).iter().collect::<Vec<_>>(),
+            [("N\u{fffd}", "»V")]
+        );
+        let value_and_name: [(&[u8], RawTag<'_>); 2] =
+            [(b"A", RawTag(b"x\xc3")), (b"\xbbB", RawTag(b"y"))];
+        assert_eq!(
+            TagPairs::decode(&value_and_name).iter().collect::<Vec<_>>(),
+            [("A", "xÃ"), ("\u{fffd}B", "y")]
         );
     }
 
