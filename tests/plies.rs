@@ -375,3 +375,26 @@ fn show_lists_clocks_and_evaluations_beside_the_moves() {
     assert!(game.get("notes").is_none(), "{game}");
     assert_eq!(show(&["2", "--format", "table"]), "1... Kd7\n2. Kd2  Ke6\n");
 }
+
+#[test]
+fn move_numbers_go_on_past_the_largest_a_fen_can_give() {
+    let dir = scratch();
+    let (pgn, db) = (dir.join("last.pgn"), dir.join("last.db"));
+    std::fs::write(
+        &pgn,
+        "[FEN \"4k3/8/8/8/8/8/4P3/4K3 b - - 0 4294967295\"]\n\n1... Kd7 2. Kd2 Ke7 *\n",
+    )
+    .unwrap();
+    import(&db, &["--quiet", arg(&pgn)]).success();
+    let out = |args: &[&str]| {
+        let out = run([args, &["--db", arg(&db)]].concat());
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        out.stdout
+    };
+    assert_eq!(
+        out(&["show", "1", "--format", "table"]),
+        "4294967295... Kd7\n4294967296. Kd2  Ke7\n"
+    );
+    let exported = out(&["export"]);
+    assert!(exported.contains("4294967295... Kd7 4294967296. Kd2 Ke7 *"), "{exported}");
+}

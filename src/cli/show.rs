@@ -122,7 +122,8 @@ fn move_lines(game: &Game, notes: &[PlyNote]) -> Vec<String> {
     // unreadable one numbers from 1. with White, as the standard start).
     let start = game.start_fen.as_deref().and_then(|fen| fen::parse_position(fen).ok());
     let (mut number, black_first) = match start {
-        Some(pos) => (pos.fullmoves().get(), pos.turn() == Color::Black),
+        // Counted wider than a FEN's move number, which may be `u32::MAX`.
+        Some(pos) => (u64::from(pos.fullmoves().get()), pos.turn() == Color::Black),
         None => (1, false),
     };
     let mut lines = Vec::new();

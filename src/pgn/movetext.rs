@@ -86,7 +86,8 @@ pub fn write_comment(out: &mut String, form: NotesForm, white_moved: bool, notes
         part(out);
         match (form, eval) {
             (NotesForm::Score, Eval::Centipawns(cp)) => {
-                write_pawns(out, if white_moved { cp } else { -cp })
+                // As the mover sees it; `i32::MIN` has no negation in `i32`.
+                write_pawns(out, if white_moved { i64::from(cp) } else { -i64::from(cp) })
             }
             _ => {
                 out.push_str("[%eval ");
@@ -149,7 +150,7 @@ pub fn clock_ascii(ms: u32) -> ([u8; 16], usize) {
 
 /// Appends centipawns as pawns with one decimal, or two when the second
 /// is not 0 (`0.17`, `-1.2`, `1.0`, `-0.05`).
-pub fn write_pawns(out: &mut String, cp: i32) {
+pub fn write_pawns(out: &mut String, cp: i64) {
     if cp < 0 {
         out.push('-');
     }
@@ -167,18 +168,18 @@ pub fn write_pawns(out: &mut String, cp: i32) {
 /// `#N` (`#-4`: Black mates).
 pub fn write_eval(out: &mut String, eval: Eval) {
     match eval {
-        Eval::Centipawns(cp) => write_pawns(out, cp),
+        Eval::Centipawns(cp) => write_pawns(out, i64::from(cp)),
         Eval::Mate(moves) => {
             out.push('#');
             if moves < 0 {
                 out.push('-');
             }
-            push_uint(out, moves.unsigned_abs());
+            push_uint(out, u64::from(moves.unsigned_abs()));
         }
     }
 }
 
-fn push_uint(out: &mut String, n: u32) {
+fn push_uint(out: &mut String, n: u64) {
     if n >= 10 {
         push_uint(out, n / 10);
     }
@@ -239,7 +240,8 @@ pub fn write_movetext<'n>(
     mut notes: impl FnMut(u32) -> PlyNotes<'n>,
 ) {
     let mut lines = Lines { out, width, line: 0, glue_next: false };
-    let (mut number, mut white) = (first.number, first.white);
+    // Counted wider than a FEN's move number, which may be `u32::MAX`.
+    let (mut number, mut white) = (u64::from(first.number), first.white);
     let mut numbered = false;
     let mut word = String::new();
     let mut comment = String::new();
@@ -353,6 +355,9 @@ mod tests {
         let mate = PlyNotes { eval: Some(Eval::Mate(2)), ..PlyNotes::default() };
         assert_eq!(text(|o| write_comment(o, NotesForm::Score, false, &mate)), "[%eval #2]");
         assert_eq!(text(|o| write_comment(o, NotesForm::Score, true, &PlyNotes::default())), "");
+        let lowest = PlyNotes { eval: Some(Eval::Centipawns(i32::MIN)), ..PlyNotes::default() };
+        assert_eq!(text(|o| write_comment(o, NotesForm::Score, false, &lowest)), "21474836.48");
+        assert_eq!(text(|o| write_comment(o, NotesForm::Score, true, &lowest)), "-21474836.48");
     }
 
     #[test]
@@ -373,6 +378,11 @@ mod tests {
         assert_eq!(first, FirstMove { number: 12, white: false });
         assert_eq!(line("Kd7 Kd2", first, "*", &|_| PlyNotes::default()), "12... Kd7 13. Kd2 *");
         assert_eq!(line("", first, "*", &notes), "*");
+        let last = FirstMove::of_fen("4k3/8/8/8/8/8/4P3/4K3 b - - 0 4294967295");
+        assert_eq!(
+            line("Kd7 Kd2 Ke7", last, "*", &|_| PlyNotes::default()),
+            "4294967295... Kd7 4294967296. Kd2 Ke7 *"
+        );
     }
 
     #[test]
