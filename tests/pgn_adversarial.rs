@@ -432,6 +432,42 @@ fn random_bytes_between_good_games() {
 }
 
 #[test]
+fn problems_of_one_game_or_gap_are_listed_up_to_a_bound() {
+    use pgnindex::replay::{MAX_SYNTAX, MORE_SYNTAX};
+    // A thousand stray brackets in one game: the first problems one by
+    // one, then one entry where the unlisted ones begin.
+    let brackets = "[".repeat(1000);
+    let input = format!("{brackets}\n1. e4 *\n\n{GOOD}");
+    let games = replay_all(input.as_bytes());
+    assert_eq!(games.len(), 2);
+    let syntax = &games[0].syntax;
+    assert_eq!(syntax.len(), MAX_SYNTAX + 1);
+    assert!(syntax[..MAX_SYNTAX].iter().all(|s| s.message == "malformed tag pair"));
+    assert_eq!((syntax[MAX_SYNTAX].offset, syntax[MAX_SYNTAX].message), (MAX_SYNTAX, MORE_SYNTAX));
+    assert_eq!(games[0].plies(), 1);
+    assert_good(&games[1]);
+    // Ten thousand junk lines before a game: `check` lists a hundred, the
+    // last one standing for the rest.
+    let junk = "not chess\n".repeat(10_000);
+    let dir = scratch();
+    let path = dir.write("junk.pgn", format!("{junk}{GOOD}").as_bytes());
+    let out = run([OsStr::new("check"), path.as_os_str()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let (body, _) = split_summary(&out.stdout);
+    let lines: Vec<&str> = body.lines().collect();
+    assert_eq!(lines.len(), pgnindex::pgn::Reader::LISTED_SKIPS, "{body}");
+    let file = path.display().to_string();
+    assert_eq!(lines[0], format!("{file}:1:1: warning: skipped text between games: 'not chess'"));
+    assert_eq!(
+        lines[lines.len() - 1],
+        format!(
+            "{file}:100:1: warning: skipped text between games: 'not chess', and every line up \
+             to line 10000"
+        )
+    );
+}
+
+#[test]
 fn empty_and_whitespace_only_inputs() {
     for input in [&b""[..], b" \n\t\r\n  \n", b"\n", b"\r\r\r", b"\xef\xbb\xbf"] {
         assert_eq!(replay_all(input).len(), 0, "{input:?}");

@@ -234,6 +234,26 @@ fn imports_add_to_the_tree() {
 }
 
 #[test]
+fn ratings_no_system_gives_are_not_averaged() {
+    let dir = scratch();
+    let db = dir.join("elo.db");
+    let pgn = dir.write(
+        "elo.pgn",
+        "[WhiteElo \"9223372036854775807\"]\n[BlackElo \"9223372036854775807\"]\n\n1. e4 e5 1-0\n\n\
+         [WhiteElo \"2400\"]\n[BlackElo \"2\"]\n\n1. e4 e5 2. Nf3 1-0\n",
+    );
+    // Twice: the tree's sums grow with every import.
+    import(&db, &[arg(&pgn)]).success();
+    import(&db, &[arg(&pgn), "--force", "--keep-duplicates"]).success();
+    let out = run(["explore", "--db", arg(&db), "--format", "json"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let rows: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(rows[0]["uci"], "e2e4", "{rows}");
+    assert_eq!((rows[0]["games"].as_i64(), rows[0]["avg_elo"].as_i64()), (Some(4), Some(1201)));
+    assert_tree_rebuilds_the_same(&db);
+}
+
+#[test]
 fn an_upgraded_database_gets_its_tree() {
     let dir = scratch();
     let db = corpus_db(&dir);

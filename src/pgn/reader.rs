@@ -23,6 +23,7 @@
 //! Positions are byte offsets into the block; [`LineIndex`] turns them into
 //! line and column for messages.
 
+use std::collections::HashSet;
 use std::ops::ControlFlow;
 
 use super::scan;
@@ -33,10 +34,54 @@ pub struct Reader<'a> {
     data: &'a [u8],
     pos: usize,
     skipped: Vec<(usize, usize)>,
+    /// Stretches skipped since the last game (the next one's gap).
+    skipped_in_gap: usize,
     /// No `}` follows this offset (found once, so never searched again).
     no_brace_from: Option<usize>,
     /// Tag names of the game being read (kept to reuse the allocation).
-    seen: Vec<&'a [u8]>,
+    seen: SeenNames<'a>,
+    /// The last line end found, and where its search started: no line
+    /// break lies between them. Junk and malformed tags stop at each `[`
+    /// of a line, and would otherwise search its end again each time.
+    line: Option<(usize, usize)>,
+}
+
+/// Tag names seen in a game's tag section: a list for the usual ten or
+/// twenty, and a set as well past [`SeenNames::LIST`], so that a section
+/// of many thousand tags costs no search through all of them per tag.
+#[derive(Default)]
+struct SeenNames<'a> {
+    list: Vec<&'a [u8]>,
+    set: HashSet<&'a [u8], foldhash::fast::RandomState>,
+}
+
+impl<'a> SeenNames<'a> {
+    /// Names searched in the list alone.
+    const LIST: usize = 32;
+
+    fn clear(&mut self) {
+        self.list.clear();
+        self.set.clear();
+    }
+
+    fn contains(&self, name: &[u8]) -> bool {
+        if self.list.len() <= Self::LIST {
+            self.list.contains(&name)
+        } else {
+            self.set.contains(name)
+        }
+    }
+
+    fn insert(&mut self, name: &'a [u8]) {
+        self.list.push(name);
+        if self.list.len() > Self::LIST {
+            if self.set.is_empty() {
+                self.set.extend(self.list.iter().copied());
+            } else {
+                self.set.insert(name);
+            }
+        }
+    }
 }
 
 const SPACE: u8 = 1;
@@ -98,7 +143,15 @@ impl<'a> Reader<'a> {
     /// A reader over `data`.
     pub fn new(data: &'a [u8]) -> Reader<'a> {
         let pos = if data.starts_with(BOM) { BOM.len() } else { 0 };
-        Reader { data, pos, skipped: Vec::new(), no_brace_from: None, seen: Vec::new() }
+        Reader {
+            data,
+            pos,
+            skipped: Vec::new(),
+            skipped_in_gap: 0,
+            no_brace_from: None,
+            seen: SeenNames::default(),
+            line: None,
+        }
     }
 
     /// The byte offset reached.
@@ -107,9 +160,27 @@ impl<'a> Reader<'a> {
     }
 
     /// Stretches of text between games that were skipped, as
-    /// `(offset, length)`, since the last call.
+    /// `(offset, length)`, since the last call. Each is a line's text (or
+    /// its part before a `[`), except that past [`Reader::LISTED_SKIPS`]
+    /// stretches between two games the last one grows to cover the rest of
+    /// the gap: a file of millions of junk lines makes a bounded list.
     pub fn skipped(&mut self) -> Vec<(usize, usize)> {
         std::mem::take(&mut self.skipped)
+    }
+
+    /// Stretches listed one by one between two games.
+    pub const LISTED_SKIPS: usize = 100;
+
+    /// Skips text from the cursor to `end`.
+    fn skip(&mut self, end: usize) {
+        match self.skipped.last_mut() {
+            Some((at, len)) if self.skipped_in_gap >= Self::LISTED_SKIPS => *len = end - *at,
+            _ => {
+                self.skipped.push((self.pos, end - self.pos));
+                self.skipped_in_gap += 1;
+            }
+        }
+        self.pos = end;
     }
 
     #[inline]
@@ -152,8 +223,16 @@ impl<'a> Reader<'a> {
     }
 
     /// The offset of the end of the line at `from` (the `\n`/`\r` or EOF).
-    fn line_end(&self, from: usize) -> usize {
-        memchr::memchr2(b'\n', b'\r', &self.data[from..]).map_or(self.data.len(), |i| from + i)
+    fn line_end(&mut self, from: usize) -> usize {
+        if let Some((searched_from, end)) = self.line {
+            if (searched_from..=end).contains(&from) {
+                return end;
+            }
+        }
+        let end =
+            memchr::memchr2(b'\n', b'\r', &self.data[from..]).map_or(self.data.len(), |i| from + i);
+        self.line = Some((from, end));
+        end
     }
 
     /// Reads the next game into `visitor`; `None` at the end of input.
@@ -176,11 +255,11 @@ impl<'a> Reader<'a> {
                         Bracket::At(i) => self.pos + i.max(1),
                         Bracket::None | Bracket::UnclosedBrace => end,
                     };
-                    self.skipped.push((self.pos, end - self.pos));
-                    self.pos = end;
+                    self.skip(end);
                 }
             }
         }
+        self.skipped_in_gap = 0;
         visitor.begin_game(self.pos);
         self.read_tags(visitor);
         let skip = visitor.end_tags();
@@ -228,12 +307,12 @@ impl<'a> Reader<'a> {
                 blank_line = self.skip_spaces_seeing_blank_line();
                 continue;
             };
-            if blank_line && seen.contains(&name) {
+            if blank_line && seen.contains(name) {
                 // A repeated tag after an empty line: the next game.
                 self.pos = start;
                 break;
             }
-            seen.push(name);
+            seen.insert(name);
             visitor.tag(name, RawTag(value));
             self.pos = end;
             blank_line = self.skip_spaces_seeing_blank_line();
@@ -951,6 +1030,54 @@ mod tests {
         let g = games("[Event \"a\"]\n\n[White \"x\"]\n\n1. e4 *");
         assert_eq!(g.len(), 1);
         assert_eq!(sans(&g[0]), ["e4"]);
+    }
+
+    #[test]
+    fn a_repeated_name_after_a_blank_line_is_found_among_many_tags() {
+        // More names than the list searched alone: the set answers.
+        let many: String = (0..SeenNames::LIST * 3).map(|i| format!("[T{i} \"x\"]\n\n")).collect();
+        let g =
+            games(&format!("{many}[T0 \"again\"]\n\n[T{} \"new\"]\n1. e4 *", SeenNames::LIST * 3));
+        assert_eq!(g.len(), 2);
+        assert_eq!(g[0].iter().filter(|e| e.starts_with("tag ")).count(), SeenNames::LIST * 3);
+        assert_eq!(g[1][1], "tag T0=again");
+        assert_eq!(sans(&g[1]), ["e4"]);
+    }
+
+    #[test]
+    fn malformed_tags_on_one_line_are_each_reported() {
+        // Each stops at the next `[` of the line, whose end is searched once.
+        let g = games("[[x [ \"y\"][A \"b\"]\n1. e4 *");
+        assert_eq!(g.len(), 1);
+        let syntax: Vec<&String> = g[0].iter().filter(|e| e.starts_with("syntax")).collect();
+        assert_eq!(
+            syntax,
+            [
+                "syntax malformed tag pair@0",
+                "syntax malformed tag pair@1",
+                "syntax malformed tag pair@4"
+            ]
+        );
+        assert_eq!(g[0].iter().find(|e| e.starts_with("tag ")).unwrap(), "tag A=b");
+        assert_eq!(sans(&g[0]), ["e4"]);
+    }
+
+    #[test]
+    fn a_long_gap_of_junk_is_listed_up_to_a_bound_then_as_one_stretch() {
+        let junk = "junk line\n".repeat(Reader::LISTED_SKIPS + 50);
+        let text = format!("{junk}[Event \"a\"]\n1. e4 *\nmore junk\n[Event \"b\"]\n1. d4 *");
+        let mut reader = Reader::new(text.as_bytes());
+        assert!(reader.read_game(&mut Log::default()).is_some());
+        let skipped = reader.skipped();
+        assert_eq!(skipped.len(), Reader::LISTED_SKIPS);
+        assert_eq!(skipped[0], (0, 9));
+        let (at, len) = skipped[Reader::LISTED_SKIPS - 1];
+        assert_eq!(at, (Reader::LISTED_SKIPS - 1) * 10);
+        assert_eq!(at + len, junk.len() - 1, "the last stretch reaches the gap's last line");
+        // The next gap is listed afresh.
+        assert!(reader.read_game(&mut Log::default()).is_some());
+        let more = text.find("more junk").unwrap();
+        assert_eq!(reader.skipped(), [(more, 9)]);
     }
 
     #[test]

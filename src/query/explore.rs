@@ -63,7 +63,7 @@ impl MoveStats {
         self.white_wins += other.white_wins;
         self.draws += other.draws;
         self.black_wins += other.black_wins;
-        self.elo_sum += other.elo_sum;
+        self.elo_sum = self.elo_sum.saturating_add(other.elo_sum);
         self.elo_count += other.elo_count;
         if other.last_date > self.last_date {
             self.last_date = other.last_date;
@@ -74,7 +74,7 @@ impl MoveStats {
     pub fn avg_elo(&self) -> Option<i64> {
         (self.elo_count > 0).then(|| {
             let n = self.elo_count as i64;
-            (self.elo_sum + n / 2).div_euclid(n)
+            self.elo_sum.saturating_add(n / 2).div_euclid(n)
         })
     }
 
@@ -178,7 +178,8 @@ impl<'p> Tally<'p> {
             None => {}
         }
         for elo in [hit.white_elo, hit.black_elo].into_iter().flatten() {
-            stats.elo_sum += elo;
+            // Saturating: a database edited by hand may hold any integer.
+            stats.elo_sum = stats.elo_sum.saturating_add(elo);
             stats.elo_count += 1;
         }
         if let Some(date) = hit.date.filter(|d| tree::known_year(d)) {

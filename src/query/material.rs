@@ -435,7 +435,7 @@ impl Ending {
     pub fn avg_elo(&self) -> Option<i64> {
         (self.elo_count > 0).then(|| {
             let n = self.elo_count as i64;
-            (self.elo_sum + n / 2).div_euclid(n)
+            self.elo_sum.saturating_add(n / 2).div_euclid(n)
         })
     }
 
@@ -476,7 +476,8 @@ impl MaterialSearch {
                 None => {}
             }
             for elo in [white_elo, black_elo].into_iter().flatten() {
-                ending.elo_sum += elo;
+                // Saturating: a database edited by hand may hold any integer.
+                ending.elo_sum = ending.elo_sum.saturating_add(elo);
                 ending.elo_count += 1;
             }
             ending.plies_after +=

@@ -11,5 +11,7 @@ pub mod parallel;
 mod replayer;
 mod tags;
 
-pub use replayer::{GameError, GameRecord, ReplayOptions, Replayer, VariantKind};
+pub use replayer::{
+    GameError, GameRecord, ReplayOptions, Replayer, VariantKind, MAX_SYNTAX, MORE_SYNTAX,
+};
 pub use tags::TagPairs;

@@ -114,8 +114,18 @@ fn skipped_warnings(
     let mut warnings = Vec::new();
     for (at, len) in reader.skipped() {
         let (l, c) = lines.locate(at);
-        let text = String::from_utf8_lossy(&data[at..at + len.min(40)]).into_owned();
-        warnings.push((l, c, format!("skipped text between games: '{text}'")));
+        let shown = &data[at..at + len];
+        // A stretch spans lines only when it stands for the unlisted rest
+        // of a long gap.
+        let first_line = memchr::memchr2(b'\n', b'\r', shown).map_or(shown, |end| &shown[..end]);
+        let text = String::from_utf8_lossy(&first_line[..first_line.len().min(40)]).into_owned();
+        let message = if first_line.len() == len {
+            format!("skipped text between games: '{text}'")
+        } else {
+            let last = lines.locate(at + len).0;
+            format!("skipped text between games: '{text}', and every line up to line {last}")
+        };
+        warnings.push((l, c, message));
     }
     warnings
 }

@@ -32,6 +32,13 @@ use crate::pgn::commands::{self, pieces, whole_comment, Command, Eval, Piece, Wh
 use crate::pgn::movetext::{self as written, NotesForm, PlyNotes};
 use crate::pgn::{GameResult, RawComment, RawTag, Skip, Syntax, Visitor};
 
+/// Syntax problems a game's record lists one by one.
+pub const MAX_SYNTAX: usize = 100;
+
+/// The message of the entry after the first [`MAX_SYNTAX`] problems,
+/// located at the first one not listed.
+pub const MORE_SYNTAX: &str = "more syntax problems from here on are not listed";
+
 /// What to record besides tags, moves and the final position.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ReplayOptions {
@@ -98,7 +105,9 @@ pub struct GameRecord {
     /// The piece-letter language the moves were read in
     /// ([`Lang::Descriptive`] for descriptive notation).
     pub lang: Lang,
-    /// Syntax problems the tokenizer reported (the game was still read).
+    /// Syntax problems the tokenizer reported (the game was still read):
+    /// the first [`MAX_SYNTAX`], then, if there were more, one whose
+    /// message is [`MORE_SYNTAX`] at the first of those.
     pub syntax: Vec<Syntax>,
     /// Clock readings (`[%clk]`, milliseconds) by ply: the ply is the
     /// number of moves played when the comment came (1 = after the first
@@ -846,7 +855,14 @@ impl<'a> Visitor<'a> for Replayer<'a> {
     }
 
     fn syntax(&mut self, problem: Syntax) {
-        self.syntax.push(problem);
+        // Listed up to a bound, then once more to say where the unlisted
+        // ones begin: a game of millions of stray brackets is not held (or
+        // reported) problem by problem.
+        match self.syntax.len() {
+            n if n < MAX_SYNTAX => self.syntax.push(problem),
+            MAX_SYNTAX => self.syntax.push(Syntax { message: MORE_SYNTAX, ..problem }),
+            _ => {}
+        }
     }
 
     fn movetext(&mut self, raw: &'a [u8], offset: usize) {

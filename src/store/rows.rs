@@ -138,9 +138,11 @@ impl GameOpening {
     }
 }
 
-/// Parses an Elo tag: a positive integer, else `None`.
+/// Parses an Elo tag: a rating from 1 to 9999, else `None`. No rating
+/// system reaches five digits, and the bound keeps every sum of ratings
+/// (the explorer's averages) far from overflowing.
 fn elo(value: &str) -> Option<i64> {
-    value.trim().parse::<i64>().ok().filter(|&e| e > 0)
+    value.trim().parse::<i64>().ok().filter(|e| (1..=9999).contains(e))
 }
 
 impl GameRow {
@@ -472,6 +474,29 @@ mod tests {
             .into_iter()
             .map(|g| GameRow::build(g, options))
             .collect()
+    }
+
+    #[test]
+    fn ratings_are_one_to_four_digits_and_other_values_stay_tags() {
+        for (value, rating) in [
+            ("2400", Some(2400)),
+            (" 1 ", Some(1)),
+            ("9999", Some(9999)),
+            ("10000", None),
+            ("0", None),
+            ("-5", None),
+            ("9223372036854775807", None),
+            ("2400.5", None),
+        ] {
+            assert_eq!(elo(value), rating, "{value:?}");
+        }
+        let text = "[WhiteElo \"9223372036854775807\"]\n[BlackElo \"2710\"]\n\n1. e4 *\n";
+        let g = &rows(text, RowOptions::default())[0];
+        assert_eq!((g.header.white_elo, g.header.black_elo), (None, Some(2710)));
+        assert_eq!(
+            g.tags.as_ref().map(|t| t.iter().collect::<Vec<_>>()),
+            Some(vec![("WhiteElo", "9223372036854775807")])
+        );
     }
 
     #[test]

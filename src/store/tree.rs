@@ -53,7 +53,8 @@ impl Counts {
             _ => {}
         }
         for elo in elos.into_iter().flatten() {
-            self.elo_sum += elo;
+            // Saturating: a database edited by hand may hold any integer.
+            self.elo_sum = self.elo_sum.saturating_add(elo);
             self.elo_count += 1;
         }
         if let Some(date) = date.filter(|d| known_year(d)) {
