@@ -61,7 +61,11 @@ impl<'a> SeenNames<'a> {
 
     fn clear(&mut self) {
         self.list.clear();
-        self.set.clear();
+        // Clearing a set may cost its capacity even when it is empty: only
+        // a game of many tags filled it.
+        if !self.set.is_empty() {
+            self.set.clear();
+        }
     }
 
     fn contains(&self, name: &[u8]) -> bool {
