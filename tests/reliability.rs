@@ -904,7 +904,10 @@ fn a_query_during_an_exclusive_import_waits_for_it() {
         if !sql.status.success() {
             // Before the import created the database and took its lock.
             assert!(!import_done, "{stderr}");
-            assert!(stderr.contains("no such database") || stderr.contains("not a pgnindex"));
+            assert!(
+                stderr.contains("no such database") || stderr.contains("not a pgnindex"),
+                "{stderr}"
+            );
             std::thread::sleep(Duration::from_millis(20));
             continue;
         }

@@ -12,7 +12,7 @@
 //! sync, which the writer checks, comes anyway.
 
 use std::fs::File;
-use std::path::Path;
+use std::sync::Arc;
 
 use super::background::Background;
 
@@ -21,11 +21,14 @@ use super::background::Background;
 pub struct Flusher(Background);
 
 impl Flusher {
-    /// Starts the thread for the database file at `path`; `None` if the
-    /// file cannot be opened or the thread not started (the import then
-    /// goes on without it).
-    pub fn start(path: &Path) -> Option<Flusher> {
-        let file = File::open(path).ok()?;
+    /// Starts the thread for the database file open as `file`; `None` if
+    /// the thread cannot be started (the import then goes on without it).
+    ///
+    /// The file is the writer's own handle, shared, never one opened here:
+    /// closing any descriptor of the database file drops every POSIX lock
+    /// this process holds on it, SQLite's included, and an exclusive
+    /// import would go on writing with its lock gone.
+    pub fn start(file: Arc<File>) -> Option<Flusher> {
         Background::start("pgnindex-flush", move || {
             let _ = file.sync_data();
         })
@@ -54,13 +57,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("f");
         let mut file = File::create(&path).unwrap();
-        let flusher = Flusher::start(&path).unwrap();
+        let flusher = Flusher::start(Arc::new(File::open(&path).unwrap())).unwrap();
         for _ in 0..20 {
             file.write_all(&[7; 4096]).unwrap();
             flusher.request();
         }
         flusher.stop();
         assert_eq!(std::fs::metadata(&path).unwrap().len(), 20 * 4096);
-        assert!(Flusher::start(&dir.path().join("missing")).is_none());
     }
 }

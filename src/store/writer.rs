@@ -20,7 +20,7 @@
 use std::fs::File;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 use std::time::Instant;
 
 use rusqlite::types::{ToSql, ToSqlOutput};
@@ -224,9 +224,11 @@ pub struct Problem {
 pub struct Writer {
     db: Db,
     path: PathBuf,
-    /// The import lock; also how the file is synced at the end of an
-    /// exclusive import.
-    lock: File,
+    /// The import lock; also how the file is synced, alongside by the
+    /// [`Flusher`] and at the end of an exclusive import. Declared after
+    /// `db`, so that it is closed after the connection (see
+    /// [`Flusher::start`]).
+    lock: Arc<File>,
     options: WriterOptions,
     /// The id of the next game stored (checked against [`GameId`]'s range
     /// when one is).
@@ -427,7 +429,7 @@ impl Writer {
         let mut writer = Writer {
             db,
             path: path.to_path_buf(),
-            lock,
+            lock: Arc::new(lock),
             options,
             next_id: 1,
             in_transaction: false,
@@ -463,7 +465,7 @@ impl Writer {
         if options.sharing == Sharing::Readers {
             writer.checkpointer = Checkpointer::start(path);
         }
-        writer.flusher = Flusher::start(path);
+        writer.flusher = Flusher::start(Arc::clone(&writer.lock));
         if writer.checkpointer.is_some() {
             writer
                 .conn()
