@@ -4,11 +4,13 @@
 use std::io::{self, Write};
 
 use clap::Args;
+use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
+use rusqlite::ErrorCode;
 
 use pgnindex::db;
 use pgnindex::query::format::{Cell, RowFormat, RowWriter, TableStyle};
 use pgnindex::query::functions;
-use pgnindex::query::sql::{self, ResultSink};
+use pgnindex::query::sql::{self, ResultSink, SqlError};
 
 use super::exit::Exit;
 use super::query_args::{self, DbArgs, RowsFormat};
@@ -79,12 +81,36 @@ impl<W: Write> ResultSink for Sink<W> {
     }
 }
 
-/// Runs `sql`: exit 1 for SQL that fails.
+/// Runs `sql`: exit 1 for SQL that fails. Without a database (none at the
+/// path and no `--write`), statements that read no table still run, on an
+/// empty read-only connection: `SELECT polyglot_key('…')` needs no games.
+/// One that reads a table then fails as the missing database.
 pub fn run(args: &SqlArgs) -> anyhow::Result<Exit> {
     let path = args.db.path();
-    let conn = if args.write { db::open_read_write(&path)? } else { db::open_read_only(&path)? };
+    let standalone = !args.write && !path.exists();
+    let conn = if args.write {
+        db::open_read_write(&path)?
+    } else if standalone {
+        let conn = rusqlite::Connection::open_in_memory()?;
+        // Read-only as a database opened for a query: nothing written
+        // to memory would be kept.
+        conn.pragma_update(None, "query_only", true)?;
+        // SQLite's own tables and pragmas exist in an empty connection
+        // too, and would answer with nothing instead of the database.
+        // (`count_changes` is the one the statement runner sets itself.)
+        conn.authorizer(Some(|ctx: AuthContext<'_>| match ctx.action {
+            AuthAction::Pragma { pragma_name: "count_changes", .. } => Authorization::Allow,
+            AuthAction::Read { .. } | AuthAction::Pragma { .. } => Authorization::Deny,
+            _ => Authorization::Allow,
+        }))?;
+        conn
+    } else {
+        db::open_read_only(&path)?
+    };
     functions::register(&conn, &path)?;
-    functions::create_views(&conn)?;
+    if !standalone {
+        functions::create_views(&conn)?;
+    }
     let mut sink = Sink {
         out: Some(query_args::stdout()),
         rows: None,
@@ -101,9 +127,34 @@ pub fn run(args: &SqlArgs) -> anyhow::Result<Exit> {
         out.flush()?;
     }
     drop(sink);
-    let summary = summary?;
+    let summary = match summary {
+        Err(err) if standalone && reads_the_database(&err) => {
+            return Err(db::DbError::Missing { path }.into())
+        }
+        summary => summary?,
+    };
     if summary.changes > 0 {
         eprintln!("pgnindex: {} rows changed", summary.changes);
     }
     Ok(Exit::Success)
+}
+
+/// Whether a statement run without a database failed for want of one: it
+/// reads a table or a pragma (denied), names a table that an empty
+/// connection does not have, a function that reads games could not open
+/// the database, or it writes.
+fn reads_the_database(err: &SqlError) -> bool {
+    match err {
+        // A write: with `--write` the database must exist.
+        SqlError::ReadOnly(_) => true,
+        SqlError::Query(err) => {
+            let denied =
+                err.sqlite_error_code() == Some(ErrorCode::AuthorizationForStatementDenied);
+            let text = err.to_string();
+            denied
+                || text.contains("no such table")
+                || text.contains("unable to open database file")
+        }
+        SqlError::Output(_) => false,
+    }
 }
