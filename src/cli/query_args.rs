@@ -11,7 +11,7 @@ use rusqlite::Connection;
 
 use pgnindex::db;
 use pgnindex::notation::material::{MaterialSpec, Pattern};
-use pgnindex::query::filter::{DateBound, Filters, OPENING_SCHEMA, SPEED_SCHEMA};
+use pgnindex::query::filter::{DateBound, Filters, Outcome, OPENING_SCHEMA, SPEED_SCHEMA};
 use pgnindex::query::format::{RowFormat, TableStyle};
 use pgnindex::query::material::{self, MaterialSearch};
 use pgnindex::query::search::Search;
@@ -166,9 +166,19 @@ pub struct FilterArgs {
     /// the mainline (lichess opening names), not the Opening tag.
     #[arg(long, value_name = "TEXT", help_heading = "Filters")]
     pub opening: Option<String>,
-    /// The result: 1-0, 0-1, 1/2-1/2 or *.
+    /// The result: 1-0, 0-1, 1/2-1/2 or *, White's view (with --player,
+    /// --won, --lost and --drew take the player's side).
     #[arg(long, value_name = "RESULT", help_heading = "Filters", allow_hyphen_values = true)]
     pub result: Option<String>,
+    /// The --player NAME won, as White or as Black.
+    #[arg(long, help_heading = "Filters", conflicts_with_all = ["lost", "drew"])]
+    pub won: bool,
+    /// The --player NAME lost, as White or as Black.
+    #[arg(long, help_heading = "Filters", conflicts_with = "drew")]
+    pub lost: bool,
+    /// The --player NAME's game was drawn.
+    #[arg(long, help_heading = "Filters")]
+    pub drew: bool,
     /// Both players rated at least N (games without both ratings are left
     /// out).
     #[arg(long, value_name = "N", help_heading = "Filters")]
@@ -209,6 +219,13 @@ impl FilterArgs {
             eco: self.eco.as_deref().map(str::parse).transpose()?,
             opening: self.opening.clone(),
             result: self.result.as_deref().map(str::parse).transpose()?,
+            outcome: [
+                (self.won, Outcome::Won),
+                (self.lost, Outcome::Lost),
+                (self.drew, Outcome::Drew),
+            ]
+            .into_iter()
+            .find_map(|(set, outcome)| set.then_some(outcome)),
             min_elo: self.min_elo,
             max_elo: self.max_elo,
             since: self.since.as_deref().map(|d| DateBound::parse("since", d)).transpose()?,
@@ -422,5 +439,13 @@ mod tests {
         assert_eq!(speed("correspondence"), Some(Speed::Correspondence));
         assert_eq!(parse(&[]).unwrap().filters.filters().unwrap().speed, None);
         assert!(bad(&["--speed", "fast"]).starts_with("--speed: 'fast' is not a speed"));
+        let outcome = |args: &[&str]| parse(args).unwrap().filters.filters().unwrap().outcome;
+        assert_eq!(outcome(&["--player", "x", "--won"]), Some(Outcome::Won));
+        assert_eq!(outcome(&["--player", "x", "--lost"]), Some(Outcome::Lost));
+        assert_eq!(outcome(&["--player", "x", "--drew"]), Some(Outcome::Drew));
+        assert_eq!(outcome(&["--player", "x"]), None);
+        assert!(bad(&["--won"]).starts_with("--won needs --player NAME"));
+        assert!(parse(&["--player", "x", "--won", "--lost"]).is_err(), "one outcome at most");
+        assert!(parse(&["--player", "x", "--lost", "--drew"]).is_err());
     }
 }

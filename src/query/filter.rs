@@ -15,7 +15,12 @@
 //!   position (`opening_eco`, schema version 9) instead;
 //! - `opening`: case-insensitive substring of the name of the opening by
 //!   position (`opening_name`, schema version 9), not of the `Opening` tag;
-//! - `result`: `1-0`, `0-1`, `1/2-1/2` (also `1/2`, `½-½`, `draw`) or `*`;
+//! - `result`: `1-0`, `0-1`, `1/2-1/2` (also `1/2`, `½-½`, `draw`) or `*`,
+//!   White's view;
+//! - `outcome`: the result from the side of the `player` filter's player:
+//!   won (`1-0` as White, `0-1` as Black), lost, or drew; it needs
+//!   `player`. A game both of whose names match passes when either side
+//!   has the outcome;
 //! - `min_elo`/`max_elo`: both players' ratings within the bound; a game
 //!   without both ratings never passes an Elo filter;
 //! - `since`/`until`: PGN dates `YYYY`, `YYYY.MM` or `YYYY.MM.DD` (`-` or
@@ -56,6 +61,9 @@ pub enum FilterError {
         /// The value given.
         value: String,
     },
+    /// A result from a player's side without the player.
+    #[error("--{0} needs --player NAME: it is the result from that player's side")]
+    OutcomeWithoutPlayer(&'static str),
     /// An empty name.
     #[error("--{0}: the name is empty")]
     EmptyName(&'static str),
@@ -101,6 +109,28 @@ impl std::str::FromStr for EcoRange {
             return Err(FilterError::EcoOrder(text.to_string()));
         }
         Ok(EcoRange { first, last })
+    }
+}
+
+/// A game's result from one player's side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// The player won.
+    Won,
+    /// The player lost.
+    Lost,
+    /// The game was drawn.
+    Drew,
+}
+
+impl Outcome {
+    /// The flag that asks for it: `won`, `lost` or `drew`.
+    pub fn flag(self) -> &'static str {
+        match self {
+            Outcome::Won => "won",
+            Outcome::Lost => "lost",
+            Outcome::Drew => "drew",
+        }
     }
 }
 
@@ -200,6 +230,8 @@ pub struct Filters {
     pub opening: Option<String>,
     /// The result.
     pub result: Option<ResultFilter>,
+    /// The result from the side of [`Filters::player`]'s player.
+    pub outcome: Option<Outcome>,
     /// Both players rated at least this.
     pub min_elo: Option<i64>,
     /// Both players rated at most this.
@@ -250,10 +282,10 @@ impl Filters {
     }
 
     /// Checks the names (an empty name would match every game, which is
-    /// surely not what was meant).
+    /// surely not what was meant), and that an outcome has its player.
     ///
     /// # Errors
-    /// [`FilterError::EmptyName`].
+    /// [`FilterError::EmptyName`], [`FilterError::OutcomeWithoutPlayer`].
     pub fn check(&self) -> Result<(), FilterError> {
         let names = [
             ("white", &self.white),
@@ -268,7 +300,12 @@ impl Filters {
                 return Err(FilterError::EmptyName(flag));
             }
         }
-        Ok(())
+        match self.outcome {
+            Some(outcome) if self.player.is_none() => {
+                Err(FilterError::OutcomeWithoutPlayer(outcome.flag()))
+            }
+            _ => Ok(()),
+        }
     }
 
     /// [`Filters::to_sql`] for the schema version of `conn`'s database.
@@ -311,8 +348,29 @@ impl Filters {
             f.params.push(like(v));
         }
         if let Some(v) = &self.player {
-            f.sql += " AND (g.white LIKE ? ESCAPE '\\' OR g.black LIKE ? ESCAPE '\\')";
-            f.params.extend([like(v), like(v)]);
+            // The player's side decides a win or a loss.
+            let sides = match self.outcome {
+                Some(Outcome::Won) => Some(("1-0", "0-1")),
+                Some(Outcome::Lost) => Some(("0-1", "1-0")),
+                Some(Outcome::Drew) | None => None,
+            };
+            if let Some((as_white, as_black)) = sides {
+                f.sql += " AND ((g.white LIKE ? ESCAPE '\\' AND g.result = ?) \
+                          OR (g.black LIKE ? ESCAPE '\\' AND g.result = ?))";
+                f.params.extend([
+                    like(v),
+                    Value::Text(as_white.to_string()),
+                    like(v),
+                    Value::Text(as_black.to_string()),
+                ]);
+            } else {
+                f.sql += " AND (g.white LIKE ? ESCAPE '\\' OR g.black LIKE ? ESCAPE '\\')";
+                f.params.extend([like(v), like(v)]);
+            }
+            if self.outcome == Some(Outcome::Drew) {
+                f.sql += " AND g.result = ?";
+                f.params.push(Value::Text(ResultFilter::Draw.as_str().to_string()));
+            }
         }
         if let Some(eco) = &self.eco {
             // The end is the last code with its last digit raised by one
@@ -518,6 +576,19 @@ mod tests {
         assert_eq!(select_at(&eco, GAME_ROWS_SCHEMA - 1), [1, 2, 4, 5], "the table of schema 15");
         assert_eq!(f(|f| f.result = Some(ResultFilter::Draw)), [3]);
         assert_eq!(f(|f| f.result = Some(ResultFilter::Unknown)), [4]);
+        // Carlsen won 1 (White, 1-0) and lost 2 (White, 0-1), drew 3 (Black).
+        let carlsen = |outcome| Filters {
+            player: Some("carlsen".into()),
+            outcome: Some(outcome),
+            ..Filters::default()
+        };
+        assert_eq!(select(&carlsen(Outcome::Won)), [1]);
+        assert_eq!(select(&carlsen(Outcome::Lost)), [2]);
+        assert_eq!(select(&carlsen(Outcome::Drew)), [3]);
+        // O'Brien lost 1 as Black: White's 1-0 is Black's loss.
+        let obrien = Filters { player: Some("o'brien".into()), ..carlsen(Outcome::Lost) };
+        assert_eq!(select(&obrien), [1]);
+        assert!(select(&Filters { outcome: Some(Outcome::Won), ..obrien }).is_empty());
         assert_eq!(f(|f| f.min_elo = Some(2750)), [3]);
         assert_eq!(f(|f| f.max_elo = Some(2800)), [1, 3]);
         assert_eq!(f(|f| f.since = Some(DateBound::parse("since", "2020.05").unwrap())), [1, 3]);
@@ -544,5 +615,10 @@ mod tests {
         let f = Filters { opening: Some(String::new()), ..Filters::default() };
         assert_eq!(f.check().unwrap_err().to_string(), "--opening: the name is empty");
         assert!(Filters::default().is_empty());
+        let f = Filters { outcome: Some(Outcome::Lost), ..Filters::default() };
+        assert_eq!(
+            f.check().unwrap_err().to_string(),
+            "--lost needs --player NAME: it is the result from that player's side"
+        );
     }
 }
