@@ -14,6 +14,7 @@ use pgnindex::replay::openings::{Opening, Openings};
 
 use super::exit::Exit;
 use super::query_args::{self, DbArgs, FilterArgs, MaterialArgs, PositionArgs, RowsFormat};
+use super::words::counted;
 
 /// The columns of `explore` in CSV and JSON.
 pub const COLUMNS: [&str; 11] = [
@@ -158,7 +159,7 @@ pub fn run(args: &ExploreArgs) -> anyhow::Result<Exit> {
             rows.row(&table_cells(m))?;
         }
         let mut out = rows.finish()?;
-        let mut total = format!("{} games reach the position", explorer.games);
+        let mut total = format!("{} reach the position", counted(explorer.games, "game"));
         if explorer.ended > 0 {
             total += &format!("; {} end there", explorer.ended);
         }
@@ -173,8 +174,8 @@ pub fn run(args: &ExploreArgs) -> anyhow::Result<Exit> {
     }
     if explorer.rejected > 0 {
         eprintln!(
-            "pgnindex: {} games left out: their key matches but their move is not legal here",
-            explorer.rejected
+            "pgnindex: {} left out: their key matches but their move is not legal here",
+            counted(explorer.rejected, "game")
         );
     }
     Ok(Exit::Success)

@@ -11,6 +11,7 @@ use pgnindex::query::search::{Found, Page, Search};
 
 use super::exit::Exit;
 use super::query_args::{self, DbArgs, FilterArgs, MaterialArgs, PositionArgs};
+use super::words::counted;
 
 /// The columns of `find`: `error` says why a game's replay stopped, if it
 /// did, so such a game never passes for a whole one.
@@ -111,15 +112,15 @@ pub fn run(args: &FindArgs) -> anyhow::Result<Exit> {
     };
     if stats.rejected > 0 {
         eprintln!(
-            "pgnindex: {} games left out: their key matches but they do not reach the position",
-            stats.rejected
+            "pgnindex: {} left out: their key matches but they do not reach the position",
+            counted(stats.rejected, "game")
         );
     }
     if stats.more && args.format == FindFormat::Table {
         eprintln!(
-            "pgnindex: first {} games shown; --offset {} for the next ones, --limit 0 for all, \
+            "pgnindex: first {} shown; --offset {} for the next ones, --limit 0 for all, \
              --count for the number",
-            stats.returned,
+            counted(stats.returned, "game"),
             args.offset + stats.returned
         );
     }

@@ -6,10 +6,11 @@ use clap::{Args, ValueEnum};
 use serde_json::Value;
 
 use pgnindex::query::format::json_object;
-use pgnindex::query::info::{info, Info, OpeningCount};
+use pgnindex::query::info::{info, Info, OpeningCount, SourceInfo};
 
 use super::exit::Exit;
 use super::query_args::{self, DbArgs};
+use super::words::{counted, thousands};
 
 /// Output formats of `info`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -52,19 +53,6 @@ pub fn run(args: &InfoArgs) -> anyhow::Result<Exit> {
     Ok(Exit::Success)
 }
 
-/// `1234567` → `1,234,567`.
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 fn size(bytes: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KB", "MB", "GB", "TB"];
     let mut value = bytes as f64;
@@ -97,8 +85,8 @@ fn write_text(out: &mut impl Write, info: &Info) -> std::io::Result<()> {
     if info.deleted > 0 {
         writeln!(
             out,
-            "deleted    {} games, left out of every answer (`pgnindex vacuum` gives their space back)",
-            thousands(info.deleted)
+            "deleted    {}, left out of every answer (`pgnindex vacuum` gives their space back)",
+            counted(info.deleted, "game")
         )?;
     }
     let unfinished = info.sources.iter().filter(|s| !s.finished).count();
@@ -109,7 +97,7 @@ fn write_text(out: &mut impl Write, info: &Info) -> std::io::Result<()> {
     };
     writeln!(out, "index      {}", indexing(info))?;
     writeln!(out, "sources    {}{state}", info.sources.len())?;
-    for s in info.sources.iter().take(SHOWN_SOURCES) {
+    for (s, name) in info.sources.iter().zip(source_names(&info.sources)).take(SHOWN_SOURCES) {
         let index = match (s.positions_indexed, s.max_ply) {
             (Some(false), _) => ", no position index".to_string(),
             (Some(true), Some(n)) => format!(", positions up to ply {n}"),
@@ -117,19 +105,18 @@ fn write_text(out: &mut impl Write, info: &Info) -> std::io::Result<()> {
         };
         writeln!(
             out,
-            "  {}: {} games, {} duplicates, {} errors{index} ({})",
-            printable(&s.path),
-            thousands(s.games),
-            thousands(s.duplicates),
-            thousands(s.errors),
+            "  {}: {}, {}, {}{index} ({})",
+            printable(&name),
+            counted(s.games, "game"),
+            counted(s.duplicates, "duplicate"),
+            counted(s.errors, "error"),
             s.started_at
         )?;
     }
     if info.sources.len() > SHOWN_SOURCES {
         writeln!(out, "  … and {} more", info.sources.len() - SHOWN_SOURCES)?;
     }
-    let problems: Vec<String> =
-        info.problems.iter().map(|(kind, n)| format!("{} {kind}", thousands(*n))).collect();
+    let problems: Vec<String> = info.problems.iter().map(|(kind, n)| counted(*n, kind)).collect();
     let problems = if problems.is_empty() { "none".to_string() } else { problems.join(", ") };
     writeln!(out, "problems   {problems} (see the import_errors table)")?;
     match &info.dates {
@@ -178,7 +165,7 @@ fn write_openings(
         }
     }
     if without > 0 {
-        writeln!(out, "  without one: {} games", thousands(without))?;
+        writeln!(out, "  without one: {}", counted(without, "game"))?;
     }
     Ok(())
 }
@@ -257,9 +244,10 @@ fn to_json(info: &Info) -> String {
     let sources: Value = info
         .sources
         .iter()
-        .map(|s| {
+        .zip(source_names(&info.sources))
+        .map(|(s, name)| {
             serde_json::json!({
-                "path": s.path, "games": s.games, "duplicates": s.duplicates,
+                "path": s.path, "name": name, "games": s.games, "duplicates": s.duplicates,
                 "errors": s.errors, "positions": s.positions,
                 "started_at": s.started_at, "finished": s.finished,
                 "positions_indexed": s.positions_indexed, "max_ply": s.max_ply,
@@ -311,15 +299,29 @@ fn printable(text: &str) -> String {
     text.chars().map(|c| if c.is_control() { '\u{FFFD}' } else { c }).collect()
 }
 
+/// What each source is called: its path, or `standard input #N` for the
+/// Nth import from standard input (whose path is `-`).
+fn source_names(sources: &[SourceInfo]) -> Vec<String> {
+    let mut stdin = 0;
+    sources
+        .iter()
+        .map(|s| {
+            if s.path == "-" {
+                stdin += 1;
+                format!("standard input #{stdin}")
+            } else {
+                s.path.clone()
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn numbers_read_well() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(1234567), "1,234,567");
-        assert_eq!(thousands(100), "100");
         assert_eq!(size(999), "999 B");
         assert_eq!(size(12_345_678), "12.3 MB");
     }

@@ -303,7 +303,11 @@ fn migrate(conn: &Connection, path: &Path) -> Result<(), DbError> {
         if tables > 0 {
             return Err(DbError::NotOurs {
                 path: path.to_path_buf(),
-                reason: format!("it has {tables} tables but no pgnindex schema version"),
+                reason: if tables == 1 {
+                    "it has a table but no pgnindex schema version".to_string()
+                } else {
+                    format!("it has {tables} tables but no pgnindex schema version")
+                },
             });
         }
     }
