@@ -6,7 +6,9 @@ use pgnindex::query::search::{Page, Search};
 use pgnindex::store::delete::Deleter;
 
 use super::exit::Exit;
+use super::progress;
 use super::query_args::{self, DbArgs, FilterArgs, PositionArgs};
+use super::words::counted;
 
 /// Arguments of `delete`.
 #[derive(Debug, Args)]
@@ -26,6 +28,9 @@ pub struct DeleteArgs {
     position: PositionArgs,
     #[command(flatten)]
     filters: FilterArgs,
+    /// No progress on the terminal: the summary line alone.
+    #[arg(long)]
+    quiet: bool,
 }
 
 /// Runs `delete`: one line on stderr with the number of games deleted.
@@ -41,17 +46,27 @@ pub fn run(args: &DeleteArgs) -> anyhow::Result<Exit> {
     let path = args.db.path();
     let deleter = Deleter::open(&path)?;
     query_args::check_index(deleter.connection(), &search)?;
+    let bar = progress::spinner("deleting", args.quiet);
+    bar.set_message("finding the games");
     let mut ids = Vec::new();
     let stats = search.find(deleter.connection(), Page::default(), false, |found| {
         ids.push(found.game.id);
+        if ids.len().is_multiple_of(1024) {
+            bar.set_message(format!("finding the games: {}", counted(ids.len() as u64, "game")));
+        }
         Ok(())
-    })?;
-    let deleted = deleter.delete(&ids)?;
-    eprintln!("pgnindex: {}: {deleted} games deleted", path.display());
+    });
+    let deleted = stats.map_err(anyhow::Error::from).and_then(|stats| {
+        bar.set_message(format!("deleting {}", counted(ids.len() as u64, "game")));
+        Ok((stats, deleter.delete(&ids)?))
+    });
+    bar.finish_and_clear();
+    let (stats, deleted) = deleted?;
+    eprintln!("pgnindex: {}: {} deleted", path.display(), counted(deleted, "game"));
     if stats.rejected > 0 {
         eprintln!(
-            "pgnindex: {} games kept: their key matches but they do not reach the position",
-            stats.rejected
+            "pgnindex: {} kept: their key matches but they do not reach the position",
+            counted(stats.rejected, "game")
         );
     }
     Ok(Exit::Success)

@@ -14,7 +14,9 @@ use pgnindex::query::pgn;
 use pgnindex::query::search::{Page, Search};
 
 use super::exit::{Exit, UsageError};
+use super::progress;
 use super::query_args::{self, DbArgs, FilterArgs, MaterialArgs, PositionArgs};
+use super::words::counted;
 
 /// Arguments of `export`.
 #[derive(Debug, Args)]
@@ -58,6 +60,9 @@ pub struct ExportArgs {
     /// 2147483647; default 0).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=i64::from(MAX_SHARD)))]
     shard: Option<u32>,
+    /// No progress on the terminal: the summary line alone.
+    #[arg(long)]
+    quiet: bool,
 }
 
 /// What `export` writes.
@@ -101,6 +106,9 @@ pub(super) fn parse_file_size(text: &str) -> Result<u64, String> {
     Ok(size)
 }
 
+/// Games written between two updates of the progress line.
+const PROGRESS_EVERY: u64 = 256;
+
 /// Runs `export`.
 pub fn run(args: &ExportArgs) -> anyhow::Result<Exit> {
     let search = Search { target: args.position.target()?, filters: args.filters.filters()? };
@@ -125,14 +133,29 @@ pub fn run(args: &ExportArgs) -> anyhow::Result<Exit> {
         Some(path) => query_args::create_output(path)?,
         None => Box::new(query_args::stdout()),
     };
-    let each = |found: pgnindex::query::search::Found| pgn::write_game(&mut out, &found.game);
-    let stats = match &material {
-        Some(m) => m.find(&conn, Page::default(), true, each)?,
-        None => search.find(&conn, Page::default(), true, each)?,
+    let bar = progress::spinner("exporting", args.quiet);
+    let mut written = 0u64;
+    let each = |found: pgnindex::query::search::Found| {
+        pgn::write_game(&mut out, &found.game)?;
+        written += 1;
+        if written.is_multiple_of(PROGRESS_EVERY) {
+            bar.set_message(format!(
+                "{} ({})",
+                counted(written, "game"),
+                progress::rate(&bar, written, "games")
+            ));
+        }
+        Ok(())
     };
+    let stats = match &material {
+        Some(m) => m.find(&conn, Page::default(), true, each),
+        None => search.find(&conn, Page::default(), true, each),
+    };
+    bar.finish_and_clear();
+    let stats = stats?;
     out.flush()?;
     if let Some(path) = &args.output {
-        eprintln!("pgnindex: {} games written to {}", stats.returned, path.display());
+        eprintln!("pgnindex: {} written to {}", counted(stats.returned, "game"), path.display());
     }
     report_rejected(stats.rejected);
     Ok(Exit::Success)
@@ -141,7 +164,8 @@ pub fn run(args: &ExportArgs) -> anyhow::Result<Exit> {
 fn report_rejected(rejected: u64) {
     if rejected > 0 {
         eprintln!(
-            "pgnindex: {rejected} games left out: their key matches but they do not reach the position"
+            "pgnindex: {} left out: their key matches but they do not reach the position",
+            counted(rejected, "game")
         );
     }
 }
@@ -155,12 +179,15 @@ fn run_parquet(args: &ExportArgs, search: &Search) -> anyhow::Result<Exit> {
     };
     let (conn, path) = args.db.open_for(search)?;
     columnar::prepare_dir(dir)?;
+    let bar = progress::spinner("exporting", args.quiet);
     if search.target.is_some() {
+        bar.set_message("finding the games");
         let mut ids = Vec::new();
         let stats = search.find(&conn, Page::default(), false, |found| {
             ids.push(found.game.id);
             Ok(())
-        })?;
+        });
+        let stats = stats.inspect_err(|_| bar.finish_and_clear())?;
         report_rejected(stats.rejected);
         columnar_export::select_games(&conn, ids)?;
     } else if !search.filters.is_empty() {
@@ -171,8 +198,10 @@ fn run_parquet(args: &ExportArgs, search: &Search) -> anyhow::Result<Exit> {
         limits: args.file_size.map_or(Limits::with_file_bytes(FILE_BYTES), Limits::with_file_bytes),
         shard: args.shard.unwrap_or(0),
     };
-    let stats = columnar_export::export(&conn, &path, dir, options)
-        .with_context(|| format!("exporting {} as Parquet", path.display()))?;
+    bar.set_message(format!("writing Parquet files into {}", dir.display()));
+    let stats = columnar_export::export(&conn, &path, dir, options);
+    bar.finish_and_clear();
+    let stats = stats.with_context(|| format!("exporting {} as Parquet", path.display()))?;
     eprintln!("pgnindex: {} written to {}", summary(&stats), dir.display());
     Ok(Exit::Success)
 }

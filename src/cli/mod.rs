@@ -10,10 +10,12 @@ mod games;
 mod import;
 mod info;
 mod perft;
+mod progress;
 mod query_args;
 mod show;
 mod sql;
 mod vacuum;
+mod words;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -52,7 +54,8 @@ enum Command {
     Explore(explore::ExploreArgs),
     /// One game as PGN (export format) or JSON.
     Show(show::ShowArgs),
-    /// Every game that matches a position and filters, as PGN.
+    /// Every game that matches a position and filters, as PGN; or the
+    /// database's tables as Parquet files (--format parquet).
     Export(export::ExportArgs),
     /// What a database holds: games, positions, sources, errors, dates.
     Info(info::InfoArgs),

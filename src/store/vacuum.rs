@@ -16,6 +16,20 @@ use super::segments::{self, checked_name};
 use super::writer::{import_lock, WriteError};
 use crate::db::{self, DbError, Sharing};
 
+/// What [`vacuum`] is doing, for a progress display.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// Dropping the deleted games' rows from segment `done + 1` of `of`.
+    Purging {
+        /// Segments done.
+        done: usize,
+        /// Segments in all.
+        of: usize,
+    },
+    /// SQLite's `VACUUM`: the file rewritten without its free pages.
+    Compacting,
+}
+
 /// What [`vacuum`] did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Vacuumed {
@@ -30,13 +44,14 @@ pub struct Vacuumed {
 }
 
 /// Drops the index rows of deleted games and compacts the database at
-/// `path`. Takes the import lock and SQLite's exclusive lock (queries wait
-/// meanwhile); migrates the schema first, as an import does.
+/// `path`, telling `step` what it is doing. Takes the import lock and
+/// SQLite's exclusive lock (queries wait meanwhile); migrates the schema
+/// first, as an import does.
 ///
 /// # Errors
 /// [`DbError::Missing`] if there is no database (none is created),
 /// [`WriteError::Busy`] while an import runs, database errors otherwise.
-pub fn vacuum(path: &Path) -> Result<Vacuumed, WriteError> {
+pub fn vacuum(path: &Path, step: &mut dyn FnMut(Step)) -> Result<Vacuumed, WriteError> {
     if !path.exists() {
         return Err(DbError::Missing { path: path.to_path_buf() }.into());
     }
@@ -45,7 +60,8 @@ pub fn vacuum(path: &Path) -> Result<Vacuumed, WriteError> {
     let _lock = import_lock(path)?;
     let conn = db::open_for_import(path, Sharing::Exclusive)?;
     let sqlite = |error| WriteError::Sqlite { path: path.to_path_buf(), error };
-    let (games, positions) = purge(&conn).map_err(sqlite)?;
+    let (games, positions) = purge(&conn, step).map_err(sqlite)?;
+    step(Step::Compacting);
     conn.execute_batch("VACUUM").map_err(sqlite)?;
     // At rest the database is one file in rollback-journal mode (as an
     // import leaves it).
@@ -58,23 +74,29 @@ pub fn vacuum(path: &Path) -> Result<Vacuumed, WriteError> {
 /// (and segments left empty), and empties it: the number of games and of
 /// position rows. One transaction, after the leftovers of a cut merge are
 /// dropped.
-fn purge(conn: &Connection) -> rusqlite::Result<(u64, u64)> {
+fn purge(conn: &Connection, step: &mut dyn FnMut(Step)) -> rusqlite::Result<(u64, u64)> {
     segments::drop_orphans(conn)?;
     DedupeIndex::open(conn)?;
     let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
     let games: i64 = tx.query_row("SELECT count(*) FROM deleted_games", [], |r| r.get(0))?;
     let mut positions = 0;
     if games > 0 {
-        let tables: Vec<(String, String)> = segments::segments(&tx, None)?
+        let positions_tables: Vec<(String, String)> = segments::segments(&tx, None)?
             .into_iter()
             .map(|s| (s.name, s.layout.game_id_sql()))
             .collect();
-        positions = purge_segments(&tx, "position_segments", &tables)?;
-        let tables: Vec<(String, String)> = tx
+        let dedupe_tables: Vec<(String, String)> = tx
             .prepare("SELECT name FROM dedupe_segments ORDER BY id")?
             .query_map([], |r| Ok((checked_name("dedupe", r.get(0)?)?, "game_id".to_string())))?
             .collect::<Result<_, _>>()?;
-        purge_segments(&tx, "dedupe_segments", &tables)?;
+        let of = positions_tables.len() + dedupe_tables.len();
+        let mut done = 0;
+        let mut each = || {
+            step(Step::Purging { done, of });
+            done += 1;
+        };
+        positions = purge_segments(&tx, "position_segments", &positions_tables, &mut each)?;
+        purge_segments(&tx, "dedupe_segments", &dedupe_tables, &mut each)?;
         tx.execute("DELETE FROM deleted_games", [])?;
         segments::rewrite_view(&tx)?;
     }
@@ -86,14 +108,16 @@ fn purge(conn: &Connection) -> rusqlite::Result<(u64, u64)> {
 /// Deletes the deleted games' rows from each segment of `tables` (a
 /// table that `registry` lists, and the SQL of its rows' game id), keeps
 /// its row counts true, and drops the segments left empty: the rows
-/// deleted.
+/// deleted. `each` is called before each table.
 fn purge_segments(
     conn: &Connection,
     registry: &str,
     tables: &[(String, String)],
+    each: &mut dyn FnMut(),
 ) -> rusqlite::Result<u64> {
     let mut total = 0;
     for (name, game_id) in tables {
+        each();
         let n = conn.execute(
             &format!("DELETE FROM {name} WHERE {game_id} IN (SELECT game_id FROM deleted_games)"),
             [],
