@@ -439,7 +439,7 @@ fn a_key_collision_never_shows_a_wrong_game() {
     );
     run_on(&copy, &["sql", "--write", &forge]);
     let found = common::run(["find", "--fen", fen, "--format", "csv", "--db", &copy]).success();
-    assert!(found.stderr.contains("1 games left out"), "{}", found.stderr);
+    assert!(found.stderr.contains("1 game left out:"), "{}", found.stderr);
     assert_eq!(
         &hits(&found.stdout),
         reached,
@@ -457,7 +457,7 @@ fn export_round_trips_through_import() {
         .args(["export", "-o", arg(&pgn), "--db", db()])
         .assert()
         .success()
-        .stderr(predicate::str::contains("1091 games written"));
+        .stderr(predicate::str::contains("1,091 games written"));
     let text = std::fs::read_to_string(&pgn).unwrap();
     for line in text.lines().filter(|l| !l.starts_with('[')) {
         assert!(line.chars().count() <= 80 || !line.contains(' '), "long line: {line}");
@@ -639,9 +639,14 @@ fn sql_runs_queries_with_functions_read_only_unless_asked() {
 fn errors_are_one_line_with_the_right_exit_code() {
     let dir = scratch();
     let missing = dir.join("missing.db");
-    for cmd in
-        [&["find"][..], &["explore"], &["show", "1"], &["export"], &["info"], &["sql", "SELECT 1"]]
-    {
+    for cmd in [
+        &["find"][..],
+        &["explore"],
+        &["show", "1"],
+        &["export"],
+        &["info"],
+        &["sql", "SELECT count(*) FROM games"],
+    ] {
         pgnindex()
             .args(cmd)
             .args(["--db", arg(&missing)])
@@ -745,4 +750,96 @@ fn hits_from_ply_512_on_are_found_in_game_order() {
         &["sql", "SELECT count(*), max(ply) FROM positions WHERE game_id = 4", "--format", "csv"],
     );
     assert_eq!(plies.lines().nth(1), Some("562,561"));
+}
+
+#[test]
+fn sql_that_reads_no_table_runs_without_a_database() {
+    let dir = scratch();
+    let sql = |query: &str| pgnindex().current_dir(dir.path()).args(["sql", query]).assert();
+    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    // The start position's key, from the Polyglot book format's own table.
+    sql(&format!("SELECT printf('%x', polyglot_key('{start}')) AS key"))
+        .success()
+        .stdout("key\n----------------\n463b96181691fc9c\n");
+    sql(&format!("SELECT san_to_uci('{start}', 'Nf3') AS uci"))
+        .success()
+        .stdout("uci\n----\ng1f3\n");
+    // Whatever needs the database says it is missing, and nothing is created.
+    for query in [
+        "SELECT count(*) FROM games",
+        "SELECT count(*) FROM sqlite_master",
+        "PRAGMA user_version",
+        "SELECT fen_at(1, 0)",
+        "CREATE TABLE t (a)",
+    ] {
+        sql(query).code(2).stderr(
+            "pgnindex: error: pgnindex.db: no such database (create it with `pgnindex import`)\n",
+        );
+    }
+    assert!(!dir.join("pgnindex.db").exists());
+    pgnindex()
+        .current_dir(dir.path())
+        .args(["sql", "--write", "SELECT 1"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no such database"));
+}
+
+#[test]
+fn won_lost_and_drew_take_the_named_players_side() {
+    // Tallied from python-chess's headers of the same games.
+    let mut tally = [0u64; 3];
+    for rel in ["otb/twic-01-232games.pgn"] {
+        for rec in common::reference(&format!("games/{rel}")) {
+            let name = |tag: &str| rec["headers"][tag].as_str().unwrap_or("").to_lowercase();
+            let (white, black) =
+                (name("White").contains("aronian"), name("Black").contains("aronian"));
+            match rec["headers"]["Result"].as_str() {
+                Some("1-0") if white => tally[0] += 1,
+                Some("0-1") if black => tally[0] += 1,
+                Some("0-1") if white => tally[1] += 1,
+                Some("1-0") if black => tally[1] += 1,
+                Some("1/2-1/2") if white || black => tally[2] += 1,
+                _ => {}
+            }
+        }
+    }
+    assert!(tally.iter().all(|&n| n > 0), "the fixture has each outcome: {tally:?}");
+    let dir = scratch();
+    let db = dir.join("t.db");
+    import(&db, &["--quiet", arg(&common::twic())]).success();
+    let count = |flags: &[&str]| {
+        let args = [&["find", "--player", "aronian", "--count"][..], flags].concat();
+        run_on(arg(&db), &args).trim().parse::<u64>().unwrap()
+    };
+    assert_eq!([count(&["--won"]), count(&["--lost"]), count(&["--drew"])], tally);
+    // --result stays White's view: Aronian's 1-0 games are his wins as
+    // White and his losses as Black.
+    assert_eq!(
+        count(&["--result", "1-0"]),
+        count(&["--result", "1-0", "--won"]) + count(&["--result", "1-0", "--lost"])
+    );
+    pgnindex().args(["find", "--won", "--db", arg(&db)]).assert().code(1).stderr(
+        "pgnindex: error: --won needs --player NAME: it is the result from that player's side\n",
+    );
+}
+
+#[test]
+fn info_numbers_the_imports_from_standard_input() {
+    let dir = scratch();
+    let db = dir.join("s.db");
+    for game in ["1. e4 e5 *", "1. d4 d5 *"] {
+        assert_cmd::Command::from_std(common::import_command(&db, &["--quiet", "-"]))
+            .write_stdin(format!("[Event \"x\"]\n\n{game}\n"))
+            .assert()
+            .success();
+    }
+    let text = run_on(arg(&db), &["info"]);
+    assert!(text.contains("  standard input #1: 1 game, 0 duplicates, 0 errors"), "{text}");
+    assert!(text.contains("  standard input #2: 1 game, "), "{text}");
+    let json: serde_json::Value =
+        serde_json::from_str(&run_on(arg(&db), &["info", "--format", "json"])).unwrap();
+    let names: Vec<&str> =
+        json["sources"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["standard input #1", "standard input #2"]);
 }
