@@ -1,5 +1,7 @@
 //! [`QueryError`]: how a query fails, shared by every read-side module
-//! (the search, the explorer, a game read back, `info`).
+//! (the search, the explorer, a game read back, `info`); and
+//! [`IndexError`], why the position index cannot answer a search. Below
+//! every other query module: it imports none of them but `replay`.
 
 use std::io;
 
@@ -51,7 +53,7 @@ pub enum QueryError {
     },
     /// The position index cannot answer a position search.
     #[error(transparent)]
-    Index(#[from] super::search::IndexError),
+    Index(#[from] IndexError),
     /// Writing the results failed (a closed pipe, a full disk).
     #[error("writing the output")]
     Output(#[source] io::Error),
@@ -65,4 +67,29 @@ impl QueryError {
             source,
         }
     }
+}
+
+/// Why the position index cannot answer a position search.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum IndexError {
+    /// Every source that holds games was imported without positions.
+    #[error(
+        "this database has no position index (imported with --no-positions): position \
+         searches need one; re-import without --no-positions"
+    )]
+    Missing,
+    /// Every source that holds games was indexed only up to `max_ply`, and
+    /// the position cannot occur that early in a game from the standard
+    /// start (and no such source holds a game from another start).
+    #[error(
+        "this database's position index stops at ply {max_ply} (imported with --max-ply \
+         {max_ply}), and this position takes at least {needed} plies from the standard start: \
+         re-import without --max-ply, or with a larger one"
+    )]
+    TooShallow {
+        /// The deepest ply indexed.
+        max_ply: u32,
+        /// The fewest plies that reach the position from the start.
+        needed: u32,
+    },
 }

@@ -16,7 +16,7 @@ use rusqlite::fallible_streaming_iterator::FallibleStreamingIterator;
 use rusqlite::types::Value;
 use rusqlite::{params_from_iter, Connection, OptionalExtension};
 
-use super::error::QueryError;
+use super::error::{IndexError, QueryError};
 use super::filter::Filters;
 use super::game::{Game, GAME_COLUMNS};
 use super::replay::Replay;
@@ -576,31 +576,6 @@ pub(crate) fn summary_source(conn: &Connection) -> Result<&'static str, QueryErr
         Some(_) => "games INDEXED BY games_summary",
         None => "games",
     })
-}
-
-/// Why the position index cannot answer a position search.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum IndexError {
-    /// Every source that holds games was imported without positions.
-    #[error(
-        "this database has no position index (imported with --no-positions): position \
-         searches need one; re-import without --no-positions"
-    )]
-    Missing,
-    /// Every source that holds games was indexed only up to `max_ply`, and
-    /// the position cannot occur that early in a game from the standard
-    /// start (and no such source holds a game from another start).
-    #[error(
-        "this database's position index stops at ply {max_ply} (imported with --max-ply \
-         {max_ply}), and this position takes at least {needed} plies from the standard start: \
-         re-import without --max-ply, or with a larger one"
-    )]
-    TooShallow {
-        /// The deepest ply indexed.
-        max_ply: u32,
-        /// The fewest plies that reach the position from the start.
-        needed: u32,
-    },
 }
 
 /// How the sources that hold games were indexed (`sources.positions_indexed`
