@@ -39,12 +39,12 @@ total = 0
 print(f"{games} games, {positions} positions; {os.path.getsize(db)} B database")
 print("table      parquet B  sqlite B (tables, indexes)  parquet/sqlite")
 for table, sources in sqlite_of.items():
-    size = sum(os.path.getsize(f) for f in glob.glob(f"{files}/{table}-*.parquet"))
+    size = sum(os.path.getsize(f) for f in glob.glob(f"{files}/{table}/*.parquet"))
     total += size
     sq = sum(pages.get(s, 0) for s in sources)
     print(f"{table:10} {size:10}  {sq:10} ({'+'.join(sources)})  {size / sq:.2f}" if sq else f"{table:10} {size:10}")
-p = sum(os.path.getsize(f) for f in glob.glob(f"{files}/positions-*.parquet"))
-g = sum(os.path.getsize(f) for f in glob.glob(f"{files}/games-*.parquet"))
+p = sum(os.path.getsize(f) for f in glob.glob(f"{files}/positions/*.parquet"))
+g = sum(os.path.getsize(f) for f in glob.glob(f"{files}/games/*.parquet"))
 if positions:
     print(f"positions: {p / positions:.2f} B a position in Parquet, {pages['positions'] / positions:.2f} in SQLite")
 print(f"games: {g / games:.1f} B a game in Parquet (movetexts written back), {pages['games'] / games:.1f} in SQLite's games table")

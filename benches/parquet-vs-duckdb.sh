@@ -43,9 +43,9 @@ for round in $(seq "$rounds"); do
     /usr/bin/time -o "$out/time" -f "%e %U %S %M" \
         "$bin" export --db "$db" --format parquet -o "$out/pgnindex" >/dev/null 2>&1
     read -r wall user sys rss <"$out/time"
-    bytes=$(cat "$out"/pgnindex/*.parquet | wc -c)
+    bytes=$(cat "$out"/pgnindex/*/*.parquet | wc -c)
     awk -v r="$round" -v w="$wall" -v u="$user" -v s="$sys" -v m="$rss" -v b="$bytes" 'BEGIN {
-        printf "round %s pgnindex, all four tables: %.2f s wall, %.2f s user, %.2f s sys, %d KB peak, %d B, %.1f MB/s\n",
+        printf "round %s pgnindex, every table: %.2f s wall, %.2f s user, %.2f s sys, %d KB peak, %d B, %.1f MB/s\n",
             r, w, u, s, m, b, b / w / 1e6 }'
     "$venv/bin/python" - "$db" "$out" "$round" <<'EOF'
 import os, resource, sqlite3, sys, time

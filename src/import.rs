@@ -271,11 +271,12 @@ pub fn run(
     run_into(inputs, pool, options, observer, open).map(|(summary, ())| summary)
 }
 
-/// Imports `inputs` into Parquet files in the directory `dir` (new or
-/// empty), as an import into a new database followed by `export --format
-/// parquet` writes them, without a database ([`ShardWriter`]); the
-/// writer's `keep_duplicates` and `strict` of `options` apply. Says what
-/// each table got besides the summary.
+/// Imports `inputs` into Parquet files, shard `parquet.shard` of the lake
+/// in the directory `dir`, as an import into a new database followed by
+/// `export --format parquet` writes them, without a database
+/// ([`ShardWriter`]); the writer's `keep_duplicates` and `strict` and the
+/// indexing of `options` apply. Says what each table got besides the
+/// summary.
 ///
 /// # Errors
 /// As [`run`], with [`ImportError::Parquet`] for the files.
@@ -291,6 +292,7 @@ pub fn run_parquet(
     let parquet = ShardOptions {
         keep_duplicates: options.writer.keep_duplicates,
         strict: options.writer.strict,
+        index: options.rows,
         ..parquet
     };
     let dir = dir.to_path_buf();

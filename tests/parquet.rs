@@ -1,7 +1,9 @@
 //! `export --format parquet`: the files DuckDB reads give the answers
 //! SQLite gives on the database, row for row (`tests/parquet_compare.py`,
 //! with DuckDB's Python package), for a whole database, a subset, and
-//! shards of several databases; files cut at their bound; the errors.
+//! shards of several databases in one lake (a folder per table); shards
+//! holding the same games answer as one database through the views of
+//! docs/scale.md; files cut at their bound; the errors.
 //! `import --parquet`: the same files, byte for byte, as an import into a
 //! new database and its export, with runs small enough that the
 //! positions' sort and the dedupe keys go through many run files.
@@ -30,14 +32,14 @@ fn compare(db: &Path, dir: &Path, extra: &[&str]) -> String {
     stdout
 }
 
-/// A DuckDB query over the Parquet files under `dir` (views named as
-/// the tables), its rows as lines of `|`-separated values.
+/// A DuckDB query over the lake `dir` (views named as the tables, each
+/// over its folder), its rows as lines of `|`-separated values.
 fn duckdb(dir: &Path, sql: &str) -> Vec<String> {
     let program = format!(
         "import duckdb, sys\n\
          c = duckdb.connect()\n\
-         for t in ['games', 'plies', 'tags', 'positions']:\n\
-         \x20   c.execute(f\"CREATE VIEW {{t}} AS SELECT * FROM read_parquet('{}/**/{{t}}-*.parquet')\")\n\
+         for t in ['games', 'plies', 'tags', 'positions', 'sources']:\n\
+         \x20   c.execute(f\"CREATE VIEW {{t}} AS SELECT * FROM read_parquet('{}/{{t}}/*.parquet')\")\n\
          for row in c.execute(sys.argv[1]).fetchall():\n\
          \x20   print('|'.join('' if v is None else str(v) for v in row))\n",
         arg(dir)
@@ -69,12 +71,10 @@ fn export(db: &Path, dir: &Path, args: &[&str]) -> common::Run {
     run(all)
 }
 
+/// The files of `table` in the lake `dir`.
 fn files(dir: &Path, table: &str) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.file_name().unwrap().to_str().unwrap().starts_with(&format!("{table}-")))
-        .collect();
+    let mut files: Vec<PathBuf> =
+        std::fs::read_dir(dir.join(table)).unwrap().map(|e| e.unwrap().path()).collect();
     files.sort();
     files
 }
@@ -89,6 +89,7 @@ fn the_files_answer_as_the_database_does() {
     let dir = tmp.join("out");
     let out = export(&db, &dir, &["--file-size", "64K"]).success();
     assert!(out.stderr.contains("1089 games"), "{}", out.stderr);
+    assert_eq!(names(&dir), ["games", "plies", "positions", "sources", "tags"], "a folder a table");
     // Cut at the bound: several files, none far past it (a row group of
     // at most the bound, and the footer).
     for table in ["games", "plies", "positions"] {
@@ -96,7 +97,7 @@ fn the_files_answer_as_the_database_does() {
         assert!(files.len() > 2, "{table}: {files:?}");
         for (i, file) in files.iter().enumerate() {
             let name = file.file_name().unwrap().to_str().unwrap();
-            assert_eq!(name, format!("{table}-{:05}.parquet", i + 1));
+            assert_eq!(name, format!("s0-{:05}.parquet", i + 1));
             let len = std::fs::metadata(file).unwrap().len();
             assert!(len < 3 * 65536, "{name}: {len} bytes");
         }
@@ -276,8 +277,8 @@ fn shards_share_no_id_and_answer_as_one_database() {
     import(&b, &[arg(&otb)]).success();
     import(&both, &[arg(&lichess), arg(&otb)]).success();
     let lake = tmp.join("lake");
-    export(&a, &lake.join("2013"), &["--shard", "1"]).success();
-    export(&b, &lake.join("twic"), &["--shard", "2"]).success();
+    export(&a, &lake, &["--shard", "1"]).success();
+    export(&b, &lake, &["--shard", "2"]).success();
     let report = compare(&both, &lake, &["--shards"]);
     assert!(report.contains("equal game ids"), "{report}");
     assert!(report.contains("equal explorer 5060803636482931868"), "{report}");
@@ -308,7 +309,29 @@ fn errors_are_one_line() {
     };
     let dir = tmp.join("out");
     export(&db, &dir, &[]).success();
-    one_line(export(&db, &dir, &[]), 2, "not empty");
+    let before = names(&dir.join("games"));
+    one_line(export(&db, &dir, &[]), 2, "shard 0 is in the lake already");
+    one_line(export(&db, &dir, &["--shard", "0"]), 2, "s0-00001.parquet");
+    // Another shard goes beside it.
+    export(&db, &dir, &["--shard", "5"]).success();
+    assert_eq!(
+        names(&dir.join("games")),
+        [&before[..], &["s5-00001.parquet".to_string()]].concat()
+    );
+    assert_eq!(
+        duckdb(&dir, "SELECT count(DISTINCT id >> 32), count(DISTINCT path) FROM sources"),
+        ["2|1"]
+    );
+    // A directory of the flat layout, a table's files side by side: refused,
+    // and left as it was.
+    let flat = tmp.join("flat");
+    std::fs::create_dir(&flat).unwrap();
+    std::fs::write(flat.join("games-00001.parquet"), "x").unwrap();
+    one_line(export(&db, &flat, &[]), 2, "flat/games-00001.parquet: a table file directly");
+    assert_eq!(names(&flat), ["games-00001.parquet"]);
+    // A killed run's working directory: refused until deleted.
+    std::fs::create_dir(dir.join(".pgnindex-work-s6")).unwrap();
+    one_line(export(&db, &dir, &["--shard", "6"]), 2, "shard 6 is being written");
     let file = tmp.write("file", "x");
     one_line(export(&db, &file.join("sub"), &[]), 2, "file/sub");
     one_line(run(["export", "--db", arg(&db), "--format", "parquet"]), 2, "-o DIR");
@@ -333,7 +356,7 @@ fn import_parquet(dir: &Path, args: &[&str]) -> common::Run {
     run(all)
 }
 
-/// Every name in `dir`, sorted.
+/// Every name in `dir`, sorted (hidden ones too).
 fn names(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
@@ -343,17 +366,28 @@ fn names(dir: &Path) -> Vec<String> {
     names
 }
 
-/// Asserts that `direct` holds the files of `exported`, byte for byte.
+/// Asserts that the lake `direct` holds the files of `exported`, byte for
+/// byte.
 #[track_caller]
 fn same_files(direct: &Path, exported: &Path) {
-    let (a, b) = (names(direct), names(exported));
-    assert_eq!(a, b, "the same files, no working directory or partial file left");
-    for name in &a {
-        let (x, y) = (
-            std::fs::read(direct.join(name)).unwrap(),
-            std::fs::read(exported.join(name)).unwrap(),
-        );
-        assert!(x == y, "{name}: {} bytes written directly, {} exported", x.len(), y.len());
+    let tables = ["games", "plies", "positions", "sources", "tags"];
+    assert_eq!(names(direct), tables, "a folder a table, no working directory left");
+    assert_eq!(names(exported), tables);
+    for table in tables {
+        let (a, b) = (names(&direct.join(table)), names(&exported.join(table)));
+        assert_eq!(a, b, "{table}: the same files");
+        for name in &a {
+            let (x, y) = (
+                std::fs::read(direct.join(table).join(name)).unwrap(),
+                std::fs::read(exported.join(table).join(name)).unwrap(),
+            );
+            assert!(
+                x == y,
+                "{table}/{name}: {} bytes written directly, {} exported",
+                x.len(),
+                y.len()
+            );
+        }
     }
 }
 
@@ -444,14 +478,13 @@ fn import_parquet_shards_answer_as_one_database() {
     let both = tmp.join("both.db");
     import(&both, &[arg(&lichess), arg(&otb)]).success();
     let lake = tmp.join("lake");
-    import_parquet(&lake.join("2013"), &[arg(&lichess), "--shard", "1"]).success();
-    import_parquet(&lake.join("twic"), &[arg(&otb), "--shard", "2", "--sort-run-rows", "999"])
-        .success();
+    import_parquet(&lake, &[arg(&lichess), "--shard", "1"]).success();
+    import_parquet(&lake, &[arg(&otb), "--shard", "2", "--sort-run-rows", "999"]).success();
     // A shard exported from a database mixes with them.
     let tcec = games_dir().join("tcec");
     let db = tmp.join("tcec.db");
     import(&db, &[arg(&tcec)]).success();
-    export(&db, &lake.join("tcec"), &["--shard", "3"]).success();
+    export(&db, &lake, &["--shard", "3"]).success();
     import(&both, &[arg(&tcec)]).success();
     let report = compare(&both, &lake, &["--shards"]);
     assert!(report.contains("equal game ids"), "{report}");
@@ -479,9 +512,14 @@ fn import_parquet_errors() {
     };
     let dir = tmp.join("out");
     import_parquet(&dir, &[arg(&otb)]).success();
-    let before = names(&dir);
-    one_line(import_parquet(&dir, &[arg(&otb)]), 2, "not empty");
-    assert_eq!(names(&dir), before, "the files already there are left alone");
+    let before = names(&dir.join("games"));
+    one_line(import_parquet(&dir, &[arg(&otb)]), 2, "shard 0 is in the lake already");
+    assert_eq!(names(&dir.join("games")), before, "the files already there are left alone");
+    assert_eq!(names(&dir).len(), 5, "no working directory left");
+    let flat = tmp.join("flat");
+    std::fs::create_dir(&flat).unwrap();
+    std::fs::write(flat.join("positions-00002.parquet.partial"), "x").unwrap();
+    one_line(import_parquet(&flat, &[arg(&otb)]), 2, "a table file directly");
     let file = tmp.write("file", "x");
     one_line(import_parquet(&file.join("sub"), &[arg(&otb)]), 2, "file/sub");
     let usage = |args: &[&str], says: &str| {
@@ -525,4 +563,108 @@ fn import_parquet_errors() {
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert!(out.stderr.contains("Ke3"), "{}", out.stderr);
     assert_eq!(duckdb(&strict, "SELECT id, white FROM games"), ["1|a"]);
+}
+
+/// The SQL of the fenced block of docs/scale.md that holds `marker`.
+fn doc_sql(marker: &str) -> String {
+    let doc = std::fs::read_to_string(common::repo("docs/scale.md")).unwrap();
+    let block = doc
+        .split("```sql\n")
+        .skip(1)
+        .map(|b| b.split("```").next().unwrap())
+        .find(|b| b.contains(marker));
+    block.unwrap_or_else(|| panic!("docs/scale.md: no SQL block holds {marker}")).to_string()
+}
+
+/// `sql` reading the views of one game per dedupe key in place of the
+/// tables, as parquet_compare.py's `--unique` does.
+fn through_unique(sql: &str) -> String {
+    let mut out = sql.to_string();
+    for table in ["games", "plies", "tags", "positions"] {
+        for word in ["FROM", "JOIN"] {
+            out = out.replace(&format!("{word} {table} "), &format!("{word} unique_{table} "));
+            out = out.replace(&format!("{word} {table}\n"), &format!("{word} unique_{table}\n"));
+        }
+    }
+    out
+}
+
+#[test]
+fn shards_of_the_same_games_answer_as_one_database_through_the_unique_views() {
+    let tmp = scratch();
+    let games = games_dir();
+    let (lichess, otb, tcec) = (games.join("lichess"), games.join("otb"), games.join("tcec"));
+    // The same games again in a file of other content: shard 2 holds
+    // every game of otb/ a second time. And games with one rating only.
+    let mut again = std::fs::read(otb.join("twic-01-232games.pgn")).unwrap();
+    again.extend_from_slice(b"\n\n");
+    let again = tmp.write("again.pgn", again);
+    let one_rated = tmp.write(
+        "one-rated.pgn",
+        "[White \"a\"]\n[Black \"b\"]\n[WhiteElo \"1000\"]\n\n1. e4 e5 1-0\n\n\
+         [White \"c\"]\n[Black \"d\"]\n[BlackElo \"3000\"]\n\n1. e4 c5 2. Nf3 d6 0-1\n\n\
+         [White \"e\"]\n[Black \"f\"]\n\n1. e4 c5 2. Nf3 Nc6 1/2-1/2\n",
+    );
+    let lake = tmp.join("lake");
+    import_parquet(&lake, &[arg(&lichess), arg(&otb), "--shard", "1"]).success();
+    let db = tmp.join("2.db");
+    import(&db, &[arg(&tcec), arg(&again), arg(&one_rated)]).success();
+    export(&db, &lake, &["--shard", "2"]).success();
+    let both = tmp.join("both.db");
+    import(&both, &[arg(&lichess), arg(&otb), arg(&tcec), arg(&again), arg(&one_rated)]).success();
+    let again_duplicates = "SELECT duplicates FROM sources WHERE path LIKE '%again.pgn'";
+    assert_eq!(common::count(&common::open(&both), again_duplicates), 232);
+    // Read as they are, the tables count the 232 games twice.
+    let sqlite = common::count(&common::open(&both), "SELECT count(*) FROM games");
+    assert_eq!(duckdb(&lake, "SELECT count(*) FROM games"), [(sqlite + 232).to_string()]);
+    // Through the documented views, every answer is the database's.
+    let views = doc_sql("VIEW unique_games AS");
+    let file = tmp.write("unique.sql", &views);
+    let report = compare(&both, &lake, &["--shards", "--unique", arg(&file)]);
+    assert!(report.contains("equal games: rows"), "{report}");
+    assert!(report.contains("equal explorer 5060803636482931868"), "{report}");
+    assert!(report.contains("equal player scores by year"), "{report}");
+    assert!(report.contains(" 0 failed"), "{report}");
+    // The copy kept is the one of the lower shard, as the database keeps
+    // the first.
+    let kept = duckdb(
+        &lake,
+        &format!("{views}; SELECT id >> 32, count(*) FROM unique_games GROUP BY 1 ORDER BY 1"),
+    );
+    let shard_1 =
+        common::count(&common::open(&both), "SELECT count(*) FROM games WHERE source_id <= 3");
+    assert_eq!(kept[0], format!("1|{shard_1}"), "{kept:?}");
+    // The explorer's move table of the docs, through the views, is
+    // `explore`'s: games, results and the average rating of the rated
+    // players.
+    let explorer = doc_sql("AS avg_elo");
+    for (key, position) in [
+        ("5060803636482931868", ["--fen", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -"]),
+        ("-4672020583340299306", ["--moves", "1. e4 c5 2. Nf3"]),
+    ] {
+        assert!(explorer.contains("-4672020583340299306"), "{explorer}");
+        let sql = through_unique(&explorer.replace("-4672020583340299306", key));
+        let mut got: Vec<String> = duckdb(&lake, &format!("{views}; {sql}"))
+            .into_iter()
+            .map(|row| {
+                // The average as DuckDB prints a double: 2401.0.
+                row.strip_suffix(".0").map_or(row.clone(), str::to_string)
+            })
+            .collect();
+        let out = run(["explore", "--db", arg(&both), position[0], position[1], "--format", "csv"])
+            .success();
+        let mut want: Vec<String> = out
+            .stdout
+            .lines()
+            .skip(1)
+            .map(|line| {
+                let f: Vec<&str> = line.split(',').collect();
+                [f[1], f[2], f[3], f[4], f[5], f[9]].join("|")
+            })
+            .collect();
+        got.sort();
+        want.sort();
+        assert!(want.len() > 3, "{want:?}");
+        assert_eq!(got, want, "{key}");
+    }
 }

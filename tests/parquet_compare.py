@@ -2,13 +2,17 @@
 """Runs the same queries on pgnindex databases (SQLite) and on Parquet files
 (DuckDB) and compares the answers row for row.
 
-    parquet_compare.py --db DB --parquet DIR [--movetexts JSON] [--shards]
+    parquet_compare.py --db DB --parquet DIR [--movetexts JSON] [--shards] [--unique SQL]
 
-DuckDB reads every `NAME-*.parquet` under DIR (any depth) as the table NAME.
-`--shards`: DIR holds shards exported from several databases, DB is one
-database of all their inputs; only the answers that name no game id are
-compared (the ids differ), and the shards' ids must be distinct. `--movetexts` is a
-JSON object from game id to the movetext `pgnindex sql`'s `movetexts` view
+DuckDB reads the files of the lake DIR, `DIR/NAME/*.parquet`, as the table
+NAME. `--shards`: DIR holds shards exported from several databases, DB is
+one database of all their inputs; only the answers that name no game id are
+compared (the ids differ), and the shards' ids must be distinct.
+`--unique SQL`: a file of statements that make the views `unique_games`,
+`unique_plies`, `unique_tags` and `unique_positions` (one game per dedupe
+key), run after the tables' views; the queries then read those views in
+place of the tables (shards may then hold the same games). `--movetexts` is
+a JSON object from game id to the movetext `pgnindex sql`'s `movetexts` view
 shows, for the games that store none. Prints one line per query; exits 1 on
 the first difference.
 """
@@ -16,6 +20,7 @@ the first difference.
 import argparse
 import decimal
 import json
+import re
 import sqlite3
 import sys
 
@@ -23,7 +28,13 @@ import chess
 import chess.polyglot
 import duckdb
 
-TABLES = ["games", "plies", "tags", "positions"]
+TABLES = ["games", "plies", "tags", "positions", "sources"]
+
+# The columns of `sources` in the files.
+SOURCES = (
+    "id, path, size, mtime, fingerprint, games, duplicates, errors, positions, "
+    "positions_indexed, max_ply"
+)
 
 
 def signed(key):
@@ -77,6 +88,7 @@ def queries(db, shards):
         qs.append(("games: every column but movetext", None, [], True))
         qs.append(("plies: every row", "SELECT * FROM plies ORDER BY game_id, ply", [], True))
         qs.append(("tags: every row", "SELECT * FROM tags ORDER BY game_id, ord", [], True))
+        qs.append(("sources: every row", f"SELECT {SOURCES} FROM sources ORDER BY id", [], True))
         qs.append(
             (
                 "positions: every row",
@@ -85,6 +97,14 @@ def queries(db, shards):
                 True,
             )
         )
+    qs.append(
+        (
+            "games: every source",
+            "SELECT count(*) FROM games AS g JOIN sources AS s ON s.id = g.source_id",
+            [],
+            False,
+        )
+    )
     for key in keys(db):
         qs.append(
             (
@@ -172,14 +192,19 @@ def main():
     ap.add_argument("--parquet", required=True)
     ap.add_argument("--movetexts")
     ap.add_argument("--shards", action="store_true")
+    ap.add_argument("--unique")
     args = ap.parse_args()
 
     db = sqlite3.connect(f"file:{args.db}?mode=ro", uri=True)
     duck = duckdb.connect()
     for table in TABLES:
-        duck.execute(
-            f"CREATE VIEW {table} AS SELECT * FROM read_parquet('{args.parquet}/**/{table}-*.parquet')"
-        )
+        duck.execute(f"CREATE VIEW {table} AS SELECT * FROM read_parquet('{args.parquet}/{table}/*.parquet')")
+    unique = lambda sql: sql
+    if args.unique:
+        with open(args.unique, encoding="utf-8") as f:
+            duck.execute(f.read())
+        # Each table the queries read becomes its view of one game per key.
+        unique = lambda sql: re.sub(r"\b(FROM|JOIN)\s+(games|plies|tags|positions)\b", r"\1 unique_\2", sql)
     games_columns = [r[1] for r in db.execute("PRAGMA table_info(games)") if r[1] != "movetext"]
 
     failed = 0
@@ -190,7 +215,7 @@ def main():
         if sql is None:
             sql = f"SELECT {', '.join(games_columns)} FROM games ORDER BY id"
         expected = normal(db.execute(sql, params).fetchall())
-        got = normal(duck.execute(sql, params).fetchall())
+        got = normal(duck.execute(unique(sql), params).fetchall())
         compared += 1
         if expected != got:
             failed += 1
@@ -214,12 +239,13 @@ def main():
         else:
             print(f"equal movetexts: {len(got)} games")
 
-    # Each directory's positions files, read in name and row order, are
-    # sorted by hash.
+    # Each shard's positions files, read in name and row order, are sorted
+    # by hash.
     unsorted = duck.execute(
-        "SELECT count(*) FROM (SELECT hash < lag(hash) OVER (PARTITION BY regexp_replace(filename, '/[^/]*$', '') "
+        "SELECT count(*) FROM (SELECT hash < lag(hash) OVER ("
+        "PARTITION BY regexp_extract(filename, '/(s[0-9]+)-[0-9]+[.]parquet$', 1) "
         "ORDER BY filename, file_row_number) AS down "
-        f"FROM read_parquet('{args.parquet}/**/positions-*.parquet', filename = true, file_row_number = true)) "
+        f"FROM read_parquet('{args.parquet}/positions/*.parquet', filename = true, file_row_number = true)) "
         "WHERE down"
     ).fetchone()[0]
     compared += 1
@@ -227,7 +253,7 @@ def main():
         failed += 1
         print(f"DIFFERENT positions order: {unsorted} rows below the row before them")
     else:
-        print("equal positions order: sorted by hash in every directory")
+        print("equal positions order: sorted by hash in every shard")
 
     if args.shards:
         ids = duck.execute("SELECT count(*), count(DISTINCT id) FROM games").fetchone()

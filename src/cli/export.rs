@@ -7,9 +7,9 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 
-use pgnindex::columnar::export::{self as columnar_export, Options, MAX_SHARD};
-use pgnindex::columnar::sink::{Limits, FILE_BYTES};
-use pgnindex::columnar::{self, sink::TableStats};
+use pgnindex::columnar::export::{self as columnar_export, MAX_SHARD};
+use pgnindex::columnar::lake::ShardDir;
+use pgnindex::columnar::sink::{Limits, TableStats, FILE_BYTES};
 use pgnindex::query::pgn;
 use pgnindex::query::search::{Page, Search};
 
@@ -24,17 +24,20 @@ use super::words::counted;
 Examples:
   pgnindex export --player carlsen -o carlsen.pgn
   pgnindex export --moves \"1. d4 Nf6 2. c4 e6 3. Nc3 Bb4\" --since 2020 | gzip > nimzo.pgn.gz
-  pgnindex export --format parquet -o lake/2024-01 --shard 1
+  pgnindex export --format parquet -o lake --shard 1
   pgnindex export --material KQ-KRR --either-color -o q-vs-rr.pgn
 
 Games are written in id (import) order, in export format (see `show`), one
 at a time: memory stays constant whatever the number of games.
 
---format parquet writes the tables games, plies, tags and positions (sorted
-by hash) of the matching games into the directory DIR, created if missing
-and refused if not empty, as NAME-00001.parquet, NAME-00002.parquet, …
-(zstd, row groups of 128 MB): DuckDB reads them with
-read_parquet('DIR/games-*.parquet'). See docs/scale.md.")]
+--format parquet writes the tables games, plies, tags, positions (sorted
+by hash) and sources of the matching games as shard N (--shard, default 0)
+of the lake DIR, created if missing: each table into a folder of its own,
+DIR/games/, DIR/plies/, …, as sN-00001.parquet, sN-00002.parquet, … (zstd,
+row groups of 128 MB). Each folder holds every shard's files of its
+table: Spark reads spark.read.parquet('DIR/games'), DuckDB
+read_parquet('DIR/games/*.parquet'). A shard already in DIR is refused.
+See docs/scale.md.")]
 pub struct ExportArgs {
     #[command(flatten)]
     db: DbArgs,
@@ -44,18 +47,19 @@ pub struct ExportArgs {
     filters: FilterArgs,
     #[command(flatten)]
     material: MaterialArgs,
-    /// Write to FILE instead of standard output (a directory, DIR, for
-    /// --format parquet).
+    /// Write to FILE instead of standard output (the lake's directory,
+    /// DIR, for --format parquet).
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
-    /// PGN, or Parquet files (one set per table) into the directory of -o.
+    /// PGN, or Parquet files (a folder per table) into the lake of -o.
     #[arg(long, value_enum, default_value_t = ExportFormat::Pgn)]
     format: ExportFormat,
     /// Parquet: close a file once it holds about SIZE bytes (suffix K, M
     /// or G for 2^10, 2^20, 2^30; at least 64K); default 1G.
     #[arg(long, value_name = "SIZE", value_parser = parse_file_size)]
     file_size: Option<u64>,
-    /// Parquet: add N << 32 to every game id, so that the files of
+    /// Parquet: write shard N of the lake (files sN-00001.parquet, …) and
+    /// add N << 32 to every game and source id, so that the files of
     /// databases exported as different shards share no id (0 to
     /// 2147483647; default 0).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=i64::from(MAX_SHARD)))]
@@ -70,7 +74,7 @@ pub struct ExportArgs {
 pub enum ExportFormat {
     /// PGN, in export format.
     Pgn,
-    /// Apache Parquet files, one set per table.
+    /// Apache Parquet files, a folder per table.
     Parquet,
 }
 
@@ -178,7 +182,7 @@ fn run_parquet(args: &ExportArgs, search: &Search) -> anyhow::Result<Exit> {
         );
     };
     let (conn, path) = args.db.open_for(search)?;
-    columnar::prepare_dir(dir)?;
+    let lake = ShardDir::create(dir, args.shard.unwrap_or(0))?;
     let bar = progress::spinner("exporting", args.quiet);
     if search.target.is_some() {
         bar.set_message("finding the games");
@@ -194,14 +198,12 @@ fn run_parquet(args: &ExportArgs, search: &Search) -> anyhow::Result<Exit> {
         let version = pgnindex::db::user_version(&conn, &path)?;
         columnar_export::select_by_filter(&conn, &search.filters.to_sql(version))?;
     }
-    let options = Options {
-        limits: args.file_size.map_or(Limits::with_file_bytes(FILE_BYTES), Limits::with_file_bytes),
-        shard: args.shard.unwrap_or(0),
-    };
+    let limits = Limits::with_file_bytes(args.file_size.unwrap_or(FILE_BYTES));
     bar.set_message(format!("writing Parquet files into {}", dir.display()));
-    let stats = columnar_export::export(&conn, &path, dir, options);
+    let stats = columnar_export::export(&conn, &path, &lake, limits);
     bar.finish_and_clear();
-    let stats = stats.with_context(|| format!("exporting {} as Parquet", path.display()))?;
+    let mut stats = stats.with_context(|| format!("exporting {} as Parquet", path.display()))?;
+    lake.publish(&mut stats)?;
     eprintln!("pgnindex: {} written to {}", summary(&stats), dir.display());
     Ok(Exit::Success)
 }
@@ -215,6 +217,7 @@ pub(super) fn summary(stats: &[TableStats]) -> String {
                 "games" => "games",
                 "plies" => "plies",
                 "tags" => "tag pairs",
+                "sources" => "sources",
                 _ => "positions",
             };
             format!("{} {name}", t.rows)

@@ -33,15 +33,17 @@ Examples:
   pgnindex import --db sample.db fixtures/pgn/games
   pgnindex import --db games.db GAMES.pgn.zst MORE_GAMES/
   pgnindex import --parquet sample-lake fixtures/pgn/games
-  pgnindex import --parquet lake/2024-01 --shard 1 LICHESS_2024_01.pgn.zst
+  pgnindex import --parquet lake --shard 1 LICHESS_2024_01.pgn.zst
 
 The first and third run from the repository root, on its bundled sample;
 in the others, the capitals stand for your own files.
 
---parquet DIR writes no database: the tables games, plies, tags and
-positions go into Parquet files in DIR (created if missing, refused if not
-empty), the files an import into a new database followed by
-`pgnindex export --format parquet -o DIR` writes. See docs/scale.md.")]
+--parquet DIR writes no database: the tables games, plies, tags, positions
+and sources go into Parquet files, shard N (--shard, default 0) of the lake
+DIR (created if missing), a folder per table (DIR/games/sN-00001.parquet,
+…), the files an import into a new database followed by
+`pgnindex export --format parquet -o DIR --shard N` writes. See
+docs/scale.md.")]
 pub struct ImportArgs {
     /// PGN inputs: files (.pgn, .pgn.gz, .pgn.zst, .pgn.bz2, .pgn.xz), directories
     /// (every PGN file below), or `-` for standard input.
@@ -51,13 +53,14 @@ pub struct ImportArgs {
     /// with the schema if missing.
     #[arg(long)]
     db: Option<PathBuf>,
-    /// Write no database: Parquet files of the games, plies, tags and
-    /// positions into the directory DIR (created if missing, refused if
-    /// not empty), as `export --format parquet` writes them.
+    /// Write no database: Parquet files of the games, plies, tags,
+    /// positions and sources, a shard of the lake DIR (created if missing;
+    /// a folder per table), as `export --format parquet` writes them.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["db", "exclusive", "shared", "with_fens"])]
     parquet: Option<PathBuf>,
-    /// With --parquet: add N << 32 to every game id, so that the files of
-    /// different shards share no id (0 to 2147483647; default 0).
+    /// With --parquet: write shard N of the lake (files sN-00001.parquet,
+    /// …) and add N << 32 to every game and source id, so that different
+    /// shards share no id (0 to 2147483647; default 0).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=i64::from(MAX_SHARD)))]
     shard: Option<u32>,
     /// With --parquet: close a file once it holds about SIZE bytes (suffix

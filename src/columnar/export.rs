@@ -1,6 +1,7 @@
-//! A database's `games`, `plies`, `tags` and `positions` as Parquet
-//! files ([`export`]): what the tables and views show, typed, read in one
-//! read transaction and streamed through [`TableSink`]s. `games.movetext`
+//! A database's `games`, `plies`, `tags`, `positions` and `sources` as
+//! Parquet files of one shard of a lake ([`export`]): what the tables and
+//! views show, typed, read in one read transaction and streamed through
+//! [`TableSink`]s. `games.movetext`
 //! is written back where it is stored NULL (as `pgnindex sql`'s
 //! `movetexts` view does), so the files need no pgnindex function.
 //! `plies` is made from each game's `moves` and `ply_data` row as the
@@ -16,6 +17,7 @@ use std::path::Path;
 
 use rusqlite::{params_from_iter, Connection};
 
+use super::lake::{ShardDir, TABLES};
 use super::sink::{Column, ColumnType, Limits, RowBuffer, TableSink, TableStats};
 use super::ColumnarError;
 use crate::db::texts::{self, GAME_ROWS_SCHEMA};
@@ -26,20 +28,10 @@ use crate::query::functions;
 use crate::store::plies::{PlyData, StoredNotes};
 use crate::store::segments;
 
-/// The tables written, in this order.
-pub const TABLES: [&str; 4] = ["games", "plies", "tags", "positions"];
-
-/// How the files are cut and the games numbered.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Options {
-    /// File and row-group sizes.
-    pub limits: Limits,
-    /// Added to the high bits of every game id (`shard << 32`), so that
-    /// databases exported as different shards never share an id.
-    pub shard: u32,
-}
-
-/// The largest shard number: its ids stay positive 64-bit integers.
+/// The largest shard number: its ids stay positive 64-bit integers. A
+/// shard's number is added to the high bits of every game and source id
+/// (`shard << 32`), so that databases exported as different shards never
+/// share an id.
 pub const MAX_SHARD: u32 = (1 << 31) - 1;
 
 /// The first schema version whose `games.movetext` may be NULL.
@@ -48,7 +40,7 @@ const WRITTEN_BACK_SCHEMA: i64 = 11;
 /// The columns of every table written with a 32-bit type: counts, plies
 /// and calendar parts, bounded by what the import stores. Every other
 /// integer column is 64-bit.
-const INT32_COLUMNS: [&str; 11] = [
+const INT32_COLUMNS: [&str; 13] = [
     "ply",
     "ply_count",
     "opening_ply",
@@ -60,6 +52,8 @@ const INT32_COLUMNS: [&str; 11] = [
     "next_move",
     "mate",
     "ord",
+    "positions_indexed",
+    "max_ply",
 ];
 
 /// The name of the TEMP table of the selected games' ids.
@@ -114,8 +108,9 @@ fn selected(conn: &Connection) -> bool {
 }
 
 /// Writes the tables of the database of `conn` (at `path`), or of the
-/// games selected first, into `dir` (which must exist and be empty: see
-/// [`super::prepare_dir`]), and says what each table got.
+/// games selected first, as the shard `lake` of a lake in files of
+/// `limits`, and says what each table got. The files stay in the shard's
+/// working directory: [`ShardDir::publish`] moves them into the lake.
 ///
 /// The tables come from one state of the database. Without a selection,
 /// and with the file at rest (a rollback journal, not a write-ahead log),
@@ -129,22 +124,25 @@ fn selected(conn: &Connection) -> bool {
 pub fn export(
     conn: &Connection,
     path: &Path,
-    dir: &Path,
-    options: Options,
+    lake: &ShardDir,
+    limits: Limits,
 ) -> Result<Vec<TableStats>, ColumnarError> {
     let e = sqlite(conn);
     functions::register(conn, path).map_err(&e)?;
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(&e)?;
     let only = selected(conn);
     let journal: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).map_err(&e)?;
-    let export = Export { version, dir, options, only };
+    let export = Export { version, lake, limits, only };
     // One snapshot for every table, whatever an import commits meanwhile:
     // the read lock is taken by the first read.
     let tx = conn.unchecked_transaction().map_err(&e)?;
     conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get::<_, i64>(0)).map_err(&e)?;
     let parallel = !only && !journal.eq_ignore_ascii_case("wal");
-    let (mine, theirs): (&[&str], &[&str]) =
-        if parallel { (&["games", "plies"], &["positions", "tags"]) } else { (&TABLES, &[]) };
+    let (mine, theirs): (&[&str], &[&str]) = if parallel {
+        (&["games", "plies", "sources"], &["positions", "tags"])
+    } else {
+        (&TABLES, &[])
+    };
     let mut stats = std::thread::scope(|scope| -> Result<Vec<TableStats>, ColumnarError> {
         let other = (!theirs.is_empty()).then(|| {
             scope.spawn(|| -> Option<Result<Vec<TableStats>, ColumnarError>> {
@@ -186,8 +184,8 @@ fn second_reader(path: &Path) -> Option<Connection> {
 /// What every table of one export shares.
 struct Export<'a> {
     version: i64,
-    dir: &'a Path,
-    options: Options,
+    lake: &'a ShardDir,
+    limits: Limits,
     only: bool,
 }
 
@@ -195,8 +193,10 @@ impl Export<'_> {
     /// Writes the table `table` from `conn`.
     fn table(&self, conn: &Connection, table: &str) -> Result<TableStats, ColumnarError> {
         let e = sqlite(conn);
-        let (version, dir, options) = (self.version, self.dir, self.options);
-        let id_base = i64::from(options.shard.min(MAX_SHARD)) << 32;
+        let (version, limits, shard) = (self.version, self.limits, self.lake.shard());
+        let (dir, prefix) = (self.lake.staging(table), self.lake.prefix());
+        let dir = dir.as_path();
+        let id_base = i64::from(shard.min(MAX_SHARD)) << 32;
         let only = self.only;
         let restrict = |game_id: &str| {
             if only {
@@ -205,13 +205,14 @@ impl Export<'_> {
                 String::new()
             }
         };
-        let metadata = metadata(table, version, options.shard);
+        let metadata = metadata(table, version, shard);
         let (columns, sql) = match table {
             "games" => games_sql(conn, version, &restrict)?,
+            "sources" => sources_sql(conn, only)?,
             "plies" => {
                 let mut sink =
-                    TableSink::new(dir, table, &plies_columns(), options.limits, metadata);
-                let mut buffer = RowBuffer::new(plies_columns(), options.limits, id_base);
+                    TableSink::new(dir, table, &prefix, &plies_columns(), limits, metadata);
+                let mut buffer = RowBuffer::new(plies_columns(), limits, id_base);
                 write_plies(conn, version, &restrict, &mut sink, &mut buffer)?;
                 return sink.finish();
             }
@@ -221,8 +222,8 @@ impl Export<'_> {
                 match segments::rows_by_hash_sql(conn, &restrict).map_err(&e)? {
                     Some(arms) => {
                         let mut sink =
-                            TableSink::new(dir, table, &columns, options.limits, metadata);
-                        let mut buffer = RowBuffer::new(columns, options.limits, id_base);
+                            TableSink::new(dir, table, &prefix, &columns, limits, metadata);
+                        let mut buffer = RowBuffer::new(columns, limits, id_base);
                         write_positions(conn, &arms, &mut sink, &mut buffer)?;
                         return sink.finish();
                     }
@@ -230,9 +231,9 @@ impl Export<'_> {
                 }
             }
         };
-        let mut sink = TableSink::new(dir, table, &columns, options.limits, metadata);
-        let mut buffer = RowBuffer::new(columns, options.limits, id_base);
-        let id_column = buffer.columns().iter().position(|c| c.game_id);
+        let mut sink = TableSink::new(dir, table, &prefix, &columns, limits, metadata);
+        let mut buffer = RowBuffer::new(columns, limits, id_base);
+        let id_column = buffer.columns().iter().position(|c| c.shard_id);
         let width = buffer.columns().len();
         let mut st = conn.prepare(&sql).map_err(&e)?;
         let mut rows = st.query([]).map_err(&e)?;
@@ -240,7 +241,9 @@ impl Export<'_> {
             // The statement has `width` columns: no index is out of range.
             let id = id_column.map(|i| row.get_ref_unwrap(i));
             buffer.push((0..width).map(|i| row.get_ref_unwrap(i)), || match id {
-                Some(rusqlite::types::ValueRef::Integer(id)) => format!("{table}, game {id}"),
+                Some(rusqlite::types::ValueRef::Integer(id)) => {
+                    format!("{table}, {} {id}", if table == "sources" { "source" } else { "game" })
+                }
                 _ => table.to_string(),
             })?;
             if buffer.full() {
@@ -317,8 +320,8 @@ pub(super) fn games_sql(
         if not_null {
             column = column.not_null();
         }
-        if name == "id" {
-            column = column.game_id();
+        if name == "id" || name == "source_id" {
+            column = column.shard_id();
         }
         select.push(if name == "movetext" && version >= WRITTEN_BACK_SCHEMA {
             "coalesce(g.movetext, written_movetext(g.moves, g.result, g.start_fen, d.clocks, \
@@ -340,6 +343,69 @@ pub(super) fn games_sql(
         restrict("g.id")
     );
     Ok((columns, sql))
+}
+
+/// The columns of `sources` written: what each input gave, not how long
+/// its import took or where a resumed one would start (`started_at`,
+/// `finished_at`, `seconds`, `resume_offset` describe a run, not the
+/// games).
+pub(super) const SOURCES: [&str; 11] = [
+    "id",
+    "path",
+    "size",
+    "mtime",
+    "fingerprint",
+    "games",
+    "duplicates",
+    "errors",
+    "positions",
+    "positions_indexed",
+    "max_ply",
+];
+
+/// The columns of `sources` ([`SOURCES`]), typed.
+pub(super) fn sources_columns() -> Vec<Column> {
+    SOURCES
+        .into_iter()
+        .map(|name| {
+            let ty = match name {
+                "path" | "fingerprint" => ColumnType::Text,
+                _ => column_type(name, "INTEGER").unwrap_or(ColumnType::Int64),
+            };
+            let column = Column::new(name, ty);
+            match name {
+                "id" => column.not_null().shard_id(),
+                "path" | "games" | "duplicates" | "errors" | "positions" => column.not_null(),
+                _ => column,
+            }
+        })
+        .collect()
+}
+
+/// Every row of `sources` (of the selected games' sources only, with
+/// `only`), in id order; a column that an older schema lacks is NULL.
+fn sources_sql(conn: &Connection, only: bool) -> Result<(Vec<Column>, String), ColumnarError> {
+    let present: Vec<String> = table_info(conn, "sources")?.into_iter().map(|c| c.0).collect();
+    let list: Vec<String> = SOURCES
+        .iter()
+        .map(|name| {
+            if present.iter().any(|p| p == name) {
+                format!("s.\"{name}\"")
+            } else {
+                "NULL".to_string()
+            }
+        })
+        .collect();
+    let restrict = if only {
+        format!(
+            " AND s.id IN (SELECT g.source_id FROM games AS g WHERE g.id IN (SELECT id FROM {SELECTED}))"
+        )
+    } else {
+        String::new()
+    };
+    let sql =
+        format!("SELECT {} FROM sources AS s WHERE 1{restrict} ORDER BY s.id", list.join(", "));
+    Ok((sources_columns(), sql))
 }
 
 /// A text that may be empty, NULL when it is.
@@ -452,7 +518,7 @@ pub(super) fn push_plies(
 fn view_column(table: &str, name: &str) -> Option<Column> {
     use ColumnType::{Float64, Int32, Int64, Text};
     let column = match (table, name) {
-        (_, "game_id") => Column::new(name, Int64).not_null().game_id(),
+        (_, "game_id") => Column::new(name, Int64).not_null().shard_id(),
         ("plies" | "positions", "ply") => Column::new(name, Int32).not_null(),
         ("plies", "san") => Column::new(name, Text).not_null(),
         ("plies", "clock" | "emt" | "eval") => Column::new(name, Float64),
@@ -613,7 +679,7 @@ mod tests {
         let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
         let (games, _) = games_sql(&conn, version, &|_| String::new()).unwrap();
         assert_eq!(games[0].name, "id");
-        assert!(games[0].game_id && !games[0].nullable);
+        assert!(games[0].shard_id && !games[0].nullable);
         let movetext = games.iter().find(|c| c.name == "movetext").unwrap();
         assert_eq!(movetext.ty, ColumnType::Text);
         let plies: Vec<String> = plies_columns().into_iter().map(|c| c.name).collect();
@@ -623,7 +689,14 @@ mod tests {
         for view in ["plies", "tags", "positions"] {
             let columns = view_columns(&conn, view).unwrap();
             assert!(!columns.is_empty(), "{view}");
-            assert!(columns.iter().any(|c| c.game_id), "{view} has its game id");
+            assert!(columns.iter().any(|c| c.shard_id), "{view} has its game id");
         }
+        let sources: Vec<String> =
+            table_info(&conn, "sources").unwrap().into_iter().map(|c| c.0).collect();
+        for name in SOURCES {
+            assert!(sources.iter().any(|s| s == name), "sources.{name}");
+        }
+        let source_id = games.iter().find(|c| c.name == "source_id").unwrap();
+        assert!(source_id.shard_id, "a source id gets the shard's bits, as sources.id does");
     }
 }

@@ -1,7 +1,8 @@
 //! A database's tables as Apache Parquet files, the columnar format that
 //! DuckDB, Polars, pandas, Spark, Trino and BigQuery read: `games`,
-//! `plies`, `tags` and `positions` (sorted by `hash`), typed, each split
-//! into files of a bounded size. [`sink`] writes one table's files,
+//! `plies`, `tags`, `positions` (sorted by `hash`) and `sources`, typed,
+//! each split into files of a bounded size, each in a folder of its own
+//! under a lake's root ([`lake`]). [`sink`] writes one table's files,
 //! [`export`] reads the tables from a database, [`shard`] writes them
 //! from an import's games without one (with [`runs`], the positions
 //! sorted in bounded memory, and [`keys`], the dedupe keys). Nothing here
@@ -9,6 +10,7 @@
 
 pub mod export;
 pub mod keys;
+pub mod lake;
 pub mod runs;
 pub mod shard;
 pub mod sink;
@@ -18,12 +20,39 @@ use std::path::{Path, PathBuf};
 /// How writing Parquet files fails.
 #[derive(Debug, thiserror::Error)]
 pub enum ColumnarError {
-    /// The output directory exists and holds files.
+    /// The output directory holds a table's files directly, as written
+    /// before each table had a folder of its own.
     #[error(
-        "{}: the directory is not empty (Parquet files are written into a new or empty directory)",
+        "{}: a table file directly in the lake's directory; tables are now written into \
+         folders of their own (games/, plies/, …): write into a new directory, or move the \
+         files as docs/scale.md shows",
         .0.display()
     )]
-    NotEmpty(PathBuf),
+    FlatLayout(PathBuf),
+    /// A table folder holds files of the shard being written.
+    #[error(
+        "{}: shard {shard} is in the lake already: delete its files (s{shard}-*.parquet in \
+         every table folder) or write another --shard",
+        file.display()
+    )]
+    ShardExists {
+        /// One of its files.
+        file: PathBuf,
+        /// The shard.
+        shard: u32,
+    },
+    /// The working directory of the shard being written exists.
+    #[error(
+        "{}: shard {shard} is being written, or a run that was killed left this directory: \
+         delete it once no run writes shard {shard}",
+        work.display()
+    )]
+    ShardBusy {
+        /// The working directory.
+        work: PathBuf,
+        /// The shard.
+        shard: u32,
+    },
     /// A file or directory could not be created or written.
     #[error("{}: {error}", path.display())]
     Io {
@@ -84,47 +113,5 @@ impl ColumnarError {
             },
             e => ColumnarError::Write { path: path.to_path_buf(), message: e.to_string() },
         }
-    }
-}
-
-/// Makes `dir` ready for a table's files: created when missing (with its
-/// parents), refused when it holds anything (files of an earlier export
-/// would mix with the new ones in a reader's glob).
-///
-/// # Errors
-/// [`ColumnarError::NotEmpty`], or [`ColumnarError::Io`] when `dir` is
-/// not a directory or cannot be created or read.
-pub fn prepare_dir(dir: &Path) -> Result<(), ColumnarError> {
-    if dir.exists() {
-        let mut entries = std::fs::read_dir(dir).map_err(|e| ColumnarError::io(dir, e))?;
-        if entries.next().is_some() {
-            return Err(ColumnarError::NotEmpty(dir.to_path_buf()));
-        }
-        return Ok(());
-    }
-    std::fs::create_dir_all(dir).map_err(|e| ColumnarError::io(dir, e))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_directory_is_new_or_empty() {
-        let tmp = tempfile::tempdir().unwrap();
-        let new = tmp.path().join("a/b");
-        prepare_dir(&new).unwrap();
-        assert!(new.is_dir());
-        prepare_dir(&new).unwrap();
-        std::fs::write(new.join("games-00001.parquet"), b"x").unwrap();
-        let err = prepare_dir(&new).unwrap_err();
-        assert!(matches!(err, ColumnarError::NotEmpty(_)), "{err}");
-        assert!(err.to_string().contains("not empty"), "{err}");
-        let file = tmp.path().join("file");
-        std::fs::write(&file, b"x").unwrap();
-        let err = prepare_dir(&file).unwrap_err();
-        assert!(matches!(err, ColumnarError::Io { .. }), "a file is no directory: {err}");
-        let err = prepare_dir(&file.join("sub")).unwrap_err();
-        assert!(matches!(err, ColumnarError::Io { .. }), "{err}");
     }
 }

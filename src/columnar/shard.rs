@@ -1,6 +1,7 @@
 //! [`ShardWriter`]: the import's games written straight into Parquet
-//! files (`import --parquet DIR`), the same files as an import into a new
-//! database followed by `export --format parquet`, without the database.
+//! files as a shard of a lake (`import --parquet DIR`), the same files as
+//! an import into a new database followed by `export --format parquet`,
+//! without the database.
 //!
 //! The writer takes the games in input order as the import's writer does
 //! and numbers them alike (1, 2, … after dedupe, plus `shard << 32`).
@@ -9,39 +10,36 @@
 //! ([`export::push_plies`]) or from the columns the database's insert
 //! binds ([`Columns::values`]), typed by the schema of a new database
 //! ([`crate::db::schema_in_memory`]). `positions` are sorted by hash in
-//! bounded memory ([`PositionRuns`]) and written at the end. Dedupe keeps
-//! the games' keys in a [`KeySet`].
+//! bounded memory ([`PositionRuns`]) and written at the end, and the
+//! `sources` rows, counted as the import's writer counts them, last.
+//! Dedupe keeps the games' keys in a [`KeySet`].
 //!
-//! Files are written under a [`PARTIAL`] suffix and renamed once every
-//! table is complete; a failed run removes them and its working
-//! directory ([`WORK_DIR`], inside the output directory), so a reader never
-//! takes a cut table for a whole one.
+//! Files are written into the shard's working directory ([`ShardDir`])
+//! and moved into the lake's table folders once every table is complete;
+//! a failed run removes them with the directory, so a reader never takes
+//! a cut table for a whole one.
 
 use std::collections::HashSet;
 use std::ops::ControlFlow;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use rusqlite::types::{ToSqlOutput, ValueRef};
 
 use super::export::{self, MAX_SHARD};
 use super::keys::{KeySet, RUN_KEYS};
+use super::lake::ShardDir;
 use super::runs::{PositionRecord, PositionRuns, RUN_ROWS};
-use super::sink::{Column, Limits, RowBuffer, TableSink, TableStats, PARTIAL};
-use super::{prepare_dir, ColumnarError};
+use super::sink::{Column, Limits, RowBuffer, TableSink, TableStats};
+use super::ColumnarError;
 use crate::db::columns::Columns;
 use crate::db::GameId;
 use crate::pgn::source::FileFacts;
 use crate::query::game::written_back;
 use crate::store::plies::PlyData;
-use crate::store::rows::GameRow;
+use crate::store::rows::{GameRow, RowOptions};
 use crate::store::writer::{
     is_skipped, problem_text, skipped_message, Assigned, Problem, ProblemKind, SourceStart, Totals,
 };
-
-/// The working directory of a run (sorted runs of positions and dedupe
-/// keys), inside the output directory; removed at the end, whether the
-/// run succeeds or fails.
-pub const WORK_DIR: &str = ".pgnindex-work";
 
 /// How a [`ShardWriter`] writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,6 +57,8 @@ pub struct ShardOptions {
     /// Dedupe keys held in memory before they are written as a run
     /// ([`RUN_KEYS`]).
     pub run_keys: usize,
+    /// What the import indexes: recorded in each `sources` row.
+    pub index: RowOptions,
 }
 
 impl Default for ShardOptions {
@@ -70,6 +70,7 @@ impl Default for ShardOptions {
             strict: false,
             run_rows: RUN_ROWS,
             run_keys: RUN_KEYS,
+            index: RowOptions::default(),
         }
     }
 }
@@ -82,7 +83,7 @@ struct Table {
 
 impl Table {
     fn new(
-        dir: &Path,
+        lake: &ShardDir,
         name: &str,
         columns: Vec<Column>,
         version: i64,
@@ -90,8 +91,9 @@ impl Table {
     ) -> Table {
         let metadata = export::metadata(name, version, options.shard);
         let id_base = i64::from(options.shard.min(MAX_SHARD)) << 32;
+        let dir = lake.staging(name);
         Table {
-            sink: TableSink::staged(dir, name, &columns, options.limits, metadata),
+            sink: TableSink::new(&dir, name, &lake.prefix(), &columns, options.limits, metadata),
             buffer: RowBuffer::new(columns, options.limits, id_base),
         }
     }
@@ -123,11 +125,22 @@ struct CurrentSource {
     fingerprint: Option<String>,
 }
 
+/// A `sources` row, as the import's writer fills it.
+#[derive(Debug)]
+struct SourceRow {
+    path: String,
+    size: Option<u64>,
+    mtime: Option<i64>,
+    fingerprint: Option<String>,
+    games: u64,
+    duplicates: u64,
+    errors: u64,
+    positions: u64,
+}
+
 /// The games of an import as Parquet files; see the module's
 /// documentation.
 pub struct ShardWriter {
-    dir: PathBuf,
-    work: PathBuf,
     options: ShardOptions,
     version: i64,
     games: Option<Table>,
@@ -142,27 +155,31 @@ pub struct ShardWriter {
     positions: Option<PositionRuns>,
     dedupe: Option<KeySet>,
     next_id: i64,
-    sources: i64,
+    /// The `sources` rows, the source of id `n` at `n - 1`.
+    sources: Vec<SourceRow>,
     source: Option<CurrentSource>,
     /// Fingerprints of the inputs read to the end.
     finished: HashSet<String>,
     totals: Totals,
     problems: Box<dyn FnMut(Problem) + Send>,
-    done: bool,
+    /// Last, so that it is dropped after the sinks and runs writing into
+    /// it: a run that does not finish leaves nothing.
+    lake: Option<ShardDir>,
 }
 
 impl std::fmt::Debug for ShardWriter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ShardWriter")
-            .field("dir", &self.dir)
+            .field("lake", &self.lake)
             .field("next_id", &self.next_id)
             .finish()
     }
 }
 
 impl ShardWriter {
-    /// A writer into `dir`, created if missing and refused if not empty
-    /// ([`prepare_dir`]). `problems` receives every bad game and warning.
+    /// A writer of shard `options.shard` into the lake `dir`, created if
+    /// missing ([`ShardDir::create`] says what is refused). `problems`
+    /// receives every bad game and warning.
     ///
     /// # Errors
     /// [`ColumnarError`]: the directory, or the schema of a new database.
@@ -204,11 +221,10 @@ impl ShardWriter {
         }
         let positions_columns = export::positions_columns(&schema)?;
         drop(schema);
-        prepare_dir(dir)?;
-        let work = dir.join(WORK_DIR);
-        let table = |name, columns| Table::new(dir, name, columns, version, options);
+        let lake = ShardDir::create(dir, options.shard)?;
+        let work = lake.scratch();
+        let table = |name, columns| Table::new(&lake, name, columns, version, options);
         Ok(ShardWriter {
-            dir: dir.to_path_buf(),
             options,
             version,
             games: Some(table("games", games_columns)),
@@ -219,14 +235,13 @@ impl ShardWriter {
             positions_columns,
             positions: Some(PositionRuns::new(&work, options.run_rows)),
             dedupe: (!options.keep_duplicates).then(|| KeySet::new(&work, options.run_keys)),
-            work,
             next_id: 1,
-            sources: 0,
+            sources: Vec::new(),
             source: None,
             finished: HashSet::new(),
             totals: Totals::default(),
             problems,
-            done: false,
+            lake: Some(lake),
         })
     }
 
@@ -246,14 +261,20 @@ impl ShardWriter {
                 return SourceStart::AlreadyImported { source_id: 0 };
             }
         }
-        self.sources += 1;
-        self.source = Some(CurrentSource {
-            id: self.sources,
-            name: name.to_string(),
-            game_number: 0,
-            fingerprint,
+        self.sources.push(SourceRow {
+            path: name.to_string(),
+            size: facts.map(|f| f.size),
+            mtime: facts.and_then(|f| f.mtime),
+            fingerprint: fingerprint.clone(),
+            games: 0,
+            duplicates: 0,
+            errors: 0,
+            positions: 0,
         });
-        SourceStart::Import { source_id: self.sources, resume_offset: 0 }
+        let id = self.sources.len() as i64;
+        self.source =
+            Some(CurrentSource { id, name: name.to_string(), game_number: 0, fingerprint });
+        SourceStart::Import { source_id: id, resume_offset: 0 }
     }
 
     /// Ends the current source, read to the end.
@@ -342,12 +363,14 @@ impl ShardWriter {
             let message = skipped_message(game);
             self.problem(Some(number), ProblemKind::Skipped, game.error_at, &message);
             self.totals.errors += 1;
+            self.count(source_id, |s| s.errors += 1);
             self.warnings(number, game);
             return Ok(());
         }
         if let Some(dedupe) = &mut self.dedupe {
             if !dedupe.insert(game.dedupe_key as u64, game.dedupe_check())? {
                 self.totals.duplicates += 1;
+                self.count(source_id, |s| s.duplicates += 1);
                 return Ok(());
             }
         }
@@ -369,15 +392,29 @@ impl ShardWriter {
                 next_move: p.next_move,
             })?;
         }
+        let rows = game.positions.len() as u64;
         self.totals.games += 1;
-        self.totals.positions += game.positions.len() as u64;
+        self.totals.positions += rows;
         self.totals.plies += game.ply_count;
+        self.count(source_id, |s| {
+            s.games += 1;
+            s.positions += rows;
+        });
         if let Some(error) = &game.error {
             self.totals.errors += 1;
+            self.count(source_id, |s| s.errors += 1);
             self.problem(Some(number), ProblemKind::Error, game.error_at, error);
         }
         self.warnings(number, game);
         Ok(())
+    }
+
+    /// Counts into the `sources` row of id `source_id`.
+    fn count(&mut self, source_id: i64, f: impl FnOnce(&mut SourceRow)) {
+        if let Some(row) = usize::try_from(source_id - 1).ok().and_then(|i| self.sources.get_mut(i))
+        {
+            f(row);
+        }
     }
 
     /// The game's rows of `games`, `plies` and `tags`.
@@ -445,21 +482,22 @@ impl ShardWriter {
     }
 
     /// Writes what is left: the last rows of `games`, `plies` and `tags`,
-    /// then `positions` merged from its runs; renames the files to their
-    /// final names and removes the working directory. Says what each table
-    /// got, in the export's order.
+    /// then `positions` merged from its runs, then `sources`; moves the
+    /// files into the lake's table folders ([`ShardDir::publish`]). Says
+    /// what each table got, in the export's order.
     ///
     /// # Errors
-    /// [`ColumnarError`] when a file cannot be written, read or renamed.
+    /// [`ColumnarError`] when a file cannot be written, read or moved.
     pub fn finish(mut self) -> Result<(Totals, Vec<TableStats>), ColumnarError> {
-        let mut stats = Vec::with_capacity(4);
+        let mut stats = Vec::with_capacity(5);
         for table in [self.games.take(), self.plies.take(), self.tags.take()].into_iter().flatten()
         {
             stats.push(table.finish()?);
         }
+        let lake = self.lake.take().expect("open until finished");
         let runs = self.positions.take().expect("open until finished");
         let mut positions = Table::new(
-            &self.dir,
+            &lake,
             "positions",
             self.positions_columns.clone(),
             self.version,
@@ -477,55 +515,41 @@ impl ShardWriter {
             positions.push(values, || format!("positions, game {id}"))
         })?;
         stats.push(positions.finish()?);
+        stats.push(self.write_sources(&lake)?);
         self.dedupe = None;
-        remove_work(&self.work)?;
-        for table in &mut stats {
-            for file in &mut table.files {
-                let name = file.to_string_lossy();
-                let done = PathBuf::from(name.strip_suffix(PARTIAL).unwrap_or(&name));
-                std::fs::rename(&*file, &done).map_err(|e| ColumnarError::io(file, e))?;
-                *file = done;
-            }
-        }
-        self.done = true;
+        lake.publish(&mut stats)?;
         Ok((self.totals, stats))
+    }
+
+    /// The `sources` rows, in id order.
+    fn write_sources(&self, lake: &ShardDir) -> Result<TableStats, ColumnarError> {
+        let mut table =
+            Table::new(lake, "sources", export::sources_columns(), self.version, self.options);
+        let (indexed, max_ply) = self.options.index.source_settings();
+        let int = |n: u64| ValueRef::Integer(i64::try_from(n).unwrap_or(i64::MAX));
+        for (i, s) in self.sources.iter().enumerate() {
+            let id = i as i64 + 1;
+            let values = [
+                ValueRef::Integer(id),
+                ValueRef::Text(s.path.as_bytes()),
+                s.size.map_or(ValueRef::Null, int),
+                s.mtime.map_or(ValueRef::Null, ValueRef::Integer),
+                s.fingerprint.as_deref().map_or(ValueRef::Null, |f| ValueRef::Text(f.as_bytes())),
+                int(s.games),
+                int(s.duplicates),
+                int(s.errors),
+                int(s.positions),
+                ValueRef::Integer(i64::from(indexed)),
+                max_ply.map_or(ValueRef::Null, |m| ValueRef::Integer(i64::from(m))),
+            ];
+            table.push(values, || format!("sources, source {id}"))?;
+        }
+        table.finish()
     }
 }
 
 /// The columns of the `tags` view, in the order written.
 const TAGS: [&str; 4] = ["game_id", "ord", "name", "value"];
-
-/// Removes the working directory, if there is one.
-fn remove_work(work: &Path) -> Result<(), ColumnarError> {
-    match std::fs::remove_dir_all(work) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(ColumnarError::io(work, e)),
-        _ => Ok(()),
-    }
-}
-
-impl Drop for ShardWriter {
-    /// A run that did not finish leaves nothing: the sinks' threads are
-    /// stopped, then the staged files and the working directory removed.
-    fn drop(&mut self) {
-        if self.done {
-            return;
-        }
-        for table in [self.games.take(), self.plies.take(), self.tags.take()].into_iter().flatten()
-        {
-            let _ = table.sink.finish();
-        }
-        self.positions = None;
-        self.dedupe = None;
-        let _ = remove_work(&self.work);
-        if let Ok(entries) = std::fs::read_dir(&self.dir) {
-            for entry in entries.flatten() {
-                if entry.file_name().to_string_lossy().ends_with(PARTIAL) {
-                    let _ = std::fs::remove_file(entry.path());
-                }
-            }
-        }
-    }
-}
 
 #[cfg(test)]
 mod tests {
@@ -556,42 +580,40 @@ mod tests {
     /// empty directory: no file that a reader could take for a table.
     #[test]
     fn an_unfinished_run_leaves_nothing() {
-        let tmp = std::env::temp_dir().join(format!("pgnindex-shard-{}", std::process::id()));
-        let options = ShardOptions { run_rows: 3, run_keys: 2, ..ShardOptions::default() };
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("lake");
+        let options =
+            ShardOptions { run_rows: 3, run_keys: 2, shard: 7, ..ShardOptions::default() };
         let text = "[White \"a\"]\n\n1. e4 e5 2. Nf3 *\n\n[White \"b\"]\n\n1. d4 d5 *\n\n\
                     [White \"c\"]\n\n1. c4 *\n";
+        let names = |dir: &Path| {
+            let mut names: Vec<String> = std::fs::read_dir(dir)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            names.sort();
+            names
+        };
         for finish in [false, true] {
-            let mut writer = ShardWriter::open(&tmp, options, Box::new(|_| ())).unwrap();
+            let mut writer = ShardWriter::open(&root, options, Box::new(|_| ())).unwrap();
             writer.begin_source("x.pgn", None, false);
             let mut games = rows(text);
             assert_eq!(writer.add_chunk(&mut games, &[], 0, 0).unwrap(), ControlFlow::Continue(()));
             writer.end_source();
-            let work = tmp.join(WORK_DIR);
-            assert!(work.is_dir(), "runs of positions and keys were written");
+            let work = root.join(".pgnindex-work-s7");
+            assert!(work.join("runs").is_dir(), "runs of positions and keys were written");
             if finish {
                 let (totals, stats) = writer.finish().unwrap();
                 assert_eq!(totals.games, 3);
-                assert_eq!(stats.iter().map(|t| t.rows).collect::<Vec<_>>(), [3, 6, 0, 9]);
-                assert!(!work.exists());
-                let mut names: Vec<String> = std::fs::read_dir(&tmp)
-                    .unwrap()
-                    .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-                    .collect();
-                names.sort();
-                assert_eq!(
-                    names,
-                    [
-                        "games-00001.parquet",
-                        "plies-00001.parquet",
-                        "positions-00001.parquet",
-                        "tags-00001.parquet"
-                    ]
-                );
+                assert_eq!(stats.iter().map(|t| t.rows).collect::<Vec<_>>(), [3, 6, 0, 9, 1]);
+                assert_eq!(names(&root), ["games", "plies", "positions", "sources", "tags"]);
+                for table in names(&root) {
+                    assert_eq!(names(&root.join(table)), ["s7-00001.parquet"]);
+                }
             } else {
                 drop(writer);
-                assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0, "nothing left");
+                assert_eq!(names(&root).len(), 0, "nothing left");
             }
         }
-        std::fs::remove_dir_all(&tmp).unwrap();
     }
 }

@@ -1,5 +1,5 @@
 //! [`TableSink`]: the rows of one table written as Parquet files of a
-//! bounded size (`NAME-00001.parquet`, `NAME-00002.parquet`, …), in row
+//! bounded size (`PREFIX-00001.parquet`, `PREFIX-00002.parquet`, …), in row
 //! groups of a bounded size, zstd-compressed. Rows come in through a
 //! [`RowBuffer`] of typed column builders, handed on as one record batch
 //! every [`BATCH_ROWS`] rows (or [`BATCH_BYTES`] of values): memory stays
@@ -37,10 +37,6 @@ pub const ROW_GROUP_BYTES: u64 = 128 << 20;
 
 /// The default bound of a file.
 pub const FILE_BYTES: u64 = 1 << 30;
-
-/// Added to the name of a file written by [`TableSink::staged`] until the
-/// caller renames it: no reader's `*.parquet` takes it for a finished file.
-pub const PARTIAL: &str = ".partial";
 
 /// The sizes files and row groups are cut at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,17 +95,18 @@ pub struct Column {
     pub ty: ColumnType,
     /// `false` for a column that is never NULL.
     pub nullable: bool,
-    /// A game id: the shard's high bits are added to it.
-    pub game_id: bool,
+    /// An id a database numbers (a game's, a source's): the shard's high
+    /// bits are added to it.
+    pub shard_id: bool,
     /// Sorted ascending in the files: written delta-encoded, without a
     /// dictionary, and recorded as the files' sort order.
     pub sorted: bool,
 }
 
 impl Column {
-    /// A nullable column that is neither a game id nor sorted.
+    /// A nullable column that is neither an id nor sorted.
     pub fn new(name: &str, ty: ColumnType) -> Column {
-        Column { name: name.to_string(), ty, nullable: true, game_id: false, sorted: false }
+        Column { name: name.to_string(), ty, nullable: true, shard_id: false, sorted: false }
     }
 
     /// The same column, never NULL.
@@ -118,9 +115,9 @@ impl Column {
         self
     }
 
-    /// The same column, a game id.
-    pub fn game_id(mut self) -> Column {
-        self.game_id = true;
+    /// The same column, an id that gets the shard's bits.
+    pub fn shard_id(mut self) -> Column {
+        self.shard_id = true;
         self
     }
 
@@ -208,7 +205,7 @@ impl RowBuffer {
                     i32::try_from(i).map_err(|_| bad(&format!("{i} is out of 32-bit range")))?,
                 ),
                 (Builder::Int64(b), ValueRef::Integer(i)) => {
-                    let v = if column.game_id {
+                    let v = if column.shard_id {
                         i.checked_add(self.id_base)
                             .ok_or_else(|| bad(&format!("{i} is out of range")))?
                     } else {
@@ -299,8 +296,8 @@ pub struct RowWriter<'b> {
 }
 
 impl RowWriter<'_> {
-    /// The next column's integer value, or NULL: for an INT32, INT64 (a
-    /// game id gets the shard's bits) or DOUBLE column.
+    /// The next column's integer value, or NULL: for an INT32, INT64 (an
+    /// id gets the shard's bits) or DOUBLE column.
     #[inline(always)]
     pub fn int(&mut self, value: Option<i64>) -> &mut Self {
         let i = self.next;
@@ -308,7 +305,7 @@ impl RowWriter<'_> {
         let buffer = &mut *self.buffer;
         if let (Some(column), Some(builder)) = (buffer.columns.get(i), buffer.builders.get_mut(i)) {
             match (builder, value) {
-                (Builder::Int64(b), Some(v)) if !column.game_id => {
+                (Builder::Int64(b), Some(v)) if !column.shard_id => {
                     b.append_value(v);
                     return self;
                 }
@@ -466,41 +463,18 @@ pub struct TableSink {
 }
 
 impl TableSink {
-    /// A sink for the table `table` of `columns` into `dir` (which must
-    /// exist); `metadata` is written into each file's key-value metadata.
+    /// A sink for the table `table` of `columns`, its files named
+    /// `PREFIX-00001.parquet` and so on in `dir` (which must exist);
+    /// `metadata` is written into each file's key-value metadata.
     pub fn new(
         dir: &Path,
         table: &str,
+        prefix: &str,
         columns: &[Column],
         limits: Limits,
         metadata: Vec<(String, String)>,
     ) -> TableSink {
-        TableSink::with_suffix(dir, table, columns, limits, metadata, "")
-    }
-
-    /// As [`TableSink::new`], the files named `NAME-00001.parquet` and so
-    /// on followed by [`PARTIAL`]: the caller renames them once every
-    /// table is written.
-    pub fn staged(
-        dir: &Path,
-        table: &str,
-        columns: &[Column],
-        limits: Limits,
-        metadata: Vec<(String, String)>,
-    ) -> TableSink {
-        TableSink::with_suffix(dir, table, columns, limits, metadata, PARTIAL)
-    }
-
-    fn with_suffix(
-        dir: &Path,
-        table: &str,
-        columns: &[Column],
-        limits: Limits,
-        metadata: Vec<(String, String)>,
-        suffix: &'static str,
-    ) -> TableSink {
-        let mut files = Files::new(dir, table, columns, limits, metadata);
-        files.suffix = suffix;
+        let mut files = Files::new(dir, table, prefix, columns, limits, metadata);
         let schema = files.schema.clone();
         let (batches, received) = sync_channel::<RecordBatch>(1);
         let worker = std::thread::spawn(move || {
@@ -553,16 +527,27 @@ impl TableSink {
     }
 }
 
+impl Drop for TableSink {
+    /// A sink dropped before [`TableSink::finish`] (an error elsewhere)
+    /// still waits for its thread: no file is written after it is gone.
+    fn drop(&mut self) {
+        self.batches = None;
+        if let Some(worker) = self.worker.take() {
+            let _ = worker.join();
+        }
+    }
+}
+
 /// One table's files, written batch by batch on the thread of a
 /// [`TableSink`].
 struct Files {
     dir: PathBuf,
     table: String,
+    /// Before `-00001.parquet` in the files' names.
+    prefix: String,
     schema: SchemaRef,
     props: WriterProperties,
     limits: Limits,
-    /// After `.parquet` in the files' names.
-    suffix: &'static str,
     writer: Option<(PathBuf, ArrowWriter<File>)>,
     files: Vec<PathBuf>,
     rows: u64,
@@ -586,6 +571,7 @@ impl Files {
     fn new(
         dir: &Path,
         table: &str,
+        prefix: &str,
         columns: &[Column],
         limits: Limits,
         metadata: Vec<(String, String)>,
@@ -623,10 +609,10 @@ impl Files {
         Files {
             dir: dir.to_path_buf(),
             table: table.to_string(),
+            prefix: prefix.to_string(),
             schema,
             props: props.build(),
             limits,
-            suffix: "",
             writer: None,
             files: Vec::new(),
             rows: 0,
@@ -659,7 +645,7 @@ impl Files {
         if self.writer.is_some() {
             return Ok(());
         }
-        let name = format!("{}-{:05}.parquet{}", self.table, self.files.len() + 1, self.suffix);
+        let name = format!("{}-{:05}.parquet", self.prefix, self.files.len() + 1);
         let path = self.dir.join(name);
         let file = File::create_new(&path).map_err(|e| ColumnarError::io(&path, e))?;
         let writer = ArrowWriter::try_new(file, self.schema.clone(), Some(self.props.clone()))
@@ -685,7 +671,7 @@ mod tests {
 
     fn columns() -> Vec<Column> {
         vec![
-            Column::new("id", ColumnType::Int64).not_null().game_id(),
+            Column::new("id", ColumnType::Int64).not_null().shard_id(),
             Column::new("ply", ColumnType::Int32).not_null(),
             Column::new("clock", ColumnType::Float64),
             Column::new("san", ColumnType::Text),

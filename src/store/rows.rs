@@ -19,7 +19,7 @@ use crate::replay::parallel::LocatedGame;
 use crate::replay::TagPairs;
 
 /// What to index besides the game itself.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RowOptions {
     /// Build position rows at all (`--no-positions` turns this off).
     pub positions: bool,
@@ -32,6 +32,17 @@ pub struct RowOptions {
 impl Default for RowOptions {
     fn default() -> RowOptions {
         RowOptions { positions: true, max_ply: u32::MAX, fens: false }
+    }
+}
+
+impl RowOptions {
+    /// The `positions_indexed` and `max_ply` of a source imported with
+    /// these options: `max_ply` only when it stops before the plies that
+    /// are never indexed anyway (beyond 65,535).
+    pub fn source_settings(&self) -> (bool, Option<u32>) {
+        let max_ply =
+            (self.positions && self.max_ply < u32::from(u16::MAX)).then_some(self.max_ply);
+        (self.positions, max_ply)
     }
 }
 

@@ -600,13 +600,9 @@ impl Writer {
     }
 
     /// The `positions_indexed` and `max_ply` of a source this import
-    /// starts: `max_ply` only when it stops before the plies that are never
-    /// indexed anyway (beyond 65,535).
+    /// starts ([`RowOptions::source_settings`]).
     fn index_settings(&self) -> (bool, Option<u32>) {
-        let index = self.options.index;
-        let max_ply =
-            (index.positions && index.max_ply < u32::from(u16::MAX)).then_some(index.max_ply);
-        (index.positions, max_ply)
+        self.options.index.source_settings()
     }
 
     fn begin(&mut self) -> Result<(), WriteError> {
