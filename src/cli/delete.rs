@@ -32,7 +32,7 @@ pub struct DeleteArgs {
 pub fn run(args: &DeleteArgs) -> anyhow::Result<Exit> {
     let search = Search { target: args.position.target()?, filters: args.filters.filters()? };
     if search.target.is_none() && search.filters.is_empty() {
-        eprintln!(
+        say!(
             "pgnindex: error: delete needs a position or a filter (to delete every game, \
              remove the database file)"
         );
@@ -47,9 +47,9 @@ pub fn run(args: &DeleteArgs) -> anyhow::Result<Exit> {
         Ok(())
     })?;
     let deleted = deleter.delete(&ids)?;
-    eprintln!("pgnindex: {}: {deleted} games deleted", path.display());
+    say!("pgnindex: {}: {deleted} games deleted", path.display());
     if stats.rejected > 0 {
-        eprintln!(
+        say!(
             "pgnindex: {} games kept: their key matches but they do not reach the position",
             stats.rejected
         );

@@ -172,7 +172,7 @@ pub fn run(args: &ExploreArgs) -> anyhow::Result<Exit> {
         rows.finish()?;
     }
     if explorer.rejected > 0 {
-        eprintln!(
+        say!(
             "pgnindex: {} games left out: their key matches but their move is not legal here",
             explorer.rejected
         );

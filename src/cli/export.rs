@@ -132,7 +132,7 @@ pub fn run(args: &ExportArgs) -> anyhow::Result<Exit> {
     };
     out.flush()?;
     if let Some(path) = &args.output {
-        eprintln!("pgnindex: {} games written to {}", stats.returned, path.display());
+        say!("pgnindex: {} games written to {}", stats.returned, path.display());
     }
     report_rejected(stats.rejected);
     Ok(Exit::Success)
@@ -140,7 +140,7 @@ pub fn run(args: &ExportArgs) -> anyhow::Result<Exit> {
 
 fn report_rejected(rejected: u64) {
     if rejected > 0 {
-        eprintln!(
+        say!(
             "pgnindex: {rejected} games left out: their key matches but they do not reach the position"
         );
     }
@@ -173,7 +173,7 @@ fn run_parquet(args: &ExportArgs, search: &Search) -> anyhow::Result<Exit> {
     };
     let stats = columnar_export::export(&conn, &path, dir, options)
         .with_context(|| format!("exporting {} as Parquet", path.display()))?;
-    eprintln!("pgnindex: {} written to {}", summary(&stats), dir.display());
+    say!("pgnindex: {} written to {}", summary(&stats), dir.display());
     Ok(Exit::Success)
 }
 

@@ -110,13 +110,13 @@ pub fn run(args: &FindArgs) -> anyhow::Result<Exit> {
         stats
     };
     if stats.rejected > 0 {
-        eprintln!(
+        say!(
             "pgnindex: {} games left out: their key matches but they do not reach the position",
             stats.rejected
         );
     }
     if stats.more && args.format == FindFormat::Table {
-        eprintln!(
+        say!(
             "pgnindex: first {} games shown; --offset {} for the next ones, --limit 0 for all, \
              --count for the number",
             stats.returned,

@@ -47,12 +47,12 @@ impl DbArgs {
         let (conn, path) = self.open()?;
         check_schema(&conn, &path, search)?;
         match material::backlog(&conn)? {
-            Some(i64::MAX) => eprintln!(
+            Some(i64::MAX) => say!(
                 "pgnindex: note: {} predates the material index: every game is replayed for \
                  this search (slower); importing its sources into a new database indexes them",
                 path.display()
             ),
-            Some(last) => eprintln!(
+            Some(last) => say!(
                 "pgnindex: note: the games stored before the material index (ids up to {last}) \
                  are replayed for this search (slower)"
             ),
@@ -77,7 +77,7 @@ impl DbArgs {
 /// and prints a note on stderr when the answer may leave games out.
 pub fn check_index(conn: &Connection, search: &Search) -> anyhow::Result<()> {
     if let Some(note) = search.index_coverage(conn)?.note() {
-        eprintln!("pgnindex: note: {note}");
+        say!("pgnindex: note: {note}");
     }
     Ok(())
 }

@@ -103,7 +103,7 @@ pub fn run(args: &SqlArgs) -> anyhow::Result<Exit> {
     drop(sink);
     let summary = summary?;
     if summary.changes > 0 {
-        eprintln!("pgnindex: {} rows changed", summary.changes);
+        say!("pgnindex: {} rows changed", summary.changes);
     }
     Ok(Exit::Success)
 }

@@ -26,7 +26,7 @@ pub struct VacuumArgs {
 pub fn run(args: &VacuumArgs) -> anyhow::Result<Exit> {
     let path = args.db.path();
     let done = vacuum(&path)?;
-    eprintln!(
+    say!(
         "pgnindex: {}: {} deleted games dropped from the index ({} position rows); {} bytes before, {} after",
         path.display(),
         done.games,
