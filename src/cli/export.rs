@@ -1,8 +1,9 @@
 //! `pgnindex export`: every matching game as PGN, streamed; or, with
 //! `--format parquet`, the matching games' tables as Parquet files.
 
-use std::io::Write;
+use std::io::{self, Write};
 use std::path::PathBuf;
+use std::sync::atomic::Ordering;
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
@@ -11,9 +12,11 @@ use pgnindex::columnar::export::{self as columnar_export, Options, MAX_SHARD};
 use pgnindex::columnar::sink::{Limits, FILE_BYTES};
 use pgnindex::columnar::{self, sink::TableStats};
 use pgnindex::query::pgn;
-use pgnindex::query::search::{Page, Search};
+use pgnindex::query::search::{Found, Page, Search};
 
 use super::exit::{Exit, UsageError};
+use super::interrupt::{self, Interrupted};
+use super::output_file::OutputFile;
 use super::query_args::{self, DbArgs, FilterArgs, MaterialArgs, PositionArgs};
 
 /// Arguments of `export`.
@@ -121,19 +124,38 @@ pub fn run(args: &ExportArgs) -> anyhow::Result<Exit> {
         Some(_) => args.db.open_checked(&search)?,
         None => args.db.open_for(&search)?,
     };
-    let mut out: Box<dyn Write> = match &args.output {
-        Some(path) => query_args::create_output(path)?,
-        None => Box::new(query_args::stdout()),
+    let Some(path) = &args.output else {
+        let mut out = query_args::stdout();
+        let each = |found: Found| pgn::write_game(&mut out, &found.game);
+        let stats = match &material {
+            Some(m) => m.find(&conn, Page::default(), true, each)?,
+            None => search.find(&conn, Page::default(), true, each)?,
+        };
+        out.flush()?;
+        report_rejected(stats.rejected);
+        return Ok(Exit::Success);
     };
-    let each = |found: pgnindex::query::search::Found| pgn::write_game(&mut out, &found.game);
+    // To a file, Ctrl-C stops between games and leaves no file.
+    let interrupt = interrupt::flag()?;
+    let mut out = OutputFile::create(path)?;
+    let each = |found: Found| {
+        if interrupt.load(Ordering::Relaxed) {
+            return Err(io::Error::other(Interrupted));
+        }
+        pgn::write_game(&mut out, &found.game)
+    };
     let stats = match &material {
-        Some(m) => m.find(&conn, Page::default(), true, each)?,
-        None => search.find(&conn, Page::default(), true, each)?,
+        Some(m) => m.find(&conn, Page::default(), true, each),
+        None => search.find(&conn, Page::default(), true, each),
     };
-    out.flush()?;
-    if let Some(path) = &args.output {
-        say!("pgnindex: {} games written to {}", stats.returned, path.display());
+    if interrupt.load(Ordering::Relaxed) {
+        drop(out);
+        say!("pgnindex: interrupted: {} not written", path.display());
+        return Ok(Exit::Interrupted);
     }
+    let stats = stats?;
+    out.finish()?;
+    say!("pgnindex: {} games written to {}", stats.returned, path.display());
     report_rejected(stats.rejected);
     Ok(Exit::Success)
 }

@@ -233,6 +233,7 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<Exit> {
         force: args.force,
         lang: args.lang,
         max_input: args.max_input_size,
+        interrupt: Some(super::interrupt::flag()?),
     };
     let show_bar = !args.quiet && std::io::stderr().is_terminal();
     let bar = if show_bar {
@@ -309,6 +310,20 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<Exit> {
         e => e.into(),
     })?;
     let t = summary.totals;
+    if summary.interrupted {
+        match &args.parquet {
+            None => say!(
+                "pgnindex: interrupted: {} stored; run the same command again to resume",
+                counted(t.games, "game")
+            ),
+            Some(dir) => say!(
+                "pgnindex: interrupted: nothing written to {}; run the same command again to \
+                 start over",
+                dir.display()
+            ),
+        }
+        return Ok(Exit::Interrupted);
+    }
     let secs = summary.seconds.max(1e-9);
     let warnings = warnings.load(Ordering::Relaxed);
     let warnings =

@@ -20,6 +20,8 @@ mod find;
 mod games;
 mod import;
 mod info;
+mod interrupt;
+mod output_file;
 mod perft;
 mod query_args;
 mod show;

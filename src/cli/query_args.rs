@@ -2,10 +2,9 @@
 //! filters, output format) and the helpers they share (opening the
 //! database, stdout, colour).
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, IsTerminal};
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use clap::{Args, ValueEnum};
 use rusqlite::Connection;
 
@@ -358,13 +357,6 @@ fn terminal_width() -> Option<usize> {
 /// Buffered, locked stdout.
 pub fn stdout() -> io::BufWriter<io::StdoutLock<'static>> {
     io::BufWriter::with_capacity(1 << 16, io::stdout().lock())
-}
-
-/// Creates `path` for writing (`-o FILE`).
-pub fn create_output(path: &Path) -> anyhow::Result<Box<dyn Write>> {
-    let file = std::fs::File::create(path)
-        .with_context(|| format!("{}: cannot create the output file", path.display()))?;
-    Ok(Box::new(io::BufWriter::with_capacity(1 << 16, file)))
 }
 
 #[cfg(test)]
