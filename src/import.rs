@@ -12,7 +12,8 @@
 use std::ffi::OsString;
 use std::ops::ControlFlow;
 use std::path::Path;
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
 use std::time::Instant;
 
 use crate::columnar::shard::{ShardOptions, ShardWriter};
@@ -34,7 +35,7 @@ use crate::store::writer::{Problem, SourceStart, Totals, WriteError, Writer, Wri
 const CHANNEL: usize = 64;
 
 /// Everything an import can be asked.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct ImportOptions {
     /// What to index.
     pub rows: RowOptions,
@@ -48,6 +49,24 @@ pub struct ImportOptions {
     /// Stop reading an input after this many (decompressed) bytes
     /// ([`Source::with_limit`]); `None`: no limit.
     pub max_input: Option<u64>,
+    /// Set from elsewhere (a signal handler) to stop the import: no chunk
+    /// is read or stored after the flag is seen, what was stored is
+    /// committed (the sources cut short stay unfinished, so that the same
+    /// import resumes after the last chunk stored), and the summary says
+    /// [`Summary::interrupted`]. An import into Parquet files writes none.
+    pub interrupt: Option<Arc<AtomicBool>>,
+}
+
+impl ImportOptions {
+    /// `true` once [`interrupt`](Self::interrupt) is set.
+    fn interrupted(&self) -> bool {
+        is_set(self.interrupt.as_deref())
+    }
+}
+
+/// `true` if `flag` is there and set.
+fn is_set(flag: Option<&AtomicBool>) -> bool {
+    flag.is_some_and(|flag| flag.load(Ordering::Relaxed))
 }
 
 /// Follows an import (progress display).
@@ -105,6 +124,9 @@ pub struct Summary {
     pub seconds: f64,
     /// `true` if `--strict` stopped at a bad game.
     pub stopped: bool,
+    /// `true` if [`ImportOptions::interrupt`] stopped the import before
+    /// the end of its inputs.
+    pub interrupted: bool,
 }
 
 /// An error that stops the import (bad inputs do not: they are counted).
@@ -128,7 +150,7 @@ pub enum ImportError {
 /// [`Writer`] or a [`ShardWriter`]'s Parquet files.
 trait Store {
     /// What the store says it wrote at the end, besides the totals.
-    type Output: Send + 'static;
+    type Output: Send + Default + 'static;
 
     fn begin_source(
         &mut self,
@@ -152,6 +174,10 @@ trait Store {
     fn abandon_source(&mut self) -> Result<(), ImportError>;
 
     fn finish(self) -> Result<(Totals, Self::Output), ImportError>;
+
+    /// Ends an interrupted import: what is stored stays only if the same
+    /// import can resume after it.
+    fn interrupt(self) -> Result<(Totals, Self::Output), ImportError>;
 }
 
 impl Store for Writer {
@@ -188,6 +214,13 @@ impl Store for Writer {
 
     fn finish(self) -> Result<(Totals, ()), ImportError> {
         Ok((Writer::finish(self)?, ()))
+    }
+
+    /// The committed games stay, their source unfinished: the next run
+    /// resumes after them.
+    fn interrupt(mut self) -> Result<(Totals, ()), ImportError> {
+        Writer::abandon_source(&mut self)?;
+        Store::finish(self)
     }
 }
 
@@ -227,6 +260,14 @@ impl Store for ShardWriter {
 
     fn finish(self) -> Result<(Totals, Vec<TableStats>), ImportError> {
         Ok(ShardWriter::finish(self)?)
+    }
+
+    /// Files cannot be resumed: dropped unfinished, the writer removes
+    /// them, and the same import into the same (empty) directory starts
+    /// again.
+    fn interrupt(self) -> Result<(Totals, Vec<TableStats>), ImportError> {
+        drop(self);
+        Ok((Totals::default(), Vec::new()))
     }
 }
 
@@ -325,9 +366,15 @@ fn run_into<S: Store>(
         .map(|m| m.len())
         .sum();
     observer.inputs(total);
+    if options.interrupted() {
+        // Nothing opened, nothing created.
+        let summary = Summary { interrupted: true, ..Summary::default() };
+        return Ok((summary, S::Output::default()));
+    }
     let (tx, rx) = mpsc::sync_channel::<Message>(CHANNEL);
     let (reply_tx, reply_rx) = mpsc::channel::<SourceStart>();
     let (opened_tx, opened_rx) = mpsc::channel::<Result<(), ImportError>>();
+    let interrupt = options.interrupt.clone();
     let writer_thread = std::thread::Builder::new()
         .name("pgnindex-writer".into())
         .spawn(move || {
@@ -339,7 +386,7 @@ fn run_into<S: Store>(
                 }
             };
             let _ = opened_tx.send(Ok(()));
-            write_all(writer, &rx, &reply_tx)
+            write_all(writer, &rx, &reply_tx, interrupt.as_deref())
         })
         .map_err(ImportError::Thread)?;
     match opened_rx.recv() {
@@ -373,7 +420,7 @@ fn run_into<S: Store>(
     let read = read_inputs(&names, pool, replay, &build, &mut feed);
     let Feed { tx, mut summary, .. } = feed;
     drop(tx);
-    let (totals, stopped, output) = match writer_thread.join() {
+    let (totals, ending, output) = match writer_thread.join() {
         Ok(Ok(Some(result))) => result,
         Ok(Ok(None)) => unreachable!("a store that did not open reported it"),
         Ok(Err(e)) => return Err(e),
@@ -381,7 +428,8 @@ fn run_into<S: Store>(
     };
     summary.bytes = read.bytes;
     summary.totals = totals;
-    summary.stopped = stopped;
+    summary.stopped = ending == Ending::Strict;
+    summary.interrupted = ending == Ending::Interrupted;
     summary.seconds = started.elapsed().as_secs_f64();
     Ok((summary, output))
 }
@@ -413,6 +461,9 @@ impl Feed<'_> {
 
 impl InputVisitor<GameRow> for Feed<'_> {
     fn begin(&mut self, name: &InputName) -> InputStart {
+        if self.options.interrupted() {
+            return InputStart::Stop;
+        }
         let facts = match source::file_facts(name) {
             Ok(f) => f,
             Err(e) => {
@@ -460,6 +511,9 @@ impl InputVisitor<GameRow> for Feed<'_> {
         chunk: Chunk<GameRow>,
         place: ChunkPlace,
     ) -> ControlFlow<()> {
+        if self.options.interrupted() {
+            return ControlFlow::Break(());
+        }
         let (offset, line) = (place.offset, place.lines_before);
         let end = offset + chunk.len as u64;
         let games_read = place.games_before + chunk.games.len() as u64;
@@ -485,8 +539,20 @@ impl InputVisitor<GameRow> for Feed<'_> {
 /// Stored chunks waiting to be freed.
 const FREEING: usize = 4;
 
+/// Why the writer thread ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ending {
+    /// The reading ended (the channel closed).
+    Inputs,
+    /// `strict` stopped at a bad game.
+    Strict,
+    /// The interrupt flag was set.
+    Interrupted,
+}
+
 /// The writer thread: stores messages until the channel closes (or a
-/// strict stop); returns the totals and whether it stopped early.
+/// strict stop, or `interrupt` is set); returns the totals and why it
+/// ended.
 ///
 /// A chunk's rows are freed on a thread of their own: the writer is the
 /// import's one serial stage, and freeing the twenty-odd allocations of
@@ -496,14 +562,15 @@ fn write_all<S: Store>(
     writer: S,
     rx: &mpsc::Receiver<Message>,
     reply: &mpsc::Sender<SourceStart>,
-) -> Result<Option<(Totals, bool, S::Output)>, ImportError> {
+    interrupt: Option<&AtomicBool>,
+) -> Result<Option<(Totals, Ending, S::Output)>, ImportError> {
     let (free_tx, free_rx) = mpsc::sync_channel::<Vec<GameRow>>(FREEING);
     let freeing = std::thread::Builder::new()
         .name("pgnindex-free".into())
         .spawn(move || free_rx.into_iter().for_each(drop));
     // Without that thread (refused by the system), rows are freed here.
     let free_tx = freeing.is_ok().then_some(free_tx);
-    let result = write_messages(writer, rx, reply, free_tx.as_ref());
+    let result = write_messages(writer, rx, reply, free_tx.as_ref(), interrupt);
     drop(free_tx);
     if let Ok(thread) = freeing {
         // Dropping rows cannot panic; nothing to carry back.
@@ -512,14 +579,20 @@ fn write_all<S: Store>(
     result.map(Some)
 }
 
-/// [`write_all`]'s loop; `free` takes the rows once stored.
+/// [`write_all`]'s loop; `free` takes the rows once stored. The flag is
+/// looked at before each message: once set, the messages still queued are
+/// dropped unread.
 fn write_messages<S: Store>(
     mut writer: S,
     rx: &mpsc::Receiver<Message>,
     reply: &mpsc::Sender<SourceStart>,
     free: Option<&mpsc::SyncSender<Vec<GameRow>>>,
-) -> Result<(Totals, bool, S::Output), ImportError> {
+    interrupt: Option<&AtomicBool>,
+) -> Result<(Totals, Ending, S::Output), ImportError> {
     while let Ok(message) = rx.recv() {
+        if is_set(interrupt) {
+            break;
+        }
         match message {
             Message::Begin { name, facts, force } => {
                 let start = writer.begin_source(&name, facts.as_ref(), force)?;
@@ -535,13 +608,18 @@ fn write_messages<S: Store>(
                 }
                 if flow.is_break() {
                     let (totals, output) = writer.finish()?;
-                    return Ok((totals, true, output));
+                    return Ok((totals, Ending::Strict, output));
                 }
             }
             Message::End => writer.end_source()?,
             Message::Abandon => writer.abandon_source()?,
         }
     }
+    // Also when the reading saw the flag first and closed the channel.
+    if is_set(interrupt) {
+        let (totals, output) = writer.interrupt()?;
+        return Ok((totals, Ending::Interrupted, output));
+    }
     let (totals, output) = writer.finish()?;
-    Ok((totals, false, output))
+    Ok((totals, Ending::Inputs, output))
 }

@@ -12,22 +12,28 @@ pub mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{arg, column, count, fixture, import, open, run, scratch};
+use common::{arg, column, count, fixture, import, open, python_with, run, scratch, Python};
 use similar_asserts::assert_eq;
 
 /// Imports `file` into `db` (duplicates kept, so that the games pair up),
-/// exports it, and compares the two with python-chess: the comparison's
-/// summary line.
-fn export_reads_as_imported(dir: &Path, db: &Path, file: &Path) -> String {
+/// exports it, and compares the two with python-chess when `python` has
+/// it: the comparison's summary line.
+fn export_reads_as_imported(
+    python: Option<&Python>,
+    dir: &Path,
+    db: &Path,
+    file: &Path,
+) -> Option<String> {
     import(db, &["--quiet", "--keep-duplicates", arg(file)]).success();
     let out = dir.join("out.pgn");
     run(["export", "--db", arg(db), "-o", arg(&out)]).success();
-    let compare = Command::new("python3")
+    let compare = python?
+        .command()
         .arg(fixture("compact/compare.py"))
         .arg(file)
         .arg(&out)
         .output()
-        .expect("python3 (with python-chess: pip install chess) runs");
+        .expect("python3 runs");
     let stdout = String::from_utf8_lossy(&compare.stdout).into_owned();
     assert!(
         compare.status.success(),
@@ -35,7 +41,7 @@ fn export_reads_as_imported(dir: &Path, db: &Path, file: &Path) -> String {
         file.display(),
         String::from_utf8_lossy(&compare.stderr)
     );
-    stdout
+    Some(stdout)
 }
 
 /// `(games, games stored without their movetext)` of `db`.
@@ -49,6 +55,7 @@ fn compacted(db: &Path) -> (i64, i64) {
 
 #[test]
 fn fixtures_export_as_python_chess_reads_them() {
+    let Some(python) = python_with("chess") else { return };
     let dir = scratch();
     for (i, name) in
         ["plies/lichess.pgn", "plies/chesscom.pgn", "plies/engine.pgn", "compact/forms.pgn"]
@@ -56,7 +63,8 @@ fn fixtures_export_as_python_chess_reads_them() {
             .enumerate()
     {
         let db = dir.join(format!("{i}.db"));
-        let summary = export_reads_as_imported(dir.path(), &db, &fixture(name));
+        let summary = export_reads_as_imported(Some(&python), dir.path(), &db, &fixture(name))
+            .expect("compared");
         let (games, without) = compacted(&db);
         assert!(summary.starts_with(&format!("games {games} ")), "{name}: {summary}");
         // The online games write back; the engine-match forms with a
@@ -73,7 +81,8 @@ fn fixtures_export_as_python_chess_reads_them() {
 fn each_form_is_written_back_or_kept() {
     let dir = scratch();
     let db = dir.join("forms.db");
-    export_reads_as_imported(dir.path(), &db, &fixture("compact/forms.pgn"));
+    let python = python_with("chess");
+    export_reads_as_imported(python.as_ref(), dir.path(), &db, &fixture("compact/forms.pgn"));
     let conn = open(&db);
     let kept: Vec<(String, bool)> =
         common::rows(&conn, "SELECT event, movetext IS NOT NULL FROM games ORDER BY id");
@@ -200,15 +209,19 @@ fn a_schema_10_database_is_read_then_upgraded() {
     );
     assert_eq!(count(&conn, "SELECT count(*) FROM games WHERE movetext IS NULL"), 4);
     assert_eq!(common::integrity(&db), "ok");
-    let summary =
-        export_reads_as_imported(dir.path(), &dir.join("again.db"), &fixture("compact/forms.pgn"));
-    assert!(summary.starts_with("games 14 "), "{summary}");
+    let python = python_with("chess");
+    let again = dir.join("again.db");
+    let forms = fixture("compact/forms.pgn");
+    if let Some(summary) = export_reads_as_imported(python.as_ref(), dir.path(), &again, &forms) {
+        assert!(summary.starts_with("games 14 "), "{summary}");
+    }
 }
 
 #[test]
 #[ignore = "the whole shared corpus, with python-chess: minutes"]
 fn every_corpus_file_exports_as_python_chess_reads_it() {
     let Some(corpus) = common::corpus_games() else { return };
+    let Some(python) = python_with("chess") else { return };
     let files = common::files_under(&corpus, |p| {
         p.extension().is_some_and(|e| e.eq_ignore_ascii_case("pgn"))
     });
@@ -217,7 +230,8 @@ fn every_corpus_file_exports_as_python_chess_reads_it() {
     let (mut games, mut without) = (0, 0);
     for (i, file) in files.iter().enumerate() {
         let db = dir.join(format!("{i}.db"));
-        let summary = export_reads_as_imported(dir.path(), &db, file);
+        let summary =
+            export_reads_as_imported(Some(&python), dir.path(), &db, file).expect("compared");
         let (g, w) = compacted(&db);
         eprintln!("{}: {w} of {g} games without movetext; {}", file.display(), summary.trim());
         games += g;

@@ -9,7 +9,9 @@ use std::path::Path;
 
 pub mod common;
 
-use common::{arg, count, files_under, games_dir, import, open, repo, run, scratch};
+use common::{
+    arg, count, files_under, games_dir, import, open, python_with, repo, run, scratch, Python,
+};
 use similar_asserts::assert_eq;
 
 /// One search: `find` flags and the reference's query.
@@ -67,14 +69,15 @@ impl Query {
 }
 
 /// python-chess's `(id, first ply)` lists, one per query.
-fn reference(db: &Path) -> Vec<Vec<(i64, u32)>> {
+fn reference(python: &Python, db: &Path) -> Vec<Vec<(i64, u32)>> {
     let queries = serde_json::Value::Array(QUERIES.iter().map(Query::json).collect());
-    let out = std::process::Command::new("python3")
+    let out = python
+        .command()
         .arg(repo("fixtures/material/reference.py"))
         .arg(db)
         .arg(queries.to_string())
         .output()
-        .expect("python3 (with python-chess: pip install chess)");
+        .expect("python3 runs");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice(&out.stdout).unwrap()
 }
@@ -112,6 +115,7 @@ fn compare(db: &Path, expected: &[Vec<(i64, u32)>]) -> Vec<usize> {
 
 #[test]
 fn searches_find_what_python_chess_finds_with_the_index_or_by_replay() {
+    let Some(python) = python_with("chess") else { return };
     let dir = scratch();
     let db = dir.join("games.db");
     import(&db, &["--quiet", arg(&games_dir())]).success();
@@ -123,7 +127,7 @@ fn searches_find_what_python_chess_finds_with_the_index_or_by_replay() {
     );
     assert_eq!(count(&conn, "SELECT last_game_id FROM material_backlog"), 0);
     drop(conn);
-    let expected = reference(&db);
+    let expected = reference(&python, &db);
     let counts = compare(&db, &expected);
     println!("{counts:?}");
     assert!(counts.iter().filter(|&&n| n > 0).count() >= 11, "{counts:?}");
@@ -236,6 +240,7 @@ fn bad_specs_and_patterns_are_one_line_errors_with_the_column() {
 fn searches_find_what_python_chess_finds_on_the_shared_corpus() {
     let corpus = repo("../shared/corpus/games");
     assert!(corpus.is_dir(), "{}: not found (../shared beside the repository)", corpus.display());
+    let Some(python) = python_with("chess") else { return };
     let files = files_under(&corpus, |p| {
         p.extension().is_some_and(|e| e.to_string_lossy().eq_ignore_ascii_case("pgn"))
     });
@@ -244,7 +249,7 @@ fn searches_find_what_python_chess_finds_on_the_shared_corpus() {
     let mut args = vec!["--quiet", "--no-positions"];
     args.extend(files.iter().map(|p| arg(p)));
     import(&db, &args).success();
-    let expected = reference(&db);
+    let expected = reference(&python, &db);
     let counts = compare(&db, &expected);
     println!("{counts:?}");
     assert!(counts.iter().all(|&n| n > 0), "{counts:?}");

@@ -12,16 +12,16 @@ pub mod common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use common::{arg, games_dir, import, run, scratch};
+use common::{arg, games_dir, import, python_with, run, scratch, Python};
 
 /// Runs the comparison script; panics with its output if an answer
 /// differs.
 #[track_caller]
-fn compare(db: &Path, dir: &Path, extra: &[&str]) -> String {
+fn compare(python: &Python, db: &Path, dir: &Path, extra: &[&str]) -> String {
     let script = common::repo("tests/parquet_compare.py");
-    let out = Command::new("python3")
+    let out = python
+        .command()
         .arg(&script)
         .args(["--db", arg(db), "--parquet", arg(dir)])
         .args(extra)
@@ -34,7 +34,7 @@ fn compare(db: &Path, dir: &Path, extra: &[&str]) -> String {
 
 /// A DuckDB query over the lake `dir` (views named as the tables, each
 /// over its folder), its rows as lines of `|`-separated values.
-fn duckdb(dir: &Path, sql: &str) -> Vec<String> {
+fn duckdb(python: &Python, dir: &Path, sql: &str) -> Vec<String> {
     let program = format!(
         "import duckdb, sys\n\
          c = duckdb.connect()\n\
@@ -44,7 +44,7 @@ fn duckdb(dir: &Path, sql: &str) -> Vec<String> {
          \x20   print('|'.join('' if v is None else str(v) for v in row))\n",
         arg(dir)
     );
-    let out = Command::new("python3").args(["-c", &program, sql]).output().unwrap();
+    let out = python.command().args(["-c", &program, sql]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).unwrap().lines().map(str::to_string).collect()
 }
@@ -81,6 +81,7 @@ fn files(dir: &Path, table: &str) -> Vec<PathBuf> {
 
 #[test]
 fn the_files_answer_as_the_database_does() {
+    let Some(python) = python_with("duckdb") else { return };
     let tmp = scratch();
     let db = tmp.join("t.db");
     import(&db, &[arg(&games_dir())]).success();
@@ -104,10 +105,11 @@ fn the_files_answer_as_the_database_does() {
     }
     let json = tmp.join("movetexts.json");
     movetexts(&db, &json);
-    let report = compare(&db, &dir, &["--movetexts", arg(&json)]);
+    let report = compare(&python, &db, &dir, &["--movetexts", arg(&json)]);
     assert!(report.contains("equal positions: every row"), "{report}");
     assert!(report.contains(" 0 failed"), "{report}");
     let deleted = duckdb(
+        &python,
         &dir,
         "SELECT count(*) FROM positions WHERE game_id IN (2, 700) \
          UNION ALL SELECT count(*) FROM plies WHERE game_id IN (2, 700)",
@@ -115,6 +117,7 @@ fn the_files_answer_as_the_database_does() {
     assert_eq!(deleted, ["0", "0"]);
     // Typed as the schema says, the hash signed as SQLite stores it.
     let types = duckdb(
+        &python,
         &dir,
         "SELECT typeof(id), typeof(ply_count), typeof(white_elo), typeof(movetext) FROM games LIMIT 1",
     );
@@ -122,7 +125,7 @@ fn the_files_answer_as_the_database_does() {
     let start = "SELECT count(*) FROM positions WHERE hash = 5060803636482931868";
     let in_sqlite = common::count(&common::open(&db), start);
     assert!(in_sqlite > 1000, "the start position's key, as docs/schema.md gives it");
-    assert_eq!(duckdb(&dir, start), [in_sqlite.to_string()]);
+    assert_eq!(duckdb(&python, &dir, start), [in_sqlite.to_string()]);
 }
 
 /// The same on the whole shared corpus (17,000 games of every origin,
@@ -130,6 +133,7 @@ fn the_files_answer_as_the_database_does() {
 #[test]
 #[ignore = "reads ../shared/corpus (run by .ci/run)"]
 fn the_corpus_files_answer_as_the_database_does() {
+    let Some(python) = python_with("duckdb") else { return };
     let Some(corpus) = common::corpus_games() else { return };
     let tmp = scratch();
     let db = tmp.join("corpus.db");
@@ -138,9 +142,10 @@ fn the_corpus_files_answer_as_the_database_does() {
     export(&db, &dir, &["--file-size", "4M"]).success();
     let json = tmp.join("movetexts.json");
     movetexts(&db, &json);
-    let report = compare(&db, &dir, &["--movetexts", arg(&json)]);
+    let report = compare(&python, &db, &dir, &["--movetexts", arg(&json)]);
     assert!(report.contains(" 0 failed"), "{report}");
     let notes = duckdb(
+        &python,
         &dir,
         "SELECT count(clock) > 0 AND count(eval) > 0 AND count(mate) > 0 \
          AND count(nags) > 0 AND count(comment) > 0 FROM plies",
@@ -209,6 +214,7 @@ fn split_segments(db: &Path, schema_10: bool) {
 
 #[test]
 fn older_segment_layouts_export_alike() {
+    let Some(python) = python_with("duckdb") else { return };
     for schema_10 in [false, true] {
         let tmp = scratch();
         let db = tmp.join("t.db");
@@ -218,7 +224,7 @@ fn older_segment_layouts_export_alike() {
         run(["sql", "--write", "--db", arg(&db), "DELETE FROM games WHERE id = 3"]).success();
         let dir = tmp.join("out");
         export(&db, &dir, &[]).success();
-        let report = compare(&db, &dir, &[]);
+        let report = compare(&python, &db, &dir, &[]);
         assert!(report.contains("equal positions: every row"), "{report}");
         assert!(report.contains(" 0 failed"), "{report}");
     }
@@ -226,6 +232,7 @@ fn older_segment_layouts_export_alike() {
 
 #[test]
 fn a_subset_by_filters_and_position() {
+    let Some(python) = python_with("duckdb") else { return };
     let tmp = scratch();
     let db = tmp.join("t.db");
     import(&db, &[arg(&games_dir())]).success();
@@ -247,7 +254,7 @@ fn a_subset_by_filters_and_position() {
         let expected = ids(args);
         assert!(expected.len() > 5, "{name}: {expected:?}");
         let sorted = |sql: &str| {
-            let mut rows = duckdb(&dir, sql);
+            let mut rows = duckdb(&python, &dir, sql);
             rows.sort();
             rows
         };
@@ -260,6 +267,7 @@ fn a_subset_by_filters_and_position() {
             );
         }
         let plies = duckdb(
+            &python,
             &dir,
             "SELECT (SELECT sum(ply_count) FROM games) = (SELECT count(*) FROM plies)",
         );
@@ -269,6 +277,7 @@ fn a_subset_by_filters_and_position() {
 
 #[test]
 fn shards_share_no_id_and_answer_as_one_database() {
+    let Some(python) = python_with("duckdb") else { return };
     let tmp = scratch();
     let lichess = games_dir().join("lichess");
     let otb = games_dir().join("otb");
@@ -279,25 +288,30 @@ fn shards_share_no_id_and_answer_as_one_database() {
     let lake = tmp.join("lake");
     export(&a, &lake, &["--shard", "1"]).success();
     export(&b, &lake, &["--shard", "2"]).success();
-    let report = compare(&both, &lake, &["--shards"]);
+    let report = compare(&python, &both, &lake, &["--shards"]);
     assert!(report.contains("equal game ids"), "{report}");
     assert!(report.contains("equal explorer 5060803636482931868"), "{report}");
     assert!(report.contains(" 0 failed"), "{report}");
     // The shard in the high 32 bits, the database's id in the low ones.
     let ids = duckdb(
+        &python,
         &lake,
         "SELECT id >> 32, min(id & 4294967295), max(id & 4294967295), count(*) FROM games \
          GROUP BY 1 ORDER BY 1",
     );
     let count = |db: &Path| common::count(&common::open(db), "SELECT count(*) FROM games");
     assert_eq!(ids, [format!("1|1|{0}|{0}", count(&a)), format!("2|1|{0}|{0}", count(&b))]);
-    let orphans =
-        duckdb(&lake, "SELECT count(*) FROM positions WHERE game_id NOT IN (SELECT id FROM games)");
+    let orphans = duckdb(
+        &python,
+        &lake,
+        "SELECT count(*) FROM positions WHERE game_id NOT IN (SELECT id FROM games)",
+    );
     assert_eq!(orphans, ["0"]);
 }
 
 #[test]
 fn errors_are_one_line() {
+    let Some(python) = python_with("duckdb") else { return };
     let tmp = scratch();
     let db = tmp.join("t.db");
     import(&db, &[arg(&games_dir().join("otb"))]).success();
@@ -319,7 +333,7 @@ fn errors_are_one_line() {
         [&before[..], &["s5-00001.parquet".to_string()]].concat()
     );
     assert_eq!(
-        duckdb(&dir, "SELECT count(DISTINCT id >> 32), count(DISTINCT path) FROM sources"),
+        duckdb(&python, &dir, "SELECT count(DISTINCT id >> 32), count(DISTINCT path) FROM sources"),
         ["2|1"]
     );
     // A directory of the flat layout, a table's files side by side: refused,
@@ -341,6 +355,7 @@ fn errors_are_one_line() {
     // Every table has its file, without rows.
     assert_eq!(
         duckdb(
+            &python,
             &empty,
             "SELECT (SELECT count(*) FROM games) + (SELECT count(*) FROM positions) \
              + (SELECT count(*) FROM plies) + (SELECT count(*) FROM tags)"
@@ -397,6 +412,7 @@ const SMALL_RUNS: [&str; 4] = ["--sort-run-rows", "1000", "--dedupe-run-keys", "
 
 #[test]
 fn import_parquet_writes_what_import_and_export_write() {
+    let Some(python) = python_with("duckdb") else { return };
     let tmp = scratch();
     let games = games_dir();
     let lichess = games.join("lichess/chessjs-benchmark-lichess-2013.pgn");
@@ -430,7 +446,7 @@ fn import_parquet_writes_what_import_and_export_write() {
         // The second file's games are all duplicates, or all kept.
         assert_eq!(out.stderr.contains(" 0 duplicates"), name == "keep", "{name}: {}", out.stderr);
         if name == "short" {
-            let plies = duckdb(&direct, "SELECT max(ply) FROM positions");
+            let plies = duckdb(&python, &direct, "SELECT max(ply) FROM positions");
             assert_eq!(plies, ["12"], "--max-ply applies");
         }
         assert!(out.stderr.contains("written to"), "{}", out.stderr);
@@ -446,7 +462,7 @@ fn import_parquet_writes_what_import_and_export_write() {
     import_parquet(&direct, &[arg(&games), "--sort-run-rows", "5000"]).success();
     let json = tmp.join("movetexts.json");
     movetexts(&db, &json);
-    let report = compare(&db, &direct, &["--movetexts", arg(&json)]);
+    let report = compare(&python, &db, &direct, &["--movetexts", arg(&json)]);
     assert!(report.contains("equal positions: every row"), "{report}");
     assert!(report.contains(" 0 failed"), "{report}");
 }
@@ -472,6 +488,7 @@ fn import_parquet_writes_what_export_writes_for_the_corpus() {
 
 #[test]
 fn import_parquet_shards_answer_as_one_database() {
+    let Some(python) = python_with("duckdb") else { return };
     let tmp = scratch();
     let lichess = games_dir().join("lichess");
     let otb = games_dir().join("otb");
@@ -486,11 +503,12 @@ fn import_parquet_shards_answer_as_one_database() {
     import(&db, &[arg(&tcec)]).success();
     export(&db, &lake, &["--shard", "3"]).success();
     import(&both, &[arg(&tcec)]).success();
-    let report = compare(&both, &lake, &["--shards"]);
+    let report = compare(&python, &both, &lake, &["--shards"]);
     assert!(report.contains("equal game ids"), "{report}");
     assert!(report.contains("equal explorer 5060803636482931868"), "{report}");
     assert!(report.contains(" 0 failed"), "{report}");
     let ids = duckdb(
+        &python,
         &lake,
         "SELECT id >> 32, min(id & 4294967295), count(*) FROM games GROUP BY 1 ORDER BY 1",
     );
@@ -502,6 +520,7 @@ fn import_parquet_shards_answer_as_one_database() {
 
 #[test]
 fn import_parquet_errors() {
+    let Some(python) = python_with("duckdb") else { return };
     let tmp = scratch();
     let otb = games_dir().join("otb");
     let one_line = |run: common::Run, code: i32, says: &str| {
@@ -553,7 +572,7 @@ fn import_parquet_errors() {
     export(&db, &exported, &[]).success();
     same_files(&direct, &exported);
     assert_eq!(
-        duckdb(&direct, "SELECT id, white, ply_count FROM games ORDER BY id"),
+        duckdb(&python, &direct, "SELECT id, white, ply_count FROM games ORDER BY id"),
         ["1|a|2", "2|b|2", "3|c|2"]
     );
     // --strict stops before the bad game: the games before it are written,
@@ -562,7 +581,7 @@ fn import_parquet_errors() {
     let out = import_parquet(&strict, &[arg(&pgn), "--strict"]);
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert!(out.stderr.contains("Ke3"), "{}", out.stderr);
-    assert_eq!(duckdb(&strict, "SELECT id, white FROM games"), ["1|a"]);
+    assert_eq!(duckdb(&python, &strict, "SELECT id, white FROM games"), ["1|a"]);
 }
 
 /// The SQL of the fenced block of docs/scale.md that holds `marker`.
@@ -591,6 +610,7 @@ fn through_unique(sql: &str) -> String {
 
 #[test]
 fn shards_of_the_same_games_answer_as_one_database_through_the_unique_views() {
+    let Some(python) = python_with("duckdb") else { return };
     let tmp = scratch();
     let games = games_dir();
     let (lichess, otb, tcec) = (games.join("lichess"), games.join("otb"), games.join("tcec"));
@@ -616,11 +636,11 @@ fn shards_of_the_same_games_answer_as_one_database_through_the_unique_views() {
     assert_eq!(common::count(&common::open(&both), again_duplicates), 232);
     // Read as they are, the tables count the 232 games twice.
     let sqlite = common::count(&common::open(&both), "SELECT count(*) FROM games");
-    assert_eq!(duckdb(&lake, "SELECT count(*) FROM games"), [(sqlite + 232).to_string()]);
+    assert_eq!(duckdb(&python, &lake, "SELECT count(*) FROM games"), [(sqlite + 232).to_string()]);
     // Through the documented views, every answer is the database's.
     let views = doc_sql("VIEW unique_games AS");
     let file = tmp.write("unique.sql", &views);
-    let report = compare(&both, &lake, &["--shards", "--unique", arg(&file)]);
+    let report = compare(&python, &both, &lake, &["--shards", "--unique", arg(&file)]);
     assert!(report.contains("equal games: rows"), "{report}");
     assert!(report.contains("equal explorer 5060803636482931868"), "{report}");
     assert!(report.contains("equal player scores by year"), "{report}");
@@ -628,6 +648,7 @@ fn shards_of_the_same_games_answer_as_one_database_through_the_unique_views() {
     // The copy kept is the one of the lower shard, as the database keeps
     // the first.
     let kept = duckdb(
+        &python,
         &lake,
         &format!("{views}; SELECT id >> 32, count(*) FROM unique_games GROUP BY 1 ORDER BY 1"),
     );
@@ -644,7 +665,7 @@ fn shards_of_the_same_games_answer_as_one_database_through_the_unique_views() {
     ] {
         assert!(explorer.contains("-4672020583340299306"), "{explorer}");
         let sql = through_unique(&explorer.replace("-4672020583340299306", key));
-        let mut got: Vec<String> = duckdb(&lake, &format!("{views}; {sql}"))
+        let mut got: Vec<String> = duckdb(&python, &lake, &format!("{views}; {sql}"))
             .into_iter()
             .map(|row| {
                 // The average as DuckDB prints a double: 2401.0.

@@ -299,15 +299,16 @@ fn a_deleted_game_loses_its_notes() {
 #[ignore = "the whole shared corpus, with python-chess: minutes"]
 fn every_corpus_game_reads_as_python_chess_reads_it() {
     let Some(corpus) = common::corpus_games() else { return };
+    let Some(python) = common::python_with("chess") else { return };
     let files = common::files_under(&corpus, |p| {
         p.extension().is_some_and(|e| e.eq_ignore_ascii_case("pgn"))
     });
     assert!(!files.is_empty());
     let dir = scratch();
     let tsv = dir.join("reference.tsv");
-    let mut make = Command::new("python3");
+    let mut make = python.command();
     make.arg(fixture("plies/make.py")).arg(&tsv).args(&files);
-    let status = make.status().expect("python3 (with python-chess: pip install chess) runs");
+    let status = make.status().expect("python3 runs");
     assert!(status.success(), "make.py failed");
     let reference = read_reference(&std::fs::read_to_string(&tsv).unwrap());
     let mut compared = Compared::default();

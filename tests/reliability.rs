@@ -647,6 +647,176 @@ fn wait_for_bytes(db: &Path, child: &mut std::process::Child, bytes: u64) {
     }
 }
 
+/// Ctrl-C (SIGINT) and SIGTERM at seeded moments of imports (new
+/// databases, and `--shared`), once or twice in a row: each run ends with
+/// exit status 130 and one line saying how many games it stored, leaves a
+/// database that queries read (no journal to roll back) holding those games
+/// whole, and the same command, run again, finishes with the rows of a
+/// clean import.
+#[test]
+fn ctrl_c_and_sigterm_stop_an_import_cleanly_and_the_next_run_resumes_it() {
+    let dir = scratch();
+    let pgn = dir.join("big.pgn");
+    let games = big_input(&pgn, 4);
+    let pgn = arg(&pgn);
+    let clean = dir.join("clean.db");
+    let started = Instant::now();
+    let (run, _) = import("clean import for the interrupts", &clean, &["--quiet", pgn]);
+    let clean_time = started.elapsed();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let clean_size = std::fs::metadata(&clean).unwrap().len();
+    let db = dir.join("interrupted.db");
+    let (mut midway, mut x) = (0, 0x9e37_79b9_7f4a_7c15u64);
+    let moments = 12;
+    for moment in 0..moments {
+        xorshift(&mut x);
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            std::fs::remove_file(format!("{}{suffix}", db.display())).ok();
+        }
+        let mut args = vec!["--quiet", "--batch-games", "300", pgn];
+        if moment % 4 >= 2 {
+            // An existing database, shared with readers (write-ahead log).
+            import("a database to share", &db, &["--quiet", arg(&games_dir().join("tcec"))])
+                .0
+                .success();
+            args.push("--shared");
+        }
+        let before = if db.exists() { count(&open(&db), "SELECT count(*) FROM games") } else { 0 };
+        let signal = if moment % 2 == 0 { libc::SIGINT } else { libc::SIGTERM };
+        let twice = moment % 3 == 2;
+        let mut child = import_command(&db, &args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let fraction = 0.1 + 0.8 * (x % 1000) as f64 / 1000.0;
+        if x % 2 == 0 {
+            std::thread::sleep(clean_time.mul_f64(fraction));
+        } else {
+            wait_for_bytes(&db, &mut child, (clean_size as f64 * fraction) as u64);
+        }
+        let pid = child.id() as libc::pid_t;
+        // SAFETY: signals our own child, not yet waited for.
+        unsafe {
+            libc::kill(pid, signal);
+            if twice {
+                libc::kill(pid, signal);
+            }
+        }
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        let what = format!("moment {moment} ({signal}, twice: {twice})");
+        let line = !stderr.is_empty();
+        if line && db.exists() {
+            // Committed and at rest: queries answer.
+            let info = command().arg("info").arg("--db").arg(&db).output().unwrap();
+            assert!(info.status.success(), "{what}: {}", String::from_utf8_lossy(&info.stderr));
+        }
+        let stored = if db.exists() {
+            // A writer rolls back what an exit at the second signal left.
+            let conn = open(&db);
+            let tables = count(&conn, "SELECT count(*) FROM sqlite_master WHERE name = 'games'");
+            assert_eq!(integrity(&db), "ok", "{what}");
+            if tables == 1 {
+                assert_whole_games(&conn);
+                count(&conn, "SELECT count(*) FROM games") - before
+            } else {
+                0
+            }
+        } else {
+            0
+        };
+        match out.status.code() {
+            Some(0) => assert_eq!(stored as u64, games, "{what}: ended before the signal"),
+            Some(130) if !line => {
+                // The second signal ended it at once, as a kill does.
+                assert!(twice, "{what}: no line");
+            }
+            Some(130) => {
+                assert_eq!(
+                    stderr,
+                    format!(
+                        "pgnindex: interrupted: {stored} game{} stored; run the same command \
+                         again to resume\n",
+                        if stored == 1 { "" } else { "s" }
+                    ),
+                    "{what}"
+                );
+                if stored > 0 && (stored as u64) < games {
+                    midway += 1;
+                }
+            }
+            other => panic!("{what}: exit {other:?}: {stderr}"),
+        }
+        let (run, _) = import("re-run after an interrupt", &db, &args);
+        assert_eq!(run.code, 0, "{what}: {}", run.stderr);
+        if before == 0 {
+            assert_same_contents(&db, &clean, "a resumed import equals a clean one");
+        } else {
+            let conn = open(&db);
+            assert_eq!(count(&conn, "SELECT count(*) FROM games") - before, games as i64, "{what}");
+            assert_whole_games(&conn);
+        }
+    }
+    eprintln!("reliability: {moments} interrupts, {midway} with some games stored, 0 games lost");
+    assert!(midway > 0, "no interrupt landed in the middle of the import");
+}
+
+/// Ctrl-C during `export -o FILE`: exit status 130, one line, and neither
+/// FILE nor its partial file left; an export that finished first wrote
+/// the whole file.
+#[test]
+fn ctrl_c_during_an_export_to_a_file_leaves_no_file() {
+    let dir = scratch();
+    let pgn = dir.join("big.pgn");
+    big_input(&pgn, 4);
+    let db = dir.join("t.db");
+    let (run, _) = import("import for the export", &db, &["--quiet", arg(&pgn)]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let whole = dir.join("whole.pgn");
+    let started = Instant::now();
+    let exported = command().args(["export", "--db", arg(&db), "-o", arg(&whole)]).output();
+    assert!(exported.unwrap().status.success());
+    let export_time = started.elapsed();
+    let whole = std::fs::read(&whole).unwrap();
+    let mut interrupted = 0;
+    for moment in 1..=8 {
+        let out = dir.join(format!("{moment}.pgn"));
+        let child = command()
+            .args(["export", "--db", arg(&db), "-o", arg(&out)])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(export_time.mul_f64(moment as f64 / 10.0));
+        // SAFETY: signals our own child, not yet waited for.
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+        let run = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
+        let left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|name| name.contains(&format!("{moment}.pgn")))
+            .collect();
+        match run.status.code() {
+            Some(130) => {
+                assert_eq!(
+                    stderr,
+                    format!("pgnindex: interrupted: {} not written\n", out.display())
+                );
+                assert!(left.is_empty(), "moment {moment}: {left:?} left");
+                interrupted += 1;
+            }
+            Some(0) => {
+                assert_eq!(left, [format!("{moment}.pgn")], "moment {moment}");
+                assert!(std::fs::read(&out).unwrap() == whole, "moment {moment}: a whole file");
+            }
+            other => panic!("moment {moment}: exit {other:?}: {stderr}"),
+        }
+    }
+    assert!(interrupted > 0, "no interrupt landed during the export");
+}
+
 /// `pgnindex import` with the file size limit set (`RLIMIT_FSIZE`, the
 /// system's way of saying "no room") and `SIGXFSZ` ignored, so that writes
 /// beyond it fail with `EFBIG` as on a full disk.

@@ -37,7 +37,7 @@ pub struct DeleteArgs {
 pub fn run(args: &DeleteArgs) -> anyhow::Result<Exit> {
     let search = Search { target: args.position.target()?, filters: args.filters.filters()? };
     if search.target.is_none() && search.filters.is_empty() {
-        eprintln!(
+        say!(
             "pgnindex: error: delete needs a position or a filter (to delete every game, \
              remove the database file)"
         );
@@ -62,9 +62,9 @@ pub fn run(args: &DeleteArgs) -> anyhow::Result<Exit> {
     });
     bar.finish_and_clear();
     let (stats, deleted) = deleted?;
-    eprintln!("pgnindex: {}: {} deleted", path.display(), counted(deleted, "game"));
+    say!("pgnindex: {}: {} deleted", path.display(), counted(deleted, "game"));
     if stats.rejected > 0 {
-        eprintln!(
+        say!(
             "pgnindex: {} kept: their key matches but they do not reach the position",
             counted(stats.rejected, "game")
         );

@@ -20,6 +20,11 @@ pub enum Exit {
     /// database, an output; or the command line is wrong (clap exits with
     /// 2 too). Any error of a command other than a query ends this way.
     Failure = 2,
+    /// 130: stopped by Ctrl-C (SIGINT) or SIGTERM, cleanly: an import
+    /// keeps what it committed and resumes on the next run; an export to
+    /// a file leaves no file. (128 + SIGINT's number, as shells report a
+    /// command killed by Ctrl-C.)
+    Interrupted = 130,
 }
 
 impl From<Exit> for ExitCode {

@@ -173,7 +173,7 @@ pub fn run(args: &ExploreArgs) -> anyhow::Result<Exit> {
         rows.finish()?;
     }
     if explorer.rejected > 0 {
-        eprintln!(
+        say!(
             "pgnindex: {} left out: their key matches but their move is not legal here",
             counted(explorer.rejected, "game")
         );

@@ -1,8 +1,9 @@
 //! `pgnindex export`: every matching game as PGN, streamed; or, with
 //! `--format parquet`, the matching games' tables as Parquet files.
 
-use std::io::Write;
+use std::io::{self, Write};
 use std::path::PathBuf;
+use std::sync::atomic::Ordering;
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
@@ -11,9 +12,11 @@ use pgnindex::columnar::export::{self as columnar_export, MAX_SHARD};
 use pgnindex::columnar::lake::ShardDir;
 use pgnindex::columnar::sink::{Limits, TableStats, FILE_BYTES};
 use pgnindex::query::pgn;
-use pgnindex::query::search::{Page, Search};
+use pgnindex::query::search::{Found, Page, Search};
 
 use super::exit::{Exit, UsageError};
+use super::interrupt::{self, Interrupted};
+use super::output_file::OutputFile;
 use super::progress;
 use super::query_args::{self, DbArgs, FilterArgs, MaterialArgs, PositionArgs};
 use super::words::counted;
@@ -133,14 +136,9 @@ pub fn run(args: &ExportArgs) -> anyhow::Result<Exit> {
         Some(_) => args.db.open_checked(&search)?,
         None => args.db.open_for(&search)?,
     };
-    let mut out: Box<dyn Write> = match &args.output {
-        Some(path) => query_args::create_output(path)?,
-        None => Box::new(query_args::stdout()),
-    };
     let bar = progress::spinner("exporting", args.quiet);
     let mut written = 0u64;
-    let each = |found: pgnindex::query::search::Found| {
-        pgn::write_game(&mut out, &found.game)?;
+    let mut tick = || {
         written += 1;
         if written.is_multiple_of(PROGRESS_EVERY) {
             bar.set_message(format!(
@@ -149,25 +147,53 @@ pub fn run(args: &ExportArgs) -> anyhow::Result<Exit> {
                 progress::rate(&bar, written, "games")
             ));
         }
-        Ok(())
+    };
+    let Some(path) = &args.output else {
+        let mut out = query_args::stdout();
+        let each = |found: Found| {
+            tick();
+            pgn::write_game(&mut out, &found.game)
+        };
+        let stats = match &material {
+            Some(m) => m.find(&conn, Page::default(), true, each),
+            None => search.find(&conn, Page::default(), true, each),
+        };
+        bar.finish_and_clear();
+        let stats = stats?;
+        out.flush()?;
+        report_rejected(stats.rejected);
+        return Ok(Exit::Success);
+    };
+    // To a file, Ctrl-C stops between games and leaves no file.
+    let interrupt = interrupt::flag()?;
+    let mut out = OutputFile::create(path)?;
+    let each = |found: Found| {
+        if interrupt.load(Ordering::Relaxed) {
+            return Err(io::Error::other(Interrupted));
+        }
+        tick();
+        pgn::write_game(&mut out, &found.game)
     };
     let stats = match &material {
         Some(m) => m.find(&conn, Page::default(), true, each),
         None => search.find(&conn, Page::default(), true, each),
     };
     bar.finish_and_clear();
-    let stats = stats?;
-    out.flush()?;
-    if let Some(path) = &args.output {
-        eprintln!("pgnindex: {} written to {}", counted(stats.returned, "game"), path.display());
+    if interrupt.load(Ordering::Relaxed) {
+        drop(out);
+        say!("pgnindex: interrupted: {} not written", path.display());
+        return Ok(Exit::Interrupted);
     }
+    let stats = stats?;
+    out.finish()?;
+    say!("pgnindex: {} written to {}", counted(stats.returned, "game"), path.display());
     report_rejected(stats.rejected);
     Ok(Exit::Success)
 }
 
 fn report_rejected(rejected: u64) {
     if rejected > 0 {
-        eprintln!(
+        say!(
             "pgnindex: {} left out: their key matches but they do not reach the position",
             counted(rejected, "game")
         );
@@ -204,7 +230,7 @@ fn run_parquet(args: &ExportArgs, search: &Search) -> anyhow::Result<Exit> {
     bar.finish_and_clear();
     let mut stats = stats.with_context(|| format!("exporting {} as Parquet", path.display()))?;
     lake.publish(&mut stats)?;
-    eprintln!("pgnindex: {} written to {}", summary(&stats), dir.display());
+    say!("pgnindex: {} written to {}", summary(&stats), dir.display());
     Ok(Exit::Success)
 }
 

@@ -111,13 +111,13 @@ pub fn run(args: &FindArgs) -> anyhow::Result<Exit> {
         stats
     };
     if stats.rejected > 0 {
-        eprintln!(
+        say!(
             "pgnindex: {} left out: their key matches but they do not reach the position",
             counted(stats.rejected, "game")
         );
     }
     if stats.more && args.format == FindFormat::Table {
-        eprintln!(
+        say!(
             "pgnindex: first {} shown; --offset {} for the next ones, --limit 0 for all, \
              --count for the number",
             counted(stats.returned, "game"),

@@ -73,6 +73,8 @@ struct Stats {
     skipped: u64,
     bytes: u64,
     unreadable: u64,
+    /// The output's reader left (a broken pipe): reading stopped there.
+    closed: bool,
 }
 
 /// A game with its location, handed to the printer.
@@ -88,7 +90,8 @@ struct Located<'r> {
 /// syntax warnings and skipped text go to `warn`. Games are read and
 /// replayed on `pool`. Unreadable inputs are reported on
 /// stderr and counted; reading goes on with the next input. Returns the
-/// counts; the first error of `each` or `warn` stops and is returned.
+/// counts; the first error of `each` or `warn` stops, and is returned
+/// unless it is a broken pipe (the counts so far, `closed`).
 fn for_each_game(
     pool: &rayon::ThreadPool,
     inputs: &[std::ffi::OsString],
@@ -98,15 +101,18 @@ fn for_each_game(
 ) -> anyhow::Result<Stats> {
     let inputs = expand_inputs(inputs)?;
     for skipped in &inputs.skipped {
-        eprintln!("pgnindex: warning: {skipped}; skipped");
+        say!("pgnindex: warning: {skipped}; skipped");
     }
     let names = inputs.names;
     let mut printer = Printer { stats: Stats::default(), each, warn, io_error: None };
     let read = read_inputs(&names, pool, options, &|g| g, &mut printer);
-    if let Some(e) = printer.io_error {
-        return Err(e.into());
+    let mut stats = Stats { games: read.games, bytes: read.bytes, ..printer.stats };
+    match printer.io_error {
+        Some(e) if e.kind() == io::ErrorKind::BrokenPipe => stats.closed = true,
+        Some(e) => return Err(e.into()),
+        None => {}
     }
-    Ok(Stats { games: read.games, bytes: read.bytes, ..printer.stats })
+    Ok(stats)
 }
 
 /// [`for_each_game`]'s visitor: counts, locates and hands on each game;
@@ -154,7 +160,7 @@ where
     W: FnMut(&InputName, usize, usize, &str) -> io::Result<()>,
 {
     fn unreadable(&mut self, _name: &InputName, error: &SourceError) -> ControlFlow<()> {
-        eprintln!("pgnindex: error: {error}");
+        say!("pgnindex: error: {error}");
         self.stats.unreadable += 1;
         ControlFlow::Continue(())
     }
@@ -258,7 +264,11 @@ pub fn run_fens(args: &FensArgs) -> anyhow::Result<Exit> {
         },
         |_, _, _, _| Ok(()),
     )?;
-    out.flush()?;
+    // A reader that left ends the command as having done its work (the
+    // lines it wanted were written), with the status of the inputs read.
+    if !stats.closed {
+        ignore_closed(out.flush())?;
+    }
     Ok(if stats.unreadable > 0 { Exit::Failure } else { Exit::Success })
 }
 
@@ -266,8 +276,10 @@ pub fn run_fens(args: &FensArgs) -> anyhow::Result<Exit> {
 pub fn run_check(args: &CheckArgs) -> anyhow::Result<Exit> {
     let started = Instant::now();
     let options = ReplayOptions { lang: args.lang, ..ReplayOptions::default() };
-    let stdout = io::stdout();
-    let out = std::cell::RefCell::new(io::BufWriter::with_capacity(1 << 16, stdout.lock()));
+    let stdout = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    // Every game is checked whether or not the lines are read: the exit
+    // status says whether all are good.
+    let out = std::cell::RefCell::new(UntilClosed { out: stdout, closed: false });
     let pool = thread_pool(args.threads)?;
     let stats = for_each_game(
         &pool,
@@ -306,6 +318,45 @@ pub fn run_check(args: &CheckArgs) -> anyhow::Result<Exit> {
     } else {
         Exit::Success
     })
+}
+
+/// `result`, with a broken pipe (the reader left) taken as done.
+fn ignore_closed(result: io::Result<()>) -> io::Result<()> {
+    match result {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
+/// A writer that goes silent once its reader has left (a broken pipe):
+/// what is written after is dropped, and other errors still fail.
+struct UntilClosed<W> {
+    out: W,
+    closed: bool,
+}
+
+impl<W: Write> Write for UntilClosed<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.closed {
+            return Ok(buf.len());
+        }
+        match self.out.write(buf) {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(buf.len())
+            }
+            other => other,
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        let flushed = self.out.flush();
+        self.closed = flushed.as_ref().is_err_and(|e| e.kind() == io::ErrorKind::BrokenPipe);
+        ignore_closed(flushed)
+    }
 }
 
 #[cfg(test)]

@@ -170,18 +170,18 @@ impl Observer for Progress {
             return;
         }
         self.bar.suspend(|| {
-            eprintln!("pgnindex: {name}: already imported (same content); --force imports it again")
+            say!("pgnindex: {name}: already imported (same content); --force imports it again")
         });
     }
 
     fn not_pgn(&mut self, error: &SourceError) {
         if !self.quiet {
-            self.bar.suspend(|| eprintln!("pgnindex: warning: {error}; skipped"));
+            self.bar.suspend(|| say!("pgnindex: warning: {error}; skipped"));
         }
     }
 
     fn unreadable(&mut self, error: &SourceError) {
-        self.bar.suspend(|| eprintln!("pgnindex: error: {error}"));
+        self.bar.suspend(|| say!("pgnindex: error: {error}"));
     }
 }
 
@@ -237,6 +237,7 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<Exit> {
         force: args.force,
         lang: args.lang,
         max_input: args.max_input_size,
+        interrupt: Some(super::interrupt::flag()?),
     };
     let show_bar = !args.quiet && std::io::stderr().is_terminal();
     let bar = if show_bar {
@@ -270,9 +271,9 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<Exit> {
             let mut n = shown.lock().unwrap_or_else(|e| e.into_inner());
             *n += 1;
             if *n <= SHOWN_PROBLEMS {
-                bar.suspend(|| eprintln!("pgnindex: bad game: {}", problem.text));
+                bar.suspend(|| say!("pgnindex: bad game: {}", problem.text));
             } else if *n == SHOWN_PROBLEMS + 1 {
-                bar.suspend(|| eprintln!("pgnindex: more bad games: see the import_errors table"));
+                bar.suspend(|| say!("pgnindex: more bad games: see the import_errors table"));
             }
         })
     };
@@ -313,6 +314,20 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<Exit> {
         e => e.into(),
     })?;
     let t = summary.totals;
+    if summary.interrupted {
+        match &args.parquet {
+            None => say!(
+                "pgnindex: interrupted: {} stored; run the same command again to resume",
+                counted(t.games, "game")
+            ),
+            Some(dir) => say!(
+                "pgnindex: interrupted: nothing written to {}; run the same command again to \
+                 start over",
+                dir.display()
+            ),
+        }
+        return Ok(Exit::Interrupted);
+    }
     let secs = summary.seconds.max(1e-9);
     let warnings = warnings.load(Ordering::Relaxed);
     let warnings =
@@ -341,9 +356,9 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<Exit> {
     if summary.stopped {
         line += "; stopped at the first bad game (--strict)";
     }
-    eprintln!("{line}");
+    say!("{line}");
     if let Some((dir, stats)) = written {
-        eprintln!("pgnindex: {} written to {}", super::export::summary(&stats), dir.display());
+        say!("pgnindex: {} written to {}", super::export::summary(&stats), dir.display());
     }
     Ok(if summary.unreadable > 0 {
         Exit::Failure

@@ -1,6 +1,17 @@
 //! Command-line interface: clap argument structs (pure data) and the glue
 //! that runs each subcommand. No chess rules or SQL here.
 
+/// `eprintln!` for the commands' messages, except that a standard error no
+/// one reads (a pipe closed early, as in `2>&1 | head -1`) is no failure:
+/// the line is dropped, where `eprintln!` would panic. A closed
+/// descriptor (`2>&-`) never gets here: Rust's runtime opens `/dev/null` in
+/// its place at startup.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        $crate::cli::say_line(format_args!($($arg)*))
+    };
+}
+
 mod delete;
 mod exit;
 mod explore;
@@ -9,6 +20,8 @@ mod find;
 mod games;
 mod import;
 mod info;
+mod interrupt;
+mod output_file;
 mod perft;
 mod progress;
 mod query_args;
@@ -97,7 +110,7 @@ pub fn main() -> ExitCode {
                 return Exit::Success.into();
             }
             let _ = io::stdout().flush();
-            eprintln!("pgnindex: error: {err:#}");
+            say!("pgnindex: error: {err:#}");
             if query { query_exit(&err) } else { Exit::Failure }.into()
         }
     }
@@ -125,6 +138,11 @@ fn query_exit(err: &anyhow::Error) -> Exit {
     } else {
         Exit::Invalid
     }
+}
+
+/// [`say!`]'s writer: one line on stderr, its failure ignored.
+fn say_line(line: std::fmt::Arguments<'_>) {
+    let _ = writeln!(io::stderr().lock(), "{line}");
 }
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {

@@ -2,10 +2,9 @@
 //! filters, output format) and the helpers they share (opening the
 //! database, stdout, colour).
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, IsTerminal};
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use clap::{Args, ValueEnum};
 use rusqlite::Connection;
 
@@ -47,12 +46,12 @@ impl DbArgs {
         let (conn, path) = self.open()?;
         check_schema(&conn, &path, search)?;
         match material::backlog(&conn)? {
-            Some(i64::MAX) => eprintln!(
+            Some(i64::MAX) => say!(
                 "pgnindex: note: {} predates the material index: every game is replayed for \
                  this search (slower); importing its sources into a new database indexes them",
                 path.display()
             ),
-            Some(last) => eprintln!(
+            Some(last) => say!(
                 "pgnindex: note: the games stored before the material index (ids up to {last}) \
                  are replayed for this search (slower)"
             ),
@@ -77,7 +76,7 @@ impl DbArgs {
 /// and prints a note on stderr when the answer may leave games out.
 pub fn check_index(conn: &Connection, search: &Search) -> anyhow::Result<()> {
     if let Some(note) = search.index_coverage(conn)?.note() {
-        eprintln!("pgnindex: note: {note}");
+        say!("pgnindex: note: {note}");
     }
     Ok(())
 }
@@ -375,13 +374,6 @@ fn terminal_width() -> Option<usize> {
 /// Buffered, locked stdout.
 pub fn stdout() -> io::BufWriter<io::StdoutLock<'static>> {
     io::BufWriter::with_capacity(1 << 16, io::stdout().lock())
-}
-
-/// Creates `path` for writing (`-o FILE`).
-pub fn create_output(path: &Path) -> anyhow::Result<Box<dyn Write>> {
-    let file = std::fs::File::create(path)
-        .with_context(|| format!("{}: cannot create the output file", path.display()))?;
-    Ok(Box::new(io::BufWriter::with_capacity(1 << 16, file)))
 }
 
 #[cfg(test)]

@@ -134,7 +134,7 @@ pub fn run(args: &SqlArgs) -> anyhow::Result<Exit> {
         summary => summary?,
     };
     if summary.changes > 0 {
-        eprintln!("pgnindex: {} rows changed", summary.changes);
+        say!("pgnindex: {} rows changed", summary.changes);
     }
     Ok(Exit::Success)
 }

@@ -38,7 +38,7 @@ pub fn run(args: &VacuumArgs) -> anyhow::Result<Exit> {
     });
     bar.finish_and_clear();
     let done = done?;
-    eprintln!(
+    say!(
         "pgnindex: {}: {} dropped from the index ({}); {} bytes before, {} after",
         path.display(),
         counted(done.games, "deleted game"),

@@ -342,6 +342,55 @@ pub fn integrity(db: &Path) -> String {
 }
 
 // ---------------------------------------------------------------------------
+// Python references
+
+/// The variable that makes a missing Python reference fail the test
+/// instead of skipping it (CI sets it).
+pub const REQUIRE_REFERENCES: &str = "PGNINDEX_REQUIRE_REFERENCES";
+
+/// `python3` found able to import a module ([`python_with`]).
+#[derive(Debug)]
+pub struct Python(());
+
+impl Python {
+    /// `python3`, not started.
+    pub fn command(&self) -> Command {
+        Command::new("python3")
+    }
+}
+
+/// `python3` if it can import `module` (`chess` or `duckdb`), else `None`
+/// after one line on stderr naming the package and its `pip install`: the
+/// comparison with that reference is skipped. With
+/// `PGNINDEX_REQUIRE_REFERENCES` set (not `0`), a missing one fails the test
+/// instead.
+#[track_caller]
+pub fn python_with(module: &str) -> Option<Python> {
+    let (package, pip) = match module {
+        "chess" => ("python-chess", "chess"),
+        "duckdb" => ("DuckDB's Python package", "duckdb"),
+        _ => panic!("{module}: no package known for this module"),
+    };
+    let import = Command::new("python3").arg("-c").arg(format!("import {module}")).output();
+    let missing = match import {
+        Ok(out) if out.status.success() => return Some(Python(())),
+        Ok(_) => format!("{package} is not installed (pip install {pip})"),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            format!("python3 is not installed (then: pip install {pip})")
+        }
+        Err(e) => format!("python3 does not run ({e})"),
+    };
+    let required = std::env::var_os(REQUIRE_REFERENCES).is_some_and(|v| !v.is_empty() && v != "0");
+    assert!(!required, "{missing}, and {REQUIRE_REFERENCES} is set");
+    // Straight to the process's stderr: the test harness shows what a
+    // passing test prints with `eprintln!` to no one.
+    let test = std::thread::current().name().filter(|n| *n != "main").map(str::to_string);
+    let test = test.map_or(String::new(), |name| format!("{name}: "));
+    let _ = writeln!(std::io::stderr(), "{test}skipped: {missing}");
+    None
+}
+
+// ---------------------------------------------------------------------------
 // python-chess's reference (`fixtures/groundtruth/`)
 
 /// The records of a `.jsonl.gz` reference file, one a game.
