@@ -1,7 +1,7 @@
 //! `--board`: the diagrams `find`, `explore` and `show` draw, on the
 //! bundled sample; their rows against python-chess's boards, figurines and
 //! colours on a terminal, the JSON that names the position instead, and
-//! the combinations refused.
+//! the combinations refused. Also the header of `show --format table`.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -274,6 +274,68 @@ fn show_fens_with_a_board_draws_one_under_each_fen_line() {
     assert_eq!(
         one.replace(blocks[3], third).replace(&format!("{third}\n\n"), &format!("{third}\n")),
         fens
+    );
+}
+
+#[test]
+fn show_table_starts_with_the_players_the_result_and_where_and_when() {
+    let dir = scratch();
+    let db = sample_db(&dir);
+    let id = sql_value(
+        &db,
+        "SELECT min(id) FROM games WHERE white_elo IS NOT NULL AND round NOT IN ('?', '-')",
+    );
+    let game: Value = serde_json::from_str(&out("show", &db, &[&id, "--format", "json"])).unwrap();
+    let table = out("show", &db, &[&id, "--format", "table"]);
+    let lines: Vec<&str> = table.lines().collect();
+    let text = |key: &str| game[key].as_str().unwrap().to_string();
+    assert_eq!(
+        lines[0],
+        format!(
+            "{} ({}) - {} ({})  {}",
+            text("white"),
+            game["white_elo"],
+            text("black"),
+            game["black_elo"],
+            text("result")
+        )
+    );
+    assert_eq!(
+        lines[1],
+        format!("{}, {}, round {}, {}", text("event"), text("site"), text("round"), text("date"))
+    );
+    assert_eq!(lines[2], "");
+    assert!(lines[3].starts_with("1. "), "{table}");
+
+    // Unknown values left out, control characters never sent as they are.
+    let small = scratch();
+    let pgn = small.write(
+        "g.pgn",
+        "[Event \"?\"]\n[Site \"Here\x1b[2J\"]\n[Date \"????.??.??\"]\n[Round \"-\"]\n\
+         [White \"A\"]\n[Black \"?\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n",
+    );
+    let small_db = small.join("g.db");
+    import(&small_db, &["--quiet", arg(&pgn)]).success();
+    assert_eq!(
+        out("show", &small_db, &["1", "--format", "table", "--board", "--ascii"]),
+        "A - ?  1-0\n\
+         Here\u{FFFD}[2J\n\
+         \n\
+         1. e4  e5\n\
+         2. Qh5  Nc6\n\
+         3. Bc4  Nf6\n\
+         4. Qxf7#\n\
+         \n\
+         8 r . b q k b . r\n\
+         7 p p p p . Q p p\n\
+         6 . . n . . n . .\n\
+         5 . . . . p . . .\n\
+         4 . . B . P . . .\n\
+         3 . . . . . . . .\n\
+         2 P P P P . P P P\n\
+         1 R N B . K . N R\n\
+         \x20 a b c d e f g h\n\
+         Black to move, castling KQkq, last move h5f7\n"
     );
 }
 

@@ -424,6 +424,13 @@ fn terminal_width() -> Option<usize> {
         .or_else(|| console::Term::stdout().size_checked().map(|(_, cols)| usize::from(cols)))
 }
 
+/// `text` with control characters (a terminal's escape sequences, which a
+/// file name or a tag may hold) shown as `\u{FFFD}`: the database's text
+/// never drives the terminal.
+pub fn printable(text: &str) -> String {
+    text.chars().map(|c| if c.is_control() { '\u{FFFD}' } else { c }).collect()
+}
+
 /// Buffered, locked stdout.
 pub fn stdout() -> io::BufWriter<io::StdoutLock<'static>> {
     io::BufWriter::with_capacity(1 << 16, io::stdout().lock())

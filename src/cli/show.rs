@@ -17,7 +17,7 @@ use pgnindex::query::replay::Replay;
 use pgnindex::query::QueryError;
 
 use super::exit::Exit;
-use super::query_args::{self, BoardArgs, DbArgs};
+use super::query_args::{self, printable, BoardArgs, DbArgs};
 
 /// Output formats of `show`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -26,8 +26,8 @@ pub enum ShowFormat {
     Pgn,
     /// One JSON object.
     Json,
-    /// The moves, one line per move pair, each with its clock and
-    /// evaluation.
+    /// The players, result, event and date, then the moves, one line
+    /// per move pair, each with its clock and evaluation.
     Table,
 }
 
@@ -48,11 +48,13 @@ characters; a game whose replay stopped at a bad move gets a comment there,
 mainline: PLY, the move that led there (- for the start) and the FEN,
 separated by tabs (with --format json: a \"fens\" array).
 
---format table lists the mainline one move pair a line, each move with the
-clock after it and the evaluation the game gives (White's view, #N a mate),
-as in `12. Nf3 (0:04:51, +0.35)  Nc6 (0:04:48, #-3)`. JSON has a \"notes\"
-array when the game has clocks, evaluations, NAGs or comments: one object
-per move (clock, emt, eval, mate, nags, comment; null where none).
+--format table starts with the players (with their ratings) and the result,
+then the event, site, round and date as far as known, and a blank line; then
+the mainline one move pair a line, each move with the clock after it and the
+evaluation the game gives (White's view, #N a mate), as in
+`12. Nf3 (0:04:51, +0.35)  Nc6 (0:04:48, #-3)`. JSON has a \"notes\" array
+when the game has clocks, evaluations, NAGs or comments: one object per move
+(clock, emt, eval, mate, nags, comment; null where none).
 
 --board draws the position after the last move (after --ply N moves, 0 the
 start) below the game, the move that led there marked; with --fens, under the
@@ -108,7 +110,7 @@ pub fn run(args: &ShowArgs) -> anyhow::Result<Exit> {
             if args.format == ShowFormat::Pgn {
                 pgn::write_game(&mut out, &game)?;
             } else {
-                for line in move_lines(&game, &notes) {
+                for line in header_lines(&game).into_iter().chain(move_lines(&game, &notes)) {
                     writeln!(out, "{line}")?;
                 }
             }
@@ -181,6 +183,46 @@ fn positions(game: &Game) -> Result<Vec<PlyPosition<'_>>, QueryError> {
         });
     }
     Ok(out)
+}
+
+/// The lines above the moves of `--format table`: the players with their
+/// ratings and the result (`Carlsen, Magnus (2863) - Caruana, Fabiano
+/// (2835)  1-0`); the event, site, round and date as far as the game gives
+/// them; a blank line. Control characters of the tags are shown as
+/// `\u{FFFD}`.
+fn header_lines(game: &Game) -> Vec<String> {
+    let h = &game.header;
+    let player = |name: &Option<String>, elo: Option<i64>| {
+        let name = name.as_deref().filter(|n| known(n)).unwrap_or("?");
+        match elo {
+            Some(elo) => format!("{name} ({elo})"),
+            None => name.to_string(),
+        }
+    };
+    let mut lines = vec![format!(
+        "{} - {}  {}",
+        player(&h.white, h.white_elo),
+        player(&h.black, h.black_elo),
+        h.result.as_deref().unwrap_or("*")
+    )];
+    let round = h.round.as_deref().filter(|r| known(r)).map(|r| format!("round {r}"));
+    let facts: Vec<String> = [h.event.clone(), h.site.clone(), round, h.date.clone()]
+        .into_iter()
+        .flatten()
+        .filter(|f| known(f))
+        .collect();
+    if !facts.is_empty() {
+        lines.push(facts.join(", "));
+    }
+    let mut lines: Vec<String> = lines.iter().map(|l| printable(l)).collect();
+    lines.push(String::new());
+    lines
+}
+
+/// `false` for a tag value that says nothing: empty, or only the `?`, `.`
+/// and `-` of PGN's unknown values (`?`, `????.??.??`, a round `-`).
+fn known(value: &str) -> bool {
+    !value.trim().chars().all(|c| matches!(c, '?' | '.' | '-'))
 }
 
 /// The mainline one move pair a line, each move followed by its clock and
