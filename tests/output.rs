@@ -288,43 +288,15 @@ fn the_example_commands_of_help_and_guide_run_on_the_bundled_files() {
 }
 
 /// Runs `pgnindex ARGS` with its stdout on a new pseudo-terminal of `cols`
-/// columns, `COLUMNS` set to `columns` or removed; what it printed there
-/// (line ends as `\n`).
+/// columns, `COLUMNS` set to `columns` or removed; what it printed there.
 fn run_on_terminal(args: &[&str], cols: u16, columns: Option<&str>) -> String {
-    use std::io::Read;
-    use std::os::fd::{FromRawFd, OwnedFd};
-    let (mut master, mut slave) = (0, 0);
-    let size = libc::winsize { ws_row: 40, ws_col: cols, ws_xpixel: 0, ws_ypixel: 0 };
-    // Safety: openpty writes the two descriptors it opens into the two
-    // integers; the names and termios pointers may be null.
-    let done = unsafe {
-        libc::openpty(&mut master, &mut slave, std::ptr::null_mut(), std::ptr::null(), &size)
-    };
-    assert_eq!(done, 0, "openpty: {}", std::io::Error::last_os_error());
-    // Safety: both descriptors were just opened and are owned here alone.
-    let (master, slave) = unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
     let mut command = common::command();
-    command.args(args).stdout(slave).stderr(std::process::Stdio::piped());
+    command.args(args);
     match columns {
         Some(c) => command.env("COLUMNS", c),
         None => command.env_remove("COLUMNS"),
     };
-    let mut child = command.spawn().unwrap();
-    // The command above held the only copy of the terminal's side: once
-    // the child ends, reading the master side ends (EIO on Linux).
-    drop(command);
-    let mut master = std::fs::File::from(master);
-    let mut bytes = Vec::new();
-    let mut buf = [0; 4096];
-    while let Ok(n) = master.read(&mut buf) {
-        if n == 0 {
-            break;
-        }
-        bytes.extend_from_slice(&buf[..n]);
-    }
-    let status = child.wait().unwrap();
-    assert!(status.success(), "{args:?}: {status}");
-    String::from_utf8(bytes).unwrap().replace("\r\n", "\n")
+    common::on_terminal(command, cols)
 }
 
 /// The printed width of each line of a table (escape sequences left out).

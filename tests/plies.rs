@@ -351,11 +351,18 @@ fn show_lists_clocks_and_evaluations_beside_the_moves() {
     };
     assert_eq!(
         show(&["1", "--format", "table"]),
-        "1. e4 (+0.35)  e5 (-0.12)\n2. Nf3 (#-2)  Nc6 (#-1)\n3. Bb5 (+0.18)  a6 (-1.40)\n\
+        "EngineA - EngineB  *\nengine forms\n\n\
+         1. e4 (+0.35)  e5 (-0.12)\n2. Nf3 (#-2)  Nc6 (#-1)\n3. Bb5 (+0.18)  a6 (-1.40)\n\
          4. Ba4 (+0.33)  Nf6 (1:59:50)\n5. O-O\n"
     );
-    assert_eq!(show(&["2", "--format", "table"]), "1... Kd7 (-0.50)\n2. Kd2 (#-1)  Ke6\n");
-    assert_eq!(show(&["3", "--format", "table"]), "1. d4 (0:05:00)  d5 (0:05:00)\n");
+    assert_eq!(
+        show(&["2", "--format", "table"]),
+        "EngineA - EngineC  *\nblack first\n\n1... Kd7 (-0.50)\n2. Kd2 (#-1)  Ke6\n"
+    );
+    assert_eq!(
+        show(&["3", "--format", "table"]),
+        "EngineB - EngineC  *\nstops\n\n1. d4 (0:05:00)  d5 (0:05:00)\n"
+    );
     let game: serde_json::Value = serde_json::from_str(&show(&["2", "--format", "json"])).unwrap();
     assert_eq!(
         game["notes"],
@@ -374,7 +381,10 @@ fn show_lists_clocks_and_evaluations_beside_the_moves() {
         .unwrap();
     let game: serde_json::Value = serde_json::from_str(&show(&["2", "--format", "json"])).unwrap();
     assert!(game.get("notes").is_none(), "{game}");
-    assert_eq!(show(&["2", "--format", "table"]), "1... Kd7\n2. Kd2  Ke6\n");
+    assert_eq!(
+        show(&["2", "--format", "table"]),
+        "EngineA - EngineC  *\nblack first\n\n1... Kd7\n2. Kd2  Ke6\n"
+    );
 }
 
 #[test]
@@ -394,7 +404,7 @@ fn move_numbers_go_on_past_the_largest_a_fen_can_give() {
     };
     assert_eq!(
         out(&["show", "1", "--format", "table"]),
-        "4294967295... Kd7\n4294967296. Kd2  Ke7\n"
+        "? - ?  *\n\n4294967295... Kd7\n4294967296. Kd2  Ke7\n"
     );
     let exported = out(&["export"]);
     assert!(exported.contains("4294967295... Kd7 4294967296. Kd2 Ke7 *"), "{exported}");

@@ -12,8 +12,10 @@ use pgnindex::query::search::Search;
 use pgnindex::query::target::Target;
 use pgnindex::replay::openings::{Opening, Openings};
 
-use super::exit::Exit;
-use super::query_args::{self, DbArgs, FilterArgs, MaterialArgs, PositionArgs, RowsFormat};
+use super::exit::{Exit, UsageError};
+use super::query_args::{
+    self, BoardArgs, DbArgs, FilterArgs, MaterialArgs, PositionArgs, RowsFormat,
+};
 use super::words::counted;
 
 /// The columns of `explore` in CSV and JSON.
@@ -83,6 +85,7 @@ Examples:
   pgnindex explore --moves \"1. e4 c5\" --min-elo 2500
   pgnindex explore --fen \"r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq -\" --format json
   pgnindex explore --material KQ-KRR --either-color --min-elo 2400
+  pgnindex explore --moves \"1. e4 e5 2. Nf3 Nc6 3. Bb5\" --board
 
 Without a position: the standard start position. Counts are per game and by
 position: a game that reaches the position by any move order counts once,
@@ -95,7 +98,12 @@ With --material or --pattern: one row, the games that reach a position with
 that material (or pattern) and how they ended, their average rating and the
 plies played after the first such position. With --either-color, \"white\" is
 the side with the spec's first material: in a game that reaches it with the
-colours swapped, a win for Black counts as one for that side.")]
+colours swapped, a win for Black counts as one for that side.
+
+--board draws the position above the table, the last move of --moves marked.
+With --format json the output is an object, {\"board\": {\"fen\", \"flipped\",
+\"last_move\"}, \"moves\": [...]}; CSV has no place for a board, and --material
+or --pattern no one position to draw.")]
 pub struct ExploreArgs {
     #[command(flatten)]
     db: DbArgs,
@@ -105,6 +113,8 @@ pub struct ExploreArgs {
     filters: FilterArgs,
     #[command(flatten)]
     material: MaterialArgs,
+    #[command(flatten)]
+    board: BoardArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t = RowsFormat::Table)]
     format: RowsFormat,
@@ -113,6 +123,17 @@ pub struct ExploreArgs {
 /// Runs `explore`.
 pub fn run(args: &ExploreArgs) -> anyhow::Result<Exit> {
     let filters = args.filters.filters()?;
+    if args.board.board && args.format == RowsFormat::Csv {
+        return Err(UsageError(
+            "--board: CSV has no place for a board (--format json gives its FEN)",
+        )
+        .into());
+    }
+    if args.board.board && args.material.is_set() {
+        return Err(
+            UsageError("--board draws one position: not with --material or --pattern").into()
+        );
+    }
     if let Some(material) = args.material.search(&filters)? {
         let (conn, _) = args.db.open_checked(&Search { target: None, filters })?;
         let e = material.ending(&conn)?;
@@ -147,10 +168,13 @@ pub fn run(args: &ExploreArgs) -> anyhow::Result<Exit> {
     let search = Search { target: Some(target), filters: args.filters.filters()? };
     let (conn, _) = args.db.open_for(&search)?;
     let explorer = explore(&conn, &search)?;
-    let out = query_args::stdout();
+    let mut out = query_args::stdout();
     let format = RowFormat::from(args.format);
+    let board = search.target.as_ref().filter(|_| args.board.board);
     if format == RowFormat::Table {
-        let mut out = out;
+        if let Some(target) = board {
+            writeln!(out, "{}", args.board.draw(&target.position, target.last_move))?;
+        }
         if let Some(opening) = search.target.as_ref().and_then(|t| opening(&t.position)) {
             writeln!(out, "Opening: {} {}", opening.eco, opening.name)?;
         }
@@ -166,11 +190,19 @@ pub fn run(args: &ExploreArgs) -> anyhow::Result<Exit> {
         writeln!(out, "{total}")?;
         out.flush()?;
     } else {
+        if let Some(target) = board {
+            let board = args.board.json(&target.position, target.last_move);
+            write!(out, "{{\"board\": {board}, \"moves\": ")?;
+        }
         let mut rows = RowWriter::new(out, format, query_args::table_style(28), &COLUMNS)?;
         for m in &explorer.moves {
             rows.row(&cells(m))?;
         }
-        rows.finish()?;
+        let mut out = rows.finish()?;
+        if board.is_some() {
+            writeln!(out, "}}")?;
+            out.flush()?;
+        }
     }
     if explorer.rejected > 0 {
         say!(

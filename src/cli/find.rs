@@ -8,9 +8,10 @@ use clap::{Args, ValueEnum};
 use pgnindex::query::format::{Cell, RowFormat, RowWriter};
 use pgnindex::query::pgn;
 use pgnindex::query::search::{Found, Page, Search};
+use pgnindex::query::target::Target;
 
-use super::exit::Exit;
-use super::query_args::{self, DbArgs, FilterArgs, MaterialArgs, PositionArgs};
+use super::exit::{Exit, UsageError};
+use super::query_args::{self, BoardArgs, DbArgs, FilterArgs, MaterialArgs, PositionArgs};
 use super::words::counted;
 
 /// The columns of `find`: `error` says why a game's replay stopped, if it
@@ -41,6 +42,7 @@ Examples:
   pgnindex find --opening sicilian --min-elo 2500 --count
   pgnindex find --material KRP-KR --either-color --material-plies 10
   pgnindex find --pattern \"Nd5 pd6 .e4\" --since 2020
+  pgnindex find --moves \"1. e4 c5 2. Nf3 d6 3. d4\" --board --count
 
 Games are listed in id (import) order with the first ply where the position
 occurs. Every listed game was replayed to that ply and compared with the
@@ -48,7 +50,13 @@ position; --count counts games by Polyglot key without replaying. The error
 column says why a game's replay stopped before its end, if it did. With
 --material or --pattern, the ply column is the first ply where the condition
 holds (with --material-plies N, the first ply of the first stretch of N
-positions with that material).")]
+positions with that material).
+
+--board draws the searched position once, above the games (every game listed
+reaches it; `show ID --board --ply PLY` draws it as a game reached it, its last
+move marked). With --format json the output is an object, {\"board\": {\"fen\",
+\"flipped\", \"last_move\"}, \"games\": [...]}; CSV and PGN have no place for a
+board.")]
 pub struct FindArgs {
     #[command(flatten)]
     db: DbArgs,
@@ -58,6 +66,8 @@ pub struct FindArgs {
     filters: FilterArgs,
     #[command(flatten)]
     material: MaterialArgs,
+    #[command(flatten)]
+    board: BoardArgs,
     /// Show at most N games (0: all).
     #[arg(long, value_name = "N", default_value_t = 100)]
     limit: u64,
@@ -76,11 +86,15 @@ pub struct FindArgs {
 pub fn run(args: &FindArgs) -> anyhow::Result<Exit> {
     let search = Search { target: args.position.target()?, filters: args.filters.filters()? };
     let material = args.material.search(&search.filters)?;
+    let board = if args.board.board { Some(board_target(args, &search)?) } else { None };
     let (conn, _) = match material {
         Some(_) => args.db.open_checked(&search)?,
         None => args.db.open_for(&search)?,
     };
     let mut out = query_args::stdout();
+    if let Some(target) = board.filter(|_| args.format == FindFormat::Table) {
+        writeln!(out, "{}", args.board.draw(&target.position, target.last_move))?;
+    }
     if args.count {
         let n = match &material {
             Some(m) => m.count(&conn)?,
@@ -105,9 +119,17 @@ pub fn run(args: &FindArgs) -> anyhow::Result<Exit> {
             FindFormat::Json => RowFormat::Json,
             _ => RowFormat::Table,
         };
+        if let Some(target) = board.filter(|_| format == RowFormat::Json) {
+            let board = args.board.json(&target.position, target.last_move);
+            write!(out, "{{\"board\": {board}, \"games\": ")?;
+        }
         let mut rows = RowWriter::new(out, format, query_args::table_style(28), &COLUMNS)?;
         let stats = find(false, &mut |found| rows.row(&cells(&found)))?;
-        rows.finish()?;
+        let mut out = rows.finish()?;
+        if board.is_some() && format == RowFormat::Json {
+            writeln!(out, "}}")?;
+            out.flush()?;
+        }
         stats
     };
     if stats.rejected > 0 {
@@ -125,6 +147,22 @@ pub fn run(args: &FindArgs) -> anyhow::Result<Exit> {
         );
     }
     Ok(Exit::Success)
+}
+
+/// The position `--board` draws: the searched one, for the formats that
+/// have a place for it.
+fn board_target<'a>(args: &FindArgs, search: &'a Search) -> anyhow::Result<&'a Target> {
+    let refused = match args.format {
+        FindFormat::Csv => "--board: CSV has no place for a board (--format json gives its FEN)",
+        FindFormat::Pgn => "--board: a board is not PGN; not with --format pgn",
+        FindFormat::Table | FindFormat::Json => {
+            "--board draws the position of --fen, --epd or --moves: give one of them"
+        }
+    };
+    match (args.format, &search.target) {
+        (FindFormat::Table | FindFormat::Json, Some(target)) => Ok(target),
+        _ => Err(UsageError(refused).into()),
+    }
 }
 
 /// One row of `find`.

@@ -9,7 +9,7 @@ use pgnindex::query::format::json_object;
 use pgnindex::query::info::{info, Info, OpeningCount, SourceInfo};
 
 use super::exit::Exit;
-use super::query_args::{self, DbArgs};
+use super::query_args::{self, printable, DbArgs};
 use super::words::{counted, thousands};
 
 /// Output formats of `info`.
@@ -290,13 +290,6 @@ fn to_json(info: &Info) -> String {
                 .collect(),
         ),
     ])
-}
-
-/// `text` with control characters (a terminal's escape sequences, which a
-/// file name may hold) shown as `\u{FFFD}`: the database's text never
-/// drives the terminal.
-fn printable(text: &str) -> String {
-    text.chars().map(|c| if c.is_control() { '\u{FFFD}' } else { c }).collect()
 }
 
 /// What each source is called: its path, or `standard input #N` for the

@@ -184,6 +184,22 @@ mod tests {
     }
 
     #[test]
+    fn board_flags() {
+        assert!(parse(&["find", "--moves", "e4", "--board", "--ascii", "--flip"]).is_ok());
+        assert!(parse(&["find", "--moves", "e4", "--board", "--count"]).is_ok());
+        assert!(
+            parse(&["find", "--board", "--black", "Carlsen"]).is_ok(),
+            "--black names a player"
+        );
+        assert!(parse(&["explore", "--board", "--flip", "--format", "json"]).is_ok());
+        assert!(parse(&["explore", "--ascii"]).is_err(), "--ascii needs --board");
+        assert!(parse(&["show", "7", "--board", "--ply", "0", "--fens"]).is_ok());
+        assert!(parse(&["show", "7", "--ply", "3"]).is_err(), "--ply draws a board");
+        assert!(parse(&["show", "7", "--board", "--ply", "-1"]).is_err());
+        assert!(parse(&["find", "--ply", "3"]).is_err(), "only show has --ply");
+    }
+
+    #[test]
     fn query_errors_pick_their_exit_code() {
         use pgnindex::db::DbError;
         use pgnindex::query::QueryError;

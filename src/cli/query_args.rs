@@ -1,6 +1,6 @@
 //! Arguments shared by the query commands (database, position, header
-//! filters, output format) and the helpers they share (opening the
-//! database, stdout, colour).
+//! filters, output format, board diagram) and the helpers they share
+//! (opening the database, stdout, colour).
 
 use std::io::{self, IsTerminal};
 use std::path::{Path, PathBuf};
@@ -8,8 +8,12 @@ use std::path::{Path, PathBuf};
 use clap::{Args, ValueEnum};
 use rusqlite::Connection;
 
+use pgnindex::chess::Position;
 use pgnindex::db;
+use pgnindex::notation::diagram::{Diagram, Pieces, Style};
+use pgnindex::notation::fen;
 use pgnindex::notation::material::{MaterialSpec, Pattern};
+use pgnindex::notation::uci::Uci;
 use pgnindex::query::filter::{DateBound, Filters, Outcome, OPENING_SCHEMA, SPEED_SCHEMA};
 use pgnindex::query::format::{RowFormat, TableStyle};
 use pgnindex::query::material::{self, MaterialSearch};
@@ -325,6 +329,71 @@ impl MaterialArgs {
     }
 }
 
+/// `--board` and how the board is drawn (`find`, `explore`, `show`).
+#[derive(Debug, Clone, Default, Args)]
+pub struct BoardArgs {
+    /// Draw the position as a board: rank 8 on top, the last move's
+    /// squares highlighted on a colour terminal, then the side to move,
+    /// castling rights, en-passant square and last move.
+    ///
+    /// Figurines (♔ White, ♚ Black, · an empty square) when stdout is a
+    /// terminal and the locale (LC_ALL, else LC_CTYPE, else LANG) is UTF-8;
+    /// else letters. With --format json: a "board" object with the FEN of
+    /// the position, its last move in UCI and whether it is flipped, no
+    /// drawing.
+    #[arg(long, help_heading = "Board")]
+    pub board: bool,
+    /// Draw the board in letters, as python-chess prints one (`r n b q k b
+    /// n r`, `.` an empty square), on any terminal.
+    #[arg(long, requires = "board", help_heading = "Board")]
+    pub ascii: bool,
+    /// Draw the board from Black's side: rank 1 on top, files h to a.
+    #[arg(long, requires = "board", help_heading = "Board")]
+    pub flip: bool,
+}
+
+impl BoardArgs {
+    /// The style of the board on stdout.
+    pub fn style(&self) -> Style {
+        let figurines =
+            !self.ascii && io::stdout().is_terminal() && utf8_locale(|name| std::env::var_os(name));
+        Style {
+            pieces: if figurines { Pieces::Figurines } else { Pieces::Letters },
+            color: color(),
+            flipped: self.flip,
+        }
+    }
+
+    /// The board of `position`, reached by `last_move`, as drawn on
+    /// stdout.
+    pub fn draw(&self, position: &Position, last_move: Option<Uci>) -> String {
+        Diagram::new(position, last_move, self.style()).to_string()
+    }
+
+    /// The board of `position` in JSON: its FEN, whether it is seen from
+    /// Black's side and the last move (UCI or null), keys in that
+    /// (alphabetical) order.
+    pub fn json(&self, position: &Position, last_move: Option<Uci>) -> serde_json::Value {
+        serde_json::json!({
+            "fen": fen::write(position),
+            "last_move": last_move.map(|m| m.to_string()),
+            "flipped": self.flip,
+        })
+    }
+}
+
+/// `true` if the locale that decides the character set (the first of
+/// `LC_ALL`, `LC_CTYPE` and `LANG` set and not empty, as `var` gives them)
+/// names UTF-8; none set is the C locale, ASCII.
+pub fn utf8_locale(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> bool {
+    let locale =
+        ["LC_ALL", "LC_CTYPE", "LANG"].into_iter().filter_map(var).find(|value| !value.is_empty());
+    locale.is_some_and(|value| {
+        let value = value.to_string_lossy().to_ascii_lowercase();
+        value.contains("utf-8") || value.contains("utf8")
+    })
+}
+
 /// Rows as a table, CSV or JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum RowsFormat {
@@ -371,6 +440,13 @@ fn terminal_width() -> Option<usize> {
         .or_else(|| console::Term::stdout().size_checked().map(|(_, cols)| usize::from(cols)))
 }
 
+/// `text` with control characters (a terminal's escape sequences, which a
+/// file name or a tag may hold) shown as `\u{FFFD}`: the database's text
+/// never drives the terminal.
+pub fn printable(text: &str) -> String {
+    text.chars().map(|c| if c.is_control() { '\u{FFFD}' } else { c }).collect()
+}
+
 /// Buffered, locked stdout.
 pub fn stdout() -> io::BufWriter<io::StdoutLock<'static>> {
     io::BufWriter::with_capacity(1 << 16, io::stdout().lock())
@@ -393,6 +469,47 @@ mod tests {
 
     fn parse(args: &[&str]) -> Result<T, clap::Error> {
         T::try_parse_from(std::iter::once("t").chain(args.iter().copied()))
+    }
+
+    #[derive(Debug, Parser)]
+    struct B {
+        #[command(flatten)]
+        board: BoardArgs,
+    }
+
+    #[test]
+    fn board_flags() {
+        let parse = |args: &[&str]| B::try_parse_from(std::iter::once("t").chain(args.to_vec()));
+        let b = parse(&["--board", "--ascii", "--flip"]).unwrap().board;
+        assert!(b.board && b.ascii && b.flip);
+        let b = parse(&[]).unwrap().board;
+        assert!(!b.board && !b.ascii && !b.flip);
+        assert!(parse(&["--ascii"]).is_err(), "--ascii draws a board: it needs --board");
+        assert!(parse(&["--flip"]).is_err(), "--flip needs --board");
+        let style = parse(&["--board", "--ascii", "--flip"]).unwrap().board.style();
+        assert_eq!((style.pieces, style.flipped), (Pieces::Letters, true));
+        let json = parse(&["--board"]).unwrap().board.json(&Position::new(), None);
+        assert_eq!(
+            json.to_string(),
+            r#"{"fen":"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1","flipped":false,"last_move":null}"#
+        );
+    }
+
+    #[test]
+    fn the_locale_that_decides_the_character_set() {
+        let utf8 = |vars: &[(&str, &str)]| {
+            let vars: Vec<(String, String)> =
+                vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+            utf8_locale(|name| vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.into()))
+        };
+        assert!(utf8(&[("LANG", "en_US.UTF-8")]));
+        assert!(utf8(&[("LANG", "de_DE.utf8")]));
+        assert!(utf8(&[("LC_CTYPE", "C.UTF-8"), ("LANG", "C")]));
+        assert!(!utf8(&[]), "no locale is the C locale");
+        assert!(!utf8(&[("LANG", "C")]));
+        assert!(!utf8(&[("LC_ALL", "POSIX"), ("LANG", "en_US.UTF-8")]), "LC_ALL decides");
+        assert!(!utf8(&[("LC_CTYPE", "fr_FR.ISO-8859-1"), ("LANG", "fr_FR.UTF-8")]));
+        assert!(utf8(&[("LC_ALL", ""), ("LANG", "en_GB.UTF-8")]), "an empty one does not count");
     }
 
     #[test]

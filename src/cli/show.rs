@@ -1,14 +1,15 @@
-//! `pgnindex show`: one game as export PGN or JSON, optionally with the
-//! FEN of every position.
+//! `pgnindex show`: one game as export PGN, JSON or a table of its moves,
+//! optionally with the FEN of every position and a board diagram.
 
 use std::io::Write;
 
 use clap::{Args, ValueEnum};
 use serde_json::Value;
 
-use pgnindex::chess::Color;
+use pgnindex::chess::{Color, Position};
 use pgnindex::db::GameId;
 use pgnindex::notation::fen;
+use pgnindex::notation::uci::Uci;
 use pgnindex::query::format::json_object;
 use pgnindex::query::game::{self, Game, PlyNote};
 use pgnindex::query::pgn;
@@ -16,7 +17,7 @@ use pgnindex::query::replay::Replay;
 use pgnindex::query::QueryError;
 
 use super::exit::Exit;
-use super::query_args::{self, DbArgs};
+use super::query_args::{self, printable, BoardArgs, DbArgs};
 
 /// Output formats of `show`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -25,8 +26,8 @@ pub enum ShowFormat {
     Pgn,
     /// One JSON object.
     Json,
-    /// The moves, one line per move pair, each with its clock and
-    /// evaluation.
+    /// The players, result, event and date, then the moves, one line
+    /// per move pair, each with its clock and evaluation.
     Table,
 }
 
@@ -37,6 +38,8 @@ Examples:
   pgnindex show 42
   pgnindex show 42 --fens
   pgnindex show 42 --format json | jq .tags
+  pgnindex show 42 --board --ply 10
+  pgnindex show 42 --format table --board --flip
 
 PGN is written in export format: the seven-tag roster, the other tags, then
 the movetext as imported (comments, variations, NAGs) in lines of at most 80
@@ -45,11 +48,18 @@ characters; a game whose replay stopped at a bad move gets a comment there,
 mainline: PLY, the move that led there (- for the start) and the FEN,
 separated by tabs (with --format json: a \"fens\" array).
 
---format table lists the mainline one move pair a line, each move with the
-clock after it and the evaluation the game gives (White's view, #N a mate),
-as in `12. Nf3 (0:04:51, +0.35)  Nc6 (0:04:48, #-3)`. JSON has a \"notes\"
-array when the game has clocks, evaluations, NAGs or comments: one object
-per move (clock, emt, eval, mate, nags, comment; null where none).")]
+--format table starts with the players (with their ratings) and the result,
+then the event, site, round and date as far as known, and a blank line; then
+the mainline one move pair a line, each move with the clock after it and the
+evaluation the game gives (White's view, #N a mate), as in
+`12. Nf3 (0:04:51, +0.35)  Nc6 (0:04:48, #-3)`. JSON has a \"notes\" array
+when the game has clocks, evaluations, NAGs or comments: one object per move
+(clock, emt, eval, mate, nags, comment; null where none).
+
+--board draws the position after the last move (after --ply N moves, 0 the
+start) below the game, the move that led there marked; with --fens, under the
+FEN line of every position (of position N alone with --ply N). With --format
+json: a \"board\" object (fen, flipped, last_move, ply).")]
 pub struct ShowArgs {
     /// The game's id (as `find` lists it).
     id: i64,
@@ -61,9 +71,15 @@ pub struct ShowArgs {
     /// Add the FEN of every position of the mainline.
     #[arg(long)]
     fens: bool,
+    #[command(flatten)]
+    board: BoardArgs,
+    /// The board after N moves of the mainline (0: the start; default: the
+    /// last position).
+    #[arg(long, value_name = "N", requires = "board", help_heading = "Board")]
+    ply: Option<u32>,
 }
 
-/// Runs `show`: exit 1 if there is no such game.
+/// Runs `show`: exit 1 if there is no such game, or no such ply.
 pub fn run(args: &ShowArgs) -> anyhow::Result<Exit> {
     let (conn, _) = args.db.open()?;
     // An id no game can have is simply not there.
@@ -72,45 +88,141 @@ pub fn run(args: &ShowArgs) -> anyhow::Result<Exit> {
         Err(_) => None,
     };
     let game = stored.ok_or(QueryError::NoSuchGame(args.id))?;
-    let positions = if args.fens { Some(positions(&game)?) } else { None };
+    let positions = if args.fens || args.board.board { positions(&game)? } else { Vec::new() };
+    // The ply the board is drawn at (with --fens and no --ply: at every
+    // ply). The plies replayed, which are the stored ones.
+    let last = positions.len().saturating_sub(1);
+    let board_ply = match (args.board.board, args.ply.map(|n| n as usize)) {
+        (false, _) => None,
+        (true, Some(ply)) if ply > last => {
+            anyhow::bail!("--ply {ply}: game {} has {} (0 is the start)", game.id, plies(last))
+        }
+        (true, Some(ply)) => Some(ply),
+        (true, None) => Some(last),
+    };
     let notes = match args.format {
         ShowFormat::Pgn => Vec::new(),
         ShowFormat::Json | ShowFormat::Table => game::load_notes(&conn, game.id)?,
     };
     let mut out = query_args::stdout();
     match args.format {
-        ShowFormat::Pgn => {
-            pgn::write_game(&mut out, &game)?;
-            for (ply, (san, fen)) in positions.iter().flatten().enumerate() {
-                writeln!(out, "{ply}\t{}\t{fen}", san.as_deref().unwrap_or("-"))?;
+        ShowFormat::Pgn | ShowFormat::Table => {
+            if args.format == ShowFormat::Pgn {
+                pgn::write_game(&mut out, &game)?;
+            } else {
+                for line in header_lines(&game).into_iter().chain(move_lines(&game, &notes)) {
+                    writeln!(out, "{line}")?;
+                }
+            }
+            let board_at = |ply: usize| {
+                let p: &PlyPosition = &positions[ply];
+                args.board.draw(&p.position, p.last_move)
+            };
+            if args.fens {
+                for (ply, p) in positions.iter().enumerate() {
+                    let fen = fen::write(&p.position);
+                    writeln!(out, "{ply}\t{}\t{fen}", p.san.unwrap_or("-"))?;
+                    let drawn = args.board.board && args.ply.is_none_or(|n| n as usize == ply);
+                    if drawn {
+                        writeln!(out, "{}", board_at(ply))?;
+                    }
+                }
+            } else if let Some(ply) = board_ply {
+                if args.format == ShowFormat::Table {
+                    writeln!(out)?;
+                }
+                write!(out, "{}", board_at(ply))?;
             }
         }
         ShowFormat::Json => {
-            let fens = positions.map(|p| p.into_iter().map(|(_, fen)| fen).collect());
-            writeln!(out, "{}", to_json(&game, fens, &notes))?;
-        }
-        ShowFormat::Table => {
-            for line in move_lines(&game, &notes) {
-                writeln!(out, "{line}")?;
-            }
-            for (ply, (san, fen)) in positions.iter().flatten().enumerate() {
-                writeln!(out, "{ply}\t{}\t{fen}", san.as_deref().unwrap_or("-"))?;
-            }
+            let fens =
+                args.fens.then(|| positions.iter().map(|p| fen::write(&p.position)).collect());
+            let board = board_ply.map(|ply| {
+                let p = &positions[ply];
+                let mut board = args.board.json(&p.position, p.last_move);
+                board["ply"] = ply.into();
+                board
+            });
+            writeln!(out, "{}", to_json(&game, fens, board, &notes))?;
         }
     }
     out.flush()?;
     Ok(Exit::Success)
 }
 
-/// The move that led to each position (none for the start) and its FEN.
-fn positions(game: &Game) -> Result<Vec<(Option<String>, String)>, QueryError> {
+/// `N plies` (`1 ply`).
+fn plies(n: usize) -> String {
+    if n == 1 {
+        "1 ply".to_string()
+    } else {
+        format!("{n} plies")
+    }
+}
+
+/// A position of the mainline.
+#[derive(Debug)]
+struct PlyPosition<'a> {
+    /// The move that led there in SAN (none for the start).
+    san: Option<&'a str>,
+    /// The move that led there in UCI.
+    last_move: Option<Uci>,
+    position: Position,
+}
+
+/// Every position of the mainline, the start first.
+fn positions(game: &Game) -> Result<Vec<PlyPosition<'_>>, QueryError> {
     let err = |source| QueryError::Replay { id: game.id, source };
     let mut replay = Replay::new(game.start_fen.as_deref(), &game.moves).map_err(err)?;
-    let mut out = vec![(None, fen::write(replay.position()))];
+    let mut out =
+        vec![PlyPosition { san: None, last_move: None, position: replay.position().clone() }];
     while let Some(san) = replay.step().map_err(err)? {
-        out.push((Some(san.to_string()), fen::write(replay.position())));
+        out.push(PlyPosition {
+            san: Some(san),
+            last_move: replay.last_move(),
+            position: replay.position().clone(),
+        });
     }
     Ok(out)
+}
+
+/// The lines above the moves of `--format table`: the players with their
+/// ratings and the result (`Carlsen, Magnus (2863) - Caruana, Fabiano
+/// (2835)  1-0`); the event, site, round and date as far as the game gives
+/// them; a blank line. Control characters of the tags are shown as
+/// `\u{FFFD}`.
+fn header_lines(game: &Game) -> Vec<String> {
+    let h = &game.header;
+    let player = |name: &Option<String>, elo: Option<i64>| {
+        let name = name.as_deref().filter(|n| known(n)).unwrap_or("?");
+        match elo {
+            Some(elo) => format!("{name} ({elo})"),
+            None => name.to_string(),
+        }
+    };
+    let mut lines = vec![format!(
+        "{} - {}  {}",
+        player(&h.white, h.white_elo),
+        player(&h.black, h.black_elo),
+        h.result.as_deref().unwrap_or("*")
+    )];
+    let round = h.round.as_deref().filter(|r| known(r)).map(|r| format!("round {r}"));
+    let facts: Vec<String> = [h.event.clone(), h.site.clone(), round, h.date.clone()]
+        .into_iter()
+        .flatten()
+        .filter(|f| known(f))
+        .collect();
+    if !facts.is_empty() {
+        lines.push(facts.join(", "));
+    }
+    let mut lines: Vec<String> = lines.iter().map(|l| printable(l)).collect();
+    lines.push(String::new());
+    lines
+}
+
+/// `false` for a tag value that says nothing: empty, or only the `?`, `.`
+/// and `-` of PGN's unknown values (`?`, `????.??.??`, a round `-`).
+fn known(value: &str) -> bool {
+    !value.trim().chars().all(|c| matches!(c, '?' | '.' | '-'))
 }
 
 /// The mainline one move pair a line, each move followed by its clock and
@@ -183,7 +295,12 @@ fn clock_text(seconds: f64) -> String {
 }
 
 /// The game as one JSON object (keys in a fixed order).
-fn to_json(game: &Game, fens: Option<Vec<String>>, notes: &[PlyNote]) -> String {
+fn to_json(
+    game: &Game,
+    fens: Option<Vec<String>>,
+    board: Option<Value>,
+    notes: &[PlyNote],
+) -> String {
     let text = |v: &Option<String>| v.as_deref().map_or(Value::Null, Value::from);
     let tags: Vec<Value> = game
         .tag_pairs()
@@ -213,6 +330,9 @@ fn to_json(game: &Game, fens: Option<Vec<String>>, notes: &[PlyNote]) -> String 
     ];
     if let Some(fens) = fens {
         fields.push(("fens", fens.into()));
+    }
+    if let Some(board) = board {
+        fields.push(("board", board));
     }
     if !notes.is_empty() {
         let notes: Vec<Value> = notes

@@ -536,7 +536,8 @@ pub fn append_placement(board: &Board, out: &mut String) {
     out.push_str(std::str::from_utf8(&buf[..n]).unwrap_or_default());
 }
 
-fn append_castling(board: &Board, rights: Bitboard, out: &mut String) {
+/// Appends the castling field (X-FEN letters, `-` for none).
+pub(crate) fn append_castling(board: &Board, rights: Bitboard, out: &mut String) {
     let start = out.len();
     for color in Color::ALL {
         let back = Bitboard::from_rank(color.back_rank());

@@ -1,8 +1,9 @@
 //! Text ↔ chess types. One notation per module, each with `from_ascii`, an
 //! `append_to` writer (`descriptive`: `write`, which needs the position)
-//! and its own error type; no I/O.
+//! and its own error type (`diagram` is written only); no I/O.
 
 pub mod descriptive;
+pub mod diagram;
 pub mod epd;
 pub mod fen;
 pub mod lang;

@@ -5,6 +5,7 @@
 use crate::chess::Position;
 use crate::notation::fen;
 use crate::notation::san::{self, MoveTextError, San};
+use crate::notation::uci::Uci;
 
 /// A stored game that cannot be replayed (the database was changed by
 /// hand, or written by a different program).
@@ -35,6 +36,7 @@ pub enum ReplayError {
 pub struct Replay<'a> {
     position: Position,
     ply: u32,
+    last_move: Option<Uci>,
     moves: std::str::SplitAsciiWhitespace<'a>,
 }
 
@@ -52,7 +54,7 @@ impl<'a> Replay<'a> {
                 reason: e.to_string(),
             })?,
         };
-        Ok(Replay { position, ply: 0, moves: moves.split_ascii_whitespace() })
+        Ok(Replay { position, ply: 0, last_move: None, moves: moves.split_ascii_whitespace() })
     }
 
     /// The current position.
@@ -65,6 +67,12 @@ impl<'a> Replay<'a> {
         self.ply
     }
 
+    /// The move that led to the current position ([`Uci::Null`] for a
+    /// null move); `None` at the start.
+    pub fn last_move(&self) -> Option<Uci> {
+        self.last_move
+    }
+
     /// Plays the next move; returns its SAN, or `None` at the end.
     ///
     /// # Errors
@@ -74,21 +82,26 @@ impl<'a> Replay<'a> {
         let ply = self.ply + 1;
         let played = match San::from_ascii(san.as_bytes()) {
             Err(e) => Err(MoveTextError::from(e).reason()),
-            Ok(San::Null) => {
-                self.position.play_null().map_err(|_| "a null move in check".to_string())
-            }
+            Ok(San::Null) => self
+                .position
+                .play_null()
+                .map(|()| Uci::Null)
+                .map_err(|_| "a null move in check".to_string()),
             Ok(parsed) => match parsed.to_move(&self.position) {
                 Ok(m) => {
                     self.position.play_unchecked(m);
-                    Ok(())
+                    Ok(Uci::from_move(m))
                 }
                 Err(e) => Err(MoveTextError::from(e).reason()),
             },
         };
         // On failure the position is still the one before the move.
-        if let Err(reason) = played {
-            let numbered = san::numbered(&self.position, san.as_bytes());
-            return Err(ReplayError::Move { ply, numbered, reason });
+        match played {
+            Ok(uci) => self.last_move = Some(uci),
+            Err(reason) => {
+                let numbered = san::numbered(&self.position, san.as_bytes());
+                return Err(ReplayError::Move { ply, numbered, reason });
+            }
         }
         self.ply = ply;
         Ok(Some(san))
@@ -141,6 +154,21 @@ mod tests {
         let start = "8/8/8/8/8/8/8/K6k w - - 0 1";
         let p = position_at(Some(start), "Kb2 -- Kc3", 3).unwrap().unwrap();
         assert_eq!(fen::write(&p), "8/8/8/8/8/2K5/8/7k b - - 3 2");
+    }
+
+    #[test]
+    fn the_last_move_is_kept_in_uci() {
+        let mut replay = Replay::new(None, "e4 --").unwrap();
+        assert_eq!(replay.last_move(), None);
+        replay.step().unwrap();
+        assert_eq!(replay.last_move().map(|m| m.to_string()).as_deref(), Some("e2e4"));
+        replay.step().unwrap();
+        assert_eq!(replay.last_move(), Some(Uci::Null));
+        let mut replay = Replay::new(None, "e4 e5 Nf3 Nc6 Bc4 Bc5 O-O").unwrap();
+        assert!(replay.advance_to(7).unwrap());
+        assert_eq!(replay.last_move().map(|m| m.to_string()).as_deref(), Some("e1g1"));
+        assert!(replay.step().unwrap().is_none());
+        assert_eq!(replay.last_move().map(|m| m.to_string()).as_deref(), Some("e1g1"));
     }
 
     #[test]

@@ -19,6 +19,7 @@ use crate::notation::descriptive;
 use crate::notation::epd::Epd;
 use crate::notation::fen::{self, FenError};
 use crate::notation::san::{self, MoveTextError};
+use crate::notation::uci::Uci;
 
 /// Why a position argument could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -58,13 +59,16 @@ pub struct Target {
     pub position: Position,
     /// Its Polyglot key as SQLite's signed INTEGER (`positions.hash`).
     pub key: i64,
+    /// The last move of `--moves` ([`Uci::Null`] for a null move); `None`
+    /// for a FEN or an EPD line.
+    pub last_move: Option<Uci>,
 }
 
 impl Target {
     /// The target of a position.
     pub fn from_position(position: Position) -> Target {
         let key = position.zobrist().as_i64();
-        Target { position, key }
+        Target { position, key, last_move: None }
     }
 
     /// Reads `--fen`.
@@ -131,7 +135,8 @@ impl Target {
                         fen: fen::write(&pos),
                     });
                 }
-                return Ok(Target::from_position(pos));
+                let last_move = desc.moves.last().map(|&m| Uci::from_move(m));
+                return Ok(Target { last_move, ..Target::from_position(pos) });
             }
         }
         let mut pos = start;
@@ -150,7 +155,8 @@ impl Target {
                 fen: fen::write(&pos),
             });
         }
-        Ok(Target::from_position(pos))
+        let last_move = replay.moves.last().map(|m| m.map_or(Uci::Null, Uci::from_move));
+        Ok(Target { last_move, ..Target::from_position(pos) })
     }
 
     /// `true` if `pos` is the target position: same placement, side to
@@ -242,7 +248,9 @@ mod tests {
             "1.e4 c5 2.Nf3 d6",
             "1. e4 c5, 2. Nf3 d6",
         ] {
-            assert_eq!(Target::from_moves(moves, None).unwrap(), sicilian, "{moves}");
+            // The same position and key; the last move is the list's own.
+            let t = Target::from_moves(moves, None).unwrap();
+            assert_eq!((&t.position, t.key), (&sicilian.position, sicilian.key), "{moves}");
         }
         assert!(sicilian.matches(&sicilian.position));
         assert!(!sicilian.matches(&Position::new()));
@@ -273,6 +281,18 @@ mod tests {
             fen::write(&null.position),
             "rnbqkbnr/pppppppp/8/8/3PP3/8/PPP2PPP/RNBQKBNR b KQkq - 0 2"
         );
+    }
+
+    #[test]
+    fn the_last_move_of_a_move_list_is_kept() {
+        let last =
+            |moves: &str| Target::from_moves(moves, None).unwrap().last_move.map(|m| m.to_string());
+        assert_eq!(last("1. e4 c5 2. Nf3").as_deref(), Some("g1f3"));
+        assert_eq!(last("e4 e5 Nf3 Nc6 Bc4 Bc5 O-O").as_deref(), Some("e1g1"));
+        assert_eq!(last("P-K4 P-QB4 N-KB3").as_deref(), Some("g1f3"));
+        assert_eq!(last("e4 0000").as_deref(), Some("0000"));
+        assert_eq!(last("e4 Nf6 e5 d5 exd6").as_deref(), Some("e5d6"));
+        assert_eq!(Target::from_fen(AFTER_E4).unwrap().last_move, None);
     }
 
     #[test]

@@ -181,6 +181,40 @@ where
     command().args(args).output().unwrap().into()
 }
 
+/// Runs `command` to the end with its stdout on a new pseudo-terminal of
+/// `cols` columns (and 40 lines), stderr piped; what it printed there (line
+/// ends as `\n`). Panics if it fails.
+pub fn on_terminal(mut command: Command, cols: u16) -> String {
+    use std::os::fd::{FromRawFd, OwnedFd};
+    let (mut master, mut slave) = (0, 0);
+    let size = libc::winsize { ws_row: 40, ws_col: cols, ws_xpixel: 0, ws_ypixel: 0 };
+    // Safety: openpty writes the two descriptors it opens into the two
+    // integers; the names and termios pointers may be null.
+    let done = unsafe {
+        libc::openpty(&mut master, &mut slave, std::ptr::null_mut(), std::ptr::null(), &size)
+    };
+    assert_eq!(done, 0, "openpty: {}", std::io::Error::last_os_error());
+    // Safety: both descriptors were just opened and are owned here alone.
+    let (master, slave) = unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
+    command.stdout(slave).stderr(std::process::Stdio::piped());
+    let child = command.spawn().unwrap();
+    // The command above held the only copy of the terminal's side: once
+    // the child ends, reading the master side ends (EIO on Linux).
+    drop(command);
+    let mut master = std::fs::File::from(master);
+    let mut bytes = Vec::new();
+    let mut buf = [0; 4096];
+    while let Ok(n) = master.read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+        bytes.extend_from_slice(&buf[..n]);
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}: {}", out.status, String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(bytes).unwrap().replace("\r\n", "\n")
+}
+
 /// `pgnindex import --db DB ARGS…`, not started.
 pub fn import_command(db: &Path, args: &[&str]) -> Command {
     let mut command = command();
