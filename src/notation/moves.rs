@@ -1,13 +1,40 @@
 //! A game's moves as text, in either notation a movetext may be written in:
-//! SAN ([`super::san`]) or English descriptive notation
-//! ([`super::descriptive`]). [`MoveError`] is why a move text failed, in
-//! the notation it was read in.
+//! SAN ([`super::san`], in one language's piece letters) or English
+//! descriptive notation ([`super::descriptive`]). [`Notation`] says which,
+//! [`MoveError`] why a move text failed in it.
 //!
 //! This module stands above the two notations: it uses both, and neither
 //! uses it.
 
 use super::descriptive::DescriptiveError;
+use super::lang::Lang;
 use super::san::MoveTextError;
+
+/// The notation a game's moves are written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Notation {
+    /// SAN with this language's piece letters (figurines in any).
+    San(Lang),
+    /// English descriptive notation (`P-K4`, `Kt-KB3`), read from the
+    /// movetext as written: a move may span several of SAN's tokens.
+    Descriptive,
+}
+
+impl std::str::FromStr for Notation {
+    type Err = String;
+    /// A language's name or its first two letters (`english`, `fr`, …) for
+    /// SAN, or `descriptive`: the values of `--lang`.
+    fn from_str(s: &str) -> Result<Notation, String> {
+        if s.eq_ignore_ascii_case("descriptive") {
+            return Ok(Notation::Descriptive);
+        }
+        s.parse().map(Notation::San).map_err(|_| {
+            format!(
+                "unknown piece-letter language '{s}' (english, french, german, dutch, spanish, italian, descriptive)"
+            )
+        })
+    }
+}
 
 /// Why a move text failed, in the notation it was read in.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -39,6 +66,17 @@ mod tests {
     use crate::notation::descriptive;
     use crate::notation::lang::Lang;
     use crate::notation::san;
+
+    #[test]
+    fn notations_by_name() {
+        assert_eq!("descriptive".parse(), Ok(Notation::Descriptive));
+        assert_eq!("Descriptive".parse(), Ok(Notation::Descriptive));
+        assert_eq!("english".parse(), Ok(Notation::San(Lang::English)));
+        assert_eq!("fr".parse(), Ok(Notation::San(Lang::French)));
+        assert_eq!("Italian".parse(), Ok(Notation::San(Lang::Italian)));
+        let error = "de".parse::<Notation>().unwrap_err();
+        assert!(error.ends_with("(english, french, german, dutch, spanish, italian, descriptive)"));
+    }
 
     #[test]
     fn a_move_error_reads_as_its_notation_s_own() {
