@@ -19,7 +19,7 @@ use std::time::Instant;
 use crate::columnar::shard::{ShardOptions, ShardWriter};
 use crate::columnar::sink::TableStats;
 use crate::columnar::ColumnarError;
-use crate::notation::lang::Lang;
+use crate::notation::moves::Notation;
 use crate::pgn::source::{self, expand_inputs, Compression, InputName, Source, SourceError};
 use crate::replay::inputs::{read_inputs, ChunkPlace, InputStart, InputVisitor};
 use crate::replay::parallel::Chunk;
@@ -43,9 +43,9 @@ pub struct ImportOptions {
     pub writer: WriterOptions,
     /// Import files already imported.
     pub force: bool,
-    /// Piece-letter language or descriptive notation (default: detect per
-    /// game).
-    pub lang: Option<Lang>,
+    /// SAN in one piece-letter language, or descriptive notation (default:
+    /// detect per game).
+    pub notation: Option<Notation>,
     /// Stop reading an input after this many (decompressed) bytes
     /// ([`Source::with_limit`]); `None`: no limit.
     pub max_input: Option<u64>,
@@ -405,7 +405,7 @@ fn run_into<S: Store>(
     let replay = ReplayOptions {
         keys: options.rows.positions,
         fens: options.rows.positions && options.rows.fens,
-        lang: options.lang,
+        notation: options.notation,
         tags: true,
         commands: true,
         san: true,

@@ -18,7 +18,7 @@ use similar_asserts::assert_eq;
 const ALL: ReplayOptions = ReplayOptions {
     keys: true,
     fens: true,
-    lang: None,
+    notation: None,
     tags: true,
     commands: true,
     san: true,

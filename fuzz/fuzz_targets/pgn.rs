@@ -18,6 +18,7 @@ use libfuzzer_sys::fuzz_target;
 use pgnindex::replay::parallel::{read_chunk, Chunk};
 use pgnindex::replay::ReplayOptions;
 use pgnindex::notation::lang::Lang;
+use pgnindex::notation::moves::Notation;
 use pgnindex::pgn::commands::commands;
 use pgnindex::pgn::{split, LineIndex, RawComment, RawTag, Reader, Skip, Syntax, Visitor};
 
@@ -25,7 +26,7 @@ use pgnindex::pgn::{split, LineIndex, RawComment, RawTag, Reader, Skip, Syntax, 
 const MAX_LOCATE_CHECKS: usize = 64;
 
 fuzz_target!(|data: &[u8]| {
-    let all = ReplayOptions { keys: true, fens: true, lang: None, tags: true, commands: true, san: true, movetext: true, openings: true, rebuild: true };
+    let all = ReplayOptions { keys: true, fens: true, notation: None, tags: true, commands: true, san: true, movetext: true, openings: true, rebuild: true };
     let whole = read_chunk(data, 0, all);
     check_chunked(data, all, &whole);
 
@@ -35,7 +36,8 @@ fuzz_target!(|data: &[u8]| {
     let starts = game_starts(data, &mut events);
     let replayed: Vec<usize> = whole.games.iter().map(|g| g.record.offset).collect();
     assert_eq!(starts, replayed, "game starts: event visitor vs replayer");
-    let forced = ReplayOptions { lang: Some(Lang::English), ..ReplayOptions::default() };
+    let forced =
+        ReplayOptions { notation: Some(Notation::San(Lang::English)), ..ReplayOptions::default() };
     let forced: Vec<usize> =
         read_chunk(data, 0, forced).games.iter().map(|g| g.record.offset).collect();
     assert_eq!(forced, replayed, "game starts: stopping at the first error");
@@ -115,7 +117,7 @@ fn describe(g: &pgnindex::replay::parallel::LocatedGame, offset: usize, line: us
     let error_at = g.error_at.map(|(l, c)| (l + line, c));
     format!(
         "offset {} tags {:?} start {:?} 960 {} moves {:?} keys {:?} fens {:?} final {:?} \
-         outcome {:?} error {error:?} variant {:?} lang {:?} syntax {syntax:?} clocks {:?} \
+         outcome {:?} error {error:?} variant {:?} notation {:?} syntax {syntax:?} clocks {:?} \
          evals {:?} error_at {error_at:?}",
         r.offset + offset,
         r.tags,
@@ -127,7 +129,7 @@ fn describe(g: &pgnindex::replay::parallel::LocatedGame, offset: usize, line: us
         pgnindex::notation::fen::write(&r.final_position),
         r.outcome,
         r.skipped_variant,
-        r.lang,
+        r.notation,
         r.clocks,
         r.evals,
     )

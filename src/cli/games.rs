@@ -9,7 +9,7 @@ use anyhow::Context;
 use clap::Args;
 
 use pgnindex::notation::fen;
-use pgnindex::notation::lang::Lang;
+use pgnindex::notation::moves::Notation;
 use pgnindex::pgn::source::{expand_inputs, InputName, SourceError};
 use pgnindex::replay::inputs::{read_inputs, ChunkPlace, InputVisitor};
 use pgnindex::replay::parallel::{Chunk, LocatedGame};
@@ -38,7 +38,7 @@ pub struct FensArgs {
     /// (descriptive: P-K4 N-KB3); default: English, with per-game detection
     /// of the others.
     #[arg(long)]
-    lang: Option<Lang>,
+    lang: Option<Notation>,
     /// Worker threads (0: one per core). The output is the same for any
     /// number.
     #[arg(long, default_value_t = 0)]
@@ -59,7 +59,7 @@ pub struct CheckArgs {
     inputs: Vec<std::ffi::OsString>,
     /// Piece-letter language, as for `fens`.
     #[arg(long)]
-    lang: Option<Lang>,
+    lang: Option<Notation>,
     /// Worker threads (0: one per core).
     #[arg(long, default_value_t = 0)]
     threads: usize,
@@ -233,7 +233,7 @@ pub fn run_fens(args: &FensArgs) -> anyhow::Result<Exit> {
     let options = ReplayOptions {
         keys: args.every_ply,
         fens: args.every_ply,
-        lang: args.lang,
+        notation: args.lang,
         ..ReplayOptions::default()
     };
     let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
@@ -275,7 +275,7 @@ pub fn run_fens(args: &FensArgs) -> anyhow::Result<Exit> {
 /// Runs `check`.
 pub fn run_check(args: &CheckArgs) -> anyhow::Result<Exit> {
     let started = Instant::now();
-    let options = ReplayOptions { lang: args.lang, ..ReplayOptions::default() };
+    let options = ReplayOptions { notation: args.lang, ..ReplayOptions::default() };
     let stdout = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
     // Every game is checked whether or not the lines are read: the exit
     // status says whether all are good.

@@ -15,7 +15,7 @@ use pgnindex::columnar::shard::ShardOptions;
 use pgnindex::columnar::sink::{Limits, FILE_BYTES};
 use pgnindex::db::{self, Sharing};
 use pgnindex::import::{self, ImportError, ImportOptions, Observer};
-use pgnindex::notation::lang::Lang;
+use pgnindex::notation::moves::Notation;
 use pgnindex::pgn::source::{Foreign, InputName, SourceError};
 use pgnindex::store::rows::RowOptions;
 use pgnindex::store::writer::{Problem, ProblemKind, WriterOptions, BATCH_GAMES_WITHOUT_POSITIONS};
@@ -106,7 +106,7 @@ pub struct ImportArgs {
     /// german, dutch, spanish, italian), or as English descriptive notation
     /// (descriptive); default: detected per game.
     #[arg(long)]
-    lang: Option<Lang>,
+    lang: Option<Notation>,
     /// Stop reading an input once it has given this many bytes
     /// (decompressed; suffixes K, M, G, T: powers of 1024): a guard against
     /// decompression bombs. The games before the limit are kept. Default: no
@@ -235,7 +235,7 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<Exit> {
             ..WriterOptions::default()
         },
         force: args.force,
-        lang: args.lang,
+        notation: args.lang,
         max_input: args.max_input_size,
         interrupt: Some(super::interrupt::flag()?),
     };

@@ -11,9 +11,6 @@
 //! | Italian (Re Donna Torre Alfiere Cavallo Pedone) | R | D | T | A | C | P |
 //!
 //! Figurines (♔♕♖♗♘♙ and ♚♛♜♝♞♟) mean the same in every language.
-//!
-//! [`Lang::Descriptive`] is English descriptive notation (`P-K4`), read by
-//! [`super::descriptive`], not by SAN: its letters are English's.
 
 use crate::chess::Role;
 
@@ -32,15 +29,11 @@ pub enum Lang {
     Spanish,
     /// R D T A C (P); the same letters as Spanish.
     Italian,
-    /// English descriptive notation (`P-K4`, `Kt-KB3`), not SAN: read by
-    /// [`super::descriptive`]; as a table of letters, English's.
-    Descriptive,
 }
 
 impl Lang {
-    /// Every language of SAN, English first (not [`Lang::Descriptive`]).
-    /// Spanish and Italian share their letters, so detection never needs to
-    /// try Italian after Spanish.
+    /// Every language, English first. Spanish and Italian share their
+    /// letters, so detection never needs to try Italian after Spanish.
     pub const ALL: [Lang; 6] =
         [Lang::English, Lang::French, Lang::German, Lang::Dutch, Lang::Spanish, Lang::Italian];
 
@@ -51,7 +44,7 @@ impl Lang {
     /// The letters for king, queen, rook, bishop, knight, pawn (`0` for none).
     const fn letters(self) -> [u8; 6] {
         match self {
-            Lang::English | Lang::Descriptive => *b"KQRBNP",
+            Lang::English => *b"KQRBNP",
             Lang::French => *b"RDTFCP",
             Lang::German => *b"KDTLSB",
             Lang::Dutch => [b'K', b'D', b'T', b'L', b'P', 0],
@@ -72,7 +65,7 @@ impl Lang {
 
     const fn table_index(self) -> usize {
         match self {
-            Lang::English | Lang::Descriptive => 0,
+            Lang::English => 0,
             Lang::French => 1,
             Lang::German => 2,
             Lang::Dutch => 3,
@@ -89,7 +82,6 @@ impl Lang {
             Lang::Dutch => "dutch",
             Lang::Spanish => "spanish",
             Lang::Italian => "italian",
-            Lang::Descriptive => "descriptive",
         }
     }
 }
@@ -97,13 +89,14 @@ impl Lang {
 impl std::str::FromStr for Lang {
     type Err = String;
     fn from_str(s: &str) -> Result<Lang, String> {
-        if Lang::Descriptive.name().eq_ignore_ascii_case(s) {
-            return Ok(Lang::Descriptive);
-        }
         Lang::ALL
             .into_iter()
             .find(|l| l.name().eq_ignore_ascii_case(s) || l.name()[..2].eq_ignore_ascii_case(s))
-            .ok_or_else(|| format!("unknown piece-letter language '{s}' (english, french, german, dutch, spanish, italian, descriptive)"))
+            .ok_or_else(|| {
+                format!(
+                    "unknown piece-letter language '{s}' (english, french, german, dutch, spanish, italian)"
+                )
+            })
     }
 }
 
@@ -160,9 +153,9 @@ mod tests {
         assert_eq!(Lang::English.role(b'S'), None);
         assert_eq!(Lang::Dutch.role(0), None);
         assert_eq!("fr".parse::<Lang>(), Ok(Lang::French));
-        assert_eq!("Descriptive".parse::<Lang>(), Ok(Lang::Descriptive));
-        assert_eq!(Lang::Descriptive.role(b'N'), Some(Role::Knight));
         assert!("xx".parse::<Lang>().is_err());
+        // Descriptive notation is not a language of letters: see `Notation`.
+        assert!("descriptive".parse::<Lang>().is_err());
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! Text ↔ chess types. One notation per module, each with `from_ascii`, an
 //! `append_to` writer (`descriptive`: `write`, which needs the position)
-//! and its own error type (`diagram` is written only); no I/O.
+//! and its own error type (`diagram` is written only); no I/O. [`moves`]
+//! stands above SAN and descriptive notation, for what concerns a move in
+//! either.
 
 pub mod descriptive;
 pub mod diagram;
@@ -8,6 +10,7 @@ pub mod epd;
 pub mod fen;
 pub mod lang;
 pub mod material;
+pub mod moves;
 pub mod san;
 pub mod uci;
 

@@ -562,7 +562,7 @@ impl std::str::FromStr for San {
     }
 }
 
-/// Why a move text failed: unreadable or unplayable.
+/// Why a SAN move text failed: unreadable or unplayable.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MoveTextError {
     /// Unreadable text.
@@ -571,9 +571,6 @@ pub enum MoveTextError {
     /// Readable but not playable here.
     #[error(transparent)]
     Play(#[from] SanError),
-    /// A move of descriptive notation, unreadable or unplayable.
-    #[error(transparent)]
-    Descriptive(#[from] super::descriptive::DescriptiveError),
 }
 
 impl MoveTextError {
@@ -589,7 +586,6 @@ impl MoveTextError {
             MoveTextError::Play(SanError::Ambiguous { candidates, .. }) => {
                 format!("ambiguous move: could be {}", candidates.join(", "))
             }
-            MoveTextError::Descriptive(e) => e.reason(),
         }
     }
 }

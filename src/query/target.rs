@@ -18,7 +18,8 @@ use crate::chess::Position;
 use crate::notation::descriptive;
 use crate::notation::epd::Epd;
 use crate::notation::fen::{self, FenError};
-use crate::notation::san::{self, MoveTextError};
+use crate::notation::moves::MoveError;
+use crate::notation::san;
 use crate::notation::uci::Uci;
 
 /// Why a position argument could not be read.
@@ -46,7 +47,7 @@ pub enum TargetError {
         /// `2... Nf6`), counted from the start position's fullmove number.
         numbered: String,
         /// What is wrong with it.
-        error: MoveTextError,
+        error: MoveError,
         /// The position it was tried in.
         fen: String,
     },
@@ -151,7 +152,7 @@ impl Target {
             return Err(TargetError::Move {
                 index,
                 numbered: san::numbered(&pos, tokens[index].as_bytes()),
-                error,
+                error: error.into(),
                 fen: fen::write(&pos),
             });
         }

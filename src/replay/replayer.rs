@@ -13,8 +13,8 @@
 //!   every move wins; when none does, the game's movetext as written is
 //!   read as English descriptive notation, which wins if it plays every
 //!   move, or gets further than English did (its error is then the
-//!   game's). A language the caller forced is the only one tried
-//!   ([`Lang::Descriptive`] reads the movetext as written, not the SAN
+//!   game's). A notation the caller forced is the only one tried
+//!   ([`Notation::Descriptive`] reads the movetext as written, not the SAN
 //!   tokens);
 //! - the first illegal, ambiguous or unreadable move stops the replay: the
 //!   game keeps its tags and the moves before, and carries the error.
@@ -27,6 +27,7 @@ use crate::chess::{Color, Move, Position};
 use crate::notation::descriptive::{self, Token};
 use crate::notation::fen;
 use crate::notation::lang::Lang;
+use crate::notation::moves::Notation;
 use crate::notation::san::{self, San};
 use crate::pgn::commands::{self, pieces, whole_comment, Command, Eval, Piece, WholeComment};
 use crate::pgn::movetext::{self as written, NotesForm, PlyNotes};
@@ -46,8 +47,8 @@ pub struct ReplayOptions {
     pub keys: bool,
     /// Record the FEN of every position.
     pub fens: bool,
-    /// Read moves in this language only (no detection).
-    pub lang: Option<Lang>,
+    /// Read moves in this notation only (no detection).
+    pub notation: Option<Notation>,
     /// Decode the tag pairs into the record (not needed just to replay).
     pub tags: bool,
     /// Read what the mainline says about each move into the record:
@@ -102,9 +103,9 @@ pub struct GameRecord {
     pub error: Option<GameError>,
     /// The variant, if the game was skipped as not standard chess.
     pub skipped_variant: Option<String>,
-    /// The piece-letter language the moves were read in
-    /// ([`Lang::Descriptive`] for descriptive notation).
-    pub lang: Lang,
+    /// The notation the moves were read in: SAN in the language detected
+    /// or forced, or descriptive notation.
+    pub notation: Notation,
     /// Syntax problems the tokenizer reported (the game was still read):
     /// the first [`MAX_SYNTAX`], then, if there were more, one whose
     /// message is [`MORE_SYNTAX`] at the first of those.
@@ -183,7 +184,11 @@ pub struct Replayer<'a> {
     pos: Position,
     start_fen: Option<String>,
     chess960: bool,
+    /// The piece letters SAN tokens are read with.
     lang: Lang,
+    /// The game is read as descriptive notation, from its movetext as
+    /// written.
+    descriptive: bool,
     tokens: Vec<(&'a [u8], usize)>,
     moves: Vec<Option<Move>>,
     keys: Vec<u64>,
@@ -272,6 +277,7 @@ impl<'a> Replayer<'a> {
             start_fen: None,
             chess960: false,
             lang: Lang::English,
+            descriptive: false,
             tokens: Vec::new(),
             moves: Vec::new(),
             keys: Vec::new(),
@@ -432,7 +438,7 @@ impl<'a> Replayer<'a> {
         if !self.options.commands {
             return None;
         }
-        let ply = if self.options.lang.is_none() {
+        let ply = if self.options.notation.is_none() {
             self.tokens.len()
         } else if self.failed.is_none() {
             self.moves.len()
@@ -612,7 +618,7 @@ impl<'a> Replayer<'a> {
             .map(|lang| (lang, san::replay(&self.start, &texts, Some(lang))))
             .find(|(_, r)| r.error.is_none());
         let Some((lang, replay)) = outcome else { return false };
-        self.restart(lang);
+        self.restart(Notation::San(lang));
         for m in replay.moves {
             match m {
                 Some(m) => self.play_move(m, false),
@@ -668,10 +674,17 @@ impl<'a> Replayer<'a> {
         attempt
     }
 
-    /// Back to the start position to replay the game read in `lang`: the
-    /// moves, positions, SAN and opening of the first reading forgotten.
-    fn restart(&mut self, lang: Lang) {
-        self.lang = lang;
+    /// Back to the start position to replay the game read in `notation`:
+    /// the moves, positions, SAN and opening of the first reading
+    /// forgotten.
+    fn restart(&mut self, notation: Notation) {
+        match notation {
+            Notation::San(lang) => {
+                self.lang = lang;
+                self.descriptive = false;
+            }
+            Notation::Descriptive => self.descriptive = true,
+        }
         self.pos = self.start.clone();
         self.moves.clear();
         self.keys.clear();
@@ -679,6 +692,15 @@ impl<'a> Replayer<'a> {
         self.san.clear();
         self.opening = None;
         self.record_position();
+    }
+
+    /// The notation the game is read in.
+    fn notation(&self) -> Notation {
+        if self.descriptive {
+            Notation::Descriptive
+        } else {
+            Notation::San(self.lang)
+        }
     }
 
     /// SAN failed in every language: the game is descriptive notation if
@@ -695,7 +717,7 @@ impl<'a> Replayer<'a> {
     /// Makes `attempt` the game: its moves, positions, SAN, commands and
     /// error.
     fn take_descriptive(&mut self, attempt: DescriptiveAttempt<'a>) {
-        self.restart(Lang::Descriptive);
+        self.restart(Notation::Descriptive);
         self.clear_notes();
         let mut comments = attempt.comments.into_iter().peekable();
         for m in attempt.moves {
@@ -728,7 +750,11 @@ impl<'a> Visitor<'a> for Replayer<'a> {
         self.tags.clear();
         self.start_fen = None;
         self.chess960 = false;
-        self.lang = self.options.lang.unwrap_or(Lang::English);
+        (self.lang, self.descriptive) = match self.options.notation {
+            Some(Notation::San(lang)) => (lang, false),
+            Some(Notation::Descriptive) => (Lang::English, true),
+            None => (Lang::English, false),
+        };
         self.tokens.clear();
         self.moves.clear();
         self.keys.clear();
@@ -794,12 +820,12 @@ impl<'a> Visitor<'a> for Replayer<'a> {
         self.record_position();
         // Descriptive notation is read from the movetext as written, at the
         // end of the game: the SAN tokens split its moves.
-        Skip(self.options.lang == Some(Lang::Descriptive))
+        Skip(self.options.notation == Some(Notation::Descriptive))
     }
 
     #[inline]
     fn san(&mut self, san: &'a [u8], offset: usize) -> ControlFlow<()> {
-        let detect = self.options.lang.is_none();
+        let detect = self.options.notation.is_none();
         if detect {
             self.tokens.push((san, offset));
         }
@@ -872,10 +898,10 @@ impl<'a> Visitor<'a> for Replayer<'a> {
 
     fn end_game(&mut self) -> GameRecord {
         let playable = self.skipped_variant.is_none() && !self.no_start;
-        if playable && self.options.lang == Some(Lang::Descriptive) {
+        if playable && self.options.notation == Some(Notation::Descriptive) {
             let attempt = self.read_descriptive();
             self.take_descriptive(attempt);
-        } else if playable && self.failed.is_some() && self.options.lang.is_none() {
+        } else if playable && self.failed.is_some() && self.options.notation.is_none() {
             if !self.tokens.is_empty() && self.retry_in_other_languages() {
                 self.failed = None;
             } else {
@@ -888,7 +914,7 @@ impl<'a> Visitor<'a> for Replayer<'a> {
         let rebuild = (self.rebuildable
             && self.failed.is_none()
             && self.skipped_variant.is_none()
-            && self.lang == Lang::English
+            && self.notation() == Notation::San(Lang::English)
             && self.syntax.is_empty()
             && self.outcome.is_some()
             && self.moves.iter().all(Option::is_some))
@@ -907,7 +933,7 @@ impl<'a> Visitor<'a> for Replayer<'a> {
             outcome: self.outcome,
             error: self.failed.take(),
             skipped_variant: self.skipped_variant.take(),
-            lang: self.lang,
+            notation: self.notation(),
             syntax: std::mem::take(&mut self.syntax),
             // Copies of exact size (none for the many games without
             // notes), as for the moves.
@@ -1003,7 +1029,7 @@ mod tests {
         // move and no error, which is no reading of the game.
         let g = &replay("1. , *", ReplayOptions::default())[0];
         assert!(g.error.is_some(), "{g:?}");
-        assert_eq!(g.lang, Lang::English);
+        assert_eq!(g.notation, Notation::San(Lang::English));
     }
 
     #[test]
@@ -1043,8 +1069,8 @@ mod tests {
     #[test]
     fn nothing_is_kept_past_a_failed_move() {
         let text = "1. e4 {[%clk 0:01:00]} e5 {a} $1 2. Qxf7 {[%clk 0:00:59] b} $4 Nc6 {c} *";
-        for lang in [None, Some(Lang::English)] {
-            let options = ReplayOptions { commands: true, lang, ..ReplayOptions::default() };
+        for notation in [None, Some(Notation::San(Lang::English))] {
+            let options = ReplayOptions { commands: true, notation, ..ReplayOptions::default() };
             let g = replay(text, options).remove(0);
             assert!(g.error.is_some());
             assert_eq!(g.plies(), 2);
@@ -1057,7 +1083,7 @@ mod tests {
     #[test]
     fn notes_after_a_move_read_in_another_language_are_kept() {
         let g = noted("1. e4 {[%clk 0:01:00]} e5 2. Cf3 {bon} $1 Cc6 {[%eval 0.3]} *");
-        assert_eq!(g.lang, Lang::French);
+        assert_eq!(g.notation, Notation::San(Lang::French));
         assert!(g.error.is_none());
         assert_eq!(g.clocks, [(1, 60_000)]);
         assert_eq!(g.nags, [(3, 1)]);
@@ -1069,10 +1095,10 @@ mod tests {
     fn notes_of_a_game_read_as_descriptive_notation() {
         let text = "[Event \"a\"]\n\n{intro} 1. P-K4 {[%clk 0:03:00] good} P-K4 {[%eval 0.2]} \
                     2. Kt-KB3 {fine} (2. B-B4 {side}) Kt-QB3 *";
-        for lang in [None, Some(Lang::Descriptive)] {
-            let options = ReplayOptions { commands: true, lang, ..ReplayOptions::default() };
+        for notation in [None, Some(Notation::Descriptive)] {
+            let options = ReplayOptions { commands: true, notation, ..ReplayOptions::default() };
             let g = replay(text, options).remove(0);
-            assert_eq!((g.lang, g.plies()), (Lang::Descriptive, 4), "{lang:?}");
+            assert_eq!((g.notation, g.plies()), (Notation::Descriptive, 4), "{notation:?}");
             assert_eq!(g.clocks, [(1, 180_000)]);
             assert_eq!(g.evals, [(2, Eval::Centipawns(20))]);
             assert_eq!(g.comments().collect::<Vec<_>>(), [(1, "good"), (3, "fine")]);
@@ -1189,7 +1215,7 @@ mod tests {
             .unwrap()
             .message
             .starts_with("FEN tag \"bad\": invalid FEN"));
-        assert_eq!(games[3].lang, Lang::French);
+        assert_eq!(games[3].notation, Notation::San(Lang::French));
         assert_eq!(games[3].plies(), 4);
         assert!(games[3].error.is_none());
     }
@@ -1204,25 +1230,25 @@ mod tests {
                     P-K4 P-K4 N-KB3 N-QB3 B-B4 B-B4 P-QN4 BxNP\n";
         let options = ReplayOptions { san: true, commands: true, ..ReplayOptions::default() };
         let games = replay(text, options);
-        assert_eq!(games[0].lang, Lang::Descriptive);
+        assert_eq!(games[0].notation, Notation::Descriptive);
         assert_eq!(games[0].error, None);
         assert_eq!(games[0].san, "e4 e5 Nf3 Nc6 Bc4 Bc5 b4 Bxb4");
         assert_eq!(games[0].clocks, [(1, 180_000)]);
-        assert_eq!(games[1].lang, Lang::English);
+        assert_eq!(games[1].notation, Notation::San(Lang::English));
         // Descriptive gets further than SAN: its error is the game's.
-        assert_eq!(games[2].lang, Lang::Descriptive);
+        assert_eq!(games[2].notation, Notation::Descriptive);
         assert_eq!(games[2].plies(), 2);
         let error = games[2].error.as_ref().unwrap();
         assert_eq!(error.message, "2. N-B3: ambiguous move: could be N-QB3 (Nc3), N-KB3 (Nf3)");
         assert_eq!(&text[error.offset..error.offset + 4], "N-B3");
         // SAN gets further: its error stays.
-        assert_eq!(games[3].lang, Lang::English);
+        assert_eq!(games[3].notation, Notation::San(Lang::English));
         assert_eq!(games[3].plies(), 2);
         assert!(games[3].error.as_ref().unwrap().message.starts_with("2. Nf6: illegal move"));
         // Without tags or move numbers, as the line is often quoted.
         assert_eq!(games[4].san, games[0].san);
         // Forced: descriptive only, SAN games are errors.
-        let options = ReplayOptions { lang: Some(Lang::Descriptive), ..options };
+        let options = ReplayOptions { notation: Some(Notation::Descriptive), ..options };
         let forced = replay(text, options);
         assert_eq!(forced[0].san, games[0].san);
         assert_eq!(forced[0].clocks, [(1, 180_000)]);
