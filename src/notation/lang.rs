@@ -15,9 +15,10 @@
 use crate::chess::Role;
 
 /// A language of piece letters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Lang {
-    /// K Q R B N (P).
+    /// K Q R B N (P): the PGN standard's letters.
+    #[default]
     English,
     /// R D T F C (P).
     French,

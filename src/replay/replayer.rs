@@ -176,6 +176,8 @@ impl GameRecord {
 }
 
 /// The replaying visitor. Reuse one per thread: its buffers are kept.
+/// `Replayer::default()` is `Replayer::new(ReplayOptions::default())`.
+#[derive(Default)]
 pub struct Replayer<'a> {
     options: ReplayOptions,
     offset: usize,
@@ -268,41 +270,8 @@ impl VariantKind {
 impl<'a> Replayer<'a> {
     /// A replayer with these options.
     pub fn new(options: ReplayOptions) -> Replayer<'a> {
-        Replayer {
-            options,
-            offset: 0,
-            tags: Vec::new(),
-            start: Position::new(),
-            pos: Position::new(),
-            start_fen: None,
-            chess960: false,
-            lang: Lang::English,
-            descriptive: false,
-            tokens: Vec::new(),
-            moves: Vec::new(),
-            keys: Vec::new(),
-            fens: Vec::new(),
-            failed: None,
-            skipped_variant: None,
-            outcome: None,
-            syntax: Vec::new(),
-            clocks: Vec::new(),
-            emts: Vec::new(),
-            evals: Vec::new(),
-            nags: Vec::new(),
-            comment_ends: Vec::new(),
-            comment_text: String::new(),
-            san: Vec::new(),
-            movetext: &[],
-            movetext_offset: 0,
-            no_start: false,
-            openings: options.openings.then(Openings::get),
-            opening: None,
-            rebuildable: false,
-            form: None,
-            commented_ply: 0,
-            scratch: String::new(),
-        }
+        // The state of a game is empty until `begin_game` sets it.
+        Replayer { options, openings: options.openings.then(Openings::get), ..Replayer::default() }
     }
 
     /// Plays `m` (legal here), writing its SAN if asked for. `unique`:
@@ -686,12 +655,18 @@ impl<'a> Replayer<'a> {
             Notation::Descriptive => self.descriptive = true,
         }
         self.pos = self.start.clone();
+        self.clear_reading();
+        self.record_position();
+    }
+
+    /// Forgets what reading the mainline gave: its moves, keys, FENs, SAN
+    /// and opening (the buffers keep their capacity).
+    fn clear_reading(&mut self) {
         self.moves.clear();
         self.keys.clear();
         self.fens.clear();
         self.san.clear();
         self.opening = None;
-        self.record_position();
     }
 
     /// The notation the game is read in.
@@ -756,19 +731,15 @@ impl<'a> Visitor<'a> for Replayer<'a> {
             None => (Lang::English, false),
         };
         self.tokens.clear();
-        self.moves.clear();
-        self.keys.clear();
-        self.fens.clear();
+        self.clear_reading();
         self.failed = None;
         self.skipped_variant = None;
         self.outcome = None;
         self.syntax.clear();
         self.clear_notes();
-        self.san.clear();
         self.movetext = &[];
         self.movetext_offset = 0;
         self.no_start = false;
-        self.opening = None;
         self.rebuildable = self.options.rebuild && self.options.commands;
         self.form = None;
         self.commented_ply = 0;
