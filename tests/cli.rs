@@ -153,3 +153,39 @@ fn output_is_the_same_for_any_thread_count() {
     assert_eq!(fens("2"), single, "--threads 2 differs from --threads 1");
     assert_eq!(fens("3"), single, "--threads 3 differs from --threads 1");
 }
+
+#[test]
+fn a_tag_value_with_a_stray_quote_is_kept_with_a_warning() {
+    let dir = scratch();
+    let pgn = "[Event \"e\"]\n[TimeControl \"90' + 30' & 30\"\"]\n\n1. e4 e5 *\n";
+    let path = dir.write("stray.pgn", pgn);
+    let file = arg(&path);
+    let checked = run(["check", file]).success();
+    assert_eq!(
+        checked.stdout.lines().next(),
+        Some(format!("{file}:2:29: warning: stray '\"' kept in a tag value").as_str())
+    );
+    let db = dir.join("stray.db");
+    let db = arg(&db);
+    common::import(db.as_ref(), &["--quiet", file]).success();
+    let sql = |query: &str| -> serde_json::Value {
+        let out = run(["sql", "--db", db, "--format", "json", query]).success().stdout;
+        serde_json::from_str(&out).unwrap()
+    };
+    assert_eq!(
+        sql("SELECT time_control, event, moves FROM games"),
+        serde_json::json!([{"time_control": "90' + 30' & 30\"", "event": "e", "moves": "e4 e5"}])
+    );
+    assert_eq!(
+        sql("SELECT kind, line, \"column\", message FROM import_errors"),
+        serde_json::json!([
+            {"kind": "warning", "line": 2, "column": 29, "message": "stray '\"' kept in a tag value"}
+        ])
+    );
+    // Written back escaped, it reads back without a warning.
+    let exported = run(["export", "--db", db]).success().stdout;
+    assert!(exported.contains("[TimeControl \"90' + 30' & 30\\\"\"]\n"), "{exported}");
+    let again = dir.write("again.pgn", &exported);
+    let checked = run(["check", arg(&again)]).success();
+    assert!(checked.stdout.starts_with("games 1, ok 1,"), "{}", checked.stdout);
+}
