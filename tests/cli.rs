@@ -243,3 +243,28 @@ fn export_keeps_each_comment_on_one_line() {
     assert_eq!(stored(&db2), stored(&db));
     assert_eq!(run(["export", "--db", arg(&db2)]).success().stdout, exported);
 }
+
+#[test]
+fn a_truncated_gzip_names_its_offset_in_the_decompressed_stream() {
+    let dir = scratch();
+    let text = std::fs::read(twic()).unwrap();
+    let compressed = gzip(&text);
+    let cut = &compressed[..compressed.len() / 2];
+    let path = dir.write("cut.pgn.gz", cut);
+    let file = arg(&path);
+    let db = dir.join("cut.db");
+    let imported = common::import(&db, &["--quiet", file]);
+    let checked = run(["check", file]);
+    for out in [imported, checked] {
+        assert_eq!(out.code, 2, "{}", out.stderr);
+        let prefix = format!("pgnindex: error: {file}: corrupt gzip data at byte ");
+        let line = out.stderr.lines().find(|l| l.starts_with(&prefix)).unwrap_or_else(|| {
+            panic!("{}", out.stderr);
+        });
+        let (offset, rest) = line[prefix.len()..].split_once(' ').unwrap();
+        let offset: usize = offset.parse().unwrap();
+        // Past the compressed file's end: an offset in what it decompresses to.
+        assert!(offset > cut.len() && offset < text.len(), "{line}");
+        assert!(rest.starts_with("of the decompressed stream: "), "{line}");
+    }
+}
