@@ -153,3 +153,118 @@ fn output_is_the_same_for_any_thread_count() {
     assert_eq!(fens("2"), single, "--threads 2 differs from --threads 1");
     assert_eq!(fens("3"), single, "--threads 3 differs from --threads 1");
 }
+
+#[test]
+fn a_tag_value_with_a_stray_quote_is_kept_with_a_warning() {
+    let dir = scratch();
+    let pgn = "[Event \"e\"]\n[TimeControl \"90' + 30' & 30\"\"]\n\n1. e4 e5 *\n";
+    let path = dir.write("stray.pgn", pgn);
+    let file = arg(&path);
+    let checked = run(["check", file]).success();
+    assert_eq!(
+        checked.stdout.lines().next(),
+        Some(format!("{file}:2:29: warning: stray '\"' kept in a tag value").as_str())
+    );
+    let db = dir.join("stray.db");
+    let db = arg(&db);
+    common::import(db.as_ref(), &["--quiet", file]).success();
+    let sql = |query: &str| -> serde_json::Value {
+        let out = run(["sql", "--db", db, "--format", "json", query]).success().stdout;
+        serde_json::from_str(&out).unwrap()
+    };
+    assert_eq!(
+        sql("SELECT time_control, event, moves FROM games"),
+        serde_json::json!([{"time_control": "90' + 30' & 30\"", "event": "e", "moves": "e4 e5"}])
+    );
+    assert_eq!(
+        sql("SELECT kind, line, \"column\", message FROM import_errors"),
+        serde_json::json!([
+            {"kind": "warning", "line": 2, "column": 29, "message": "stray '\"' kept in a tag value"}
+        ])
+    );
+    // Written back escaped, it reads back without a warning.
+    let exported = run(["export", "--db", db]).success().stdout;
+    assert!(exported.contains("[TimeControl \"90' + 30' & 30\\\"\"]\n"), "{exported}");
+    let again = dir.write("again.pgn", &exported);
+    let checked = run(["check", arg(&again)]).success();
+    assert!(checked.stdout.starts_with("games 1, ok 1,"), "{}", checked.stdout);
+}
+
+/// A game of 20 plies, each with its clock, in lichess's form, with
+/// `variation` after the first move.
+fn clocked_game(event: &str, variation: &str) -> String {
+    let moves = "e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7 Re1 b5 Bb3 d6 c3 O-O h3 Nb8 d4 Nbd7";
+    let mut text = format!("[Event \"{event}\"]\n[Result \"*\"]\n\n");
+    for (i, san) in moves.split(' ').enumerate() {
+        let number = i / 2 + 1;
+        let seconds = 300 - 3 * i;
+        let clock = format!("{{ [%clk 0:{:02}:{:02}] }}", seconds / 60, seconds % 60);
+        match i {
+            0 => text += &format!("{number}. {san} {clock} {variation} "),
+            _ if i % 2 == 0 => text += &format!("{number}. {san} {clock} "),
+            _ => text += &format!("{number}... {san} {clock} "),
+        }
+    }
+    text + "*\n\n"
+}
+
+#[test]
+fn export_keeps_each_comment_on_one_line() {
+    let dir = scratch();
+    // Written back from the clocks, and kept as written (a variation).
+    let pgn = clocked_game("back", "") + &clocked_game("kept", "(1. d4)");
+    let path = dir.write("clocks.pgn", &pgn);
+    let db = dir.join("clocks.db");
+    common::import(&db, &["--quiet", arg(&path)]).success();
+    let stored = |db: &std::path::Path| {
+        let sql = "SELECT event, movetext IS NULL FROM games ORDER BY id";
+        run(["sql", "--db", arg(db), "--format", "csv", sql]).success().stdout
+    };
+    assert_eq!(stored(&db), "event,movetext IS NULL\nback,1\nkept,0\n");
+    let exported = run(["export", "--db", arg(&db)]).success().stdout;
+    for id in ["1", "2"] {
+        let shown = run(["show", "--db", arg(&db), id]).success().stdout;
+        assert!(exported.contains(&shown), "{shown}");
+        let movetext = shown.split("\n\n").nth(1).unwrap();
+        assert!(movetext.lines().count() > 3, "{movetext}");
+        for line in movetext.lines() {
+            assert!(line.chars().count() <= 80, "{movetext}");
+            // Every comment whole on its line, as `{ [%clk H:MM:SS] }`.
+            assert_eq!(line.matches("{ [%clk 0:0").count(), line.matches("] }").count(), "{line}");
+            assert_eq!(line.matches('{').count(), line.matches('}').count(), "{line}");
+        }
+        assert!(movetext.starts_with("1. e4 { [%clk 0:05:00] } "), "{movetext}");
+    }
+    // Exported and imported again: the same games, stored the same way,
+    // exported the same.
+    let again = dir.write("again.pgn", &exported);
+    let db2 = dir.join("again.db");
+    common::import(&db2, &["--quiet", arg(&again)]).success();
+    assert_eq!(stored(&db2), stored(&db));
+    assert_eq!(run(["export", "--db", arg(&db2)]).success().stdout, exported);
+}
+
+#[test]
+fn a_truncated_gzip_names_its_offset_in_the_decompressed_stream() {
+    let dir = scratch();
+    let text = std::fs::read(twic()).unwrap();
+    let compressed = gzip(&text);
+    let cut = &compressed[..compressed.len() / 2];
+    let path = dir.write("cut.pgn.gz", cut);
+    let file = arg(&path);
+    let db = dir.join("cut.db");
+    let imported = common::import(&db, &["--quiet", file]);
+    let checked = run(["check", file]);
+    for out in [imported, checked] {
+        assert_eq!(out.code, 2, "{}", out.stderr);
+        let prefix = format!("pgnindex: error: {file}: corrupt gzip data at byte ");
+        let line = out.stderr.lines().find(|l| l.starts_with(&prefix)).unwrap_or_else(|| {
+            panic!("{}", out.stderr);
+        });
+        let (offset, rest) = line[prefix.len()..].split_once(' ').unwrap();
+        let offset: usize = offset.parse().unwrap();
+        // Past the compressed file's end: an offset in what it decompresses to.
+        assert!(offset > cut.len() && offset < text.len(), "{line}");
+        assert!(rest.starts_with("of the decompressed stream: "), "{line}");
+    }
+}

@@ -489,7 +489,7 @@ fn show_prints_one_game() {
     let lines: Vec<&str> = pgn.lines().collect();
     let roster: Vec<&str> = lines[..7].iter().map(|l| l.split(' ').next().unwrap()).collect();
     assert_eq!(roster, ["[Event", "[Site", "[Date", "[Round", "[White", "[Black", "[Result"]);
-    assert!(pgn.contains("{WhiteEngineOptions:"), "comments kept");
+    assert!(pgn.contains("{ WhiteEngineOptions:"), "comments kept");
     assert!(pgn.ends_with("\n\n"));
     let game = json(&["show", "1082", "--format", "json", "--fens"]);
     let plies = game["plies"].as_u64().unwrap() as usize;

@@ -180,19 +180,19 @@ fn games_whose_replay_stopped_are_marked_in_every_format() {
     let movetext = |pgn: &str| pgn.split("\n\n").nth(1).unwrap().replace('\n', " ");
     assert_eq!(
         movetext(&show("1")),
-        format!("1. e4 e5 {{pgnindex: replay stopped here: {A_STOPPED}}} 2.Nf6 Nc6 *")
+        format!("1. e4 e5 {{ pgnindex: replay stopped here: {A_STOPPED} }} 2.Nf6 Nc6 *")
     );
     assert_eq!(
         movetext(&show("2")),
         format!(
-            "1. e4 e5 2. Nf3 Nc6 3. Bb5 (3. Bc4) {{good}} \
-             {{pgnindex: replay stopped here: {B_STOPPED}}} Nf4 {{bad}} 4. O-O *"
+            "1. e4 e5 2. Nf3 Nc6 3. Bb5 (3. Bc4) {{ good }} \
+             {{ pgnindex: replay stopped here: {B_STOPPED} }} Nf4 {{ bad }} 4. O-O *"
         )
     );
     assert_eq!(movetext(&show("3")), "1. d4 d5 *");
     assert_eq!(
         movetext(&show("4")),
-        format!("{{pgnindex: replay stopped here: {}}} 1. e4 *", D_STOPPED)
+        format!("{{ pgnindex: replay stopped here: {} }} 1. e4 *", D_STOPPED)
     );
     let json: serde_json::Value =
         serde_json::from_str(&run(["show", "2", "--format", "json", "--db", &db]).success().stdout)

@@ -19,10 +19,11 @@
 //!   decimals as they need but at least one (`0.17`, `-1.2`, `1.0`), mates
 //!   as `#N` (`#-4`: Black mates);
 //! - the result token last;
-//! - lines filled up to a width, as `pgnindex export` writes them: words
-//!   one space apart, `{` glued to the word after it and `}` to the word
-//!   before (`{[%clk 0:03:00]}`), a word longer than a line on a line of
-//!   its own, no line starting with `%`.
+//! - lines filled up to a width by [`Lines`], as `pgnindex export` writes
+//!   them: words one space apart, a comment as `{ text }` (`{ [%clk
+//!   0:03:00] }`, as lichess and python-chess write it) kept on one line
+//!   when it fits in one, a word longer than a line on a line of its own,
+//!   no line starting with `%`.
 
 use super::commands::Eval;
 
@@ -239,7 +240,7 @@ pub fn write_movetext<'n>(
     form: NotesForm,
     mut notes: impl FnMut(u32) -> PlyNotes<'n>,
 ) {
-    let mut lines = Lines { out, width, line: 0, glue_next: false };
+    let mut lines = Lines::new(out, width);
     // Counted wider than a FEN's move number, which may be `u32::MAX`.
     let (mut number, mut white) = (u64::from(first.number), first.white);
     let mut numbered = false;
@@ -261,11 +262,7 @@ pub fn write_movetext<'n>(
         write_comment(&mut comment, form, white, &n);
         numbered = comment.is_empty();
         if !numbered {
-            lines.word("{");
-            for part in comment.split_whitespace() {
-                lines.word(part);
-            }
-            lines.word("}");
+            lines.comment(&comment, true);
         }
         if !white {
             number += 1;
@@ -275,36 +272,109 @@ pub fn write_movetext<'n>(
     lines.word(result);
 }
 
-/// Words written in lines of at most `width` characters.
-struct Lines<'o> {
+/// Movetext written in lines of at most `width` characters, the rule of
+/// every movetext pgnindex writes: tokens one space apart, a line broken
+/// before a token that would pass the width. A `{ … }` comment is a group
+/// broken only when it is wider than a line, and then only at its spaces
+/// (`{` stays with the first word, `}` with the last). A token or word
+/// wider than a line gets a line of its own, except that one starting with
+/// `%` never starts a line (that would make it an escape line): it goes
+/// past the width instead.
+pub struct Lines<'o> {
     out: &'o mut String,
     width: usize,
     /// Characters on the current line.
     line: usize,
-    /// The word before was `{`.
-    glue_next: bool,
 }
 
-impl Lines<'_> {
-    fn word(&mut self, word: &str) {
-        let width = if word.is_ascii() { word.len() } else { word.chars().count() };
-        let glue = self.glue_next || word == "}";
-        self.glue_next = word == "{";
+impl<'o> Lines<'o> {
+    /// Lines appended to `out`, which is empty or ends a line.
+    pub fn new(out: &'o mut String, width: usize) -> Lines<'o> {
+        Lines { out, width, line: 0 }
+    }
+
+    /// Appends a token (a move, a move number, a NAG, a parenthesis, the
+    /// result).
+    pub fn word(&mut self, word: &str) {
+        let width = text_width(word);
         if self.line == 0 {
             self.line = width;
-        } else if glue && self.line.saturating_add(width) <= self.width {
-            self.line += width;
         } else if self.line.saturating_add(1 + width) <= self.width || word.starts_with('%') {
-            if !glue {
-                self.out.push(' ');
-                self.line += 1;
-            }
-            self.line += width;
+            self.out.push(' ');
+            self.line += 1 + width;
         } else {
             self.out.push('\n');
             self.line = width;
         }
         self.out.push_str(word);
+    }
+
+    /// Appends a brace comment holding `text` (without its braces), its
+    /// words one space apart: `{ text }`, `{}` when it has none, and
+    /// without its `}` unless `closed` (a comment the input never closed).
+    pub fn comment(&mut self, text: &str, closed: bool) {
+        let (words, inner) = text
+            .split_whitespace()
+            .fold((0usize, 0usize), |(n, width), word| (n + 1, width + 1 + text_width(word)));
+        let close = match (closed, words) {
+            (false, _) => "",
+            (true, 0) => "}",
+            (true, _) => " }",
+        };
+        let group = 1 + inner + close.len();
+        if group <= self.width {
+            if self.line.saturating_add(1 + group) <= self.width {
+                if self.line > 0 {
+                    self.out.push(' ');
+                    self.line += 1;
+                }
+            } else if self.line > 0 {
+                self.out.push('\n');
+                self.line = 0;
+            }
+            self.out.push('{');
+            for word in text.split_whitespace() {
+                self.out.push(' ');
+                self.out.push_str(word);
+            }
+            self.out.push_str(close);
+            self.line += group;
+            return;
+        }
+        // Wider than a line: its words fill lines, `{` with the first and
+        // `}` with the last.
+        let mut words = text.split_whitespace();
+        let mut unit = String::from("{");
+        if let Some(first) = words.next() {
+            unit.push(' ');
+            unit.push_str(first);
+        }
+        for word in words {
+            self.word(&unit);
+            unit.clear();
+            unit.push_str(word);
+        }
+        unit.push_str(close);
+        self.word(&unit);
+    }
+
+    /// Appends a `;` comment (`text` from its `;`), which ends its line.
+    pub fn line_comment(&mut self, text: &str) {
+        if self.line > 0 {
+            self.out.push(' ');
+        }
+        self.out.push_str(text);
+        self.out.push('\n');
+        self.line = 0;
+    }
+}
+
+/// The width of `text` in characters.
+fn text_width(text: &str) -> usize {
+    if text.is_ascii() {
+        text.len()
+    } else {
+        text.chars().count()
     }
 }
 
@@ -373,7 +443,7 @@ mod tests {
             })
         };
         let out = line("e4 e5 Nf3 Nc6", FirstMove::STANDARD, "1-0", &notes);
-        assert_eq!(out, "1. e4 {[%clk 0:03:00]} 1... e5 2. Nf3 $1 $18 Nc6 1-0");
+        assert_eq!(out, "1. e4 { [%clk 0:03:00] } 1... e5 2. Nf3 $1 $18 Nc6 1-0");
         let first = FirstMove::of_fen("4k3/8/8/8/8/8/4P3/4K3 b - - 0 12");
         assert_eq!(first, FirstMove { number: 12, white: false });
         assert_eq!(line("Kd7 Kd2", first, "*", &|_| PlyNotes::default()), "12... Kd7 13. Kd2 *");
@@ -403,8 +473,32 @@ mod tests {
         assert!(out.lines().all(|l| l.chars().count() <= 80 && !l.starts_with('%')), "{out}");
         assert!(out.lines().count() > 2, "{out}");
         assert_eq!(out.replace('\n', " "), one);
-        assert!(one.contains("2. Nf3 {[%clk 0:00:59] a comment"), "{one}");
-        assert!(one.contains("4. Ba4 Nf6 {[%eval -0.31]} 5. O-O"), "{one}");
+        assert!(one.contains("2. Nf3 { [%clk 0:00:59] a comment"), "{one}");
+        assert!(one.contains("4. Ba4 Nf6 { [%eval -0.31] } 5. O-O"), "{one}");
+    }
+
+    #[test]
+    fn a_comment_is_broken_only_when_wider_than_a_line() {
+        let write = |width, comment: &str, closed| {
+            let mut out = String::new();
+            let mut lines = Lines::new(&mut out, width);
+            lines.word("1.");
+            lines.word("e4");
+            lines.comment(comment, closed);
+            lines.word("e5");
+            out
+        };
+        let clock = " [%clk\n 0:05:00] ";
+        // `1. e4` and the 18 columns of `{ [%clk 0:05:00] }`.
+        assert_eq!(write(24, clock, true), "1. e4 { [%clk 0:05:00] }\ne5");
+        assert_eq!(write(23, clock, true), "1. e4\n{ [%clk 0:05:00] } e5");
+        assert_eq!(write(18, clock, true), "1. e4\n{ [%clk 0:05:00] }\ne5");
+        assert_eq!(write(17, clock, true), "1. e4 { [%clk\n0:05:00] } e5");
+        assert_eq!(write(19, " a %b c ", true), "1. e4 { a %b c } e5");
+        assert_eq!(write(9, " a %b c ", true), "1. e4 { a %b\nc } e5", "no line starts with %");
+        assert_eq!(write(80, "  ", true), "1. e4 {} e5");
+        assert_eq!(write(80, " x", false), "1. e4 { x e5");
+        assert_eq!(write(80, "", false), "1. e4 { e5");
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //!
 //! Lenient by design (PGN standard section 8, plus what real files hold):
 //! - tag pairs `[Name "value"]`, any number per line, odd spacing, `\"` and
-//!   `\\` escapes, `]`/`[` inside values, a blank line inside the tag
+//!   `\\` escapes, `]`/`[` inside values, a stray `"` inside a value (kept,
+//!   with a warning: [`parse_tag`]), a blank line inside the tag
 //!   section (a tag section ends at a blank line only if the next tag name
 //!   repeats one already seen — header-only games follow each other that
 //!   way);
@@ -23,6 +24,7 @@
 //! Positions are byte offsets into the block; [`LineIndex`] turns them into
 //! line and column for messages.
 
+use std::cell::Cell;
 use std::collections::HashSet;
 use std::ops::ControlFlow;
 
@@ -44,6 +46,8 @@ pub struct Reader<'a> {
     /// break lies between them. Junk and malformed tags stop at each `[`
     /// of a line, and would otherwise search its end again each time.
     line: Option<(usize, usize)>,
+    /// The last search for the end of a value a stray quote left open.
+    value_ends: Cell<ValueEnds>,
 }
 
 /// Tag names seen in a game's tag section: a list for the usual ten or
@@ -155,6 +159,7 @@ impl<'a> Reader<'a> {
             no_brace_from: None,
             seen: SeenNames::default(),
             line: None,
+            value_ends: Cell::default(),
         }
     }
 
@@ -301,7 +306,7 @@ impl<'a> Reader<'a> {
                 break;
             }
             let start = self.pos;
-            let Some((name, value, end)) = self.parse_tag(start) else {
+            let Some(TagPair { name, value, end, stray }) = self.parse_tag(start) else {
                 // Not a tag pair: report and skip to the end of the line
                 // (or the next '[').
                 visitor.syntax(Syntax { offset: start, message: "malformed tag pair" });
@@ -316,6 +321,9 @@ impl<'a> Reader<'a> {
                 self.pos = start;
                 break;
             }
+            if let Some(offset) = stray {
+                visitor.syntax(Syntax { offset, message: STRAY_QUOTE });
+            }
             seen.insert(name);
             visitor.tag(name, RawTag(value));
             self.pos = end;
@@ -324,9 +332,12 @@ impl<'a> Reader<'a> {
         self.seen = seen;
     }
 
-    /// Parses `[Name "value"]` at `start`: name, raw value, end offset.
-    fn parse_tag(&self, start: usize) -> Option<(&'a [u8], &'a [u8], usize)> {
-        parse_tag(self.data, start)
+    /// Parses `[Name "value"]` at `start` ([`parse_tag`]).
+    fn parse_tag(&self, start: usize) -> Option<TagPair<'a>> {
+        let mut ends = self.value_ends.get();
+        let tag = parse_tag(self.data, start, &mut ends);
+        self.value_ends.set(ends);
+        tag
     }
 
     fn read_movetext<V: Visitor<'a>>(&mut self, visitor: &mut V, skip_all: bool) {
@@ -658,8 +669,36 @@ pub(crate) fn bracket_outside_braces(line: &[u8]) -> Bracket {
     Bracket::None
 }
 
-/// Parses `[Name "value"]` at `start`: name, raw value, end offset.
-pub(crate) fn parse_tag(data: &[u8], start: usize) -> Option<(&[u8], &[u8], usize)> {
+/// A tag pair read by [`parse_tag`].
+pub(crate) struct TagPair<'d> {
+    /// The name as written.
+    pub name: &'d [u8],
+    /// The value between the quotes, escapes in place.
+    pub value: &'d [u8],
+    /// The offset after the `]`.
+    pub end: usize,
+    /// The offset of a stray `"` kept in the value, if the value has one.
+    pub stray: Option<usize>,
+}
+
+/// The warning for a tag value read past a stray `"`.
+pub(crate) const STRAY_QUOTE: &str = "stray '\"' kept in a tag value";
+
+/// Parses `[Name "value"]` at `start`.
+///
+/// A value ends at its first `"` not escaped by `\` when spaces and `]`
+/// follow. When something else follows (`[TimeControl "90' + 30' & 30""]`),
+/// that quote is stray: the value runs on, on its line, to the first
+/// unescaped `"` that spaces and `]` follow, stray quotes and `]` kept in it
+/// (python-chess reads such a line alike); the pair is malformed if a `"`
+/// that spaces and `[` follow comes first (the `]` of a pair was left out
+/// before the next one on the line), or none does. `ends` remembers the
+/// last such search, so that a line of many stray quotes is searched once.
+pub(crate) fn parse_tag<'d>(
+    data: &'d [u8],
+    start: usize,
+    ends: &mut ValueEnds,
+) -> Option<TagPair<'d>> {
     let mut i = start + 1;
     while i < data.len() && matches!(data[i], b' ' | b'\t') {
         i += 1;
@@ -689,15 +728,77 @@ pub(crate) fn parse_tag(data: &[u8], start: usize) -> Option<(&[u8], &[u8], usiz
             _ => return None,
         }
     }
-    let value = &data[value_start..i.min(data.len())];
-    i += 1;
-    while i < data.len() && matches!(data[i], b' ' | b'\t') {
-        i += 1;
+    let quote = i;
+    let after = skip_tag_spaces(data, quote + 1);
+    if data.get(after) == Some(&b']') {
+        let value = &data[value_start..quote];
+        return Some(TagPair { name, value, end: after + 1, stray: None });
     }
-    if data.get(i) != Some(&b']') {
+    // A stray quote. The search above stops at `\n` only: a value that ran
+    // past a lone `\r` has left its line.
+    if data.get(after) == Some(&b'[') || memchr::memchr(b'\r', &data[value_start..quote]).is_some()
+    {
         return None;
     }
-    Some((name, value, i + 1))
+    let close = ends.close(data, quote + 1)?;
+    let end = skip_tag_spaces(data, close + 1) + 1;
+    Some(TagPair { name, value: &data[value_start..close], end, stray: Some(quote) })
+}
+
+/// The offset of the first byte from `at` that is not a space or tab.
+fn skip_tag_spaces(data: &[u8], mut at: usize) -> usize {
+    while at < data.len() && matches!(data[at], b' ' | b'\t') {
+        at += 1;
+    }
+    at
+}
+
+/// The last search for the end of a value left open by a stray quote
+/// ([`parse_tag`]): from `from`, the first unescaped `"` that decides it,
+/// or the line end, is at `to`, and it closes the value or not. Whether a
+/// quote decides depends only on the bytes around it, and a search starts
+/// right after a `"` (never inside a run of backslashes), so any search
+/// from `from..=to` finds the same: a line of many stray quotes is
+/// searched once.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct ValueEnds(Option<(usize, usize, bool)>);
+
+impl ValueEnds {
+    /// The offset of the `"` that closes a value whose stray quote ends at
+    /// `from`; `None` if the line holds none before a `"` that spaces and
+    /// `[` follow.
+    fn close(&mut self, data: &[u8], from: usize) -> Option<usize> {
+        let (to, closes) = match self.0 {
+            Some((start, to, closes)) if (start..=to).contains(&from) => (to, closes),
+            _ => {
+                let (to, closes) = value_end(data, from);
+                self.0 = Some((from, to, closes));
+                (to, closes)
+            }
+        };
+        closes.then_some(to)
+    }
+}
+
+/// [`ValueEnds::close`] searched from `from`: the offset of the first
+/// unescaped `"` that spaces and `]` or `[` follow (`true` for `]`), else of
+/// the line end.
+fn value_end(data: &[u8], from: usize) -> (usize, bool) {
+    let mut i = from;
+    while let Some(&b) = data.get(i) {
+        match b {
+            b'\n' | b'\r' => return (i, false),
+            // An escape, but never of a line end.
+            b'\\' => i += if matches!(data.get(i + 1), Some(b'\n' | b'\r')) { 1 } else { 2 },
+            b'"' => match data.get(skip_tag_spaces(data, i + 1)) {
+                Some(b']') => return (i, true),
+                Some(b'[') => return (i, false),
+                _ => i += 1,
+            },
+            _ => i += 1,
+        }
+    }
+    (data.len(), false)
 }
 
 /// The end of the token that starts at `start` (the next delimiter, or the
@@ -1088,6 +1189,69 @@ mod tests {
     fn several_tags_per_line_and_brackets_in_values() {
         let g = games("[A \"x]y\"] [B \"[z\"][C \"\"]");
         assert_eq!(g[0][1..4], ["tag A=x]y", "tag B=[z", "tag C="]);
+    }
+
+    /// The tags and the syntax problems of the first game of `text`.
+    fn tags_and_problems(text: &str) -> (Vec<String>, Vec<String>) {
+        let game = games(text).swap_remove(0);
+        let of = |prefix: &str| {
+            game.iter().filter_map(|e| e.strip_prefix(prefix)).map(str::to_string).collect()
+        };
+        (of("tag "), of("syntax "))
+    }
+
+    #[test]
+    fn a_stray_quote_is_kept_in_its_value_with_a_warning() {
+        let stray = format!("{STRAY_QUOTE}@");
+        for (text, tags, problems) in [
+            (
+                "[TimeControl \"90' + 30' & 30\"\"]\n[White \"x\"]\n\n1. e4 *",
+                &["TimeControl=90' + 30' & 30\"", "White=x"][..],
+                vec![format!("{stray}28")],
+            ),
+            // Several, a `]` and escapes in the value, spaces before `]`.
+            ("[A \"a \"b] \\\"c\\\" d\"  ]\n", &["A=a \"b] \"c\" d"], vec![format!("{stray}6")]),
+            // An escaped quote is no stray one, an escaped backslash ends
+            // no escape.
+            ("[A \"x\\\"]\"]\n", &["A=x\"]"], vec![]),
+            ("[A \"x\\\\\"y\"]\n", &["A=x\\\"y"], vec![format!("{stray}7")]),
+            // Two pairs on a line: the first `"` before a `]` closes.
+            ("[A \"x\"y\"] [B \"z\"]\n", &["A=x\"y", "B=z"], vec![format!("{stray}5")]),
+            // A `"` before the next pair's `[`: a `]` left out, as before.
+            ("[A \"x\" [B \"z\"]\n", &["B=z"], vec!["malformed tag pair@0".into()]),
+            ("[A \"x\"y\" [B \"z\"]\n", &["B=z"], vec!["malformed tag pair@0".into()]),
+            // Within its line, whatever ends it.
+            (
+                "[A \"x\"y\"]\r\n[B \"x\"\"]\r\n\r\n1. e4 *",
+                &["A=x\"y", "B=x\""],
+                vec![format!("{stray}5"), format!("{stray}16")],
+            ),
+            ("[A \"x\"y\n[B \"z\"]", &["B=z"], vec!["malformed tag pair@0".into()]),
+            ("[A \"x\"y\r[B \"z\"]", &["B=z"], vec!["malformed tag pair@0".into()]),
+            ("[A \"x\"y\\\n[B \"z\"]", &["B=z"], vec!["malformed tag pair@0".into()]),
+            // A value whose first `"` is past a lone `\r` has left its line.
+            (
+                "[A \"x\ry\" z\"]\r[B \"z\"]",
+                &[],
+                vec!["malformed tag pair@0".into(), "']' outside a tag@11".into()],
+            ),
+        ] {
+            let (read, found) = tags_and_problems(text);
+            assert_eq!(read, tags, "{text:?}");
+            assert_eq!(found, problems, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_line_of_stray_quotes_is_searched_once() {
+        let line = "[A \"x\"y ".repeat(1000);
+        let data = line.as_bytes();
+        let mut ends = ValueEnds::default();
+        for (i, _) in line.match_indices('[') {
+            assert!(parse_tag(data, i, &mut ends).is_none());
+            // Every pair after the first is answered by the first search.
+            assert_eq!(ends.0, Some((6, data.len(), false)), "pair at {i}");
+        }
     }
 
     #[test]

@@ -16,7 +16,7 @@
 //! makes a chunk larger — and it must never cut where the reader would not
 //! end a game (the `pgn` fuzz target checks that).
 
-use super::reader::{bracket_outside_braces, is_space, Bracket};
+use super::reader::{bracket_outside_braces, is_space, parse_tag, Bracket, TagPair, ValueEnds};
 use super::scan;
 
 /// Scans `data` (which starts at a boundary) and calls `found` with every
@@ -30,8 +30,10 @@ pub fn scan_boundaries(data: &[u8], mut found: impl FnMut(usize) -> bool) {
     let first = if data.starts_with(b"\xef\xbb\xbf") { 3 } else { 0 };
     let mut line = Line { start: 0, clean: true };
     let mut i = 0;
-    if is_tag_start(&data[first..]) {
-        i = skip_tag_line(data, first);
+    // Tag values with stray quotes, searched once however often read.
+    let mut ends = ValueEnds::default();
+    if tag_end(data, first, &mut ends).is_some() {
+        i = skip_tag_line(data, first, &mut ends);
         line.clean = false;
     }
     // The last line with text before the one being read.
@@ -72,25 +74,25 @@ pub fn scan_boundaries(data: &[u8], mut found: impl FnMut(usize) -> bool) {
                     Some(b'[') => {
                         line.clean = false;
                         if follows_text_line(data, at, text_line) {
-                            if let Some(first_end) = tag_end(data, next) {
+                            if let Some(first_end) = tag_end(data, next, &mut ends) {
                                 if !found(next) {
                                     return;
                                 }
-                                i = skip_tag_line_after(data, first_end);
+                                i = skip_tag_line_after(data, first_end, &mut ends);
                             }
                         } else if let Some(end) = brace_free_line_end(data, next, newline) {
                             // No boundary here, and nothing on the line to
                             // hide one later: read as tag pairs or as text,
                             // it ends the same.
                             i = end;
-                        } else if let Some(first_end) = tag_end(data, next) {
+                        } else if let Some(first_end) = tag_end(data, next, &mut ends) {
                             // Step over the tag pairs of this line, quotes
                             // and all, so that a `{` or `;` inside a value
                             // opens nothing. Only for a whole tag pair: the
                             // reader ends a skipped variation there, but
                             // inside one it reads a line that merely starts
                             // with `[` as text, braces and all.
-                            i = skip_tag_line_after(data, first_end);
+                            i = skip_tag_line_after(data, first_end, &mut ends);
                         }
                     }
                     _ => {}
@@ -149,17 +151,18 @@ fn brace_free_line_end(data: &[u8], at: usize, newline: u8) -> Option<usize> {
 /// reader does (`;` and `{` inside names and values open nothing), steps
 /// over a malformed one to the next `[` on the line or the line end (as
 /// the reader does, braces and all), and stops at the first other
-/// non-space byte (movetext, for the reader) or at the line end.
-fn skip_tag_line(data: &[u8], at: usize) -> usize {
-    match tag_end(data, at) {
-        Some(end) => skip_tag_line_after(data, end),
-        None => skip_tag_line_from(data, at),
+/// non-space byte (movetext, for the reader) or at the line end. `ends`
+/// keeps what [`parse_tag`] searched in `data`.
+fn skip_tag_line(data: &[u8], at: usize, ends: &mut ValueEnds) -> usize {
+    match tag_end(data, at, ends) {
+        Some(end) => skip_tag_line_after(data, end, ends),
+        None => skip_tag_line_from(data, at, ends),
     }
 }
 
 /// [`skip_tag_line`] once its first whole tag pair, ending at `end`, was
 /// read.
-fn skip_tag_line_after(data: &[u8], end: usize) -> usize {
+fn skip_tag_line_after(data: &[u8], end: usize, ends: &mut ValueEnds) -> usize {
     let mut i = end;
     while i < data.len() && matches!(data[i], b' ' | b'\t' | 0x0b | 0x0c) {
         i += 1;
@@ -167,15 +170,15 @@ fn skip_tag_line_after(data: &[u8], end: usize) -> usize {
     if data.get(i) != Some(&b'[') {
         return i;
     }
-    skip_tag_line_from(data, i)
+    skip_tag_line_from(data, i, ends)
 }
 
 /// [`skip_tag_line`] from the `[` at `at`.
-fn skip_tag_line_from(data: &[u8], at: usize) -> usize {
+fn skip_tag_line_from(data: &[u8], at: usize, ends: &mut ValueEnds) -> usize {
     let mut i = at;
     loop {
-        match super::reader::parse_tag(data, i) {
-            Some((_, _, end)) => {
+        match parse_tag(data, i, ends) {
+            Some(TagPair { end, .. }) => {
                 i = end;
                 while i < data.len() && matches!(data[i], b' ' | b'\t' | 0x0b | 0x0c) {
                     i += 1;
@@ -198,15 +201,15 @@ fn skip_tag_line_from(data: &[u8], at: usize) -> usize {
 /// `true` if `data` starts with a whole tag pair `[Name "value"]`, exactly
 /// as the reader requires to end a game at a tag line.
 fn is_tag_start(data: &[u8]) -> bool {
-    tag_end(data, 0).is_some()
+    tag_end(data, 0, &mut ValueEnds::default()).is_some()
 }
 
 /// The end of the whole tag pair that starts at `at`, if one does.
-fn tag_end(data: &[u8], at: usize) -> Option<usize> {
+fn tag_end(data: &[u8], at: usize, ends: &mut ValueEnds) -> Option<usize> {
     if data.get(at) != Some(&b'[') {
         return None;
     }
-    super::reader::parse_tag(data, at).map(|(_, _, end)| end)
+    parse_tag(data, at, ends).map(|tag| tag.end)
 }
 
 /// `true` if the reader has left the tag section at the end of `before`,
@@ -357,7 +360,8 @@ mod tests {
         let mut out = Vec::new();
         let newline = if memchr::memchr(b'\n', data).is_none() { b'\r' } else { b'\n' };
         let first = if data.starts_with(b"\xef\xbb\xbf") { 3 } else { 0 };
-        let mut i = if is_tag_start(&data[first..]) { skip_tag_line(data, first) } else { 0 };
+        let ends = &mut ValueEnds::default();
+        let mut i = if is_tag_start(&data[first..]) { skip_tag_line(data, first, ends) } else { 0 };
         while let Some(rel) = scan::find2(b'{', newline, &data[i..]) {
             let at = i + rel;
             if data[at] == b'{' {
@@ -371,11 +375,11 @@ mod tests {
             i = next;
             if data.get(next) == Some(&b'%') {
                 i = line_end(data, next);
-            } else if let Some(first_end) = tag_end(data, next) {
+            } else if let Some(first_end) = tag_end(data, next, ends) {
                 if follows_movetext(&data[..at]) {
                     out.push(next);
                 }
-                i = skip_tag_line_after(data, first_end);
+                i = skip_tag_line_after(data, first_end, ends);
             }
         }
         out
@@ -387,6 +391,7 @@ mod tests {
         fn the_scan_finds_what_reading_every_line_again_finds(
             pieces in proptest::collection::vec(proptest::sample::select(vec![
                 "[Event \"a\"]", "[Site \"{;\"]", "[A \"x\\\"\"]", "[B \"", "[", "]", "\"",
+                "[C \"x\"{\"]",
                 "{", "}", "{ [%clk 0:03:00] }", "%", ";", "\n", "\r", "\r\n", " ", "\n\n",
                 "1. e4", "e5", "1-0", "*", "(", ")", "\u{feff}", "x",
             ]), 0..60),

@@ -6,15 +6,16 @@
 //! these lines already ([`crate::pgn::movetext::write_movetext`]).
 //!
 //! Re-flowing keeps every token and comment word in order and changes only
-//! white space: runs of spaces and line ends become one space or one line
-//! end. `;` comments become `{ }` comments (a `;` comment runs to the end
-//! of its line, which re-flowing would move) unless they contain a `}`;
-//! then they stay as they are and end their line. `%` escape lines are
+//! white space, by the rule of [`Lines`]: tokens one space apart, a comment
+//! written `{ text }` (its words one space apart) and kept on one line when
+//! it fits in one. `;` comments become `{ }` comments (a `;` comment runs to
+//! the end of its line, which re-flowing would move) unless they contain a
+//! `}`; then they stay as they are and end their line. `%` escape lines are
 //! dropped. A word longer than a line gets a line of its own, and no line
 //! starts with `%` (that would make it an escape line).
 //!
 //! A game whose replay stopped (`games.error`) gets one comment more, where
-//! it stopped: `{pgnindex: replay stopped here: MESSAGE}` before the move
+//! it stopped: `{ pgnindex: replay stopped here: MESSAGE }` before the move
 //! that failed (and its move number; for a game read as descriptive
 //! notation, found by its reader), so that the PGN never passes for a
 //! whole game. Imported back, it is a comment like any other; a movetext
@@ -27,6 +28,7 @@ use std::ops::ControlFlow;
 use super::game::Game;
 use crate::chess::Position;
 use crate::notation::{descriptive, fen, san};
+use crate::pgn::movetext::Lines;
 use crate::pgn::{Reader, Visitor};
 
 /// How the comment that marks where a replay stopped starts.
@@ -80,9 +82,15 @@ pub fn marked_movetext(game: &Game) -> Cow<'_, str> {
     };
     let before = movetext[..at].trim_end();
     // The mark right before: a comment that starts with it and runs to
-    // the end of `before` (a `{` may be inside, a `}` may not).
+    // the end of `before` (a `{` may be inside, a `}` may not), spaces as
+    // any export may have re-flowed them (a line end after the mark's `:`).
+    let mark = STOP_MARK.trim_end();
     let already = before.strip_suffix('}').is_some_and(|b| {
-        b.rfind(STOP_MARK).is_some_and(|at| b[..at].ends_with('{') && !b[at..].contains('}'))
+        b.rfind(mark).is_some_and(|at| {
+            b[..at].trim_end().ends_with('{')
+                && b[at + mark.len()..].starts_with(char::is_whitespace)
+                && !b[at..].contains('}')
+        })
     });
     if already {
         return Cow::Borrowed(movetext);
@@ -211,15 +219,16 @@ fn escape_tag_value(value: &str, out: &mut String) {
 /// A unit of movetext for line breaking.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Piece<'a> {
-    /// A token outside comments (move, number, NAG, parenthesis, result),
-    /// or one word of a brace comment (breakable between words).
+    /// A token outside comments (move, number, NAG, parenthesis, result).
     Word(&'a str),
+    /// A brace comment's text (or a `;` comment's, written as one), and
+    /// whether it was closed.
+    Comment(&'a str, bool),
     /// A `;` comment that must stay one and end its line.
     LineComment(&'a str),
 }
 
-/// Splits movetext into pieces; the brace comments become words with the
-/// braces attached to their first and last word.
+/// Splits movetext into pieces.
 fn pieces(movetext: &str) -> Vec<Piece<'_>> {
     let mut out = Vec::new();
     let mut rest = movetext;
@@ -243,12 +252,17 @@ fn pieces(movetext: &str) -> Vec<Piece<'_>> {
         at_line_start = false;
         match c {
             '{' => {
-                let end = rest.find('}').map_or(rest.len(), |i| i + 1);
-                let comment = &rest[..end];
-                // `{ text }` → the words `{`, `text`, `}`: the writer glues
-                // the braces to the text.
-                out.extend(comment.split_whitespace().map(Piece::Word));
-                rest = &rest[end..];
+                let body = &rest[1..];
+                match body.find('}') {
+                    Some(end) => {
+                        out.push(Piece::Comment(&body[..end], true));
+                        rest = &body[end + 1..];
+                    }
+                    None => {
+                        out.push(Piece::Comment(body, false));
+                        rest = "";
+                    }
+                }
             }
             ';' => {
                 let end = rest.find('\n').unwrap_or(rest.len());
@@ -257,10 +271,7 @@ fn pieces(movetext: &str) -> Vec<Piece<'_>> {
                 if comment.contains('}') {
                     out.push(Piece::LineComment(comment));
                 } else {
-                    let words: Vec<&str> = comment[1..].split_whitespace().collect();
-                    out.push(Piece::Word("{"));
-                    out.extend(words.into_iter().map(Piece::Word));
-                    out.push(Piece::Word("}"));
+                    out.push(Piece::Comment(&comment[1..], true));
                 }
             }
             _ => {
@@ -275,8 +286,9 @@ fn pieces(movetext: &str) -> Vec<Piece<'_>> {
     out
 }
 
-/// Appends `movetext` re-flowed to [`LINE_WIDTH`], ending with `result`
-/// if the movetext does not end with a result token.
+/// Appends `movetext` re-flowed to [`LINE_WIDTH`] by the rule of
+/// [`Lines`], ending with `result` if the movetext does not end with a
+/// result token.
 pub fn wrap_movetext(movetext: &str, result: &str, out: &mut String) {
     let mut pieces = pieces(movetext);
     let ends_with_result =
@@ -284,43 +296,12 @@ pub fn wrap_movetext(movetext: &str, result: &str, out: &mut String) {
     if !ends_with_result {
         pieces.push(Piece::Word(result));
     }
-    let mut line = 0usize;
-    let mut glue_next = false;
+    let mut lines = Lines::new(out, LINE_WIDTH);
     for piece in pieces {
         match piece {
-            Piece::LineComment(text) => {
-                if line > 0 {
-                    out.push(' ');
-                }
-                out.push_str(text);
-                out.push('\n');
-                line = 0;
-                glue_next = false;
-            }
-            Piece::Word(word) => {
-                let width = word.chars().count();
-                // `{` glues to the next word and `}` to the previous one.
-                let glue = glue_next || word == "}";
-                glue_next = word == "{";
-                if line == 0 {
-                    out.push_str(word);
-                    line = width;
-                } else if glue && line + width <= LINE_WIDTH {
-                    out.push_str(word);
-                    line += width;
-                } else if line + 1 + width <= LINE_WIDTH || word.starts_with('%') {
-                    if !glue {
-                        out.push(' ');
-                        line += 1;
-                    }
-                    out.push_str(word);
-                    line += width;
-                } else {
-                    out.push('\n');
-                    out.push_str(word);
-                    line = width;
-                }
-            }
+            Piece::Word(word) => lines.word(word),
+            Piece::Comment(text, closed) => lines.comment(text, closed),
+            Piece::LineComment(text) => lines.line_comment(text),
         }
     }
     if out.ends_with('\n') {
@@ -344,11 +325,12 @@ mod tests {
         assert_eq!(wrap("1. e4  e5\n2. Nf3 *"), "1. e4 e5 2. Nf3 *");
         assert_eq!(
             wrap("1. e4 { a\n  comment } e5 $1 (1... c5) 1-0"),
-            "1. e4 {a comment} e5 $1 (1... c5) 1-0"
+            "1. e4 { a comment } e5 $1 (1... c5) 1-0"
         );
         assert_eq!(wrap("1. e4 {} e5"), "1. e4 {} e5 *", "result added");
-        assert_eq!(wrap("1. e4 {x}e5"), "1. e4 {x} e5 *");
-        assert_eq!(wrap("1. e4 ; rest of line\n e5"), "1. e4 {rest of line} e5 *");
+        assert_eq!(wrap("1. e4 {x}e5"), "1. e4 { x } e5 *");
+        assert_eq!(wrap("1. e4 { x"), "1. e4 { x *", "a comment never closed");
+        assert_eq!(wrap("1. e4 ; rest of line\n e5"), "1. e4 { rest of line } e5 *");
         assert_eq!(wrap("1. e4 ; a } b\n e5"), "1. e4 ; a } b\ne5 *");
         assert_eq!(wrap("% escape\n1. e4\n%x\n e5"), "1. e4 e5 *");
     }
@@ -391,11 +373,41 @@ mod tests {
         let out = wrap(&movetext);
         assert!(out.lines().all(|l| l.chars().count() <= LINE_WIDTH), "{out}");
         assert!(out.lines().count() > 10);
-        let words = |s: &str| s.split_whitespace().map(str::to_string).collect::<Vec<_>>();
-        assert_eq!(words(&out), words(&movetext), "only white space changes");
+        let text = |s: &str| s.split_whitespace().collect::<String>();
+        assert_eq!(text(&out), text(&movetext), "only white space changes");
         assert!(out.ends_with("1/2-1/2"));
         let long = "x".repeat(100);
-        assert_eq!(wrap(&format!("1. e4 {{{long}}}")), format!("1. e4\n{{{long}}}\n*"));
+        assert_eq!(wrap(&format!("1. e4 {{{long}}}")), format!("1. e4\n{{ {long} }}\n*"));
+    }
+
+    #[test]
+    fn a_comment_that_fits_in_a_line_is_never_broken() {
+        // The comment would end at column 90: it goes to the next line
+        // whole (export broke it after `[%clk` before).
+        let moves = "1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 6. Re1 b5 7. Bb3 d6";
+        assert_eq!(moves.len(), 71);
+        assert_eq!(
+            wrap(&format!("{moves} {{[%clk 0:05:05]}} 8. c3 *")),
+            format!("{moves}\n{{ [%clk 0:05:05] }} 8. c3 *")
+        );
+        // Every comment of a long game stays whole on its line.
+        let mut movetext = String::new();
+        for n in 1..=60 {
+            movetext +=
+                &format!("{n}. Nf3 {{[%clk 0:0{}:{n:02}]}} {n}... Nf6 {{[%eval 0.{n}]}} ", n % 10);
+        }
+        let out = wrap(&movetext);
+        for line in out.lines() {
+            assert!(line.chars().count() <= LINE_WIDTH, "{out}");
+            assert_eq!(line.matches('{').count(), line.matches('}').count(), "{out}");
+        }
+        // Wider than a line: broken at its spaces only.
+        let words = "word ".repeat(30);
+        let out = wrap(&format!("1. e4 {{{words}}} e5"));
+        assert!(out.lines().all(|l| l.chars().count() <= LINE_WIDTH), "{out}");
+        assert!(out.starts_with("1. e4 { word word"), "{out}");
+        assert!(out.ends_with("\nword } e5 *"), "{out}");
+        assert_eq!(out.replace('\n', " "), format!("1. e4 {{ {}}} e5 *", words));
     }
 
     #[test]
@@ -427,6 +439,11 @@ mod tests {
         ] {
             assert_eq!(marked(movetext, plies), expected, "{movetext}");
             assert_eq!(marked(&expected, plies), expected, "marked once: {movetext}");
+            // As export writes it: spaced braces, lines broken at spaces.
+            let mut exported = String::new();
+            wrap_movetext(&expected, "*", &mut exported);
+            let exported = exported.replace("here: ", "here:\n");
+            assert_eq!(marked(&exported, plies), exported, "marked once: {exported}");
         }
         // Descriptive notation: `ch` is a word of its own, not a move.
         let movetext = "1. P-K4 P-K4 2. B-B4 ch Kt-QB3 3. Kt-B3 *";

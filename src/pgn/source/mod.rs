@@ -112,8 +112,14 @@ pub enum SourceError {
         /// The limit.
         limit: u64,
     },
-    /// Reading or decompressing failed part-way.
-    #[error("{name}: {} at byte {offset}: {error}", read_failure(.compression, .error))]
+    /// Reading or decompressing failed part-way. The message names the
+    /// offset in the decompressed stream as such: it may lie past the end of
+    /// a compressed file.
+    #[error(
+        "{name}: {} at byte {offset}{}: {error}",
+        read_failure(.compression, .error),
+        offset_in(.compression)
+    )]
     Read {
         /// The input.
         name: InputName,
@@ -152,6 +158,15 @@ fn read_failure(compression: &Compression, error: &io::Error) -> String {
         "read error".to_owned()
     } else {
         format!("corrupt {compression} data")
+    }
+}
+
+/// What [`SourceError::Read`]'s offset counts in, when it is not the
+/// input's own bytes.
+fn offset_in(compression: &Compression) -> &'static str {
+    match compression {
+        Compression::None => "",
+        _ => " of the decompressed stream",
     }
 }
 
@@ -446,6 +461,14 @@ mod tests {
         assert_eq!(err.to_string(), format!("{name} is a zip archive, not PGN: extract it first"));
     }
 
+    /// The message reading `bytes` (written to `file`) fails with.
+    fn read_error(dir: &Path, file: &str, bytes: &[u8]) -> String {
+        let name = write_file(&dir.join(file), bytes);
+        let source = Source::open(&name).unwrap();
+        let err = source.for_each_block(16, 1024, |b, _| b.len(), |_, _| ControlFlow::Continue(()));
+        err.unwrap_err().to_string()
+    }
+
     #[test]
     fn corrupt_gzip_is_reported_as_such() {
         let tmp = tempfile::tempdir().unwrap();
@@ -453,11 +476,34 @@ mod tests {
         let middle = bytes.len() / 2;
         bytes.truncate(middle);
         bytes.extend([0xff; 64]);
-        let name = write_file(&tmp.path().join("games.pgn.gz"), &bytes);
-        let source = Source::open(&name).unwrap();
-        let err = source.for_each_block(16, 1024, |b, _| b.len(), |_, _| ControlFlow::Continue(()));
-        let message = err.unwrap_err().to_string();
-        let prefix = format!("{}: corrupt gzip data at byte ", name);
+        let message = read_error(tmp.path(), "games.pgn.gz", &bytes);
+        let prefix =
+            format!("{}: corrupt gzip data at byte ", tmp.path().join("games.pgn.gz").display());
         assert!(message.starts_with(&prefix), "{message}");
+    }
+
+    #[test]
+    fn a_truncated_stream_names_its_offset_in_the_decompressed_stream() {
+        let tmp = tempfile::tempdir().unwrap();
+        let text = PGN.repeat(200);
+        for (file, compressed, kind) in [
+            ("games.pgn.gz", gzip(&text), "gzip"),
+            ("games.pgn.zst", zstd(&text), "zstd"),
+            ("games.pgn.bz2", bzip2(&text), "bzip2"),
+            ("games.pgn.xz", xz(&text), "xz"),
+        ] {
+            let cut = &compressed[..compressed.len() - 8];
+            let message = read_error(tmp.path(), file, cut);
+            let prefix =
+                format!("{}: corrupt {kind} data at byte ", tmp.path().join(file).display());
+            let rest = message.strip_prefix(&prefix).unwrap_or_else(|| panic!("{message}"));
+            let (offset, rest) = rest.split_once(' ').unwrap();
+            let offset: usize = offset.parse().unwrap();
+            assert!(offset <= text.len(), "{message}");
+            // Past the end of the compressed file, which the message must
+            // not seem to point into.
+            assert!(kind != "gzip" || offset > cut.len(), "{message}");
+            assert!(rest.starts_with("of the decompressed stream: "), "{message}");
+        }
     }
 }
