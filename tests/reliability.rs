@@ -736,8 +736,9 @@ fn ctrl_c_and_sigterm_stop_an_import_cleanly_and_the_next_run_resumes_it() {
                 assert_eq!(
                     stderr,
                     format!(
-                        "pgnindex: interrupted: {stored} game{} stored; run the same command \
+                        "pgnindex: interrupted: {} game{} stored; run the same command \
                          again to resume\n",
+                        grouped(stored),
                         if stored == 1 { "" } else { "s" }
                     ),
                     "{what}"
@@ -811,10 +812,25 @@ fn ctrl_c_during_an_export_to_a_file_leaves_no_file() {
                 assert_eq!(left, [format!("{moment}.pgn")], "moment {moment}");
                 assert!(std::fs::read(&out).unwrap() == whole, "moment {moment}: a whole file");
             }
+            // Killed before its handler was in place: it had written nothing.
+            None => assert!(left.is_empty(), "moment {moment}: {left:?} left"),
             other => panic!("moment {moment}: exit {other:?}: {stderr}"),
         }
     }
     assert!(interrupted > 0, "no interrupt landed during the export");
+}
+
+/// `n` with its digits grouped by three, as the summaries write counts.
+fn grouped(n: i64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// `pgnindex import` with the file size limit set (`RLIMIT_FSIZE`, the
