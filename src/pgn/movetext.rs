@@ -27,6 +27,10 @@
 
 use super::commands::Eval;
 
+/// The longest line of movetext written: the PGN export format's 80
+/// columns.
+pub const LINE_WIDTH: usize = 80;
+
 /// How a game's comments write an evaluation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NotesForm {

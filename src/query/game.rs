@@ -9,10 +9,9 @@ use std::sync::LazyLock;
 use rusqlite::{Connection, OptionalExtension, Row};
 
 use super::error::QueryError;
-use super::pgn::LINE_WIDTH;
 use crate::db::columns::{columns, select_list, Columns};
 use crate::db::{GameId, Header};
-use crate::pgn::movetext::{write_movetext, FirstMove, NotesForm};
+use crate::pgn::movetext::{write_movetext, FirstMove, NotesForm, LINE_WIDTH};
 use crate::store::plies::{PlyData, StoredNotes};
 
 columns! {

@@ -34,8 +34,7 @@ use crate::pgn::{Reader, Visitor};
 /// How the comment that marks where a replay stopped starts.
 pub const STOP_MARK: &str = "pgnindex: replay stopped here: ";
 
-/// The longest line of movetext written.
-pub const LINE_WIDTH: usize = 80;
+pub use crate::pgn::movetext::LINE_WIDTH;
 
 /// Writes `game` (with its tags loaded) as one PGN game and a blank line.
 ///
