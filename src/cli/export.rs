@@ -11,8 +11,11 @@ use clap::{Args, ValueEnum};
 use pgnindex::columnar::export::{self as columnar_export, MAX_SHARD};
 use pgnindex::columnar::lake::ShardDir;
 use pgnindex::columnar::sink::{Limits, TableStats, FILE_BYTES};
+use pgnindex::query::material::MaterialSearch;
 use pgnindex::query::pgn;
-use pgnindex::query::search::{Found, Page, Search};
+use pgnindex::query::search::{FindStats, Found, Page, Search};
+use pgnindex::query::QueryError;
+use rusqlite::Connection;
 
 use super::exit::{Exit, UsageError};
 use super::interrupt::{self, Interrupted};
@@ -154,10 +157,7 @@ pub fn run(args: &ExportArgs) -> anyhow::Result<Exit> {
             tick();
             pgn::write_game(&mut out, &found.game)
         };
-        let stats = match &material {
-            Some(m) => m.find(&conn, Page::default(), true, each),
-            None => search.find(&conn, Page::default(), true, each),
-        };
+        let stats = find_games(&conn, &search, material.as_ref(), each);
         bar.finish_and_clear();
         let stats = stats?;
         out.flush()?;
@@ -174,10 +174,7 @@ pub fn run(args: &ExportArgs) -> anyhow::Result<Exit> {
         tick();
         pgn::write_game(&mut out, &found.game)
     };
-    let stats = match &material {
-        Some(m) => m.find(&conn, Page::default(), true, each),
-        None => search.find(&conn, Page::default(), true, each),
-    };
+    let stats = find_games(&conn, &search, material.as_ref(), each);
     bar.finish_and_clear();
     if interrupt.load(Ordering::Relaxed) {
         drop(out);
@@ -189,6 +186,20 @@ pub fn run(args: &ExportArgs) -> anyhow::Result<Exit> {
     say!("pgnindex: {} written to {}", counted(stats.returned, "game"), path.display());
     report_rejected(stats.rejected);
     Ok(Exit::Success)
+}
+
+/// Every game the material search, else the position and filter search,
+/// finds, whole and in id order, handed to `each`.
+fn find_games(
+    conn: &Connection,
+    search: &Search,
+    material: Option<&MaterialSearch>,
+    each: impl FnMut(Found) -> io::Result<()>,
+) -> Result<FindStats, QueryError> {
+    match material {
+        Some(m) => m.find(conn, Page::default(), true, each),
+        None => search.find(conn, Page::default(), true, each),
+    }
 }
 
 fn report_rejected(rejected: u64) {
