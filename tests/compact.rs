@@ -84,25 +84,39 @@ fn each_form_is_written_back_or_kept() {
     let python = python_with("chess");
     export_reads_as_imported(python.as_ref(), dir.path(), &db, &fixture("compact/forms.pgn"));
     let conn = open(&db);
-    let kept: Vec<(String, bool)> =
-        common::rows(&conn, "SELECT event, movetext IS NOT NULL FROM games ORDER BY id");
-    assert_eq!(kept.len(), 14);
-    for (event, has_movetext) in kept {
-        assert_eq!(has_movetext, event.starts_with("kept"), "{event}");
-    }
-    // The score-alone form is recorded; the others are commands.
-    let forms: Vec<(String, Option<i64>)> = common::rows(
+    // `kept`: the movetext stored whole; `by move`: written back, with
+    // some moves' text kept as written; `compact`: written back whole.
+    let kept: Vec<(String, bool, bool)> = common::rows(
         &conn,
-        "SELECT g.event, d.notes_form FROM games g JOIN ply_data d ON d.game_id = g.id \
-         WHERE g.movetext IS NULL ORDER BY g.id",
+        "SELECT g.event, g.movetext IS NOT NULL, d.tails IS NOT NULL FROM games AS g \
+         LEFT JOIN ply_data AS d ON d.game_id = g.id ORDER BY g.id",
     );
+    assert_eq!(kept.len(), 18);
+    for (event, has_movetext, has_tails) in kept {
+        assert_eq!(has_movetext, event.starts_with("kept"), "{event}");
+        assert_eq!(has_tails, event.starts_with("by move"), "{event}");
+    }
+    // The forms recorded: commands (NULL), the score alone, cutechess,
+    // Arena, TCEC's keyed comments with their layout.
+    let forms: Vec<(String, Option<i64>, Option<String>)> = common::rows(
+        &conn,
+        "SELECT g.event, d.notes_form, d.notes_layout FROM games g \
+         JOIN ply_data d ON d.game_id = g.id WHERE g.event LIKE 'compact:%' ORDER BY g.id",
+    );
+    let form = |event: &str, code: Option<i64>, layout: Option<&str>| {
+        (format!("compact: {event}"), code, layout.map(str::to_string))
+    };
     assert_eq!(
         forms,
         [
-            ("compact: clocks".to_string(), None),
-            ("compact: lichess evaluations".to_string(), None),
-            ("compact: engine scores".to_string(), Some(1)),
-            ("compact: from a position".to_string(), None),
+            form("clocks", None, None),
+            form("lichess evaluations", None, None),
+            form("engine scores", Some(1), None),
+            form("from a position", None, None),
+            form("cutechess", Some(2), None),
+            form("arena", Some(3), None),
+            form("tcec season 10", Some(4), Some("d,pd,mt:,tl:,s,n,pv,tb,R50,wv,")),
+            form("tcec", Some(4), Some("d,sd,mt,tl,s,n,pv,tb,h,ph,wv,R50,")),
         ]
     );
 }
@@ -209,13 +223,13 @@ fn a_schema_10_database_is_read_then_upgraded() {
         column::<Option<String>>(&conn, "SELECT movetext FROM games WHERE id = 1"),
         [Some(old.to_string())]
     );
-    assert_eq!(count(&conn, "SELECT count(*) FROM games WHERE movetext IS NULL"), 4);
+    assert_eq!(count(&conn, "SELECT count(*) FROM games WHERE movetext IS NULL"), 16);
     assert_eq!(common::integrity(&db), "ok");
     let python = python_with("chess");
     let again = dir.join("again.db");
     let forms = fixture("compact/forms.pgn");
     if let Some(summary) = export_reads_as_imported(python.as_ref(), dir.path(), &again, &forms) {
-        assert!(summary.starts_with("games 14 "), "{summary}");
+        assert!(summary.starts_with("games 18 "), "{summary}");
     }
 }
 

@@ -17,7 +17,8 @@ const GAMES: &str = "SELECT * FROM games ORDER BY id";
 const TAGS: &str = "SELECT * FROM tags ORDER BY game_id, ord";
 
 /// The clocks, times, evaluations and comments of every ply.
-const PLIES: &str = "SELECT * FROM plies ORDER BY game_id, ply";
+const PLIES: &str = "SELECT game_id, ply, san, clock, emt, eval, mate, nags, comment FROM plies \
+    ORDER BY game_id, ply";
 
 /// The query commands whose answers a schema-15 database and a new one must
 /// share (`info` without the lines about the file).
@@ -60,6 +61,8 @@ fn a_schema_15_database_is_read_then_upgraded_with_the_same_views_and_export() {
     let fresh = dir.join("fresh.db");
     let plies_dir = common::fixture("plies");
     import(&fresh, &["--quiet", "--keep-duplicates", arg(&games_dir()), arg(&plies_dir)]).success();
+    // As a pgnindex of schema 17 stored them.
+    common::notes_as_schema_17(&open(&fresh));
     let db = dir.join("v15.db");
     let conn = open(&db);
     common::migrate_to(&conn, 15);

@@ -452,6 +452,8 @@ fn a_schema_12_database_reads_the_same_tags_and_plies_once_upgraded() {
     let options = ["--quiet", "--keep-duplicates", "--no-positions"];
     let plies_dir = common::fixture("plies");
     import(&fresh, &[&options[..], &[arg(&games_dir()), arg(&plies_dir)]].concat()).success();
+    // As a pgnindex of schema 17 stored them.
+    common::notes_as_schema_17(&open(&fresh));
     let (tags, plies) = (text(&fresh, TAGS_JSON), text(&fresh, PLIES_JSON));
     let times = "SELECT json_group_array(json_array(game_id, clocks, emts)) \
                  FROM (SELECT * FROM ply_data ORDER BY game_id)";

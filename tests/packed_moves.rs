@@ -17,6 +17,8 @@ fn a_schema_16_database_is_packed_as_the_import_packs() {
     let fresh = dir.join("fresh.db");
     let plies_dir = common::fixture("plies");
     import(&fresh, &["--quiet", "--keep-duplicates", arg(&games_dir()), arg(&plies_dir)]).success();
+    // As a pgnindex of schema 17 stored them.
+    common::notes_as_schema_17(&open(&fresh));
 
     // The same games as schema 16 stored them, through its view.
     let db = dir.join("v16.db");

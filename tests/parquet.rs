@@ -168,6 +168,7 @@ fn split_segments(db: &Path, schema_10: bool) {
              WHERE m.game_id = games.id) WHERE movetext IS NULL",
         ])
         .success();
+        common::notes_as_schema_17(&common::open(db));
     }
     let conn = common::open(db);
     if schema_10 {

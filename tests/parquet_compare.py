@@ -86,7 +86,9 @@ def queries(db, shards):
         qs.append((f"{table}: rows", f"SELECT count(*) FROM {table}", [], False))
     if not shards:
         qs.append(("games: every column but movetext", None, [], True))
-        qs.append(("plies: every row", "SELECT * FROM plies ORDER BY game_id, ply", [], True))
+        # The columns the database's view has (an older schema has fewer).
+        plies = ", ".join(r[1] for r in db.execute("PRAGMA table_info(plies)"))
+        qs.append(("plies: every row", f"SELECT {plies} FROM plies ORDER BY game_id, ply", [], True))
         qs.append(("tags: every row", "SELECT * FROM tags ORDER BY game_id, ord", [], True))
         qs.append(("sources: every row", f"SELECT {SOURCES} FROM sources ORDER BY id", [], True))
         qs.append(

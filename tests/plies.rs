@@ -59,6 +59,9 @@ struct Reference {
     emts: Vec<Option<f64>>,
     /// Centipawns, or `#N` as `Err(N)`.
     evals: Vec<Option<Result<i64, i64>>>,
+    /// Depth, selective depth and nodes of each ply.
+    engine: [Vec<Option<i64>>; 3],
+    pvs: Vec<Option<String>>,
 }
 
 fn read_reference(text: &str) -> Vec<Reference> {
@@ -72,7 +75,12 @@ fn read_reference(text: &str) -> Vec<Reference> {
         .skip(1)
         .map(|line| {
             let fields: Vec<&str> = line.split('\t').collect();
-            let [file, _, moves, clocks, emts, evals] = fields[..] else { panic!("{line:?}") };
+            let [file, _, moves, clocks, emts, evals, depths, seldepths, nodes, pvs] = fields[..]
+            else {
+                panic!("{line:?}")
+            };
+            let ints =
+                |s: &str| list(s).into_iter().map(|x| x.map(|x| x.parse().unwrap())).collect();
             let seconds =
                 |s: &str| list(s).into_iter().map(|x| x.map(|x| x.parse().unwrap())).collect();
             Reference {
@@ -89,9 +97,21 @@ fn read_reference(text: &str) -> Vec<Reference> {
                         })
                     })
                     .collect(),
+                engine: [ints(depths), ints(seldepths), ints(nodes)],
+                pvs: list(pvs),
             }
         })
         .collect()
+}
+
+/// Depth, selective depth, nodes and principal variation of a ply.
+type EngineNotes = (Option<i64>, Option<i64>, Option<i64>, Option<String>);
+
+/// The [`EngineNotes`] of each ply of game `id`.
+fn engine_notes(conn: &Connection, id: i64) -> Vec<EngineNotes> {
+    let sql =
+        format!("SELECT depth, seldepth, nodes, pv FROM plies WHERE game_id = {id} ORDER BY ply");
+    rows(conn, &sql)
 }
 
 /// What the comparison of a database with a reference found.
@@ -106,6 +126,8 @@ struct Compared {
     emts: usize,
     evals: usize,
     mates: usize,
+    depths: usize,
+    pvs: usize,
     mismatches: Vec<String>,
 }
 
@@ -125,6 +147,7 @@ fn compare(db: &Path, reference: &[Reference], compared: &mut Compared) {
         next += found + 1;
         compared.games += 1;
         let stored = plies(&conn, id);
+        let engine = engine_notes(&conn, id);
         let n = r.moves.split(' ').filter(|m| !m.is_empty()).count();
         if stored.len() != n {
             compared.mismatches.push(format!(
@@ -136,6 +159,28 @@ fn compare(db: &Path, reference: &[Reference], compared: &mut Compared) {
         }
         for (i, p) in stored.iter().enumerate() {
             compared.plies += 1;
+            let want = |v: &[Option<i64>]| v.get(i).copied().flatten();
+            let want_engine = (
+                want(&r.engine[0]),
+                want(&r.engine[1]),
+                want(&r.engine[2]),
+                r.pvs.get(i).cloned().flatten(),
+            );
+            compared.depths += usize::from(want_engine.0.is_some());
+            compared.pvs += usize::from(want_engine.3.is_some());
+            let got = &engine[i];
+            let got = (
+                got.0,
+                got.1,
+                got.2,
+                got.3.as_ref().map(|pv| pv.split_whitespace().collect::<Vec<_>>().join(" ")),
+            );
+            if got != want_engine {
+                compared.mismatches.push(format!(
+                    "{} game {id} ply {} {}: depth, seldepth, nodes, pv {got:?}, reference {want_engine:?}",
+                    r.file, p.0, p.1
+                ));
+            }
             let ms = |s: Option<f64>| s.map(|s| (s * 1000.0).round() as i64);
             let want_clock = r.clocks.get(i).copied().flatten();
             let want_emt = r.emts.get(i).copied().flatten();
@@ -209,6 +254,91 @@ fn shown(conn: &Connection, id: i64) -> Vec<String> {
         .collect()
 }
 
+/// Every column of game `id`'s plies, `|` separated, as the `sqlite3`
+/// shell lists them.
+fn every_column(conn: &Connection, id: i64) -> Vec<String> {
+    let sql = format!(
+        "SELECT ply || '|' || san || '|' || ifnull(clock, '') || '|' || ifnull(emt, '') || '|' \
+         || ifnull(eval, '') || '|' || ifnull(mate, '') || '|' || ifnull(depth, '') || '|' \
+         || ifnull(seldepth, '') || '|' || ifnull(nodes, '') || '|' || ifnull(pv, '') || '|' \
+         || ifnull(book, '') || '|' || ifnull(comment, '') FROM plies WHERE game_id = {id} ORDER BY ply"
+    );
+    common::column(conn, &sql)
+}
+
+/// The engine columns of each form, as its comment texts in
+/// `fixtures/plies/engines.pgn` spell them out: ply, san, clock, emt, eval,
+/// mate, depth, seldepth, nodes, pv, book, comment.
+#[test]
+fn engine_columns_come_from_the_comments() {
+    let dir = scratch();
+    let db = dir.join("engines.db");
+    import(&db, &["--quiet", arg(&fixture("plies/engines.pgn"))]).success();
+    let conn = open(&db);
+    // TCEC: White's view in `wv`; `mt` and `tl` in milliseconds; the other
+    // items stay the comment; the engine options before the first move are
+    // no ply's.
+    assert_eq!(
+        every_column(&conn, 1),
+        [
+            "1|d4|||||||||1|book, mb=+0+0+0+0+0,",
+            "2|d5|35993.815|6.185|-1.47||27|41|100020557|d5 c4 c6||s=16168858, tb=0, h=6.7, ph=0.0, R50=50",
+            "3|c4|35986.815|7.0||3|31|44|200000000|c4 c6 Nf3||pd=c6, R50=49",
+            "4|c6|1682.391|120.609||-12|33|52|5139372176|c6||R50=48",
+        ]
+    );
+    // Season 10: times as HH:MM:SS.
+    assert_eq!(
+        every_column(&conn, 2),
+        [
+            "1|d4|7048.0|166.0|0.24||28||2330658606|d4 d5 c4||pd=d5, s=14000 kN/s, tb=0, R50=50",
+            "2|d5|6903.0|311.0|0.07||30||19729008449|d5 c4 e6||s=63349 kN/s, tb=0, R50=50",
+        ]
+    );
+    // Arena: the mover's score, whole seconds, the ponder move as text, a
+    // number cut by a line break, `#` moves to mate as written.
+    assert_eq!(
+        every_column(&conn, 3),
+        [
+            "1|e4||239.0|0.18||23|||||",
+            "2|e5||249.0|-0.44||22|||||(Nf3)",
+            "3|Nf3||292.0|0.68||29|||||",
+            "4|Nc6||5.0||11|31|||||",
+            "5|Bb5||0.0||12|30|||||",
+        ]
+    );
+    // cutechess: plies to mate from before the move; the mating move
+    // itself has no score.
+    assert_eq!(
+        every_column(&conn, 4),
+        [
+            "1|e4|||||||||1|book",
+            "2|e5|||||||||1|book",
+            "3|Nf3||1.2|0.35||20|||||",
+            "4|Nc6||0.8|0.12||18|||||",
+            "5|Bb5||0.5||2|30|||||",
+            "6|a6||0.003|||127|||||Black mates",
+        ]
+    );
+    // lichess: the depth after the evaluation's comma.
+    assert_eq!(every_column(&conn, 5), ["1|e4|180.0||0.17||23|||||", "2|e5|178.0|||-4|30|||||"]);
+    // Every game is written back, its comments as written.
+    let stored = "SELECT count(*) FROM games WHERE movetext IS NOT NULL";
+    assert_eq!(count(&conn, stored), 0);
+    let exported = run(["export", "--db", arg(&db)]).success().stdout;
+    let exported = exported.split_whitespace().collect::<Vec<_>>().join(" ");
+    for comment in [
+        "{ WhiteEngineOptions: Protocol=uci; Threads=104; Hash=65536; }",
+        "{ d=31, sd=44, pd=c6, mt=7000, tl=35986815, n=200000000, pv=c4 c6 Nf3, wv=M3, R50=49, }",
+        "{ 0.44/22 249 (Nf3) }",
+        "{ -#11/31 5 }",
+        "{ +M1/127 0.003s, Black mates }",
+        "{ [%eval #-4,30] [%clk 0:02:58] }",
+    ] {
+        assert!(exported.contains(comment), "{comment} in\n{exported}");
+    }
+}
+
 #[test]
 fn engine_forms_nags_and_comments() {
     let dir = scratch();
@@ -217,8 +347,8 @@ fn engine_forms_nags_and_comments() {
     let conn = open(&db);
     // cutechess scores are the mover's: Black's turn to White's view; M
     // counts plies from before the move (-M5: mated in 2 moves after it,
-    // +M1: the move mates, no score left); a time without its unit is not
-    // read; `eval x` is White's view; a score alone is the mover's.
+    // +M1: the move mates, no score left); a bare time is Arena's seconds;
+    // `eval x` is White's view; a score alone is the mover's.
     assert_eq!(
         shown(&conn, 1),
         [
@@ -226,7 +356,7 @@ fn engine_forms_nags_and_comments() {
             "2|e5||0.8|-0.12|||",
             "3|Nf3||0.5||-2||",
             "4|Nc6||0.02||-1||",
-            "5|Bb5|||0.18|||",
+            "5|Bb5||239|0.18|||",
             "6|a6|||-1.4|||",
             "7|Ba4|||0.33|||",
             "8|Nf6|7190|7.5||||thinking",
@@ -266,8 +396,8 @@ fn the_sqlite3_shell_reads_the_view() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(
         String::from_utf8(out.stdout).unwrap(),
-        "2|1|Kd7||0.1|-0.5|||\n2|2|Kd2||||-1||\n\
-         2|3|Ke6|||||$6|A \"quoted\" word; then \\ more (and more)\n"
+        "2|1|Kd7||0.1|-0.5||||10||||\n2|2|Kd2||||-1|||10||||\n\
+         2|3|Ke6|||||$6|A \"quoted\" word; then \\ more (and more)|||||\n"
     );
     // The lookup of one game goes by the keys.
     let out = Command::new("sqlite3")
@@ -321,7 +451,7 @@ fn every_corpus_game_reads_as_python_chess_reads_it() {
         compare(&db, &of_file, &mut compared);
     }
     eprintln!(
-        "{} files, {} games compared ({} with other moves than python-chess's, not compared), {} plies: {} clocks, {} emts, {} evaluations, {} mates; {} mismatches",
+        "{} files, {} games compared ({} with other moves than python-chess's, not compared), {} plies: {} clocks, {} emts, {} evaluations, {} mates, {} depths, {} pvs; {} mismatches",
         files.len(),
         compared.games,
         compared.unmatched,
@@ -330,8 +460,12 @@ fn every_corpus_game_reads_as_python_chess_reads_it() {
         compared.emts,
         compared.evals,
         compared.mates,
+        compared.depths,
+        compared.pvs,
         compared.mismatches.len()
     );
+    // The engine notes of the TCEC and engine-match files are read.
+    assert!(compared.depths > 30_000 && compared.pvs > 30_000, "{compared:?}");
     for m in compared.mismatches.iter().take(20) {
         eprintln!("{m}");
     }
@@ -376,6 +510,7 @@ fn show_lists_clocks_and_evaluations_beside_the_moves() {
     let plain: serde_json::Value = serde_json::from_str(&show(&["4", "--format", "json"])).unwrap();
     assert!(plain.get("notes").is_none(), "{plain}");
     // A database from before the notes (no ply_data) shows its games.
+    common::notes_as_schema_17(&open(&db));
     open(&db)
         .execute_batch("DROP VIEW plies; DROP TRIGGER games_delete; DROP TABLE ply_data;")
         .unwrap();

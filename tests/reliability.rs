@@ -194,9 +194,12 @@ fn a_hundred_thousand_nested_variations() {
         .query_row("SELECT ply_count, error FROM games", [], |r| Ok((r.get(0)?, r.get(1)?)))
         .unwrap();
     assert_eq!((plies, error), (3, None));
-    let movetext: String = conn.query_row("SELECT movetext FROM games", [], |r| r.get(0)).unwrap();
-    assert_eq!(movetext.matches('(').count(), depth);
+    // The variations are kept as written after their move, and exported.
+    let tails: String = conn.query_row("SELECT tails FROM ply_data", [], |r| r.get(0)).unwrap();
+    assert_eq!(tails.matches('(').count(), depth);
     assert!(rss_mib < 200, "{rss_mib} MiB");
+    let exported = common::run(["export", "--db", arg(&db)]).success().stdout;
+    assert_eq!(exported.matches('(').count(), depth);
 }
 
 #[test]

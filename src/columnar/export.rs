@@ -324,9 +324,7 @@ pub(super) fn games_sql(
             column = column.shard_id();
         }
         select.push(if name == "movetext" && version >= WRITTEN_BACK_SCHEMA {
-            "coalesce(g.movetext, written_movetext(g.moves, g.result, g.start_fen, d.clocks, \
-             d.emts, d.evals, d.nags, d.comments, d.notes_form))"
-                .to_string()
+            crate::query::functions::movetext_sql(version).to_string()
         } else {
             format!("g.\"{name}\"")
         });
@@ -413,15 +411,21 @@ fn non_empty(t: &str) -> Option<&str> {
     (!t.is_empty()).then_some(t)
 }
 
+/// The first schema version with the engine notes.
+const ENGINE_NOTES_SCHEMA: i64 = 18;
+
 /// The first schema version with `ply_data` and the `plies` view.
 const PLIES_SCHEMA: i64 = 10;
 
 /// The columns of the `plies` view, in its order.
 pub(super) fn plies_columns() -> Vec<Column> {
-    ["game_id", "ply", "san", "clock", "emt", "eval", "mate", "nags", "comment"]
-        .into_iter()
-        .map(|name| view_column("plies", name).expect("a column of plies"))
-        .collect()
+    [
+        "game_id", "ply", "san", "clock", "emt", "eval", "mate", "nags", "comment", "depth",
+        "seldepth", "nodes", "pv", "book",
+    ]
+    .into_iter()
+    .map(|name| view_column("plies", name).expect("a column of plies"))
+    .collect()
 }
 
 /// The rows of the `plies` view, in (game, ply) order, made here from
@@ -437,13 +441,20 @@ fn write_plies(
     buffer: &mut RowBuffer,
 ) -> Result<(), ColumnarError> {
     let e = sqlite(conn);
-    let (notes, join) = if version >= PLIES_SCHEMA {
+    let (notes, join) = if version >= ENGINE_NOTES_SCHEMA {
         (
-            "d.clocks, d.emts, d.evals, d.nags, d.comments",
+            "d.clocks, d.emts, d.evals, d.nags, d.comments, d.depths, d.seldepths, d.nodes, \
+             (SELECT json_group_object(p.id & 16777215, p.pv) FROM ply_pvs AS p \
+              WHERE p.id BETWEEN g.id * 16777216 AND g.id * 16777216 + 16777215)",
+            " LEFT JOIN ply_data AS d ON d.game_id = g.id",
+        )
+    } else if version >= PLIES_SCHEMA {
+        (
+            "d.clocks, d.emts, d.evals, d.nags, d.comments, NULL, NULL, NULL, NULL",
             " LEFT JOIN ply_data AS d ON d.game_id = g.id",
         )
     } else {
-        ("NULL, NULL, NULL, NULL, NULL", "")
+        ("NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL", "")
     };
     let sql = format!(
         "SELECT g.id, g.moves, {notes} FROM games AS g{join} WHERE g.moves <> ''{} ORDER BY g.id",
@@ -460,11 +471,38 @@ fn write_plies(
             evals: row.get(4).map_err(&e)?,
             nags: row.get(5).map_err(&e)?,
             comments: row.get(6).map_err(&e)?,
-            notes_form: None,
+            depths: row.get(7).map_err(&e)?,
+            seldepths: row.get(8).map_err(&e)?,
+            nodes: row.get(9).map_err(&e)?,
+            pvs: pvs_of(id, row.get(10).map_err(&e)?)?,
+            ..PlyData::default()
         };
         push_plies(id, &moves, &data, sink, buffer)?;
     }
     sink.write(buffer)
+}
+
+/// The principal variations of game `id` from the JSON object the query
+/// gathers from `ply_pvs` (packed, by ply).
+fn pvs_of(id: i64, object: Option<String>) -> Result<Vec<(u32, String)>, ColumnarError> {
+    let Some(object) = object else { return Ok(Vec::new()) };
+    let bad = || ColumnarError::Value {
+        column: "ply_pvs.pv".to_string(),
+        row: format!("plies, game {id}"),
+        message: "not as pgnindex writes it".to_string(),
+    };
+    let map: std::collections::BTreeMap<String, String> =
+        serde_json::from_str(&object).map_err(|_| bad())?;
+    map.into_iter().map(|(ply, pv)| Ok((ply.parse().map_err(|_| bad())?, pv))).collect()
+}
+
+/// `true` for a comment that marks a book move as the `plies` view does:
+/// `book` alone or before a comma, in any letter case.
+fn is_book(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.len() >= 4
+        && bytes[..4].eq_ignore_ascii_case(b"book")
+        && bytes.get(4).is_none_or(|&b| b == b',')
 }
 
 /// The `plies` rows of game `id` (none when `moves` is empty), from its
@@ -505,6 +543,11 @@ pub(super) fn push_plies(
             .int(mate)
             .text(non_empty(notes.nags))
             .text(non_empty(notes.text))
+            .int(notes.depth.map(i64::from))
+            .int(notes.seldepth.map(i64::from))
+            .int(notes.nodes.and_then(|n| i64::try_from(n).ok()))
+            .text(non_empty(notes.pv))
+            .int(is_book(notes.text).then_some(1))
             .finish(|| format!("plies, game {id}"))?;
         if buffer.full() {
             sink.write(buffer)?;
@@ -523,7 +566,9 @@ fn view_column(table: &str, name: &str) -> Option<Column> {
         ("plies", "san") => Column::new(name, Text).not_null(),
         ("plies", "clock" | "emt" | "eval") => Column::new(name, Float64),
         ("plies", "mate") => Column::new(name, Int32),
-        ("plies", "nags" | "comment") => Column::new(name, Text),
+        ("plies", "nags" | "comment" | "pv") => Column::new(name, Text),
+        ("plies", "depth" | "seldepth" | "book") => Column::new(name, Int32),
+        ("plies", "nodes") => Column::new(name, Int64),
         ("tags", "ord") => Column::new(name, Int32).not_null(),
         ("tags", "name" | "value") => Column::new(name, Text),
         ("positions", "hash") => Column::new(name, Int64).not_null().sorted(),

@@ -38,6 +38,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0015_explorer_tree.sql"),
     include_str!("../../migrations/0016_game_texts.sql"),
     include_str!("../../migrations/0017_packed_moves.sql"),
+    include_str!("../../migrations/0018_engine_notes.sql"),
 ];
 
 /// Page size of new databases.

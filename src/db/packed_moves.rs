@@ -409,9 +409,14 @@ pub fn shadow_views(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
     let mut script =
         vec![temp(&view).replace(&unpacked, &format!("{UNPACK_FUNCTION}(r.packed_moves)"))];
     let packed = pack_sql("new.moves");
+    let pv = unpack_sql("p.pv");
     for name in ["games_insert", "games_update", "games_delete_row", "plies"] {
         if let Some(sql) = sql_of(name)? {
-            script.push(temp(&sql).replace(&packed, &format!("{PACK_FUNCTION}(new.moves)")));
+            script.push(
+                temp(&sql)
+                    .replace(&packed, &format!("{PACK_FUNCTION}(new.moves)"))
+                    .replace(&pv, &format!("{UNPACK_FUNCTION}(p.pv)")),
+            );
         }
     }
     conn.execute_batch(&script.join(";\n"))

@@ -151,19 +151,22 @@ pub fn commands(comment: &[u8]) -> impl Iterator<Item = Command> + '_ {
 /// What a whole comment says when it is one of the engine forms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WholeComment<'a> {
-    /// cutechess/Arena `+0.35/20 1.2s`: the score of the side that just
-    /// moved, the time spent in milliseconds when the comment gives one in
-    /// seconds (`1.2s`; a bare `239` has no known unit), and the text
-    /// cutechess adds after a comma on a game's last move (`, White
-    /// mates`).
+    /// cutechess `+0.35/20 1.2s` or Arena (older TCEC) `0.18/23 239
+    /// (Ne5)`: the score of the side that just moved, the search depth,
+    /// the time spent, and the text cutechess adds after a comma on a
+    /// game's last move (`, White mates`) or the ponder move Arena writes
+    /// after the time (`(Ne5)`).
     Mover {
         /// The score after the move, from the mover's point of view (a
         /// mate in moves, positive when the mover mates); `None` when the
         /// move itself mates (`+M1`).
         eval: Option<Eval>,
-        /// Time spent on the move, in milliseconds.
+        /// The search depth (`/20`); `None` for a score alone.
+        depth: Option<u32>,
+        /// Time spent on the move, in milliseconds: `1.2s`, or a bare
+        /// number of seconds (`239`).
         emt: Option<u32>,
-        /// The text after the comma, trimmed (never empty).
+        /// The text after the comma or the time, trimmed (never empty).
         text: Option<&'a [u8]>,
     },
     /// `eval -1.4`: an evaluation from White's point of view.
@@ -171,19 +174,21 @@ pub enum WholeComment<'a> {
 }
 
 /// Reads a comment that is exactly one of the engine forms (spaces around
-/// it aside): `[+-]SCORE/DEPTH [TIME][, TEXT]`, the score pawns with a
-/// fraction (`0.35`, `-1.20`) or `M` and plies to mate counted from
-/// before the move (cutechess scores the position it searched: `+M3` on a
-/// move, and the mover mates on its next move, `+M1` on the mating move
-/// itself, `-M4`: the opponent mates in 2), the time `1.2s` or a bare
-/// number; the score in pawns alone (`0.33`: a fraction required, so that
-/// `1` or `12` stay text); or `eval VALUE` with a value as `%eval` takes
-/// it. `None` for anything else (`1/2`, `M3` without its depth).
+/// it aside): `[+-]SCORE/DEPTH [TIME][, TEXT]` or `… TIME (TEXT)`, the
+/// score pawns with a fraction (`0.35`, `-1.20`), `M` and plies to mate
+/// counted from before the move (cutechess scores the position it
+/// searched: `+M3` on a move, and the mover mates on its next move, `+M1`
+/// on the mating move itself, `-M4`: the opponent mates in 2), or `#` and
+/// moves to mate as Arena counts them (`#43`, `-#12`: kept as written), the
+/// time `1.2s` or a bare number of seconds (`239`); the score in pawns
+/// alone (`0.33`: a fraction required, so that `1` or `12` stay text); or
+/// `eval VALUE` with a value as `%eval` takes it. `None` for anything else
+/// (`1/2`, `M3` without its depth).
 pub fn whole_comment(comment: &[u8]) -> Option<WholeComment<'_>> {
     let text = comment.trim_ascii();
     // Most comments are commands or prose: out at the first byte, or at
     // the first space before any `/` (the score and depth have none).
-    if !matches!(text.first(), Some(b'0'..=b'9' | b'+' | b'-' | b'M' | b'e')) {
+    if !matches!(text.first(), Some(b'0'..=b'9' | b'+' | b'-' | b'M' | b'#' | b'e')) {
         return None;
     }
     if let Some(value) = text.strip_prefix(b"eval") {
@@ -194,7 +199,7 @@ pub fn whole_comment(comment: &[u8]) -> Option<WholeComment<'_>> {
     }
     let Some(slash) = text.iter().position(|&b| b == b'/' || b.is_ascii_whitespace()) else {
         let eval = pawns_alone(text)?;
-        return Some(WholeComment::Mover { eval: Some(eval), emt: None, text: None });
+        return Some(WholeComment::Mover { eval: Some(eval), depth: None, emt: None, text: None });
     };
     if text[slash] != b'/' {
         return None;
@@ -204,20 +209,30 @@ pub fn whole_comment(comment: &[u8]) -> Option<WholeComment<'_>> {
         Some(i) => (&rest[..i], Some(rest[i + 1..].trim_ascii()).filter(|t| !t.is_empty())),
         None => (rest, None),
     };
-    let (depth, time) = match rest[1..].iter().position(u8::is_ascii_whitespace) {
-        Some(i) => (&rest[1..1 + i], rest[1 + i..].trim_ascii()),
-        None => (&rest[1..], &b""[..]),
-    };
-    if depth.is_empty() || !depth.iter().all(u8::is_ascii_digit) {
+    let mut words = rest[1..].split(u8::is_ascii_whitespace).filter(|w| !w.is_empty());
+    let depth = words.next().unwrap_or_default();
+    if depth.is_empty() || depth.len() > 9 || !depth.iter().all(u8::is_ascii_digit) {
         return None;
     }
+    let depth = depth.iter().fold(0u32, |n, &d| n * 10 + u32::from(d - b'0'));
+    let time = words.next();
     let emt = match time {
-        [] => None,
-        [number @ .., b's'] => Some(parse_seconds(number)?),
-        number => {
-            parse_seconds(number)?;
-            None
+        None => None,
+        Some([number @ .., b's']) => Some(parse_seconds(number)?),
+        Some(number) => Some(parse_seconds(number)?),
+    };
+    // Arena's ponder move after the time, in parentheses.
+    let ponder = match (time, after) {
+        (Some(time), None) => {
+            let start = time.as_ptr() as usize - rest.as_ptr() as usize + time.len();
+            let tail = rest[start..].trim_ascii();
+            match tail {
+                [] => None,
+                [b'(', .., b')'] => Some(tail),
+                _ => return None,
+            }
         }
+        _ => None,
     };
     let (negative, score) = match score {
         [b'+', rest @ ..] => (false, rest),
@@ -225,10 +240,7 @@ pub fn whole_comment(comment: &[u8]) -> Option<WholeComment<'_>> {
         _ => (false, score),
     };
     let eval = if let Some(plies) = score.strip_prefix(b"M") {
-        if plies.is_empty() || plies.len() > 6 || !plies.iter().all(u8::is_ascii_digit) {
-            return None;
-        }
-        let plies = plies.iter().fold(0i32, |n, &d| n * 10 + i32::from(d - b'0'));
+        let plies = small_count(plies)?;
         // After the move: the mover mates on its own plies, 1, 3, …, of
         // the count; the opponent on the even ones.
         if negative {
@@ -236,6 +248,9 @@ pub fn whole_comment(comment: &[u8]) -> Option<WholeComment<'_>> {
         } else {
             (plies > 1).then_some(Eval::Mate(plies / 2))
         }
+    } else if let Some(moves) = score.strip_prefix(b"#") {
+        let moves = small_count(moves)?;
+        Some(Eval::Mate(if negative { -moves } else { moves }))
     } else {
         // A fraction is required (`1/2` is no score), and the sign was
         // read already.
@@ -249,7 +264,15 @@ pub fn whole_comment(comment: &[u8]) -> Option<WholeComment<'_>> {
         })?;
         Some(Eval::Centipawns(if negative { -cp } else { cp }))
     };
-    Some(WholeComment::Mover { eval, emt, text: after })
+    Some(WholeComment::Mover { eval, depth: Some(depth), emt, text: after.or(ponder) })
+}
+
+/// One to six digits, as a number.
+fn small_count(digits: &[u8]) -> Option<i32> {
+    if digits.is_empty() || digits.len() > 6 || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(digits.iter().fold(0i32, |n, &d| n * 10 + i32::from(d - b'0')))
 }
 
 /// The centipawns of a comment that is only a score in pawns with one or
@@ -392,6 +415,17 @@ fn fraction_millis(fraction: &[u8]) -> Option<u64> {
     )
 }
 
+/// The depth of an `%eval` value, the number after its comma (`0.17,23`
+/// → 23); `None` without one.
+pub fn eval_depth(value: &[u8]) -> Option<u32> {
+    let comma = value.iter().position(|&b| b == b',')?;
+    let depth = value[comma + 1..].trim_ascii();
+    if depth.is_empty() || depth.len() > 9 || !depth.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(depth.iter().fold(0u32, |n, &d| n * 10 + u32::from(d - b'0')))
+}
+
 /// `0.17`, `-1.25`, `+3`, `#3`, `#-4`, with an optional `,depth` → eval.
 pub fn parse_eval(value: &[u8]) -> Option<Eval> {
     // Values are a few bytes: a plain loop costs less than memchr's setup.
@@ -473,6 +507,7 @@ mod tests {
             let general = match whole_comment(text.as_bytes()) {
                 Some(WholeComment::Mover {
                     eval: Some(Eval::Centipawns(cp)),
+                    depth: None,
                     emt: None,
                     text: None,
                 }) => Some(cp),
@@ -623,37 +658,58 @@ mod tests {
 
     #[test]
     fn engine_match_comments() {
-        let mover = |cp, emt| {
-            Some(WholeComment::Mover { eval: Some(Eval::Centipawns(cp)), emt, text: None })
+        let mover = |cp, depth, emt| {
+            Some(WholeComment::Mover { eval: Some(Eval::Centipawns(cp)), depth, emt, text: None })
         };
-        let mate =
-            |m, emt| Some(WholeComment::Mover { eval: Some(Eval::Mate(m)), emt, text: None });
-        assert_eq!(whole_comment(b"+0.35/20 1.2s"), mover(35, Some(1_200)));
-        assert_eq!(whole_comment(b" -0.12/18 "), mover(-12, None));
-        assert_eq!(whole_comment(b"0.18/23 239"), mover(18, None));
-        assert_eq!(whole_comment(b"-1.00/9 0.025s"), mover(-100, Some(25)));
+        let mate = |m, depth, emt| {
+            Some(WholeComment::Mover { eval: Some(Eval::Mate(m)), depth, emt, text: None })
+        };
+        assert_eq!(whole_comment(b"+0.35/20 1.2s"), mover(35, Some(20), Some(1_200)));
+        assert_eq!(whole_comment(b" -0.12/18 "), mover(-12, Some(18), None));
+        // Arena's time is a bare number of seconds.
+        assert_eq!(whole_comment(b"0.18/23 239"), mover(18, Some(23), Some(239_000)));
+        assert_eq!(whole_comment(b"-1.00/9 0.025s"), mover(-100, Some(9), Some(25)));
         // Plies to mate from before the move, as moves after it: M3 and
         // the mover mates on its next move; M1 is the mating move itself.
-        assert_eq!(whole_comment(b"+M3/12 0.02s"), mate(1, Some(20)));
-        assert_eq!(whole_comment(b"+M5/30"), mate(2, None));
-        assert_eq!(whole_comment(b"-M4/30 0.5s"), mate(-2, Some(500)));
-        assert_eq!(whole_comment(b"-M2/30"), mate(-1, None));
+        assert_eq!(whole_comment(b"+M3/12 0.02s"), mate(1, Some(12), Some(20)));
+        assert_eq!(whole_comment(b"+M5/30"), mate(2, Some(30), None));
+        assert_eq!(whole_comment(b"-M4/30 0.5s"), mate(-2, Some(30), Some(500)));
+        assert_eq!(whole_comment(b"-M2/30"), mate(-1, Some(30), None));
+        // Arena's moves to mate, kept as written.
+        assert_eq!(whole_comment(b"#43/26 55"), mate(43, Some(26), Some(55_000)));
+        assert_eq!(whole_comment(b"-#12/40 0"), mate(-12, Some(40), Some(0)));
         assert_eq!(
             whole_comment(b"+M1/127 0.003s, White mates"),
-            Some(WholeComment::Mover { eval: None, emt: Some(3), text: Some(b"White mates") })
+            Some(WholeComment::Mover {
+                eval: None,
+                depth: Some(127),
+                emt: Some(3),
+                text: Some(b"White mates")
+            })
         );
         assert_eq!(
             whole_comment(b"-8.11/24 5.0s, White wins by adjudication"),
             Some(WholeComment::Mover {
                 eval: Some(Eval::Centipawns(-811)),
+                depth: Some(24),
                 emt: Some(5_000),
                 text: Some(b"White wins by adjudication"),
             })
         );
+        // Arena's ponder move, also after a line break.
+        assert_eq!(
+            whole_comment(b"0.25/26 164 \n(Ne5)"),
+            Some(WholeComment::Mover {
+                eval: Some(Eval::Centipawns(25)),
+                depth: Some(26),
+                emt: Some(164_000),
+                text: Some(b"(Ne5)"),
+            })
+        );
         // The score alone.
-        assert_eq!(whole_comment(b" 0.33 "), mover(33, None));
-        assert_eq!(whole_comment(b"-1.20"), mover(-120, None));
-        assert_eq!(whole_comment(b"+0.0"), mover(0, None));
+        assert_eq!(whole_comment(b" 0.33 "), mover(33, None, None));
+        assert_eq!(whole_comment(b"-1.20"), mover(-120, None, None));
+        assert_eq!(whole_comment(b"+0.0"), mover(0, None, None));
         for not in [
             &b"33"[..],
             b".5",
@@ -661,12 +717,14 @@ mod tests {
             b"0.33 good",
             b"None",
             b"M3",
+            b"#3",
             b"1/2",
             b"+0.35/",
             b"+0.35/20 1.2m",
-            b"0.00/59 0 (Be5)",
+            b"0.00/59 0 Be5",
             b"+0.35/20 1.2s extra",
             b"M/3",
+            b"#/3",
             b"+0.3x/20",
             b"Good/bad",
             b"evaluation 1.0",

@@ -26,37 +26,60 @@
 //!   no line starting with `%`.
 
 use super::commands::Eval;
+use super::keyed::{self, Layout};
 
 /// The longest line of movetext written: the PGN export format's 80
 /// columns.
 pub const LINE_WIDTH: usize = 80;
 
-/// How a game's comments write an evaluation.
+/// How a game's comments write its notes.
+// The layout is inline (240 bytes) so that the form stays `Copy`: one is
+// made per game, and a box would cost an allocation for each TCEC game.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NotesForm {
-    /// `[%eval 0.17]`: a command, from White's point of view.
+    /// `[%eval 0.17] [%clk 0:03:00] text`: commands, the evaluation from
+    /// White's point of view (`[%eval 0.17,23]` with a depth).
     Commands,
     /// `0.33`: the score alone, from the mover's point of view (mates as
     /// `[%eval #N]`).
     Score,
+    /// cutechess: `+0.35/20 1.2s`, the mover's score (`+` when positive,
+    /// mates as `+M3`, plies from before the move), the depth, the time in
+    /// seconds, then `, text`.
+    Cutechess,
+    /// Arena and older TCEC files: `0.18/23 239 (Ne5)`, the mover's score
+    /// (mates as `#43`, moves), the depth, whole seconds, then the text.
+    Arena,
+    /// TCEC's `key=value` items in this order ([`Layout`]).
+    Keyed(Layout),
 }
 
 impl NotesForm {
     /// The form's code in `ply_data.notes_form`: NULL for
-    /// [`NotesForm::Commands`], 1 for [`NotesForm::Score`].
+    /// [`NotesForm::Commands`], 1 for [`NotesForm::Score`], 2
+    /// [`NotesForm::Cutechess`], 3 [`NotesForm::Arena`], 4
+    /// [`NotesForm::Keyed`] (its layout in `notes_layout`).
     pub fn code(self) -> Option<i64> {
         match self {
             NotesForm::Commands => None,
             NotesForm::Score => Some(1),
+            NotesForm::Cutechess => Some(2),
+            NotesForm::Arena => Some(3),
+            NotesForm::Keyed(_) => Some(4),
         }
     }
 
-    /// The form of a `ply_data.notes_form` code; `None` for a code this
-    /// version does not know.
-    pub fn from_code(code: Option<i64>) -> Option<NotesForm> {
+    /// The form of a `ply_data.notes_form` code and `notes_layout`;
+    /// `None` for a code this version does not know, or code 4 without a
+    /// layout.
+    pub fn from_code(code: Option<i64>, layout: Option<&str>) -> Option<NotesForm> {
         match code {
             None => Some(NotesForm::Commands),
             Some(1) => Some(NotesForm::Score),
+            Some(2) => Some(NotesForm::Cutechess),
+            Some(3) => Some(NotesForm::Arena),
+            Some(4) => Layout::from_text(layout?).map(NotesForm::Keyed),
             Some(_) => None,
         }
     }
@@ -71,16 +94,88 @@ pub struct PlyNotes<'a> {
     pub emt: Option<u32>,
     /// The evaluation after the move, from White's point of view.
     pub eval: Option<Eval>,
+    /// The engine's search depth.
+    pub depth: Option<u32>,
+    /// The engine's selective depth.
+    pub seldepth: Option<u32>,
+    /// Nodes the engine searched.
+    pub nodes: Option<u64>,
+    /// The engine's principal variation, SAN as written, or empty.
+    pub pv: &'a str,
     /// The NAGs as written after the move (`$1 $18`), or empty.
     pub nags: &'a str,
     /// The comment text, commands taken out, or empty.
     pub text: &'a str,
+    /// What followed the move as written, in place of its NAGs and
+    /// comment (a variation, two comments, a comment written otherwise),
+    /// or empty.
+    pub tail: &'a str,
+}
+
+impl PlyNotes<'_> {
+    /// `true` when an engine wrote any of the notes the score forms carry.
+    fn engine(&self) -> bool {
+        self.eval.is_some() || self.depth.is_some()
+    }
 }
 
 /// Appends the body of the comment that `notes` make (without braces;
 /// nothing when they hold none of a comment's parts). `white_moved`: the
-/// move was White's (a score alone is the mover's).
+/// move was White's (a score is the mover's).
 pub fn write_comment(out: &mut String, form: NotesForm, white_moved: bool, notes: &PlyNotes<'_>) {
+    let mover = |eval: Eval| if white_moved { eval } else { -eval };
+    match form {
+        NotesForm::Keyed(layout)
+            if notes.depth.is_some() || notes.eval.is_some() || !notes.pv.is_empty() =>
+        {
+            keyed::write(out, &layout, notes);
+            return;
+        }
+        NotesForm::Cutechess | NotesForm::Arena if notes.engine() => {
+            let arena = form == NotesForm::Arena;
+            match notes.eval.map(mover) {
+                Some(Eval::Centipawns(cp)) => {
+                    if cp > 0 && !arena {
+                        out.push('+');
+                    }
+                    write_cents(out, i64::from(cp));
+                }
+                Some(Eval::Mate(moves)) if arena => {
+                    if moves < 0 {
+                        out.push('-');
+                    }
+                    out.push('#');
+                    push_uint(out, u64::from(moves.unsigned_abs()));
+                }
+                Some(Eval::Mate(moves)) => {
+                    // Plies from the position before the move.
+                    let plies = if moves > 0 {
+                        2 * moves.unsigned_abs() + 1
+                    } else {
+                        2 * moves.unsigned_abs()
+                    };
+                    out.push_str(if moves > 0 { "+M" } else { "-M" });
+                    push_uint(out, u64::from(plies));
+                }
+                None => out.push_str("+M1"),
+            }
+            out.push('/');
+            push_uint(out, u64::from(notes.depth.unwrap_or(0)));
+            if let Some(ms) = notes.emt {
+                out.push(' ');
+                write_seconds(out, ms);
+                if !arena {
+                    out.push('s');
+                }
+            }
+            if !notes.text.is_empty() {
+                out.push_str(if arena { " " } else { ", " });
+                out.push_str(notes.text);
+            }
+            return;
+        }
+        _ => {}
+    }
     let start = out.len();
     let part = |out: &mut String| {
         if out.len() > start {
@@ -97,6 +192,10 @@ pub fn write_comment(out: &mut String, form: NotesForm, white_moved: bool, notes
             _ => {
                 out.push_str("[%eval ");
                 write_eval(out, eval);
+                if let Some(depth) = notes.depth {
+                    out.push(',');
+                    push_uint(out, u64::from(depth));
+                }
                 out.push(']');
             }
         }
@@ -113,6 +212,34 @@ pub fn write_comment(out: &mut String, form: NotesForm, white_moved: bool, notes
         part(out);
         out.push_str(notes.text);
     }
+}
+
+/// Appends milliseconds as seconds with the fraction they have (`239`,
+/// `1.2`, `0.003`).
+fn write_seconds(out: &mut String, ms: u32) {
+    push_uint(out, u64::from(ms / 1000));
+    let mut fraction = ms % 1000;
+    if fraction != 0 {
+        out.push('.');
+        let mut unit = 100;
+        while fraction != 0 {
+            out.push(char::from(b'0' + (fraction / unit) as u8));
+            fraction %= unit;
+            unit /= 10;
+        }
+    }
+}
+
+/// Appends centipawns as pawns with two decimals (`0.35`, `-1.20`).
+fn write_cents(out: &mut String, cp: i64) {
+    if cp < 0 {
+        out.push('-');
+    }
+    let cp = cp.unsigned_abs();
+    push_uint(out, cp / 100);
+    out.push('.');
+    out.push(char::from(b'0' + (cp % 100 / 10) as u8));
+    out.push(char::from(b'0' + (cp % 10) as u8));
 }
 
 /// Appends milliseconds as `H:MM:SS`, with the fraction of a second it
@@ -245,6 +372,8 @@ pub fn write_movetext<'n>(
     mut notes: impl FnMut(u32) -> PlyNotes<'n>,
 ) {
     let mut lines = Lines::new(out, width);
+    // What came before the first move, as written.
+    lines.raw(notes(0).tail);
     // Counted wider than a FEN's move number, which may be `u32::MAX`.
     let (mut number, mut white) = (u64::from(first.number), first.white);
     let mut numbered = false;
@@ -259,6 +388,15 @@ pub fn write_movetext<'n>(
         }
         lines.word(san);
         let n = notes(u32::try_from(i + 1).unwrap_or(u32::MAX));
+        if !n.tail.is_empty() {
+            lines.raw(n.tail);
+            numbered = false;
+            if !white {
+                number += 1;
+            }
+            white = !white;
+            continue;
+        }
         for nag in n.nags.split_whitespace() {
             lines.word(nag);
         }
@@ -360,6 +498,34 @@ impl<'o> Lines<'o> {
         }
         unit.push_str(close);
         self.word(&unit);
+    }
+
+    /// Appends movetext kept as written (NAGs, brace comments, variations;
+    /// no `;` comment or escape line): its tokens and comments, white space
+    /// between them and inside comments as [`Lines::word`] and
+    /// [`Lines::comment`] write it.
+    pub fn raw(&mut self, text: &str) {
+        let mut rest = text.trim_start();
+        while !rest.is_empty() {
+            if let Some(body) = rest.strip_prefix('{') {
+                match body.find('}') {
+                    Some(end) => {
+                        self.comment(&body[..end], true);
+                        rest = &body[end + 1..];
+                    }
+                    None => {
+                        self.comment(body, false);
+                        rest = "";
+                    }
+                }
+            } else {
+                let end =
+                    rest.find(|c: char| c.is_ascii_whitespace() || c == '{').unwrap_or(rest.len());
+                self.word(&rest[..end]);
+                rest = &rest[end..];
+            }
+            rest = rest.trim_start();
+        }
     }
 
     /// Appends a `;` comment (`text` from its `;`), which ends its line.

@@ -15,7 +15,8 @@
 //!   core reads); NULL if the move cannot be read or played there; the FEN
 //!   is read as for `polyglot_key`.
 //! - `written_movetext(moves, result, start_fen, clocks, emts, evals, nags,
-//!   comments, notes_form)` → the movetext of a game stored without one
+//!   comments, notes_form[, depths, seldepths, nodes, notes_layout, tails,
+//!   pvs])` → the movetext of a game stored without one
 //!   (`games.movetext` NULL), from its `games` and `ply_data` columns;
 //!   NULL when `moves` is; NULL `ply_data` columns are plies without
 //!   notes, a NULL result is `*`, a NULL start FEN the standard start; a
@@ -81,25 +82,9 @@ pub fn register(conn: &Connection, path: &Path) -> rusqlite::Result<()> {
         }
         Ok(replay.moves.first().map(|m| m.map_or(Uci::Null, Uci::from_move).to_string()))
     })?;
-    conn.create_scalar_function("written_movetext", 9, pure, |ctx| {
-        let Some(moves) = text_arg(ctx, 0)? else { return Ok(None) };
-        let result = text_arg(ctx, 1)?;
-        let start_fen = text_arg(ctx, 2)?;
-        let notes = PlyData {
-            clocks: text_arg(ctx, 3)?,
-            emts: text_arg(ctx, 4)?,
-            evals: text_arg(ctx, 5)?,
-            nags: text_arg(ctx, 6)?,
-            comments: text_arg(ctx, 7)?,
-            notes_form: ctx.get::<Option<i64>>(8)?,
-        };
-        let text =
-            written_back(&moves, start_fen.as_deref(), result.as_deref().unwrap_or("*"), &notes)
-                .map_err(|column| {
-                    user_error(format!("written_movetext: {column} is not as pgnindex writes it"))
-                })?;
-        Ok(Some(text))
-    })?;
+    for arity in [9, 15] {
+        conn.create_scalar_function("written_movetext", arity, pure, written_movetext)?;
+    }
     let reader = Arc::new(GameReader { path: path.to_path_buf(), conn: Mutex::new(None) });
     let (fens, materials, pieces) = (reader.clone(), reader.clone(), reader);
     conn.create_scalar_function("fen_at", 2, FunctionFlags::SQLITE_UTF8, move |ctx| {
@@ -120,8 +105,61 @@ pub fn register(conn: &Connection, path: &Path) -> rusqlite::Result<()> {
     Ok(())
 }
 
+/// `written_movetext(…)` of [`register`]: 9 arguments (the columns before
+/// the engine notes) or 15.
+fn written_movetext(ctx: &Context<'_>) -> rusqlite::Result<Option<String>> {
+    let Some(moves) = text_arg(ctx, 0)? else { return Ok(None) };
+    let result = text_arg(ctx, 1)?;
+    let start_fen = text_arg(ctx, 2)?;
+    let mut notes = PlyData {
+        clocks: text_arg(ctx, 3)?,
+        emts: text_arg(ctx, 4)?,
+        evals: text_arg(ctx, 5)?,
+        nags: text_arg(ctx, 6)?,
+        comments: text_arg(ctx, 7)?,
+        notes_form: ctx.get::<Option<i64>>(8)?,
+        ..PlyData::default()
+    };
+    if ctx.len() == 15 {
+        notes.depths = text_arg(ctx, 9)?;
+        notes.seldepths = text_arg(ctx, 10)?;
+        notes.nodes = text_arg(ctx, 11)?;
+        notes.notes_layout = text_arg(ctx, 12)?;
+        notes.tails = text_arg(ctx, 13)?;
+        if let Some(pvs) = text_arg(ctx, 14)? {
+            let object: std::collections::BTreeMap<String, String> = serde_json::from_str(&pvs)
+                .map_err(|_| user_error("written_movetext: pvs is not a JSON object".into()))?;
+            notes.pvs =
+                object.into_iter().filter_map(|(ply, pv)| Some((ply.parse().ok()?, pv))).collect();
+        }
+    }
+    let text = written_back(&moves, start_fen.as_deref(), result.as_deref().unwrap_or("*"), &notes)
+        .map_err(|column| {
+            user_error(format!("written_movetext: {column} is not as pgnindex writes it"))
+        })?;
+    Ok(Some(text))
+}
+
 /// The first schema version whose `games.movetext` may be NULL.
 const WRITTEN_BACK_SCHEMA: i64 = 11;
+
+/// The first schema version with the engine notes.
+const ENGINE_NOTES_SCHEMA: i64 = 18;
+
+/// The SQL expression of a game's movetext, as stored or written back by
+/// `written_movetext`, over `games AS g LEFT JOIN ply_data AS d` in a
+/// database of schema `version` (11 or later).
+pub fn movetext_sql(version: i64) -> &'static str {
+    if version >= ENGINE_NOTES_SCHEMA {
+        "coalesce(g.movetext, written_movetext(g.moves, g.result, g.start_fen, d.clocks, \
+         d.emts, d.evals, d.nags, d.comments, d.notes_form, d.depths, d.seldepths, d.nodes, \
+         d.notes_layout, d.tails, (SELECT json_group_object(p.id & 16777215, p.pv) \
+         FROM ply_pvs AS p WHERE p.id BETWEEN g.id * 16777216 AND g.id * 16777216 + 16777215)))"
+    } else {
+        "coalesce(g.movetext, written_movetext(g.moves, g.result, g.start_fen, d.clocks, \
+         d.emts, d.evals, d.nags, d.comments, d.notes_form))"
+    }
+}
 
 /// Adds the TEMP view `movetexts(game_id, movetext)` to `conn` (with the
 /// functions of [`register`]): each game's movetext as stored, or written
@@ -132,16 +170,16 @@ const WRITTEN_BACK_SCHEMA: i64 = 11;
 pub fn create_views(conn: &Connection) -> rusqlite::Result<()> {
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     let sql = if version >= WRITTEN_BACK_SCHEMA {
-        "CREATE TEMP VIEW movetexts AS \
-         SELECT g.id AS game_id, \
-                coalesce(g.movetext, written_movetext(g.moves, g.result, g.start_fen, d.clocks, \
-                         d.emts, d.evals, d.nags, d.comments, d.notes_form)) AS movetext \
-         FROM games AS g LEFT JOIN ply_data AS d ON d.game_id = g.id"
+        format!(
+            "CREATE TEMP VIEW movetexts AS SELECT g.id AS game_id, {} AS movetext \
+             FROM games AS g LEFT JOIN ply_data AS d ON d.game_id = g.id",
+            movetext_sql(version)
+        )
     } else {
         // Every game of an older database has its movetext.
-        "CREATE TEMP VIEW movetexts AS SELECT id AS game_id, movetext FROM games"
+        "CREATE TEMP VIEW movetexts AS SELECT id AS game_id, movetext FROM games".to_string()
     };
-    conn.execute_batch(sql)
+    conn.execute_batch(&sql)
 }
 
 /// Reads games for `fen_at`, `material_at` and `piece_at` through its own

@@ -56,8 +56,19 @@ pub static GAME_COLUMNS: LazyLock<String> = LazyLock::new(|| {
 pub const GAME_COLUMN_COUNT: usize = Game::NAMES.len() + 1;
 
 /// The `ply_data` row of a game, for writing its movetext back.
-const PLY_DATA: &str =
-    "SELECT clocks, emts, evals, nags, comments, notes_form FROM ply_data WHERE game_id = ?1";
+const PLY_DATA: &str = "SELECT clocks, emts, evals, nags, comments, notes_form, depths, \
+    seldepths, nodes, notes_layout, tails FROM ply_data WHERE game_id = ?1";
+
+/// [`PLY_DATA`] in a database before the engine notes.
+const PLY_DATA_17: &str = "SELECT clocks, emts, evals, nags, comments, notes_form, NULL, NULL, \
+    NULL, NULL, NULL FROM ply_data WHERE game_id = ?1";
+
+/// The principal variations of a game.
+const PVS: &str = "SELECT id & 16777215, pv FROM ply_pvs \
+    WHERE id BETWEEN ?1 * 16777216 AND ?1 * 16777216 + 16777215 ORDER BY id";
+
+/// The first schema version with the engine notes.
+const ENGINE_NOTES_SCHEMA: i64 = 18;
 
 impl Game {
     /// Reads a row whose first columns are [`GAME_COLUMNS`]; a movetext
@@ -83,8 +94,13 @@ impl Game {
             return Ok(());
         }
         let e = QueryError::sqlite(conn);
-        let row = conn
-            .prepare_cached(PLY_DATA)
+        let version: i64 = conn
+            .prepare_cached("PRAGMA user_version")
+            .and_then(|mut st| st.query_row([], |r| r.get(0)))
+            .map_err(&e)?;
+        let engine = version >= ENGINE_NOTES_SCHEMA;
+        let mut row = conn
+            .prepare_cached(if engine { PLY_DATA } else { PLY_DATA_17 })
             .and_then(|mut st| {
                 st.query_row([self.id], |r| {
                     let data = PlyData {
@@ -94,6 +110,12 @@ impl Game {
                         nags: r.get(3)?,
                         comments: r.get(4)?,
                         notes_form: r.get(5)?,
+                        depths: r.get(6)?,
+                        seldepths: r.get(7)?,
+                        nodes: r.get(8)?,
+                        notes_layout: r.get(9)?,
+                        tails: r.get(10)?,
+                        pvs: Vec::new(),
                     };
                     Ok(data)
                 })
@@ -101,6 +123,14 @@ impl Game {
             })
             .map_err(&e)?
             .unwrap_or_default();
+        if engine {
+            row.pvs = conn
+                .prepare_cached(PVS)
+                .and_then(|mut st| {
+                    st.query_map([self.id], |r| Ok((r.get(0)?, r.get(1)?)))?.collect()
+                })
+                .map_err(&e)?;
+        }
         let result = self.header.result.as_deref().unwrap_or("*");
         self.movetext = written_back(&self.moves, self.start_fen.as_deref(), result, &row)
             .map_err(|column| QueryError::Notes { id: self.id, column })?;
@@ -226,7 +256,8 @@ pub fn written_back(
     result: &str,
     notes: &PlyData,
 ) -> Result<String, &'static str> {
-    let form = NotesForm::from_code(notes.notes_form).ok_or("notes_form")?;
+    let form = NotesForm::from_code(notes.notes_form, notes.notes_layout.as_deref())
+        .ok_or("notes_form")?;
     let stored = StoredNotes::read(notes)?;
     let first = start_fen.map_or(FirstMove::STANDARD, FirstMove::of_fen);
     // Moves with their numbers, and a comment of about 20 bytes per note.

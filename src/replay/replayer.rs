@@ -30,6 +30,7 @@ use crate::notation::lang::Lang;
 use crate::notation::moves::Notation;
 use crate::notation::san::{self, San};
 use crate::pgn::commands::{self, pieces, whole_comment, Command, Eval, Piece, WholeComment};
+use crate::pgn::keyed::{self, Layout};
 use crate::pgn::movetext::{self as written, NotesForm, PlyNotes};
 use crate::pgn::{GameResult, RawComment, RawTag, Skip, Syntax, Visitor};
 
@@ -134,6 +135,23 @@ pub struct GameRecord {
     pub comment_ends: Vec<(u32, usize)>,
     /// The comment texts of `comment_ends`, one after the other.
     pub comment_text: String,
+    /// Search depths an engine comment gives (`/20`, `d=27`, `[%eval
+    /// 0.17,23]`), by ply.
+    pub depths: Vec<(u32, u32)>,
+    /// Selective depths (`sd=78`), by ply.
+    pub seldepths: Vec<(u32, u32)>,
+    /// Nodes searched (`n=1906789221`), by ply.
+    pub nodes: Vec<(u32, u64)>,
+    /// Principal variations (`pv=Nf3 d5`), by ply, as the ends of each in
+    /// `pv_text` (as `comment_ends` for `comment_text`).
+    pub pv_ends: Vec<(u32, usize)>,
+    /// The principal variations of `pv_ends`, one after the other.
+    pub pv_text: String,
+    /// What followed a move as written, where the notes do not give it
+    /// back (a variation, two comments, a comment written otherwise), by
+    /// ply; ply 0 for what came before the first move. Only for a game
+    /// whose `rebuild` is `Some`.
+    pub tails: Vec<(u32, String)>,
     /// The mainline in canonical SAN (with `+`/`#`), space separated, `--`
     /// for a null move; empty unless asked for.
     pub san: String,
@@ -150,12 +168,9 @@ pub struct GameRecord {
     /// [`crate::pgn::movetext::write_movetext`] gives the movetext back
     /// from the SAN, the notes and the result token, comments equal but
     /// for white space, with its comments in this form. `None` for a game
-    /// with an error, a syntax problem, a variation, a null move, moves
-    /// not in English SAN, no result token, a comment or NAG before the
-    /// first move, two comments after one move, a `;` comment, a `%`
-    /// escape line, or a comment the writer does not give back (an empty
-    /// one, other commands, another number format, the engine-match forms
-    /// with a depth).
+    /// with an error, a syntax problem, a null move, moves not in English
+    /// SAN, no result token, a `;` comment or a `%` escape line. What
+    /// follows a move and the notes do not give back is in `tails`.
     pub rebuild: Option<NotesForm>,
 }
 
@@ -172,6 +187,12 @@ impl GameRecord {
             .iter()
             .zip(starts)
             .map(|(&(ply, end), start)| (ply, &self.comment_text[start..end]))
+    }
+
+    /// The principal variation of each ply that has one: `(ply, SAN)`.
+    pub fn pvs(&self) -> impl Iterator<Item = (u32, &str)> + '_ {
+        let starts = std::iter::once(0).chain(self.pv_ends.iter().map(|c| c.1));
+        self.pv_ends.iter().zip(starts).map(|(&(ply, end), start)| (ply, &self.pv_text[start..end]))
     }
 }
 
@@ -205,6 +226,20 @@ pub struct Replayer<'a> {
     nags: Vec<(u32, u8)>,
     comment_ends: Vec<(u32, usize)>,
     comment_text: String,
+    depths: Vec<(u32, u32)>,
+    seldepths: Vec<(u32, u32)>,
+    nodes: Vec<(u32, u64)>,
+    pv_ends: Vec<(u32, usize)>,
+    pv_text: String,
+    /// Where each mainline move's text starts and ends in the block (when
+    /// rebuilding).
+    san_spans: Vec<(usize, usize)>,
+    /// Plies whose notes do not give back what follows the move.
+    raw_plies: Vec<u32>,
+    /// The layout of the last comment read as keyed.
+    keyed_layout: Option<Layout>,
+    /// The last comment read needs its text as written (a wrapped number).
+    unwrapped: bool,
     /// The mainline's SAN so far (ASCII).
     san: Vec<u8>,
     movetext: &'a [u8],
@@ -441,27 +476,31 @@ impl<'a> Replayer<'a> {
             Some(b'0'..=b'9' | b'-' | b'+') => match commands::centipawns_only(text) {
                 Some(cp) => Some(WholeComment::Mover {
                     eval: Some(Eval::Centipawns(cp)),
+                    depth: None,
                     emt: None,
                     text: None,
                 }),
                 None => whole_comment(text),
             },
+            Some(b'a'..=b'z' | b'A'..=b'Z') => match keyed::read(text) {
+                Some(k) => {
+                    self.read_keyed(text, &k, ply);
+                    return;
+                }
+                None => whole_comment(text),
+            },
             Some(_) => whole_comment(text),
         };
+        if whole.is_none()
+            && matches!(text[0], b'0'..=b'9' | b'-' | b'+' | b'#')
+            && self.read_unwrapped(text, ply)
+        {
+            return;
+        }
         match whole {
             Some(WholeComment::White(eval)) => first_of_ply(&mut self.evals, ply, eval),
-            Some(WholeComment::Mover { eval, emt, text }) => {
-                if let Some(eval) = eval {
-                    // The side to move first plays the odd plies.
-                    let white_moved = (ply % 2 == 1) == (self.start.turn() == Color::White);
-                    first_of_ply(&mut self.evals, ply, if white_moved { eval } else { -eval });
-                }
-                if let Some(ms) = emt {
-                    first_of_ply(&mut self.emts, ply, ms);
-                }
-                if let Some(text) = text {
-                    self.add_comment_text(ply, text);
-                }
+            Some(WholeComment::Mover { eval, depth, emt, text }) => {
+                self.record_mover(ply, eval, depth, emt, text)
             }
             None if !text.contains(&b'[') => self.add_comment_text(ply, text),
             None => {
@@ -481,8 +520,131 @@ impl<'a> Replayer<'a> {
         match commands::command(name, value) {
             Some(Command::Clock(ms)) => first_of_ply(&mut self.clocks, ply, ms),
             Some(Command::ElapsedMoveTime(ms)) => first_of_ply(&mut self.emts, ply, ms),
-            Some(Command::Eval(e)) => first_of_ply(&mut self.evals, ply, e),
+            Some(Command::Eval(e)) => {
+                if self.evals.last().is_none_or(|n| n.0 != ply) {
+                    if let Some(depth) = commands::eval_depth(value) {
+                        first_of_ply(&mut self.depths, ply, depth);
+                    }
+                }
+                first_of_ply(&mut self.evals, ply, e)
+            }
             None => {}
+        }
+    }
+
+    /// Records a keyed comment (TCEC's `d=27, …, wv=0.60,`) of ply `ply`:
+    /// its values in their columns, its other items as the comment text.
+    fn read_keyed(&mut self, text: &[u8], k: &keyed::Keyed<'_>, ply: u32) {
+        if let Some(d) = k.depth {
+            first_of_ply(&mut self.depths, ply, d);
+        }
+        if let Some(d) = k.seldepth {
+            first_of_ply(&mut self.seldepths, ply, d);
+        }
+        if let Some(n) = k.nodes {
+            first_of_ply(&mut self.nodes, ply, n);
+        }
+        if let Some(e) = k.eval {
+            first_of_ply(&mut self.evals, ply, e);
+        }
+        if let Some(ms) = k.emt {
+            first_of_ply(&mut self.emts, ply, ms);
+        }
+        if let Some(ms) = k.clock {
+            first_of_ply(&mut self.clocks, ply, ms);
+        }
+        // White space inside a value (a line break in a long `pv=`) as one
+        // space.
+        let words = |out: &mut Vec<u8>, text: &[u8]| {
+            for (i, word) in
+                text.split(u8::is_ascii_whitespace).filter(|w| !w.is_empty()).enumerate()
+            {
+                if i > 0 {
+                    out.push(b' ');
+                }
+                out.extend_from_slice(word);
+            }
+        };
+        let mut joined = Vec::with_capacity(text.len());
+        if let Some(pv) = k.pv {
+            if self.pv_ends.last().is_none_or(|p| p.0 != ply) {
+                words(&mut joined, pv);
+                push_decoded(&mut self.pv_text, &joined);
+                self.pv_ends.push((ply, self.pv_text.len()));
+            }
+        }
+        joined.clear();
+        for (i, item) in keyed::other_items(text).enumerate() {
+            if i > 0 {
+                joined.extend_from_slice(b", ");
+            }
+            words(&mut joined, item);
+        }
+        if !joined.is_empty() {
+            self.add_comment_text(ply, &joined);
+        }
+        self.keyed_layout = Some(k.layout);
+    }
+
+    /// An engine score whose number a line break cut (`{0.\n68/29 292}`,
+    /// as files wrapped at a fixed width have): read with the white space
+    /// that holds a line break taken out. The comment is then kept as
+    /// written.
+    #[cold]
+    fn read_unwrapped(&mut self, text: &[u8], ply: u32) -> bool {
+        if !text.iter().any(|&b| b == b'\n' || b == b'\r') {
+            return false;
+        }
+        let mut joined = Vec::with_capacity(text.len());
+        let mut i = 0;
+        while i < text.len() {
+            let end = text[i..]
+                .iter()
+                .position(|b| !b.is_ascii_whitespace())
+                .map_or(text.len(), |n| i + n);
+            if end > i {
+                let run = &text[i..end];
+                if !run.iter().any(|&b| b == b'\n' || b == b'\r') {
+                    joined.extend_from_slice(run);
+                }
+                i = end;
+            } else {
+                joined.push(text[i]);
+                i += 1;
+            }
+        }
+        match whole_comment(&joined) {
+            Some(WholeComment::Mover { eval, depth: Some(depth), emt, text }) => {
+                self.unwrapped = true;
+                self.record_mover(ply, eval, Some(depth), emt, text);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Records an engine score of ply `ply` ([`WholeComment::Mover`]).
+    fn record_mover(
+        &mut self,
+        ply: u32,
+        eval: Option<Eval>,
+        depth: Option<u32>,
+        emt: Option<u32>,
+        text: Option<&[u8]>,
+    ) {
+        if let Some(depth) = depth {
+            first_of_ply(&mut self.depths, ply, depth);
+        }
+        if let Some(eval) = eval {
+            // The side to move first plays the odd plies.
+            let white_moved = (ply % 2 == 1) == (self.start.turn() == Color::White);
+            first_of_ply(&mut self.evals, ply, if white_moved { eval } else { -eval });
+        }
+        if let Some(ms) = emt {
+            first_of_ply(&mut self.emts, ply, ms);
+        }
+        if let Some(text) = text {
+            self.add_comment_text(ply, text);
         }
     }
 
@@ -504,33 +666,47 @@ impl<'a> Replayer<'a> {
 
     /// Whether the writer gives back the comment `raw` after the move of
     /// ply `ply`, read already: from its ply's notes, in the game's form
-    /// (the first comment with an evaluation decides it). One comment per
-    /// ply.
+    /// (the first comment with engine notes decides it). A comment it does
+    /// not give back, an empty one or a second one after the same move
+    /// makes the ply's text kept as written.
     #[inline(never)]
     fn check_comment(&mut self, raw: &[u8], ply: u32) {
-        if self.commented_ply == ply || raw.trim_ascii().is_empty() {
-            self.rebuildable = false;
+        let keyed_layout = self.keyed_layout.take();
+        if self.commented_ply == ply
+            || raw.trim_ascii().is_empty()
+            || std::mem::take(&mut self.unwrapped)
+        {
+            self.raw_plies.push(ply);
             return;
         }
         self.commented_ply = ply;
         let of_ply = |notes: &[(u32, u32)]| notes.last().filter(|n| n.0 == ply).map(|n| n.1);
-        let text = match self.comment_ends.last() {
-            Some(&(p, end)) if p == ply => {
-                let before = self.comment_ends.len().checked_sub(2);
-                &self.comment_text[before.map_or(0, |i| self.comment_ends[i].1)..end]
+        fn text_of<'t>(ends: &[(u32, usize)], text: &'t str, ply: u32) -> &'t str {
+            match ends.last() {
+                Some(&(p, end)) if p == ply => {
+                    let before = ends.len().checked_sub(2);
+                    &text[before.map_or(0, |i| ends[i].1)..end]
+                }
+                _ => "",
             }
-            _ => "",
-        };
+        }
         let notes = PlyNotes {
             clock: of_ply(&self.clocks),
             emt: of_ply(&self.emts),
             eval: self.evals.last().filter(|n| n.0 == ply).map(|n| n.1),
+            depth: of_ply(&self.depths),
+            seldepth: of_ply(&self.seldepths),
+            nodes: self.nodes.last().filter(|n| n.0 == ply).map(|n| n.1),
+            pv: text_of(&self.pv_ends, &self.pv_text, ply),
             nags: "",
-            text,
+            text: text_of(&self.comment_ends, &self.comment_text, ply),
+            tail: "",
         };
         // The most common comment, a clock alone, is written the same in
-        // both forms: compared as bytes, without rendering a comment.
-        if let (Some(ms), None, None, "") = (notes.clock, notes.emt, notes.eval, notes.text) {
+        // every form: compared as bytes, without rendering a comment.
+        if let (Some(ms), None, None, None, "") =
+            (notes.clock, notes.emt, notes.eval, notes.depth, notes.text)
+        {
             let (clock, len) = written::clock_ascii(ms);
             if raw.trim_ascii().strip_prefix(b"[%clk ").and_then(|r| r.strip_suffix(b"]"))
                 == Some(&clock[..len])
@@ -539,22 +715,43 @@ impl<'a> Replayer<'a> {
             }
         }
         let white_moved = (ply % 2 == 1) == (self.start.turn() == Color::White);
-        let forms: &[NotesForm] = match self.form {
-            Some(NotesForm::Commands) => &[NotesForm::Commands],
-            Some(NotesForm::Score) => &[NotesForm::Score],
-            None => &[NotesForm::Commands, NotesForm::Score],
+        // A keyed comment: the game's layout, with the keys this comment
+        // adds.
+        let keyed = match (keyed_layout, self.form) {
+            (Some(own), Some(NotesForm::Keyed(game))) => match game.merged(&own) {
+                Some(layout) => Some(NotesForm::Keyed(layout)),
+                None => {
+                    self.raw_plies.push(ply);
+                    return;
+                }
+            },
+            (Some(own), None) => Some(NotesForm::Keyed(own)),
+            // The game's notes are in another form.
+            (Some(_), Some(_)) => {
+                self.raw_plies.push(ply);
+                return;
+            }
+            (None, _) => None,
+        };
+        let candidates =
+            [NotesForm::Commands, NotesForm::Score, NotesForm::Cutechess, NotesForm::Arena];
+        let forms: &[NotesForm] = match (&keyed, self.form) {
+            (Some(form), _) => std::slice::from_ref(form),
+            (None, Some(NotesForm::Keyed(_))) => &candidates[..1],
+            (None, Some(form)) => &[form],
+            (None, None) => &candidates,
         };
         for &form in forms {
             self.scratch.clear();
             written::write_comment(&mut self.scratch, form, white_moved, &notes);
             if written::same_normalised(raw, self.scratch.as_bytes()) {
-                if notes.eval.is_some() {
+                if notes.eval.is_some() || notes.depth.is_some() || keyed.is_some() {
                     self.form = Some(form);
                 }
                 return;
             }
         }
-        self.rebuildable = false;
+        self.raw_plies.push(ply);
     }
 
     /// Forgets the notes read so far.
@@ -565,6 +762,14 @@ impl<'a> Replayer<'a> {
         self.nags.clear();
         self.comment_ends.clear();
         self.comment_text.clear();
+        self.depths.clear();
+        self.seldepths.clear();
+        self.nodes.clear();
+        self.pv_ends.clear();
+        self.pv_text.clear();
+        self.raw_plies.clear();
+        self.keyed_layout = None;
+        self.unwrapped = false;
     }
 
     /// Drops the notes past the last move kept (after a failed move).
@@ -577,6 +782,11 @@ impl<'a> Replayer<'a> {
         // Ply order: the kept comments are the first ones.
         self.comment_ends.retain(|n| n.0 <= plies);
         self.comment_text.truncate(self.comment_ends.last().map_or(0, |c| c.1));
+        self.depths.retain(|n| n.0 <= plies);
+        self.seldepths.retain(|n| n.0 <= plies);
+        self.nodes.retain(|n| n.0 <= plies);
+        self.pv_ends.retain(|n| n.0 <= plies);
+        self.pv_text.truncate(self.pv_ends.last().map_or(0, |c| c.1));
     }
 
     /// English failed: retry the whole game in the other languages.
@@ -731,6 +941,7 @@ impl<'a> Visitor<'a> for Replayer<'a> {
             None => (Lang::English, false),
         };
         self.tokens.clear();
+        self.san_spans.clear();
         self.clear_reading();
         self.failed = None;
         self.skipped_variant = None;
@@ -800,6 +1011,9 @@ impl<'a> Visitor<'a> for Replayer<'a> {
         if detect {
             self.tokens.push((san, offset));
         }
+        if self.rebuildable {
+            self.san_spans.push((offset, offset + san.len()));
+        }
         // The common case inline, the rest (general SAN, errors, the game
         // after a failure) in a function of its own, so that the common
         // case does not pay for saving the registers the rest needs.
@@ -822,7 +1036,8 @@ impl<'a> Visitor<'a> for Replayer<'a> {
                     self.check_comment(comment.0, ply);
                 }
             }
-            None => self.rebuildable = false,
+            // Before the first move: kept as written.
+            None => self.raw_plies.push(0),
         }
     }
 
@@ -836,14 +1051,16 @@ impl<'a> Visitor<'a> for Replayer<'a> {
     }
 
     fn begin_variation(&mut self) -> Skip {
-        self.rebuildable = false;
+        // Kept as written with what else follows its move.
+        let ply = self.note_ply().unwrap_or(0);
+        self.raw_plies.push(ply);
         Skip(true)
     }
 
     fn nag(&mut self, nag: u8) {
         match self.note_ply() {
             Some(ply) => self.nags.push((ply, nag)),
-            None => self.rebuildable = false,
+            None => self.raw_plies.push(0),
         }
     }
 
@@ -888,8 +1105,10 @@ impl<'a> Visitor<'a> for Replayer<'a> {
             && self.notation() == Notation::San(Lang::English)
             && self.syntax.is_empty()
             && self.outcome.is_some()
-            && self.moves.iter().all(Option::is_some))
+            && self.moves.iter().all(Option::is_some)
+            && self.san_spans.len() == self.moves.len())
         .then(|| self.form.unwrap_or(NotesForm::Commands));
+        let tails = if rebuild.is_some() { self.tails() } else { Vec::new() };
         GameRecord {
             offset: self.offset,
             tags: if self.options.tags { TagPairs::decode(&self.tags) } else { TagPairs::new() },
@@ -914,6 +1133,12 @@ impl<'a> Visitor<'a> for Replayer<'a> {
             nags: self.nags.clone(),
             comment_ends: self.comment_ends.clone(),
             comment_text: self.comment_text.clone(),
+            depths: self.depths.clone(),
+            seldepths: self.seldepths.clone(),
+            nodes: self.nodes.clone(),
+            pv_ends: self.pv_ends.clone(),
+            pv_text: self.pv_text.clone(),
+            tails,
             // ASCII by construction: the check cannot fail.
             san: String::from_utf8(self.san.clone()).unwrap_or_default(),
             movetext: if self.options.movetext {
@@ -925,6 +1150,58 @@ impl<'a> Visitor<'a> for Replayer<'a> {
             opening: self.opening,
             rebuild,
         }
+    }
+}
+
+impl Replayer<'_> {
+    /// The text as written after each move of `raw_plies` (ply 0: before
+    /// the first move), up to the next move's number or the result.
+    fn tails(&mut self) -> Vec<(u32, String)> {
+        if self.raw_plies.is_empty() {
+            return Vec::new();
+        }
+        self.raw_plies.sort_unstable();
+        self.raw_plies.dedup();
+        let start = self.movetext_offset;
+        let end = start + self.movetext.len();
+        let result = self.outcome.map_or("", |o| o.as_str());
+        let mut tails = Vec::with_capacity(self.raw_plies.len());
+        for &ply in &self.raw_plies {
+            let i = ply as usize;
+            let from = if i == 0 { start } else { self.san_spans[i - 1].1 };
+            let text = match self.san_spans.get(i) {
+                Some(&(next, _)) => without_move_number(&self.movetext[from - start..next - start]),
+                None => {
+                    let rest = self.movetext[from - start..end - start].trim_ascii_end();
+                    rest.strip_suffix(result.as_bytes()).unwrap_or(rest)
+                }
+            };
+            let text = text.trim_ascii();
+            if !text.is_empty() {
+                tails.push((ply, crate::pgn::source::decode_text(text).into_owned()));
+            }
+        }
+        tails
+    }
+}
+
+/// `text` without the move number at its end (`12.`, `12...`, `12…`, a
+/// bare `12`).
+fn without_move_number(text: &[u8]) -> &[u8] {
+    let trimmed = text.trim_ascii_end();
+    let mut rest = trimmed;
+    while let Some(r) = rest.strip_suffix(b".").or_else(|| rest.strip_suffix("…".as_bytes())) {
+        rest = r;
+    }
+    let digits = rest.iter().rev().take_while(|b| b.is_ascii_digit()).count();
+    let before = &rest[..rest.len() - digits];
+    // A number after a space, a comment or a variation (not a NAG's `$12`).
+    if digits > 0
+        && before.last().is_none_or(|&b| b.is_ascii_whitespace() || b == b'}' || b == b')')
+    {
+        before
+    } else {
+        trimmed
     }
 }
 
@@ -1028,7 +1305,9 @@ mod tests {
                 (6, Centipawns(-140)),
             ]
         );
-        assert_eq!(g.emts, [(1, 1_200), (2, 800), (3, 500), (4, 20)]);
+        // Arena's bare time is seconds.
+        assert_eq!(g.emts, [(1, 1_200), (2, 800), (3, 500), (4, 20), (5, 239_000)]);
+        assert_eq!(g.depths, [(1, 20), (2, 18), (3, 30), (4, 12), (5, 23)]);
         assert!(g.comment_ends.is_empty(), "{:?}", g.comment_text);
         // From a position with Black to move, Black plays the odd plies.
         let g = noted(
@@ -1113,43 +1392,68 @@ mod tests {
     #[test]
     fn movetexts_kept_as_written() {
         for text in [
-            "1. e4 (1. d4) e5 *",
-            "{intro} 1. e4 *",
-            "[Event \"x\"]\n\n$1 1. e4 *",
-            "1. e4 {a} {b} *",
             "1. e4 ; a line comment\ne5 *",
             "1. e4\n% an escape line\ne5 *",
             "1. e4 -- 2. d4 *",
             "1. e4 e5 2. Ke3 *",
             "1. e4 e5",
-            "1. e4 {} e5 *",
             "1. e4 e5 2. Cf3 *",
             "1. e4 } e5 *",
-            "1. e4 {[%eval 0.10]} *",
-            "1. e4 {[%eval +0.1]} *",
-            "1. e4 {[%eval 0.17,20]} *",
-            "1. e4 {[%clk 0:3:00]} *",
-            "1. e4 {[%clk 0:03:00.50]} *",
-            "1. e4 {[%clk 00:03:00]} *",
-            "1. e4 {[%clk 0:03:00]]} *",
-            "1. e4 {[%clk 0:03:00] [%eval 0.17]} *",
-            "1. e4 {good [%clk 0:03:00]} *",
-            "1. e4 {[%clk 0:01:00] [%clk 0:02:00]} *",
-            "1. e4 {[%cal Ge2e4]} *",
-            "1. e4 {[%clk 0:03:00] [%csl Re4]} *",
-            "1. e4 {+0.35/20 1.2s} *",
-            "1. e4 {eval -1.4} *",
-            "1. e4 {+0.33} *",
-            "1. e4 {0.330} *",
-            "1. e4 {0.33} e5 {[%eval 0.2]} *",
-            "1. e4 {[%eval 0.2]} e5 {-0.33} *",
-            "1. e4 {0.33 [%clk 0:03:00]} *",
         ] {
             assert_eq!(rebuild(text), None, "{text}");
         }
         // Not asked for.
         let g = noted("1. e4 e5 *");
         assert_eq!(g.rebuild, None);
+    }
+
+    fn tails(text: &str) -> Vec<(u32, String)> {
+        let options = ReplayOptions { commands: true, rebuild: true, ..ReplayOptions::default() };
+        let g = replay(text, options).remove(0);
+        assert!(g.rebuild.is_some(), "{text}");
+        g.tails
+    }
+
+    #[test]
+    fn what_the_notes_do_not_give_back_is_kept_by_move() {
+        for (text, ply, tail) in [
+            ("1. e4 (1. d4 {x} d5) e5 *", 1, "(1. d4 {x} d5)"),
+            ("{intro} 1. e4 *", 0, "{intro}"),
+            ("[Event \"x\"]\n\n$1 1. e4 *", 0, "$1"),
+            ("1. e4 {a} {b} 1... e5 *", 1, "{a} {b}"),
+            ("1. e4 {} e5 *", 1, "{}"),
+            ("1. e4 e5 {[%eval 0.10]} 2. Nf3 *", 2, "{[%eval 0.10]}"),
+            ("1. e4 {[%eval +0.1]} *", 1, "{[%eval +0.1]}"),
+            ("1. e4 {[%clk 0:3:00]} *", 1, "{[%clk 0:3:00]}"),
+            ("1. e4 {[%clk 0:03:00.50]} *", 1, "{[%clk 0:03:00.50]}"),
+            ("1. e4 {[%clk 00:03:00]} *", 1, "{[%clk 00:03:00]}"),
+            ("1. e4 {[%clk 0:03:00]]} *", 1, "{[%clk 0:03:00]]}"),
+            ("1. e4 {[%clk 0:03:00] [%eval 0.17]} *", 1, "{[%clk 0:03:00] [%eval 0.17]}"),
+            ("1. e4 {good [%clk 0:03:00]} *", 1, "{good [%clk 0:03:00]}"),
+            ("1. e4 {[%clk 0:01:00] [%clk 0:02:00]} *", 1, "{[%clk 0:01:00] [%clk 0:02:00]}"),
+            ("1. e4 {[%cal Ge2e4]} *", 1, "{[%cal Ge2e4]}"),
+            ("1. e4 {[%clk 0:03:00] [%csl Re4]} *", 1, "{[%clk 0:03:00] [%csl Re4]}"),
+            ("1. e4 {eval -1.4} *", 1, "{eval -1.4}"),
+            ("1. e4 {+0.33} *", 1, "{+0.33}"),
+            ("1. e4 {0.330} *", 1, "{0.330}"),
+            ("1. e4 {0.33} e5 {[%eval 0.2]} *", 2, "{[%eval 0.2]}"),
+            ("1. e4 {[%eval 0.2]} e5 {-0.33} *", 2, "{-0.33}"),
+            ("1. e4 {0.33 [%clk 0:03:00]} *", 1, "{0.33 [%clk 0:03:00]}"),
+            ("1. e4 {0.\n68/29 292} *", 1, "{0.\n68/29 292}"),
+            ("1. e4 e5 $1 $2 (1... c5) 2. Nf3 *", 2, "$1 $2 (1... c5)"),
+        ] {
+            assert_eq!(tails(text), [(ply, tail.to_string())], "{text}");
+        }
+        // The other moves' notes are written back.
+        for text in [
+            "1. e4 {[%clk 0:03:00]} e5 {[%eval 0.17,20]} *",
+            "1. e4 {+0.35/20 1.2s} e5 {-0.12/18 0.8s} 2. Nf3 {+M3/12 0.02s} *",
+            "1. e4 {0.18/23 239 (e5)} e5 {-0.20/21 10} 2. Nf3 {#12/30 0} *",
+            "1. e4 {d=20, sd=30, pd=e5, mt=1200, tl=900000, n=123, pv=e4 e5, wv=0.20,} e5 \
+             {d=21, mt=1100, tl=890000, n=456, pv=e5 Nf3, wv=0.10,} *",
+        ] {
+            assert_eq!(tails(text), [], "{text}");
+        }
     }
 
     #[test]

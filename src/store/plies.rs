@@ -17,6 +17,14 @@
 //! object from the ply, as text, to the value.
 //! - `nags`: strings such as `"$1 $18"`;
 //! - `comments`: the comment text, commands taken out.
+//!
+//! Engine notes: `depths`, `seldepths` and `nodes` are arrays as the
+//! evaluations; principal variations go to the table `ply_pvs`, one row a
+//! ply, packed as `games.moves` is ([`crate::db::packed_moves`]). `tails`
+//! is an object from the ply to what followed the move as written, where
+//! the notes do not give it back (a variation, two comments), ply 0 for
+//! what came before the first move; `notes_layout` the order of a keyed
+//! comment's items ([`crate::pgn::keyed::Layout`]).
 
 use crate::pgn::commands::Eval;
 use crate::pgn::movetext::PlyNotes;
@@ -39,6 +47,19 @@ pub struct PlyData {
     /// How the comments wrote evaluations, for a game stored without its
     /// movetext ([`crate::pgn::movetext::NotesForm::code`]).
     pub notes_form: Option<i64>,
+    /// Search depth of each move.
+    pub depths: Option<String>,
+    /// Selective depth of each move.
+    pub seldepths: Option<String>,
+    /// Nodes searched for each move.
+    pub nodes: Option<String>,
+    /// The order of a keyed comment's items, for the keyed form.
+    pub notes_layout: Option<String>,
+    /// What followed a move as written, by ply, where the notes do not
+    /// give it back.
+    pub tails: Option<String>,
+    /// Principal variations by ply, packed (rows of `ply_pvs`).
+    pub pvs: Vec<(u32, String)>,
 }
 
 impl PlyData {
@@ -49,9 +70,14 @@ impl PlyData {
             && record.evals.is_empty()
             && record.nags.is_empty()
             && record.comment_ends.is_empty()
+            && record.depths.is_empty()
+            && record.nodes.is_empty()
+            && record.pv_ends.is_empty()
+            && record.tails.is_empty()
         {
             return None;
         }
+        let uint = |out: &mut Vec<u8>, n: &u32| write_uint(out, u64::from(*n));
         Some(PlyData {
             clocks: times(&record.clocks),
             emts: times(&record.emts),
@@ -70,10 +96,29 @@ impl PlyData {
                 }
                 out.push(b'"');
             }),
-            comments: object(record.comments(), write_string),
+            comments: comments(record),
             notes_form: None,
+            depths: array(&record.depths, uint),
+            seldepths: array(&record.seldepths, uint),
+            nodes: array(&record.nodes, |out, n| write_uint(out, *n)),
+            notes_layout: None,
+            tails: object(record.tails.iter().map(|(p, t)| (*p, t.as_str())), write_string),
+            pvs: record.pvs().map(|(ply, pv)| (ply, crate::db::packed_moves::pack(pv))).collect(),
         })
     }
+}
+
+/// The comments of `record` as `ply_data.comments` stores them: an array
+/// by ply, as the clocks, when more than half the plies up to the last
+/// comment have one (an engine's comment after every move: the keys of an
+/// object would cost some 8 bytes a ply), else an object from the ply.
+fn comments(record: &GameRecord) -> Option<String> {
+    let last = record.comment_ends.last()?.0;
+    if 2 * record.comment_ends.len() > last as usize {
+        let texts: Vec<(u32, &str)> = record.comments().collect();
+        return array(&texts, |out, text| write_string(out, text));
+    }
+    object(record.comments(), write_string)
 }
 
 /// A `ply_data` row read back: each ply's notes, as
@@ -87,6 +132,13 @@ pub struct StoredNotes {
     nags: Vec<(u32, String)>,
     /// By ply, in ply order.
     comments: Vec<(u32, String)>,
+    depths: Vec<Option<u32>>,
+    seldepths: Vec<Option<u32>>,
+    nodes: Vec<Option<u64>>,
+    /// By ply, in ply order.
+    tails: Vec<(u32, String)>,
+    /// By ply, in ply order, unpacked.
+    pvs: Vec<(u32, String)>,
 }
 
 impl StoredNotes {
@@ -100,7 +152,21 @@ impl StoredNotes {
             emts: read_times(row.emts.as_deref()).ok_or("emts")?,
             evals: read_array(row.evals.as_deref(), read_eval).ok_or("evals")?,
             nags: read_object(row.nags.as_deref()).ok_or("nags")?,
-            comments: read_object(row.comments.as_deref()).ok_or("comments")?,
+            comments: read_texts(row.comments.as_deref()).ok_or("comments")?,
+            depths: read_array(row.depths.as_deref(), |t| t.parse().ok()).ok_or("depths")?,
+            seldepths: read_array(row.seldepths.as_deref(), |t| t.parse().ok())
+                .ok_or("seldepths")?,
+            nodes: read_array(row.nodes.as_deref(), |t| t.parse().ok()).ok_or("nodes")?,
+            tails: read_object(row.tails.as_deref()).ok_or("tails")?,
+            pvs: {
+                let mut pvs: Vec<(u32, String)> = row
+                    .pvs
+                    .iter()
+                    .map(|(ply, packed)| (*ply, crate::db::packed_moves::unpack(packed)))
+                    .collect();
+                pvs.sort_unstable_by_key(|p| p.0);
+                pvs
+            },
         })
     }
 
@@ -115,8 +181,13 @@ impl StoredNotes {
             clock: of(&self.clocks),
             emt: of(&self.emts),
             eval: at(ply).and_then(|i| self.evals.get(i).copied().flatten()),
+            depth: of(&self.depths),
+            seldepth: of(&self.seldepths),
+            nodes: at(ply).and_then(|i| self.nodes.get(i).copied().flatten()),
+            pv: text(&self.pvs, ply),
             nags: text(&self.nags, ply),
             text: text(&self.comments, ply),
+            tail: text(&self.tails, ply),
         }
     }
 }
@@ -214,6 +285,18 @@ fn read_eval(text: &str) -> Option<Eval> {
     match text.strip_prefix("\"#") {
         Some(mate) => mate.strip_suffix('"')?.parse().ok().map(Eval::Mate),
         None => text.parse().ok().map(Eval::Centipawns),
+    }
+}
+
+/// Texts by ply as [`comments`] writes them, an array or an object, in ply
+/// order; empty for NULL.
+fn read_texts(text: Option<&str>) -> Option<Vec<(u32, String)>> {
+    match text {
+        Some(array) if array.starts_with('[') => {
+            let texts: Vec<Option<String>> = serde_json::from_str(array).ok()?;
+            Some((1u32..).zip(texts).filter_map(|(ply, text)| Some((ply, text?))).collect())
+        }
+        _ => read_object(text),
     }
 }
 
@@ -430,7 +513,7 @@ mod tests {
             let notes = StoredNotes::read(&row).unwrap();
             let first = original.start_fen.as_deref().map_or(FirstMove::STANDARD, FirstMove::of_fen);
             let result = original.outcome.unwrap().as_str();
-            let form = NotesForm::from_code(row.notes_form).unwrap();
+            let form = NotesForm::from_code(row.notes_form, row.notes_layout.as_deref()).unwrap();
             let mut movetext = String::new();
             let plies = |p| notes.ply(p);
             write_movetext(&mut movetext, 80, &original.san, first, result, form, plies);

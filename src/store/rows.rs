@@ -14,6 +14,7 @@ use crate::db::packed_moves;
 pub use crate::db::Header;
 use crate::notation::fen;
 use crate::notation::uci::Uci;
+use crate::pgn::movetext::NotesForm;
 use crate::replay::openings::Openings;
 use crate::replay::parallel::LocatedGame;
 use crate::replay::TagPairs;
@@ -220,8 +221,17 @@ impl GameRow {
         let token = record.outcome.map(|o| o.as_str());
         let rebuild =
             record.rebuild.filter(|_| token.is_some() && header.result.as_deref() == token);
-        if let (Some(plies), Some(form)) = (&mut plies, rebuild) {
-            plies.notes_form = form.code();
+        if let Some(plies) = &mut plies {
+            match rebuild {
+                Some(form) => {
+                    plies.notes_form = form.code();
+                    if let NotesForm::Keyed(layout) = form {
+                        plies.notes_layout = Some(layout.to_text());
+                    }
+                }
+                // The movetext is stored: nothing of it a second time.
+                None => plies.tails = None,
+            }
         }
         let mut positions = Vec::new();
         let mut fens = Vec::new();

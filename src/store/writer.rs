@@ -317,7 +317,9 @@ static TEXT_PARAMS: LazyLock<Vec<bool>> =
 
 const INSERT_TAGS: &str = "INSERT OR ROLLBACK INTO game_tags (game_id, pairs) VALUES (?1, ?2)";
 const INSERT_PLY_DATA: &str = "INSERT OR ROLLBACK INTO ply_data \
-    (game_id, clocks, emts, evals, nags, comments, notes_form) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
+    (game_id, clocks, emts, evals, nags, comments, notes_form, depths, seldepths, nodes, \
+    notes_layout, tails) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
+const INSERT_PV: &str = "INSERT OR ROLLBACK INTO ply_pvs (id, pv) VALUES (?1, ?2)";
 const INSERT_MATERIAL: &str =
     "INSERT OR ROLLBACK INTO game_material (game_id, stretches) VALUES (?1, ?2)";
 const INSERT_ERROR: &str =
@@ -340,6 +342,7 @@ struct Inserts<'c> {
     game: rusqlite::Statement<'c>,
     tags: rusqlite::Statement<'c>,
     ply_data: rusqlite::Statement<'c>,
+    pv: rusqlite::Statement<'c>,
     material: rusqlite::Statement<'c>,
 }
 
@@ -349,6 +352,7 @@ impl<'c> Inserts<'c> {
             game: conn.prepare(&INSERT_GAME)?,
             tags: conn.prepare(INSERT_TAGS)?,
             ply_data: conn.prepare(INSERT_PLY_DATA)?,
+            pv: conn.prepare(INSERT_PV)?,
             material: conn.prepare(INSERT_MATERIAL)?,
         })
     }
@@ -748,9 +752,30 @@ impl Writer {
                     inserts.tags.execute(params![id, tag_names.encode(conn, pairs)?])?;
                 }
                 if let Some(d) = &game.plies {
-                    let p =
-                        params![id, d.clocks, d.emts, d.evals, d.nags, d.comments, d.notes_form];
+                    let p = params![
+                        id,
+                        d.clocks,
+                        d.emts,
+                        d.evals,
+                        d.nags,
+                        d.comments,
+                        d.notes_form,
+                        d.depths,
+                        d.seldepths,
+                        d.nodes,
+                        d.notes_layout,
+                        d.tails
+                    ];
                     inserts.ply_data.execute(p)?;
+                    for (ply, pv) in &d.pvs {
+                        // Plies past 2^24 keep their variation in the
+                        // movetext's text only.
+                        if *ply < 1 << 24 {
+                            inserts
+                                .pv
+                                .execute(params![(i64::from(id) << 24) | i64::from(*ply), pv])?;
+                        }
+                    }
                 }
                 if let Some(stretches) = &game.material {
                     inserts.material.execute(params![id, stretches])?;

@@ -299,11 +299,59 @@ pub fn migrate_to(conn: &Connection, version: usize) {
     }
 }
 
+/// Puts the notes of a database back as schema 17 stored them: no engine
+/// columns in `ply_data`, no `ply_pvs`, that schema's `plies` view and
+/// delete trigger; `user_version` 17 (for a database of schema 18 or
+/// later whose games have no engine notes or kept text).
+pub fn notes_as_schema_17(conn: &Connection) {
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+    if version < 18 {
+        return;
+    }
+    let v17 = Connection::open_in_memory().unwrap();
+    migrate_to(&v17, 17);
+    let sql_of = |name: &str| -> String {
+        v17.query_row("SELECT sql FROM sqlite_master WHERE name = ?1", [name], |r| r.get(0))
+            .unwrap()
+    };
+    // Games whose notes need the engine columns or text kept by move: their
+    // movetext stored whole, as schema 17 kept it.
+    pgnindex::query::functions::register(conn, Path::new("unused.db")).unwrap();
+    let kept = format!(
+        "UPDATE game_rows SET movetext = (SELECT {} FROM games AS g \
+         LEFT JOIN ply_data AS d ON d.game_id = g.id WHERE g.id = game_rows.id) \
+         WHERE movetext IS NULL AND (id IN (SELECT game_id FROM ply_data WHERE tails IS NOT NULL \
+         OR notes_layout IS NOT NULL OR depths IS NOT NULL OR seldepths IS NOT NULL \
+         OR nodes IS NOT NULL OR notes_form > 1) OR id IN (SELECT id >> 24 FROM ply_pvs))",
+        pgnindex::query::functions::movetext_sql(18)
+    );
+    conn.execute_batch(&kept).unwrap();
+    // Comments as an object by ply, the one form of schema 17.
+    conn.execute_batch(
+        "UPDATE ply_data SET comments = (SELECT json_group_object(j.key + 1, j.value) \
+         FROM json_each(ply_data.comments) AS j WHERE j.type <> 'null') \
+         WHERE comments LIKE '[%'",
+    )
+    .unwrap();
+    conn.execute_batch(&format!(
+        "DROP VIEW plies; DROP TRIGGER games_delete; DROP TABLE ply_pvs;
+         ALTER TABLE ply_data DROP COLUMN depths; ALTER TABLE ply_data DROP COLUMN seldepths;
+         ALTER TABLE ply_data DROP COLUMN nodes; ALTER TABLE ply_data DROP COLUMN notes_layout;
+         ALTER TABLE ply_data DROP COLUMN tails;
+         {}; {};
+         PRAGMA user_version = 17;",
+        sql_of("plies"),
+        sql_of("games_delete")
+    ))
+    .unwrap();
+}
+
 /// Puts the games of a database back as schemas 1 to 15 stored them: the
 /// table `games` (with its index and triggers of schema 15, taken from a
 /// database migrated to 15) instead of the view over `game_rows` and
 /// `game_texts`; `user_version` 15.
 pub fn games_as_schema_15(conn: &Connection) {
+    notes_as_schema_17(conn);
     let v15 = Connection::open_in_memory().unwrap();
     migrate_to(&v15, 15);
     let schema: Vec<String> = rows::<(String,)>(

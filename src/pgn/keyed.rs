@@ -1,0 +1,510 @@
+//! TCEC's engine comments: `key=value` items separated by commas, such as
+//! `{d=27, sd=78, mt=39532, tl=1393062, s=48291, n=1906789221, pv=Nf3 d5
+//! g3, tb=0, h=100.0, ph=0.0, wv=0.60, R50=50, Rd=-11, Rr=-1000,
+//! mb=+0+0+0+0+0,}`.
+//!
+//! Read into columns: `d` (depth), `sd` (selective depth), `n` (nodes),
+//! `pv` (the principal variation, SAN), `wv` (White's view in pawns,
+//! `M12`/`-M12` a mate in 12 moves for White/Black), `mt` (time spent) and
+//! `tl` (time left), in milliseconds (`39532`) or as `HH:MM:SS`. The other
+//! items stay text, in order. A [`Layout`] records where each item stood,
+//! so that [`write`] gives the comment back from the columns and that text.
+
+use super::commands::{parse_clock, Eval};
+use super::movetext::PlyNotes;
+
+/// The longest [`Layout`] text.
+const MAX_LAYOUT: usize = 240;
+
+/// The keys of keyed comments in the order they come, and whether a
+/// comment ends with a comma: written as text in `ply_data.notes_layout`,
+/// keys comma separated, `:` after `mt`/`tl` written `HH:MM:SS`, a trailing
+/// comma when the comments have one (`d,sd,pd,mt,tl,s,n,pv,tb,wv,R50,`).
+/// A game's layout holds the keys of all its keyed comments: a comment
+/// need not have every key (TCEC writes the ponder move `pd=` on some
+/// moves only), but those it has come in this order.
+#[derive(Clone, Copy)]
+pub struct Layout {
+    text: [u8; MAX_LAYOUT],
+    len: u8,
+}
+
+impl PartialEq for Layout {
+    fn eq(&self, other: &Layout) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Layout {}
+
+impl std::fmt::Debug for Layout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Layout({:?})", self.as_str())
+    }
+}
+
+impl Layout {
+    /// The layout as `ply_data.notes_layout` stores it.
+    pub fn as_str(&self) -> &str {
+        // Built from ASCII only.
+        std::str::from_utf8(&self.text[..usize::from(self.len)]).unwrap_or_default()
+    }
+
+    /// The layout as `ply_data.notes_layout` stores it.
+    pub fn to_text(&self) -> String {
+        self.as_str().to_string()
+    }
+
+    /// The layout of a `notes_layout` text; `None` if it is not one.
+    pub fn from_text(text: &str) -> Option<Layout> {
+        let layout = Layout::of_bytes(text.as_bytes())?;
+        let body = text.strip_suffix(',').unwrap_or(text);
+        if body.is_empty() {
+            return Some(layout);
+        }
+        let mut seen = Vec::new();
+        for key in body.split(',') {
+            let name = key.strip_suffix(':').unwrap_or(key);
+            if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric()) {
+                return None;
+            }
+            if key.ends_with(':') && name != "mt" && name != "tl" {
+                return None;
+            }
+            if seen.contains(&name) {
+                return None;
+            }
+            seen.push(name);
+        }
+        Some(layout)
+    }
+
+    fn of_bytes(bytes: &[u8]) -> Option<Layout> {
+        if bytes.len() > MAX_LAYOUT {
+            return None;
+        }
+        let mut text = [0u8; MAX_LAYOUT];
+        text[..bytes.len()].copy_from_slice(bytes);
+        Some(Layout { text, len: bytes.len() as u8 })
+    }
+
+    /// The keys in order: name, and `true` for a time written `HH:MM:SS`.
+    fn keys(&self) -> impl Iterator<Item = (&str, bool)> {
+        let text = self.as_str();
+        let body = text.strip_suffix(',').unwrap_or(text);
+        body.split(',').filter(|k| !k.is_empty()).map(|k| match k.strip_suffix(':') {
+            Some(name) => (name, true),
+            None => (k, false),
+        })
+    }
+
+    /// `true` when the comments end with a comma.
+    fn trailing_comma(&self) -> bool {
+        self.as_str().ends_with(',')
+    }
+
+    /// This layout with the keys of `other` (a comment's own layout) it
+    /// lacks, each put after the key before it in `other`; `None` when
+    /// the two order their common keys differently, write a time
+    /// differently or disagree on the trailing comma.
+    pub fn merged(&self, other: &Layout) -> Option<Layout> {
+        if self.trailing_comma() != other.trailing_comma() {
+            return None;
+        }
+        let mut keys: Vec<(&str, bool)> = self.keys().collect();
+        let mut at = 0;
+        for (name, clock) in other.keys() {
+            match keys.iter().position(|k| k.0 == name) {
+                Some(i) if keys[i].1 != clock || i < at => return None,
+                Some(i) => at = i + 1,
+                None => {
+                    keys.insert(at, (name, clock));
+                    at += 1;
+                }
+            }
+        }
+        let mut text = String::new();
+        for (i, (name, clock)) in keys.iter().enumerate() {
+            if i > 0 {
+                text.push(',');
+            }
+            text.push_str(name);
+            if *clock {
+                text.push(':');
+            }
+        }
+        if self.trailing_comma() {
+            text.push(',');
+        }
+        Layout::of_bytes(text.as_bytes())
+    }
+}
+
+/// What a keyed comment says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Keyed<'a> {
+    /// `d=`.
+    pub depth: Option<u32>,
+    /// `sd=`.
+    pub seldepth: Option<u32>,
+    /// `n=`.
+    pub nodes: Option<u64>,
+    /// `pv=`, trimmed.
+    pub pv: Option<&'a [u8]>,
+    /// `wv=`, White's view.
+    pub eval: Option<Eval>,
+    /// `mt=`, milliseconds.
+    pub emt: Option<u32>,
+    /// `tl=`, milliseconds.
+    pub clock: Option<u32>,
+    /// The comment's keys in order.
+    pub layout: Layout,
+}
+
+/// The items of a comment: its text split at commas, each trimmed; the
+/// empty text after a trailing comma left out.
+fn items(text: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let text = text.trim_ascii();
+    let body = text.strip_suffix(b",").unwrap_or(text);
+    body.split(|&b| b == b',').map(<[u8]>::trim_ascii)
+}
+
+/// Reads a comment of `key=value` items (at least one of them a key read
+/// into a column, with a value as TCEC writes it); `None` for any other
+/// comment.
+pub fn read(text: &[u8]) -> Option<Keyed<'_>> {
+    let text = text.trim_ascii();
+    // Out at once for prose and commands: the first item is `key=`.
+    let first = text.iter().position(|&b| !b.is_ascii_alphanumeric())?;
+    if text[first] != b'=' || first == 0 {
+        return None;
+    }
+    let mut keyed = Keyed {
+        depth: None,
+        seldepth: None,
+        nodes: None,
+        pv: None,
+        eval: None,
+        emt: None,
+        clock: None,
+        layout: Layout::of_bytes(b"")?,
+    };
+    let mut layout = Vec::with_capacity(64);
+    let mut known = false;
+    for item in items(text) {
+        let eq = item.iter().position(|&b| b == b'=')?;
+        let (key, value) = (&item[..eq], item[eq + 1..].trim_ascii());
+        if key.is_empty() || !key.iter().all(u8::is_ascii_alphanumeric) {
+            return None;
+        }
+        // A key twice: the layout cannot tell the two apart.
+        let repeated =
+            layout.split(|&b| b == b',').any(|k: &[u8]| k.strip_suffix(b":").unwrap_or(k) == key);
+        if repeated {
+            return None;
+        }
+        let mut clock = false;
+        let read = match key {
+            b"d" => number(value).map(|d| keyed.depth = Some(d)),
+            b"sd" => number(value).map(|d| keyed.seldepth = Some(d)),
+            b"n" => long_number(value).map(|n| keyed.nodes = Some(n)),
+            b"pv" if !value.is_empty() => {
+                keyed.pv = Some(value);
+                Some(())
+            }
+            b"wv" => white_view(value).map(|e| keyed.eval = Some(e)),
+            b"mt" | b"tl" => time(value).map(|(ms, hms)| {
+                clock = hms;
+                if key == b"mt" {
+                    keyed.emt = Some(ms);
+                } else {
+                    keyed.clock = Some(ms);
+                }
+            }),
+            _ => None,
+        };
+        if read.is_none() && KNOWN.contains(&key) {
+            // A known key with a value written otherwise: no column, and
+            // no layout can place it as text.
+            return None;
+        }
+        known |= read.is_some();
+        if !layout.is_empty() {
+            layout.push(b',');
+        }
+        layout.extend_from_slice(key);
+        if clock {
+            layout.push(b':');
+        }
+    }
+    if text.ends_with(b",") {
+        layout.push(b',');
+    }
+    keyed.layout = Layout::of_bytes(&layout)?;
+    known.then_some(keyed)
+}
+
+/// The keys read into columns.
+const KNOWN: [&[u8]; 7] = [b"d", b"sd", b"n", b"pv", b"wv", b"mt", b"tl"];
+
+/// The items of `text` that [`read`] leaves as text, in order.
+pub fn other_items(text: &[u8]) -> impl Iterator<Item = &[u8]> {
+    items(text).filter(|item| {
+        let key = item.iter().position(|&b| b == b'=').map_or(&item[..], |eq| &item[..eq]);
+        !KNOWN.contains(&key)
+    })
+}
+
+/// Appends the comment `notes` make in `layout`: each known key with its
+/// column's value when it has one, each other key with the next item of
+/// `notes.text` (its items comma separated, as [`other_items`] joined
+/// them) when that item has this key, then the items left and the
+/// trailing comma.
+pub fn write(out: &mut String, layout: &Layout, notes: &PlyNotes<'_>) {
+    let mut others = notes.text.split(',').map(str::trim).filter(|t| !t.is_empty()).peekable();
+    let mut first = true;
+    let mut item = |out: &mut String, key: &str, value: &dyn Fn(&mut String)| {
+        if !first {
+            out.push_str(", ");
+        }
+        first = false;
+        out.push_str(key);
+        value(out);
+    };
+    for (key, clock) in layout.keys() {
+        match key {
+            "d" | "sd" => {
+                if let Some(v) = if key == "d" { notes.depth } else { notes.seldepth } {
+                    item(out, key, &|out| *out += &format!("={v}"));
+                }
+            }
+            "n" => {
+                if let Some(v) = notes.nodes {
+                    item(out, key, &|out| *out += &format!("={v}"));
+                }
+            }
+            "pv" => {
+                if !notes.pv.is_empty() {
+                    item(out, key, &|out| *out += &format!("={}", notes.pv));
+                }
+            }
+            "wv" => {
+                if let Some(e) = notes.eval {
+                    item(out, key, &|out| {
+                        out.push('=');
+                        write_white_view(out, e);
+                    });
+                }
+            }
+            "mt" | "tl" => {
+                if let Some(ms) = if key == "mt" { notes.emt } else { notes.clock } {
+                    item(out, key, &|out| {
+                        out.push('=');
+                        if clock {
+                            let s = ms / 1000;
+                            *out += &format!("{:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
+                        } else {
+                            *out += &ms.to_string();
+                        }
+                    });
+                }
+            }
+            _ => {
+                let next = others.next_if(|t| t.split('=').next() == Some(key));
+                if let Some(text) = next {
+                    item(out, "", &|out| out.push_str(text));
+                }
+            }
+        }
+    }
+    for text in others {
+        item(out, "", &|out| out.push_str(text));
+    }
+    if layout.trailing_comma() {
+        out.push(',');
+    }
+}
+
+/// `wv=` as TCEC writes it: pawns with two decimals (`0.60`, `-1.47`),
+/// `M12` / `-M12` for mates.
+fn write_white_view(out: &mut String, eval: Eval) {
+    match eval {
+        Eval::Centipawns(cp) => {
+            let sign = if cp < 0 { "-" } else { "" };
+            let cp = cp.unsigned_abs();
+            *out += &format!("{sign}{}.{:02}", cp / 100, cp % 100);
+        }
+        Eval::Mate(moves) => {
+            let sign = if moves < 0 { "-" } else { "" };
+            *out += &format!("{sign}M{}", moves.unsigned_abs());
+        }
+    }
+}
+
+/// `wv=`'s value: pawns (`0.60`) or `M12` / `-M12`.
+fn white_view(value: &[u8]) -> Option<Eval> {
+    let (negative, unsigned) = match value {
+        [b'-', rest @ ..] => (true, rest),
+        _ => (false, value),
+    };
+    if let Some(moves) = unsigned.strip_prefix(b"M") {
+        let moves = i32::try_from(number(moves)?).ok()?;
+        return Some(Eval::Mate(if negative { -moves } else { moves }));
+    }
+    let (whole, fraction) = match unsigned.iter().position(|&b| b == b'.') {
+        Some(i) => (&unsigned[..i], &unsigned[i + 1..]),
+        None => return None,
+    };
+    if whole.is_empty() || whole.len() > 6 || fraction.is_empty() || fraction.len() > 2 {
+        return None;
+    }
+    let pawns = i32::try_from(number(whole)?).ok()?;
+    let mut cents = i32::try_from(number(fraction)?).ok()?;
+    if fraction.len() == 1 {
+        cents *= 10;
+    }
+    let cp = pawns * 100 + cents;
+    Some(Eval::Centipawns(if negative { -cp } else { cp }))
+}
+
+/// `mt=` / `tl=`: milliseconds (`39532`), or `HH:MM:SS` (`true`).
+fn time(value: &[u8]) -> Option<(u32, bool)> {
+    if value.contains(&b':') {
+        return parse_clock(value).map(|ms| (ms, true));
+    }
+    number(value).map(|ms| (ms, false))
+}
+
+/// One to nine digits.
+fn number(digits: &[u8]) -> Option<u32> {
+    if digits.is_empty() || digits.len() > 9 || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(digits.iter().fold(0u32, |n, &d| n * 10 + u32::from(d - b'0')))
+}
+
+/// One to nineteen digits.
+fn long_number(digits: &[u8]) -> Option<u64> {
+    if digits.is_empty() || digits.len() > 19 || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(digits.iter().fold(0u64, |n, &d| n * 10 + u64::from(d - b'0')))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MODERN: &str = "d=29, sd=32, mt=6185, tl=35993815, s=16168858, n=100020557, \
+        pv=d5 e3 h5 gxh5 Nf6, tb=0, h=6.7, ph=0.0, wv=-1.47, R50=50, Rd=-11, Rr=-1000, \
+        mb=+0+0+0+0+0,";
+    const SEASON_10: &str = " d=28, pd=d5, mt=00:02:46, tl=01:57:28, s=14000 kN/s, \
+        n=2330658606, pv=d4 d5 c4 c6, tb=0, R50=50, wv=0.24, ";
+
+    fn others(text: &str) -> String {
+        let items: Vec<&str> =
+            other_items(text.as_bytes()).map(|i| std::str::from_utf8(i).unwrap()).collect();
+        items.join(", ")
+    }
+
+    fn written(keyed: &Keyed<'_>, layout: &Layout, text: &str) -> String {
+        let notes = PlyNotes {
+            depth: keyed.depth,
+            seldepth: keyed.seldepth,
+            nodes: keyed.nodes,
+            pv: keyed.pv.map_or("", |p| std::str::from_utf8(p).unwrap()),
+            eval: keyed.eval,
+            emt: keyed.emt,
+            clock: keyed.clock,
+            text,
+            ..PlyNotes::default()
+        };
+        let mut out = String::new();
+        write(&mut out, layout, &notes);
+        out
+    }
+
+    #[test]
+    fn the_modern_form_is_read_into_columns_and_written_back() {
+        let k = read(MODERN.as_bytes()).unwrap();
+        assert_eq!(
+            (k.depth, k.seldepth, k.nodes, k.eval, k.emt, k.clock),
+            (
+                Some(29),
+                Some(32),
+                Some(100_020_557),
+                Some(Eval::Centipawns(-147)),
+                Some(6_185),
+                Some(35_993_815)
+            )
+        );
+        assert_eq!(k.pv, Some(&b"d5 e3 h5 gxh5 Nf6"[..]));
+        assert_eq!(k.layout.as_str(), "d,sd,mt,tl,s,n,pv,tb,h,ph,wv,R50,Rd,Rr,mb,");
+        assert_eq!(Layout::from_text(k.layout.as_str()), Some(k.layout));
+        let rest = others(MODERN);
+        assert_eq!(
+            rest,
+            "s=16168858, tb=0, h=6.7, ph=0.0, R50=50, Rd=-11, Rr=-1000, mb=+0+0+0+0+0"
+        );
+        assert_eq!(written(&k, &k.layout, &rest), MODERN);
+    }
+
+    #[test]
+    fn the_season_10_form_with_clock_times() {
+        let k = read(SEASON_10.as_bytes()).unwrap();
+        assert_eq!((k.emt, k.clock), (Some(166_000), Some(7_048_000)));
+        assert_eq!(k.eval, Some(Eval::Centipawns(24)));
+        assert_eq!(k.layout.as_str(), "d,pd,mt:,tl:,s,n,pv,tb,R50,wv,");
+        let rest = others(SEASON_10);
+        assert_eq!(rest, "pd=d5, s=14000 kN/s, tb=0, R50=50");
+        assert_eq!(written(&k, &k.layout, &rest), SEASON_10.trim());
+    }
+
+    #[test]
+    fn a_layout_takes_the_keys_some_comments_lack() {
+        let without = "d=30, mt=100, pv=e4 e5, wv=0.10,";
+        let with = "d=31, pd=e5, mt=90, pv=e5 Nf3, wv=0.12,";
+        let (a, b) = (read(without.as_bytes()).unwrap(), read(with.as_bytes()).unwrap());
+        let merged = a.layout.merged(&b.layout).unwrap();
+        assert_eq!(merged.as_str(), "d,pd,mt,pv,wv,");
+        assert_eq!(written(&a, &merged, &others(without)), without);
+        assert_eq!(written(&b, &merged, &others(with)), with);
+        // Keys in another order, a time written otherwise, no trailing
+        // comma: no common layout.
+        for other in ["mt=1, d=2, wv=0.10,", "d=1, mt=00:00:01, wv=0.10,", "d=30, wv=0.10"] {
+            let o = read(other.as_bytes()).unwrap();
+            assert_eq!(merged.merged(&o.layout), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn mates_in_whites_view() {
+        let k = read(b"d=40, wv=M12, pv=Qh7,").unwrap();
+        assert_eq!(k.eval, Some(Eval::Mate(12)));
+        assert_eq!(written(&k, &k.layout, ""), "d=40, wv=M12, pv=Qh7,");
+        let k = read(b"wv=-M3").unwrap();
+        assert_eq!(k.eval, Some(Eval::Mate(-3)));
+        assert_eq!(written(&k, &k.layout, ""), "wv=-M3");
+    }
+
+    #[test]
+    fn other_comments_are_not_keyed() {
+        for text in [
+            &b"book, mb=+0+0+0+0+0,"[..],
+            b"mb=+0+0+0+0+0,",
+            b"a fine move",
+            b"[%clk 0:03:00]",
+            b"=d5",
+            b"d=28, a fine move",
+            b"d=30, wv=0.6x",
+            b"d=30, d=31",
+            b"WhiteEngineOptions: Protocol=uci; Threads=104",
+            b"",
+        ] {
+            assert_eq!(read(text), None, "{}", String::from_utf8_lossy(text));
+        }
+        for layout in ["d,zz:", "d,d", "d,,wv", "d,w v"] {
+            assert_eq!(Layout::from_text(layout), None, "{layout}");
+        }
+    }
+}
