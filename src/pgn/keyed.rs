@@ -7,8 +7,9 @@
 //! `pv` (the principal variation, SAN), `wv` (White's view in pawns,
 //! `M12`/`-M12` a mate in 12 moves for White/Black), `mt` (time spent) and
 //! `tl` (time left), in milliseconds (`39532`) or as `HH:MM:SS`. The other
-//! items stay text, in order. A [`Layout`] records where each item stood,
-//! so that [`write`] gives the comment back from the columns and that text.
+//! items stay text, in order. A [`Layout`] records the order of a game's
+//! keys, so that [`write`] gives each comment back from the columns and
+//! that text.
 
 use super::commands::{parse_clock, Eval};
 use super::movetext::PlyNotes;
@@ -111,6 +112,11 @@ impl Layout {
         if self.trailing_comma() != other.trailing_comma() {
             return None;
         }
+        // The common case: the comment's keys are among these, in order.
+        let mut mine = self.keys();
+        if other.keys().all(|key| mine.any(|k| k == key)) {
+            return Some(*self);
+        }
         let mut keys: Vec<(&str, bool)> = self.keys().collect();
         let mut at = 0;
         for (name, clock) in other.keys() {
@@ -187,71 +193,120 @@ pub fn read(text: &[u8]) -> Option<Keyed<'_>> {
         eval: None,
         emt: None,
         clock: None,
-        layout: Layout::of_bytes(b"")?,
+        layout: Layout { text: [0; MAX_LAYOUT], len: 0 },
     };
-    let mut layout = Vec::with_capacity(64);
+    let mut layout = LayoutWriter { layout: &mut keyed.layout, seen: [0; MAX_KEYS], keys: 0 };
     let mut known = false;
+    let (mut depth, mut seldepth, mut nodes, mut pv, mut eval, mut emt, mut clock) =
+        (None, None, None, None, None, None, None);
     for item in items(text) {
         let eq = item.iter().position(|&b| b == b'=')?;
         let (key, value) = (&item[..eq], item[eq + 1..].trim_ascii());
         if key.is_empty() || !key.iter().all(u8::is_ascii_alphanumeric) {
             return None;
         }
-        // A key twice: the layout cannot tell the two apart.
-        let repeated =
-            layout.split(|&b| b == b',').any(|k: &[u8]| k.strip_suffix(b":").unwrap_or(k) == key);
-        if repeated {
-            return None;
-        }
-        let mut clock = false;
+        let mut hms = false;
         let read = match key {
-            b"d" => number(value).map(|d| keyed.depth = Some(d)),
-            b"sd" => number(value).map(|d| keyed.seldepth = Some(d)),
-            b"n" => long_number(value).map(|n| keyed.nodes = Some(n)),
+            b"d" => number(value).map(|d| depth = Some(d)),
+            b"sd" => number(value).map(|d| seldepth = Some(d)),
+            b"n" => long_number(value).map(|n| nodes = Some(n)),
             b"pv" if !value.is_empty() => {
-                keyed.pv = Some(value);
+                pv = Some(value);
                 Some(())
             }
-            b"wv" => white_view(value).map(|e| keyed.eval = Some(e)),
-            b"mt" | b"tl" => time(value).map(|(ms, hms)| {
-                clock = hms;
+            b"wv" => white_view(value).map(|e| eval = Some(e)),
+            b"mt" | b"tl" => time(value).map(|(ms, is_hms)| {
+                hms = is_hms;
                 if key == b"mt" {
-                    keyed.emt = Some(ms);
+                    emt = Some(ms);
                 } else {
-                    keyed.clock = Some(ms);
+                    clock = Some(ms);
                 }
             }),
             _ => None,
         };
-        if read.is_none() && KNOWN.contains(&key) {
+        if read.is_none() && is_known(key) {
             // A known key with a value written otherwise: no column, and
             // no layout can place it as text.
             return None;
         }
         known |= read.is_some();
-        if !layout.is_empty() {
-            layout.push(b',');
-        }
-        layout.extend_from_slice(key);
-        if clock {
-            layout.push(b':');
-        }
+        // A key twice: the layout cannot tell the two apart.
+        layout.push(key, hms)?;
     }
     if text.ends_with(b",") {
-        layout.push(b',');
+        layout.push_byte(b',')?;
     }
-    keyed.layout = Layout::of_bytes(&layout)?;
+    (keyed.depth, keyed.seldepth, keyed.nodes, keyed.pv) = (depth, seldepth, nodes, pv);
+    (keyed.eval, keyed.emt, keyed.clock) = (eval, emt, clock);
     known.then_some(keyed)
 }
 
-/// The keys read into columns.
-const KNOWN: [&[u8]; 7] = [b"d", b"sd", b"n", b"pv", b"wv", b"mt", b"tl"];
+/// The most keys a comment read as keyed may have.
+const MAX_KEYS: usize = 32;
+
+/// Appends a comment's keys to its layout, refusing one seen before.
+struct LayoutWriter<'l> {
+    layout: &'l mut Layout,
+    /// Each key seen: its bytes, up to 7, and its length (a short key
+    /// compared in one step).
+    seen: [u64; MAX_KEYS],
+    keys: usize,
+}
+
+impl LayoutWriter<'_> {
+    fn push(&mut self, key: &[u8], hms: bool) -> Option<()> {
+        let print = fingerprint(key);
+        if self.seen[..self.keys].contains(&print) && (key.len() < 8 || self.long_seen(key)) {
+            return None;
+        }
+        *self.seen.get_mut(self.keys)? = print;
+        self.keys += 1;
+        if self.layout.len > 0 {
+            self.push_byte(b',')?;
+        }
+        for &b in key {
+            self.push_byte(b)?;
+        }
+        if hms {
+            self.push_byte(b':')?;
+        }
+        Some(())
+    }
+
+    /// Whether a long key (8 bytes or more) is in the layout already.
+    #[cold]
+    fn long_seen(&self, key: &[u8]) -> bool {
+        self.layout.keys().any(|(name, _)| name.as_bytes() == key)
+    }
+
+    fn push_byte(&mut self, b: u8) -> Option<()> {
+        let len = usize::from(self.layout.len);
+        *self.layout.text.get_mut(len)? = b;
+        self.layout.len = u8::try_from(len + 1).ok()?;
+        Some(())
+    }
+}
+
+/// A key's first 7 bytes and its length, as one number.
+fn fingerprint(key: &[u8]) -> u64 {
+    let mut print = (key.len().min(255) as u64) << 56;
+    for (i, &b) in key.iter().take(7).enumerate() {
+        print |= u64::from(b) << (8 * i);
+    }
+    print
+}
+
+/// `true` for a key read into a column.
+fn is_known(key: &[u8]) -> bool {
+    matches!(key, b"d" | b"sd" | b"n" | b"pv" | b"wv" | b"mt" | b"tl")
+}
 
 /// The items of `text` that [`read`] leaves as text, in order.
 pub fn other_items(text: &[u8]) -> impl Iterator<Item = &[u8]> {
     items(text).filter(|item| {
         let key = item.iter().position(|&b| b == b'=').map_or(&item[..], |eq| &item[..eq]);
-        !KNOWN.contains(&key)
+        !is_known(key)
     })
 }
 
@@ -262,63 +317,71 @@ pub fn other_items(text: &[u8]) -> impl Iterator<Item = &[u8]> {
 /// trailing comma.
 pub fn write(out: &mut String, layout: &Layout, notes: &PlyNotes<'_>) {
     let mut others = notes.text.split(',').map(str::trim).filter(|t| !t.is_empty()).peekable();
-    let mut first = true;
-    let mut item = |out: &mut String, key: &str, value: &dyn Fn(&mut String)| {
-        if !first {
+    let start = out.len();
+    // Starts an item: `, ` after the first.
+    let item = |out: &mut String, key: &str| {
+        if out.len() > start {
             out.push_str(", ");
         }
-        first = false;
         out.push_str(key);
-        value(out);
     };
+    let mut numbers = itoa::Buffer::new();
     for (key, clock) in layout.keys() {
         match key {
-            "d" | "sd" => {
-                if let Some(v) = if key == "d" { notes.depth } else { notes.seldepth } {
-                    item(out, key, &|out| *out += &format!("={v}"));
-                }
-            }
-            "n" => {
-                if let Some(v) = notes.nodes {
-                    item(out, key, &|out| *out += &format!("={v}"));
+            "d" | "sd" | "n" => {
+                let value = match key {
+                    "d" => notes.depth.map(u64::from),
+                    "sd" => notes.seldepth.map(u64::from),
+                    _ => notes.nodes,
+                };
+                if let Some(v) = value {
+                    item(out, key);
+                    out.push('=');
+                    out.push_str(numbers.format(v));
                 }
             }
             "pv" => {
                 if !notes.pv.is_empty() {
-                    item(out, key, &|out| *out += &format!("={}", notes.pv));
+                    item(out, "pv=");
+                    out.push_str(notes.pv);
                 }
             }
             "wv" => {
                 if let Some(e) = notes.eval {
-                    item(out, key, &|out| {
-                        out.push('=');
-                        write_white_view(out, e);
-                    });
+                    item(out, "wv=");
+                    write_white_view(out, e);
                 }
             }
             "mt" | "tl" => {
                 if let Some(ms) = if key == "mt" { notes.emt } else { notes.clock } {
-                    item(out, key, &|out| {
-                        out.push('=');
-                        if clock {
-                            let s = ms / 1000;
-                            *out += &format!("{:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
-                        } else {
-                            *out += &ms.to_string();
+                    item(out, key);
+                    out.push('=');
+                    if clock {
+                        let s = ms / 1000;
+                        for (i, part) in [s / 3600, s / 60 % 60, s % 60].into_iter().enumerate() {
+                            if i > 0 {
+                                out.push(':');
+                            }
+                            if part < 10 {
+                                out.push('0');
+                            }
+                            out.push_str(numbers.format(part));
                         }
-                    });
+                    } else {
+                        out.push_str(numbers.format(ms));
+                    }
                 }
             }
             _ => {
                 let next = others.next_if(|t| t.split('=').next() == Some(key));
                 if let Some(text) = next {
-                    item(out, "", &|out| out.push_str(text));
+                    item(out, text);
                 }
             }
         }
     }
     for text in others {
-        item(out, "", &|out| out.push_str(text));
+        item(out, text);
     }
     if layout.trailing_comma() {
         out.push(',');
@@ -328,15 +391,24 @@ pub fn write(out: &mut String, layout: &Layout, notes: &PlyNotes<'_>) {
 /// `wv=` as TCEC writes it: pawns with two decimals (`0.60`, `-1.47`),
 /// `M12` / `-M12` for mates.
 fn write_white_view(out: &mut String, eval: Eval) {
+    let (negative, value) = match eval {
+        Eval::Centipawns(cp) => (cp < 0, cp.unsigned_abs()),
+        Eval::Mate(moves) => (moves < 0, moves.unsigned_abs()),
+    };
+    if negative {
+        out.push('-');
+    }
+    let mut number = itoa::Buffer::new();
     match eval {
-        Eval::Centipawns(cp) => {
-            let sign = if cp < 0 { "-" } else { "" };
-            let cp = cp.unsigned_abs();
-            *out += &format!("{sign}{}.{:02}", cp / 100, cp % 100);
+        Eval::Centipawns(_) => {
+            out.push_str(number.format(value / 100));
+            out.push('.');
+            out.push(char::from(b'0' + (value % 100 / 10) as u8));
+            out.push(char::from(b'0' + (value % 10) as u8));
         }
-        Eval::Mate(moves) => {
-            let sign = if moves < 0 { "-" } else { "" };
-            *out += &format!("{sign}M{}", moves.unsigned_abs());
+        Eval::Mate(_) => {
+            out.push('M');
+            out.push_str(number.format(value));
         }
     }
 }

@@ -9,11 +9,15 @@
 //!   again (`1. e4 { … } 1... e5`), a game from a position with Black to
 //!   move starting `N...`;
 //! - NAGs as `$N` after their move (`!` is written `$1`, `?!` `$6`);
-//! - a comment as `{ … }` after the move and its NAGs, its parts joined
-//!   by one space: in the [`NotesForm::Commands`] form (lichess, chess.com)
-//!   `[%eval E] [%clk C] [%emt T] text`; in the [`NotesForm::Score`] form
-//!   (engine-match files) the evaluation as a score alone from the mover's
-//!   point of view (`0.33`) in place of `[%eval]`;
+//! - a comment as `{ … }` after the move and its NAGs, in the game's
+//!   [`NotesForm`]: commands (lichess, chess.com) `[%eval E] [%clk C]
+//!   [%emt T] text`, its parts joined by one space; a score alone from the
+//!   mover's point of view (`0.33`) in place of `[%eval]`; cutechess's
+//!   `+0.35/20 1.2s`; Arena's `0.18/23 239 (Ne5)`; TCEC's `key=value`
+//!   items ([`keyed`]);
+//! - what followed a move as written, where its notes do not give it back
+//!   (a variation, two comments), in place of its NAGs and comment, and
+//!   what came before the first move, before it ([`Lines::raw`]);
 //! - clocks and times as `H:MM:SS`, a fraction of a second with as few
 //!   digits as it needs (`0:02:58.6`); evaluations in pawns with as few
 //!   decimals as they need but at least one (`0.17`, `-1.2`, `1.0`), mates

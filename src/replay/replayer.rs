@@ -257,6 +257,8 @@ pub struct Replayer<'a> {
     commented_ply: u32,
     /// A comment as the writer gives it back.
     scratch: String,
+    /// A keyed comment's items joined.
+    joined: Vec<u8>,
 }
 
 /// What a game's `Variant` tag says it is played as. The [`Replayer`] plays
@@ -565,7 +567,9 @@ impl<'a> Replayer<'a> {
                 out.extend_from_slice(word);
             }
         };
-        let mut joined = Vec::with_capacity(text.len());
+        // The buffer kept between comments.
+        let mut joined = std::mem::take(&mut self.joined);
+        joined.clear();
         if let Some(pv) = k.pv {
             if self.pv_ends.last().is_none_or(|p| p.0 != ply) {
                 words(&mut joined, pv);
@@ -583,6 +587,7 @@ impl<'a> Replayer<'a> {
         if !joined.is_empty() {
             self.add_comment_text(ply, &joined);
         }
+        self.joined = joined;
         self.keyed_layout = Some(k.layout);
     }
 
