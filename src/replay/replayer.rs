@@ -740,8 +740,12 @@ impl<'a> Replayer<'a> {
         };
         let candidates =
             [NotesForm::Commands, NotesForm::Score, NotesForm::Cutechess, NotesForm::Arena];
+        let engine = notes.eval.is_some() || notes.depth.is_some() || !notes.pv.is_empty();
         let forms: &[NotesForm] = match (&keyed, self.form) {
             (Some(form), _) => std::slice::from_ref(form),
+            // In a keyed game, a comment of another form with engine notes
+            // would be written back keyed.
+            (None, Some(NotesForm::Keyed(_))) if engine => &[],
             (None, Some(NotesForm::Keyed(_))) => &candidates[..1],
             (None, Some(form)) => &[form],
             (None, None) => &candidates,
@@ -1113,7 +1117,10 @@ impl<'a> Visitor<'a> for Replayer<'a> {
             && self.moves.iter().all(Option::is_some)
             && self.san_spans.len() == self.moves.len())
         .then(|| self.form.unwrap_or(NotesForm::Commands));
-        let tails = if rebuild.is_some() { self.tails() } else { Vec::new() };
+        let (rebuild, tails) = match rebuild.map(|form| (form, self.tails())) {
+            Some((form, Some(tails))) => (Some(form), tails),
+            _ => (None, Vec::new()),
+        };
         GameRecord {
             offset: self.offset,
             tags: if self.options.tags { TagPairs::decode(&self.tags) } else { TagPairs::new() },
@@ -1161,9 +1168,11 @@ impl<'a> Visitor<'a> for Replayer<'a> {
 impl Replayer<'_> {
     /// The text as written after each move of `raw_plies` (ply 0: before
     /// the first move), up to the next move's number or the result.
-    fn tails(&mut self) -> Vec<(u32, String)> {
+    /// `None` if a ply has no move to follow (never for a game read
+    /// whole).
+    fn tails(&mut self) -> Option<Vec<(u32, String)>> {
         if self.raw_plies.is_empty() {
-            return Vec::new();
+            return Some(Vec::new());
         }
         self.raw_plies.sort_unstable();
         self.raw_plies.dedup();
@@ -1173,20 +1182,21 @@ impl Replayer<'_> {
         let mut tails = Vec::with_capacity(self.raw_plies.len());
         for &ply in &self.raw_plies {
             let i = ply as usize;
-            let from = if i == 0 { start } else { self.san_spans[i - 1].1 };
-            let text = match self.san_spans.get(i) {
-                Some(&(next, _)) => without_move_number(&self.movetext[from - start..next - start]),
-                None => {
-                    let rest = self.movetext[from - start..end - start].trim_ascii_end();
-                    rest.strip_suffix(result.as_bytes()).unwrap_or(rest)
-                }
+            let from = if i == 0 { start } else { self.san_spans.get(i - 1)?.1 };
+            let to = self.san_spans.get(i).map_or(end, |s| s.0);
+            let text = self.movetext.get(from.checked_sub(start)?..to.checked_sub(start)?)?;
+            let text = if i < self.san_spans.len() {
+                without_move_number(text)
+            } else {
+                let rest = text.trim_ascii_end();
+                rest.strip_suffix(result.as_bytes()).unwrap_or(rest)
             };
             let text = text.trim_ascii();
             if !text.is_empty() {
                 tails.push((ply, crate::pgn::source::decode_text(text).into_owned()));
             }
         }
-        tails
+        Some(tails)
     }
 }
 
@@ -1446,6 +1456,7 @@ mod tests {
             ("1. e4 {0.33 [%clk 0:03:00]} *", 1, "{0.33 [%clk 0:03:00]}"),
             ("1. e4 {0.\n68/29 292} *", 1, "{0.\n68/29 292}"),
             ("1. e4 e5 $1 $2 (1... c5) 2. Nf3 *", 2, "$1 $2 (1... c5)"),
+            ("1. e4 {d=20, wv=0.10,} e5 {[%eval 0.2]} *", 2, "{[%eval 0.2]}"),
         ] {
             assert_eq!(tails(text), [(ply, tail.to_string())], "{text}");
         }
