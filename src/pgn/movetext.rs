@@ -325,16 +325,33 @@ fn push_uint(out: &mut String, n: u64) {
 /// `true` when `a` and `b` are the same text once trimmed and with each
 /// inner run of white space read as one space.
 pub fn same_normalised(a: &[u8], b: &[u8]) -> bool {
+    let (a, b) = (a.trim_ascii(), b.trim_ascii());
     // Most comments differ from their rewriting by the spaces at their ends
     // alone: a plain comparison settles them.
-    a.trim_ascii() == b.trim_ascii() || normalised(a).eq(normalised(b))
-}
-
-fn normalised(text: &[u8]) -> impl Iterator<Item = u8> + '_ {
-    text.split(u8::is_ascii_whitespace)
-        .filter(|word| !word.is_empty())
-        .enumerate()
-        .flat_map(|(i, word)| (i > 0).then_some(b' ').into_iter().chain(word.iter().copied()))
+    if a == b {
+        return true;
+    }
+    // Else one pass over both, a run of white space against a run (long
+    // engine comments come wrapped over lines).
+    let (mut i, mut j) = (0, 0);
+    loop {
+        match (a.get(i), b.get(j)) {
+            (None, None) => return true,
+            (Some(x), Some(y)) if x.is_ascii_whitespace() && y.is_ascii_whitespace() => {
+                while a.get(i).is_some_and(u8::is_ascii_whitespace) {
+                    i += 1;
+                }
+                while b.get(j).is_some_and(u8::is_ascii_whitespace) {
+                    j += 1;
+                }
+            }
+            (Some(x), Some(y)) if x == y => {
+                i += 1;
+                j += 1;
+            }
+            _ => return false,
+        }
+    }
 }
 
 /// Where a game's numbering starts: the move number of its first move,
@@ -682,5 +699,20 @@ mod tests {
         assert!(!same_normalised(b"ab", b"a b"));
         assert!(!same_normalised(b"[%eval 0.10]", b"[%eval 0.1]"));
         assert!(same_normalised(b"", b"  "));
+        assert!(!same_normalised(b"a b", b"a  bc"));
+        assert!(!same_normalised(b"a b c", b"a b"));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn white_space_normalised_as_words_joined_by_one_space(
+            a in proptest::collection::vec(proptest::sample::select(b" \n\tab".to_vec()), 0..12),
+            b in proptest::collection::vec(proptest::sample::select(b" \n\tab".to_vec()), 0..12),
+        ) {
+            fn words(t: &[u8]) -> Vec<&[u8]> {
+                t.split(u8::is_ascii_whitespace).filter(|w| !w.is_empty()).collect()
+            }
+            proptest::prop_assert_eq!(same_normalised(&a, &b), words(&a) == words(&b));
+        }
     }
 }
