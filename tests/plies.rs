@@ -322,6 +322,13 @@ fn engine_columns_come_from_the_comments() {
     );
     // lichess: the depth after the evaluation's comma.
     assert_eq!(every_column(&conn, 5), ["1|e4|180.0||0.17||23|||||", "2|e5|178.0|||-4|30|||||"]);
+    // `show` lists them too.
+    let shown = run(["show", "--db", arg(&db), "1", "--format", "json"]).success().stdout;
+    let shown: serde_json::Value = serde_json::from_str(&shown).unwrap();
+    assert_eq!(shown["notes"][0]["book"], true);
+    assert_eq!(shown["notes"][2]["pv"], "c4 c6 Nf3");
+    assert_eq!(shown["notes"][2]["nodes"], 200_000_000);
+    assert_eq!(shown["notes"][2]["seldepth"], 44);
     // Every game is written back, its comments as written.
     let stored = "SELECT count(*) FROM games WHERE movetext IS NOT NULL";
     assert_eq!(count(&conn, stored), 0);
@@ -501,10 +508,13 @@ fn show_lists_clocks_and_evaluations_beside_the_moves() {
     assert_eq!(
         game["notes"],
         serde_json::json!([
-            {"clock": null, "emt": 0.1, "eval": -0.5, "mate": null, "nags": null, "comment": null},
-            {"clock": null, "emt": null, "eval": null, "mate": -1, "nags": null, "comment": null},
+            {"clock": null, "emt": 0.1, "eval": -0.5, "mate": null, "nags": null, "comment": null,
+             "depth": 10, "seldepth": null, "nodes": null, "pv": null, "book": false},
+            {"clock": null, "emt": null, "eval": null, "mate": -1, "nags": null, "comment": null,
+             "depth": 10, "seldepth": null, "nodes": null, "pv": null, "book": false},
             {"clock": null, "emt": null, "eval": null, "mate": null, "nags": "$6",
-             "comment": "A \"quoted\" word; then \\ more (and more)"},
+             "comment": "A \"quoted\" word; then \\ more (and more)",
+             "depth": null, "seldepth": null, "nodes": null, "pv": null, "book": false},
         ])
     );
     let plain: serde_json::Value = serde_json::from_str(&show(&["4", "--format", "json"])).unwrap();

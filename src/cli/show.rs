@@ -340,7 +340,8 @@ fn to_json(
             .map(|n| {
                 serde_json::json!({
                     "clock": n.clock, "emt": n.emt, "eval": n.eval, "mate": n.mate,
-                    "nags": n.nags, "comment": n.comment,
+                    "nags": n.nags, "comment": n.comment, "depth": n.depth,
+                    "seldepth": n.seldepth, "nodes": n.nodes, "pv": n.pv, "book": n.book,
                 })
             })
             .collect();

@@ -197,6 +197,16 @@ pub struct PlyNote {
     pub nags: Option<String>,
     /// The comment text, commands taken out.
     pub comment: Option<String>,
+    /// The engine's search depth.
+    pub depth: Option<i64>,
+    /// The engine's selective depth.
+    pub seldepth: Option<i64>,
+    /// Nodes the engine searched.
+    pub nodes: Option<i64>,
+    /// The engine's principal variation, SAN.
+    pub pv: Option<String>,
+    /// `true` for a move its comment marks as a book move.
+    pub book: bool,
 }
 
 /// The notes of each ply of game `id`'s mainline (index 0 = ply 1), read
@@ -222,11 +232,20 @@ pub fn load_notes(conn: &Connection, id: GameId) -> Result<Vec<PlyNote>, QueryEr
     if !has_notes {
         return Ok(Vec::new());
     }
-    let mut st = conn
-        .prepare_cached(
-            "SELECT clock, emt, eval, mate, nags, comment FROM plies WHERE game_id = ?1 ORDER BY ply",
-        )
+    let version: i64 = conn
+        .prepare_cached("PRAGMA user_version")
+        .and_then(|mut st| st.query_row([], |r| r.get(0)))
         .map_err(&e)?;
+    let engine = if version >= ENGINE_NOTES_SCHEMA {
+        "depth, seldepth, nodes, pv, book"
+    } else {
+        "NULL, NULL, NULL, NULL, NULL"
+    };
+    let sql = format!(
+        "SELECT clock, emt, eval, mate, nags, comment, {engine} FROM plies \
+         WHERE game_id = ?1 ORDER BY ply"
+    );
+    let mut st = conn.prepare_cached(&sql).map_err(&e)?;
     st.query_map([id], |r| {
         Ok(PlyNote {
             clock: r.get(0)?,
@@ -235,6 +254,11 @@ pub fn load_notes(conn: &Connection, id: GameId) -> Result<Vec<PlyNote>, QueryEr
             mate: r.get(3)?,
             nags: r.get(4)?,
             comment: r.get(5)?,
+            depth: r.get(6)?,
+            seldepth: r.get(7)?,
+            nodes: r.get(8)?,
+            pv: r.get(9)?,
+            book: r.get::<_, Option<i64>>(10)?.is_some(),
         })
     })
     .and_then(|rows| rows.collect())
