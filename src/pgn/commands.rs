@@ -210,11 +210,7 @@ pub fn whole_comment(comment: &[u8]) -> Option<WholeComment<'_>> {
         None => (rest, None),
     };
     let mut words = rest[1..].split(u8::is_ascii_whitespace).filter(|w| !w.is_empty());
-    let depth = words.next().unwrap_or_default();
-    if depth.is_empty() || depth.len() > 9 || !depth.iter().all(u8::is_ascii_digit) {
-        return None;
-    }
-    let depth = depth.iter().fold(0u32, |n, &d| n * 10 + u32::from(d - b'0'));
+    let depth = u32::try_from(count(words.next().unwrap_or_default(), 9)?).ok()?;
     let time = words.next();
     let emt = match time {
         None => None,
@@ -269,10 +265,16 @@ pub fn whole_comment(comment: &[u8]) -> Option<WholeComment<'_>> {
 
 /// One to six digits, as a number.
 fn small_count(digits: &[u8]) -> Option<i32> {
-    if digits.is_empty() || digits.len() > 6 || !digits.iter().all(u8::is_ascii_digit) {
+    i32::try_from(count(digits, 6)?).ok()
+}
+
+/// One to `max` (at most 19) ASCII digits as a number; `None` for
+/// anything else.
+pub(super) fn count(text: &[u8], max: usize) -> Option<u64> {
+    if text.is_empty() || text.len() > max {
         return None;
     }
-    Some(digits.iter().fold(0i32, |n, &d| n * 10 + i32::from(d - b'0')))
+    digits(text)
 }
 
 /// The centipawns of a comment that is only a score in pawns with one or
@@ -382,7 +384,7 @@ pub fn parse_clock(value: &[u8]) -> Option<u32> {
 
 /// `text` split at its first `.` (the fraction empty when there is none).
 #[inline]
-fn split_decimal_at(text: &[u8]) -> (&[u8], &[u8]) {
+pub(super) fn split_decimal_at(text: &[u8]) -> (&[u8], &[u8]) {
     match text.iter().position(|&b| b == b'.') {
         Some(i) => (&text[..i], &text[i + 1..]),
         None => (text, &[]),
@@ -419,11 +421,7 @@ fn fraction_millis(fraction: &[u8]) -> Option<u64> {
 /// → 23); `None` without one.
 pub fn eval_depth(value: &[u8]) -> Option<u32> {
     let comma = value.iter().position(|&b| b == b',')?;
-    let depth = value[comma + 1..].trim_ascii();
-    if depth.is_empty() || depth.len() > 9 || !depth.iter().all(u8::is_ascii_digit) {
-        return None;
-    }
-    Some(depth.iter().fold(0u32, |n, &d| n * 10 + u32::from(d - b'0')))
+    u32::try_from(count(value[comma + 1..].trim_ascii(), 9)?).ok()
 }
 
 /// `0.17`, `-1.25`, `+3`, `#3`, `#-4`, with an optional `,depth` → eval.
@@ -451,7 +449,7 @@ pub fn parse_eval(value: &[u8]) -> Option<Eval> {
 /// analysed game). `None` for anything else, which the float reading
 /// decides.
 #[inline]
-fn exact_centipawns(text: &[u8]) -> Option<i32> {
+pub(super) fn exact_centipawns(text: &[u8]) -> Option<i32> {
     let (negative, number) = match text {
         [b'-', rest @ ..] => (true, rest),
         [b'+', rest @ ..] => (false, rest),

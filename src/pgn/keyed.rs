@@ -11,7 +11,7 @@
 //! keys, so that [`write`] gives each comment back from the columns and
 //! that text.
 
-use super::commands::{parse_clock, Eval};
+use super::commands::{count, exact_centipawns, parse_clock, split_decimal_at, Eval};
 use super::movetext::PlyNotes;
 
 /// The longest [`Layout`] text.
@@ -423,20 +423,12 @@ fn white_view(value: &[u8]) -> Option<Eval> {
         let moves = i32::try_from(number(moves)?).ok()?;
         return Some(Eval::Mate(if negative { -moves } else { moves }));
     }
-    let (whole, fraction) = match unsigned.iter().position(|&b| b == b'.') {
-        Some(i) => (&unsigned[..i], &unsigned[i + 1..]),
-        None => return None,
-    };
-    if whole.is_empty() || whole.len() > 6 || fraction.is_empty() || fraction.len() > 2 {
+    // Pawns with one or two decimals, no `+`.
+    let (whole, fraction) = split_decimal_at(unsigned);
+    if whole.is_empty() || fraction.is_empty() || unsigned.first() == Some(&b'+') {
         return None;
     }
-    let pawns = i32::try_from(number(whole)?).ok()?;
-    let mut cents = i32::try_from(number(fraction)?).ok()?;
-    if fraction.len() == 1 {
-        cents *= 10;
-    }
-    let cp = pawns * 100 + cents;
-    Some(Eval::Centipawns(if negative { -cp } else { cp }))
+    exact_centipawns(value).map(Eval::Centipawns)
 }
 
 /// `mt=` / `tl=`: milliseconds (`39532`), or `HH:MM:SS` (`true`).
@@ -449,18 +441,12 @@ fn time(value: &[u8]) -> Option<(u32, bool)> {
 
 /// One to nine digits.
 fn number(digits: &[u8]) -> Option<u32> {
-    if digits.is_empty() || digits.len() > 9 || !digits.iter().all(u8::is_ascii_digit) {
-        return None;
-    }
-    Some(digits.iter().fold(0u32, |n, &d| n * 10 + u32::from(d - b'0')))
+    u32::try_from(count(digits, 9)?).ok()
 }
 
 /// One to nineteen digits.
 fn long_number(digits: &[u8]) -> Option<u64> {
-    if digits.is_empty() || digits.len() > 19 || !digits.iter().all(u8::is_ascii_digit) {
-        return None;
-    }
-    Some(digits.iter().fold(0u64, |n, &d| n * 10 + u64::from(d - b'0')))
+    count(digits, 19)
 }
 
 #[cfg(test)]

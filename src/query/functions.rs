@@ -127,10 +127,13 @@ fn written_movetext(ctx: &Context<'_>) -> rusqlite::Result<Option<String>> {
         notes.notes_layout = text_arg(ctx, 12)?;
         notes.tails = text_arg(ctx, 13)?;
         if let Some(pvs) = text_arg(ctx, 14)? {
-            let object: std::collections::BTreeMap<String, String> = serde_json::from_str(&pvs)
-                .map_err(|_| user_error("written_movetext: pvs is not a JSON object".into()))?;
-            notes.pvs =
-                object.into_iter().filter_map(|(ply, pv)| Some((ply.parse().ok()?, pv))).collect();
+            let bad = || user_error("written_movetext: pvs is not as pgnindex writes it".into());
+            let object: std::collections::BTreeMap<String, String> =
+                serde_json::from_str(&pvs).map_err(|_| bad())?;
+            notes.pvs = object
+                .into_iter()
+                .map(|(ply, pv)| Ok((ply.parse().map_err(|_| bad())?, pv)))
+                .collect::<rusqlite::Result<_>>()?;
         }
     }
     let text = written_back(&moves, start_fen.as_deref(), result.as_deref().unwrap_or("*"), &notes)
@@ -153,8 +156,9 @@ pub fn movetext_sql(version: i64) -> &'static str {
     if version >= ENGINE_NOTES_SCHEMA {
         "coalesce(g.movetext, written_movetext(g.moves, g.result, g.start_fen, d.clocks, \
          d.emts, d.evals, d.nags, d.comments, d.notes_form, d.depths, d.seldepths, d.nodes, \
-         d.notes_layout, d.tails, (SELECT json_group_object(p.id & 16777215, p.pv) \
-         FROM ply_pvs AS p WHERE p.id BETWEEN g.id * 16777216 AND g.id * 16777216 + 16777215)))"
+         d.notes_layout, d.tails, CASE WHEN d.notes_layout IS NOT NULL THEN \
+         (SELECT json_group_object(p.id & 16777215, p.pv) FROM ply_pvs AS p \
+          WHERE p.id BETWEEN g.id * 16777216 AND g.id * 16777216 + 16777215) END))"
     } else {
         "coalesce(g.movetext, written_movetext(g.moves, g.result, g.start_fen, d.clocks, \
          d.emts, d.evals, d.nags, d.comments, d.notes_form))"

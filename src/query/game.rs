@@ -123,7 +123,8 @@ impl Game {
             })
             .map_err(&e)?
             .unwrap_or_default();
-        if engine {
+        // Only a keyed comment writes its variation back.
+        if row.notes_layout.is_some() {
             row.pvs = conn
                 .prepare_cached(PVS)
                 .and_then(|mut st| {

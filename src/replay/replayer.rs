@@ -212,6 +212,9 @@ pub struct Replayer<'a> {
     /// The game is read as descriptive notation, from its movetext as
     /// written.
     descriptive: bool,
+    /// The mainline's SAN tokens and their offsets in the block: to read
+    /// the game again in another language, and to find the text after a
+    /// move when rebuilding.
     tokens: Vec<(&'a [u8], usize)>,
     moves: Vec<Option<Move>>,
     keys: Vec<u64>,
@@ -231,9 +234,6 @@ pub struct Replayer<'a> {
     nodes: Vec<(u32, u64)>,
     pv_ends: Vec<(u32, usize)>,
     pv_text: String,
-    /// Where each mainline move's text starts and ends in the block (when
-    /// rebuilding).
-    san_spans: Vec<(usize, usize)>,
     /// Plies whose notes do not give back what follows the move.
     raw_plies: Vec<u32>,
     /// The layout of the last comment read as keyed.
@@ -950,7 +950,6 @@ impl<'a> Visitor<'a> for Replayer<'a> {
             None => (Lang::English, false),
         };
         self.tokens.clear();
-        self.san_spans.clear();
         self.clear_reading();
         self.failed = None;
         self.skipped_variant = None;
@@ -1017,11 +1016,8 @@ impl<'a> Visitor<'a> for Replayer<'a> {
     #[inline]
     fn san(&mut self, san: &'a [u8], offset: usize) -> ControlFlow<()> {
         let detect = self.options.notation.is_none();
-        if detect {
+        if detect || self.rebuildable {
             self.tokens.push((san, offset));
-        }
-        if self.rebuildable {
-            self.san_spans.push((offset, offset + san.len()));
         }
         // The common case inline, the rest (general SAN, errors, the game
         // after a failure) in a function of its own, so that the common
@@ -1115,7 +1111,7 @@ impl<'a> Visitor<'a> for Replayer<'a> {
             && self.syntax.is_empty()
             && self.outcome.is_some()
             && self.moves.iter().all(Option::is_some)
-            && self.san_spans.len() == self.moves.len())
+            && self.tokens.len() == self.moves.len())
         .then(|| self.form.unwrap_or(NotesForm::Commands));
         let (rebuild, tails) = match rebuild.map(|form| (form, self.tails())) {
             Some((form, Some(tails))) => (Some(form), tails),
@@ -1182,10 +1178,13 @@ impl Replayer<'_> {
         let mut tails = Vec::with_capacity(self.raw_plies.len());
         for &ply in &self.raw_plies {
             let i = ply as usize;
-            let from = if i == 0 { start } else { self.san_spans.get(i - 1)?.1 };
-            let to = self.san_spans.get(i).map_or(end, |s| s.0);
+            let from = match i {
+                0 => start,
+                _ => self.tokens.get(i - 1).map(|(san, offset)| offset + san.len())?,
+            };
+            let to = self.tokens.get(i).map_or(end, |t| t.1);
             let text = self.movetext.get(from.checked_sub(start)?..to.checked_sub(start)?)?;
-            let text = if i < self.san_spans.len() {
+            let text = if i < self.tokens.len() {
                 without_move_number(text)
             } else {
                 let rest = text.trim_ascii_end();
