@@ -310,6 +310,8 @@ pub(super) fn games_sql(
                 Some(text) => (text.to_string(), "TEXT".to_string()),
                 // The view's `moves`, unpacked.
                 None if name == "packed_moves" => ("moves".to_string(), declared),
+                // A text, or the id of one.
+                None if texts::NAME_COLUMNS.contains(&name.as_str()) => (name, "TEXT".to_string()),
                 None => (name, declared),
             };
         let ty = column_type(&name, &declared).ok_or_else(|| ColumnarError::UnknownColumn {

@@ -10,8 +10,10 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OpenFlags};
 
 pub mod columns;
+pub mod dates;
 mod game_id;
 mod header;
+pub mod packed_fen;
 pub mod packed_moves;
 mod speed;
 pub mod texts;
@@ -39,6 +41,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0016_game_texts.sql"),
     include_str!("../../migrations/0017_packed_moves.sql"),
     include_str!("../../migrations/0018_engine_notes.sql"),
+    include_str!("../../migrations/0019_compact_rows.sql"),
 ];
 
 /// Page size of new databases.

@@ -28,6 +28,8 @@ use std::sync::LazyLock;
 
 use rusqlite::OptionalExtension;
 
+use super::packed_fen;
+
 /// The schema version from which `game_rows` holds `packed_moves`.
 pub const PACKED_MOVES_SCHEMA: i64 = 17;
 
@@ -356,7 +358,7 @@ pub fn unpack_sql(expr: &str) -> String {
 /// `(WITH s0(x) AS (SELECT replace(…(expr, from, to)…)), s1(x) AS (SELECT
 /// replace(…(x …)…) FROM s0), … SELECT x FROM sN)`: `replace(x, step)`
 /// for each step in order.
-fn chain_sql(expr: &str, steps: Vec<String>) -> String {
+pub(super) fn chain_sql(expr: &str, steps: Vec<String>) -> String {
     let mut parts = Vec::new();
     for (i, group) in steps.chunks(NESTED).enumerate() {
         let mut inner = if i == 0 { expr.to_string() } else { "x".to_string() };
@@ -375,12 +377,19 @@ const UNPACK_FUNCTION: &str = "pgnindex_unpacked_moves";
 /// The SQL function a pgnindex connection packs with.
 const PACK_FUNCTION: &str = "pgnindex_packed_moves";
 
+/// The SQL function a pgnindex connection unpacks a FEN with.
+const UNPACK_FEN_FUNCTION: &str = "pgnindex_unpacked_fen";
+
+/// The SQL function a pgnindex connection packs a FEN with.
+const PACK_FEN_FUNCTION: &str = "pgnindex_packed_fen";
+
 /// Shadows, for this connection, the views `games` and `plies` and the
-/// triggers of `games` by TEMP copies that pack and unpack `moves` with
-/// functions of this program instead of [`pack_sql`] and [`unpack_sql`]:
-/// the same rows, without the SQL chain's 30 µs or so a game. Nothing
-/// changes in the file, and a database of an older schema (or whose view
-/// was changed by hand) is left as it is.
+/// triggers of `games` by TEMP copies that pack and unpack `moves` (and
+/// `final_fen`, from [`packed_fen::PACKED_FEN_SCHEMA`]) with functions of
+/// this program instead of the SQL chains of [`pack_sql`] and
+/// [`unpack_sql`]: the same rows, without the chains' 30 µs or so a game.
+/// Nothing changes in the file, and a database of an older schema (or
+/// whose view was changed by hand) is left as it is.
 ///
 /// # Errors
 /// SQLite's.
@@ -397,6 +406,12 @@ pub fn shadow_views(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
     conn.create_scalar_function(PACK_FUNCTION, 1, flags, |ctx| {
         Ok(ctx.get_raw(0).as_str_or_null()?.map(pack))
     })?;
+    conn.create_scalar_function(UNPACK_FEN_FUNCTION, 1, flags, |ctx| {
+        Ok(ctx.get_raw(0).as_str_or_null()?.map(packed_fen::unpack))
+    })?;
+    conn.create_scalar_function(PACK_FEN_FUNCTION, 1, flags, |ctx| {
+        Ok(ctx.get_raw(0).as_str_or_null()?.map(packed_fen::pack))
+    })?;
     let sql_of = |name: &str| -> rusqlite::Result<Option<String>> {
         conn.query_row("SELECT sql FROM main.sqlite_master WHERE name = ?1", [name], |r| r.get(0))
             .optional()
@@ -406,15 +421,19 @@ pub fn shadow_views(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
     if !view.contains(&unpacked) {
         return Ok(());
     }
-    let mut script =
-        vec![temp(&view).replace(&unpacked, &format!("{UNPACK_FUNCTION}(r.packed_moves)"))];
+    let fen = packed_fen::unpack_sql("r.final_fen");
+    let mut script = vec![temp(&view)
+        .replace(&unpacked, &format!("{UNPACK_FUNCTION}(r.packed_moves)"))
+        .replace(&fen, &format!("{UNPACK_FEN_FUNCTION}(r.final_fen)"))];
     let packed = pack_sql("new.moves");
+    let packed_fen = packed_fen::pack_sql("new.final_fen");
     let pv = unpack_sql("p.pv");
     for name in ["games_insert", "games_update", "games_delete_row", "plies"] {
         if let Some(sql) = sql_of(name)? {
             script.push(
                 temp(&sql)
                     .replace(&packed, &format!("{PACK_FUNCTION}(new.moves)"))
+                    .replace(&packed_fen, &format!("{PACK_FEN_FUNCTION}(new.final_fen)"))
                     .replace(&pv, &format!("{UNPACK_FUNCTION}(p.pv)")),
             );
         }

@@ -13,6 +13,27 @@ pub const GAME_ROWS_SCHEMA: i64 = 16;
 pub const TEXT_COLUMNS: &[&str] =
     &["event", "opening", "time_control", "termination", "speed", "opening_eco", "opening_name"];
 
+/// The schema version from which `game_rows` holds each of the
+/// [`NAME_COLUMNS`] as text or as a `game_texts` id.
+pub const NAMES_SCHEMA: i64 = 19;
+
+/// The `games` columns that `game_rows` holds under their own name, as the
+/// text itself or, for a text that the import met in an earlier game, as
+/// its `game_texts` id (an integer: the columns have no type): sites and
+/// players, which repeat over a collection's games but not over a lichess
+/// file's game URLs.
+pub const NAME_COLUMNS: &[&str] = &["site", "white", "black"];
+
+/// The SQL expression of the `games` column `column`, one of the
+/// [`NAME_COLUMNS`], of the `game_rows` row `table`.
+pub fn name_sql(table: &str, column: &str) -> String {
+    format!(
+        "CASE WHEN typeof({table}.{column}) = 'integer' \
+         THEN (SELECT n.text FROM game_texts AS n WHERE n.id = {table}.{column}) \
+         ELSE {table}.{column} END"
+    )
+}
+
 /// The `game_rows` column that holds the `games` column `name` (in the
 /// latest schema: `moves` is `packed_moves` from
 /// [`super::packed_moves::PACKED_MOVES_SCHEMA`]).

@@ -38,7 +38,8 @@ use rusqlite::Connection;
 
 use super::error::QueryError;
 
-use crate::db::texts::{is_text_column, GAME_ROWS_SCHEMA};
+use crate::db::dates;
+use crate::db::texts::{self, is_text_column, GAME_ROWS_SCHEMA};
 use crate::db::Speed;
 
 /// Why a filter value was refused.
@@ -266,9 +267,6 @@ impl Default for SqlFilter {
     }
 }
 
-/// The SQL expression of a stored date with unknown parts read as zeros.
-const KNOWN_DATE: &str = "replace(g.date, '?', '0')";
-
 /// The schema version that added `games.speed`.
 pub const SPEED_SCHEMA: i64 = 7;
 
@@ -325,6 +323,7 @@ impl Filters {
     /// `opening` is not allowed (the caller refuses it first).
     pub fn to_sql(&self, schema_version: i64) -> SqlFilter {
         let ids = schema_version >= GAME_ROWS_SCHEMA;
+        let names = schema_version >= texts::NAMES_SCHEMA;
         let mut f =
             SqlFilter { table: if ids { "game_rows" } else { "games" }, ..SqlFilter::default() };
         let like = |name: &str| Value::Text(format!("%{}%", escape_like(name.trim())));
@@ -336,6 +335,11 @@ impl Filters {
             ("opening_name", &self.opening),
         ] {
             let Some(v) = value else { continue };
+            if names && texts::NAME_COLUMNS.contains(&column) {
+                let _ = write!(f.sql, " AND {}", name_like(column));
+                f.params.extend([like(v), like(v)]);
+                continue;
+            }
             if ids && is_text_column(column) {
                 // The dictionary is matched once; each game compares an id.
                 let _ = write!(
@@ -354,18 +358,29 @@ impl Filters {
                 Some(Outcome::Lost) => Some(("0-1", "1-0")),
                 Some(Outcome::Drew) | None => None,
             };
-            if let Some((as_white, as_black)) = sides {
-                f.sql += " AND ((g.white LIKE ? ESCAPE '\\' AND g.result = ?) \
-                          OR (g.black LIKE ? ESCAPE '\\' AND g.result = ?))";
-                f.params.extend([
-                    like(v),
-                    Value::Text(as_white.to_string()),
-                    like(v),
-                    Value::Text(as_black.to_string()),
-                ]);
+            // Each name condition takes the pattern once, or twice where a
+            // name may be an id.
+            let (white, black, n) = if names {
+                (name_like("white"), name_like("black"), 2)
             } else {
-                f.sql += " AND (g.white LIKE ? ESCAPE '\\' OR g.black LIKE ? ESCAPE '\\')";
-                f.params.extend([like(v), like(v)]);
+                (
+                    "g.white LIKE ? ESCAPE '\\'".to_string(),
+                    "g.black LIKE ? ESCAPE '\\'".to_string(),
+                    1,
+                )
+            };
+            if let Some((as_white, as_black)) = sides {
+                let _ = write!(
+                    f.sql,
+                    " AND (({white} AND g.result = ?) OR ({black} AND g.result = ?))"
+                );
+                f.params.extend(std::iter::repeat_n(like(v), n));
+                f.params.push(Value::Text(as_white.to_string()));
+                f.params.extend(std::iter::repeat_n(like(v), n));
+                f.params.push(Value::Text(as_black.to_string()));
+            } else {
+                let _ = write!(f.sql, " AND ({white} OR {black})");
+                f.params.extend(std::iter::repeat_n(like(v), 2 * n));
             }
             if self.outcome == Some(Outcome::Drew) {
                 f.sql += " AND g.result = ?";
@@ -413,16 +428,20 @@ impl Filters {
             f.sql += " AND g.white_elo <= ? AND g.black_elo <= ?";
             f.params.extend([Value::Integer(n), Value::Integer(n)]);
         }
+        // A `game_rows` date may be NULL where its parts write it.
+        let date = if ids { dates::date_sql("g") } else { "g.date".to_string() };
         if self.since.is_some() || self.until.is_some() {
-            f.sql += " AND g.date GLOB '[0-9][0-9][0-9][0-9]*'";
+            let _ = write!(f.sql, " AND {date} GLOB '[0-9][0-9][0-9][0-9]*'");
         }
+        // Unknown parts read as zeros.
+        let known = format!("replace({date}, '?', '0')");
         if let Some(d) = &self.since {
-            let _ = write!(f.sql, " AND {KNOWN_DATE} >= ?");
+            let _ = write!(f.sql, " AND {known} >= ?");
             f.params.push(Value::Text(d.as_str().to_string()));
         }
         if let Some(d) = &self.until {
             // '~' sorts after digits, '.' and '?': every date of the period.
-            let _ = write!(f.sql, " AND {KNOWN_DATE} <= ?");
+            let _ = write!(f.sql, " AND {known} <= ?");
             f.params.push(Value::Text(format!("{}~", d.as_str())));
         }
         if let Some(n) = self.min_plies {
@@ -439,6 +458,16 @@ impl Filters {
         }
         f
     }
+}
+
+/// The condition that the `game_rows` name column `column` is like a
+/// pattern, given twice: the text, or the text of its id.
+fn name_like(column: &str) -> String {
+    format!(
+        "(CASE WHEN typeof(g.{column}) = 'integer' \
+         THEN g.{column} IN (SELECT id FROM game_texts WHERE text LIKE ? ESCAPE '\\') \
+         ELSE g.{column} LIKE ? ESCAPE '\\' END)"
+    )
 }
 
 /// Escapes `\`, `%` and `_` for `LIKE ... ESCAPE '\'`.

@@ -159,7 +159,8 @@ pub fn info(conn: &Connection, path: &Path) -> Result<Info, QueryError> {
     // From schema 16 the events are counted by id, and named after.
     let by_id = from.starts_with("game_rows");
     let event = if by_id { "event_id" } else { "event" };
-    let mut st = conn.prepare(&format!("SELECT date, eco, {event} FROM {from}")).map_err(&e)?;
+    let date = super::search::summary_date(from);
+    let mut st = conn.prepare(&format!("SELECT {date}, eco, {event} FROM {from}")).map_err(&e)?;
     let mut rows = st.query([]).map_err(&e)?;
     let mut events = Tally::default();
     let mut event_ids: HashMap<i64, u64> = HashMap::new();

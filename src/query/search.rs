@@ -459,9 +459,11 @@ impl Search {
     ) -> Result<(), QueryError> {
         let filters = self.filters.sql_for(conn)?;
         let sql = format!(
-            "SELECT p.game_id, p.ply, p.next_move, g.result, g.white_elo, g.black_elo, g.date \
+            "SELECT p.game_id, p.ply, p.next_move, g.result, g.white_elo, g.black_elo, {} \
              FROM positions AS p JOIN {} AS g ON g.id = p.game_id WHERE p.hash = ?{}",
-            filters.table, filters.sql
+            summary_date(filters.table),
+            filters.table,
+            filters.sql
         );
         let mut params = vec![Value::Integer(target.key)];
         params.extend(filters.params);
@@ -504,7 +506,8 @@ fn fold_summaries(
     let from = summary_source(conn)?;
     let mut summary = conn
         .prepare(&format!(
-            "SELECT id, result, white_elo, black_elo, date FROM {from} WHERE id >= ?1 ORDER BY id"
+            "SELECT id, result, white_elo, black_elo, {} FROM {from} WHERE id >= ?1 ORDER BY id",
+            summary_date(from)
         ))
         .map_err(&e)?;
     let mut pending = hits.next();
@@ -555,13 +558,22 @@ fn summary_hit<'r>(
 /// much as reading this many narrow index rows.
 const SEEK_GAP: i64 = 256;
 
-/// `true` if the database has the index `name` (databases of schema
-/// version 1 lack the query indexes; queries work without them, slower).
+/// The SQL of the date of the game `g` of `table` (`games` or
+/// `game_rows`, perhaps `INDEXED BY`): a `game_rows` date may be NULL
+/// where its parts write it ([`crate::db::dates`]).
+pub(crate) fn summary_date(table: &str) -> String {
+    if table.starts_with("game_rows") {
+        crate::db::dates::date_sql("g")
+    } else {
+        "g.date".to_string()
+    }
+}
+
 /// Where the summary columns (id, result, ratings, date, ECO and the
 /// event, by its `game_texts` id from schema
 /// [`crate::db::texts::GAME_ROWS_SCHEMA`]) are read
 /// from: the `games_summary` index of the table it is on, else the
-/// `games` table (schema 1).
+/// `games` table (schema 1, which lacks the query indexes), as `g`.
 pub(crate) fn summary_source(conn: &Connection) -> Result<&'static str, QueryError> {
     let table: Option<String> = conn
         .query_row(
@@ -572,9 +584,9 @@ pub(crate) fn summary_source(conn: &Connection) -> Result<&'static str, QueryErr
         .optional()
         .map_err(QueryError::sqlite(conn))?;
     Ok(match table.as_deref() {
-        Some("game_rows") => "game_rows INDEXED BY games_summary",
-        Some(_) => "games INDEXED BY games_summary",
-        None => "games",
+        Some("game_rows") => "game_rows AS g INDEXED BY games_summary",
+        Some(_) => "games AS g INDEXED BY games_summary",
+        None => "games AS g",
     })
 }
 

@@ -10,8 +10,8 @@ use super::material;
 use super::plies::PlyData;
 use crate::chess::{Material, Move};
 use crate::db::columns::columns;
-use crate::db::packed_moves;
 pub use crate::db::Header;
+use crate::db::{packed_fen, packed_moves};
 use crate::notation::fen;
 use crate::notation::uci::Uci;
 use crate::pgn::movetext::NotesForm;
@@ -86,6 +86,10 @@ columns! {
         pub start_fen: Option<String>,
         /// The final position (`None` when the FEN tag could not be read).
         pub final_fen: Option<String>,
+        /// `final_fen` packed, as `game_rows.final_fen` stores it
+        /// ([`crate::db::packed_fen`]); packed here, on the workers, not by
+        /// the writer.
+        @skip pub packed_final_fen: Option<String>,
         /// Mainline in canonical SAN.
         pub moves: String,
         /// `moves` packed, as `game_rows.packed_moves` stores it
@@ -264,6 +268,7 @@ impl GameRow {
         let opening = GameOpening::new(record.opening);
         let tags = Some(record.tags.filtered(|i| others[i])).filter(|t| !t.is_empty());
         let final_fen = (!record.no_start).then(|| fen::write(&record.final_position));
+        let packed_final_fen = final_fen.as_deref().map(packed_fen::pack);
         let material = (!record.no_start && record.skipped_variant.is_none()).then(|| {
             let end = &record.final_position;
             material::encode(&record.moves, Material::of(end.board()), end.turn())
@@ -279,6 +284,7 @@ impl GameRow {
             ply_count,
             start_fen: record.start_fen,
             final_fen,
+            packed_final_fen,
             packed_moves: packed_moves::pack(&record.san),
             moves: record.san,
             movetext: rebuild.is_none().then_some(record.movetext),

@@ -8,12 +8,21 @@
 //! [`CACHED`] texts, the others are looked up in SQL (by the table's
 //! unique index), so that memory stays bounded whatever the input.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::hash::BuildHasher;
 
 use rusqlite::{Connection, OptionalExtension};
 
 /// Texts whose ids are kept in memory (a few tens of MB at most).
 const CACHED: usize = 1 << 18;
+
+/// Names (sites and players, [`crate::db::texts::NAME_COLUMNS`]) met once
+/// that are remembered, by a hash of 8 bytes, to be stored by id when met
+/// again; past this many, the set starts again.
+const SEEN_ONCE: usize = 1 << 21;
+
+/// Names this short are stored as text: an id would take as many bytes.
+const SHORT_NAME: usize = 2;
 
 /// Inserts a text unless it is stored already: by someone else meanwhile
 /// (`pgnindex sql --write`), or past the texts kept in memory. Neither an
@@ -35,11 +44,18 @@ pub struct GameTexts {
     pending: Vec<String>,
     /// Texts kept in memory at most.
     cached: usize,
+    /// Hashes of the names met once ([`SEEN_ONCE`]).
+    seen: HashSet<u64, foldhash::fast::RandomState>,
 }
 
 impl Default for GameTexts {
     fn default() -> GameTexts {
-        GameTexts { ids: HashMap::default(), pending: Vec::new(), cached: CACHED }
+        GameTexts {
+            ids: HashMap::default(),
+            pending: Vec::new(),
+            cached: CACHED,
+            seen: HashSet::default(),
+        }
     }
 }
 
@@ -58,7 +74,7 @@ impl GameTexts {
         let ids = st
             .query_map([cached as i64], |r| Ok((r.get(0)?, r.get(1)?)))?
             .collect::<Result<_, _>>()?;
-        Ok(GameTexts { ids, pending: Vec::new(), cached })
+        Ok(GameTexts { ids, pending: Vec::new(), cached, seen: HashSet::default() })
     }
 
     /// The id of `text`, inserted into `game_texts` if new.
@@ -81,6 +97,34 @@ impl GameTexts {
         self.ids.insert(text.to_string(), id);
         self.pending.push(text.to_string());
         Ok(id)
+    }
+
+    /// The id a name column stores `text` by, or `None` to store the text
+    /// itself: a name is stored by id from the second game that names it,
+    /// so that a name met once (a lichess game's URL, a player of one
+    /// game) takes no dictionary row. Past the texts kept in memory, new
+    /// names stay text: no lookup in SQL for each game.
+    ///
+    /// # Errors
+    /// SQLite's, from inserting it.
+    pub fn name_id(&mut self, conn: &Connection, text: &str) -> rusqlite::Result<Option<i64>> {
+        if text.len() <= SHORT_NAME {
+            return Ok(None);
+        }
+        if let Some(&id) = self.ids.get(text) {
+            return Ok(Some(id));
+        }
+        if self.ids.len() >= self.cached {
+            return Ok(None);
+        }
+        if self.seen.len() >= SEEN_ONCE {
+            self.seen.clear();
+        }
+        // A fixed seed: the same input makes the same database.
+        if self.seen.insert(foldhash::fast::FixedState::with_seed(0).hash_one(text)) {
+            return Ok(None);
+        }
+        self.id(conn, text).map(Some)
     }
 
     /// The open transaction committed: its texts are stored.
@@ -114,6 +158,27 @@ fn stored(conn: &Connection, text: &str) -> rusqlite::Result<Option<i64>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_is_stored_by_id_from_its_second_game() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE game_texts (id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE);
+             INSERT INTO game_texts (id, text) VALUES (4, 'Carlsen, Magnus');",
+        )
+        .unwrap();
+        let mut texts = GameTexts::load(&conn).unwrap();
+        assert_eq!(texts.name_id(&conn, "Carlsen, Magnus").unwrap(), Some(4), "known");
+        assert_eq!(texts.name_id(&conn, "Anand, V.").unwrap(), None, "first game");
+        let id = texts.name_id(&conn, "Anand, V.").unwrap();
+        assert!(id.is_some_and(|id| id != 4), "second game: {id:?}");
+        assert_eq!(texts.name_id(&conn, "Anand, V.").unwrap(), id);
+        assert_eq!(texts.name_id(&conn, "?").unwrap(), None);
+        assert_eq!(texts.name_id(&conn, "?").unwrap(), None, "too short for an id");
+        let mut full = GameTexts::load_at_most(&conn, 2).unwrap();
+        assert_eq!(full.name_id(&conn, "Kasparov").unwrap(), None);
+        assert_eq!(full.name_id(&conn, "Kasparov").unwrap(), None, "past the texts in memory");
+    }
 
     #[test]
     fn texts_are_stored_once_and_forgotten_when_rolled_back() {

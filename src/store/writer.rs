@@ -38,8 +38,8 @@ use super::tag_names::TagNames;
 use super::texts::GameTexts;
 use super::tree::{self, TreeBatch};
 use crate::db::columns::{columns, placeholders, select_list, Binder, Columns, TextIds};
-use crate::db::texts;
 use crate::db::{self, DbError, GameId, Sharing};
+use crate::db::{dates, texts};
 use crate::pgn::source::FileFacts;
 
 /// How the writer stores games.
@@ -303,6 +303,27 @@ static INSERT_GAME: LazyLock<String> = LazyLock::new(|| {
 /// [`GameRow::packed_moves`], the column's value.
 static MOVES_PARAM: LazyLock<usize> = LazyLock::new(|| {
     1 + inserted_columns().position(|c| c == "moves").expect("the insert binds moves")
+});
+
+/// The parameters of [`INSERT_GAME`] that `site`, `white` and `black` bind
+/// ([`texts::NAME_COLUMNS`]): rebound to a name's id where it has one.
+static NAME_PARAMS: LazyLock<Vec<usize>> = LazyLock::new(|| {
+    texts::NAME_COLUMNS
+        .iter()
+        .map(|&name| 1 + inserted_columns().position(|c| c == name).expect("the insert binds it"))
+        .collect()
+});
+
+/// The parameter of [`INSERT_GAME`] that `final_fen` binds: rebound to
+/// [`GameRow::packed_final_fen`], the column's value.
+static FINAL_FEN_PARAM: LazyLock<usize> = LazyLock::new(|| {
+    1 + inserted_columns().position(|c| c == "final_fen").expect("the insert binds final_fen")
+});
+
+/// The parameter of [`INSERT_GAME`] that `date` binds: rebound to `NULL`
+/// where the date's parts write it back ([`dates`]).
+static DATE_PARAM: LazyLock<usize> = LazyLock::new(|| {
+    1 + inserted_columns().position(|c| c == "date").expect("the insert binds date")
 });
 
 /// The parameters of [`INSERT_GAME`] bound as `game_texts` ids.
@@ -738,15 +759,28 @@ impl Writer {
         let assigned = Assigned { id, source_id, source_offset: game.offset };
         let path = &self.path;
         let tag_names = &mut self.tag_names;
-        let texts = &mut self.texts;
+        let game_texts = &mut self.texts;
         self.db
             .with_dependent_mut(|conn, inserts| {
-                let mut id_of = |text: &str| texts.id(conn, text);
+                let mut id_of = |text: &str| game_texts.id(conn, text);
                 let texts = TextIds { params: &TEXT_PARAMS, id: &mut id_of };
                 let mut binder = Binder::with_text_ids(&mut inserts.game, texts);
                 assigned.bind(&mut binder)?;
                 game.bind(&mut binder)?;
                 inserts.game.raw_bind_parameter(*MOVES_PARAM, &game.packed_moves)?;
+                inserts.game.raw_bind_parameter(*FINAL_FEN_PARAM, &game.packed_final_fen)?;
+                let h = &game.header;
+                for (&param, name) in NAME_PARAMS.iter().zip([&h.site, &h.white, &h.black]) {
+                    if let Some(id) = name.as_deref().map(|n| game_texts.name_id(conn, n)) {
+                        if let Some(id) = id? {
+                            inserts.game.raw_bind_parameter(param, id)?;
+                        }
+                    }
+                }
+                let a = &game.analysis;
+                if h.date.as_deref().is_some_and(|d| !dates::kept(d, a.year, a.month, a.day)) {
+                    inserts.game.raw_bind_parameter(*DATE_PARAM, rusqlite::types::Null)?;
+                }
                 inserts.game.raw_execute()?;
                 if let Some(pairs) = &game.tags {
                     inserts.tags.execute(params![id, tag_names.encode(conn, pairs)?])?;

@@ -1,0 +1,169 @@
+-- pgnindex schema, version 19: a game's row in fewer bytes.
+--
+-- - `final_fen` (50 bytes as FEN) is packed as `packed_moves` is
+--   (migration 0017), by 84 merges of byte pairs learnt once on the final
+--   positions of real games and fixed by this schema (src/db/packed_fen.rs
+--   holds the list): about 26 bytes. A text with a character outside FEN
+--   is kept as it is after `char(127)`.
+-- - `date` is NULL where `year`, `month` and `day` write it back
+--   (`2024.03.09`, `1851.??.??`); any other form is kept as written.
+-- - `site`, `white` and `black` hold the text, or the `game_texts` id of
+--   a text met in another game (an integer: the columns lose their type,
+--   so that an id stays one). A lichess file's game URLs stay text.
+-- The `games` view writes every column back as before.
+
+-- The columns' types and comments in the stored CREATE TABLE, edited in
+-- place as migration 0016 did (no index reads these columns, and a type
+-- only decides what later writes store); the schema is read again before
+-- the rows are written.
+PRAGMA writable_schema = ON;
+UPDATE sqlite_master
+SET sql = 'CREATE TABLE game_rows (
+    id              INTEGER PRIMARY KEY,
+    event_id        INTEGER,              -- game_texts.id of the Event tag
+    site,                                 -- the text, or its game_texts.id (an integer)
+    date            TEXT,                 -- PGN form YYYY.MM.DD as written; NULL: year, month and day write it
+    round           TEXT,
+    white,                                -- the text, or its game_texts.id (an integer)
+    black,                                -- the text, or its game_texts.id (an integer)
+    result          TEXT,                 -- 1-0, 0-1, 1/2-1/2 or * (the Result tag, else the result token)
+    white_elo       INTEGER,
+    black_elo       INTEGER,
+    eco             TEXT,
+    opening_id      INTEGER,              -- game_texts.id of the Opening tag
+    time_control_id INTEGER,              -- game_texts.id of the TimeControl tag
+    termination_id  INTEGER,              -- game_texts.id of the Termination tag
+    ply_count       INTEGER NOT NULL,     -- half-moves stored in `moves`
+    start_fen       TEXT,                 -- NULL for the standard start position
+    final_fen       TEXT,                 -- games.final_fen packed (src/db/packed_fen.rs); NULL: no FEN tag read
+    packed_moves           TEXT NOT NULL,        -- games.moves packed (src/db/packed_moves.rs)
+    movetext        TEXT,                 -- the movetext as written; NULL: written back from moves, result and ply_data
+    source_id       INTEGER REFERENCES sources(id),
+    source_offset   INTEGER,              -- byte offset of the game in the (decompressed) input
+    error           TEXT,                 -- NULL, or why the replay stopped before the end
+    dedupe_key      INTEGER NOT NULL,     -- hash of players, date, event, round, result and moves
+    year            INTEGER,
+    month           INTEGER,
+    day             INTEGER,
+    tc_base         INTEGER,
+    tc_increment    INTEGER,
+    speed_id        INTEGER,              -- game_texts.id of the speed class
+    opening_eco_id  INTEGER,              -- game_texts.id of the opening''s ECO code
+    opening_name_id INTEGER,              -- game_texts.id of the opening''s name
+    opening_ply     INTEGER
+)'
+WHERE type = 'table' AND name = 'game_rows';
+PRAGMA writable_schema = RESET;
+
+-- The names met in more than one game, the most used first.
+INSERT OR IGNORE INTO game_texts (text)
+SELECT v.text
+FROM (SELECT site AS text FROM game_rows UNION ALL SELECT white FROM game_rows
+      UNION ALL SELECT black FROM game_rows) AS v
+WHERE length(v.text) > 2
+GROUP BY v.text HAVING count(*) > 1
+ORDER BY count(*) DESC, v.text;
+
+UPDATE game_rows SET
+    final_fen = CASE WHEN final_fen GLOB '*[^-/ 0-9A-HKNPQRa-hknpqrw]*' THEN char(127) || final_fen ELSE (WITH s0(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(final_fen, char(32, 45), char(1)), char(49, 47), char(2)), char(56, 47), char(3)), char(1, 32), char(4)), char(1, 4), char(5)), char(49, 112), char(6)), char(50, 47), char(7)), char(80, 80), char(8)), char(49, 80), char(9)), char(112, 112), char(10)), char(32, 98), char(11)), char(51, 47), char(12)), char(11, 5), char(13)), char(50, 112), char(14)), char(32, 119), char(15)), char(50, 80), char(16)), char(48, 32), char(17)), char(15, 5), char(18)), char(52, 47), char(19)), char(80, 47), char(20))), s1(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(x, char(112, 47), char(21)), char(53, 47), char(22)), char(107, 2), char(23)), char(3, 3), char(24)), char(75, 49), char(25)), char(51, 80), char(26)), char(51, 112), char(27)), char(54, 47), char(28)), char(49, 114), char(29)), char(13, 17), char(30)), char(112, 2), char(31)), char(80, 2), char(33)), char(49, 98), char(35)), char(49, 66), char(36)), char(49, 32), char(37)), char(49, 82), char(38)), char(50, 114), char(40)), char(50, 82), char(41)), char(55, 47), char(42)), char(107, 47), char(43)) FROM s0), s2(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(x, char(8, 47), char(44)), char(52, 112), char(46)), char(18, 17), char(58)), char(49, 75), char(59)), char(51, 82), char(60)), char(6, 47), char(61)), char(50, 32), char(62)), char(50, 75), char(63)), char(49, 110), char(64)), char(51, 114), char(73)), char(52, 80), char(74)), char(9, 47), char(76)), char(56, 13), char(77)), char(50, 78), char(79)), char(49, 107), char(83)), char(49, 78), char(84)), char(52, 82), char(85)), char(50, 66), char(86)), char(49, 81), char(87)), char(49, 113), char(88)) FROM s1), s3(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(x, char(53, 112), char(89)), char(50, 107), char(90)), char(8, 80), char(91)), char(53, 80), char(92)), char(50, 81), char(93)), char(52, 114), char(94)), char(50, 110), char(95)), char(50, 98), char(96)), char(50, 113), char(105)), char(56, 18), char(106)), char(10, 47), char(108)), char(25, 13), char(109)), char(51, 75), char(111)), char(6, 2), char(115)), char(51, 107), char(116)), char(7, 3), char(117)), char(52, 32), char(118)), char(51, 32), char(120)), char(54, 33), char(121)), char(55, 20), char(122)) FROM s2), s4(x) AS (SELECT replace(replace(replace(replace(x, char(53, 82), char(123)), char(8, 20), char(124)), char(10, 21), char(125)), char(54, 23), char(126)) FROM s3) SELECT x FROM s4) END,
+    date = CASE WHEN game_rows.date = CASE WHEN game_rows.year IS NOT NULL THEN printf('%04d.%s.%s', game_rows.year, CASE WHEN game_rows.month IS NULL THEN '??' ELSE printf('%02d', game_rows.month) END, CASE WHEN game_rows.day IS NULL THEN '??' ELSE printf('%02d', game_rows.day) END) END THEN NULL ELSE game_rows.date END,
+    site = coalesce((SELECT t.id FROM game_texts AS t WHERE t.text = game_rows.site AND length(t.text) > 2), site),
+    white = coalesce((SELECT t.id FROM game_texts AS t WHERE t.text = game_rows.white AND length(t.text) > 2), white),
+    black = coalesce((SELECT t.id FROM game_texts AS t WHERE t.text = game_rows.black AND length(t.text) > 2), black);
+
+-- The summary index gets the date's parts: `date` alone no longer says it.
+DROP INDEX games_summary;
+CREATE INDEX games_summary ON game_rows(id, result, white_elo, black_elo, date, year, month, day, eco, event_id);
+
+-- The view of version 17, writing back `site`, `date`, `white`, `black`
+-- and `final_fen`; its triggers go with it.
+DROP VIEW games;
+
+CREATE VIEW games AS
+SELECT r.id AS id,
+       (SELECT t.text FROM game_texts AS t WHERE t.id = r.event_id) AS event,
+       CASE WHEN typeof(r.site) = 'integer' THEN (SELECT n.text FROM game_texts AS n WHERE n.id = r.site) ELSE r.site END AS site,
+       coalesce(r.date, CASE WHEN r.year IS NOT NULL THEN printf('%04d.%s.%s', r.year, CASE WHEN r.month IS NULL THEN '??' ELSE printf('%02d', r.month) END, CASE WHEN r.day IS NULL THEN '??' ELSE printf('%02d', r.day) END) END) AS date,
+       r.round AS round,
+       CASE WHEN typeof(r.white) = 'integer' THEN (SELECT n.text FROM game_texts AS n WHERE n.id = r.white) ELSE r.white END AS white,
+       CASE WHEN typeof(r.black) = 'integer' THEN (SELECT n.text FROM game_texts AS n WHERE n.id = r.black) ELSE r.black END AS black,
+       r.result AS result, r.white_elo AS white_elo, r.black_elo AS black_elo, r.eco AS eco,
+       (SELECT t.text FROM game_texts AS t WHERE t.id = r.opening_id) AS opening,
+       (SELECT t.text FROM game_texts AS t WHERE t.id = r.time_control_id) AS time_control,
+       (SELECT t.text FROM game_texts AS t WHERE t.id = r.termination_id) AS termination,
+       r.ply_count AS ply_count, r.start_fen AS start_fen, CASE WHEN substr(r.final_fen, 1, 1) = char(127) THEN substr(r.final_fen, 2) ELSE (WITH s0(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(r.final_fen, char(1), ' -'), char(2), '1/'), char(3), '8/'), char(4), ' - '), char(5), ' - - '), char(6), '1p'), char(7), '2/'), char(8), 'PP'), char(9), '1P'), char(10), 'pp'), char(11), ' b'), char(12), '3/'), char(13), ' b - - '), char(14), '2p'), char(15), ' w'), char(16), '2P'), char(17), '0 '), char(18), ' w - - '), char(19), '4/'), char(20), 'P/')), s1(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(x, char(21), 'p/'), char(22), '5/'), char(23), 'k1/'), char(24), '8/8/'), char(25), 'K1'), char(26), '3P'), char(27), '3p'), char(28), '6/'), char(29), '1r'), char(30), ' b - - 0 '), char(31), 'p1/'), char(33), 'P1/'), char(35), '1b'), char(36), '1B'), char(37), '1 '), char(38), '1R'), char(40), '2r'), char(41), '2R'), char(42), '7/'), char(43), 'k/') FROM s0), s2(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(x, char(44), 'PP/'), char(46), '4p'), char(58), ' w - - 0 '), char(59), '1K'), char(60), '3R'), char(61), '1p/'), char(62), '2 '), char(63), '2K'), char(64), '1n'), char(73), '3r'), char(74), '4P'), char(76), '1P/'), char(77), '8 b - - '), char(79), '2N'), char(83), '1k'), char(84), '1N'), char(85), '4R'), char(86), '2B'), char(87), '1Q'), char(88), '1q') FROM s1), s3(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(x, char(89), '5p'), char(90), '2k'), char(91), 'PPP'), char(92), '5P'), char(93), '2Q'), char(94), '4r'), char(95), '2n'), char(96), '2b'), char(105), '2q'), char(106), '8 w - - '), char(108), 'pp/'), char(109), 'K1 b - - '), char(111), '3K'), char(115), '1p1/'), char(116), '3k'), char(117), '2/8/'), char(118), '4 '), char(120), '3 '), char(121), '6P1/'), char(122), '7P/') FROM s2), s4(x) AS (SELECT replace(replace(replace(replace(x, char(123), '5R'), char(124), 'PPP/'), char(125), 'ppp/'), char(126), '6k1/') FROM s3) SELECT x FROM s4) END AS final_fen,
+       CASE WHEN substr(r.packed_moves, 1, 1) = char(127) THEN substr(r.packed_moves, 2) ELSE (WITH s0(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(r.packed_moves, char(1), '4 '), char(2), '5 '), char(3), '6 '), char(4), '3 '), char(5), '7 '), char(6), '2 '), char(7), '8 '), char(8), '+ '), char(9), '1 '), char(10), 'xd'), char(11), 'xe'), char(12), 'Nf'), char(13), 'xf'), char(14), 'xc'), char(15), 'Nc'), char(16), 'Be'), char(17), 'O-'), char(18), 'Kf'), char(19), 'd5 '), char(20), 'Kg')), s1(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(x, char(21), 'Ra'), char(22), 'd4 '), char(23), 'e4 '), char(24), 'O-O'), char(25), 'O-O '), char(26), 'Re'), char(27), 'Rc'), char(28), 'Bd'), char(29), 'Bg'), char(30), 'xb'), char(31), 'xg'), char(33), 'Rf'), char(34), 'Rd'), char(36), 'Ke'), char(37), 'Bb'), char(38), 'Ne'), char(39), 'Bf'), char(40), 'Rb'), char(41), 'Qe'), char(42), 'Kh') FROM s0), s2(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(x, char(44), 'Bc'), char(46), 'Qc'), char(47), 'Qd'), char(48), 'xd5 '), char(57), 'Nf6 '), char(58), 'Nb'), char(59), 'Nd'), char(60), 'xd4 '), char(62), 'xe4 '), char(63), 'Nc3 '), char(64), 'Qf'), char(65), 'xa'), char(67), 'Kd'), char(68), 'h4 '), char(69), 'Nf3 '), char(70), 'h5 '), char(71), 'Qb'), char(72), 'Kc'), char(73), 'xe5 '), char(74), 'Ng') FROM s1), s3(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(x, char(76), '5+ '), char(77), 'h6 '), char(80), 'a5 '), char(83), 'Rg'), char(84), 'a4 '), char(85), '4+ '), char(86), 'e5 '), char(87), '6+ '), char(88), 'a6 '), char(89), 'h3 '), char(90), 'c4 '), char(91), 'Nc6 '), char(92), 'xf3 '), char(93), 'c5 '), char(94), 'e6 '), char(95), 'Kb'), char(96), '7+ '), char(105), 'Qg'), char(106), '3+ '), char(107), 'Bxc') FROM s2), s4(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(x, char(108), 'xf6 '), char(109), 'Rh'), char(110), 'a3 '), char(111), '8+ '), char(112), '2+ '), char(113), '1+ '), char(114), 'Be7 '), char(115), 'f3 '), char(116), 'g6 '), char(117), 'b5 '), char(118), 'Bd3 '), char(119), 'c6 '), char(121), 'Rxc'), char(122), 'Be3 '), char(123), 'f5 '), char(124), 'bxc'), char(125), 'b4 '), char(126), 'f4 ') FROM s3) SELECT x FROM s4) END AS moves, r.movetext AS movetext, r.source_id AS source_id,
+       r.source_offset AS source_offset, r.error AS error, r.dedupe_key AS dedupe_key,
+       r.year AS year, r.month AS month, r.day AS day, r.tc_base AS tc_base,
+       r.tc_increment AS tc_increment,
+       (SELECT t.text FROM game_texts AS t WHERE t.id = r.speed_id) AS speed,
+       (SELECT t.text FROM game_texts AS t WHERE t.id = r.opening_eco_id) AS opening_eco,
+       (SELECT t.text FROM game_texts AS t WHERE t.id = r.opening_name_id) AS opening_name,
+       r.opening_ply AS opening_ply
+FROM game_rows AS r;
+
+-- Writing through the view as in version 17, the columns stored as above
+-- (a name as text).
+CREATE TRIGGER games_insert INSTEAD OF INSERT ON games BEGIN
+    INSERT INTO game_texts (text)
+        SELECT v.text
+        FROM (SELECT new.event AS text UNION SELECT new.opening UNION SELECT new.time_control
+              UNION SELECT new.termination UNION SELECT new.speed UNION SELECT new.opening_eco
+              UNION SELECT new.opening_name) AS v
+        WHERE v.text IS NOT NULL
+          AND NOT EXISTS (SELECT 1 FROM game_texts AS t WHERE t.text = v.text);
+    INSERT INTO game_rows VALUES (
+        new.id,
+        (SELECT t.id FROM game_texts AS t WHERE t.text = new.event),
+        CAST(new.site AS TEXT),
+        CASE WHEN new.date = CASE WHEN new.year IS NOT NULL THEN printf('%04d.%s.%s', new.year, CASE WHEN new.month IS NULL THEN '??' ELSE printf('%02d', new.month) END, CASE WHEN new.day IS NULL THEN '??' ELSE printf('%02d', new.day) END) END THEN NULL ELSE new.date END,
+        new.round, CAST(new.white AS TEXT), CAST(new.black AS TEXT), new.result, new.white_elo,
+        new.black_elo, new.eco,
+        (SELECT t.id FROM game_texts AS t WHERE t.text = new.opening),
+        (SELECT t.id FROM game_texts AS t WHERE t.text = new.time_control),
+        (SELECT t.id FROM game_texts AS t WHERE t.text = new.termination),
+        new.ply_count, new.start_fen, CASE WHEN new.final_fen GLOB '*[^-/ 0-9A-HKNPQRa-hknpqrw]*' THEN char(127) || new.final_fen ELSE (WITH s0(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(new.final_fen, char(32, 45), char(1)), char(49, 47), char(2)), char(56, 47), char(3)), char(1, 32), char(4)), char(1, 4), char(5)), char(49, 112), char(6)), char(50, 47), char(7)), char(80, 80), char(8)), char(49, 80), char(9)), char(112, 112), char(10)), char(32, 98), char(11)), char(51, 47), char(12)), char(11, 5), char(13)), char(50, 112), char(14)), char(32, 119), char(15)), char(50, 80), char(16)), char(48, 32), char(17)), char(15, 5), char(18)), char(52, 47), char(19)), char(80, 47), char(20))), s1(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(x, char(112, 47), char(21)), char(53, 47), char(22)), char(107, 2), char(23)), char(3, 3), char(24)), char(75, 49), char(25)), char(51, 80), char(26)), char(51, 112), char(27)), char(54, 47), char(28)), char(49, 114), char(29)), char(13, 17), char(30)), char(112, 2), char(31)), char(80, 2), char(33)), char(49, 98), char(35)), char(49, 66), char(36)), char(49, 32), char(37)), char(49, 82), char(38)), char(50, 114), char(40)), char(50, 82), char(41)), char(55, 47), char(42)), char(107, 47), char(43)) FROM s0), s2(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(x, char(8, 47), char(44)), char(52, 112), char(46)), char(18, 17), char(58)), char(49, 75), char(59)), char(51, 82), char(60)), char(6, 47), char(61)), char(50, 32), char(62)), char(50, 75), char(63)), char(49, 110), char(64)), char(51, 114), char(73)), char(52, 80), char(74)), char(9, 47), char(76)), char(56, 13), char(77)), char(50, 78), char(79)), char(49, 107), char(83)), char(49, 78), char(84)), char(52, 82), char(85)), char(50, 66), char(86)), char(49, 81), char(87)), char(49, 113), char(88)) FROM s1), s3(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(x, char(53, 112), char(89)), char(50, 107), char(90)), char(8, 80), char(91)), char(53, 80), char(92)), char(50, 81), char(93)), char(52, 114), char(94)), char(50, 110), char(95)), char(50, 98), char(96)), char(50, 113), char(105)), char(56, 18), char(106)), char(10, 47), char(108)), char(25, 13), char(109)), char(51, 75), char(111)), char(6, 2), char(115)), char(51, 107), char(116)), char(7, 3), char(117)), char(52, 32), char(118)), char(51, 32), char(120)), char(54, 33), char(121)), char(55, 20), char(122)) FROM s2), s4(x) AS (SELECT replace(replace(replace(replace(x, char(53, 82), char(123)), char(8, 20), char(124)), char(10, 21), char(125)), char(54, 23), char(126)) FROM s3) SELECT x FROM s4) END,
+        CASE WHEN new.moves GLOB '*[^a-hx1-8NBRQKO=+# -]*' THEN char(127) || new.moves ELSE (WITH s0(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(new.moves, char(52, 32), char(1)), char(53, 32), char(2)), char(54, 32), char(3)), char(51, 32), char(4)), char(55, 32), char(5)), char(50, 32), char(6)), char(56, 32), char(7)), char(43, 32), char(8)), char(49, 32), char(9)), char(120, 100), char(10)), char(120, 101), char(11)), char(78, 102), char(12)), char(120, 102), char(13)), char(120, 99), char(14)), char(78, 99), char(15)), char(66, 101), char(16)), char(79, 45), char(17)), char(75, 102), char(18)), char(100, 2), char(19)), char(75, 103), char(20))), s1(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(x, char(82, 97), char(21)), char(100, 1), char(22)), char(101, 1), char(23)), char(17, 79), char(24)), char(24, 32), char(25)), char(82, 101), char(26)), char(82, 99), char(27)), char(66, 100), char(28)), char(66, 103), char(29)), char(120, 98), char(30)), char(120, 103), char(31)), char(82, 102), char(33)), char(82, 100), char(34)), char(75, 101), char(36)), char(66, 98), char(37)), char(78, 101), char(38)), char(66, 102), char(39)), char(82, 98), char(40)), char(81, 101), char(41)), char(75, 104), char(42)) FROM s0), s2(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(x, char(66, 99), char(44)), char(81, 99), char(46)), char(81, 100), char(47)), char(10, 2), char(48)), char(12, 3), char(57)), char(78, 98), char(58)), char(78, 100), char(59)), char(10, 1), char(60)), char(11, 1), char(62)), char(15, 4), char(63)), char(81, 102), char(64)), char(120, 97), char(65)), char(75, 100), char(67)), char(104, 1), char(68)), char(12, 4), char(69)), char(104, 2), char(70)), char(81, 98), char(71)), char(75, 99), char(72)), char(11, 2), char(73)), char(78, 103), char(74)) FROM s1), s3(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(x, char(53, 8), char(76)), char(104, 3), char(77)), char(97, 2), char(80)), char(82, 103), char(83)), char(97, 1), char(84)), char(52, 8), char(85)), char(101, 2), char(86)), char(54, 8), char(87)), char(97, 3), char(88)), char(104, 4), char(89)), char(99, 1), char(90)), char(15, 3), char(91)), char(13, 4), char(92)), char(99, 2), char(93)), char(101, 3), char(94)), char(75, 98), char(95)), char(55, 8), char(96)), char(81, 103), char(105)), char(51, 8), char(106)), char(66, 14), char(107)) FROM s2), s4(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(x, char(13, 3), char(108)), char(82, 104), char(109)), char(97, 4), char(110)), char(56, 8), char(111)), char(50, 8), char(112)), char(49, 8), char(113)), char(16, 5), char(114)), char(102, 4), char(115)), char(103, 3), char(116)), char(98, 2), char(117)), char(28, 4), char(118)), char(99, 3), char(119)), char(82, 14), char(121)), char(16, 4), char(122)), char(102, 2), char(123)), char(98, 14), char(124)), char(98, 1), char(125)), char(102, 1), char(126)) FROM s3) SELECT x FROM s4) END,
+        new.movetext, new.source_id,
+        new.source_offset, new.error, new.dedupe_key, new.year, new.month, new.day, new.tc_base,
+        new.tc_increment,
+        (SELECT t.id FROM game_texts AS t WHERE t.text = new.speed),
+        (SELECT t.id FROM game_texts AS t WHERE t.text = new.opening_eco),
+        (SELECT t.id FROM game_texts AS t WHERE t.text = new.opening_name),
+        new.opening_ply);
+END;
+
+CREATE TRIGGER games_update INSTEAD OF UPDATE ON games BEGIN
+    INSERT INTO game_texts (text)
+        SELECT v.text
+        FROM (SELECT new.event AS text UNION SELECT new.opening UNION SELECT new.time_control
+              UNION SELECT new.termination UNION SELECT new.speed UNION SELECT new.opening_eco
+              UNION SELECT new.opening_name) AS v
+        WHERE v.text IS NOT NULL
+          AND NOT EXISTS (SELECT 1 FROM game_texts AS t WHERE t.text = v.text);
+    UPDATE game_rows SET
+        id = new.id,
+        event_id = (SELECT t.id FROM game_texts AS t WHERE t.text = new.event),
+        site = CAST(new.site AS TEXT),
+        date = CASE WHEN new.date = CASE WHEN new.year IS NOT NULL THEN printf('%04d.%s.%s', new.year, CASE WHEN new.month IS NULL THEN '??' ELSE printf('%02d', new.month) END, CASE WHEN new.day IS NULL THEN '??' ELSE printf('%02d', new.day) END) END THEN NULL ELSE new.date END,
+        round = new.round, white = CAST(new.white AS TEXT), black = CAST(new.black AS TEXT), result = new.result, white_elo = new.white_elo,
+        black_elo = new.black_elo, eco = new.eco,
+        opening_id = (SELECT t.id FROM game_texts AS t WHERE t.text = new.opening),
+        time_control_id = (SELECT t.id FROM game_texts AS t WHERE t.text = new.time_control),
+        termination_id = (SELECT t.id FROM game_texts AS t WHERE t.text = new.termination),
+        ply_count = new.ply_count, start_fen = new.start_fen, final_fen = CASE WHEN new.final_fen GLOB '*[^-/ 0-9A-HKNPQRa-hknpqrw]*' THEN char(127) || new.final_fen ELSE (WITH s0(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(new.final_fen, char(32, 45), char(1)), char(49, 47), char(2)), char(56, 47), char(3)), char(1, 32), char(4)), char(1, 4), char(5)), char(49, 112), char(6)), char(50, 47), char(7)), char(80, 80), char(8)), char(49, 80), char(9)), char(112, 112), char(10)), char(32, 98), char(11)), char(51, 47), char(12)), char(11, 5), char(13)), char(50, 112), char(14)), char(32, 119), char(15)), char(50, 80), char(16)), char(48, 32), char(17)), char(15, 5), char(18)), char(52, 47), char(19)), char(80, 47), char(20))), s1(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(x, char(112, 47), char(21)), char(53, 47), char(22)), char(107, 2), char(23)), char(3, 3), char(24)), char(75, 49), char(25)), char(51, 80), char(26)), char(51, 112), char(27)), char(54, 47), char(28)), char(49, 114), char(29)), char(13, 17), char(30)), char(112, 2), char(31)), char(80, 2), char(33)), char(49, 98), char(35)), char(49, 66), char(36)), char(49, 32), char(37)), char(49, 82), char(38)), char(50, 114), char(40)), char(50, 82), char(41)), char(55, 47), char(42)), char(107, 47), char(43)) FROM s0), s2(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(x, char(8, 47), char(44)), char(52, 112), char(46)), char(18, 17), char(58)), char(49, 75), char(59)), char(51, 82), char(60)), char(6, 47), char(61)), char(50, 32), char(62)), char(50, 75), char(63)), char(49, 110), char(64)), char(51, 114), char(73)), char(52, 80), char(74)), char(9, 47), char(76)), char(56, 13), char(77)), char(50, 78), char(79)), char(49, 107), char(83)), char(49, 78), char(84)), char(52, 82), char(85)), char(50, 66), char(86)), char(49, 81), char(87)), char(49, 113), char(88)) FROM s1), s3(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(x, char(53, 112), char(89)), char(50, 107), char(90)), char(8, 80), char(91)), char(53, 80), char(92)), char(50, 81), char(93)), char(52, 114), char(94)), char(50, 110), char(95)), char(50, 98), char(96)), char(50, 113), char(105)), char(56, 18), char(106)), char(10, 47), char(108)), char(25, 13), char(109)), char(51, 75), char(111)), char(6, 2), char(115)), char(51, 107), char(116)), char(7, 3), char(117)), char(52, 32), char(118)), char(51, 32), char(120)), char(54, 33), char(121)), char(55, 20), char(122)) FROM s2), s4(x) AS (SELECT replace(replace(replace(replace(x, char(53, 82), char(123)), char(8, 20), char(124)), char(10, 21), char(125)), char(54, 23), char(126)) FROM s3) SELECT x FROM s4) END,
+        packed_moves = CASE WHEN new.moves GLOB '*[^a-hx1-8NBRQKO=+# -]*' THEN char(127) || new.moves ELSE (WITH s0(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(new.moves, char(52, 32), char(1)), char(53, 32), char(2)), char(54, 32), char(3)), char(51, 32), char(4)), char(55, 32), char(5)), char(50, 32), char(6)), char(56, 32), char(7)), char(43, 32), char(8)), char(49, 32), char(9)), char(120, 100), char(10)), char(120, 101), char(11)), char(78, 102), char(12)), char(120, 102), char(13)), char(120, 99), char(14)), char(78, 99), char(15)), char(66, 101), char(16)), char(79, 45), char(17)), char(75, 102), char(18)), char(100, 2), char(19)), char(75, 103), char(20))), s1(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(x, char(82, 97), char(21)), char(100, 1), char(22)), char(101, 1), char(23)), char(17, 79), char(24)), char(24, 32), char(25)), char(82, 101), char(26)), char(82, 99), char(27)), char(66, 100), char(28)), char(66, 103), char(29)), char(120, 98), char(30)), char(120, 103), char(31)), char(82, 102), char(33)), char(82, 100), char(34)), char(75, 101), char(36)), char(66, 98), char(37)), char(78, 101), char(38)), char(66, 102), char(39)), char(82, 98), char(40)), char(81, 101), char(41)), char(75, 104), char(42)) FROM s0), s2(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(x, char(66, 99), char(44)), char(81, 99), char(46)), char(81, 100), char(47)), char(10, 2), char(48)), char(12, 3), char(57)), char(78, 98), char(58)), char(78, 100), char(59)), char(10, 1), char(60)), char(11, 1), char(62)), char(15, 4), char(63)), char(81, 102), char(64)), char(120, 97), char(65)), char(75, 100), char(67)), char(104, 1), char(68)), char(12, 4), char(69)), char(104, 2), char(70)), char(81, 98), char(71)), char(75, 99), char(72)), char(11, 2), char(73)), char(78, 103), char(74)) FROM s1), s3(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(x, char(53, 8), char(76)), char(104, 3), char(77)), char(97, 2), char(80)), char(82, 103), char(83)), char(97, 1), char(84)), char(52, 8), char(85)), char(101, 2), char(86)), char(54, 8), char(87)), char(97, 3), char(88)), char(104, 4), char(89)), char(99, 1), char(90)), char(15, 3), char(91)), char(13, 4), char(92)), char(99, 2), char(93)), char(101, 3), char(94)), char(75, 98), char(95)), char(55, 8), char(96)), char(81, 103), char(105)), char(51, 8), char(106)), char(66, 14), char(107)) FROM s2), s4(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(x, char(13, 3), char(108)), char(82, 104), char(109)), char(97, 4), char(110)), char(56, 8), char(111)), char(50, 8), char(112)), char(49, 8), char(113)), char(16, 5), char(114)), char(102, 4), char(115)), char(103, 3), char(116)), char(98, 2), char(117)), char(28, 4), char(118)), char(99, 3), char(119)), char(82, 14), char(121)), char(16, 4), char(122)), char(102, 2), char(123)), char(98, 14), char(124)), char(98, 1), char(125)), char(102, 1), char(126)) FROM s3) SELECT x FROM s4) END,
+         movetext = new.movetext, source_id = new.source_id,
+        source_offset = new.source_offset, error = new.error, dedupe_key = new.dedupe_key,
+        year = new.year, month = new.month, day = new.day, tc_base = new.tc_base,
+        tc_increment = new.tc_increment,
+        speed_id = (SELECT t.id FROM game_texts AS t WHERE t.text = new.speed),
+        opening_eco_id = (SELECT t.id FROM game_texts AS t WHERE t.text = new.opening_eco),
+        opening_name_id = (SELECT t.id FROM game_texts AS t WHERE t.text = new.opening_name),
+        opening_ply = new.opening_ply
+    WHERE id = old.id;
+END;
+
+CREATE TRIGGER games_delete_row INSTEAD OF DELETE ON games BEGIN
+    DELETE FROM game_rows WHERE id = old.id;
+END;

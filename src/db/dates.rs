@@ -1,0 +1,97 @@
+//! `game_rows.date` from schema [`DATE_PARTS_SCHEMA`]: `NULL` where the
+//! date is the one `year`, `month` and `day` write back (`2024.03.09`,
+//! `1851.??.??`), the text as written otherwise (`????.??.??`, `2024.3.9`,
+//! `1999.13.01`). The `games` view writes it back with [`date_sql`]; SQL
+//! that reads `game_rows` itself uses the same expression.
+
+/// The schema version from which `game_rows.date` is `NULL` where the date
+/// parts write it back.
+pub const DATE_PARTS_SCHEMA: i64 = 19;
+
+/// The date `year`, `month` and `day` write: `YYYY.MM.DD`, an unknown
+/// month or day as `??`; `None` without a year.
+pub fn written(year: Option<i64>, month: Option<i64>, day: Option<i64>) -> Option<String> {
+    let year = year.filter(|y| (0..=9999).contains(y))?;
+    let part = |p: Option<i64>| p.map_or_else(|| "??".to_string(), |p| format!("{p:02}"));
+    Some(format!("{year:04}.{}.{}", part(month), part(day)))
+}
+
+/// `true` if `game_rows.date` holds `date` as written: the parts do not
+/// write it back.
+pub fn kept(date: &str, year: Option<i64>, month: Option<i64>, day: Option<i64>) -> bool {
+    written(year, month, day).is_none_or(|w| w != date)
+}
+
+/// The SQL of [`written`] over the columns `year`, `month` and `day` of
+/// `table` (an alias, or `new` in a trigger).
+fn written_sql(table: &str) -> String {
+    let part = |c: &str| {
+        format!("CASE WHEN {table}.{c} IS NULL THEN '??' ELSE printf('%02d', {table}.{c}) END")
+    };
+    format!(
+        "CASE WHEN {table}.year IS NOT NULL THEN printf('%04d.%s.%s', {table}.year, {}, {}) END",
+        part("month"),
+        part("day")
+    )
+}
+
+/// The SQL expression of the `games.date` of the `game_rows` row `table`.
+/// It holds for every schema with `game_rows`: before
+/// [`DATE_PARTS_SCHEMA`] the date is never `NULL` where a year is known.
+pub fn date_sql(table: &str) -> String {
+    format!("coalesce({table}.date, {})", written_sql(table))
+}
+
+/// The SQL expression of the `game_rows.date` stored for the `games` row
+/// `table` (`new` in the view's triggers).
+pub fn stored_sql(table: &str) -> String {
+    format!("CASE WHEN {table}.date = {} THEN NULL ELSE {table}.date END", written_sql(table))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_parts_write_back_only_the_canonical_form() {
+        assert_eq!(written(Some(2024), Some(3), Some(9)).as_deref(), Some("2024.03.09"));
+        assert_eq!(written(Some(851), None, None).as_deref(), Some("0851.??.??"));
+        assert_eq!(written(None, Some(3), Some(9)), None);
+        assert!(!kept("2024.03.09", Some(2024), Some(3), Some(9)));
+        assert!(kept("2024.3.9", Some(2024), Some(3), Some(9)));
+        assert!(kept("????.??.??", None, None, None));
+        assert!(kept("1999.13.01", Some(1999), None, Some(1)));
+    }
+
+    #[test]
+    fn sql_stores_and_writes_back_as_rust_does() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        conn.execute_batch("CREATE TABLE t (date TEXT, year INTEGER, month INTEGER, day INTEGER)")
+            .unwrap();
+        type Row = (Option<&'static str>, Option<i64>, Option<i64>, Option<i64>);
+        let rows: [Row; 6] = [
+            (Some("2024.03.09"), Some(2024), Some(3), Some(9)),
+            (Some("1851.??.??"), Some(1851), None, None),
+            (Some("2020.??.15"), Some(2020), None, Some(15)),
+            (Some("????.??.??"), None, None, None),
+            (Some("2024.3.9"), Some(2024), Some(3), Some(9)),
+            (None, None, None, None),
+        ];
+        let sql = format!("SELECT {}, {} FROM t", stored_sql("t"), date_sql("t"));
+        for (date, y, m, d) in rows {
+            conn.execute("DELETE FROM t", []).unwrap();
+            conn.execute("INSERT INTO t VALUES (?1, ?2, ?3, ?4)", rusqlite::params![date, y, m, d])
+                .unwrap();
+            let (stored, back): (Option<String>, Option<String>) =
+                conn.query_row(&sql, [], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+            let expected = date.filter(|date| kept(date, y, m, d));
+            assert_eq!(stored.as_deref(), expected, "{date:?}");
+            conn.execute("UPDATE t SET date = ?1", [&stored]).unwrap();
+            let back_from_stored: Option<String> = conn
+                .query_row(&format!("SELECT {} FROM t", date_sql("t")), [], |r| r.get(0))
+                .unwrap();
+            assert_eq!(back_from_stored.as_deref(), date, "{date:?}");
+            assert_eq!(back.as_deref(), date);
+        }
+    }
+}
