@@ -9,8 +9,9 @@
 //! symbols [`MERGES`]`[i]`, characters or earlier codes (` w - - 0 ` is one
 //! code, `ppp/` another). The merges were learnt once, by byte-pair
 //! encoding the final positions of 16,981 distinct real games (lichess and
-//! chess.com exports, over-the-board collections, engine games): learnt on
-//! half of them, they packed the other half from 49.2 to 26.1 bytes a
+//! chess.com exports, over-the-board collections, engine games), the most
+//! frequent pair first, never a pair across the `/` that ends a rank: learnt on
+//! half of them, they packed the other half from 49.2 to 26.2 bytes a
 //! position. They are part of the schema and never change.
 //!
 //! Packing applies the merges in order, each to every occurrence from left
@@ -19,6 +20,7 @@
 //! run. A text with a character outside FEN's is stored as it is after
 //! [`VERBATIM`].
 
+use std::cell::RefCell;
 use std::sync::LazyLock;
 
 use super::packed_moves::chain_sql;
@@ -41,28 +43,34 @@ const CODES: [u8; 84] = [
     0x5d, 0x5e, 0x5f, 0x60, 0x69, 0x6a, 0x6c, 0x6d, 0x6f, 0x73, 0x74, 0x75, 0x76, 0x78, 0x79, 0x7a,
     0x7b, 0x7c, 0x7d, 0x7e,
 ];
-#[rustfmt::skip]
+
 /// The merges, in the order they apply: merge `i` replaces the pair of
 /// symbols by [`CODES`]`[i]`.
+#[rustfmt::skip]
 pub const MERGES: [[u8; 2]; 84] = [
     [b' ', b'-'], [b'1', b'/'], [b'8', b'/'], [0x01, b' '], [0x01, 0x04], [b'1', b'p'],
     [b'2', b'/'], [b'P', b'P'], [b'1', b'P'], [b'p', b'p'], [b' ', b'b'], [b'3', b'/'],
     [0x0b, 0x05], [b'2', b'p'], [b' ', b'w'], [b'2', b'P'], [b'0', b' '], [0x0f, 0x05],
-    [b'4', b'/'], [b'P', b'/'], [b'p', b'/'], [b'5', b'/'], [b'k', 0x02], [0x03, 0x03],
-    [b'K', b'1'], [b'3', b'P'], [b'3', b'p'], [b'6', b'/'], [b'1', b'r'], [0x0d, 0x11],
-    [b'p', 0x02], [b'P', 0x02], [b'1', b'b'], [b'1', b'B'], [b'1', b' '], [b'1', b'R'],
-    [b'2', b'r'], [b'2', b'R'], [b'7', b'/'], [b'k', b'/'], [0x08, b'/'], [b'4', b'p'],
-    [0x12, 0x11], [b'1', b'K'], [b'3', b'R'], [0x06, b'/'], [b'2', b' '], [b'2', b'K'],
-    [b'1', b'n'], [b'3', b'r'], [b'4', b'P'], [0x09, b'/'], [b'8', 0x0d], [b'2', b'N'],
-    [b'1', b'k'], [b'1', b'N'], [b'4', b'R'], [b'2', b'B'], [b'1', b'Q'], [b'1', b'q'],
-    [b'5', b'p'], [b'2', b'k'], [0x08, b'P'], [b'5', b'P'], [b'2', b'Q'], [b'4', b'r'],
-    [b'2', b'n'], [b'2', b'b'], [b'2', b'q'], [b'8', 0x12], [0x0a, b'/'], [0x19, 0x0d],
-    [b'3', b'K'], [0x06, 0x02], [b'3', b'k'], [0x07, 0x03], [b'4', b' '], [b'3', b' '],
-    [b'6', 0x21], [b'7', 0x14], [b'5', b'R'], [0x08, 0x14], [0x0a, 0x15], [b'6', 0x17],
+    [b'4', b'/'], [b'P', b'/'], [b'p', b'/'], [b'5', b'/'], [b'k', 0x02], [b'K', b'1'],
+    [b'3', b'P'], [b'3', b'p'], [b'6', b'/'], [b'1', b'r'], [0x0d, 0x11], [b'p', 0x02],
+    [b'P', 0x02], [b'1', b'b'], [b'1', b'B'], [b'1', b' '], [b'1', b'R'], [b'2', b'r'],
+    [b'2', b'R'], [b'7', b'/'], [b'k', b'/'], [0x08, b'/'], [b'4', b'p'], [0x12, 0x11],
+    [b'1', b'K'], [b'3', b'R'], [0x06, b'/'], [b'2', b' '], [b'2', b'K'], [b'1', b'n'],
+    [b'3', b'r'], [b'4', b'P'], [0x09, b'/'], [b'8', 0x0d], [b'2', b'N'], [b'1', b'k'],
+    [b'1', b'N'], [b'4', b'R'], [b'2', b'B'], [b'1', b'Q'], [b'1', b'q'], [b'5', b'p'],
+    [b'2', b'k'], [0x08, b'P'], [b'5', b'P'], [b'2', b'Q'], [b'4', b'r'], [b'2', b'n'],
+    [b'2', b'b'], [b'2', b'q'], [b'8', 0x12], [0x0a, b'/'], [0x18, 0x0d], [b'3', b'K'],
+    [0x06, 0x02], [b'3', b'k'], [b'4', b' '], [b'3', b' '], [b'6', 0x1f], [b'7', 0x14],
+    [b'5', b'R'], [0x08, 0x14], [0x0a, 0x15], [b'6', 0x17], [0x0e, b'/'], [b'3', b'B'],
 ];
+
+/// No merge: the rank of a pair that is none.
+const NO_MERGE: u8 = u8::MAX;
 
 /// The merges as lookup tables.
 struct Tables {
+    /// `rank[a][b]`: the index of the merge of the pair, or [`NO_MERGE`].
+    rank: Box<[[u8; 128]; 128]>,
     /// The FEN a code stands for (empty for a character that is none).
     text: [&'static str; 128],
     /// `true` for the characters of FEN.
@@ -71,7 +79,9 @@ struct Tables {
 
 static TABLES: LazyLock<Tables> = LazyLock::new(|| {
     let mut text: [&'static str; 128] = [""; 128];
-    for (&[a, b], &code) in MERGES.iter().zip(&CODES) {
+    let mut rank = Box::new([[NO_MERGE; 128]; 128]);
+    for (i, (&[a, b], &code)) in MERGES.iter().zip(&CODES).enumerate() {
+        rank[usize::from(a)][usize::from(b)] = i as u8;
         let part = |c: u8| -> String {
             match text[usize::from(c)] {
                 "" => char::from(c).to_string(),
@@ -85,10 +95,28 @@ static TABLES: LazyLock<Tables> = LazyLock::new(|| {
     for &c in FEN_CHARS {
         fen[usize::from(c)] = true;
     }
-    Tables { text, fen }
+    Tables { rank, text, fen }
 });
 
+/// Slots of a thread's cache of packed units (32 bytes each): the ranks
+/// of final positions repeat (`8/`, `pp3ppp/`, `PP3PPP/`).
+const CACHE_SLOTS: usize = 1 << 12;
+
+/// The longest unit the cache holds: its bytes are a key of 16 bytes.
+const CACHED_UNIT: usize = 16;
+
+thread_local! {
+    /// Units of at most [`CACHED_UNIT`] bytes and their packings, as
+    /// little-endian numbers padded with zeros (no FEN character and no
+    /// code is 0).
+    static CACHE: RefCell<Vec<[u128; 2]>> = const { RefCell::new(Vec::new()) };
+}
+
 /// `fen` packed.
+///
+/// No merge's left symbol ends with `/` (none was learnt across one), so
+/// no merge spans the end of a rank: each rank with its `/` (the last one
+/// with the rest of the FEN) packs alone, and most are found in a cache.
 pub fn pack(fen: &str) -> String {
     let tables = &*TABLES;
     if !fen.bytes().all(|c| tables.fen[usize::from(c)]) {
@@ -97,33 +125,78 @@ pub fn pack(fen: &str) -> String {
         out.push_str(fen);
         return out;
     }
-    let mut symbols = fen.as_bytes().to_vec();
-    // A merge whose two symbols are not both in the text changes nothing:
-    // most are skipped by this test alone.
-    let mut present = [false; 128];
-    for &c in &symbols {
-        present[usize::from(c)] = true;
-    }
-    for (&[a, b], &code) in MERGES.iter().zip(&CODES) {
-        if !(present[usize::from(a)] && present[usize::from(b)]) {
-            continue;
+    let mut out = Vec::with_capacity(fen.len());
+    let mut scratch = (Vec::with_capacity(32), Vec::with_capacity(32));
+    CACHE.with_borrow_mut(|cache| {
+        if cache.is_empty() {
+            cache.resize(CACHE_SLOTS, [0, 0]);
         }
-        let (mut read, mut write) = (0, 0);
-        while read < symbols.len() {
-            if read + 1 < symbols.len() && symbols[read] == a && symbols[read + 1] == b {
-                symbols[write] = code;
-                present[usize::from(code)] = true;
-                read += 2;
-            } else {
-                symbols[write] = symbols[read];
-                read += 1;
+        for unit in fen.as_bytes().split_inclusive(|&c| c == b'/') {
+            if unit.len() > CACHED_UNIT {
+                pack_unit(tables, unit, &mut scratch);
+                out.extend_from_slice(&scratch.0);
+                continue;
             }
+            let mut key = [0u8; 16];
+            key[..unit.len()].copy_from_slice(unit);
+            let key = u128::from_le_bytes(key);
+            let slot = ((key ^ (key >> 64)) as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 52;
+            let entry = &mut cache[slot as usize % CACHE_SLOTS];
+            if entry[0] != key {
+                pack_unit(tables, unit, &mut scratch);
+                let mut packed = [0u8; 16];
+                packed[..scratch.0.len()].copy_from_slice(&scratch.0);
+                *entry = [key, u128::from_le_bytes(packed)];
+            }
+            let packed = entry[1].to_le_bytes();
+            let len = 16 - entry[1].leading_zeros() as usize / 8;
+            out.extend_from_slice(&packed[..len]);
+        }
+    });
+    // Codes and FEN characters are ASCII.
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// Packs one unit into `scratch.0` (its symbols; `scratch.1` holds the
+/// ranks of their pairs). The lowest-ranked pair present is merged first,
+/// every occurrence left to right: the order of the merges, skipping the
+/// absent ones (a merge only makes pairs with its code, of later rank).
+/// The ranks are kept beside the symbols, so that only a merge's new pairs
+/// are looked up.
+fn pack_unit(tables: &Tables, unit: &[u8], scratch: &mut (Vec<u8>, Vec<u8>)) {
+    let rank = |a: u8, b: u8| tables.rank[usize::from(a)][usize::from(b)];
+    let (symbols, ranks) = scratch;
+    symbols.clear();
+    symbols.extend_from_slice(unit);
+    ranks.clear();
+    ranks.extend(symbols.windows(2).map(|w| rank(w[0], w[1])));
+    loop {
+        let best = ranks.iter().copied().min().unwrap_or(NO_MERGE);
+        if best == NO_MERGE {
+            return;
+        }
+        let code = CODES[usize::from(best)];
+        let n = symbols.len();
+        let (mut read, mut write) = (0, 0);
+        // Whether the symbol last written was made by this pass.
+        let mut made = false;
+        while read < n {
+            let merged = read + 1 < n && ranks[read] == best;
+            let symbol = if merged { code } else { symbols[read] };
+            if write > 0 {
+                // An untouched pair keeps its rank (`write <= read`: the
+                // rank at `read - 1` is not overwritten yet).
+                ranks[write - 1] =
+                    if merged || made { rank(symbols[write - 1], symbol) } else { ranks[read - 1] };
+            }
+            symbols[write] = symbol;
+            made = merged;
+            read += if merged { 2 } else { 1 };
             write += 1;
         }
         symbols.truncate(write);
+        ranks.truncate(write.saturating_sub(1));
     }
-    // Codes and FEN characters are ASCII.
-    symbols.into_iter().map(char::from).collect()
 }
 
 /// The FEN of `packed`.
@@ -188,6 +261,18 @@ mod tests {
                 let earlier = CODES[..i].contains(&c);
                 assert!(FEN_CHARS.contains(&c) || earlier, "merge {i} uses {c}");
             }
+        }
+    }
+
+    #[test]
+    fn no_merge_spans_the_end_of_a_rank() {
+        let tables = &*TABLES;
+        for (i, &[a, _]) in MERGES.iter().enumerate() {
+            let left = match tables.text[usize::from(a)] {
+                "" => char::from(a).to_string(),
+                text => text.to_string(),
+            };
+            assert!(!left.ends_with('/'), "merge {i}");
         }
     }
 
