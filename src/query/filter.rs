@@ -210,6 +210,16 @@ impl DateBound {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// The bound as the number `YYYYMMDD`, a missing month or day as
+    /// `fill` (0 for the start of the period, 99 for its end).
+    fn number(&self, fill: i64) -> i64 {
+        let mut parts = self.0.split('.').map(|p| p.parse::<i64>().unwrap_or(0));
+        let year = parts.next().unwrap_or(0);
+        let month = parts.next().unwrap_or(fill);
+        let day = parts.next().unwrap_or(fill);
+        (year * 100 + month) * 100 + day
+    }
 }
 
 /// Every header filter of a query; `Default` filters nothing.
@@ -428,21 +438,28 @@ impl Filters {
             f.sql += " AND g.white_elo <= ? AND g.black_elo <= ?";
             f.params.extend([Value::Integer(n), Value::Integer(n)]);
         }
-        // A `game_rows` date may be NULL where its parts write it.
-        let date = if ids { dates::date_sql("g") } else { "g.date".to_string() };
-        if self.since.is_some() || self.until.is_some() {
-            let _ = write!(f.sql, " AND {date} GLOB '[0-9][0-9][0-9][0-9]*'");
-        }
-        // Unknown parts read as zeros.
-        let known = format!("replace({date}, '?', '0')");
-        if let Some(d) = &self.since {
-            let _ = write!(f.sql, " AND {known} >= ?");
-            f.params.push(Value::Text(d.as_str().to_string()));
-        }
-        if let Some(d) = &self.until {
+        // From schema 19 a `game_rows` date is NULL where its parts write
+        // it: those compare as the number YYYYMMDD (unknown parts 0), the
+        // others as text with unknown parts read as zeros.
+        let parts = schema_version >= dates::DATE_PARTS_SCHEMA;
+        let as_text = "g.date GLOB '[0-9][0-9][0-9][0-9]*' AND replace(g.date, '?', '0')";
+        let bounds = [(&self.since, ">=", 0, ""), (&self.until, "<=", 99, "~")];
+        for (bound, op, fill, end) in bounds {
+            let Some(d) = bound else { continue };
             // '~' sorts after digits, '.' and '?': every date of the period.
-            let _ = write!(f.sql, " AND {known} <= ?");
-            f.params.push(Value::Text(format!("{}~", d.as_str())));
+            let text = Value::Text(format!("{}{end}", d.as_str()));
+            if parts {
+                let _ = write!(
+                    f.sql,
+                    " AND (CASE WHEN g.date IS NULL THEN g.year * 10000 \
+                     + coalesce(g.month, 0) * 100 + coalesce(g.day, 0) {op} ? \
+                     ELSE {as_text} {op} ? END)"
+                );
+                f.params.extend([Value::Integer(d.number(fill)), text]);
+            } else {
+                let _ = write!(f.sql, " AND {as_text} {op} ?");
+                f.params.push(text);
+            }
         }
         if let Some(n) = self.min_plies {
             f.sql += " AND g.ply_count >= ?";
