@@ -183,7 +183,17 @@ where
 
 /// A rayon pool of `threads` threads (0: one per core).
 pub(super) fn thread_pool(threads: usize) -> anyhow::Result<rayon::ThreadPool> {
-    rayon::ThreadPoolBuilder::new().num_threads(threads).build().context("starting worker threads")
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(worker_name)
+        .build()
+        .context("starting worker threads")
+}
+
+/// A worker thread's name, by its stage (Linux shows its first 15
+/// characters, `pgnindex-worker`).
+fn worker_name(index: usize) -> String {
+    format!("pgnindex-worker-{index}")
 }
 
 /// A rayon pool of `threads` threads (0: one per core) that yield the
@@ -200,6 +210,7 @@ pub(super) fn thread_pool(threads: usize) -> anyhow::Result<rayon::ThreadPool> {
 pub(super) fn thread_pool_below_writer(threads: usize) -> anyhow::Result<rayon::ThreadPool> {
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
+        .thread_name(worker_name)
         .start_handler(|_| lower_priority())
         .build()
         .context("starting worker threads")
