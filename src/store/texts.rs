@@ -19,7 +19,7 @@ const CACHED: usize = 1 << 18;
 /// Names (sites and players, [`crate::db::texts::NAME_COLUMNS`]) met once
 /// that are remembered, by a hash of 8 bytes, to be stored by id when met
 /// again; past this many, the set starts again.
-const SEEN_ONCE: usize = 1 << 21;
+const SEEN_ONCE: usize = 1 << 20;
 
 /// Names this short are stored as text: an id would take as many bytes.
 const SHORT_NAME: usize = 2;
