@@ -8,21 +8,46 @@
 /// parts write it back.
 pub const DATE_PARTS_SCHEMA: i64 = 19;
 
-/// The date `year`, `month` and `day` write: `YYYY.MM.DD`, an unknown
-/// month or day as `??`; `None` without a year.
-pub fn written(year: Option<i64>, month: Option<i64>, day: Option<i64>) -> Option<String> {
-    let year = year.filter(|y| (0..=9999).contains(y))?;
-    let part = |p: Option<i64>| p.map_or_else(|| "??".to_string(), |p| format!("{p:02}"));
-    Some(format!("{year:04}.{}.{}", part(month), part(day)))
-}
-
 /// `true` if `game_rows.date` holds `date` as written: the parts do not
-/// write it back.
+/// write it back. Compared as it is written, without building the text:
+/// the writer asks for each game.
 pub fn kept(date: &str, year: Option<i64>, month: Option<i64>, day: Option<i64>) -> bool {
-    written(year, month, day).is_none_or(|w| w != date)
+    let Some(year) = year.filter(|y| (0..=9999).contains(y)) else { return true };
+    let mut rest = Rest(date);
+    write_date(&mut rest, year, month, day).is_err() || !rest.0.is_empty()
 }
 
-/// The SQL of [`written`] over the columns `year`, `month` and `day` of
+/// Writes the date the parts write (a known year) to `out`: `YYYY.MM.DD`,
+/// an unknown month or day as `??`.
+fn write_date(
+    out: &mut impl std::fmt::Write,
+    year: i64,
+    month: Option<i64>,
+    day: Option<i64>,
+) -> std::fmt::Result {
+    write!(out, "{year:04}")?;
+    for part in [month, day] {
+        match part {
+            Some(p) => write!(out, ".{p:02}")?,
+            None => out.write_str(".??")?,
+        }
+    }
+    Ok(())
+}
+
+/// What is left of a text as writes match its start; a write that does
+/// not match fails.
+struct Rest<'a>(&'a str);
+
+impl std::fmt::Write for Rest<'_> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.0 = self.0.strip_prefix(s).ok_or(std::fmt::Error)?;
+        Ok(())
+    }
+}
+
+/// The SQL of the date the parts write ([`write_date`], NULL without a
+/// year) over the columns `year`, `month` and `day` of
 /// `table` (an alias, or `new` in a trigger).
 fn written_sql(table: &str) -> String {
     let part = |c: &str| {
@@ -54,13 +79,14 @@ mod tests {
 
     #[test]
     fn the_parts_write_back_only_the_canonical_form() {
-        assert_eq!(written(Some(2024), Some(3), Some(9)).as_deref(), Some("2024.03.09"));
-        assert_eq!(written(Some(851), None, None).as_deref(), Some("0851.??.??"));
-        assert_eq!(written(None, Some(3), Some(9)), None);
+        assert!(!kept("0851.??.??", Some(851), None, None));
+        assert!(kept("2024.03.09", None, Some(3), Some(9)), "no year");
         assert!(!kept("2024.03.09", Some(2024), Some(3), Some(9)));
         assert!(kept("2024.3.9", Some(2024), Some(3), Some(9)));
         assert!(kept("????.??.??", None, None, None));
         assert!(kept("1999.13.01", Some(1999), None, Some(1)));
+        assert!(kept("2024.03.09 ", Some(2024), Some(3), Some(9)), "longer");
+        assert!(kept("2024.03.0", Some(2024), Some(3), Some(9)), "shorter");
     }
 
     #[test]

@@ -126,7 +126,8 @@ pub fn pack(fen: &str) -> String {
         return out;
     }
     let mut out = Vec::with_capacity(fen.len());
-    let mut scratch = (Vec::with_capacity(32), Vec::with_capacity(32));
+    // Allocated only when a unit is not in the cache.
+    let mut scratch = (Vec::new(), Vec::new());
     CACHE.with_borrow_mut(|cache| {
         if cache.is_empty() {
             cache.resize(CACHE_SLOTS, [0, 0]);

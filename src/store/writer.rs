@@ -771,10 +771,9 @@ impl Writer {
                 inserts.game.raw_bind_parameter(*FINAL_FEN_PARAM, &game.packed_final_fen)?;
                 let h = &game.header;
                 for (&param, name) in NAME_PARAMS.iter().zip([&h.site, &h.white, &h.black]) {
-                    if let Some(id) = name.as_deref().map(|n| game_texts.name_id(conn, n)) {
-                        if let Some(id) = id? {
-                            inserts.game.raw_bind_parameter(param, id)?;
-                        }
+                    let Some(name) = name.as_deref() else { continue };
+                    if let Some(id) = game_texts.name_id(conn, name)? {
+                        inserts.game.raw_bind_parameter(param, id)?;
                     }
                 }
                 let a = &game.analysis;
