@@ -2,7 +2,8 @@
 //! chunks at game boundaries ([`crate::pgn::split`]), rayon workers
 //! tokenize and replay chunks independently, and the results come back in
 //! input order. Memory stays bounded: only a window of a few chunks per
-//! thread is in flight at a time.
+//! thread is in flight at a time. No thread scans a mapped input whole: its
+//! workers find their chunks' boundaries ([`read_block_guessed`]).
 
 use std::collections::BTreeMap;
 use std::ops::{ControlFlow, Range};
@@ -168,24 +169,82 @@ fn read_block_cut<G: Send>(
         // Same chunks, read in turn: memory stays bounded by one chunk.
         let mut start = 0;
         while start < block.len() {
-            let end = chunk_end(block, start, chunk_size, boundaries);
+            let end = chunk_end(block, start, next_cell(start, chunk_size), chunk_size, boundaries);
             let base = column_at(block, start, column_base);
             emit(read_chunk_at(&block[start..end], start, base, options, map))?;
             start = end;
         }
         return ControlFlow::Continue(());
     }
+    let Some(boundaries) = boundaries else {
+        return read_block_guessed(pool, block, column_base, options, chunk_size, map, emit);
+    };
     let mut start = 0;
     let next = |_wait| {
         if start >= block.len() {
             return Next::End;
         }
-        let cut = Cut { block, boundaries, column_base, offset: 0 };
+        let cut = Cut { block, boundaries: Some(boundaries), column_base, offset: 0 };
         let (job, end) = cut.job(start, chunk_size, |range| Bytes::Borrowed(&block[range]));
         start = end;
         Next::Job(job)
     };
-    dispatch(pool, options, map, next, |chunk, _| emit(chunk))
+    dispatch(pool, options, map, next, |_, chunk, _| Verdict::Take(emit(chunk.expect(CUT))))
+}
+
+/// A chunk cut before it was handed out is always read.
+const CUT: &str = "a chunk cut on the calling thread is read";
+
+/// [`read_block_cut`] for a block whose boundaries are not known, on
+/// several threads: no thread scans the whole block. The block is seen as
+/// cells of `chunk_size` bytes; the chunk of cell `k` runs from the first
+/// boundary at or after the cell's start to the first at or after the next
+/// cell's start (empty when one game covers the cell). Each worker guesses
+/// where its chunk starts by scanning from a little before its cell — not
+/// knowing whether that is inside a comment — and finds its end by scanning
+/// on from there. The calling thread only checks, in input order, that each
+/// chunk starts where the one before ended (which that chunk's worker found
+/// scanning from a true boundary); a chunk that does not is read again from
+/// there. The chunks are those [`chunk_end`] cuts on one thread.
+fn read_block_guessed<G: Send>(
+    pool: &rayon::ThreadPool,
+    block: &[u8],
+    column_base: usize,
+    options: ReplayOptions,
+    chunk_size: usize,
+    map: &(impl Fn(LocatedGame) -> G + Sync),
+    mut emit: impl FnMut(Chunk<G>) -> ControlFlow<()>,
+) -> ControlFlow<()> {
+    let chunk_size = chunk_size.max(1);
+    let cell = |index: usize, start: Option<usize>| Job::Cell {
+        block,
+        column_base,
+        cell: index,
+        start,
+        chunk_size,
+    };
+    let mut index = 0usize;
+    let next = |_wait| {
+        if index.saturating_mul(chunk_size) >= block.len() {
+            return Next::End;
+        }
+        // The first chunk starts at the block's start, a boundary.
+        let job = cell(index, (index == 0).then_some(0));
+        index += 1;
+        Next::Job(job)
+    };
+    let mut expected = 0;
+    dispatch(pool, options, map, next, |index, chunk, _| match chunk {
+        Some(chunk) if chunk.offset == expected => {
+            expected += chunk.len;
+            if chunk.len == 0 {
+                Verdict::Take(ControlFlow::Continue(()))
+            } else {
+                Verdict::Take(emit(chunk))
+            }
+        }
+        _ => Verdict::Redo(cell(index, Some(expected))),
+    })
 }
 
 /// The bytes of a chunk to read: part of a block the caller holds, or of
@@ -206,14 +265,90 @@ impl Bytes<'_> {
 }
 
 /// A chunk to hand to a worker.
-struct Job<'a> {
-    bytes: Bytes<'a>,
-    /// Byte offset of the chunk in its block.
-    offset: usize,
-    /// Bytes of the chunk's first line before it.
-    column_base: usize,
-    /// Byte offset of its block in the input.
-    block_offset: u64,
+enum Job<'a> {
+    /// A chunk cut on the calling thread.
+    Cut {
+        bytes: Bytes<'a>,
+        /// Byte offset of the chunk in its block.
+        offset: usize,
+        /// Bytes of the chunk's first line before it.
+        column_base: usize,
+        /// Byte offset of its block in the input.
+        block_offset: u64,
+    },
+    /// The chunk of one cell of a mapped block ([`read_block_guessed`]),
+    /// cut on the worker.
+    Cell {
+        block: &'a [u8],
+        /// Bytes of the block's first line before it.
+        column_base: usize,
+        /// The cell's index: it starts at `cell * chunk_size`.
+        cell: usize,
+        /// Where the chunk starts, if known: else the worker guesses.
+        start: Option<usize>,
+        chunk_size: usize,
+    },
+}
+
+impl Job<'_> {
+    /// Reads the chunk: `None` for a cell whose start could not be guessed,
+    /// or whose guessed chunk would be unusually long (it is read again
+    /// from a known start).
+    fn read<G>(
+        self,
+        options: ReplayOptions,
+        map: &impl Fn(LocatedGame) -> G,
+    ) -> (u64, Option<Chunk<G>>) {
+        match self {
+            Job::Cut { bytes, offset, column_base, block_offset } => {
+                let chunk = read_chunk_at(bytes.get(), offset, column_base, options, map);
+                (block_offset, Some(chunk))
+            }
+            Job::Cell { block, column_base, cell, start, chunk_size } => {
+                let from = cell * chunk_size;
+                let limit = from.saturating_add(chunk_size.saturating_mul(FORCE_AFTER));
+                let guessed = start.is_none();
+                let Some(start) = start.or_else(|| guessed_start(block, from, limit)) else {
+                    return (0, None);
+                };
+                let min = from.saturating_add(chunk_size);
+                if start >= min {
+                    let empty = Chunk {
+                        offset: start,
+                        len: 0,
+                        line_breaks: 0,
+                        games: Vec::new(),
+                        trailing: Vec::new(),
+                    };
+                    return (0, Some(empty));
+                }
+                let end = chunk_end(block, start, min, chunk_size, None);
+                if guessed && end - start > chunk_size.saturating_mul(FORCE_AFTER) {
+                    return (0, None);
+                }
+                let base = column_at(block, start, column_base);
+                (0, Some(read_chunk_at(&block[start..end], start, base, options, map)))
+            }
+        }
+    }
+}
+
+/// What a scan from a little before `at` takes for the first boundary at or
+/// after it; `None` if it finds none before `limit` (and the block goes on).
+/// Only a guess: the scan does not know whether it starts in a comment.
+fn guessed_start(block: &[u8], at: usize, limit: usize) -> Option<usize> {
+    // Enough text before `at` for the rule that a boundary follows movetext.
+    const LOOK_BACK: usize = 1024;
+    let from = at.saturating_sub(LOOK_BACK);
+    let to = limit.min(block.len());
+    let found = from + split::next_boundary_after(&block[from..to], 0, at - from);
+    (found < to || to == block.len()).then_some(found)
+}
+
+/// The start of the cell after the one holding `at`: a chunk that starts
+/// at `at` ends at the first boundary from there.
+fn next_cell(at: usize, chunk_size: usize) -> usize {
+    (at / chunk_size.max(1)).saturating_add(1).saturating_mul(chunk_size.max(1))
 }
 
 /// A block as chunks are cut from it.
@@ -236,8 +371,9 @@ impl Cut<'_> {
         chunk_size: usize,
         bytes: impl FnOnce(Range<usize>) -> Bytes<'a>,
     ) -> (Job<'a>, usize) {
-        let end = chunk_end(self.block, start, chunk_size, self.boundaries);
-        let job = Job {
+        let min = next_cell(start, chunk_size);
+        let end = chunk_end(self.block, start, min, chunk_size, self.boundaries);
+        let job = Job::Cut {
             bytes: bytes(start..end),
             offset: start,
             column_base: column_at(self.block, start, self.column_base),
@@ -245,6 +381,15 @@ impl Cut<'_> {
         };
         (job, end)
     }
+}
+
+/// What [`dispatch`] does with a chunk that came back.
+enum Verdict<'a> {
+    /// It is in place: emitted (the flow says whether to go on), or
+    /// dropped.
+    Take(ControlFlow<()>),
+    /// It is not: this job reads the chunk in its place.
+    Redo(Job<'a>),
 }
 
 /// What the source of chunks of [`dispatch`] has next.
@@ -262,42 +407,45 @@ enum Next<'a> {
 /// chunks, or between blocks, so a slow chunk does not idle the other
 /// workers. `next(wait)` is asked for a chunk whenever the window has room;
 /// with `wait` (nothing in flight) it blocks until it has one or knows
-/// there are none. `emit` returning `Break` stops.
+/// there are none. `emit(index, chunk, block_offset)` gets the chunks in
+/// the order of their jobs; its verdict takes the chunk (and `Break`
+/// stops) or hands out another job in the same place.
 fn dispatch<'a, G: Send>(
     pool: &rayon::ThreadPool,
     options: ReplayOptions,
     map: &(impl Fn(LocatedGame) -> G + Sync),
     mut next: impl FnMut(bool) -> Next<'a>,
-    mut emit: impl FnMut(Chunk<G>, u64) -> ControlFlow<()>,
+    mut emit: impl FnMut(usize, Option<Chunk<G>>, u64) -> Verdict<'a>,
 ) -> ControlFlow<()> {
     let in_flight = 3 * pool.current_num_threads();
-    type Done<G> = (usize, u64, std::thread::Result<Chunk<G>>);
+    type Done<G> = (usize, std::thread::Result<(u64, Option<Chunk<G>>)>);
     let (tx, rx) = std::sync::mpsc::channel::<Done<G>>();
     let mut flow = ControlFlow::Continue(());
     pool.in_place_scope(|scope| {
-        let mut pending: BTreeMap<usize, (u64, Chunk<G>)> = BTreeMap::new();
+        let mut pending: BTreeMap<usize, (u64, Option<Chunk<G>>)> = BTreeMap::new();
         let (mut spawned, mut emitted, mut ended) = (0usize, 0usize, false);
+        let spawn = |job: Job<'a>, index: usize| {
+            let tx = tx.clone();
+            scope.spawn(move |_| {
+                // The receiver may be gone after a Break; nothing to do then.
+                // A panic is carried back and resumed on the calling
+                // thread, which would otherwise wait for it forever.
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    job.read(options, map)
+                }));
+                let _ = tx.send((index, result));
+            });
+        };
         loop {
             while flow.is_continue() && !ended && spawned - emitted < in_flight {
-                let job = match next(spawned == emitted) {
-                    Next::Job(job) => job,
+                match next(spawned == emitted) {
+                    Next::Job(job) => spawn(job, spawned),
                     Next::Later => break,
                     Next::End => {
                         ended = true;
                         break;
                     }
-                };
-                let (tx, index) = (tx.clone(), spawned);
-                scope.spawn(move |_| {
-                    let Job { bytes, offset, column_base, block_offset } = job;
-                    // The receiver may be gone after a Break; nothing to do then.
-                    // A panic is carried back and resumed on the calling
-                    // thread, which would otherwise wait for it forever.
-                    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        read_chunk_at(bytes.get(), offset, column_base, options, map)
-                    }));
-                    let _ = tx.send((index, block_offset, result));
-                });
+                }
                 spawned += 1;
             }
             if flow.is_break() || (ended && emitted == spawned) {
@@ -306,14 +454,22 @@ fn dispatch<'a, G: Send>(
             if emitted == spawned {
                 continue;
             }
-            let Ok((index, block_offset, result)) = rx.recv() else { break };
-            let chunk = result.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            pending.insert(index, (block_offset, chunk));
+            let Ok((index, result)) = rx.recv() else { break };
+            let done = result.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            pending.insert(index, done);
             while let Some((block_offset, chunk)) = pending.remove(&emitted) {
-                emitted += 1;
-                if emit(chunk, block_offset).is_break() {
-                    flow = ControlFlow::Break(());
-                    break;
+                match emit(emitted, chunk, block_offset) {
+                    Verdict::Take(taken) => {
+                        emitted += 1;
+                        if taken.is_break() {
+                            flow = ControlFlow::Break(());
+                            break;
+                        }
+                    }
+                    Verdict::Redo(job) => {
+                        spawn(job, emitted);
+                        break;
+                    }
                 }
             }
         }
@@ -331,27 +487,33 @@ fn column_at(block: &[u8], at: usize, column_base: usize) -> usize {
 }
 
 /// The end of the chunk of `block` that starts at `start` (a boundary): the
-/// first boundary after `chunk_size` bytes; without one in the next
+/// first boundary at or after `min` (at most `chunk_size` bytes after
+/// `start`, the start of the next cell); without one in the next
 /// [`FORCE_AFTER`] chunk sizes (and more than two chunk sizes left), a
 /// forced cut there; else the next boundary however far (or the block's
 /// end). `boundaries`, when known, are every boundary of `block` in order:
 /// then nothing is scanned.
-fn chunk_end(block: &[u8], start: usize, chunk_size: usize, boundaries: Option<&[usize]>) -> usize {
+fn chunk_end(
+    block: &[u8],
+    start: usize,
+    min: usize,
+    chunk_size: usize,
+    boundaries: Option<&[usize]>,
+) -> usize {
     let window = start.saturating_add(chunk_size.saturating_mul(FORCE_AFTER)).min(block.len());
-    let min = start.saturating_add(chunk_size);
     let first_after = |list: &[usize]| {
         list.get(list.partition_point(|&b| b < min)).copied().unwrap_or(block.len())
     };
     let end = match boundaries {
         Some(list) => first_after(list),
-        None => split::next_boundary_after(&block[..window], start, chunk_size),
+        None => split::next_boundary_after(&block[..window], start, min - start),
     };
     if end < window || block.len() - start <= 2 * chunk_size {
         return end;
     }
     split::forced_cut(block, min, window).unwrap_or_else(|| match boundaries {
         Some(_) => end,
-        None => split::next_boundary_after(block, start, chunk_size),
+        None => split::next_boundary_after(block, start, min - start),
     })
 }
 
@@ -489,7 +651,7 @@ struct Block {
 fn read_ahead<G: Send, M: Fn(LocatedGame) -> G + Sync>(
     source: Source,
     reading: &Reading<'_, M>,
-    emit: impl FnMut(Chunk<G>, u64) -> ControlFlow<()>,
+    mut emit: impl FnMut(Chunk<G>, u64) -> ControlFlow<()>,
 ) -> Result<(), SourceError> {
     let Reading { pool, options, block_size, chunk_size, map } = *reading;
     let (name, compression) = (source.name().clone(), source.compression());
@@ -559,6 +721,7 @@ fn read_ahead<G: Send, M: Fn(LocatedGame) -> G + Sync>(
     // `next` owns the receiver: once `dispatch` returns it is gone, and a
     // reader stopped by a `Break` ends at its next block. It is not waited
     // for then: it may be blocked reading a terminal.
+    let emit = |_, chunk: Option<Chunk<G>>, offset| Verdict::Take(emit(chunk.expect(CUT), offset));
     if dispatch(pool, options, map, next, emit).is_break() {
         return Ok(());
     }
@@ -595,6 +758,14 @@ mod tests {
             text.extend_from_slice(b"\n\n");
             if i % 5 == 0 {
                 text.extend_from_slice(b"stray text\n\n[Event \"bad\"]\n\n1. e4 e5 2. Ke3 *\n\n");
+            }
+            if i % 7 == 0 {
+                // Tag lines after text inside a comment: where a scan that
+                // starts inside the comment sees a boundary.
+                text.extend_from_slice(
+                    b"[Event \"note\"]\n\n1. e4 { a note\nof text\n[Event \"inside\"]\n\
+                      [Site \"a comment\"]\n\nand text\n[Event \"again\"]\n} e5 *\n\n",
+                );
             }
         }
         text
@@ -669,6 +840,51 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_mapped_input_cut_by_guesses_reads_as_one_thread_does() {
+        let text = corpus();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("corpus.pgn");
+        std::fs::write(&path, &text).unwrap();
+        let open = || Source::open(&InputName::Path(path.clone())).unwrap();
+        let expect = report(open(), 1, BLOCK, CHUNK);
+        // Cells shorter than a game (many empty chunks, guesses inside
+        // comments and tag sections), and longer.
+        for chunk_size in [64, 1000, 5 << 10, 64 << 10] {
+            for threads in [2, 3] {
+                let got = report(open(), threads, BLOCK, chunk_size);
+                if got != expect {
+                    let diff: Vec<_> =
+                        got.iter().zip(&expect).filter(|(a, b)| a != b).take(3).collect();
+                    panic!("{threads} threads, cells of {chunk_size}: {} lines, {} expected, {diff:#?}", got.len(), expect.len());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_guess_inside_a_comment_is_not_taken() {
+        // A note longer than the look-back: the scan starts inside it.
+        let note = "a long note\n".repeat(200);
+        let text = format!("[Event \"a\"]\n\n1. e4 {{ {note}of text\n[Event \"inside\"]\n}} e5 *\n\n[Event \"b\"]\n\n1. d4 *\n");
+        let text = text.as_bytes();
+        let at = text.windows(6).position(|w| w == b"of tex").unwrap();
+        let guess = guessed_start(text, at, text.len()).unwrap();
+        let inside = text.windows(15).position(|w| w == b"[Event \"inside\"").unwrap();
+        assert_eq!(guess, inside, "the scan cannot know it is in a comment");
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let mut games = Vec::new();
+        let flow = read_block(&pool, text, 0, ReplayOptions::default(), at, &|g| g, |chunk| {
+            games.extend(
+                chunk.games.iter().map(|g| (chunk.offset + g.record.offset, g.record.moves.len())),
+            );
+            ControlFlow::Continue(())
+        });
+        assert!(flow.is_continue());
+        let second = text.windows(10).position(|w| w == b"[Event \"b\"").unwrap();
+        assert_eq!(games, [(0, 2), (second, 1)]);
     }
 
     #[test]
