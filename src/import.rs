@@ -26,6 +26,7 @@ use crate::replay::parallel::Chunk;
 use crate::replay::ReplayOptions;
 use crate::store::rows::{GameRow, RowOptions};
 use crate::store::writer::{Problem, SourceStart, Totals, WriteError, Writer, WriterOptions};
+use crate::timings::{self, Span, Stage};
 
 /// Chunks waiting for the writer (each about 4 MB of rows): the workers
 /// go on reading while the writer commits a batch (about a second for
@@ -378,6 +379,7 @@ fn run_into<S: Store>(
     let writer_thread = std::thread::Builder::new()
         .name("pgnindex-writer".into())
         .spawn(move || {
+            let _clock = timings::ThreadClock::start(Stage::Write);
             let writer = match open() {
                 Ok(writer) => writer,
                 Err(e) => {
@@ -414,10 +416,17 @@ fn run_into<S: Store>(
         rebuild: true,
     };
     let rows = options.rows;
-    let build = move |game| GameRow::build(game, rows);
+    let build = move |game| timings::timed_cpu(Span::Encode, || GameRow::build(game, rows));
     let summary = Summary { not_pgn: inputs.skipped.len() as u64, ..Summary::default() };
     let mut feed = Feed { tx, reply: reply_rx, observer, options, summary, length: None };
+    let workers = worker_cpu(pool);
+    let split = timings::ThreadClock::start(Stage::Split);
     let read = read_inputs(&names, pool, replay, &build, &mut feed);
+    drop(split);
+    if let (Some(before), Some(after)) = (workers, worker_cpu(pool)) {
+        let cpu = after.iter().zip(&before).map(|(a, b)| a.saturating_sub(*b)).sum();
+        timings::add_cpu(Stage::Replay, after.len() as u64, cpu);
+    }
     let Feed { tx, mut summary, .. } = feed;
     drop(tx);
     let (totals, ending, output) = match writer_thread.join() {
@@ -432,6 +441,15 @@ fn run_into<S: Store>(
     summary.interrupted = ending == Ending::Interrupted;
     summary.seconds = started.elapsed().as_secs_f64();
     Ok((summary, output))
+}
+
+/// The CPU time of each of `pool`'s threads so far, when timings are
+/// counted.
+fn worker_cpu(pool: &rayon::ThreadPool) -> Option<Vec<std::time::Duration>> {
+    if !timings::enabled() {
+        return None;
+    }
+    pool.broadcast(|_| timings::thread_cpu()).into_iter().collect()
 }
 
 /// [`run`]'s visitor of the inputs: asks the writer whether each input
@@ -526,7 +544,7 @@ impl InputVisitor<GameRow> for Feed<'_> {
             end,
             left,
         };
-        self.send(message)?;
+        timings::timed(Span::WriterBehind, || self.send(message))?;
         self.observer.progress(end, games_read);
         ControlFlow::Continue(())
     }
@@ -565,9 +583,10 @@ fn write_all<S: Store>(
     interrupt: Option<&AtomicBool>,
 ) -> Result<Option<(Totals, Ending, S::Output)>, ImportError> {
     let (free_tx, free_rx) = mpsc::sync_channel::<Vec<GameRow>>(FREEING);
-    let freeing = std::thread::Builder::new()
-        .name("pgnindex-free".into())
-        .spawn(move || free_rx.into_iter().for_each(drop));
+    let freeing = std::thread::Builder::new().name("pgnindex-free".into()).spawn(move || {
+        let _clock = timings::ThreadClock::start(Stage::Free);
+        free_rx.into_iter().for_each(drop);
+    });
     // Without that thread (refused by the system), rows are freed here.
     let free_tx = freeing.is_ok().then_some(free_tx);
     let result = write_messages(writer, rx, reply, free_tx.as_ref(), interrupt);
@@ -589,7 +608,7 @@ fn write_messages<S: Store>(
     free: Option<&mpsc::SyncSender<Vec<GameRow>>>,
     interrupt: Option<&AtomicBool>,
 ) -> Result<(Totals, Ending, S::Output), ImportError> {
-    while let Ok(message) = rx.recv() {
+    while let Ok(message) = timings::timed(Span::WriterIdle, || rx.recv()) {
         if is_set(interrupt) {
             break;
         }
@@ -607,7 +626,7 @@ fn write_messages<S: Store>(
                     let _ = free.send(games);
                 }
                 if flow.is_break() {
-                    let (totals, output) = writer.finish()?;
+                    let (totals, output) = timings::timed(Span::Finish, || writer.finish())?;
                     return Ok((totals, Ending::Strict, output));
                 }
             }
@@ -620,6 +639,6 @@ fn write_messages<S: Store>(
         let (totals, output) = writer.interrupt()?;
         return Ok((totals, Ending::Interrupted, output));
     }
-    let (totals, output) = writer.finish()?;
+    let (totals, output) = timings::timed(Span::Finish, || writer.finish())?;
     Ok((totals, Ending::Inputs, output))
 }

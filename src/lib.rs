@@ -22,3 +22,4 @@ pub mod pgn;
 pub mod query;
 pub mod replay;
 pub mod store;
+pub mod timings;

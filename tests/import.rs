@@ -347,6 +347,61 @@ fn a_second_import_is_refused_while_one_runs() {
     import(&db, &["--force", arg(&twic)]).success();
 }
 
+/// The stage lines of `import --timings`: name, threads, CPU seconds, share.
+fn stage_lines(stderr: &str) -> Vec<(String, String, f64, f64)> {
+    let start = stderr.find("where the time went").expect(stderr);
+    stderr[start..]
+        .lines()
+        .skip(2)
+        .take_while(|line| !line.trim_start().starts_with("bound by"))
+        .filter(|line| line.contains(" %"))
+        .map(|line| {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let percent = words.iter().position(|w| *w == "%").expect(line);
+            let number = |i: usize| words[i].parse::<f64>().expect(line);
+            let threads = words[1..percent - 2].join(" ");
+            (words[0].to_owned(), threads, number(percent - 2), number(percent - 1))
+        })
+        .collect()
+}
+
+#[test]
+fn timings_say_where_the_time_went() {
+    let dir = scratch();
+    let text = std::fs::read(twic()).unwrap();
+    let gz = dir.write("games.pgn.gz", gzip(&text));
+    // Every fixture file (enough work for the clocks), and a stream.
+    for (input, read) in [(games_dir(), false), (gz, true)] {
+        let db = dir.join(format!("t{read}.db"));
+        let stderr = import(&db, &["--timings", "--threads", "2", arg(&input)]).success().stderr;
+        let stages = stage_lines(&stderr);
+        let names: Vec<&str> = stages.iter().map(|s| s.0.as_str()).collect();
+        let expect: &[&str] = if read {
+            &["read", "split", "replay", "write", "sort", "sync", "free"]
+        } else {
+            &["split", "replay", "write", "sort", "sync", "free"]
+        };
+        // A checkpoint thread runs only for a shared import.
+        assert_eq!(
+            names.iter().filter(|n| **n != "checkpoint").collect::<Vec<_>>(),
+            expect.iter().collect::<Vec<_>>(),
+            "{stderr}"
+        );
+        let replay = stages.iter().find(|s| s.0 == "replay").unwrap();
+        assert_eq!(replay.1, "pgnindex-worker-N ×2", "{stderr}");
+        assert!(read || replay.2 > 0.0, "{stderr}");
+        let shares: f64 = stages.iter().map(|s| s.3).sum();
+        assert!((shares - 100.0).abs() < 1.0, "{shares}: {stderr}");
+        assert!(stderr.contains("bound by: "), "{stderr}");
+        let summary = stderr.lines().position(|l| l.contains(" games imported"));
+        let report = stderr.lines().position(|l| l.starts_with("where the time went"));
+        assert!(summary < report, "{stderr}");
+    }
+    // Without the flag, not a word of it.
+    let stderr = import(&dir.join("quiet.db"), &[arg(&twic())]).success().stderr;
+    assert!(!stderr.contains("where the time went"), "{stderr}");
+}
+
 #[test]
 fn compressed_files_and_stdin() {
     let dir = scratch();

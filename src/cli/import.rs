@@ -126,6 +126,10 @@ pub struct ImportArgs {
     /// default for an existing database.
     #[arg(long)]
     shared: bool,
+    /// After the summary, say where the time went: each stage's threads
+    /// and CPU seconds, its waits, and the stage that bounded the import.
+    #[arg(long)]
+    timings: bool,
     /// Commit after this many games (tests use small batches).
     #[arg(long, hide = true)]
     batch_games: Option<usize>,
@@ -213,6 +217,9 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<Exit> {
     }
     let path = db::default_path(args.db.as_deref());
     let pool = super::games::thread_pool_below_writer(args.threads)?;
+    if args.timings {
+        pgnindex::timings::enable();
+    }
     let options = ImportOptions {
         rows: RowOptions {
             positions: !args.no_positions,
@@ -357,6 +364,10 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<Exit> {
         line += "; stopped at the first bad game (--strict)";
     }
     say!("{line}");
+    if args.timings {
+        let wall = std::time::Duration::from_secs_f64(summary.seconds);
+        super::timings::print(&pgnindex::timings::Report::now(), wall, pool.current_num_threads());
+    }
     if let Some((dir, stats)) = written {
         say!("pgnindex: {} written to {}", super::export::summary(&stats), dir.display());
     }

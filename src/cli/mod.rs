@@ -27,6 +27,7 @@ mod progress;
 mod query_args;
 mod show;
 mod sql;
+mod timings;
 mod vacuum;
 mod words;
 

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use super::{GameRecord, ReplayOptions, Replayer};
 use crate::pgn::source::{Source, SourceError};
 use crate::pgn::{split, LineIndex, Reader};
+use crate::timings::{self, Stage};
 
 /// Streams are cut into blocks of about this size at game boundaries.
 const BLOCK: usize = 8 << 20;
@@ -660,6 +661,7 @@ fn read_ahead<G: Send, M: Fn(LocatedGame) -> G + Sync>(
     // in flight.
     let (tx, rx) = std::sync::mpsc::sync_channel::<Block>(1);
     let reader = std::thread::Builder::new().name("pgnindex-read".into()).spawn(move || {
+        let _clock = timings::ThreadClock::start(Stage::Read);
         let boundaries = std::cell::RefCell::new(Vec::new());
         let cut = |buf: &[u8], eof| block_end(buf, eof, &mut boundaries.borrow_mut());
         let (home, returned) = std::sync::mpsc::channel();

@@ -8,6 +8,8 @@
 use std::sync::mpsc::{self, SyncSender};
 use std::thread::JoinHandle;
 
+use crate::timings::{self, Span, Stage};
+
 /// A named thread running a job on request.
 #[derive(Debug)]
 pub struct Background {
@@ -16,15 +18,20 @@ pub struct Background {
 }
 
 impl Background {
-    /// Starts the thread `name`, which runs `job` once per request; `None`
-    /// if it cannot be started.
-    pub fn start(name: &str, mut job: impl FnMut() + Send + 'static) -> Option<Background> {
+    /// Starts the thread `name` of `stage`, which runs `job` once per
+    /// request, each run counted to `span`; `None` if it cannot be started.
+    pub fn start(
+        name: &str,
+        (stage, span): (Stage, Span),
+        mut job: impl FnMut() + Send + 'static,
+    ) -> Option<Background> {
         let (requests, pending) = mpsc::sync_channel::<()>(1);
         let thread = std::thread::Builder::new()
             .name(name.into())
             .spawn(move || {
+                let _clock = timings::ThreadClock::start(stage);
                 while pending.recv().is_ok() {
-                    job();
+                    timings::timed(span, &mut job);
                 }
             })
             .ok()?;
@@ -70,10 +77,11 @@ mod tests {
     fn runs_the_job_for_requests_and_stops() {
         let runs = Arc::new(AtomicUsize::new(0));
         let counter = Arc::clone(&runs);
-        let background = Background::start("test-background", move || {
-            counter.fetch_add(1, Ordering::SeqCst);
-        })
-        .unwrap();
+        let background =
+            Background::start("test-background", (Stage::Sync, Span::Syncing), move || {
+                counter.fetch_add(1, Ordering::SeqCst);
+            })
+            .unwrap();
         for _ in 0..50 {
             background.request();
         }

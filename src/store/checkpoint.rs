@@ -26,6 +26,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use rusqlite::Connection;
 
 use super::background::Background;
+use crate::timings::{self, Span, Stage};
 
 /// Log size past which the writer copies the rest itself so that the log
 /// restarts: in practice after every batch. A log that restarts is
@@ -58,7 +59,8 @@ impl Checkpointer {
         let conn = Connection::open(path).ok()?;
         let running = Arc::new(Mutex::new(()));
         let lock = Arc::clone(&running);
-        let thread = Background::start("pgnindex-checkpoint", move || {
+        let stage = (Stage::Checkpoint, Span::Checkpointing);
+        let thread = Background::start("pgnindex-checkpoint", stage, move || {
             let _held = lock.lock().unwrap_or_else(PoisonError::into_inner);
             // See the module documentation: a failure is harmless.
             let _ = conn.execute_batch("PRAGMA wal_checkpoint(PASSIVE)");
@@ -78,8 +80,10 @@ impl Checkpointer {
     pub fn after_commit(&self, conn: &Connection) -> rusqlite::Result<()> {
         let wal_size = std::fs::metadata(&self.wal).map_or(0, |m| m.len());
         if wal_size > self.limit {
-            let _held = self.running.lock().unwrap_or_else(PoisonError::into_inner);
-            conn.execute_batch("PRAGMA wal_checkpoint(PASSIVE)")?;
+            timings::timed(Span::WriterCheckpoint, || {
+                let _held = self.running.lock().unwrap_or_else(PoisonError::into_inner);
+                conn.execute_batch("PRAGMA wal_checkpoint(PASSIVE)")
+            })?;
         } else {
             self.thread.request();
         }

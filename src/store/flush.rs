@@ -15,6 +15,7 @@ use std::fs::File;
 use std::sync::Arc;
 
 use super::background::Background;
+use crate::timings::{Span, Stage};
 
 /// The background sync thread of one database file.
 #[derive(Debug)]
@@ -29,7 +30,7 @@ impl Flusher {
     /// this process holds on it, SQLite's included, and an exclusive
     /// import would go on writing with its lock gone.
     pub fn start(file: Arc<File>) -> Option<Flusher> {
-        Background::start("pgnindex-flush", move || {
+        Background::start("pgnindex-flush", (Stage::Sync, Span::Syncing), move || {
             let _ = file.sync_data();
         })
         .map(Flusher)

@@ -16,6 +16,7 @@ use std::thread::JoinHandle;
 use super::rows::PositionRow;
 use super::segments::{BuiltSegment, Fens, PendingPosition, SegmentImage, NO_MOVE};
 use crate::db::GameId;
+use crate::timings::{self, Span, Stage};
 
 /// Rows per run handed to the sorting thread.
 const RUN: usize = 1 << 20;
@@ -137,7 +138,8 @@ impl PositionSorter {
         match &self.thread {
             // Only a panic on the thread closes the channel; the rows it
             // held are lost, which must not pass for a smaller batch.
-            Some(thread) => thread.images.recv().expect("the position sorting thread stopped"),
+            Some(thread) => timings::timed(Span::SortWait, || thread.images.recv())
+                .expect("the position sorting thread stopped"),
             None => self.built.take().expect("a batch was finished"),
         }
     }
@@ -171,7 +173,10 @@ impl Thread {
         let (outgoing, images) = mpsc::sync_channel(1);
         let handle = std::thread::Builder::new()
             .name("pgnindex-sort".into())
-            .spawn(move || sort_loop(&incoming, &outgoing))
+            .spawn(move || {
+                let _clock = timings::ThreadClock::start(Stage::Sort);
+                sort_loop(&incoming, &outgoing)
+            })
             .ok()?;
         Some(Thread { requests, images, handle })
     }

@@ -1,0 +1,335 @@
+//! Where an import's time went: the CPU seconds of each stage's threads,
+//! and the wall seconds the stages spent waiting on one another or on the
+//! disk ([`Report`]).
+//!
+//! The counters belong to the process and count only once [`enable`] was
+//! called, so that an import that does not report them pays for no clock
+//! reads. A thread adds its CPU time to its stage when it ends
+//! ([`ThreadClock`]); the replay workers, which outlive an import, are
+//! read by the import itself ([`add_cpu`]).
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// A stage of the import: the threads that do one kind of work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// The main thread: cutting the input into chunks for the workers,
+    /// and handing their games to the writer.
+    Split,
+    /// Reading and decompressing a stream, a block ahead.
+    Read,
+    /// The workers: tokenizing, replaying and encoding each game's rows.
+    Replay,
+    /// The writer: dedupe, the rows into SQLite, the commits.
+    Write,
+    /// Sorting each batch's positions into a table image.
+    Sort,
+    /// Copying the write-ahead log into the database file.
+    Checkpoint,
+    /// Syncing the database file to the disk while importing.
+    Sync,
+    /// Freeing the stored rows.
+    Free,
+}
+
+impl Stage {
+    /// Every stage, in pipeline order.
+    pub const ALL: [Stage; 8] = [
+        Stage::Read,
+        Stage::Split,
+        Stage::Replay,
+        Stage::Write,
+        Stage::Sort,
+        Stage::Checkpoint,
+        Stage::Sync,
+        Stage::Free,
+    ];
+
+    /// Its name in the report.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Split => "split",
+            Stage::Read => "read",
+            Stage::Replay => "replay",
+            Stage::Write => "write",
+            Stage::Sort => "sort",
+            Stage::Checkpoint => "checkpoint",
+            Stage::Sync => "sync",
+            Stage::Free => "free",
+        }
+    }
+
+    /// The name of its threads, as the system shows them.
+    pub fn thread(self) -> &'static str {
+        match self {
+            Stage::Split => "pgnindex",
+            Stage::Read => "pgnindex-read",
+            Stage::Replay => "pgnindex-worker-N",
+            Stage::Write => "pgnindex-writer",
+            Stage::Sort => "pgnindex-sort",
+            Stage::Checkpoint => "pgnindex-checkpoint",
+            Stage::Sync => "pgnindex-flush",
+            Stage::Free => "pgnindex-free",
+        }
+    }
+}
+
+/// A wall-clock span spent on one thing, measured where it happens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Span {
+    /// The workers turning replayed games into rows: CPU time, part of
+    /// [`Stage::Replay`]'s.
+    Encode,
+    /// The writer waiting for games: the stages before it were behind.
+    WriterIdle,
+    /// The main thread waiting for the writer to take a chunk: the writer
+    /// was behind.
+    WriterBehind,
+    /// The writer waiting for a batch's sorted positions.
+    SortWait,
+    /// Background checkpoints at work.
+    Checkpointing,
+    /// The writer copying the log itself, once it grew past its limit
+    /// (the background checkpoints were behind).
+    WriterCheckpoint,
+    /// Background syncs at work: time the disk took.
+    Syncing,
+    /// The writer's end: last commit, statistics, checkpoint and sync.
+    Finish,
+}
+
+impl Span {
+    const COUNT: usize = 8;
+}
+
+static ENABLED: AtomicBool = AtomicBool::new(false);
+static CPU: [AtomicU64; Stage::ALL.len()] = [const { AtomicU64::new(0) }; Stage::ALL.len()];
+static THREADS: [AtomicU64; Stage::ALL.len()] = [const { AtomicU64::new(0) }; Stage::ALL.len()];
+static SPANS: [AtomicU64; Span::COUNT] = [const { AtomicU64::new(0) }; Span::COUNT];
+
+/// Starts counting (for the rest of the process).
+pub fn enable() {
+    ENABLED.store(true, Ordering::Relaxed);
+}
+
+/// `true` once [`enable`] was called.
+pub fn enabled() -> bool {
+    ENABLED.load(Ordering::Relaxed)
+}
+
+/// The calling thread's CPU time (user and system) so far; `None` where
+/// the system does not say.
+pub fn thread_cpu() -> Option<Duration> {
+    #[cfg(target_os = "linux")]
+    {
+        let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: `t` is a valid timespec for the call to fill.
+        let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+        (rc == 0).then(|| Duration::new(t.tv_sec as u64, t.tv_nsec as u32))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
+fn nanos(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// Adds `cpu` seconds of `threads` threads to `stage`.
+pub fn add_cpu(stage: Stage, threads: u64, cpu: Duration) {
+    let i = stage as usize;
+    CPU[i].fetch_add(nanos(cpu), Ordering::Relaxed);
+    THREADS[i].fetch_add(threads, Ordering::Relaxed);
+}
+
+/// Adds `wall` to `span`.
+pub fn add_span(span: Span, wall: Duration) {
+    SPANS[span as usize].fetch_add(nanos(wall), Ordering::Relaxed);
+}
+
+/// Runs `f`, counting its wall time to `span` when counting is on.
+pub fn timed<T>(span: Span, f: impl FnOnce() -> T) -> T {
+    if !enabled() {
+        return f();
+    }
+    let start = Instant::now();
+    let result = f();
+    add_span(span, start.elapsed());
+    result
+}
+
+/// Runs `f`, counting the CPU time of the calling thread in it to `span`
+/// when counting is on: for work on threads that may wait for a core
+/// meanwhile (two clock reads that each cost a system call).
+pub fn timed_cpu<T>(span: Span, f: impl FnOnce() -> T) -> T {
+    let start = if enabled() { thread_cpu() } else { None };
+    let result = f();
+    if let (Some(start), Some(end)) = (start, thread_cpu()) {
+        add_span(span, end.saturating_sub(start));
+    }
+    result
+}
+
+/// Counts the CPU time its thread spends from [`ThreadClock::start`] until
+/// it is dropped (normally at the thread's end) to a stage.
+#[derive(Debug)]
+pub struct ThreadClock {
+    stage: Stage,
+    start: Option<Duration>,
+}
+
+impl ThreadClock {
+    /// Starts counting for `stage` on the calling thread, if counting is on.
+    pub fn start(stage: Stage) -> ThreadClock {
+        ThreadClock { stage, start: if enabled() { thread_cpu() } else { None } }
+    }
+}
+
+impl Drop for ThreadClock {
+    fn drop(&mut self) {
+        if let (Some(start), Some(now)) = (self.start, thread_cpu()) {
+            add_cpu(self.stage, 1, now.saturating_sub(start));
+        }
+    }
+}
+
+/// What the counters hold.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Report {
+    cpu: [Duration; Stage::ALL.len()],
+    threads: [u64; Stage::ALL.len()],
+    spans: [Duration; Span::COUNT],
+}
+
+/// The stage that bounded an import, with the share of the wall time it
+/// was busy.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bound {
+    /// What it was: a stage, or `None` for the disk (syncs the writer
+    /// waited for).
+    pub stage: Option<Stage>,
+    /// Its busy share of the wall time (for the workers: of all of theirs).
+    pub busy: f64,
+}
+
+impl Report {
+    /// The counters now.
+    pub fn now() -> Report {
+        let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        Report {
+            cpu: std::array::from_fn(|i| Duration::from_nanos(load(&CPU[i]))),
+            threads: std::array::from_fn(|i| load(&THREADS[i])),
+            spans: std::array::from_fn(|i| Duration::from_nanos(load(&SPANS[i]))),
+        }
+    }
+
+    /// CPU time of `stage`'s threads.
+    pub fn cpu(&self, stage: Stage) -> Duration {
+        self.cpu[stage as usize]
+    }
+
+    /// How many threads counted to `stage`.
+    pub fn threads(&self, stage: Stage) -> u64 {
+        self.threads[stage as usize]
+    }
+
+    /// Wall time of `span`.
+    pub fn span(&self, span: Span) -> Duration {
+        self.spans[span as usize]
+    }
+
+    /// The writer's wall time at work: the import's `wall` but for its
+    /// waits (for games, for the sort) and its end (mostly the disk).
+    pub fn writer_busy(&self, wall: Duration) -> Duration {
+        wall.saturating_sub(self.span(Span::WriterIdle))
+            .saturating_sub(self.span(Span::SortWait))
+            .saturating_sub(self.span(Span::Finish))
+            .saturating_sub(self.span(Span::WriterCheckpoint))
+    }
+
+    /// The wall time the writer waited for the disk: its own checkpoints
+    /// and its end.
+    pub fn disk(&self) -> Duration {
+        self.span(Span::Finish) + self.span(Span::WriterCheckpoint)
+    }
+
+    /// The busiest stage of an import that took `wall` on `workers`
+    /// workers: the one with the largest busy share of the wall time. A
+    /// one-thread stage is busy for its CPU time (the writer: for its wall
+    /// time but its waits), the workers for their CPU time over their
+    /// number, the disk for [`Report::disk`].
+    pub fn bound(&self, wall: Duration, workers: usize) -> Bound {
+        let wall = wall.as_secs_f64().max(1e-9);
+        let share = |d: Duration| d.as_secs_f64() / wall;
+        let mut candidates = vec![
+            (Some(Stage::Write), share(self.writer_busy(Duration::from_secs_f64(wall)))),
+            (Some(Stage::Replay), share(self.cpu(Stage::Replay)) / workers.max(1) as f64),
+            (None, share(self.disk())),
+        ];
+        for stage in [Stage::Read, Stage::Split, Stage::Sort] {
+            candidates.push((Some(stage), share(self.cpu(stage))));
+        }
+        let (stage, busy) =
+            candidates
+                .into_iter()
+                .fold((None, f64::MIN), |best, c| if c.1 > best.1 { c } else { best });
+        Bound { stage, busy: busy.clamp(0.0, 1.0) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_thread_clock_counts_its_threads_cpu_to_its_stage() {
+        enable();
+        let before = Report::now();
+        std::thread::spawn(|| {
+            let _clock = ThreadClock::start(Stage::Free);
+            let start = Instant::now();
+            let mut x = 0u64;
+            while start.elapsed() < Duration::from_millis(30) {
+                x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(7));
+            }
+        })
+        .join()
+        .unwrap();
+        let after = Report::now();
+        if thread_cpu().is_some() {
+            let cpu = after.cpu(Stage::Free) - before.cpu(Stage::Free);
+            assert!(cpu >= Duration::from_millis(10), "{cpu:?}");
+            assert_eq!(after.threads(Stage::Free), before.threads(Stage::Free) + 1);
+        }
+    }
+
+    fn report(spans: &[(Span, u64)], cpu: &[(Stage, u64)]) -> Report {
+        let mut r = Report::default();
+        for &(span, ms) in spans {
+            r.spans[span as usize] = Duration::from_millis(ms);
+        }
+        for &(stage, ms) in cpu {
+            r.cpu[stage as usize] = Duration::from_millis(ms);
+        }
+        r
+    }
+
+    #[test]
+    fn the_bound_is_the_busiest_stage() {
+        let wall = Duration::from_secs(10);
+        // The writer never waited: it bounded the import.
+        let r = report(&[(Span::WriterIdle, 500)], &[(Stage::Replay, 12_000)]);
+        let bound = r.bound(wall, 2);
+        assert_eq!(bound.stage, Some(Stage::Write));
+        assert!((bound.busy - 0.95).abs() < 1e-9, "{bound:?}");
+        // The writer mostly waited for games; the workers were busy.
+        let r = report(&[(Span::WriterIdle, 7_000)], &[(Stage::Replay, 19_000)]);
+        assert_eq!(r.bound(wall, 2).stage, Some(Stage::Replay));
+        // The end's sync took most of the time.
+        let r = report(&[(Span::WriterIdle, 2_000), (Span::Finish, 6_000)], &[]);
+        assert_eq!(r.bound(wall, 2), Bound { stage: None, busy: 0.6 });
+    }
+}
