@@ -153,6 +153,12 @@ pub enum ImageError {
     /// to overflow pages, which images do not write).
     #[error("a row of {0} bytes is too long for a table image")]
     RowTooLong(usize),
+    /// A stretch of rows built apart ([`Leaves`]) joined where it cannot
+    /// go: one that keeps its first row aside at the image's start, one
+    /// that does not after rows, or one of a single row (nothing for its
+    /// leaf).
+    #[error("a stretch of rows cannot join a table image there")]
+    Stretch,
 }
 
 /// Page kinds, as the page header's first byte.
@@ -237,6 +243,95 @@ impl Page {
     }
 }
 
+/// The leaves of rows given in key order, built apart from the rest of
+/// their image: by an [`ImageBuilder`] itself, or for a stretch of its rows
+/// on another thread ([`ImageBuilder::stretch`]), joined to it with
+/// [`ImageBuilder::append`]. A stretch keeps its first row aside: it goes
+/// above the leaves before the stretch's, in the interior pages.
+#[derive(Debug)]
+pub struct Leaves {
+    page_size: usize,
+    /// Whether the first row is kept aside, and then that row (a cell).
+    leads: bool,
+    lead: Option<Vec<u8>>,
+    /// The closed leaves, whole pages, and the rows above each (cells).
+    pages: Vec<u8>,
+    dividers: Vec<Vec<u8>>,
+    /// The open leaf, never empty once it has a row but for a stretch's
+    /// lead.
+    leaf: Page,
+    /// A row that did not fit the open leaf: it goes above it, unless it
+    /// is the last row.
+    pending: Option<Vec<u8>>,
+    rows: u64,
+    error: Option<ImageError>,
+}
+
+impl Leaves {
+    fn new(page_size: usize, leads: bool) -> Leaves {
+        Leaves {
+            page_size,
+            leads,
+            lead: None,
+            pages: Vec::new(),
+            dividers: Vec::new(),
+            leaf: Page::new(LEAF_INDEX, 0, page_size),
+            pending: None,
+            rows: 0,
+            error: None,
+        }
+    }
+
+    /// The largest record a page keeps in place: SQLite's "maximum local
+    /// payload" of index pages.
+    fn max_local(&self) -> usize {
+        (self.page_size - 12) * 64 / 255 - 23
+    }
+
+    /// Adds the next row, after every row pushed before it in key order.
+    pub fn push(&mut self, record: &[u8]) {
+        if record.len() > self.max_local() {
+            self.error.get_or_insert(ImageError::RowTooLong(record.len()));
+            return;
+        }
+        self.rows += 1;
+        let (head, head_len) = varint(record.len() as u64);
+        let cell = [&head[..head_len], record];
+        if self.leads && self.lead.is_none() {
+            self.lead = Some(cell.concat());
+            return;
+        }
+        if let Some(divider) = self.pending.take() {
+            // The row that did not fit goes above the full leaf; this one
+            // starts the next.
+            self.close_leaf(divider);
+        }
+        if self.leaf.fits(head_len + record.len()) {
+            self.leaf.push(&cell);
+        } else {
+            self.pending = Some(cell.concat());
+        }
+    }
+
+    /// Closes the open leaf, with `divider` (a cell) after it.
+    fn close_leaf(&mut self, divider: Vec<u8>) {
+        let full = std::mem::replace(&mut self.leaf, Page::new(LEAF_INDEX, 0, self.page_size));
+        self.pages.extend_from_slice(&full.finish(0));
+        self.dividers.push(divider);
+    }
+
+    /// Places the pending row: the last row did not fit the open leaf, so
+    /// the leaf's own last row goes above it, and the last row starts a
+    /// leaf of its own.
+    fn settle(&mut self) {
+        if let Some(last) = self.pending.take() {
+            let divider = self.leaf.pop();
+            self.close_leaf(divider);
+            self.leaf.push(&[&last]);
+        }
+    }
+}
+
 /// Builds the image of a table's rows given in key order.
 #[derive(Debug)]
 pub struct ImageBuilder {
@@ -245,11 +340,9 @@ pub struct ImageBuilder {
     /// blank.
     image: Vec<u8>,
     create_sql: String,
-    leaf: Page,
-    /// A row that did not fit the current leaf: it goes above it, unless
-    /// it is the last row.
-    pending: Option<Vec<u8>>,
-    /// The finished leaves and the rows between them: the next level's
+    /// The leaves not in `image` yet.
+    leaves: Leaves,
+    /// The leaves in `image` and the rows between them: the next level's
     /// cells.
     children: Vec<u32>,
     dividers: Vec<Vec<u8>>,
@@ -270,8 +363,7 @@ impl ImageBuilder {
             page_size,
             image: vec![0; 2 * page_size],
             create_sql: create_sql.to_string(),
-            leaf: Page::new(LEAF_INDEX, 0, page_size),
-            pending: None,
+            leaves: Leaves::new(page_size, false),
             children: Vec::new(),
             dividers: Vec::new(),
             rows: 0,
@@ -285,49 +377,85 @@ impl ImageBuilder {
         self.image.reserve(rows.div_ceil(per_page.max(1)) * self.page_size * 102 / 100);
     }
 
-    /// Rows pushed.
+    /// Rows pushed or appended.
     pub fn rows(&self) -> u64 {
-        self.rows
-    }
-
-    /// The largest record a page keeps in place: SQLite's "maximum local
-    /// payload" of index pages.
-    fn max_local(&self) -> usize {
-        (self.page_size - 12) * 64 / 255 - 23
+        self.rows + self.leaves.rows
     }
 
     /// Adds the next row, after every row pushed before it in key order.
     pub fn push(&mut self, record: &[u8]) {
-        if record.len() > self.max_local() {
-            self.error.get_or_insert(ImageError::RowTooLong(record.len()));
+        self.leaves.push(record);
+    }
+
+    /// `n` empty stretches for the rows that come next, in key order: to
+    /// fill on other threads, then [`ImageBuilder::append`] in order. The
+    /// first starts the image if it has no rows yet; every other keeps its
+    /// first row aside, and must get two rows or none.
+    pub fn stretches(&self, n: usize) -> Vec<Leaves> {
+        (0..n).map(|i| Leaves::new(self.page_size, i > 0 || self.rows() > 0)).collect()
+    }
+
+    /// Appends `stretch` ([`ImageBuilder::stretches`]), whose rows come
+    /// after every row pushed or appended so far (and before any pushed
+    /// later). A stretch of no row adds nothing; one out of place is
+    /// refused ([`ImageError::Stretch`], from [`ImageBuilder::finish`]).
+    pub fn append(&mut self, mut stretch: Leaves) {
+        if let Some(error) = stretch.error.take() {
+            self.error.get_or_insert(error);
+        }
+        if stretch.rows == 0 {
             return;
         }
-        self.rows += 1;
-        let (head, head_len) = varint(record.len() as u64);
-        let cell = [&head[..head_len], record];
-        if let Some(divider) = self.pending.take() {
-            // The row that did not fit goes above the full leaf; this one
-            // starts the next.
-            self.close_leaf(divider);
+        let Some(lead) = stretch.lead.take() else {
+            if self.rows() > 0 {
+                self.error.get_or_insert(ImageError::Stretch);
+            } else {
+                self.leaves = stretch;
+            }
+            return;
+        };
+        if self.rows() == 0 || stretch.rows < 2 {
+            self.error.get_or_insert(ImageError::Stretch);
+            return;
         }
-        if self.leaf.fits(head_len + record.len()) {
-            self.leaf.push(&cell);
-        } else {
-            self.pending = Some(cell.concat());
+        self.leaves.settle();
+        stretch.settle();
+        let own = std::mem::replace(&mut self.leaves, stretch);
+        self.rows += own.rows;
+        // The rows so far, the lead above them, then the stretch's own
+        // closed leaves; its open leaf stays open.
+        self.place(own, Some(lead));
+        let closed = std::mem::take(&mut self.leaves.pages);
+        let dividers = std::mem::take(&mut self.leaves.dividers);
+        self.place_pages(&closed, dividers);
+    }
+
+    /// Writes the closed leaves of `leaves` and its open leaf into the
+    /// image, with `after` above the open leaf.
+    fn place(&mut self, mut leaves: Leaves, after: Option<Vec<u8>>) {
+        let pages = std::mem::take(&mut leaves.pages);
+        self.place_pages(&pages, std::mem::take(&mut leaves.dividers));
+        let page = self.append_page(&leaves.leaf.finish(0));
+        self.children.push(page);
+        if let Some(divider) = after {
+            self.dividers.push(divider);
         }
     }
 
-    /// Writes the full leaf out, with `divider` (a cell) after it.
-    fn close_leaf(&mut self, divider: Vec<u8>) {
-        let full = std::mem::replace(&mut self.leaf, Page::new(LEAF_INDEX, 0, self.page_size));
-        let page = self.append(full.finish(0));
-        self.children.push(page);
-        self.dividers.push(divider);
+    /// Writes closed leaves (whole pages, each with the row above it) into
+    /// the image.
+    fn place_pages(&mut self, pages: &[u8], dividers: Vec<Vec<u8>>) {
+        debug_assert_eq!(pages.len(), dividers.len() * self.page_size);
+        for (page, divider) in pages.chunks_exact(self.page_size).zip(dividers) {
+            let number = self.append_page(page);
+            self.children.push(number);
+            self.dividers.push(divider);
+        }
     }
 
     /// Appends a finished page to the image; its page number.
-    fn append(&mut self, page: Vec<u8>) -> u32 {
-        self.image.extend_from_slice(&page);
+    fn append_page(&mut self, page: &[u8]) -> u32 {
+        self.image.extend_from_slice(page);
         (self.image.len() / self.page_size) as u32
     }
 
@@ -336,24 +464,18 @@ impl ImageBuilder {
     /// # Errors
     /// A row too long for a page.
     pub fn finish(mut self) -> Result<Vec<u8>, ImageError> {
-        if let Some(error) = self.error.take() {
+        if let Some(error) = self.error.take().or_else(|| self.leaves.error.take()) {
             return Err(error);
         }
-        if let Some(last) = self.pending.take() {
-            // The last row did not fit the last leaf: the leaf's own last
-            // row goes above it, and that row starts a leaf of its own.
-            let divider = self.leaf.pop();
-            self.close_leaf(divider);
-            self.leaf.push(&[&last]);
-        }
-        let leaf = std::mem::replace(&mut self.leaf, Page::new(LEAF_INDEX, 0, self.page_size));
-        let mut root = if self.children.is_empty() {
-            leaf.finish(0)
+        self.leaves.settle();
+        let leaves = std::mem::replace(&mut self.leaves, Leaves::new(self.page_size, false));
+        let mut root = if self.children.is_empty() && leaves.pages.is_empty() {
+            // One leaf: the root.
+            leaves.leaf.finish(0)
         } else {
-            let last = self.append(leaf.finish(0));
+            self.place(leaves, None);
             let (mut children, mut dividers) =
                 (std::mem::take(&mut self.children), std::mem::take(&mut self.dividers));
-            children.push(last);
             loop {
                 match self.interior_level(&children, &dividers) {
                     Level::Root(page) => break page,
@@ -412,9 +534,9 @@ impl ImageBuilder {
         }
         let mut up_children = Vec::with_capacity(full.len() + 1);
         for (page, right) in full.into_iter().zip(rights) {
-            up_children.push(self.append(page.finish(right)));
+            up_children.push(self.append_page(&page.finish(right)));
         }
-        up_children.push(self.append(page.finish(last_child)));
+        up_children.push(self.append_page(&page.finish(last_child)));
         Level::Pages(up_children, up)
     }
 
@@ -633,6 +755,98 @@ mod tests {
         }
         assert_eq!(builder.rows(), rows.len() as u64);
         builder.finish().unwrap()
+    }
+
+    /// The image of `rows` built as stretches cut at `cuts` (row indexes,
+    /// increasing), each filled apart, the rows before the first cut
+    /// pushed if `push_first`.
+    fn image_in_stretches(
+        rows: &[Row],
+        cuts: &[usize],
+        page_size: usize,
+        push_first: bool,
+    ) -> Vec<u8> {
+        let encode = |row: &Row, record: &mut Record| {
+            let fen = row.2.as_deref().map_or(Value::Null, Value::Text);
+            record.encode(&[Value::Integer(row.0), Value::Integer(row.1), fen]).to_vec()
+        };
+        let mut builder = ImageBuilder::with_page_size(CREATE, page_size);
+        let mut record = Record::default();
+        let mut bounds = vec![0];
+        bounds.extend_from_slice(cuts);
+        bounds.push(rows.len());
+        let mut parts: Vec<&[Row]> = bounds.windows(2).map(|w| &rows[w[0]..w[1]]).collect();
+        if push_first {
+            for row in parts.remove(0) {
+                builder.push(&encode(row, &mut record));
+            }
+        }
+        let stretches: Vec<Leaves> = std::thread::scope(|scope| {
+            let handles: Vec<_> = builder
+                .stretches(parts.len())
+                .into_iter()
+                .zip(&parts)
+                .map(|(mut stretch, part)| {
+                    scope.spawn(move || {
+                        let mut record = Record::default();
+                        for row in *part {
+                            stretch.push(&encode(row, &mut record));
+                        }
+                        stretch
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        for stretch in stretches {
+            builder.append(stretch);
+        }
+        assert_eq!(builder.rows(), rows.len() as u64, "{cuts:?} {push_first}");
+        builder.finish().unwrap()
+    }
+
+    #[test]
+    fn stretches_built_apart_make_the_same_table() {
+        let all = rows(3000, 7, true);
+        for page_size in [512, 4096] {
+            for (cuts, push_first) in [
+                (vec![1500], false),
+                (vec![1500], true),
+                (vec![2, 4, 1000, 2997], false),
+                (vec![10, 12, 14, 2000], true),
+                (vec![], false),
+            ] {
+                let image = image_in_stretches(&all, &cuts, page_size, push_first);
+                assert_eq!(read(image), all, "{cuts:?} {page_size}");
+            }
+        }
+        // Empty stretches after rows add nothing.
+        let image = image_in_stretches(&all, &[1500, 1500, 3000 - 20], 512, false);
+        assert_eq!(read(image), all);
+    }
+
+    #[test]
+    fn a_stretch_out_of_place_is_refused() {
+        let all = rows(100, 3, false);
+        let encode = |row: &Row| {
+            Record::default().encode(&[Value::Integer(row.0), Value::Integer(row.1)]).to_vec()
+        };
+        // One row after others: nothing left for its leaf.
+        let mut builder = ImageBuilder::with_page_size(CREATE, 512);
+        builder.push(&encode(&all[0]));
+        let mut stretch = builder.stretches(1).pop().unwrap();
+        stretch.push(&encode(&all[1]));
+        builder.append(stretch);
+        assert_eq!(builder.finish(), Err(ImageError::Stretch));
+        // A first stretch appended after rows.
+        let first = ImageBuilder::with_page_size(CREATE, 512).stretches(1).pop().unwrap();
+        let mut builder = ImageBuilder::with_page_size(CREATE, 512);
+        builder.push(&encode(&all[0]));
+        let mut first = first;
+        first.push(&encode(&all[1]));
+        first.push(&encode(&all[2]));
+        builder.append(first);
+        assert_eq!(builder.finish(), Err(ImageError::Stretch));
     }
 
     /// The rows SQLite reads from `image`, after checking its structure.

@@ -26,7 +26,7 @@
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 
-use super::image::{self, ImageBuilder, ImageSlot, Record, Value};
+use super::image::{self, ImageBuilder, ImageSlot, Leaves, Record, Value};
 use crate::db::GameId;
 
 /// Segments of one level merged together.
@@ -256,6 +256,76 @@ pub struct SegmentImage {
     disorder: Option<(i64, i64)>,
 }
 
+/// The keys of the rows encoded so far: the first, the last, and the
+/// first that did not come after the one before.
+#[derive(Debug, Clone, Copy)]
+struct Order {
+    first: Option<(i64, i64)>,
+    last: Option<(i64, i64)>,
+    disorder: Option<(i64, i64)>,
+}
+
+/// Encodes `rows` as a segment's records (with their FEN from `fens`, if
+/// any) for `sink`, noting their order.
+fn encode_rows(
+    rows: &[PendingPosition],
+    fens: &Fens,
+    record: &mut Record,
+    mut order: Order,
+    mut sink: impl FnMut(&[u8]),
+) -> Order {
+    for &p in rows {
+        let key = (p.hash, p.gpm());
+        if order.last.is_some_and(|last| last >= key) {
+            order.disorder.get_or_insert(key);
+        }
+        order.first.get_or_insert(key);
+        order.last = Some(key);
+        if fens.is_empty() {
+            let (record, len) = image::two_integers(key.0, key.1);
+            sink(&record[..len]);
+            continue;
+        }
+        let fen = fens
+            .binary_search_by_key(&(p.game_id, p.ply), |f| (f.0, f.1))
+            .ok()
+            .map_or(Value::Null, |i| Value::Text(&fens[i].2));
+        sink(record.encode(&[Value::Integer(key.0), Value::Integer(key.1), fen]));
+    }
+    order
+}
+
+/// A stretch of a segment's rows in key order, filled apart from the
+/// image (on another thread) and appended to it ([`SegmentImage::append`]).
+#[derive(Debug)]
+pub struct SegmentStretch<'f> {
+    leaves: Leaves,
+    record: Record,
+    fens: &'f Fens,
+    order: Order,
+}
+
+impl SegmentStretch<'_> {
+    /// Adds the rows `rows`, which follow the rows added before in key
+    /// order.
+    pub fn push(&mut self, rows: &[PendingPosition]) {
+        let leaves = &mut self.leaves;
+        self.order = encode_rows(rows, self.fens, &mut self.record, self.order, |r| leaves.push(r));
+    }
+
+    /// The filled stretch, no longer tied to the image's FENs.
+    pub fn filled(self) -> FilledStretch {
+        FilledStretch { leaves: self.leaves, order: self.order }
+    }
+}
+
+/// A [`SegmentStretch`] filled, to append.
+#[derive(Debug)]
+pub struct FilledStretch {
+    leaves: Leaves,
+    order: Order,
+}
+
 /// The image of a segment's rows, ready to be copied.
 #[derive(Debug)]
 pub struct BuiltSegment {
@@ -294,27 +364,33 @@ impl SegmentImage {
     /// Adds the rows `rows`, which follow the rows added before in key
     /// order.
     pub fn push(&mut self, rows: &[PendingPosition]) {
-        for &p in rows {
-            let key = (p.hash, p.gpm());
-            if self.last.is_some_and(|last| last >= key) {
-                self.disorder.get_or_insert(key);
-            }
-            self.last = Some(key);
-            if self.fens.is_empty() {
-                let (record, len) = image::two_integers(key.0, key.1);
-                self.builder.push(&record[..len]);
-                continue;
-            }
-            let record = {
-                let fen = self
-                    .fens
-                    .binary_search_by_key(&(p.game_id, p.ply), |f| (f.0, f.1))
-                    .ok()
-                    .map_or(Value::Null, |i| Value::Text(&self.fens[i].2));
-                self.record.encode(&[Value::Integer(key.0), Value::Integer(key.1), fen])
-            };
-            self.builder.push(record);
+        let SegmentImage { builder, record, fens, last, disorder } = self;
+        let order = Order { first: None, last: *last, disorder: *disorder };
+        let order = encode_rows(rows, fens, record, order, |r| builder.push(r));
+        (*last, *disorder) = (order.last, order.disorder);
+    }
+
+    /// `n` empty stretches for the rows that come next, to fill on other
+    /// threads and [`SegmentImage::append`] in order (see
+    /// [`ImageBuilder::stretches`]: the first starts an empty image, every
+    /// other gets two rows or none).
+    pub fn stretches(&self, n: usize) -> Vec<SegmentStretch<'_>> {
+        let order = Order { first: None, last: None, disorder: None };
+        let new =
+            |leaves| SegmentStretch { leaves, record: Record::default(), fens: &self.fens, order };
+        self.builder.stretches(n).into_iter().map(new).collect()
+    }
+
+    /// Appends a stretch's rows, which follow the rows added before.
+    pub fn append(&mut self, stretch: FilledStretch) {
+        let FilledStretch { leaves, order } = stretch;
+        let Some(first) = order.first else { return };
+        if self.last.is_some_and(|last| last >= first) {
+            self.disorder.get_or_insert(first);
         }
+        self.disorder = self.disorder.or(order.disorder);
+        self.last = order.last;
+        self.builder.append(leaves);
     }
 
     /// The finished image.

@@ -8,13 +8,15 @@
 //! each run of them by bucket (the key's high bits) as they come. At the
 //! batch's end it sorts the batch one bucket at a time, in key order, and
 //! writes the rows into a [`SegmentImage`], which the writer copies whole
-//! into the database.
+//! into the database. On many cores, groups of buckets are sorted and
+//! written on several threads at once, each into its own stretch of the
+//! image.
 
 use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::thread::JoinHandle;
 
 use super::rows::PositionRow;
-use super::segments::{BuiltSegment, Fens, PendingPosition, SegmentImage, NO_MOVE};
+use super::segments::{BuiltSegment, Fens, PendingPosition, SegmentImage, SegmentStretch, NO_MOVE};
 use crate::db::GameId;
 use crate::timings::{self, Span, Stage};
 
@@ -207,11 +209,127 @@ fn sort_loop(incoming: &Receiver<Request>, outgoing: &SyncSender<Built>) {
 }
 
 /// The rows of `runs`, sorted, written into `image`. The runs' memory is
-/// given back group after group as the image grows.
+/// given back group after group as the image grows. A large batch is
+/// sorted and written on several threads, a group of buckets each
+/// ([`build_in_stretches`]).
 fn build(mut runs: Vec<Partitioned>, mut image: SegmentImage) -> Built {
-    image.reserve(runs.iter().map(Partitioned::len).sum());
-    merge(&mut runs, |sorted| image.push(sorted));
+    let rows = runs.iter().map(Partitioned::len).sum();
+    image.reserve(rows);
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let threads = (cores / CORES_PER_THREAD).min(MAX_THREADS);
+    if threads > 1 && rows >= PARALLEL_ROWS {
+        build_in_stretches(runs, &mut image, threads);
+    } else {
+        merge(&mut runs, |sorted| image.push(sorted));
+    }
     image.finish()
+}
+
+/// Rows from which a batch is sorted on several threads.
+const PARALLEL_ROWS: usize = 1 << 16;
+/// Threads that sort one batch, at most.
+const MAX_THREADS: usize = 8;
+/// Cores per thread sorting a batch. The sort runs beside the workers and
+/// the writer, which it need only keep up with: on two cores a second
+/// sorting thread made a full import slower and larger in memory (more
+/// threads than cores, groups' rows and stretches held at once), while on
+/// many cores one thread leaves the writer waiting for it at every commit.
+const CORES_PER_THREAD: usize = 4;
+
+/// The rows of groups of buckets of every run, taken out of the runs.
+struct GroupRows {
+    /// Per group, in key order, and per run: the group's block and the
+    /// starts of its buckets (the run's, from the group's first bucket to
+    /// the next group's first).
+    groups: Vec<Vec<(Block, Vec<usize>)>>,
+    rows: usize,
+}
+
+impl GroupRows {
+    /// Takes group `group`'s rows out of `runs`.
+    fn take(runs: &mut [Partitioned], group: usize) -> GroupRows {
+        let range = group * GROUP_BUCKETS..=(group + 1) * GROUP_BUCKETS;
+        let mut rows = 0;
+        let parts = runs
+            .iter_mut()
+            .filter_map(|run| {
+                let starts = run.starts[range.clone()].to_vec();
+                rows += starts[GROUP_BUCKETS] - starts[0];
+                Some((run.groups[group].take()?, starts))
+            })
+            .collect();
+        GroupRows { groups: vec![parts], rows }
+    }
+
+    /// Sorts the group's rows bucket after bucket into `stretch`, and
+    /// frees them.
+    fn sort_into(self, stretch: &mut SegmentStretch<'_>) {
+        let (mut out, mut scratch) = (Vec::new(), Vec::new());
+        for parts in self.groups {
+            for b in 0..GROUP_BUCKETS {
+                out.clear();
+                for (block, starts) in &parts {
+                    let rows = starts[b] - starts[0]..starts[b + 1] - starts[0];
+                    let bytes = &block.bytes()[rows.start * ROW..rows.end * ROW];
+                    out.extend(bytes.chunks_exact(ROW).map(decode));
+                }
+                if !out.is_empty() {
+                    sort_bucket(&mut out, &mut scratch);
+                    stretch.push(&out);
+                }
+            }
+        }
+    }
+}
+
+/// [`build`] on `threads` threads: the groups of buckets holding rows are
+/// sorted and written into stretches of the image ([`SegmentImage::stretches`])
+/// as the threads take them, and the stretches appended in key order. Each
+/// group's rows are freed once written. A group of one row joins the
+/// group before it (a stretch after the first needs two).
+fn build_in_stretches(mut runs: Vec<Partitioned>, image: &mut SegmentImage, threads: usize) {
+    let mut groups: Vec<GroupRows> = Vec::new();
+    for group in 0..GROUPS {
+        let rows = GroupRows::take(&mut runs, group);
+        match groups.last_mut() {
+            Some(last) if rows.rows < 2 => {
+                last.rows += rows.rows;
+                last.groups.extend(rows.groups);
+            }
+            _ if rows.rows == 0 => {}
+            _ => groups.push(rows),
+        }
+    }
+    drop(runs);
+    let stretches = image.stretches(groups.len());
+    let work = std::sync::Mutex::new(groups.into_iter().zip(stretches).enumerate());
+    let filled = std::sync::Mutex::new(Vec::new());
+    let sort = || loop {
+        // The lock is held only to take the next group.
+        let next = work.lock().unwrap_or_else(std::sync::PoisonError::into_inner).next();
+        let Some((i, (rows, mut stretch))) = next else { break };
+        rows.sort_into(&mut stretch);
+        filled
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push((i, stretch.filled()));
+    };
+    std::thread::scope(|scope| {
+        for _ in 1..threads {
+            let helper = std::thread::Builder::new().name("pgnindex-sort".into());
+            // Without another thread, this one sorts every group.
+            let _ = helper.spawn_scoped(scope, || {
+                let _clock = timings::ThreadClock::start(Stage::Sort);
+                sort();
+            });
+        }
+        sort();
+    });
+    let mut filled = filled.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+    filled.sort_by_key(|(i, _)| *i);
+    for (_, stretch) in filled {
+        image.append(stretch);
+    }
 }
 
 /// The 16-byte row of the position `p` of the game `game_id`.
@@ -520,6 +638,29 @@ mod tests {
             assert_eq!(sorter.len(), 0);
             let got = sorter.take_image().unwrap().read_back();
             assert!(got == keys(input), "batch of {n} rows differs from a plain sort");
+        }
+    }
+
+    #[test]
+    fn groups_of_one_row_or_none_sort_on_several_threads() {
+        let group = |p: &PendingPosition| bucket(p.hash) / GROUP_BUCKETS;
+        let mut input = rows(70_000, 9);
+        input.retain(|p| matches!(group(p), 0..=4 | 9));
+        // One row alone in its group, in the middle and at the end.
+        let alone = |g: u64| ((g << 60) ^ (1 << 63)) as i64 | 12_345;
+        input.push(row(alone(6), 2_000, 3));
+        input.push(row(alone(15), 2_001, 3));
+        input.push(row(alone(12), 2_002, 1));
+        input.push(row(alone(12) + 1, 2_002, 2));
+        assert_eq!(input.iter().filter(|p| group(p) == 6).count(), 1);
+        for threads in [1, 2, 3, 8] {
+            // Two runs, the rows of a game in one.
+            let half = input.len() / 2 / 50 * 50;
+            let runs = vec![partition(by_game(&input[..half])), partition(by_game(&input[half..]))];
+            let mut image = SegmentImage::new(Vec::new());
+            build_in_stretches(runs, &mut image, threads);
+            let got = image.finish().unwrap().read_back();
+            assert!(got == keys(input.clone()), "{threads} threads");
         }
     }
 
