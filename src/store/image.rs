@@ -385,6 +385,15 @@ impl ImageBuilder {
     /// Adds the next row, after every row pushed before it in key order.
     pub fn push(&mut self, record: &[u8]) {
         self.leaves.push(record);
+        if !self.leaves.pages.is_empty() {
+            // A leaf closed: into the image at once, so that the leaves
+            // are not held twice.
+            let pages = std::mem::take(&mut self.leaves.pages);
+            let dividers = std::mem::take(&mut self.leaves.dividers);
+            self.place_pages(&pages, dividers);
+            self.leaves.pages = pages;
+            self.leaves.pages.clear();
+        }
     }
 
     /// `n` empty stretches for the rows that come next, in key order: to
