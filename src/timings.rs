@@ -31,11 +31,13 @@ pub enum Stage {
     Sync,
     /// Freeing the stored rows.
     Free,
+    /// Encoding, compressing and writing Parquet files (`--parquet`).
+    Parquet,
 }
 
 impl Stage {
     /// Every stage, in pipeline order.
-    pub const ALL: [Stage; 8] = [
+    pub const ALL: [Stage; 9] = [
         Stage::Read,
         Stage::Split,
         Stage::Replay,
@@ -44,6 +46,7 @@ impl Stage {
         Stage::Checkpoint,
         Stage::Sync,
         Stage::Free,
+        Stage::Parquet,
     ];
 
     /// Its name in the report.
@@ -57,6 +60,7 @@ impl Stage {
             Stage::Checkpoint => "checkpoint",
             Stage::Sync => "sync",
             Stage::Free => "free",
+            Stage::Parquet => "parquet",
         }
     }
 
@@ -71,6 +75,7 @@ impl Stage {
             Stage::Checkpoint => "pgnindex-checkpoint",
             Stage::Sync => "pgnindex-flush",
             Stage::Free => "pgnindex-free",
+            Stage::Parquet => "pgnindex-parquet",
         }
     }
 }
@@ -269,7 +274,7 @@ impl Report {
             (Some(Stage::Replay), share(self.cpu(Stage::Replay)) / workers.max(1) as f64),
             (None, share(self.disk())),
         ];
-        for stage in [Stage::Read, Stage::Split, Stage::Sort] {
+        for stage in [Stage::Read, Stage::Split, Stage::Sort, Stage::Parquet] {
             candidates.push((Some(stage), share(self.cpu(stage))));
         }
         let (stage, busy) =

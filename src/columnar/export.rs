@@ -211,7 +211,7 @@ impl Export<'_> {
             "sources" => sources_sql(conn, only)?,
             "plies" => {
                 let mut sink =
-                    TableSink::new(dir, table, &prefix, &plies_columns(), limits, metadata);
+                    TableSink::new(dir, table, &prefix, &plies_columns(), limits, metadata)?;
                 let mut buffer = RowBuffer::new(plies_columns(), limits, id_base);
                 write_plies(conn, version, &restrict, &mut sink, &mut buffer)?;
                 return sink.finish();
@@ -222,7 +222,7 @@ impl Export<'_> {
                 match segments::rows_by_hash_sql(conn, &restrict).map_err(&e)? {
                     Some(arms) => {
                         let mut sink =
-                            TableSink::new(dir, table, &prefix, &columns, limits, metadata);
+                            TableSink::new(dir, table, &prefix, &columns, limits, metadata)?;
                         let mut buffer = RowBuffer::new(columns, limits, id_base);
                         write_positions(conn, &arms, &mut sink, &mut buffer)?;
                         return sink.finish();
@@ -231,7 +231,7 @@ impl Export<'_> {
                 }
             }
         };
-        let mut sink = TableSink::new(dir, table, &prefix, &columns, limits, metadata);
+        let mut sink = TableSink::new(dir, table, &prefix, &columns, limits, metadata)?;
         let mut buffer = RowBuffer::new(columns, limits, id_base);
         let id_column = buffer.columns().iter().position(|c| c.shard_id);
         let width = buffer.columns().len();

@@ -8,6 +8,7 @@
 //! [`PositionRuns::finish`] merges the runs, [`MAX_FAN_IN`] at a time.
 //! Memory: two runs' buffers and a read buffer per merged run.
 
+use crate::timings::{self, Stage};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fs::File;
@@ -135,7 +136,10 @@ impl PositionRuns {
         let rows = std::mem::take(&mut self.buffer);
         let spawned = std::thread::Builder::new()
             .name("pgnindex-sort".into())
-            .spawn(move || write_run(path, rows))
+            .spawn(move || {
+                let _clock = timings::ThreadClock::start(Stage::Sort);
+                write_run(path, rows)
+            })
             .map_err(|e| ColumnarError::io(&self.work, e))?;
         self.spill = Some(spawned);
         Ok(())

@@ -88,14 +88,12 @@ impl Table {
         columns: Vec<Column>,
         version: i64,
         options: ShardOptions,
-    ) -> Table {
+    ) -> Result<Table, ColumnarError> {
         let metadata = export::metadata(name, version, options.shard);
         let id_base = i64::from(options.shard.min(MAX_SHARD)) << 32;
         let dir = lake.staging(name);
-        Table {
-            sink: TableSink::new(&dir, name, &lake.prefix(), &columns, options.limits, metadata),
-            buffer: RowBuffer::new(columns, options.limits, id_base),
-        }
+        let sink = TableSink::new(&dir, name, &lake.prefix(), &columns, options.limits, metadata)?;
+        Ok(Table { sink, buffer: RowBuffer::new(columns, options.limits, id_base) })
     }
 
     fn push<'v>(
@@ -227,9 +225,9 @@ impl ShardWriter {
         Ok(ShardWriter {
             options,
             version,
-            games: Some(table("games", games_columns)),
-            plies: Some(table("plies", export::plies_columns())),
-            tags: Some(table("tags", tags_columns)),
+            games: Some(table("games", games_columns)?),
+            plies: Some(table("plies", export::plies_columns())?),
+            tags: Some(table("tags", tags_columns)?),
             games_values,
             movetext,
             positions_columns,
@@ -502,7 +500,7 @@ impl ShardWriter {
             self.positions_columns.clone(),
             self.version,
             self.options,
-        );
+        )?;
         runs.finish(|r| {
             let id = i64::from(r.game_id);
             let values = [
@@ -524,7 +522,7 @@ impl ShardWriter {
     /// The `sources` rows, in id order.
     fn write_sources(&self, lake: &ShardDir) -> Result<TableStats, ColumnarError> {
         let mut table =
-            Table::new(lake, "sources", export::sources_columns(), self.version, self.options);
+            Table::new(lake, "sources", export::sources_columns(), self.version, self.options)?;
         let (indexed, max_ply) = self.options.index.source_settings();
         let int = |n: u64| ValueRef::Integer(i64::try_from(n).unwrap_or(i64::MAX));
         for (i, s) in self.sources.iter().enumerate() {

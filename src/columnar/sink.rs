@@ -5,6 +5,7 @@
 //! every [`BATCH_ROWS`] rows (or [`BATCH_BYTES`] of values): memory stays
 //! bounded by a batch and a row group, whatever the table's size.
 
+use crate::timings::{self, Stage};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{sync_channel, SyncSender};
@@ -466,6 +467,9 @@ impl TableSink {
     /// A sink for the table `table` of `columns`, its files named
     /// `PREFIX-00001.parquet` and so on in `dir` (which must exist);
     /// `metadata` is written into each file's key-value metadata.
+    ///
+    /// # Errors
+    /// [`ColumnarError::Io`] if its thread cannot be started.
     pub fn new(
         dir: &Path,
         table: &str,
@@ -473,17 +477,21 @@ impl TableSink {
         columns: &[Column],
         limits: Limits,
         metadata: Vec<(String, String)>,
-    ) -> TableSink {
+    ) -> Result<TableSink, ColumnarError> {
         let mut files = Files::new(dir, table, prefix, columns, limits, metadata);
         let schema = files.schema.clone();
         let (batches, received) = sync_channel::<RecordBatch>(1);
-        let worker = std::thread::spawn(move || {
-            for batch in received {
-                files.write(&batch)?;
-            }
-            files.finish()
-        });
-        TableSink { schema, batches: Some(batches), worker: Some(worker) }
+        let worker = std::thread::Builder::new()
+            .name("pgnindex-parquet".into())
+            .spawn(move || {
+                let _clock = timings::ThreadClock::start(Stage::Parquet);
+                for batch in received {
+                    files.write(&batch)?;
+                }
+                files.finish()
+            })
+            .map_err(|e| ColumnarError::io(dir, e))?;
+        Ok(TableSink { schema, batches: Some(batches), worker: Some(worker) })
     }
 
     /// Hands on the rows of `buffer` (emptying it) to be written, opening
