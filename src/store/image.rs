@@ -427,6 +427,9 @@ impl ImageBuilder {
             self.error.get_or_insert(ImageError::Stretch);
             return;
         }
+        // Its leaves are the builder's from now on: rows pushed next go
+        // into them.
+        stretch.leads = false;
         self.leaves.settle();
         stretch.settle();
         let own = std::mem::replace(&mut self.leaves, stretch);
@@ -768,13 +771,15 @@ mod tests {
 
     /// The image of `rows` built as stretches cut at `cuts` (row indexes,
     /// increasing), each filled apart, the rows before the first cut
-    /// pushed if `push_first`.
+    /// pushed if `push_first`, and the last 10 rows pushed after the
+    /// stretches.
     fn image_in_stretches(
-        rows: &[Row],
+        all: &[Row],
         cuts: &[usize],
         page_size: usize,
         push_first: bool,
     ) -> Vec<u8> {
+        let (rows, last) = all.split_at(all.len() - 10);
         let encode = |row: &Row, record: &mut Record| {
             let fen = row.2.as_deref().map_or(Value::Null, Value::Text);
             record.encode(&[Value::Integer(row.0), Value::Integer(row.1), fen]).to_vec()
@@ -810,7 +815,10 @@ mod tests {
         for stretch in stretches {
             builder.append(stretch);
         }
-        assert_eq!(builder.rows(), rows.len() as u64, "{cuts:?} {push_first}");
+        for row in last {
+            builder.push(&encode(row, &mut record));
+        }
+        assert_eq!(builder.rows(), all.len() as u64, "{cuts:?} {push_first}");
         builder.finish().unwrap()
     }
 
@@ -821,7 +829,7 @@ mod tests {
             for (cuts, push_first) in [
                 (vec![1500], false),
                 (vec![1500], true),
-                (vec![2, 4, 1000, 2997], false),
+                (vec![2, 4, 1000, 2987], false),
                 (vec![10, 12, 14, 2000], true),
                 (vec![], false),
             ] {
@@ -830,7 +838,7 @@ mod tests {
             }
         }
         // Empty stretches after rows add nothing.
-        let image = image_in_stretches(&all, &[1500, 1500, 3000 - 20], 512, false);
+        let image = image_in_stretches(&all, &[1500, 1500, 3000 - 30], 512, false);
         assert_eq!(read(image), all);
     }
 
