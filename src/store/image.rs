@@ -245,7 +245,7 @@ impl Page {
 
 /// The leaves of rows given in key order, built apart from the rest of
 /// their image: by an [`ImageBuilder`] itself, or for a stretch of its rows
-/// on another thread ([`ImageBuilder::stretch`]), joined to it with
+/// on another thread ([`ImageBuilder::stretches`]), joined to it with
 /// [`ImageBuilder::append`]. A stretch keeps its first row aside: it goes
 /// above the leaves before the stretch's, in the interior pages.
 #[derive(Debug)]
