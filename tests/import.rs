@@ -397,6 +397,12 @@ fn timings_say_where_the_time_went() {
         let report = stderr.lines().position(|l| l.starts_with("where the time went"));
         assert!(summary < report, "{stderr}");
     }
+    // Parquet files are written on threads of their own, one per table.
+    let lake = dir.join("lake");
+    let out = run(["import", "--timings", "--threads", "2", "--parquet", arg(&lake), arg(&twic())]);
+    let stderr = out.success().stderr;
+    let parquet = stage_lines(&stderr).into_iter().find(|s| s.0 == "parquet");
+    assert_eq!(parquet.map(|s| s.1), Some("pgnindex-parquet ×5".to_string()), "{stderr}");
     // Without the flag, not a word of it.
     let stderr = import(&dir.join("quiet.db"), &[arg(&twic())]).success().stderr;
     assert!(!stderr.contains("where the time went"), "{stderr}");
