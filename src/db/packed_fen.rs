@@ -115,12 +115,8 @@ thread_local! {
 /// `fen` packed.
 ///
 /// No merge's left symbol ends with `/` (none was learnt across one), so
-/// no merge spans the end of a rank: each rank with its `/` packs alone,
-/// and most are found in a cache. Nor does any span the space before the
-/// side to move (` w`, ` b` merge before any pair that ends with a space
-/// could take it, and no merge follows them with anything on their left):
-/// the last rank and the rest of the FEN pack apart, the rest with its move
-/// counters from the cache too.
+/// no merge spans the end of a rank: each rank with its `/` (the last one
+/// with the rest of the FEN) packs alone, and most are found in a cache.
 pub fn pack(fen: &str) -> String {
     let tables = &*TABLES;
     if !fen.bytes().all(|c| tables.fen[usize::from(c)]) {
@@ -136,16 +132,7 @@ pub fn pack(fen: &str) -> String {
         if cache.is_empty() {
             cache.resize(CACHE_SLOTS, [0, 0]);
         }
-        let units = fen.as_bytes().split_inclusive(|&c| c == b'/').flat_map(|rank| {
-            match memchr::memchr(b' ', rank) {
-                Some(space) if matches!(rank.get(space + 1), Some(b'w' | b'b')) => {
-                    let (board, rest) = rank.split_at(space);
-                    [board, rest]
-                }
-                _ => [rank, &[][..]],
-            }
-        });
-        for unit in units.filter(|unit| !unit.is_empty()) {
+        for unit in fen.as_bytes().split_inclusive(|&c| c == b'/') {
             if unit.len() > CACHED_UNIT {
                 pack_unit(tables, unit, &mut scratch);
                 out.extend_from_slice(&scratch.0);
@@ -287,26 +274,6 @@ mod tests {
                 text => text.to_string(),
             };
             assert!(!left.ends_with('/'), "merge {i}");
-        }
-    }
-
-    #[test]
-    fn no_merge_spans_the_space_before_the_side_to_move() {
-        let tables = &*TABLES;
-        let rank = |pair: [u8; 2]| MERGES.iter().position(|&m| m == pair).unwrap();
-        let (white, black) = (rank([b' ', b'w']), rank([b' ', b'b']));
-        let text = |c: u8| match tables.text[usize::from(c)] {
-            "" => char::from(c).to_string(),
-            text => text.to_string(),
-        };
-        for (i, &[a, b]) in MERGES.iter().enumerate() {
-            // A pair ending with the space: either within the rest of the
-            // FEN (its left holds a space) or after ` w` and ` b` took it.
-            if b == b' ' {
-                assert!(text(a).contains(' ') || i > white.max(black), "merge {i}");
-            }
-            // Nothing joins ` w` or ` b` from the left.
-            assert!(b != CODES[white] && b != CODES[black], "merge {i}");
         }
     }
 
