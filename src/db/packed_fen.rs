@@ -284,6 +284,8 @@ mod tests {
             "8/5pk1/6p1/3P4/8/6P1/5PK1/8 w - - 0 45",
             "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 1 9",
             "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+            // A merge that spans the space after the last rank: `K1 b - - `.
+            "8/8/4k3/8/8/8/8/6K1 b - - 3 60",
         ];
         let (mut before, mut after) = (0, 0);
         for fen in fens {
