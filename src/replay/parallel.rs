@@ -808,6 +808,14 @@ mod tests {
         lines
     }
 
+    /// Fails with the first lines that differ if `got` is not `expect`.
+    fn assert_same(got: &[String], expect: &[String], what: &str) {
+        if got != expect {
+            let diff: Vec<_> = got.iter().zip(expect).filter(|(a, b)| a != b).take(3).collect();
+            panic!("{what}: {} lines, {} expected, {diff:#?}", got.len(), expect.len());
+        }
+    }
+
     fn gzip_file(dir: &Path, text: &[u8]) -> InputName {
         let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         encoder.write_all(text).unwrap();
@@ -835,11 +843,7 @@ mod tests {
                 let source = Source::open(&name).unwrap();
                 assert!(source.is_stream());
                 let got = report(source, threads, block_size, chunk_size);
-                if got != expect {
-                    let diff: Vec<_> =
-                        got.iter().zip(&expect).filter(|(a, b)| a != b).take(3).collect();
-                    panic!("{threads} threads, blocks of {block_size}: {} lines, {} expected, {diff:#?}", got.len(), expect.len());
-                }
+                assert_same(&got, &expect, &format!("{threads} threads, blocks of {block_size}"));
             }
         }
     }
@@ -857,11 +861,7 @@ mod tests {
         for chunk_size in [64, 1000, 5 << 10, 64 << 10] {
             for threads in [2, 3] {
                 let got = report(open(), threads, BLOCK, chunk_size);
-                if got != expect {
-                    let diff: Vec<_> =
-                        got.iter().zip(&expect).filter(|(a, b)| a != b).take(3).collect();
-                    panic!("{threads} threads, cells of {chunk_size}: {} lines, {} expected, {diff:#?}", got.len(), expect.len());
-                }
+                assert_same(&got, &expect, &format!("{threads} threads, cells of {chunk_size}"));
             }
         }
     }
