@@ -90,7 +90,7 @@ pub fn check_index(conn: &Connection, search: &Search) -> anyhow::Result<()> {
 /// (`--eco` reads the tag alone before).
 pub fn check_schema(conn: &Connection, path: &Path, search: &Search) -> anyhow::Result<()> {
     let version = db::user_version(conn, path)?;
-    if search.filters.speed.is_some() && version < SPEED_SCHEMA {
+    if !search.filters.speeds.is_empty() && version < SPEED_SCHEMA {
         anyhow::bail!(
             "--speed: {} has schema version {version}, without the speed column (version {SPEED_SCHEMA}); \
              `pgnindex vacuum` brings it up to date",
@@ -206,8 +206,24 @@ pub struct FilterArgs {
     /// bullet, 8 min blitz, 25 min rapid, then classical; correspondence
     /// for days per move (1/86400) or an event or time control that says
     /// so. Games whose time control is unknown never match.
-    #[arg(long, value_name = "SPEED", help_heading = "Filters")]
-    pub speed: Option<String>,
+    ///
+    /// Several speeds, comma-separated (blitz,rapid), match any of them.
+    #[arg(long, value_name = "SPEED", help_heading = "Filters", value_delimiter = ',')]
+    pub speed: Vec<String>,
+    /// Lichess's rating groups of the two players' average rating, rounded
+    /// down: 0, 1000, 1200, 1400, 1600, 1800, 2000, 2200 and 2500 start
+    /// them (a rating names its group). Comma-separated: any of them.
+    /// Games without both ratings are left out.
+    #[arg(long, value_name = "RATING", help_heading = "Filters", value_delimiter = ',')]
+    pub rating_group: Vec<String>,
+    /// --white, --black and --player match whole names (still
+    /// case-insensitive), not parts of names.
+    #[arg(long, help_heading = "Filters")]
+    pub exact_names: bool,
+    /// Rated or casual games, as lichess's events say ("Rated Blitz
+    /// game"); games whose event says neither are left out.
+    #[arg(long, value_name = "MODE", help_heading = "Filters")]
+    pub mode: Option<String>,
 }
 
 impl FilterArgs {
@@ -234,12 +250,15 @@ impl FilterArgs {
             since: self.since.as_deref().map(|d| DateBound::parse("since", d)).transpose()?,
             until: self.until.as_deref().map(|d| DateBound::parse("until", d)).transpose()?,
             min_plies: self.min_plies,
-            speed: self
+            speeds: self
                 .speed
-                .as_deref()
-                .map(str::parse)
-                .transpose()
+                .iter()
+                .map(|s| s.parse())
+                .collect::<Result<_, _>>()
                 .map_err(|e| anyhow::anyhow!("--speed: {e}"))?,
+            rating_groups: self.rating_group.iter().map(|r| r.parse()).collect::<Result<_, _>>()?,
+            exact_names: self.exact_names,
+            mode: self.mode.as_deref().map(str::parse).transpose()?,
         };
         filters.check()?;
         Ok(filters)
@@ -542,11 +561,11 @@ mod tests {
         assert_eq!(opening.opening.as_deref(), Some("Sicilian"));
         assert!(parse(&["--min-elo", "abc"]).is_err());
         assert!(parse(&["--result", "0-1"]).is_ok(), "a result may start with a digit or -");
-        let speed = |s| parse(&["--speed", s]).unwrap().filters.filters().unwrap().speed;
-        assert_eq!(speed("blitz"), Some(Speed::Blitz));
-        assert_eq!(speed("UltraBullet"), Some(Speed::UltraBullet));
-        assert_eq!(speed("correspondence"), Some(Speed::Correspondence));
-        assert_eq!(parse(&[]).unwrap().filters.filters().unwrap().speed, None);
+        let speed = |s| parse(&["--speed", s]).unwrap().filters.filters().unwrap().speeds;
+        assert_eq!(speed("blitz"), [Speed::Blitz]);
+        assert_eq!(speed("UltraBullet"), [Speed::UltraBullet]);
+        assert_eq!(speed("correspondence,bullet"), [Speed::Correspondence, Speed::Bullet]);
+        assert!(parse(&[]).unwrap().filters.filters().unwrap().speeds.is_empty());
         assert!(bad(&["--speed", "fast"]).starts_with("--speed: 'fast' is not a speed"));
         let outcome = |args: &[&str]| parse(args).unwrap().filters.filters().unwrap().outcome;
         assert_eq!(outcome(&["--player", "x", "--won"]), Some(Outcome::Won));

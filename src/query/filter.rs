@@ -28,8 +28,15 @@
 //!   Unknown parts of a stored date (`2020.??.??`) count as the earliest
 //!   value (`2020.00.00`), and a game without a known year never passes;
 //! - `min_plies`: the mainline has at least this many half-moves;
-//! - `speed`: the game's `speed` column (read by the import from its time
-//!   control); a game of unknown speed never passes.
+//! - `speeds`: the game's `speed` column (read by the import from its time
+//!   control) is one of them; a game of unknown speed never passes;
+//! - `rating_groups`: lichess's rating groups (0, 1000, 1200, 1400, 1600,
+//!   1800, 2000, 2200, 2500) of the two players' average rating, rounded
+//!   down; a game without both ratings never passes;
+//! - `exact_names`: the name filters match whole names (still
+//!   case-insensitive) instead of substrings;
+//! - `mode`: rated or casual, as lichess's events say (`Rated Blitz game`,
+//!   `Casual Rapid game`); a game whose event says neither never passes.
 
 use std::fmt::Write;
 
@@ -68,6 +75,12 @@ pub enum FilterError {
     /// An empty name.
     #[error("--{0}: the name is empty")]
     EmptyName(&'static str),
+    /// Not a rating.
+    #[error("--rating-group: '{0}' is not a rating (0, 1000, 1200, 1400, 1600, 1800, 2000, 2200 or 2500 name the groups)")]
+    RatingGroup(String),
+    /// Not a mode.
+    #[error("--mode: '{0}' is not a mode (rated or casual)")]
+    Mode(String),
 }
 
 /// An inclusive range of ECO codes, as the first three characters compare.
@@ -253,8 +266,98 @@ pub struct Filters {
     pub until: Option<DateBound>,
     /// At least this many half-moves.
     pub min_plies: Option<u32>,
-    /// The speed class (`games.speed`, schema version 7).
-    pub speed: Option<Speed>,
+    /// The speed classes (`games.speed`, schema version 7); empty: any.
+    pub speeds: Vec<Speed>,
+    /// Lichess's rating groups of the players' average; empty: any.
+    pub rating_groups: Vec<RatingGroup>,
+    /// The name filters match whole names, not substrings.
+    pub exact_names: bool,
+    /// Rated or casual, by the event.
+    pub mode: Option<Mode>,
+}
+
+/// One of lichess's rating groups: the games whose players' average rating
+/// (rounded down) is at least [`RatingGroup::floor`] and below the next
+/// group's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RatingGroup(u16);
+
+impl RatingGroup {
+    /// The groups' floors, lowest first.
+    pub const FLOORS: [u16; 9] = [0, 1000, 1200, 1400, 1600, 1800, 2000, 2200, 2500];
+
+    /// The group an average rating falls in (negative ratings in the
+    /// lowest).
+    pub fn of_average(average: i64) -> RatingGroup {
+        let floor =
+            RatingGroup::FLOORS.into_iter().rev().find(|&f| average >= i64::from(f)).unwrap_or(0);
+        RatingGroup(floor)
+    }
+
+    /// The lowest average of the group.
+    pub fn floor(self) -> u16 {
+        self.0
+    }
+
+    /// The lowest average of the next group; `None` for the highest.
+    pub fn ceiling(self) -> Option<u16> {
+        RatingGroup::FLOORS.into_iter().find(|&f| f > self.0)
+    }
+}
+
+impl std::str::FromStr for RatingGroup {
+    type Err = FilterError;
+
+    /// A rating: the group it falls in, as lichess reads its `ratings`.
+    fn from_str(text: &str) -> Result<RatingGroup, FilterError> {
+        text.trim()
+            .parse::<u16>()
+            .map(|r| RatingGroup::of_average(i64::from(r)))
+            .map_err(|_| FilterError::RatingGroup(text.to_string()))
+    }
+}
+
+/// Whether a game counted for a rating, as lichess's events say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// `Rated …` events.
+    Rated,
+    /// `Casual …` events.
+    Casual,
+}
+
+impl Mode {
+    /// `rated` or `casual`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Rated => "rated",
+            Mode::Casual => "casual",
+        }
+    }
+
+    /// The mode an event names (`Rated Blitz game`), if any.
+    pub fn of_event(event: &str) -> Option<Mode> {
+        let word = event.split_ascii_whitespace().next()?;
+        if word.eq_ignore_ascii_case("rated") {
+            Some(Mode::Rated)
+        } else if word.eq_ignore_ascii_case("casual") {
+            Some(Mode::Casual)
+        } else {
+            None
+        }
+    }
+}
+
+impl std::str::FromStr for Mode {
+    type Err = FilterError;
+
+    fn from_str(text: &str) -> Result<Mode, FilterError> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "rated" => Ok(Mode::Rated),
+            "casual" => Ok(Mode::Casual),
+            _ => Err(FilterError::Mode(text.to_string())),
+        }
+    }
 }
 
 /// A `WHERE` fragment and its parameters, in order.
@@ -336,7 +439,10 @@ impl Filters {
         let names = schema_version >= texts::NAMES_SCHEMA;
         let mut f =
             SqlFilter { table: if ids { "game_rows" } else { "games" }, ..SqlFilter::default() };
-        let like = |name: &str| Value::Text(format!("%{}%", escape_like(name.trim())));
+        let like = |name: &str| {
+            let name = escape_like(name.trim());
+            Value::Text(if self.exact_names { name } else { format!("%{name}%") })
+        };
         for (column, value) in [
             ("white", &self.white),
             ("black", &self.black),
@@ -465,13 +571,39 @@ impl Filters {
             f.sql += " AND g.ply_count >= ?";
             f.params.push(Value::Integer(i64::from(n)));
         }
-        if let Some(speed) = self.speed {
-            f.sql += if ids {
-                " AND g.speed_id = (SELECT id FROM game_texts WHERE text = ?)"
+        if !self.speeds.is_empty() {
+            let marks = vec!["?"; self.speeds.len()].join(", ");
+            let _ = if ids {
+                write!(
+                    f.sql,
+                    " AND g.speed_id IN (SELECT id FROM game_texts WHERE text IN ({marks}))"
+                )
             } else {
-                " AND g.speed = ?"
+                write!(f.sql, " AND g.speed IN ({marks})")
             };
-            f.params.push(Value::Text(speed.as_str().to_string()));
+            f.params.extend(self.speeds.iter().map(|s| Value::Text(s.as_str().to_string())));
+        }
+        if !self.rating_groups.is_empty() {
+            f.sql += " AND g.white_elo IS NOT NULL AND g.black_elo IS NOT NULL AND (0";
+            for group in &self.rating_groups {
+                f.sql += " OR ((g.white_elo + g.black_elo) / 2 >= ?";
+                f.params.push(Value::Integer(i64::from(group.floor())));
+                if let Some(ceiling) = group.ceiling() {
+                    f.sql += " AND (g.white_elo + g.black_elo) / 2 < ?";
+                    f.params.push(Value::Integer(i64::from(ceiling)));
+                }
+                f.sql += ")";
+            }
+            f.sql += ")";
+        }
+        if let Some(mode) = self.mode {
+            let pattern = Value::Text(format!("{} %", mode.as_str()));
+            if ids {
+                f.sql += " AND g.event_id IN (SELECT id FROM game_texts WHERE text LIKE ?)";
+            } else {
+                f.sql += " AND g.event LIKE ?";
+            }
+            f.params.push(pattern);
         }
         f
     }
@@ -641,9 +773,25 @@ mod tests {
         assert_eq!(f(|f| f.until = Some(DateBound::parse("until", "2020").unwrap())), [1, 2]);
         assert_eq!(f(|f| f.until = Some(DateBound::parse("until", "2020.04").unwrap())), [2]);
         assert_eq!(f(|f| f.min_plies = Some(60)), [2, 3]);
-        assert_eq!(f(|f| f.speed = Some(Speed::Classical)), [1, 3]);
-        assert_eq!(f(|f| f.speed = Some(Speed::Blitz)), [2]);
-        assert!(f(|f| f.speed = Some(Speed::Bullet)).is_empty(), "unknown speeds never pass");
+        assert_eq!(f(|f| f.speeds = vec![Speed::Classical]), [1, 3]);
+        assert_eq!(f(|f| f.speeds = vec![Speed::Blitz]), [2]);
+        assert_eq!(f(|f| f.speeds = vec![Speed::Blitz, Speed::Rapid]), [2, 5, 6]);
+        assert!(f(|f| f.speeds = vec![Speed::Bullet]).is_empty(), "unknown speeds never pass");
+        // Averages: 1 → 2750, 3 → 2770; 2 has one rating only.
+        fn groups(g: &[&str]) -> Vec<RatingGroup> {
+            g.iter().map(|g| g.parse().unwrap()).collect()
+        }
+        assert_eq!(f(|f| f.rating_groups = groups(&["2500"])), [1, 3]);
+        assert!(f(|f| f.rating_groups = groups(&["2200", "0"])).is_empty());
+        assert_eq!(f(|f| f.exact_names = true), [1, 2, 3, 4, 5, 6], "nothing to match");
+        let exact = |name: &str| Filters {
+            white: Some(name.into()),
+            exact_names: true,
+            ..Filters::default()
+        };
+        assert_eq!(select(&exact("carlsen, MAGNUS")), [1]);
+        assert!(select(&exact("carlsen")).is_empty(), "a part is not the name");
+        assert!(f(|f| f.mode = Some(Mode::Rated)).is_empty(), "no event says rated");
         assert_eq!(
             f(|f| {
                 f.player = Some("carlsen".into());
@@ -652,6 +800,22 @@ mod tests {
             }),
             [3]
         );
+    }
+
+    #[test]
+    fn rating_groups_and_modes() {
+        let g = |text: &str| text.parse::<RatingGroup>().map(|g| (g.floor(), g.ceiling()));
+        assert_eq!(g("0"), Ok((0, Some(1000))));
+        assert_eq!(g("1999"), Ok((1800, Some(2000))));
+        assert_eq!(g("2500"), Ok((2500, None)));
+        assert_eq!(g("3200"), Ok((2500, None)));
+        assert!(g("-1").is_err() && g("x").is_err() && g("").is_err());
+        assert_eq!(RatingGroup::of_average(-5).floor(), 0);
+        assert_eq!(Mode::of_event("Rated Blitz game"), Some(Mode::Rated));
+        assert_eq!(Mode::of_event("casual Correspondence game"), Some(Mode::Casual));
+        assert_eq!(Mode::of_event("Unrated"), None);
+        assert_eq!("CASUAL".parse::<Mode>(), Ok(Mode::Casual));
+        assert!("fun".parse::<Mode>().is_err());
     }
 
     #[test]
