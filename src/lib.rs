@@ -21,5 +21,6 @@ pub mod notation;
 pub mod pgn;
 pub mod query;
 pub mod replay;
+pub mod serve;
 pub mod store;
 pub mod timings;

@@ -25,6 +25,7 @@ mod output_file;
 mod perft;
 mod progress;
 mod query_args;
+mod serve;
 mod show;
 mod sql;
 mod timings;
@@ -81,6 +82,9 @@ enum Command {
     Delete(delete::DeleteArgs),
     /// Drop the index rows of deleted games and compact the database file.
     Vacuum(vacuum::VacuumArgs),
+    /// Answer lichess's opening explorer API from the database over HTTP
+    /// (read-only, on 127.0.0.1:9002 unless --bind says otherwise).
+    Serve(serve::ServeArgs),
 }
 
 /// Runs the command line and maps the result to an exit code: the
@@ -103,6 +107,7 @@ pub fn main() -> ExitCode {
         Command::Sql(args) => (sql::run(&args), true),
         Command::Delete(args) => (delete::run(&args), true),
         Command::Vacuum(args) => (vacuum::run(&args), false),
+        Command::Serve(args) => (serve::run(&args), false),
     };
     match result {
         Ok(exit) => exit.into(),

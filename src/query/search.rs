@@ -354,6 +354,81 @@ impl Search {
         )
     }
 
+    /// The `n` games with the highest ids that reach the target and pass
+    /// the filters, highest id first, each with its first hit of the
+    /// target and the columns the explorer counts. Not verified by replay
+    /// (see the module docs). Each segment is read backwards from the end
+    /// of the key's rows, about `2n` rows: the cost does not grow with the
+    /// games that reach the position. A game's hits from
+    /// [`segments::LONG_PLY`] on are not read: such a game counts at its
+    /// first hit below that ply, or not at all.
+    ///
+    /// # Errors
+    /// [`QueryError::Sqlite`].
+    pub fn last_hits(&self, conn: &Connection, n: usize) -> Result<Vec<OwnedHit>, QueryError> {
+        let e = QueryError::sqlite(conn);
+        let Some(target) = &self.target else { return Ok(Vec::new()) };
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        let filters = self.filters.sql_for(conn)?;
+        let snapshot = Snapshot::begin(conn)?;
+        let Some(statements) =
+            segments::last_hits_sql(conn, filters.table, &filters.sql).map_err(&e)?
+        else {
+            // An old layout: every hit.
+            drop(snapshot);
+            let mut all = Vec::new();
+            self.for_each_hit(conn, |hit| all.push(OwnedHit::from(hit)))?;
+            all.reverse();
+            all.truncate(n);
+            return Ok(all);
+        };
+        // Room for games with the position more than once; the window's last
+        // game is dropped when the window is full (its lower plies may lie
+        // beyond it).
+        let window = 2 * n + 8;
+        let mut games: Vec<(GameId, Option<u16>)> = Vec::new();
+        for sql in &statements {
+            let mut params = vec![Value::Integer(target.key)];
+            params.extend(filters.params.iter().cloned());
+            params.push(Value::Integer(window as i64));
+            let rows: Vec<(GameId, u16, Option<u16>)> = conn
+                .prepare_cached(sql)
+                .and_then(|mut st| {
+                    st.query_map(params_from_iter(&params), |r| {
+                        Ok(segments::unpack_gpm(r.get(0)?))
+                    })?
+                    .collect()
+                })
+                .map_err(&e)?;
+            let full = rows.len() == window;
+            let cut = rows.last().map(|r| r.0).filter(|_| full);
+            // Rows come highest ply first within a game: the last one kept
+            // is the game's first hit.
+            let mut segment_games: Vec<(GameId, Option<u16>)> = Vec::new();
+            for (game_id, _, next_move) in rows {
+                if Some(game_id) == cut {
+                    break;
+                }
+                match segment_games.last_mut() {
+                    Some(last) if last.0 == game_id => last.1 = next_move,
+                    _ => segment_games.push((game_id, next_move)),
+                }
+            }
+            games.extend(segment_games);
+        }
+        drop(snapshot);
+        games.sort_unstable_by_key(|g| std::cmp::Reverse(g.0));
+        games.dedup_by_key(|g| g.0);
+        games.truncate(n);
+        games.reverse();
+        let mut hits = Vec::with_capacity(games.len());
+        fold_summaries(conn, games.into_iter(), |hit| hits.push(OwnedHit::from(hit)))?;
+        hits.reverse();
+        Ok(hits)
+    }
+
     /// The explorer's tree for the target, when it can answer this search
     /// (no filters, a complete tree, rows for the target's key): `row` is
     /// called with each tree row's move (`None`: the games end there) and
@@ -829,6 +904,36 @@ pub struct Hit<'a> {
     pub black_elo: Option<i64>,
     /// The date as stored.
     pub date: Option<&'a str>,
+}
+
+/// A [`Hit`] that owns its date.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OwnedHit {
+    /// The game.
+    pub game_id: GameId,
+    /// The move played from the position (`None`: the game ends there).
+    pub next_move: Option<u16>,
+    /// The result, if decided.
+    pub result: Option<Outcome>,
+    /// White's rating.
+    pub white_elo: Option<i64>,
+    /// Black's rating.
+    pub black_elo: Option<i64>,
+    /// The date as stored.
+    pub date: Option<String>,
+}
+
+impl From<&Hit<'_>> for OwnedHit {
+    fn from(hit: &Hit<'_>) -> OwnedHit {
+        OwnedHit {
+            game_id: hit.game_id,
+            next_move: hit.next_move,
+            result: hit.result,
+            white_elo: hit.white_elo,
+            black_elo: hit.black_elo,
+            date: hit.date.map(str::to_string),
+        }
+    }
 }
 
 /// The first of `plies` (ascending) where `game` really is at `target`;

@@ -646,6 +646,41 @@ pub fn first_hits_sql(conn: &Connection) -> rusqlite::Result<Option<(String, Str
     Ok(Some((arms(true).join(" UNION ALL "), arms(false).join(" UNION ALL "))))
 }
 
+/// One statement per segment that lists the rows of live games of one key
+/// at plies below [`LONG_PLY`], the highest game ids first (a game's rows
+/// together, highest ply first), each as its `gpm`: the parameters are the
+/// key, `filter`'s (as for [`ordered_hits_sql`]) and the most rows to
+/// read. In a packed segment the key's rows are read backwards from their
+/// end, so the cost is the rows read, whatever the key's total. `None` as
+/// for [`ordered_hits_sql`].
+pub fn last_hits_sql(
+    conn: &Connection,
+    table: &str,
+    filter: &str,
+) -> rusqlite::Result<Option<Vec<String>>> {
+    let Some(segments) = layouts(conn)? else { return Ok(None) };
+    let statements = segments
+        .iter()
+        .map(|segment| {
+            let game_id = segment.layout.game_id_sql();
+            let join = if filter.is_empty() {
+                String::new()
+            } else {
+                format!(" JOIN {table} AS g ON g.id = {game_id}")
+            };
+            format!(
+                "SELECT {} AS k FROM {} AS p{join} WHERE p.hash = ? AND {} AND {}{filter} \
+                 ORDER BY k DESC LIMIT ?",
+                gpm_sql(segment.layout),
+                segment.name,
+                short_plies_sql(segment.layout, true),
+                live(&game_id)
+            )
+        })
+        .collect();
+    Ok(Some(statements))
+}
+
 /// A statement that lists one game's rows (`?2`, deleted or not) of one key
 /// (`?1`) at plies below [`LONG_PLY`], each as its `gpm`: a seek per
 /// segment. `None` as for [`ordered_hits_sql`].

@@ -441,7 +441,7 @@ impl Python {
     }
 }
 
-/// `python3` if it can import `module` (`chess` or `duckdb`), else `None`
+/// `python3` if it can import `module` (`chess`, `duckdb` or `berserk`), else `None`
 /// after one line on stderr naming the package and its `pip install`: the
 /// comparison with that reference is skipped. With
 /// `PGNINDEX_REQUIRE_REFERENCES` set (not `0`), a missing one fails the test
@@ -451,6 +451,7 @@ pub fn python_with(module: &str) -> Option<Python> {
     let (package, pip) = match module {
         "chess" => ("python-chess", "chess"),
         "duckdb" => ("DuckDB's Python package", "duckdb"),
+        "berserk" => ("berserk, the Python client of lichess's API", "berserk"),
         _ => panic!("{module}: no package known for this module"),
     };
     let import = Command::new("python3").arg("-c").arg(format!("import {module}")).output();

@@ -1,0 +1,243 @@
+//! `pgnindex serve`: a database as a lichess-compatible opening explorer
+//! over HTTP, read-only.
+//!
+//! Routes (lichess's, with its old aliases): `GET /lichess`, `/masters`,
+//! `/player` (ND-JSON: one line, the games are indexed already),
+//! `/masters/pgn/{id}` (`application/x-chess-pgn`), `/master`,
+//! `/master/pgn/{id}`, `/personal`. Queries are read by [`params`] and
+//! answered by [`explorer`] over the query code the command line uses.
+//!
+//! The HTTP stack is axum on tokio; each SQLite read runs on tokio's
+//! blocking threads, at most [`Config::connections`] at a time, each on
+//! a read-only connection of the [`pool`]. A read transaction per request
+//! sees every import commit made before it. Every refusal is a 4xx with a
+//! plain-text `bad request: …` (or `not found: …`) line, as lichess's
+//! explorer answers.
+
+pub mod explorer;
+pub mod params;
+pub mod pool;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+
+use self::params::{ExplorerQuery, ParamError, Route};
+use self::pool::Pool;
+use crate::db::GameId;
+use crate::query::QueryError;
+
+/// How to serve.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The database.
+    pub db: PathBuf,
+    /// The address to listen on.
+    pub bind: SocketAddr,
+    /// Add `Access-Control-Allow-Origin: *` to every answer.
+    pub cors: bool,
+    /// Database reads at the same time (each on its own connection).
+    pub connections: usize,
+}
+
+/// Why the server could not start or stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The database cannot be opened or answer explorer queries.
+    #[error(transparent)]
+    Database(#[from] pool::PoolError),
+    /// The address cannot be listened on.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The runtime could not start or the server failed.
+    #[error("server: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Serves `config` until `stop` completes; `ready` is called with the
+/// address listened on (the port chosen when the bind port is 0) before
+/// the first request is answered.
+///
+/// # Errors
+/// [`ServeError`] when the database cannot be opened, the address not
+/// listened on, or the runtime not started.
+pub fn run(
+    config: &Config,
+    ready: impl FnOnce(SocketAddr),
+    stop: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
+    let pool = Arc::new(Pool::open(&config.db, config.connections)?);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .thread_name("pgnindex-http")
+        .worker_threads(2)
+        .max_blocking_threads(config.connections.max(1) + 2)
+        .enable_io()
+        .enable_time()
+        .build()?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(config.bind)
+            .await
+            .map_err(|source| ServeError::Bind { addr: config.bind, source })?;
+        let addr = listener.local_addr()?;
+        ready(addr);
+        axum::serve(listener, router(pool, config.cors)).with_graceful_shutdown(stop).await?;
+        Ok(())
+    })
+}
+
+/// The routes over `pool`.
+pub fn router(pool: Arc<Pool>, cors: bool) -> Router {
+    let app = Router::new()
+        .route("/lichess", get(lichess))
+        .route("/masters", get(masters))
+        .route("/player", get(player))
+        .route("/masters/pgn/{id}", get(game_pgn))
+        .route("/master", get(masters))
+        .route("/master/pgn/{id}", get(game_pgn))
+        .route("/personal", get(player))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .with_state(pool);
+    if cors {
+        app.layer(axum::middleware::map_response(allow_any_origin))
+    } else {
+        app
+    }
+}
+
+async fn allow_any_origin(mut response: Response) -> Response {
+    response
+        .headers_mut()
+        .insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
+    response
+}
+
+/// A refusal or a failure, answered as one plain-text line.
+#[derive(Debug)]
+pub struct ApiError {
+    status: StatusCode,
+    message: String,
+}
+
+impl ApiError {
+    fn bad_request(error: impl std::fmt::Display) -> ApiError {
+        ApiError { status: StatusCode::BAD_REQUEST, message: format!("bad request: {error}") }
+    }
+
+    fn not_found(what: impl std::fmt::Display) -> ApiError {
+        ApiError { status: StatusCode::NOT_FOUND, message: format!("not found: {what}") }
+    }
+}
+
+impl From<ParamError> for ApiError {
+    fn from(error: ParamError) -> ApiError {
+        ApiError::bad_request(error)
+    }
+}
+
+impl From<pool::PoolError> for ApiError {
+    fn from(error: pool::PoolError) -> ApiError {
+        let status = match error {
+            pool::PoolError::Query(QueryError::Sqlite { .. }) | pool::PoolError::Busy => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
+            _ => StatusCode::INTERNAL_SERVER_ERROR,
+        };
+        ApiError { status, message: format!("error: {error}") }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let mut body = self.message;
+        body.push('\n');
+        (self.status, [(header::CONTENT_TYPE, "text/plain; charset=utf-8")], body).into_response()
+    }
+}
+
+/// An explorer answer as JSON.
+async fn explore(
+    pool: Arc<Pool>,
+    route: Route,
+    query: Option<String>,
+) -> Result<serde_json::Value, ApiError> {
+    let query: ExplorerQuery = params::parse(route, query.as_deref().unwrap_or(""))?;
+    Ok(pool.read(move |conn| explorer::answer(conn, &query)).await?)
+}
+
+fn json_response(value: &serde_json::Value, content_type: &'static str, line: bool) -> Response {
+    let mut body = value.to_string();
+    if line {
+        body.push('\n');
+    }
+    ([(header::CONTENT_TYPE, content_type)], body).into_response()
+}
+
+async fn lichess(State(pool): State<Arc<Pool>>, RawQuery(query): RawQuery) -> Response {
+    match explore(pool, Route::Lichess, query).await {
+        Ok(v) => json_response(&v, "application/json", false),
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn masters(State(pool): State<Arc<Pool>>, RawQuery(query): RawQuery) -> Response {
+    match explore(pool, Route::Masters, query).await {
+        Ok(v) => json_response(&v, "application/json", false),
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn player(State(pool): State<Arc<Pool>>, RawQuery(query): RawQuery) -> Response {
+    match explore(pool, Route::Player, query).await {
+        Ok(v) => json_response(&v, "application/x-ndjson", true),
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn game_pgn(State(pool): State<Arc<Pool>>, Path(id): Path<String>) -> Response {
+    let Some(game_id) = id.parse::<u32>().ok().filter(|&n| n > 0).map(GameId::new) else {
+        return ApiError::not_found(format_args!("no game {id:?} (ids are whole numbers)"))
+            .into_response();
+    };
+    let pgn = pool
+        .read(move |conn| {
+            let Some(game) = crate::query::game::load(conn, game_id)? else { return Ok(None) };
+            let mut out = Vec::new();
+            crate::query::pgn::write_game(&mut out, &game).map_err(QueryError::Output)?;
+            Ok(Some(out))
+        })
+        .await;
+    match pgn {
+        Ok(Some(body)) => {
+            ([(header::CONTENT_TYPE, "application/x-chess-pgn")], body).into_response()
+        }
+        Ok(None) => ApiError::not_found(format_args!("no game {game_id}")).into_response(),
+        Err(e) => ApiError::from(e).into_response(),
+    }
+}
+
+async fn not_found(uri: axum::http::Uri) -> Response {
+    ApiError::not_found(format_args!("no page {:?}", uri.path())).into_response()
+}
+
+async fn method_not_allowed(method: axum::http::Method) -> Response {
+    let error = ApiError {
+        status: StatusCode::METHOD_NOT_ALLOWED,
+        message: format!("bad request: {method} is not allowed: the explorer is read-only (GET)"),
+    };
+    let mut response = error.into_response();
+    response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+    response
+}

@@ -1,0 +1,104 @@
+//! A bounded pool of read-only connections: at most `size` reads run at a
+//! time, each on tokio's blocking threads with a connection of its own.
+//! Connections are opened as reads need them and kept.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use rusqlite::Connection;
+use tokio::sync::Semaphore;
+
+use crate::chess::Position;
+use crate::db::{self, DbError};
+use crate::query::search::Search;
+use crate::query::target::Target;
+use crate::query::QueryError;
+
+/// Why a read failed.
+#[derive(Debug, thiserror::Error)]
+pub enum PoolError {
+    /// The database could not be opened.
+    #[error(transparent)]
+    Open(#[from] DbError),
+    /// The query failed.
+    #[error(transparent)]
+    Query(#[from] QueryError),
+    /// The pool is closed (the server is stopping).
+    #[error("the server is stopping")]
+    Busy,
+    /// The read stopped unexpectedly.
+    #[error("the read stopped: {0}")]
+    Stopped(String),
+}
+
+/// Read-only connections to one database.
+#[derive(Debug)]
+pub struct Pool {
+    path: PathBuf,
+    idle: Mutex<Vec<Connection>>,
+    permits: Semaphore,
+}
+
+impl Pool {
+    /// Opens `path` once to check it can answer explorer queries (it
+    /// exists, is a pgnindex database, and has a position index), keeping
+    /// that connection; at most `size` (at least 1) reads at a time.
+    ///
+    /// # Errors
+    /// [`PoolError::Open`] or [`PoolError::Query`] naming the database.
+    pub fn open(path: &Path, size: usize) -> Result<Pool, PoolError> {
+        let conn = db::open_read_only(path)?;
+        let start =
+            Search { target: Some(Target::from_position(Position::new())), ..Search::default() };
+        start.index_coverage(&conn)?;
+        Ok(Pool {
+            path: path.to_path_buf(),
+            idle: Mutex::new(vec![conn]),
+            permits: Semaphore::new(size.max(1)),
+        })
+    }
+
+    /// Runs `read` on a connection of the pool, on a blocking thread, in
+    /// one read transaction.
+    ///
+    /// # Errors
+    /// [`PoolError`] from opening a connection, from `read`, or when the
+    /// read stopped.
+    pub async fn read<T, F>(self: &std::sync::Arc<Self>, read: F) -> Result<T, PoolError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> Result<T, QueryError> + Send + 'static,
+    {
+        let _permit = self.permits.acquire().await.map_err(|_| PoolError::Busy)?;
+        let pool = std::sync::Arc::clone(self);
+        let task = tokio::task::spawn_blocking(move || {
+            let conn = pool.take()?;
+            let out = {
+                let tx = conn
+                    .unchecked_transaction()
+                    .map_err(QueryError::sqlite(&conn))
+                    .map_err(PoolError::Query)?;
+                let out = read(&conn);
+                drop(tx);
+                out
+            };
+            pool.give_back(conn);
+            Ok(out?)
+        });
+        task.await.map_err(|e| PoolError::Stopped(e.to_string()))?
+    }
+
+    fn take(&self) -> Result<Connection, PoolError> {
+        let idle = self.idle.lock().map_err(|_| PoolError::Busy)?.pop();
+        match idle {
+            Some(conn) => Ok(conn),
+            None => Ok(db::open_read_only(&self.path)?),
+        }
+    }
+
+    fn give_back(&self, conn: Connection) {
+        if let Ok(mut idle) = self.idle.lock() {
+            idle.push(conn);
+        }
+    }
+}
