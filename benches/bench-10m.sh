@@ -210,8 +210,9 @@ for ((k = 0; k < ${#parts[@]}; k++)); do
     fi
     read -r wall user sys rss <"$tmp/time"
     line=$(tail -n 1 "$tmp/import.err")
-    games=$(sed -nE 's/.* ([0-9]+) games imported.*/\1/p' <<<"$line")
-    positions=$(sed -nE 's/.* ([0-9]+) positions in .*/\1/p' <<<"$line")
+    # The summary groups digits by thousands (949,022).
+    games=$(sed -nE 's/.* ([0-9,]+) games imported.*/\1/p' <<<"$line" | tr -d ,)
+    positions=$(sed -nE 's/.* ([0-9,]+) positions in .*/\1/p' <<<"$line" | tr -d ,)
     after=$(size_of_db)
     ((after <= peak_disk)) || peak_disk=$after
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$((k + 1))" "$bytes" "${games:-?}" "${positions:-?}" \
