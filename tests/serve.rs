@@ -467,3 +467,103 @@ fn berserk_reads_the_same_counts() {
     }
     assert_eq!(calls, 5, "{text}");
 }
+
+#[test]
+fn the_page_in_a_real_browser() {
+    let Some(python) = common::python_with("selenium") else { return };
+    if !Path::new("/usr/bin/chromedriver").exists() {
+        let required =
+            std::env::var_os(common::REQUIRE_REFERENCES).is_some_and(|v| !v.is_empty() && v != "0");
+        assert!(
+            !required,
+            "chromium-driver is not installed, and {} is set",
+            common::REQUIRE_REFERENCES
+        );
+        eprintln!("the_page_in_a_real_browser: skipped: chromium-driver is not installed (apt install chromium chromium-driver)");
+        return;
+    }
+    let dir = scratch();
+    let db = database(&dir);
+    common::import(&db, &[arg(&fixture("plies/lichess.pgn"))]).success();
+    // A game with clocks and evaluations, for the viewer's chart.
+    let conn = common::open(&db);
+    let game: i64 = conn
+        .query_row(
+            "SELECT game_id FROM plies WHERE eval IS NOT NULL AND clock IS NOT NULL \
+             GROUP BY game_id HAVING count(*) > 10 ORDER BY game_id LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let server = Server::start(&db, &[]);
+    let shot = dir.join("page.png");
+    let out = python
+        .command()
+        .arg(common::repo("tests/serve_browser.py"))
+        .arg(format!("http://{}", server.addr))
+        .arg(game.to_string())
+        .arg(&shot)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "ok");
+    let png = std::fs::read(&shot).unwrap();
+    assert!(png.starts_with(b"\x89PNG") && png.len() > 10_000, "a screenshot of the page");
+}
+
+#[test]
+fn the_page_and_its_routes() {
+    let dir = scratch();
+    let db = database(&dir);
+    let server = Server::start(&db, &[]);
+    for (path, kind) in [
+        ("/", "text/html"),
+        ("/assets/app.js", "text/javascript"),
+        ("/assets/style.css", "text/css"),
+    ] {
+        let (status, headers, body) = server.request("GET", path);
+        assert_eq!(status, 200, "{path}");
+        assert!(
+            headers.iter().any(|(k, v)| k == "content-type" && v.starts_with(kind)),
+            "{path} {headers:?}"
+        );
+        assert!(!body.is_empty());
+    }
+    let (_, _, html) = server.request("GET", "/");
+    assert!(!html.contains("http://") && !html.contains("https://"), "nothing from the network");
+    for bad in
+        ["/assets/../Cargo.toml", "/assets/%2e%2e%2fCargo.toml", "/assets/app.js/..", "/assets/"]
+    {
+        let (status, _, body) = server.request("GET", bad);
+        assert_eq!(status, 404, "{bad}: {body}");
+    }
+    // The legal moves of a position, castling both ways.
+    let p = server
+        .get_json("/api/position?fen=r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R_w_KQkq_-&play=a2a3");
+    assert_eq!(p["turn"], "black");
+    let moves = p["moves"].as_array().unwrap();
+    let castle = moves.iter().find(|m| m["san"] == "O-O").unwrap();
+    assert_eq!((castle["uci"].as_str(), castle["lichess"].as_str()), (Some("e8g8"), Some("e8h8")));
+    assert_eq!((castle["from"].as_str(), castle["to"].as_str()), (Some("e8"), Some("g8")));
+    // 16 pawn moves, 5 rook moves along the back rank, Kd8, Kf8, two castlings.
+    assert_eq!(moves.len(), 16 + 5 + 2 + 2);
+    let (status, _, body) = server.request("GET", "/api/position?play=e2e5");
+    assert_eq!((status, body.starts_with("bad request: play: move 1")), (400, true));
+    // A game for the viewer: every ply's position, as `show --fens` has them.
+    let g = server.get_json("/api/game/7");
+    let fens = common::pgnindex().args(["show", "--db", arg(&db), "7", "--fens"]).output().unwrap();
+    let text = String::from_utf8(fens.stdout).unwrap();
+    let expected: Vec<&str> = text.lines().filter_map(|l| l.split('\t').nth(2)).collect();
+    let got: Vec<&str> = std::iter::once(g["startFen"].as_str().unwrap())
+        .chain(g["plies"].as_array().unwrap().iter().map(|p| p["fen"].as_str().unwrap()))
+        .collect();
+    assert!(!expected.is_empty());
+    assert_eq!(got, expected);
+    let (status, _, _) = server.request("GET", "/api/game/424242");
+    assert_eq!(status, 404);
+}

@@ -27,7 +27,7 @@ use crate::replay::openings::Openings;
 
 /// Positions that at most this many games reach have their game lists
 /// read from every game.
-pub const FULL_SCAN: u64 = 50_000;
+pub const FULL_SCAN: u64 = 5_000;
 
 /// Past [`FULL_SCAN`], the games stored last that the lists choose from.
 pub const WINDOW: usize = 2_000;

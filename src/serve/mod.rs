@@ -4,7 +4,8 @@
 //! Routes (lichess's, with its old aliases): `GET /lichess`, `/masters`,
 //! `/player` (ND-JSON: one line, the games are indexed already),
 //! `/masters/pgn/{id}` (`application/x-chess-pgn`), `/master`,
-//! `/master/pgn/{id}`, `/personal`. Queries are read by [`params`] and
+//! `/master/pgn/{id}`, `/personal`; and the page: `/`, its `/assets/…`,
+//! and the two routes it uses ([`page`]). Queries are read by [`params`] and
 //! answered by [`explorer`] over the query code the command line uses.
 //!
 //! The HTTP stack is axum on tokio; each SQLite read runs on tokio's
@@ -15,6 +16,7 @@
 //! explorer answers.
 
 pub mod explorer;
+pub mod page;
 pub mod params;
 pub mod pool;
 
@@ -107,6 +109,10 @@ pub fn router(pool: Arc<Pool>, cors: bool) -> Router {
         .route("/master", get(masters))
         .route("/master/pgn/{id}", get(game_pgn))
         .route("/personal", get(player))
+        .route("/api/position", get(position))
+        .route("/api/game/{id}", get(game))
+        .route("/", get(asset))
+        .route("/assets/{name}", get(asset))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(pool);
@@ -225,6 +231,34 @@ async fn game_pgn(State(pool): State<Arc<Pool>>, Path(id): Path<String>) -> Resp
         }
         Ok(None) => ApiError::not_found(format_args!("no game {game_id}")).into_response(),
         Err(e) => ApiError::from(e).into_response(),
+    }
+}
+
+async fn position(RawQuery(query): RawQuery) -> Response {
+    match params::parse(Route::Lichess, query.as_deref().unwrap_or("")) {
+        Ok(q) => json_response(&page::position(&q), "application/json", false),
+        Err(e) => ApiError::from(e).into_response(),
+    }
+}
+
+async fn game(State(pool): State<Arc<Pool>>, Path(id): Path<String>) -> Response {
+    let Some(game_id) = id.parse::<u32>().ok().filter(|&n| n > 0).map(GameId::new) else {
+        return ApiError::not_found(format_args!("no game {id:?} (ids are whole numbers)"))
+            .into_response();
+    };
+    match pool.read(move |conn| page::game_json(conn, game_id)).await {
+        Ok(serde_json::Value::Null) => {
+            ApiError::not_found(format_args!("no game {game_id}")).into_response()
+        }
+        Ok(v) => json_response(&v, "application/json", false),
+        Err(e) => ApiError::from(e).into_response(),
+    }
+}
+
+async fn asset(uri: axum::http::Uri) -> Response {
+    match page::asset(uri.path()) {
+        Some(a) => ([(header::CONTENT_TYPE, a.content_type)], a.body).into_response(),
+        None => not_found(uri).await,
     }
 }
 

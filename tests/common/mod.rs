@@ -452,6 +452,7 @@ pub fn python_with(module: &str) -> Option<Python> {
         "chess" => ("python-chess", "chess"),
         "duckdb" => ("DuckDB's Python package", "duckdb"),
         "berserk" => ("berserk, the Python client of lichess's API", "berserk"),
+        "selenium" => ("selenium (with Debian's chromium and chromium-driver)", "selenium"),
         _ => panic!("{module}: no package known for this module"),
     };
     let import = Command::new("python3").arg("-c").arg(format!("import {module}")).output();
