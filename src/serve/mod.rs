@@ -15,6 +15,7 @@
 //! plain-text `bad request: …` (or `not found: …`) line, as lichess's
 //! explorer answers.
 
+pub mod cache;
 pub mod explorer;
 pub mod page;
 pub mod params;
@@ -31,6 +32,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 
+use self::cache::Cache;
 use self::params::{ExplorerQuery, ParamError, Route};
 use self::pool::Pool;
 use crate::db::GameId;
@@ -80,7 +82,10 @@ pub fn run(
     ready: impl FnOnce(SocketAddr),
     stop: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
-    let pool = Arc::new(Pool::open(&config.db, config.connections)?);
+    let app = Arc::new(App {
+        pool: Arc::new(Pool::open(&config.db, config.connections)?),
+        cache: Cache::new(&config.db, CACHE_BYTES),
+    });
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .thread_name("pgnindex-http")
         .worker_threads(2)
@@ -94,13 +99,23 @@ pub fn run(
             .map_err(|source| ServeError::Bind { addr: config.bind, source })?;
         let addr = listener.local_addr()?;
         ready(addr);
-        axum::serve(listener, router(pool, config.cors)).with_graceful_shutdown(stop).await?;
+        axum::serve(listener, router(app, config.cors)).with_graceful_shutdown(stop).await?;
         Ok(())
     })
 }
 
-/// The routes over `pool`.
-pub fn router(pool: Arc<Pool>, cors: bool) -> Router {
+/// The bytes of explorer answers kept ([`cache`]).
+pub const CACHE_BYTES: usize = 64 << 20;
+
+/// What the routes share: the connections and the recent answers.
+#[derive(Debug)]
+pub struct App {
+    pool: Arc<Pool>,
+    cache: Cache,
+}
+
+/// The routes over `app`.
+pub fn router(app: Arc<App>, cors: bool) -> Router {
     let app = Router::new()
         .route("/lichess", get(lichess))
         .route("/masters", get(masters))
@@ -115,7 +130,7 @@ pub fn router(pool: Arc<Pool>, cors: bool) -> Router {
         .route("/assets/{name}", get(asset))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        .with_state(pool);
+        .with_state(app);
     if cors {
         app.layer(axum::middleware::map_response(allow_any_origin))
     } else {
@@ -173,51 +188,61 @@ impl IntoResponse for ApiError {
     }
 }
 
-/// An explorer answer as JSON.
-async fn explore(
-    pool: Arc<Pool>,
-    route: Route,
-    query: Option<String>,
-) -> Result<serde_json::Value, ApiError> {
-    let query: ExplorerQuery = params::parse(route, query.as_deref().unwrap_or(""))?;
-    Ok(pool.read(move |conn| explorer::answer(conn, &query)).await?)
+/// An explorer answer as JSON text, from the cache when the database has
+/// not changed since it was made.
+async fn explore(app: Arc<App>, route: Route, query: Option<String>) -> Result<Arc<str>, ApiError> {
+    let text = query.unwrap_or_default();
+    let key = format!("{route:?}?{text}");
+    let version = app.cache.version();
+    if let Some(answer) = app.cache.get(&key, &version) {
+        return Ok(answer);
+    }
+    let query: ExplorerQuery = params::parse(route, &text)?;
+    let value = app.pool.read(move |conn| explorer::answer(conn, &query)).await?;
+    let answer: Arc<str> = Arc::from(value.to_string());
+    app.cache.put(key, version, Arc::clone(&answer));
+    Ok(answer)
 }
 
 fn json_response(value: &serde_json::Value, content_type: &'static str, line: bool) -> Response {
-    let mut body = value.to_string();
+    text_response(value.to_string(), content_type, line)
+}
+
+fn text_response(mut body: String, content_type: &'static str, line: bool) -> Response {
     if line {
         body.push('\n');
     }
     ([(header::CONTENT_TYPE, content_type)], body).into_response()
 }
 
-async fn lichess(State(pool): State<Arc<Pool>>, RawQuery(query): RawQuery) -> Response {
-    match explore(pool, Route::Lichess, query).await {
-        Ok(v) => json_response(&v, "application/json", false),
+async fn lichess(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Response {
+    match explore(app, Route::Lichess, query).await {
+        Ok(answer) => text_response(answer.to_string(), "application/json", false),
         Err(e) => e.into_response(),
     }
 }
 
-async fn masters(State(pool): State<Arc<Pool>>, RawQuery(query): RawQuery) -> Response {
-    match explore(pool, Route::Masters, query).await {
-        Ok(v) => json_response(&v, "application/json", false),
+async fn masters(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Response {
+    match explore(app, Route::Masters, query).await {
+        Ok(answer) => text_response(answer.to_string(), "application/json", false),
         Err(e) => e.into_response(),
     }
 }
 
-async fn player(State(pool): State<Arc<Pool>>, RawQuery(query): RawQuery) -> Response {
-    match explore(pool, Route::Player, query).await {
-        Ok(v) => json_response(&v, "application/x-ndjson", true),
+async fn player(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Response {
+    match explore(app, Route::Player, query).await {
+        Ok(answer) => text_response(answer.to_string(), "application/x-ndjson", true),
         Err(e) => e.into_response(),
     }
 }
 
-async fn game_pgn(State(pool): State<Arc<Pool>>, Path(id): Path<String>) -> Response {
+async fn game_pgn(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
     let Some(game_id) = id.parse::<u32>().ok().filter(|&n| n > 0).map(GameId::new) else {
         return ApiError::not_found(format_args!("no game {id:?} (ids are whole numbers)"))
             .into_response();
     };
-    let pgn = pool
+    let pgn = app
+        .pool
         .read(move |conn| {
             let Some(game) = crate::query::game::load(conn, game_id)? else { return Ok(None) };
             let mut out = Vec::new();
@@ -241,12 +266,12 @@ async fn position(RawQuery(query): RawQuery) -> Response {
     }
 }
 
-async fn game(State(pool): State<Arc<Pool>>, Path(id): Path<String>) -> Response {
+async fn game(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
     let Some(game_id) = id.parse::<u32>().ok().filter(|&n| n > 0).map(GameId::new) else {
         return ApiError::not_found(format_args!("no game {id:?} (ids are whole numbers)"))
             .into_response();
     };
-    match pool.read(move |conn| page::game_json(conn, game_id)).await {
+    match app.pool.read(move |conn| page::game_json(conn, game_id)).await {
         Ok(serde_json::Value::Null) => {
             ApiError::not_found(format_args!("no game {game_id}")).into_response()
         }
