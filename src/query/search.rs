@@ -434,11 +434,11 @@ impl Search {
     /// called with each tree row's move (`None`: the games end there) and
     /// counts, then `each` with the games whose first hit of the target is
     /// beyond the tree's plies, in game id order (the same hits as
-    /// [`Search::for_each_hit`] gives for those games). The key's hits are
-    /// read in key order, a game's together (see
-    /// [`segments::first_hits_sql`]): no sort, and no summary read for the
-    /// games the tree counts. `false`, having called neither, when the tree
-    /// cannot answer.
+    /// [`Search::for_each_hit`] gives for those games). Only the key's hits
+    /// past the tree's plies leave SQLite ([`segments::hits_after_sql`]),
+    /// each game among them checked for a hit within those plies: no
+    /// summary is read for the games the tree counts. `false`, having
+    /// called neither, when the tree cannot answer.
     ///
     /// # Errors
     /// [`QueryError::Sqlite`].
@@ -457,7 +457,7 @@ impl Search {
         let Some(state) = tree::state(conn).map_err(&e)?.filter(|s| s.complete) else {
             return Ok(false);
         };
-        let Some((short_sql, long_sql)) = segments::first_hits_sql(conn).map_err(&e)? else {
+        let Some(long_sql) = segments::long_hits_sql(conn).map_err(&e)? else {
             return Ok(false);
         };
         let rows: Vec<(i64, tree::Counts)> = conn
@@ -484,39 +484,51 @@ impl Search {
         if rows.is_empty() {
             return Ok(false);
         }
-        // The hits from `LONG_PLY` on (rare): each game's lowest, kept for
-        // the games that have no hit below it.
-        let mut long: Vec<(GameId, u16, Option<u16>)> = conn
-            .prepare(&long_sql)
-            .and_then(|mut st| {
-                st.query_map([target.key], |r| Ok(segments::unpack_gpm(r.get(0)?)))?.collect()
-            })
-            .map_err(&e)?;
-        long.sort_unstable();
-        long.dedup_by_key(|h| h.0);
-        let mut long_only = vec![true; long.len()];
+        // The games the tree does not count: those whose hits of the key
+        // are all past its plies. Candidates are the games with a hit past
+        // them (SQLite reads every row of the key, the few that pass come
+        // here), each checked for a hit within them.
+        let after_sql = segments::hits_after_sql(conn, state.max_ply).map_err(&e)?;
+        let game_sql = segments::game_hits_sql(conn).map_err(&e)?;
+        let (Some(after_sql), Some(game_sql)) = (after_sql, game_sql) else {
+            return Ok(false);
+        };
+        let first_hits = |sql: &str| -> Result<Vec<(GameId, u16, Option<u16>)>, QueryError> {
+            let mut hits: Vec<(GameId, u16, Option<u16>)> = conn
+                .prepare(sql)
+                .and_then(|mut st| {
+                    st.query_map([target.key], |r| Ok(segments::unpack_gpm(r.get(0)?)))?.collect()
+                })
+                .map_err(&e)?;
+            hits.sort_unstable();
+            hits.dedup_by_key(|h| h.0);
+            Ok(hits)
+        };
+        // Past the tree below `LONG_PLY`, and from `LONG_PLY` on (rare).
+        let short = first_hits(&after_sql)?;
+        let long = first_hits(&long_sql)?;
+        let mut game_rows = conn.prepare(&game_sql).map_err(&e)?;
+        // The lowest ply below `LONG_PLY` at which the game has the key.
+        let mut lowest_short = |game_id: GameId| -> Result<Option<u16>, QueryError> {
+            let rows = game_rows
+                .query_map(rusqlite::params![target.key, i64::from(game_id)], |r| {
+                    Ok(segments::unpack_gpm(r.get(0)?).1)
+                })
+                .and_then(|rows| rows.collect::<rusqlite::Result<Vec<u16>>>())
+                .map_err(&e)?;
+            Ok(rows.into_iter().min())
+        };
         let mut late: Vec<(GameId, Option<u16>)> = Vec::new();
-        {
-            let mut st = conn.prepare(&short_sql).map_err(&e)?;
-            let mut hits = st.query([target.key]).map_err(&e)?;
-            let mut previous = None;
-            while let Some(r) = hits.next().map_err(&e)? {
-                let (game_id, ply, next_move) = segments::unpack_gpm(r.get(0).map_err(&e)?);
-                if previous == Some(game_id) {
-                    continue;
-                }
-                previous = Some(game_id);
-                // A game's first row is its lowest ply.
-                if u32::from(ply) > state.max_ply {
-                    late.push((game_id, next_move));
-                }
-                if let Ok(i) = long.binary_search_by_key(&game_id, |h| h.0) {
-                    long_only[i] = false;
-                }
+        for &(game_id, _, next_move) in &short {
+            if lowest_short(game_id)?.is_some_and(|ply| u32::from(ply) > state.max_ply) {
+                late.push((game_id, next_move));
             }
         }
-        let long_only = long.iter().zip(long_only).filter(|(_, only)| *only);
-        late.extend(long_only.map(|(&(game_id, _, next_move), _)| (game_id, next_move)));
+        for &(game_id, _, next_move) in &long {
+            if lowest_short(game_id)?.is_none() {
+                late.push((game_id, next_move));
+            }
+        }
         late.sort_unstable();
         for (next_move, counts) in &rows {
             row(u16::try_from(*next_move).ok(), counts);

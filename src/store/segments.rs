@@ -621,29 +621,50 @@ fn short_plies_sql(layout: Layout, below: bool) -> String {
     }
 }
 
-/// Two statements that list the rows of live games of one key (`?1`), each
-/// as its `gpm` ([`unpack_gpm`]): the first the plies below [`LONG_PLY`],
-/// segment after segment, each segment's in key order, so that a game's
-/// rows come together (a game's rows are all in one segment) and lowest
-/// ply first; the second the others, unordered. `None` as for
-/// [`ordered_hits_sql`].
-pub fn first_hits_sql(conn: &Connection) -> rusqlite::Result<Option<(String, String)>> {
+/// A statement that lists the rows of live games of one key (`?1`) at
+/// plies from [`LONG_PLY`] on, each as its `gpm`, unordered. `None` as
+/// for [`ordered_hits_sql`].
+pub fn long_hits_sql(conn: &Connection) -> rusqlite::Result<Option<String>> {
     let Some(segments) = layouts(conn)? else { return Ok(None) };
-    let arms = |below: bool| -> Vec<String> {
-        segments
-            .iter()
-            .map(|segment| {
-                format!(
-                    "SELECT {} FROM {} WHERE hash = ?1 AND {} AND {}",
-                    gpm_sql(segment.layout),
-                    segment.name,
-                    short_plies_sql(segment.layout, below),
-                    live(&segment.layout.game_id_sql())
-                )
-            })
-            .collect()
-    };
-    Ok(Some((arms(true).join(" UNION ALL "), arms(false).join(" UNION ALL "))))
+    let arms: Vec<String> = segments
+        .iter()
+        .map(|segment| {
+            format!(
+                "SELECT {} FROM {} WHERE hash = ?1 AND {} AND {}",
+                gpm_sql(segment.layout),
+                segment.name,
+                short_plies_sql(segment.layout, false),
+                live(&segment.layout.game_id_sql())
+            )
+        })
+        .collect();
+    Ok(Some(arms.join(" UNION ALL ")))
+}
+
+/// A statement that lists the rows of live games of one key (`?1`) at plies
+/// above `after` and below [`LONG_PLY`], each as its `gpm`, segment after
+/// segment, each segment's in key order (a game's rows together, lowest
+/// ply first). SQLite tests the ply of every row of the key, but only the
+/// few that pass reach the caller. `None` as for [`ordered_hits_sql`].
+pub fn hits_after_sql(conn: &Connection, after: u32) -> rusqlite::Result<Option<String>> {
+    let Some(segments) = layouts(conn)? else { return Ok(None) };
+    let arms: Vec<String> = segments
+        .iter()
+        .map(|segment| {
+            let ply = match segment.layout {
+                Layout::Packed => format!("(gpm >> {MOVE_BITS} & {PLY_LOW_MASK})"),
+                Layout::Split => format!("(ply_move >> {MOVE_BITS})"),
+            };
+            format!(
+                "SELECT {} FROM {} WHERE hash = ?1 AND {} AND {ply} > {after} AND {}",
+                gpm_sql(segment.layout),
+                segment.name,
+                short_plies_sql(segment.layout, true),
+                live(&segment.layout.game_id_sql())
+            )
+        })
+        .collect();
+    Ok(Some(arms.join(" UNION ALL ")))
 }
 
 /// One statement per segment that lists the rows of live games of one key
