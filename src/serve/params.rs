@@ -215,13 +215,10 @@ impl Raw {
         let mut filters = Filters::default();
         if route != Route::Masters {
             filters.speeds = list(self.speeds.as_deref(), "speeds", "a list of speeds")?;
-        }
-        if route != Route::Masters {
             filters.rating_groups = list(self.ratings.as_deref(), "ratings", "a list of ratings")?;
         }
-        let (since_name, until_name) = ("since", "until");
-        filters.since = date(self.since.as_deref(), since_name)?;
-        filters.until = date(self.until.as_deref(), until_name)?;
+        filters.since = date(self.since.as_deref(), "since")?;
+        filters.until = date(self.until.as_deref(), "until")?;
         if route == Route::Player {
             let player = self.player.as_deref().map(str::trim).filter(|p| !p.is_empty());
             let player = player.ok_or(ParamError::Missing("player"))?.to_string();
