@@ -145,7 +145,8 @@ fn stats_move(pos: &Position, stats: &MoveStats) -> Option<Move> {
 
 /// The players' average rating, when both are known.
 fn average(hit: &OwnedHit) -> Option<i64> {
-    Some((hit.white_elo? + hit.black_elo?) / 2)
+    // Saturating: a database edited by hand may hold any integer.
+    Some(hit.white_elo?.saturating_add(hit.black_elo?) / 2)
 }
 
 fn result_index(result: Outcome) -> usize {
@@ -323,6 +324,21 @@ mod tests {
         assert_eq!(months, ["2019-11", "2019-12", "2020-01", "2020-02"]);
         assert_eq!(v[3]["black"], 2);
         assert_eq!(history_json(&BTreeMap::new()), json!([]));
+    }
+
+    #[test]
+    fn averages_of_any_stored_integers() {
+        let hit = |w, b| OwnedHit {
+            game_id: GameId::new(1),
+            next_move: None,
+            result: None,
+            white_elo: w,
+            black_elo: b,
+            date: None,
+        };
+        assert_eq!(average(&hit(Some(2001), Some(2000))), Some(2000));
+        assert_eq!(average(&hit(Some(i64::MAX), Some(i64::MAX))), Some(i64::MAX / 2));
+        assert_eq!(average(&hit(Some(2000), None)), None);
     }
 
     #[test]
