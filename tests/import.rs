@@ -650,7 +650,7 @@ fn as_schema_10(db: &Path) {
         "CREATE VIEW positions (hash, game_id, ply, next_move, fen) AS {}; \
          ALTER TABLE position_segments DROP COLUMN layout; \
          ALTER TABLE ply_data DROP COLUMN notes_form; DROP TRIGGER explorer_tree_delete; \
-         DROP TABLE explorer_tree; DROP TABLE explorer_tree_state; \
+         DROP TABLE explorer_tree; DROP TABLE explorer_tree_state; DROP TABLE explorer_late; \
          DROP TRIGGER games_delete_material; DROP TABLE game_material; DROP TABLE material_backlog; \
          PRAGMA user_version = 10;",
         arms.join(" UNION ALL ")

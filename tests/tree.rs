@@ -191,6 +191,55 @@ fn the_tree_answers_as_the_index_does() {
     assert_tree_rebuilds_the_same(&db);
 }
 
+/// The Polyglot key of the standard start position, as stored.
+const START_KEY: i64 = 0x463b_9618_1691_fc9c;
+
+#[test]
+fn late_visits_are_listed_at_import_or_searched_in_the_index() {
+    let dir = scratch();
+    let db = corpus_db(&dir);
+    let conn = pgnindex::db::open_read_write(&db).unwrap();
+    // The FEN game reaches the start position late (ids count from the
+    // crafted games, in order); the start position after the knights'
+    // tour is no game's first occurrence.
+    let late_games: Vec<i64> = common::column(
+        &conn,
+        &format!("SELECT game_id FROM explorer_late WHERE hash = {START_KEY} ORDER BY 1"),
+    );
+    assert_eq!(late_games, [5]);
+    let e4 = Target::from_moves("1. e4", None).unwrap().key;
+    let late_e4: Vec<i64> = common::column(
+        &conn,
+        &format!("SELECT game_id FROM explorer_late WHERE hash = {e4} ORDER BY 1"),
+    );
+    assert_eq!(late_e4, [5, 8], "the FEN game's last move, the long game's ply 521");
+    // A position no game from the start reaches within the tree's plies
+    // is never listed.
+    let deep = Target::from_moves("1. e4 c5 2. Nf3 d6 3. d4 cxd4 4. Nxd4", None).unwrap().key;
+    let listed: i64 = conn
+        .query_row("SELECT count(*) FROM explorer_late WHERE hash = ?1", [deep], |r| r.get(0))
+        .unwrap();
+    assert_eq!(listed, 0);
+    let (_, by_tree, late) = compare(&conn, "");
+    assert!(by_tree && late == 1);
+
+    // As a database upgraded with games stored: those before `late_from`
+    // are searched in the index, the others listed; then none listed.
+    let all: i64 = conn.query_row("SELECT max(id) + 1 FROM games", [], |r| r.get(0)).unwrap();
+    drop(conn);
+    for from in [6, all] {
+        let conn = pgnindex::db::open_read_write(&db).unwrap();
+        conn.execute("DELETE FROM explorer_late WHERE game_id < ?1", [from]).unwrap();
+        conn.execute("UPDATE explorer_tree_state SET late_from = ?1", [from]).unwrap();
+        let (_, by_tree, late) = compare(&conn, "");
+        assert!(by_tree && late == 1, "late_from {from}");
+        let (_, by_tree, late) = compare(&conn, "1. e4");
+        assert!(by_tree && late >= 1, "late_from {from}");
+        drop(conn);
+        compare_all(&db);
+    }
+}
+
 #[test]
 fn deletes_keep_the_tree_exact() {
     let dir = scratch();
@@ -263,7 +312,7 @@ fn an_upgraded_database_gets_its_tree() {
     assert_eq!(version, pgnindex::db::SCHEMA_VERSION);
     common::games_as_schema_15(&conn);
     conn.execute_batch(
-        "DROP TRIGGER explorer_tree_delete; DROP TABLE explorer_tree; \
+        "DROP TRIGGER explorer_tree_delete; DROP TABLE explorer_tree; DROP TABLE explorer_late; \
          DROP TABLE explorer_tree_state;",
     )
     .unwrap();

@@ -10,6 +10,7 @@ pub mod moves;
 pub mod perft;
 mod polyglot_random;
 pub mod position;
+pub mod reach;
 pub mod setup;
 pub mod types;
 pub mod zobrist;

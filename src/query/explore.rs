@@ -107,7 +107,21 @@ pub struct Explorer {
 /// # Errors
 /// [`QueryError::Sqlite`].
 pub fn explore(conn: &Connection, search: &Search) -> Result<Explorer, QueryError> {
-    let Some(target) = &search.target else { return Ok(Explorer::default()) };
+    explore_with(conn, search, |_| {}).map(|(explorer, _)| explorer)
+}
+
+/// [`explore`], calling `each` with every game's hit when the answer is
+/// read from the position index rather than the tree: `true` then, and
+/// `each` has seen every game that reaches the position.
+///
+/// # Errors
+/// [`QueryError::Sqlite`].
+pub fn explore_with(
+    conn: &Connection,
+    search: &Search,
+    mut each: impl FnMut(&Hit<'_>),
+) -> Result<(Explorer, bool), QueryError> {
+    let Some(target) = &search.target else { return Ok((Explorer::default(), false)) };
     let tally = std::cell::RefCell::new(Tally::new(&target.position));
     let by_tree = search.for_each_tree_hit(
         conn,
@@ -115,9 +129,14 @@ pub fn explore(conn: &Connection, search: &Search) -> Result<Explorer, QueryErro
         |hit| tally.borrow_mut().hit(hit),
     )?;
     if by_tree {
-        return Ok(tally.into_inner().finish());
+        return Ok((tally.into_inner().finish(), false));
     }
-    explore_without_tree(conn, search)
+    let mut tally = Tally::new(&target.position);
+    search.for_each_hit(conn, |hit| {
+        tally.hit(hit);
+        each(hit);
+    })?;
+    Ok((tally.finish(), true))
 }
 
 /// [`explore`] from the position index alone, every game that reaches the

@@ -21,7 +21,7 @@ use super::filter::Filters;
 use super::game::{Game, GAME_COLUMNS};
 use super::replay::Replay;
 use super::target::Target;
-use crate::chess::{Color, Position, Role};
+use crate::chess::Position;
 use crate::db::GameId;
 use crate::notation::fen;
 use crate::store::{segments, tree};
@@ -434,11 +434,16 @@ impl Search {
     /// called with each tree row's move (`None`: the games end there) and
     /// counts, then `each` with the games whose first hit of the target is
     /// beyond the tree's plies, in game id order (the same hits as
-    /// [`Search::for_each_hit`] gives for those games). Only the key's hits
-    /// past the tree's plies leave SQLite ([`segments::hits_after_sql`]),
-    /// each game among them checked for a hit within those plies: no
-    /// summary is read for the games the tree counts. `false`, having
-    /// called neither, when the tree cannot answer.
+    /// [`Search::for_each_hit`] gives for those games). No summary is read
+    /// for the games the tree counts. `false`, having called neither, when
+    /// the tree cannot answer.
+    ///
+    /// The late games come from `explorer_late` when the target is one a
+    /// game from the standard start could reach within its `late_reach`
+    /// plies ([`min_plies`]) and the game was stored with schema 20 or
+    /// later: one seek. Otherwise only the key's hits past the tree's plies leave
+    /// SQLite ([`segments::hits_after_sql`]), each game among them checked
+    /// for a hit within those plies.
     ///
     /// # Errors
     /// [`QueryError::Sqlite`].
@@ -457,11 +462,8 @@ impl Search {
         let Some(state) = tree::state(conn).map_err(&e)?.filter(|s| s.complete) else {
             return Ok(false);
         };
-        let Some(long_sql) = segments::long_hits_sql(conn).map_err(&e)? else {
-            return Ok(false);
-        };
         let rows: Vec<(i64, tree::Counts)> = conn
-            .prepare(
+            .prepare_cached(
                 "SELECT next_move, games, white_wins, draws, black_wins, elo_sum, elo_count, \
                  last_date FROM explorer_tree WHERE hash = ?1",
             )
@@ -484,18 +486,65 @@ impl Search {
         if rows.is_empty() {
             return Ok(false);
         }
-        // The games the tree does not count: those whose hits of the key
-        // are all past its plies. Candidates are the games with a hit past
-        // them (SQLite reads every row of the key, the few that pass come
-        // here), each checked for a hit within them.
-        let after_sql = segments::hits_after_sql(conn, state.max_ply).map_err(&e)?;
+        // The games `explorer_late` lists, from `listed_from` on.
+        let listed_from = state
+            .late_from
+            .filter(|_| Reach::standard().min_plies(&target.position) <= state.late_reach);
+        let mut late: Vec<(GameId, Option<u16>)> = Vec::new();
+        if let Some(from) = listed_from {
+            let listed: Vec<(GameId, i64)> = conn
+                .prepare_cached(&format!(
+                    "SELECT game_id, next_move FROM explorer_late \
+                     WHERE hash = ?1 AND game_id >= ?2 AND {}",
+                    segments::live("game_id")
+                ))
+                .and_then(|mut st| {
+                    st.query_map(rusqlite::params![target.key, from], |r| {
+                        Ok((r.get(0)?, r.get(1)?))
+                    })?
+                    .collect()
+                })
+                .map_err(&e)?;
+            late.extend(listed.into_iter().map(|(id, m)| (id, u16::try_from(m).ok())));
+        }
+        // The games stored before `listed_from`: those whose hits of the
+        // key are all past the tree's plies. Candidates are the games with
+        // a hit past them (SQLite reads every row of the key, the few that
+        // pass come here), each checked for a hit within them.
+        if listed_from.is_none_or(|from| i64::from(from) > 1)
+            && !self.scan_late(conn, &state, listed_from, &mut late)?
+        {
+            return Ok(false);
+        }
+        late.sort_unstable();
+        for (next_move, counts) in &rows {
+            row(u16::try_from(*next_move).ok(), counts);
+        }
+        fold_summaries(conn, late.into_iter(), each).map(|()| true)
+    }
+
+    /// Adds to `late` the games below `below` (all without it) whose first
+    /// hit of the target lies past the tree's plies, found in the position
+    /// index; `false` for a position index too old to be read so.
+    fn scan_late(
+        &self,
+        conn: &Connection,
+        state: &tree::State,
+        below: Option<GameId>,
+        late: &mut Vec<(GameId, Option<u16>)>,
+    ) -> Result<bool, QueryError> {
+        let e = QueryError::sqlite(conn);
+        let Some(target) = &self.target else { return Ok(false) };
+        let after_sql = segments::hits_after_sql(conn, state.max_ply, below).map_err(&e)?;
+        let long_sql = segments::long_hits_sql(conn, below).map_err(&e)?;
         let game_sql = segments::game_hits_sql(conn).map_err(&e)?;
-        let (Some(after_sql), Some(game_sql)) = (after_sql, game_sql) else {
+        let (Some(after_sql), Some(long_sql), Some(game_sql)) = (after_sql, long_sql, game_sql)
+        else {
             return Ok(false);
         };
         let first_hits = |sql: &str| -> Result<Vec<(GameId, u16, Option<u16>)>, QueryError> {
             let mut hits: Vec<(GameId, u16, Option<u16>)> = conn
-                .prepare(sql)
+                .prepare_cached(sql)
                 .and_then(|mut st| {
                     st.query_map([target.key], |r| Ok(segments::unpack_gpm(r.get(0)?)))?.collect()
                 })
@@ -507,7 +556,7 @@ impl Search {
         // Past the tree below `LONG_PLY`, and from `LONG_PLY` on (rare).
         let short = first_hits(&after_sql)?;
         let long = first_hits(&long_sql)?;
-        let mut game_rows = conn.prepare(&game_sql).map_err(&e)?;
+        let mut game_rows = conn.prepare_cached(&game_sql).map_err(&e)?;
         // The lowest ply below `LONG_PLY` at which the game has the key.
         let mut lowest_short = |game_id: GameId| -> Result<Option<u16>, QueryError> {
             let rows = game_rows
@@ -518,7 +567,6 @@ impl Search {
                 .map_err(&e)?;
             Ok(rows.into_iter().min())
         };
-        let mut late: Vec<(GameId, Option<u16>)> = Vec::new();
         for &(game_id, _, next_move) in &short {
             if lowest_short(game_id)?.is_some_and(|ply| u32::from(ply) > state.max_ply) {
                 late.push((game_id, next_move));
@@ -529,11 +577,7 @@ impl Search {
                 late.push((game_id, next_move));
             }
         }
-        late.sort_unstable();
-        for (next_move, counts) in &rows {
-            row(u16::try_from(*next_move).ok(), counts);
-        }
-        fold_summaries(conn, late.into_iter(), each).map(|()| true)
+        Ok(true)
     }
 
     /// [`Search::for_each_hit`] with filters: the hits joined with their
@@ -826,56 +870,8 @@ impl Search {
     }
 }
 
-/// A lower bound on the plies that reach `pos` from `start`: each man of
-/// `pos` on a square where `start` has no such man moved at least once (a
-/// pawn, when all its side's pawns start on their second rank, once per
-/// rank beyond its double step), a king and a rook perhaps together by
-/// castling, and the sides move in turn.
-pub fn min_plies(start: &Position, pos: &Position) -> u32 {
-    let mut moves = [0u32; 2];
-    let mut king_moved = [false; 2];
-    let mut rooks_moved = [0u32; 2];
-    let home_pawns = |color: Color| {
-        start
-            .board()
-            .pieces()
-            .filter(|(_, p)| p.color == color && p.role == Role::Pawn)
-            .all(|(sq, _)| sq.rank().relative_to(color).index() == 1)
-    };
-    let home = [home_pawns(Color::White), home_pawns(Color::Black)];
-    for (sq, piece) in pos.board().pieces() {
-        let side = usize::from(!piece.color.is_white());
-        let n = if start.board().piece_at(sq) == Some(piece) {
-            0
-        } else if piece.role == Role::Pawn && home[side] {
-            // The third and fourth ranks take one move, each rank beyond
-            // one more.
-            let rank = sq.rank().relative_to(piece.color).index();
-            rank.saturating_sub(2).max(1)
-        } else {
-            1
-        };
-        match piece.role {
-            Role::King if n > 0 => king_moved[side] = true,
-            Role::Rook => rooks_moved[side] += n,
-            _ => {}
-        }
-        moves[side] += n;
-    }
-    for side in 0..2 {
-        if king_moved[side] && rooks_moved[side] > 0 {
-            moves[side] -= 1;
-        }
-    }
-    // The side that moves first makes the extra move of an odd count.
-    let first = usize::from(!start.turn().is_white());
-    let (a, b) = (moves[first], moves[1 - first]);
-    if pos.turn() == start.turn() {
-        2 * a.max(b)
-    } else {
-        (2 * a).saturating_sub(1).max(2 * b + 1)
-    }
-}
+pub use crate::chess::reach::min_plies;
+use crate::chess::reach::Reach;
 
 /// A game's result as the explorer counts it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -960,7 +956,6 @@ fn verify(target: &Target, game: &Game, plies: &[u32]) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::query::target::Target;
 
     #[test]
     fn pages_past_sqlite_integers_are_empty_or_unlimited() {
@@ -986,46 +981,5 @@ mod tests {
         assert_eq!(find(0, Some(1 << 63)), [1, 2]);
         assert!(find(1 << 63, None).is_empty());
         assert!(find(u64::MAX, Some(1)).is_empty());
-    }
-
-    fn after(moves: &str) -> Position {
-        Target::from_moves(moves, None).unwrap().position
-    }
-
-    #[test]
-    fn min_plies_bounds_the_plies_of_real_move_orders() {
-        let start = Position::new();
-        assert_eq!(min_plies(&start, &start), 0);
-        assert_eq!(min_plies(&start, &after("1. e4")), 1);
-        assert_eq!(min_plies(&start, &after("1. e4 c5")), 2);
-        assert_eq!(min_plies(&start, &after("1. e4 e5 2. Nf3 Nc6 3. Bb5")), 5);
-        // Tempo lost and regained: the start position again.
-        assert_eq!(min_plies(&start, &after("1. Nf3 Nf6 2. Ng1 Ng8")), 0);
-        // Castling moves king and rook at once.
-        let castled = after("1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4. O-O");
-        assert_eq!(min_plies(&start, &castled), 7);
-        // From another start, counted from there.
-        let from =
-            fen::parse_position("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
-                .unwrap();
-        assert_eq!(min_plies(&from, &after("1. e4 e5 2. Nf3 Nc6 3. Bb5")), 1);
-
-        // Never above the plies of random games.
-        let mut x = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut moves = crate::chess::MoveList::new();
-        for _ in 0..200 {
-            let mut pos = Position::new();
-            for ply in 0..60 {
-                assert!(min_plies(&start, &pos) <= ply, "ply {ply}: {}", fen::write(&pos));
-                pos.legal_moves(&mut moves);
-                if moves.is_empty() {
-                    break;
-                }
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                pos.play_unchecked(moves[(x % moves.len() as u64) as usize]);
-            }
-        }
     }
 }

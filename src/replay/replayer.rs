@@ -23,6 +23,7 @@ use std::ops::ControlFlow;
 
 use super::openings::Openings;
 use super::TagPairs;
+use crate::chess::reach::Reach;
 use crate::chess::{Color, Move, Position};
 use crate::notation::descriptive::{self, Token};
 use crate::notation::fen;
@@ -94,6 +95,10 @@ pub struct GameRecord {
     pub moves: Vec<Option<Move>>,
     /// Polyglot keys of every position, if asked for (`moves.len() + 1`).
     pub keys: Vec<u64>,
+    /// With the keys, each position's [`Reach::reach`] from the standard
+    /// start position, 255 for `None`: whether a game from the standard
+    /// start could reach it in its first plies.
+    pub reaches: Vec<u8>,
     /// FENs of every position, if asked for (`moves.len() + 1`).
     pub fens: Vec<String>,
     /// The final position.
@@ -218,6 +223,7 @@ pub struct Replayer<'a> {
     tokens: Vec<(&'a [u8], usize)>,
     moves: Vec<Option<Move>>,
     keys: Vec<u64>,
+    reaches: Vec<u8>,
     fens: Vec<String>,
     failed: Option<GameError>,
     skipped_variant: Option<String>,
@@ -348,6 +354,7 @@ impl<'a> Replayer<'a> {
     fn record_position(&mut self) {
         if self.options.keys {
             self.keys.push(self.pos.zobrist().0);
+            self.reaches.push(Reach::standard().reach(&self.pos).map_or(u8::MAX, |n| n as u8));
         }
         if self.options.fens {
             self.fens.push(fen::write(&self.pos));
@@ -883,6 +890,7 @@ impl<'a> Replayer<'a> {
     fn clear_reading(&mut self) {
         self.moves.clear();
         self.keys.clear();
+        self.reaches.clear();
         self.fens.clear();
         self.san.clear();
         self.opening = None;
@@ -1126,6 +1134,7 @@ impl<'a> Visitor<'a> for Replayer<'a> {
             // the next game.
             moves: self.moves.clone(),
             keys: self.keys.clone(),
+            reaches: self.reaches.clone(),
             fens: std::mem::take(&mut self.fens),
             final_position: self.pos.clone(),
             outcome: self.outcome,

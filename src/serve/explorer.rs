@@ -20,8 +20,8 @@ use super::params::{lichess_uci, ExplorerQuery, Route};
 use crate::chess::{Move, Position};
 use crate::db::GameId;
 use crate::notation::uci::Uci;
-use crate::query::explore::{explore, MoveStats};
-use crate::query::search::{Outcome, OwnedHit, Search};
+use crate::query::explore::{explore_with, MoveStats};
+use crate::query::search::{Hit, Outcome, OwnedHit, Search};
 use crate::query::QueryError;
 use crate::replay::openings::Openings;
 
@@ -38,30 +38,44 @@ pub const WINDOW: usize = 2_000;
 /// [`QueryError::Sqlite`].
 pub fn answer(conn: &Connection, query: &ExplorerQuery) -> Result<Value, QueryError> {
     let search = Search { target: Some(query.target.clone()), filters: query.filters.clone() };
-    let explorer = explore(conn, &search)?;
     let pos = &query.target.position;
-
     let wants_lists = query.top_games > 0 || query.recent_games > 0;
-    let singles = explorer.moves.iter().take(query.moves).any(|m| m.games == 1);
     let mut history: BTreeMap<(i64, i64), [u64; 3]> = BTreeMap::new();
-    let mut single_games: HashMap<String, GameId> = HashMap::new();
+    let mut count_month = |hit: &Hit<'_>| {
+        if let (Some(month), Some(result)) = (hit.date.and_then(year_month), hit.result) {
+            history.entry(month).or_default()[result_index(result)] += 1;
+        }
+    };
+    // Read from the index, the explorer sees every game: the lists and the
+    // history come from that one reading (the hits kept up to `FULL_SCAN`).
     let mut candidates: Vec<OwnedHit> = Vec::new();
-    if explorer.games <= FULL_SCAN || query.history {
-        let full = explorer.games <= FULL_SCAN;
-        search.for_each_hit(conn, |hit| {
-            if query.history {
-                if let (Some(month), Some(result)) = (hit.date.and_then(year_month), hit.result) {
-                    history.entry(month).or_default()[result_index(result)] += 1;
+    let (explorer, all_read) = explore_with(conn, &search, |hit| {
+        if query.history {
+            count_month(hit);
+        }
+        if candidates.len() as u64 <= FULL_SCAN {
+            candidates.push(OwnedHit::from(hit));
+        }
+    })?;
+    let singles = explorer.moves.iter().take(query.moves).any(|m| m.games == 1);
+    let full = explorer.games <= FULL_SCAN;
+    if !all_read {
+        candidates.clear();
+        if full || query.history {
+            search.for_each_hit(conn, |hit| {
+                if query.history {
+                    count_month(hit);
                 }
-            }
-            if full && (wants_lists || singles) {
-                candidates.push(OwnedHit::from(hit));
-            }
-        })?;
+                if full && (wants_lists || singles) {
+                    candidates.push(OwnedHit::from(hit));
+                }
+            })?;
+        }
     }
-    if explorer.games > FULL_SCAN && wants_lists {
-        candidates = search.last_hits(conn, WINDOW)?;
+    if !full {
+        candidates = if wants_lists { search.last_hits(conn, WINDOW)? } else { Vec::new() };
     }
+    let mut single_games: HashMap<String, GameId> = HashMap::new();
     // The move each listed game played, as lichess writes it.
     let move_of = |hit: &OwnedHit| -> Option<String> {
         let code = hit.next_move?;

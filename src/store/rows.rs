@@ -56,6 +56,9 @@ pub struct PositionRow {
     pub ply: u32,
     /// [`Uci::code`] of the move played from it, `None` at the end.
     pub next_move: Option<u16>,
+    /// [`crate::chess::reach::Reach::reach`] of the position from the standard
+    /// start, 255 for `None`.
+    pub reach: u8,
 }
 
 columns! {
@@ -244,7 +247,8 @@ impl GameRow {
             // in 16 bits while importing).
             let last = ply_count.min(u64::from(options.max_ply));
             let last = u16::try_from(last).unwrap_or(u16::MAX);
-            for (ply, &key) in (0..=last).zip(&record.keys) {
+            let keys = record.keys.iter().zip(&record.reaches);
+            for (ply, (&key, &reach)) in (0..=last).zip(keys) {
                 let next_move = record.moves.get(usize::from(ply)).map(|m| match *m {
                     // UCI writes castling as king takes rook in Chess960,
                     // as e1g1 in standard chess.
@@ -254,7 +258,12 @@ impl GameRow {
                     Some(m) => Uci::from_move(m).code(),
                     None => Uci::Null.code(),
                 });
-                positions.push(PositionRow { hash: key as i64, ply: u32::from(ply), next_move });
+                positions.push(PositionRow {
+                    hash: key as i64,
+                    ply: u32::from(ply),
+                    next_move,
+                    reach,
+                });
             }
             if options.fens {
                 fens = record.fens.into_iter().take(positions.len()).collect();

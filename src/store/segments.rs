@@ -505,7 +505,7 @@ pub(super) fn segments(conn: &Connection, level: Option<i64>) -> rusqlite::Resul
 /// for rows whose game id is `game_id` (SQL). One lookup in a table that
 /// is empty or small: the view, and the merges that copy segments, apply
 /// it to every row.
-pub(super) fn live(game_id: &str) -> String {
+pub fn live(game_id: &str) -> String {
     format!("{game_id} NOT IN (SELECT game_id FROM deleted_games)")
 }
 
@@ -622,31 +622,50 @@ fn short_plies_sql(layout: Layout, below: bool) -> String {
 }
 
 /// A statement that lists the rows of live games of one key (`?1`) at
-/// plies from [`LONG_PLY`] on, each as its `gpm`, unordered. `None` as
-/// for [`ordered_hits_sql`].
-pub fn long_hits_sql(conn: &Connection) -> rusqlite::Result<Option<String>> {
+/// plies from [`LONG_PLY`] on, each as its `gpm`, unordered; only of games
+/// below `below` when given. `None` as for [`ordered_hits_sql`].
+pub fn long_hits_sql(conn: &Connection, below: Option<GameId>) -> rusqlite::Result<Option<String>> {
     let Some(segments) = layouts(conn)? else { return Ok(None) };
     let arms: Vec<String> = segments
         .iter()
         .map(|segment| {
             format!(
-                "SELECT {} FROM {} WHERE hash = ?1 AND {} AND {}",
+                "SELECT {} FROM {} WHERE hash = ?1 AND {} AND {}{}",
                 gpm_sql(segment.layout),
                 segment.name,
                 short_plies_sql(segment.layout, false),
-                live(&segment.layout.game_id_sql())
+                live(&segment.layout.game_id_sql()),
+                games_below_sql(segment.layout, below, false)
             )
         })
         .collect();
     Ok(Some(arms.join(" UNION ALL ")))
 }
 
+/// The condition (` AND …`, or empty) that keeps a segment's rows of games
+/// below `below`; for rows of plies below [`LONG_PLY`] (`short`) a bound
+/// on the key's range, so that the rows past it are not read.
+fn games_below_sql(layout: Layout, below: Option<GameId>, short: bool) -> String {
+    let Some(below) = below else { return String::new() };
+    let below = i64::from(below);
+    match layout {
+        Layout::Packed if short => format!(" AND gpm < {}", below << GAME_SHIFT),
+        Layout::Split => format!(" AND game_id < {below}"),
+        Layout::Packed => format!(" AND {} < {below}", layout.game_id_sql()),
+    }
+}
+
 /// A statement that lists the rows of live games of one key (`?1`) at plies
 /// above `after` and below [`LONG_PLY`], each as its `gpm`, segment after
 /// segment, each segment's in key order (a game's rows together, lowest
-/// ply first). SQLite tests the ply of every row of the key, but only the
+/// ply first); only of games below `below` when given. SQLite tests the
+/// ply of every row of the key (in the range of `below`), but only the
 /// few that pass reach the caller. `None` as for [`ordered_hits_sql`].
-pub fn hits_after_sql(conn: &Connection, after: u32) -> rusqlite::Result<Option<String>> {
+pub fn hits_after_sql(
+    conn: &Connection,
+    after: u32,
+    below: Option<GameId>,
+) -> rusqlite::Result<Option<String>> {
     let Some(segments) = layouts(conn)? else { return Ok(None) };
     let arms: Vec<String> = segments
         .iter()
@@ -656,11 +675,12 @@ pub fn hits_after_sql(conn: &Connection, after: u32) -> rusqlite::Result<Option<
                 Layout::Split => format!("(ply_move >> {MOVE_BITS})"),
             };
             format!(
-                "SELECT {} FROM {} WHERE hash = ?1 AND {} AND {ply} > {after} AND {}",
+                "SELECT {} FROM {} WHERE hash = ?1 AND {} AND {ply} > {after} AND {}{}",
                 gpm_sql(segment.layout),
                 segment.name,
                 short_plies_sql(segment.layout, true),
-                live(&segment.layout.game_id_sql())
+                live(&segment.layout.game_id_sql()),
+                games_below_sql(segment.layout, below, true)
             )
         })
         .collect();

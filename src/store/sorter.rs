@@ -578,6 +578,7 @@ mod tests {
                         hash: p.hash,
                         ply: u32::from(p.ply),
                         next_move: (p.next_move != NO_MOVE).then_some(p.next_move),
+                        reach: 0,
                     })
                     .collect();
                 (game[0].game_id, positions)

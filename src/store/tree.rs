@@ -18,6 +18,7 @@ use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBe
 
 use super::rows::PositionRow;
 use super::segments;
+use crate::chess::reach::REACH_CAP;
 use crate::db::{GameId, Header};
 
 /// `explorer_tree.next_move` of games that end in the position.
@@ -83,6 +84,13 @@ pub struct State {
     pub max_ply: u32,
     /// `true` if the tree counts every stored game.
     pub complete: bool,
+    /// Games from this id on have their late visits in `explorer_late`;
+    /// `None` before schema 20 (no game has).
+    pub late_from: Option<GameId>,
+    /// `explorer_late` lists the positions whose
+    /// [`crate::chess::reach::min_plies`] from the standard start is at
+    /// most this.
+    pub late_reach: u32,
 }
 
 /// The tree's state; `None` for a database without a tree (schema older
@@ -91,10 +99,30 @@ pub struct State {
 /// # Errors
 /// Database errors.
 pub fn state(conn: &Connection) -> rusqlite::Result<Option<State>> {
+    if let Ok(mut st) =
+        conn.prepare("SELECT max_ply, complete, late_from, late_reach FROM explorer_tree_state")
+    {
+        return st
+            .query_row([], |r| {
+                let late_from: Option<i64> = r.get(2)?;
+                let late_reach: i64 = r.get(3)?;
+                Ok(State {
+                    max_ply: r.get(0)?,
+                    complete: r.get(1)?,
+                    late_from: late_from
+                        .map(|id| GameId::new(id.clamp(0, i64::from(u32::MAX)) as u32)),
+                    late_reach: late_reach.clamp(0, i64::from(REACH_CAP)) as u32,
+                })
+            })
+            .optional();
+    }
     let Ok(mut st) = conn.prepare("SELECT max_ply, complete FROM explorer_tree_state") else {
         return Ok(None);
     };
-    st.query_row([], |r| Ok(State { max_ply: r.get(0)?, complete: r.get(1)? })).optional()
+    st.query_row([], |r| {
+        Ok(State { max_ply: r.get(0)?, complete: r.get(1)?, late_from: None, late_reach: 0 })
+    })
+    .optional()
 }
 
 /// Rebuilds the tree from the position index if it is not complete, in
@@ -147,24 +175,35 @@ fn rebuild(conn: &Connection, max_ply: u32) -> rusqlite::Result<()> {
     conn.execute("UPDATE explorer_tree_state SET complete = 1", []).map(drop)
 }
 
-/// The tree rows of one batch of games, summed in memory and added to the
-/// tree in the batch's transaction ([`TreeBatch::write`]).
+/// The tree rows of one batch of games, summed in memory, and their late
+/// visits, added to the tree in the batch's transaction
+/// ([`TreeBatch::write`]).
 #[derive(Debug, Default)]
 pub struct TreeBatch {
     max_ply: u32,
+    late_reach: u32,
     rows: HashMap<(i64, i64), Counts>,
     /// The positions of the game being added seen so far (reused).
     seen: Vec<i64>,
+    /// `explorer_late` rows, `(hash, game_id, next_move)`; `None` for a
+    /// database without the table.
+    late: Option<Vec<(i64, i64, i64)>>,
 }
 
 impl TreeBatch {
     /// An empty batch for a tree of `state`.
     pub fn new(state: State) -> TreeBatch {
-        TreeBatch { max_ply: state.max_ply, ..TreeBatch::default() }
+        TreeBatch {
+            max_ply: state.max_ply,
+            late_reach: state.late_reach,
+            late: state.late_from.map(|_| Vec::new()),
+            ..TreeBatch::default()
+        }
     }
 
-    /// Counts a stored game: its position rows (in ply order) and header.
-    pub fn add(&mut self, positions: &[PositionRow], header: &Header) {
+    /// Counts a stored game: its id, position rows (in ply order) and
+    /// header.
+    pub fn add(&mut self, id: GameId, positions: &[PositionRow], header: &Header) {
         self.seen.clear();
         for p in positions.iter().take_while(|p| p.ply <= self.max_ply) {
             if self.seen.contains(&p.hash) {
@@ -178,6 +217,17 @@ impl TreeBatch {
                 header.date.as_deref(),
             );
         }
+        let Some(late) = &mut self.late else { return };
+        let game = late.len();
+        for p in positions.iter().skip_while(|p| p.ply <= self.max_ply) {
+            if u32::from(p.reach) > self.late_reach
+                || self.seen.contains(&p.hash)
+                || late[game..].iter().any(|l| l.0 == p.hash)
+            {
+                continue;
+            }
+            late.push((p.hash, i64::from(id), p.next_move.map_or(ENDED, i64::from)));
+        }
     }
 
     /// Adds the batch to the tree (one statement per row) and empties it.
@@ -186,6 +236,15 @@ impl TreeBatch {
     /// # Errors
     /// Database errors.
     pub fn write(&mut self, conn: &Connection) -> rusqlite::Result<()> {
+        if let Some(late) = &mut self.late {
+            late.sort_unstable();
+            let mut st = conn.prepare_cached(
+                "INSERT OR IGNORE INTO explorer_late (hash, game_id, next_move) VALUES (?1, ?2, ?3)",
+            )?;
+            for (hash, game_id, next_move) in late.drain(..) {
+                st.execute(params![hash, game_id, next_move])?;
+            }
+        }
         if self.rows.is_empty() {
             return Ok(());
         }
@@ -221,6 +280,9 @@ impl TreeBatch {
     /// Forgets the batch (its transaction was rolled back).
     pub fn clear(&mut self) {
         self.rows.clear();
+        if let Some(late) = &mut self.late {
+            late.clear();
+        }
     }
 }
 
@@ -399,17 +461,25 @@ mod tests {
             date: Some("2020.??.??".into()),
             ..Header::default()
         };
-        let row = |hash, ply, next_move| PositionRow { hash, ply, next_move };
-        let mut batch = TreeBatch::new(State { max_ply: 3, complete: true });
-        // Position 7 again at ply 2 and at ply 4 (past the tree's plies).
-        let game = [row(7, 0, Some(1)), row(8, 1, Some(2)), row(7, 2, Some(3)), row(9, 3, None)];
-        batch.add(&game, &header);
-        batch.add(&[row(7, 0, Some(1)), row(10, 4, Some(5))], &Header::default());
+        let row = |hash, ply, next_move| PositionRow { hash, ply, next_move, reach: 0 };
+        let state =
+            State { max_ply: 3, complete: true, late_from: Some(GameId::new(1)), late_reach: 3 };
+        let mut batch = TreeBatch::new(state);
+        // Position 7 again at ply 2 and at ply 5 (past the tree's plies).
+        let mut game = vec![row(7, 0, Some(1)), row(8, 1, Some(2)), row(7, 2, Some(3))];
+        game.extend([row(9, 3, Some(4)), row(11, 4, Some(6)), row(7, 5, Some(7))]);
+        // 11 again, then 12, which no game from the start reaches so early.
+        game.extend([row(11, 6, Some(8)), PositionRow { reach: 4, ..row(12, 7, None) }]);
+        batch.add(GameId::new(1), &game, &header);
+        batch.add(GameId::new(2), &[row(7, 0, Some(1)), row(10, 4, Some(5))], &Header::default());
         let mut keys: Vec<_> = batch.rows.keys().copied().collect();
         keys.sort_unstable();
-        assert_eq!(keys, [(7, 1), (8, 2), (9, ENDED)]);
+        assert_eq!(keys, [(7, 1), (8, 2), (9, 4)]);
         let c = &batch.rows[&(7, 1)];
         assert_eq!((c.games, c.white_wins, c.elo_sum, c.elo_count), (2, 1, 2500, 1));
         assert_eq!(c.last_date.as_deref(), Some("2020.??.??"));
+        // Late: each position past the tree's plies, once, at its first
+        // occurrence, unless the game had it earlier.
+        assert_eq!(batch.late.as_deref(), Some(&[(11, 1, 6), (10, 2, 5)][..]));
     }
 }

@@ -97,6 +97,12 @@ fn purge(conn: &Connection, step: &mut dyn FnMut(Step)) -> rusqlite::Result<(u64
         };
         positions = purge_segments(&tx, "position_segments", &positions_tables, &mut each)?;
         purge_segments(&tx, "dedupe_segments", &dedupe_tables, &mut each)?;
+        // The explorer's late visits are kept by game as well (no index on
+        // the game: one pass over a small table).
+        tx.execute(
+            "DELETE FROM explorer_late WHERE game_id IN (SELECT game_id FROM deleted_games)",
+            [],
+        )?;
         tx.execute("DELETE FROM deleted_games", [])?;
         segments::rewrite_view(&tx)?;
     }

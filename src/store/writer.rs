@@ -818,7 +818,7 @@ impl Writer {
             .map_err(|error| WriteError::Sqlite { path: path.clone(), error })?;
         self.dedupe.insert(game.dedupe_key, id);
         if let Some(tree) = &mut self.tree {
-            tree.add(&game.positions, &game.header);
+            tree.add(id, &game.positions, &game.header);
         }
         if game.fens.len() == game.positions.len() {
             let plies = game.positions.iter().map(|p| p.ply as u16);
