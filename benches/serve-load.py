@@ -4,8 +4,9 @@ explorer as its users do, from the start position, each step a `/lichess`
 request and a move chosen by its games (so popular lines come up as
 often as they are played), down to a random depth of 0 to 12 plies, then
 again from the start, until REQUESTS requests were made in all. Prints
-the statuses, the latency percentiles and, with --pid, the server's peak
-resident memory.
+the statuses, the latency percentiles (of every request, and of the
+first ask of each position: the ones the server computes, as it keeps
+its answers) and, with --pid, the server's peak resident memory.
 
     benches/serve-load.py URL [--requests 2000] [--clients 32] [--pid PID] [--seed 1]
 
@@ -34,6 +35,8 @@ def main():
     lock = threading.Lock()
     state = {"left": args.requests}
     latencies = []
+    first_asks = []
+    asked = set()
     failures = []
 
     def take():
@@ -64,6 +67,9 @@ def main():
                 elapsed = time.perf_counter() - start
                 with lock:
                     latencies.append(elapsed)
+                    if url not in asked:
+                        asked.add(url)
+                        first_asks.append(elapsed)
                     if status != 200:
                         failures.append((url, status))
                 if status != 200:
@@ -84,15 +90,15 @@ def main():
         t.join()
     wall = time.perf_counter() - started
 
-    latencies.sort()
-
-    def pct(p):
-        return latencies[min(len(latencies) - 1, int(p / 100 * len(latencies)))] * 1000
+    def pct(values, p):
+        return values[min(len(values) - 1, int(p / 100 * len(values)))] * 1000
 
     print(f"{len(latencies)} requests from {args.clients} clients in {wall:.1f} s "
           f"({len(latencies) / wall:.0f}/s); {len(failures)} not 200")
-    print(f"latency ms: p50 {pct(50):.0f}, p95 {pct(95):.0f}, p99 {pct(99):.0f}, "
-          f"max {latencies[-1] * 1000:.0f}")
+    for name, values in (("latency ms", latencies), ("first asks ms", first_asks)):
+        values.sort()
+        print(f"{name}: p50 {pct(values, 50):.0f}, p95 {pct(values, 95):.0f}, "
+              f"p99 {pct(values, 99):.0f}, max {values[-1] * 1000:.0f} ({len(values)} requests)")
     if args.pid:
         with open(f"/proc/{args.pid}/status") as status:
             for line in status:

@@ -17,6 +17,14 @@ pub fn kept(date: &str, year: Option<i64>, month: Option<i64>, day: Option<i64>)
     write_date(&mut rest, year, month, day).is_err() || !rest.0.is_empty()
 }
 
+/// The date the parts write, as [`date_sql`] writes it where
+/// `game_rows.date` is `NULL`: `None` without a year.
+pub fn written(year: Option<i64>, month: Option<i64>, day: Option<i64>) -> Option<String> {
+    let mut out = String::with_capacity(10);
+    write_date(&mut out, year?, month, day).ok()?;
+    Some(out)
+}
+
 /// Writes the date the parts write (a known year) to `out`: `YYYY.MM.DD`,
 /// an unknown month or day as `??`.
 fn write_date(

@@ -635,10 +635,14 @@ fn fold_summaries(
 ) -> Result<(), QueryError> {
     let e = QueryError::sqlite(conn);
     let from = summary_source(conn)?;
+    // The date's parts as stored, written here for the hits only: SQLite
+    // computes every column of each row the cursor steps over.
+    let parts = from.starts_with("game_rows");
+    let columns = if parts { "date, year, month, day" } else { "date" };
     let mut summary = conn
-        .prepare(&format!(
-            "SELECT id, result, white_elo, black_elo, {} FROM {from} WHERE id >= ?1 ORDER BY id",
-            summary_date(from)
+        .prepare_cached(&format!(
+            "SELECT id, result, white_elo, black_elo, {columns} FROM {from} \
+             WHERE id >= ?1 ORDER BY id"
         ))
         .map_err(&e)?;
     let mut pending = hits.next();
@@ -660,7 +664,8 @@ fn fold_summaries(
             }
             // A game missing from the summary is skipped.
             if let Some(r) = rows.get().filter(|_| at == id) {
-                each(&summary_hit(game_id, next_move, r).map_err(&e)?);
+                let mut written = None;
+                each(&summary_hit(game_id, next_move, r, parts, &mut written).map_err(&e)?);
             }
             pending = hits.next();
         }
@@ -669,25 +674,35 @@ fn fold_summaries(
 }
 
 /// A hit completed by a summary row (`id, result, white_elo, black_elo,
-/// date`).
+/// date`, and with `parts` the date's `year, month, day`).
 fn summary_hit<'r>(
     game_id: GameId,
     next_move: Option<u16>,
     r: &'r rusqlite::Row<'_>,
+    parts: bool,
+    written: &'r mut Option<String>,
 ) -> rusqlite::Result<Hit<'r>> {
+    let date = match r.get_ref(4)?.as_str_or_null()? {
+        Some(date) => Some(date),
+        None if parts => {
+            *written = crate::db::dates::written(r.get(5)?, r.get(6)?, r.get(7)?);
+            written.as_deref()
+        }
+        None => None,
+    };
     Ok(Hit {
         game_id,
         next_move,
         result: r.get_ref(1)?.as_str_or_null()?.and_then(Outcome::from_result),
         white_elo: r.get(2)?,
         black_elo: r.get(3)?,
-        date: r.get_ref(4)?.as_str_or_null()?,
+        date,
     })
 }
 
 /// Summary rows stepped over rather than sought past: a seek costs about as
 /// much as reading this many narrow index rows.
-const SEEK_GAP: i64 = 256;
+const SEEK_GAP: i64 = 32;
 
 /// The SQL of the date of the game `g` of `table` (`games` or
 /// `game_rows`, perhaps `INDEXED BY`): a `game_rows` date may be NULL
