@@ -2,7 +2,8 @@
 through selenium: plays 1. e4 by clicking its explorer row, checks that the
 board and the table follow, plays ...c5 on the board by clicks, steps
 back and forward with the arrow keys, opens a game from the list and steps
-through it, opens a game with clocks and evaluations by its link, and
+through it, promotes a pawn dragged to the last rank to a knight from a
+pasted FEN, opens a game with clocks and evaluations by its link, and
 saves a screenshot. Prints "ok" when every check passed.
 
     python3 tests/serve_browser.py URL GAME_ID SCREENSHOT.png
@@ -67,6 +68,29 @@ def main(url, game_id, screenshot):
         assert driver.find_element(By.ID, "pgn-link").get_attribute("href").endswith("/masters/pgn/" + listed.get_attribute("data-id"))
         driver.find_element(By.ID, "close-game").click()
         wait.until(lambda d: not d.find_element(By.ID, "viewer").is_displayed())
+
+        # A pasted position; the pawn dragged to the last rank (the page's
+        # drag and drop events, as the browser sends them) becomes the
+        # piece chosen.
+        fen = driver.find_element(By.ID, "fen")
+        fen.clear()
+        fen.send_keys("8/P6k/8/8/8/8/8/K7 w - - 0 1", Keys.ENTER)
+        wait.until(piece_on("a7", "P"))
+        driver.execute_script(
+            """const [from, to] = arguments;
+            const data = new DataTransfer();
+            const piece = document.querySelector(`[data-square="${from}"] .piece`);
+            piece.dispatchEvent(new DragEvent("dragstart", {bubbles: true, dataTransfer: data}));
+            const target = document.querySelector(`[data-square="${to}"]`);
+            target.dispatchEvent(new DragEvent("dragover", {bubbles: true, cancelable: true, dataTransfer: data}));
+            target.dispatchEvent(new DragEvent("drop", {bubbles: true, cancelable: true, dataTransfer: data}));""",
+            "a7", "a8")
+        choices = wait.until(lambda d: [b for b in css("#promotion button[data-promotion]") if b.is_displayed()])
+        assert [b.get_attribute("data-promotion") for b in choices] == ["q", "r", "b", "n"]
+        css('#promotion button[data-promotion="n"]')[0].click()
+        wait.until(piece_on("a8", "N"))
+        assert "a8=N" in driver.find_element(By.ID, "line").text
+        assert not driver.find_element(By.ID, "promotion").is_displayed()
 
         # A game with clocks and evaluations, by its link.
         driver.get(f"{url}/#game={game_id}")

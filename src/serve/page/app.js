@@ -177,12 +177,35 @@ function clickSquare(square) {
   pick(square);
 }
 
-// Plays the legal move from → to (a queen for a promotion); false if none.
+// Plays the legal move from → to, a promotion once its piece is chosen;
+// false if there is none.
 function tryMove(from, to) {
   const moves = movesFrom(from).filter((m) => m.to === to);
   if (moves.length === 0) return false;
-  play(moves.find((m) => !m.promotion || m.promotion === "q"));
+  if (moves.length === 1) play(moves[0]);
+  else choosePromotion(moves);
   return true;
+}
+
+// Offers the pieces a pawn may become; the one clicked is played.
+function choosePromotion(moves) {
+  const box = $("promotion");
+  const white = state.position.fen.split(" ")[1] === "w";
+  box.replaceChildren();
+  for (const role of ["q", "r", "b", "n"]) {
+    const move = moves.find((m) => m.promotion === role);
+    if (!move) continue;
+    const button = el("button", { "data-promotion": role, class: "piece " + (white ? "w" : "b") }, GLYPHS[role]);
+    button.addEventListener("click", () => {
+      box.hidden = true;
+      play(move);
+    });
+    box.append(button);
+  }
+  const cancel = el("button", { class: "cancel" }, "×");
+  cancel.addEventListener("click", () => (box.hidden = true));
+  box.append(cancel);
+  box.hidden = false;
 }
 
 function play(move) {
