@@ -131,6 +131,23 @@ fn explore_counts(db: &Path, args: &[&str]) -> Vec<(String, u64, u64, u64)> {
         .collect()
 }
 
+/// `explore --format json` rows: uci → average rating.
+fn explore_averages(db: &Path, args: &[&str]) -> Vec<(String, Option<i64>)> {
+    let out = common::pgnindex()
+        .args(["explore", "--db", arg(db), "--format", "json"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let mut averages: Vec<(String, Option<i64>)> = rows
+        .iter()
+        .map(|r| (r["uci"].as_str().unwrap().to_string(), r["avg_elo"].as_i64()))
+        .collect();
+    averages.sort();
+    averages
+}
+
 /// The explorer's moves in the same form, castling back to the king's
 /// two-square move as `explore` writes it.
 fn api_counts(answer: &Value) -> Vec<(String, u64, u64, u64)> {
@@ -157,8 +174,13 @@ fn explorer_counts_equal_explore() {
     let dir = scratch();
     let db = database(&dir);
     let server = Server::start(&db, &[]);
-    let cases: [(&str, &[&str]); 7] = [
+    let cases: [(&str, &[&str]); 8] = [
         ("/lichess?moves=100", &[]),
+        // Past the tree's plies: every game's summary read.
+        (
+            "/lichess?play=e2e4,c7c5,g1f3,d7d6,d2d4,c5d4,f3d4&moves=100",
+            &["--moves", "e2e4 c7c5 g1f3 d7d6 d2d4 c5d4 f3d4"],
+        ),
         ("/lichess?play=e2e4,c7c5&moves=100", &["--moves", "e2e4 c7c5"]),
         (
             "/lichess?play=e2e4&speeds=bullet,blitz&moves=100",
@@ -199,6 +221,13 @@ fn explorer_counts_equal_explore() {
         got.sort();
         want.sort();
         assert_eq!(got, want, "{target}");
+        let mut averages: Vec<(String, Option<i64>)> = api_counts(&answer)
+            .into_iter()
+            .zip(answer["moves"].as_array().unwrap())
+            .map(|(row, m)| (row.0, m["averageRating"].as_i64()))
+            .collect();
+        averages.sort();
+        assert_eq!(averages, explore_averages(&db, args), "{target}: average ratings");
         let total = |i: usize| expected.iter().map(|r| [r.1, r.2, r.3][i]).sum::<u64>();
         assert_eq!(
             (answer["white"].as_u64(), answer["draws"].as_u64(), answer["black"].as_u64()),

@@ -35,7 +35,11 @@ pub struct DeleteArgs {
 
 /// Runs `delete`: one line on stderr with the number of games deleted.
 pub fn run(args: &DeleteArgs) -> anyhow::Result<Exit> {
-    let search = Search { target: args.position.target()?, filters: args.filters.filters()? };
+    let search = Search {
+        target: args.position.target()?,
+        filters: args.filters.filters()?,
+        ..Search::default()
+    };
     if search.target.is_none() && search.filters.is_empty() {
         say!(
             "pgnindex: error: delete needs a position or a filter (to delete every game, \

@@ -135,7 +135,7 @@ pub fn run(args: &ExploreArgs) -> anyhow::Result<Exit> {
         );
     }
     if let Some(material) = args.material.search(&filters)? {
-        let (conn, _) = args.db.open_checked(&Search { target: None, filters })?;
+        let (conn, _) = args.db.open_checked(&Search { filters, ..Search::default() })?;
         let e = material.ending(&conn)?;
         let condition =
             [material.spec.map(|s| s.to_string()), material.pattern.map(|p| p.to_string())]
@@ -165,7 +165,8 @@ pub fn run(args: &ExploreArgs) -> anyhow::Result<Exit> {
         return Ok(Exit::Success);
     }
     let target = args.position.target()?.unwrap_or_else(|| Target::from_position(Position::new()));
-    let search = Search { target: Some(target), filters: args.filters.filters()? };
+    let search =
+        Search { target: Some(target), filters: args.filters.filters()?, ..Search::default() };
     let (conn, _) = args.db.open_for(&search)?;
     let explorer = explore(&conn, &search)?;
     let mut out = query_args::stdout();

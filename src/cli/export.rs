@@ -121,7 +121,11 @@ const PROGRESS_EVERY: u64 = 256;
 
 /// Runs `export`.
 pub fn run(args: &ExportArgs) -> anyhow::Result<Exit> {
-    let search = Search { target: args.position.target()?, filters: args.filters.filters()? };
+    let search = Search {
+        target: args.position.target()?,
+        filters: args.filters.filters()?,
+        ..Search::default()
+    };
     if args.format == ExportFormat::Parquet {
         if args.material.is_set() {
             return Err(UsageError(

@@ -84,7 +84,11 @@ pub struct FindArgs {
 
 /// Runs `find`.
 pub fn run(args: &FindArgs) -> anyhow::Result<Exit> {
-    let search = Search { target: args.position.target()?, filters: args.filters.filters()? };
+    let search = Search {
+        target: args.position.target()?,
+        filters: args.filters.filters()?,
+        ..Search::default()
+    };
     let material = args.material.search(&search.filters)?;
     let board = if args.board.board { Some(board_target(args, &search)?) } else { None };
     let (conn, _) = match material {

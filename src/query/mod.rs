@@ -31,6 +31,7 @@ pub mod pgn;
 pub mod replay;
 pub mod search;
 pub mod sql;
+pub mod summaries;
 pub mod target;
 
 pub use error::QueryError;

@@ -20,11 +20,13 @@ use super::error::{IndexError, QueryError};
 use super::filter::Filters;
 use super::game::{Game, GAME_COLUMNS};
 use super::replay::Replay;
+use super::summaries::Summaries;
 use super::target::Target;
 use crate::chess::Position;
 use crate::db::GameId;
 use crate::notation::fen;
 use crate::store::{segments, tree};
+use std::sync::Arc;
 
 /// What to look for.
 #[derive(Debug, Clone, Default)]
@@ -33,6 +35,9 @@ pub struct Search {
     pub target: Option<Target>,
     /// Header conditions.
     pub filters: Filters,
+    /// The games' result, ratings and date held in memory, read from
+    /// there rather than from the database when held.
+    pub summaries: Option<Arc<Summaries>>,
 }
 
 /// Which of the matching games to return (default: all).
@@ -349,6 +354,7 @@ impl Search {
         hits.dedup_by_key(|h| h.0);
         fold_summaries(
             conn,
+            self.summaries.as_deref(),
             hits.into_iter().map(|(game_id, _, next_move)| (game_id, next_move)),
             each,
         )
@@ -424,7 +430,9 @@ impl Search {
         games.truncate(n);
         games.reverse();
         let mut hits = Vec::with_capacity(games.len());
-        fold_summaries(conn, games.into_iter(), |hit| hits.push(OwnedHit::from(hit)))?;
+        fold_summaries(conn, self.summaries.as_deref(), games.into_iter(), |hit| {
+            hits.push(OwnedHit::from(hit));
+        })?;
         hits.reverse();
         Ok(hits)
     }
@@ -520,7 +528,7 @@ impl Search {
         for (next_move, counts) in &rows {
             row(u16::try_from(*next_move).ok(), counts);
         }
-        fold_summaries(conn, late.into_iter(), each).map(|()| true)
+        fold_summaries(conn, self.summaries.as_deref(), late.into_iter(), each).map(|()| true)
     }
 
     /// Adds to `late` the games below `below` (all without it) whose first
@@ -624,11 +632,44 @@ impl Search {
 }
 
 /// Calls `each` with `hits` (in game id order) completed by their games'
-/// result, ratings and date, read in id order from the narrow
+/// result, ratings and date, from `held` for the games it holds, else read
+/// in id order from the database ([`fold_read_summaries`]), in game id
+/// order. A game missing from the summary is skipped.
+fn fold_summaries(
+    conn: &Connection,
+    held: Option<&Summaries>,
+    hits: impl Iterator<Item = (GameId, Option<u16>)>,
+    mut each: impl FnMut(&Hit<'_>),
+) -> Result<(), QueryError> {
+    let Some(held) = held else { return fold_read_summaries(conn, hits, each) };
+    // The games not held since the last one held, read before the next.
+    let mut pending: Vec<(GameId, Option<u16>)> = Vec::new();
+    let mut date = String::new();
+    for (game_id, next_move) in hits {
+        let Some(summary) = held.get(game_id) else {
+            pending.push((game_id, next_move));
+            continue;
+        };
+        if !pending.is_empty() {
+            fold_read_summaries(conn, pending.drain(..), &mut each)?;
+        }
+        each(&Hit {
+            game_id,
+            next_move,
+            result: summary.result,
+            white_elo: summary.white_elo,
+            black_elo: summary.black_elo,
+            date: summary.write_date(&mut date),
+        });
+    }
+    fold_read_summaries(conn, pending.into_iter(), each)
+}
+
+/// [`fold_summaries`] from the database: read in id order from the narrow
 /// `games_summary` index (the `games` table on a database without it): the
 /// reading steps forward over short gaps between hit games and seeks over
-/// long ones. A game missing from the summary is skipped.
-fn fold_summaries(
+/// long ones.
+fn fold_read_summaries(
     conn: &Connection,
     mut hits: impl Iterator<Item = (GameId, Option<u16>)>,
     mut each: impl FnMut(&Hit<'_>),

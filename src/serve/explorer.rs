@@ -12,6 +12,7 @@
 //! keeps a request on a popular position fast.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use rusqlite::{Connection, OptionalExtension};
 use serde_json::{json, Map, Value};
@@ -22,6 +23,7 @@ use crate::db::GameId;
 use crate::notation::uci::Uci;
 use crate::query::explore::{explore_with, MoveStats};
 use crate::query::search::{Hit, Outcome, OwnedHit, Search};
+use crate::query::summaries::Summaries;
 use crate::query::QueryError;
 use crate::replay::openings::Openings;
 
@@ -32,12 +34,18 @@ pub const FULL_SCAN: u64 = 5_000;
 /// Past [`FULL_SCAN`], the games stored last that the lists choose from.
 pub const WINDOW: usize = 2_000;
 
-/// The JSON answer to `query`.
+/// The JSON answer to `query`, reading the games' summaries from
+/// `summaries` where it holds them.
 ///
 /// # Errors
 /// [`QueryError::Sqlite`].
-pub fn answer(conn: &Connection, query: &ExplorerQuery) -> Result<Value, QueryError> {
-    let search = Search { target: Some(query.target.clone()), filters: query.filters.clone() };
+pub fn answer(
+    conn: &Connection,
+    query: &ExplorerQuery,
+    summaries: Option<Arc<Summaries>>,
+) -> Result<Value, QueryError> {
+    let search =
+        Search { target: Some(query.target.clone()), filters: query.filters.clone(), summaries };
     let pos = &query.target.position;
     let wants_lists = query.top_games > 0 || query.recent_games > 0;
     let mut history: BTreeMap<(i64, i64), [u64; 3]> = BTreeMap::new();

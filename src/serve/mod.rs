@@ -24,7 +24,7 @@ pub mod pool;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{header, HeaderValue, StatusCode};
@@ -36,6 +36,7 @@ use self::cache::Cache;
 use self::params::{ExplorerQuery, ParamError, Route};
 use self::pool::Pool;
 use crate::db::GameId;
+use crate::query::summaries::Summaries;
 use crate::query::QueryError;
 
 /// How to serve.
@@ -82,9 +83,15 @@ pub fn run(
     ready: impl FnOnce(SocketAddr),
     stop: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
+    let pool = Arc::new(Pool::open(&config.db, config.connections)?);
+    // The games' summaries are read before the first request.
+    let summaries = pool.blocking(|conn| {
+        Arc::new(Summaries::default()).refreshed(conn).map_err(QueryError::sqlite(conn))
+    })?;
     let app = Arc::new(App {
-        pool: Arc::new(Pool::open(&config.db, config.connections)?),
+        pool,
         cache: Cache::new(&config.db, CACHE_BYTES),
+        summaries: Mutex::new(summaries),
     });
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .thread_name("pgnindex-http")
@@ -107,11 +114,24 @@ pub fn run(
 /// The bytes of explorer answers kept ([`cache`]).
 pub const CACHE_BYTES: usize = 64 << 20;
 
-/// What the routes share: the connections and the recent answers.
+/// What the routes share: the connections, the recent answers and the
+/// games' summaries held in memory.
 #[derive(Debug)]
 pub struct App {
     pool: Arc<Pool>,
     cache: Cache,
+    summaries: Mutex<Arc<Summaries>>,
+}
+
+impl App {
+    /// The summaries held, with the games `conn`'s snapshot has stored since
+    /// they were read (one reader at a time adds them).
+    fn summaries(&self, conn: &rusqlite::Connection) -> Result<Arc<Summaries>, QueryError> {
+        let mut held = self.summaries.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let next = held.refreshed(conn).map_err(QueryError::sqlite(conn))?;
+        *held = Arc::clone(&next);
+        Ok(next)
+    }
 }
 
 /// The routes over `app`.
@@ -198,7 +218,11 @@ async fn explore(app: Arc<App>, route: Route, query: Option<String>) -> Result<A
         return Ok(answer);
     }
     let query: ExplorerQuery = params::parse(route, &text)?;
-    let value = app.pool.read(move |conn| explorer::answer(conn, &query)).await?;
+    let reader = Arc::clone(&app);
+    let value = app
+        .pool
+        .read(move |conn| explorer::answer(conn, &query, Some(reader.summaries(conn)?)))
+        .await?;
     let answer: Arc<str> = Arc::from(value.to_string());
     app.cache.put(key, version, Arc::clone(&answer));
     Ok(answer)

@@ -88,6 +88,26 @@ impl Pool {
         task.await.map_err(|e| PoolError::Stopped(e.to_string()))?
     }
 
+    /// Runs `read` on a connection of the pool on this thread, in one read
+    /// transaction: before the server answers.
+    ///
+    /// # Errors
+    /// [`PoolError`] from opening a connection or from `read`.
+    pub fn blocking<T>(
+        &self,
+        read: impl FnOnce(&Connection) -> Result<T, QueryError>,
+    ) -> Result<T, PoolError> {
+        let conn = self.take()?;
+        let out = {
+            let tx = conn.unchecked_transaction().map_err(QueryError::sqlite(&conn))?;
+            let out = read(&conn);
+            drop(tx);
+            out
+        };
+        self.give_back(conn);
+        Ok(out?)
+    }
+
     fn take(&self) -> Result<Connection, PoolError> {
         let idle = self.idle.lock().map_err(|_| PoolError::Busy)?.pop();
         match idle {
