@@ -8,7 +8,7 @@ the statuses, the latency percentiles (of every request, and of the
 first ask of each position: the ones the server computes, as it keeps
 its answers) and, with --pid, the server's peak resident memory.
 
-    benches/serve-load.py URL [--requests 2000] [--clients 32] [--pid PID] [--seed 1]
+    benches/serve-load.py URL [--requests 2000] [--clients 32] [--pid PID] [--seed 1] [--slowest N]
 
 Standard library only. Every request must answer 200: any other status,
 or a connection error, is counted and makes the exit status 1.
@@ -30,12 +30,14 @@ def main():
     parser.add_argument("--clients", type=int, default=32)
     parser.add_argument("--pid", type=int, help="the server's pid, for its peak memory")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--slowest", type=int, default=0, help="print the N slowest first asks")
     args = parser.parse_args()
 
     lock = threading.Lock()
     state = {"left": args.requests}
     latencies = []
     first_asks = []
+    slow = []
     asked = set()
     failures = []
 
@@ -70,6 +72,7 @@ def main():
                     if url not in asked:
                         asked.add(url)
                         first_asks.append(elapsed)
+                        slow.append((elapsed, url))
                     if status != 200:
                         failures.append((url, status))
                 if status != 200:
@@ -104,6 +107,8 @@ def main():
             for line in status:
                 if line.startswith(("VmHWM", "VmRSS")):
                     print(line.strip())
+    for elapsed, url in sorted(slow, reverse=True)[:args.slowest]:
+        print(f"  {elapsed * 1000:.0f} ms: {url}")
     for url, status in failures[:10]:
         print(f"  {status}: {url}")
     return 1 if failures else 0

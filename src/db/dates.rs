@@ -21,8 +21,19 @@ pub fn kept(date: &str, year: Option<i64>, month: Option<i64>, day: Option<i64>)
 /// `game_rows.date` is `NULL`: `None` without a year.
 pub fn written(year: Option<i64>, month: Option<i64>, day: Option<i64>) -> Option<String> {
     let mut out = String::with_capacity(10);
-    write_date(&mut out, year?, month, day).ok()?;
-    Some(out)
+    write_written(&mut out, year, month, day).then_some(out)
+}
+
+/// [`written`] into `out`, emptied first: `false` (and `out` empty)
+/// without a year.
+pub fn write_written(
+    out: &mut String,
+    year: Option<i64>,
+    month: Option<i64>,
+    day: Option<i64>,
+) -> bool {
+    out.clear();
+    year.is_some_and(|year| write_date(out, year, month, day).is_ok())
 }
 
 /// Writes the date the parts write (a known year) to `out`: `YYYY.MM.DD`,

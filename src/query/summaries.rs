@@ -50,15 +50,12 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// The date as the database writes it (`2024.03.??`), into `out`.
+    /// The date as the database writes it (`2024.03.??`), written into
+    /// `out` (no allocation once `out` has room).
     pub fn write_date<'a>(&self, out: &'a mut String) -> Option<&'a str> {
         let (year, month, day) = self.date?;
-        *out = crate::db::dates::written(
-            Some(i64::from(year)),
-            month.map(i64::from),
-            day.map(i64::from),
-        )?;
-        Some(out.as_str())
+        let parts = (Some(i64::from(year)), month.map(i64::from), day.map(i64::from));
+        crate::db::dates::write_written(out, parts.0, parts.1, parts.2).then_some(out.as_str())
     }
 }
 
