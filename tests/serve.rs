@@ -114,16 +114,21 @@ fn database(dir: &common::Scratch) -> std::path::PathBuf {
     db
 }
 
-/// `explore --format json` rows: uci → (white, draws, black).
-fn explore_counts(db: &Path, args: &[&str]) -> Vec<(String, u64, u64, u64)> {
+/// The rows of `explore --format json`.
+fn explore_rows(db: &Path, args: &[&str]) -> Vec<Value> {
     let out = common::pgnindex()
         .args(["explore", "--db", arg(db), "--format", "json"])
         .args(args)
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
-    rows.iter()
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// `explore --format json` rows: uci → (white, draws, black).
+fn explore_counts(db: &Path, args: &[&str]) -> Vec<(String, u64, u64, u64)> {
+    explore_rows(db, args)
+        .iter()
         .map(|r| {
             let n = |k: &str| r[k].as_u64().unwrap();
             (r["uci"].as_str().unwrap().to_string(), n("white_wins"), n("draws"), n("black_wins"))
@@ -133,14 +138,7 @@ fn explore_counts(db: &Path, args: &[&str]) -> Vec<(String, u64, u64, u64)> {
 
 /// `explore --format json` rows: uci → average rating.
 fn explore_averages(db: &Path, args: &[&str]) -> Vec<(String, Option<i64>)> {
-    let out = common::pgnindex()
-        .args(["explore", "--db", arg(db), "--format", "json"])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
-    let mut averages: Vec<(String, Option<i64>)> = rows
+    let mut averages: Vec<(String, Option<i64>)> = explore_rows(db, args)
         .iter()
         .map(|r| (r["uci"].as_str().unwrap().to_string(), r["avg_elo"].as_i64()))
         .collect();
