@@ -16,6 +16,7 @@ use similar_asserts::assert_eq;
 
 /// Everything recorded, as the fuzz target reads.
 const ALL: ReplayOptions = ReplayOptions {
+    reach_after: Some(0),
     keys: true,
     fens: true,
     notation: None,

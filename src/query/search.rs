@@ -496,7 +496,7 @@ impl Search {
         }
         // The games `explorer_late` lists, from `listed_from` on.
         let listed_from = state
-            .late_from
+            .late_listed_from()
             .filter(|_| Reach::standard().min_plies(&target.position) <= state.late_reach);
         let mut late: Vec<(GameId, Option<u16>)> = Vec::new();
         if let Some(from) = listed_from {

@@ -47,6 +47,9 @@ pub const MORE_SYNTAX: &str = "more syntax problems from here on are not listed"
 pub struct ReplayOptions {
     /// Record the Polyglot key of every position (ply 0 to the end).
     pub keys: bool,
+    /// With the keys, record [`Reach::reach`] of the positions past this
+    /// ply ([`GameRecord::reaches`]).
+    pub reach_after: Option<u32>,
     /// Record the FEN of every position.
     pub fens: bool,
     /// Read moves in this notation only (no detection).
@@ -95,9 +98,10 @@ pub struct GameRecord {
     pub moves: Vec<Option<Move>>,
     /// Polyglot keys of every position, if asked for (`moves.len() + 1`).
     pub keys: Vec<u64>,
-    /// With the keys, each position's [`Reach::reach`] from the standard
-    /// start position, 255 for `None`: whether a game from the standard
-    /// start could reach it in its first plies.
+    /// With the keys and [`ReplayOptions::reach_after`], each position's
+    /// [`Reach::reach`] from the standard start position, 255 for `None`
+    /// and for the positions up to that ply: whether a game from the
+    /// standard start could reach it in its first plies. Empty otherwise.
     pub reaches: Vec<u8>,
     /// FENs of every position, if asked for (`moves.len() + 1`).
     pub fens: Vec<String>,
@@ -354,7 +358,15 @@ impl<'a> Replayer<'a> {
     fn record_position(&mut self) {
         if self.options.keys {
             self.keys.push(self.pos.zobrist().0);
-            self.reaches.push(Reach::standard().reach(&self.pos).map_or(u8::MAX, |n| n as u8));
+            if let Some(after) = self.options.reach_after {
+                // Past the first plies only: there, every position is early.
+                let reach = if self.moves.len() as u32 > after {
+                    Reach::standard().reach(&self.pos).map_or(u8::MAX, |n| n as u8)
+                } else {
+                    u8::MAX
+                };
+                self.reaches.push(reach);
+            }
         }
         if self.options.fens {
             self.fens.push(fen::write(&self.pos));

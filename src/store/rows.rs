@@ -56,8 +56,9 @@ pub struct PositionRow {
     pub ply: u32,
     /// [`Uci::code`] of the move played from it, `None` at the end.
     pub next_move: Option<u16>,
-    /// [`crate::chess::reach::Reach::reach`] of the position from the standard
-    /// start, 255 for `None`.
+    /// [`crate::chess::reach::Reach::reach`] of the position from the
+    /// standard start, 255 for `None` and where it was not taken
+    /// ([`crate::replay::ReplayOptions::reach_after`]).
     pub reach: u8,
 }
 
@@ -247,8 +248,8 @@ impl GameRow {
             // in 16 bits while importing).
             let last = ply_count.min(u64::from(options.max_ply));
             let last = u16::try_from(last).unwrap_or(u16::MAX);
-            let keys = record.keys.iter().zip(&record.reaches);
-            for (ply, (&key, &reach)) in (0..=last).zip(keys) {
+            for (ply, &key) in (0..=last).zip(&record.keys) {
+                let reach = record.reaches.get(usize::from(ply)).copied().unwrap_or(u8::MAX);
                 let next_move = record.moves.get(usize::from(ply)).map(|m| match *m {
                     // UCI writes castling as king takes rook in Chess960,
                     // as e1g1 in standard chess.

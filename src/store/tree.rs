@@ -21,6 +21,12 @@ use super::segments;
 use crate::chess::reach::REACH_CAP;
 use crate::db::{GameId, Header};
 
+/// The plies up to which the importer does not take a position's
+/// [`crate::chess::reach::Reach::reach`]: those of every database's tree
+/// (`explorer_tree_state.max_ply`, set once by its migration). A tree of
+/// fewer plies gets no late visits listed.
+pub const LATE_AFTER: u32 = 6;
+
 /// `explorer_tree.next_move` of games that end in the position.
 pub const ENDED: i64 = -1;
 
@@ -91,6 +97,15 @@ pub struct State {
     /// [`crate::chess::reach::min_plies`] from the standard start is at
     /// most this.
     pub late_reach: u32,
+}
+
+impl State {
+    /// The first game whose late visits `explorer_late` lists, if it lists
+    /// any: not for a tree of fewer than [`LATE_AFTER`] plies, whose
+    /// importer did not take the reach of all the plies past it.
+    pub fn late_listed_from(&self) -> Option<GameId> {
+        self.late_from.filter(|_| self.max_ply >= LATE_AFTER)
+    }
 }
 
 /// The tree's state; `None` for a database without a tree (schema older
@@ -196,7 +211,7 @@ impl TreeBatch {
         TreeBatch {
             max_ply: state.max_ply,
             late_reach: state.late_reach,
-            late: state.late_from.map(|_| Vec::new()),
+            late: state.late_listed_from().map(|_| Vec::new()),
             ..TreeBatch::default()
         }
     }
@@ -462,24 +477,33 @@ mod tests {
             ..Header::default()
         };
         let row = |hash, ply, next_move| PositionRow { hash, ply, next_move, reach: 0 };
-        let state =
-            State { max_ply: 3, complete: true, late_from: Some(GameId::new(1)), late_reach: 3 };
+        let state = State {
+            max_ply: LATE_AFTER,
+            complete: true,
+            late_from: Some(GameId::new(1)),
+            late_reach: 3,
+        };
         let mut batch = TreeBatch::new(state);
-        // Position 7 again at ply 2 and at ply 5 (past the tree's plies).
+        // Position 7 again at ply 2 and at ply 8 (past the tree's plies).
         let mut game = vec![row(7, 0, Some(1)), row(8, 1, Some(2)), row(7, 2, Some(3))];
-        game.extend([row(9, 3, Some(4)), row(11, 4, Some(6)), row(7, 5, Some(7))]);
+        game.extend([row(9, 3, Some(4)), row(20, 4, Some(5)), row(21, 5, Some(6))]);
+        game.extend([row(22, 6, Some(7)), row(11, 7, Some(6)), row(7, 8, Some(7))]);
         // 11 again, then 12, which no game from the start reaches so early.
-        game.extend([row(11, 6, Some(8)), PositionRow { reach: 4, ..row(12, 7, None) }]);
+        game.extend([row(11, 9, Some(8)), PositionRow { reach: 4, ..row(12, 10, None) }]);
         batch.add(GameId::new(1), &game, &header);
-        batch.add(GameId::new(2), &[row(7, 0, Some(1)), row(10, 4, Some(5))], &Header::default());
+        batch.add(GameId::new(2), &[row(7, 0, Some(1)), row(10, 7, Some(5))], &Header::default());
         let mut keys: Vec<_> = batch.rows.keys().copied().collect();
         keys.sort_unstable();
-        assert_eq!(keys, [(7, 1), (8, 2), (9, 4)]);
+        assert_eq!(keys, [(7, 1), (8, 2), (9, 4), (20, 5), (21, 6), (22, 7)]);
         let c = &batch.rows[&(7, 1)];
         assert_eq!((c.games, c.white_wins, c.elo_sum, c.elo_count), (2, 1, 2500, 1));
         assert_eq!(c.last_date.as_deref(), Some("2020.??.??"));
         // Late: each position past the tree's plies, once, at its first
         // occurrence, unless the game had it earlier.
         assert_eq!(batch.late.as_deref(), Some(&[(11, 1, 6), (10, 2, 5)][..]));
+        // A tree of fewer plies than the reach was taken past lists none.
+        let shallow = TreeBatch::new(State { max_ply: 3, ..state });
+        assert!(shallow.late.is_none());
+        assert_eq!(shallow.late_reach, 3);
     }
 }
