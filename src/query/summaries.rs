@@ -71,14 +71,20 @@ impl Summaries {
     /// The summaries as of `conn`'s snapshot: `self` when no game was
     /// stored since it was read, else a new snapshot with the games past
     /// `read_to` added (up to [`MAX_GAMES`]). Empty for a database before
-    /// schema 19, whose dates the table cannot hold: every game is read
-    /// from the database then.
+    /// schema 19, whose dates the table cannot hold, or without its
+    /// `games_summary` index: every game is read from the database then.
     ///
     /// # Errors
     /// SQLite's.
     pub fn refreshed(self: &Arc<Self>, conn: &Connection) -> rusqlite::Result<Arc<Summaries>> {
         let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-        if version < crate::db::dates::DATE_PARTS_SCHEMA {
+        let indexed: bool = conn.query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'games_summary' \
+             AND tbl_name = 'game_rows'",
+            [],
+            |r| r.get(0),
+        )?;
+        if version < crate::db::dates::DATE_PARTS_SCHEMA || !indexed {
             return Ok(Arc::clone(self));
         }
         let last: i64 =
@@ -199,6 +205,42 @@ fn pack(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_refresh_reads_the_games_stored_since() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = crate::db::open_for_write(&dir.path().join("t.db")).unwrap();
+        // The date's parts as the importer gives them with the date.
+        let insert = |id: i64,
+                      result: &str,
+                      elo: Option<i64>,
+                      date: &str,
+                      parts: [Option<i64>; 3]| {
+            conn.execute(
+                "INSERT INTO games (id, ply_count, moves, movetext, dedupe_key, result, \
+                 white_elo, date, year, month, day) VALUES (?1, 0, '', '', 0, ?2, ?3, ?4, ?5, ?6, ?7)",
+                rusqlite::params![id, result, elo, date, parts[0], parts[1], parts[2]],
+            )
+            .unwrap();
+        };
+        insert(1, "1-0", Some(2400), "2024.03.??", [Some(2024), Some(3), None]);
+        insert(2, "0-1", None, "2024.3.9", [Some(2024), Some(3), Some(9)]);
+        let first = Arc::new(Summaries::default()).refreshed(&conn).unwrap();
+        let one = first.get(GameId::new(1)).unwrap();
+        assert_eq!((one.result, one.white_elo), (Some(Outcome::WhiteWins), Some(2400)));
+        assert_eq!(one.write_date(&mut String::new()), Some("2024.03.??"));
+        assert_eq!(first.get(GameId::new(2)), None, "a date kept as written is read from SQLite");
+        assert!(Arc::ptr_eq(&first, &first.refreshed(&conn).unwrap()), "nothing new");
+        insert(3, "1/2-1/2", None, "????.??.??", [None, None, None]);
+        insert(4, "*", Some(1500), "1999.12.31", [Some(1999), Some(12), Some(31)]);
+        let next = first.refreshed(&conn).unwrap();
+        assert_eq!(next.get(GameId::new(4)).unwrap().black_elo, None);
+        assert_eq!(next.len(), 2, "games 1 and 4");
+        assert_eq!(first.len(), 1, "a snapshot does not change");
+        // Without the summary index nothing is held.
+        conn.execute_batch("DROP INDEX games_summary").unwrap();
+        assert!(Arc::new(Summaries::default()).refreshed(&conn).unwrap().is_empty());
+    }
 
     #[test]
     fn rows_read_back_as_stored_and_the_odd_ones_are_not_held() {
