@@ -6,7 +6,7 @@
 -- lists, for each game, every position whose first occurrence in the
 -- game lies past those plies, if a game from the standard start could
 -- reach the position within `late_reach` plies (`min_plies` in
--- src/chess/reach.rs, a lower bound taken at every ply). The other
+-- src/chess/reach.rs, a lower bound the importer takes). The other
 -- positions of the tree (those of the plies past `late_reach`, of games
 -- from a FEN, of Chess960) are searched in the position index: fewer
 -- games reach each of them.
