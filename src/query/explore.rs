@@ -119,7 +119,7 @@ pub fn explore(conn: &Connection, search: &Search) -> Result<Explorer, QueryErro
 pub fn explore_with(
     conn: &Connection,
     search: &Search,
-    mut each: impl FnMut(&Hit<'_>),
+    each: impl FnMut(&Hit<'_>),
 ) -> Result<(Explorer, bool), QueryError> {
     let Some(target) = &search.target else { return Ok((Explorer::default(), false)) };
     let tally = std::cell::RefCell::new(Tally::new(&target.position));
@@ -131,12 +131,7 @@ pub fn explore_with(
     if by_tree {
         return Ok((tally.into_inner().finish(), false));
     }
-    let mut tally = Tally::new(&target.position);
-    search.for_each_hit(conn, |hit| {
-        tally.hit(hit);
-        each(hit);
-    })?;
-    Ok((tally.finish(), true))
+    explore_index(conn, search, &target.position, each).map(|explorer| (explorer, true))
 }
 
 /// [`explore`] from the position index alone, every game that reaches the
@@ -147,8 +142,22 @@ pub fn explore_with(
 /// [`QueryError::Sqlite`].
 pub fn explore_without_tree(conn: &Connection, search: &Search) -> Result<Explorer, QueryError> {
     let Some(target) = &search.target else { return Ok(Explorer::default()) };
-    let mut tally = Tally::new(&target.position);
-    search.for_each_hit(conn, |hit| tally.hit(hit))?;
+    explore_index(conn, search, &target.position, |_| {})
+}
+
+/// The explorer of `position` (the search's target) from every hit of the
+/// position index, each also handed to `each`.
+fn explore_index(
+    conn: &Connection,
+    search: &Search,
+    position: &crate::chess::Position,
+    mut each: impl FnMut(&Hit<'_>),
+) -> Result<Explorer, QueryError> {
+    let mut tally = Tally::new(position);
+    search.for_each_hit(conn, |hit| {
+        tally.hit(hit);
+        each(hit);
+    })?;
     Ok(tally.finish())
 }
 

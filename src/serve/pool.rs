@@ -71,25 +71,12 @@ impl Pool {
     {
         let _permit = self.permits.acquire().await.map_err(|_| PoolError::Busy)?;
         let pool = std::sync::Arc::clone(self);
-        let task = tokio::task::spawn_blocking(move || {
-            let conn = pool.take()?;
-            let out = {
-                let tx = conn
-                    .unchecked_transaction()
-                    .map_err(QueryError::sqlite(&conn))
-                    .map_err(PoolError::Query)?;
-                let out = read(&conn);
-                drop(tx);
-                out
-            };
-            pool.give_back(conn);
-            Ok(out?)
-        });
+        let task = tokio::task::spawn_blocking(move || pool.blocking(read));
         task.await.map_err(|e| PoolError::Stopped(e.to_string()))?
     }
 
     /// Runs `read` on a connection of the pool on this thread, in one read
-    /// transaction: before the server answers.
+    /// transaction ([`Pool::read`] runs it on a blocking thread).
     ///
     /// # Errors
     /// [`PoolError`] from opening a connection or from `read`.
