@@ -87,6 +87,15 @@ const POSITIONS: &[&str] = &[
     "1. Nf3 Nf6",
     "1. f3 e5 2. g4 Qh4#",
     "1. e4 e5 2. Nf3 Nc6 3. Bb5 a6",
+    "1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4",
+    "1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6",
+    "1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7",
+    "1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 6. Re1 b5",
+    "1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 6. Re1 b5 7. Bb3",
+    "1. d4 Nf6 2. c4 e6 3. Nf3 d5 4. Nc3",
+    "1. d4 Nf6 2. c4 e6 3. Nf3 d5 4. Nc3 Be7",
+    "1. e4 c6 2. d4 d5 3. Nc3 dxe4 4. Nxe4",
+    "1. d4 d5 2. e4 dxe4 3. Nc3 Nf6 4. f3",
 ];
 
 /// `search` for the position after `moves`.
@@ -111,7 +120,7 @@ fn compare(conn: &Connection, moves: &str) -> (Explorer, bool, u64) {
 }
 
 /// Compares every position of [`POSITIONS`]; the tree must answer those it
-/// can reach (within its plies, with games): their number.
+/// can reach (within its plies, or deep, with games): their number.
 fn compare_all(db: &Path) -> usize {
     let conn = pgnindex::db::open_read_only(db).unwrap();
     let state = tree::state(&conn).unwrap().unwrap();
@@ -120,12 +129,20 @@ fn compare_all(db: &Path) -> usize {
     for moves in POSITIONS {
         let (explorer, by_tree, _) = compare(&conn, moves);
         let plies = moves.split_whitespace().filter(|w| !w.ends_with('.')).count() as u32;
-        if plies <= state.max_ply && explorer.games > 0 {
+        if (plies <= state.max_ply || is_deep(&conn, moves)) && explorer.games > 0 {
             assert!(by_tree, "the tree answers '{moves}'");
         }
         answered += usize::from(by_tree);
     }
     answered
+}
+
+/// `true` if the position after `moves` is deep (`explorer_deep`).
+fn is_deep(conn: &Connection, moves: &str) -> bool {
+    let key = search(moves).target.unwrap().key;
+    conn.query_row("SELECT count(*) FROM explorer_deep WHERE hash = ?1", [key], |r| r.get(0))
+        .unwrap_or(0)
+        > 0
 }
 
 /// The tree's rows, in key order.
@@ -240,6 +257,86 @@ fn late_visits_are_listed_at_import_or_searched_in_the_index() {
     }
 }
 
+/// The Blackmar–Diemer gambit accepted, ply 8: reached at ply 8, at ply
+/// 12 and at ply 16 (white's and black's knights out and back, once or
+/// twice, before 6. f3 or 8. f3).
+const GAMBIT: &str = "1. d4 d5 2. e4 dxe4 3. Nc3 Nf6 4. f3 exf3";
+
+fn gambit_games(results: [&str; 3]) -> String {
+    let lines = [
+        "1. d4 d5 2. e4 dxe4 3. Nc3 Nf6 4. f3 exf3 5. Nxf3",
+        "1. d4 d5 2. e4 dxe4 3. Nc3 Nf6 4. Nf3 Nc6 5. Ng1 Nb8 6. f3 exf3 7. Nxf3",
+        "1. d4 d5 2. e4 dxe4 3. Nc3 Nf6 4. Nf3 Nc6 5. Ng1 Nb8 6. Nf3 Nc6 7. Ng1 Nb8 \
+         8. f3 exf3 9. Qxf3",
+    ];
+    lines
+        .iter()
+        .zip(results)
+        .map(|(moves, result)| format!("[Result \"{result}\"]\n\n{moves} {result}\n\n"))
+        .collect()
+}
+
+#[test]
+fn deep_positions_are_counted_past_the_tree_plies() {
+    let dir = scratch();
+    let db = dir.join("deep.db");
+    let crafted = dir.write("crafted.pgn", CRAFTED);
+    import(&db, &[arg(&crafted)]).success();
+    let conn = pgnindex::db::open_read_write(&db).unwrap();
+    assert_eq!(tree::state(&conn).unwrap().unwrap().deep_games, Some(16));
+    conn.execute("UPDATE explorer_tree_state SET deep_games = 2", []).unwrap();
+    drop(conn);
+    // Two games reach the gambit within 12 plies in this batch: it is deep
+    // from the next game on. Those games and the one reaching it at ply 16
+    // are left to the index.
+    let first = dir.write("first.pgn", gambit_games(["1-0", "0-1", "1-0"]));
+    import(&db, &[arg(&first)]).success();
+    let gambit = search(GAMBIT).target.unwrap().key;
+    let conn = pgnindex::db::open_read_only(&db).unwrap();
+    let deep_from: i64 = conn
+        .query_row("SELECT deep_from FROM explorer_deep WHERE hash = ?1", [gambit], |r| r.get(0))
+        .unwrap();
+    assert_eq!(deep_from, 11, "the crafted games and the batch's three before it");
+    let (explorer, by_tree, late) = compare(&conn, GAMBIT);
+    assert!(by_tree, "deep, no game counted yet");
+    assert_eq!((explorer.games, late), (3, 3));
+    drop(conn);
+    // The next batch's games: two counted (plies 8 and 12), the third
+    // listed late (ply 16).
+    let second = dir.write("second.pgn", gambit_games(["1/2-1/2", "1-0", "0-1"]));
+    import(&db, &[arg(&second)]).success();
+    let conn = pgnindex::db::open_read_only(&db).unwrap();
+    let counted: i64 = conn
+        .query_row("SELECT sum(games) FROM explorer_tree WHERE hash = ?1", [gambit], |r| r.get(0))
+        .unwrap();
+    assert_eq!(counted, 2);
+    let late: Vec<i64> =
+        common::column(&conn, &format!("SELECT game_id FROM explorer_late WHERE hash = {gambit}"));
+    assert_eq!(late, [13]);
+    let (explorer, by_tree, late) = compare(&conn, GAMBIT);
+    assert!(by_tree);
+    assert_eq!((explorer.games, late), (6, 4), "3 before deep_from, 1 listed");
+    drop(conn);
+    assert_tree_rebuilds_the_same(&db);
+
+    // Deletes take the counted games out again; the fixtures' games make
+    // other positions deep, each answered as the index does.
+    let deleter = pgnindex::store::delete::Deleter::open(&db).unwrap();
+    assert_eq!(deleter.delete(&[GameId::new(11), GameId::new(13)]).unwrap(), 2);
+    let conn = pgnindex::db::open_read_only(&db).unwrap();
+    let (explorer, by_tree, late) = compare(&conn, GAMBIT);
+    assert!(by_tree);
+    assert_eq!((explorer.games, late), (4, 3));
+    drop(conn);
+    import(&db, &[arg(&games_dir()), "--batch-games", "97"]).success();
+    let conn = pgnindex::db::open_read_only(&db).unwrap();
+    let deep: i64 = conn.query_row("SELECT count(*) FROM explorer_deep", [], |r| r.get(0)).unwrap();
+    assert!(deep > 20, "{deep}");
+    drop(conn);
+    compare_all(&db);
+    assert_tree_rebuilds_the_same(&db);
+}
+
 #[test]
 fn deletes_keep_the_tree_exact() {
     let dir = scratch();
@@ -313,6 +410,7 @@ fn an_upgraded_database_gets_its_tree() {
     common::games_as_schema_15(&conn);
     conn.execute_batch(
         "DROP TRIGGER explorer_tree_delete; DROP TABLE explorer_tree; DROP TABLE explorer_late; \
+         DROP TABLE explorer_deep; \
          DROP TABLE explorer_tree_state;",
     )
     .unwrap();

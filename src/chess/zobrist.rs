@@ -28,6 +28,32 @@ impl Zobrist {
     }
 }
 
+/// A hasher for keys that are uniform hashes already (Polyglot keys and
+/// other 64-bit hashes): the key is its own hash, so a table of them costs
+/// no hashing.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct KeyHasher(u64);
+
+impl std::hash::Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, key: u64) {
+        self.0 = key;
+    }
+}
+
+/// The [`std::hash::BuildHasher`] of [`KeyHasher`], for `HashMap`s and
+/// `HashSet`s keyed by a hash.
+pub type BuildKeyHasher = std::hash::BuildHasherDefault<KeyHasher>;
+
 impl std::fmt::Display for Zobrist {
     /// Sixteen lower-case hex digits.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -20,11 +20,11 @@
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use super::ColumnarError;
+use crate::chess::zobrist::BuildKeyHasher;
 use crate::store::bloom::{Bloom, BITS_PER_KEY};
 
 /// Keys in the table before it is written as a run: 3.5 M entries fill a
@@ -33,24 +33,6 @@ pub const RUN_KEYS: usize = 3_500_000;
 
 /// Records per block of a run (4 KiB), the unit a lookup reads.
 const BLOCK: usize = 256;
-
-/// A hasher for keys that are uniform hashes already: the key is the hash.
-#[derive(Default)]
-struct Identity(u64);
-
-impl Hasher for Identity {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 << 8) | u64::from(b);
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
-    }
-}
 
 /// A run of keys on disk.
 #[derive(Debug)]
@@ -68,7 +50,7 @@ struct Run {
 pub struct KeySet {
     work: PathBuf,
     run_keys: usize,
-    newest: HashMap<u64, u64, BuildHasherDefault<Identity>>,
+    newest: HashMap<u64, u64, BuildKeyHasher>,
     /// Pairs of a key the table holds already with another check (two
     /// games whose keys collide): never written to a run, so few.
     collided: Vec<(u64, u64)>,

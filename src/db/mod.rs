@@ -43,6 +43,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0018_engine_notes.sql"),
     include_str!("../../migrations/0019_compact_rows.sql"),
     include_str!("../../migrations/0020_explorer_late.sql"),
+    include_str!("../../migrations/0021_explorer_deep.sql"),
 ];
 
 /// Page size of new databases.

@@ -438,7 +438,8 @@ impl Search {
     }
 
     /// The explorer's tree for the target, when it can answer this search
-    /// (no filters, a complete tree, rows for the target's key): `row` is
+    /// (no filters, a complete tree, rows for the target's key or a deep
+    /// target): `row` is
     /// called with each tree row's move (`None`: the games end there) and
     /// counts, then `each` with the games whose first hit of the target is
     /// beyond the tree's plies, in game id order (the same hits as
@@ -449,7 +450,8 @@ impl Search {
     /// The late games come from `explorer_late` when the target is one a
     /// game from the standard start could reach within its `late_reach`
     /// plies ([`min_plies`]) and the game was stored with schema 20 or
-    /// later: one seek. Otherwise only the key's hits past the tree's plies leave
+    /// later, or when the target is a deep position (`explorer_deep`) and
+    /// the game was stored from its `deep_from` on: one seek. Otherwise only the key's hits past the tree's plies leave
     /// SQLite ([`segments::hits_after_sql`]), each game among them checked
     /// for a hit within those plies.
     ///
@@ -491,13 +493,24 @@ impl Search {
                 .collect()
             })
             .map_err(&e)?;
-        if rows.is_empty() {
+        // The games `explorer_late` lists, from `listed_from` on: a deep
+        // position's from its `deep_from`, the others' by their reach.
+        let deep_from: Option<GameId> = match state.deep_games() {
+            Some(_) => conn
+                .prepare_cached("SELECT deep_from FROM explorer_deep WHERE hash = ?1")
+                .and_then(|mut st| st.query_row([target.key], |r| r.get(0)).optional())
+                .map_err(&e)?,
+            None => None,
+        };
+        // A deep position is the tree's even before it counts a game.
+        if rows.is_empty() && deep_from.is_none() {
             return Ok(false);
         }
-        // The games `explorer_late` lists, from `listed_from` on.
-        let listed_from = state
-            .late_listed_from()
-            .filter(|_| Reach::standard().min_plies(&target.position) <= state.late_reach);
+        let listed_from = deep_from.or_else(|| {
+            state
+                .late_listed_from()
+                .filter(|_| Reach::standard().min_plies(&target.position) <= state.late_reach)
+        });
         let mut late: Vec<(GameId, Option<u16>)> = Vec::new();
         if let Some(from) = listed_from {
             let listed: Vec<(GameId, i64)> = conn

@@ -14,10 +14,10 @@
 //! `e.tsv`, line order) names it.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::LazyLock;
 
-use crate::chess::{zobrist, Position};
+use crate::chess::zobrist::{self, BuildKeyHasher};
+use crate::chess::Position;
 use crate::notation::san::San;
 
 /// The five files of the data set, in order.
@@ -40,33 +40,13 @@ pub struct Opening {
     pub pgn: &'static str,
 }
 
-/// The hasher of the table: a Polyglot key is already uniformly random.
-#[derive(Default)]
-struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 << 8) | u64::from(b);
-        }
-    }
-
-    fn write_u64(&mut self, key: u64) {
-        self.0 = key;
-    }
-}
-
 /// The table, built once per process.
 #[derive(Debug)]
 pub struct Openings {
     /// The rows, in file order.
     rows: Vec<Opening>,
     /// [`identity`] of a row's position → index of its first row.
-    by_key: HashMap<u64, u32, BuildHasherDefault<KeyHasher>>,
+    by_key: HashMap<u64, u32, BuildKeyHasher>,
     /// The most half-moves of any row: no later position is named.
     max_ply: usize,
     /// One bit per value of a key's top [`FILTER_BITS`] bits, set for the

@@ -6,19 +6,28 @@
 //! it, plus the few games that reach the position only later, instead of
 //! reading every game that reaches it.
 //!
+//! Deep positions (`explorer_deep`) extend the tree past its plies where
+//! many games go: a position that one batch finds at its first occurrence
+//! between the tree's plies and [`DEEP_PLY`] in at least
+//! [`State::deep_games`] games is counted to [`DEEP_PLY`] for every later
+//! game, and the games that reach it only past [`DEEP_PLY`] are listed in
+//! `explorer_late`. The set of deep positions lives in the writer's memory
+//! ([`DEEP_KEYS_CAP`] at most).
+//!
 //! The writer adds each batch's games in the batch's transaction
 //! ([`TreeBatch`]); [`remove_games`] takes games out before a delete. A
 //! game deleted any other way marks the tree incomplete (a trigger), and
 //! the next import or delete rebuilds it from the position index
 //! ([`ensure_complete`]).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 
 use super::rows::PositionRow;
 use super::segments;
 use crate::chess::reach::REACH_CAP;
+use crate::chess::zobrist::BuildKeyHasher;
 use crate::db::{GameId, Header};
 
 /// The plies up to which the importer does not take a position's
@@ -26,6 +35,14 @@ use crate::db::{GameId, Header};
 /// (`explorer_tree_state.max_ply`, set once by its migration). A tree of
 /// fewer plies gets no late visits listed.
 pub const LATE_AFTER: u32 = 6;
+
+/// The ply to which a deep position's games are counted.
+pub const DEEP_PLY: u32 = 12;
+
+/// The most deep positions a database gets: the writer holds them in a
+/// set (16 bytes each, 64 MiB at the cap). Past it, positions stay as they
+/// are, searched in the position index.
+pub const DEEP_KEYS_CAP: usize = 1 << 22;
 
 /// `explorer_tree.next_move` of games that end in the position.
 pub const ENDED: i64 = -1;
@@ -97,6 +114,9 @@ pub struct State {
     /// [`crate::chess::reach::min_plies`] from the standard start is at
     /// most this.
     pub late_reach: u32,
+    /// The games of one batch that make a position deep; `None` before
+    /// schema 21 (no position is).
+    pub deep_games: Option<u32>,
 }
 
 impl State {
@@ -106,6 +126,13 @@ impl State {
     pub fn late_listed_from(&self) -> Option<GameId> {
         self.late_from.filter(|_| self.max_ply >= LATE_AFTER)
     }
+
+    /// The games of a batch that make a position deep, if this tree has
+    /// deep positions: it needs the late visits listed (a deep position's
+    /// late games are) and fewer plies than [`DEEP_PLY`].
+    pub fn deep_games(&self) -> Option<u32> {
+        self.deep_games.filter(|_| self.late_listed_from().is_some() && self.max_ply < DEEP_PLY)
+    }
 }
 
 /// The tree's state; `None` for a database without a tree (schema older
@@ -114,28 +141,24 @@ impl State {
 /// # Errors
 /// Database errors.
 pub fn state(conn: &Connection) -> rusqlite::Result<Option<State>> {
-    if let Ok(mut st) =
-        conn.prepare("SELECT max_ply, complete, late_from, late_reach FROM explorer_tree_state")
-    {
-        return st
-            .query_row([], |r| {
-                let late_from: Option<i64> = r.get(2)?;
-                let late_reach: i64 = r.get(3)?;
-                Ok(State {
-                    max_ply: r.get(0)?,
-                    complete: r.get(1)?,
-                    late_from: late_from
-                        .map(|id| GameId::new(id.clamp(0, i64::from(u32::MAX)) as u32)),
-                    late_reach: late_reach.clamp(0, i64::from(REACH_CAP)) as u32,
-                })
-            })
-            .optional();
-    }
-    let Ok(mut st) = conn.prepare("SELECT max_ply, complete FROM explorer_tree_state") else {
-        return Ok(None);
-    };
+    // The columns each schema added, read where present.
+    let Ok(mut st) = conn.prepare("SELECT * FROM explorer_tree_state") else { return Ok(None) };
+    let column = |name: &str| st.column_index(name).ok();
+    let (late_from, late_reach, deep_games) =
+        (column("late_from"), column("late_reach"), column("deep_games"));
+    let clamp = |n: i64, max: u32| n.clamp(0, i64::from(max)) as u32;
     st.query_row([], |r| {
-        Ok(State { max_ply: r.get(0)?, complete: r.get(1)?, late_from: None, late_reach: 0 })
+        let late_from: Option<i64> = late_from.map(|i| r.get(i)).transpose()?.flatten();
+        let late_reach: Option<i64> = late_reach.map(|i| r.get(i)).transpose()?;
+        let deep_games: Option<i64> = deep_games.map(|i| r.get(i)).transpose()?;
+        Ok(State {
+            max_ply: r.get("max_ply")?,
+            complete: r.get("complete")?,
+            late_from: late_from.map(|id| GameId::new(clamp(id, u32::MAX))),
+            late_reach: late_reach.map_or(0, |n| clamp(n, REACH_CAP)),
+            // At least one game: zero would make every position deep.
+            deep_games: deep_games.map(|n| clamp(n, u32::MAX).max(1)),
+        })
     })
     .optional()
 }
@@ -156,7 +179,7 @@ pub fn ensure_complete(conn: &Connection) -> rusqlite::Result<Option<State>> {
     let temp_store: i64 = conn.query_row("PRAGMA temp_store", [], |r| r.get(0))?;
     conn.pragma_update(None, "temp_store", "FILE")?;
     let rebuilt = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)
-        .and_then(|tx| rebuild(&tx, state.max_ply).and_then(|()| tx.commit()));
+        .and_then(|tx| rebuild(&tx, state).and_then(|()| tx.commit()));
     conn.pragma_update(None, "temp_store", temp_store)?;
     rebuilt?;
     Ok(Some(State { complete: true, ..state }))
@@ -164,8 +187,16 @@ pub fn ensure_complete(conn: &Connection) -> rusqlite::Result<Option<State>> {
 
 /// Fills the tree from the `positions` view and the games, and marks it
 /// complete. Runs inside the caller's transaction.
-fn rebuild(conn: &Connection, max_ply: u32) -> rusqlite::Result<()> {
+fn rebuild(conn: &Connection, state: State) -> rusqlite::Result<()> {
     conn.execute("DELETE FROM explorer_tree", [])?;
+    // A deep position's games from its `deep_from` count to DEEP_PLY.
+    let (deep_rows, deep_games) = match state.deep_games {
+        Some(_) => (
+            format!(" OR ply <= {DEEP_PLY} AND hash IN (SELECT hash FROM explorer_deep)"),
+            " OR f.game_id >= (SELECT deep_from FROM explorer_deep AS d WHERE d.hash = f.hash)",
+        ),
+        None => (String::new(), ""),
+    };
     // The first occurrence of each position in each game (SQLite takes a
     // bare column from the row of the group's min()), then summed by move.
     conn.execute(
@@ -180,12 +211,13 @@ fn rebuild(conn: &Connection, max_ply: u32) -> rusqlite::Result<()> {
              count(g.white_elo) + count(g.black_elo), \
              max(CASE WHEN {} THEN g.date END) \
              FROM (SELECT hash, game_id, min(ply) AS ply, next_move FROM positions \
-                   WHERE ply <= ?1 GROUP BY hash, game_id) AS f \
+                   WHERE ply <= ?1{deep_rows} GROUP BY hash, game_id) AS f \
              JOIN games AS g ON g.id = f.game_id \
+             WHERE f.ply <= ?1{deep_games} \
              GROUP BY f.hash, coalesce(f.next_move, {ENDED})",
             known_year_sql("g.date")
         ),
-        [max_ply],
+        [state.max_ply],
     )?;
     conn.execute("UPDATE explorer_tree_state SET complete = 1", []).map(drop)
 }
@@ -198,50 +230,118 @@ pub struct TreeBatch {
     max_ply: u32,
     late_reach: u32,
     rows: HashMap<(i64, i64), Counts>,
-    /// The positions of the game being added seen so far (reused).
+    /// The positions of the game being added seen so far, to the tree's
+    /// plies or to [`DEEP_PLY`] (reused).
     seen: Vec<i64>,
     /// `explorer_late` rows, `(hash, game_id, next_move)`; `None` for a
     /// database without the table.
     late: Option<Vec<(i64, i64, i64)>>,
+    /// `None` for a tree without deep positions.
+    deep: Option<Deep>,
+}
+
+/// The writer's deep positions, and the batch's candidates.
+#[derive(Debug, Default)]
+struct Deep {
+    /// [`State::deep_games`].
+    games: u32,
+    /// The deep positions the database holds.
+    keys: HashSet<i64, BuildKeyHasher>,
+    /// The batch's games at their first occurrence of a position that is
+    /// not deep, past the tree's plies, to [`DEEP_PLY`], and that
+    /// `explorer_late` does not list by its reach.
+    candidates: HashMap<i64, u32, BuildKeyHasher>,
+    /// The positions this batch made deep, until its commit.
+    added: Vec<i64>,
+    /// The batch's last game.
+    last_id: Option<GameId>,
 }
 
 impl TreeBatch {
-    /// An empty batch for a tree of `state`.
-    pub fn new(state: State) -> TreeBatch {
-        TreeBatch {
+    /// An empty batch for a tree of `state`, with the deep positions
+    /// `conn` holds.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub fn new(conn: &Connection, state: State) -> rusqlite::Result<TreeBatch> {
+        let deep = match state.deep_games() {
+            Some(games) => {
+                let keys = conn
+                    .prepare("SELECT hash FROM explorer_deep")?
+                    .query_map([], |r| r.get(0))?
+                    .collect::<rusqlite::Result<_>>()?;
+                Some(Deep { games, keys, ..Deep::default() })
+            }
+            None => None,
+        };
+        Ok(TreeBatch {
             max_ply: state.max_ply,
             late_reach: state.late_reach,
             late: state.late_listed_from().map(|_| Vec::new()),
+            deep,
             ..TreeBatch::default()
-        }
+        })
     }
 
     /// Counts a stored game: its id, position rows (in ply order) and
     /// header.
     pub fn add(&mut self, id: GameId, positions: &[PositionRow], header: &Header) {
         self.seen.clear();
-        for p in positions.iter().take_while(|p| p.ply <= self.max_ply) {
-            if self.seen.contains(&p.hash) {
-                continue;
-            }
-            self.seen.push(p.hash);
+        let count = |rows: &mut HashMap<(i64, i64), Counts>, p: &PositionRow| {
             let next_move = p.next_move.map_or(ENDED, i64::from);
-            self.rows.entry((p.hash, next_move)).or_default().add_game(
+            rows.entry((p.hash, next_move)).or_default().add_game(
                 header.result.as_deref(),
                 [header.white_elo, header.black_elo],
                 header.date.as_deref(),
             );
+        };
+        let mut past = 0;
+        for p in positions.iter().take_while(|p| p.ply <= self.max_ply) {
+            past += 1;
+            if !self.seen.contains(&p.hash) {
+                self.seen.push(p.hash);
+                count(&mut self.rows, p);
+            }
         }
         let Some(late) = &mut self.late else { return };
         let game = late.len();
-        for p in positions.iter().skip_while(|p| p.ply <= self.max_ply) {
-            if u32::from(p.reach) > self.late_reach
-                || self.seen.contains(&p.hash)
-                || late[game..].iter().any(|l| l.0 == p.hash)
-            {
-                continue;
+        let late_row =
+            |p: &PositionRow| (p.hash, i64::from(id), p.next_move.map_or(ENDED, i64::from));
+        for (i, p) in positions.iter().enumerate().skip(past) {
+            let listed = u32::from(p.reach) <= self.late_reach;
+            match &mut self.deep {
+                Some(deep) if p.ply <= DEEP_PLY => {
+                    if self.seen.contains(&p.hash) {
+                        continue;
+                    }
+                    self.seen.push(p.hash);
+                    if listed {
+                        late.push(late_row(p));
+                    } else if deep.keys.contains(&p.hash) {
+                        count(&mut self.rows, p);
+                    } else {
+                        *deep.candidates.entry(p.hash).or_default() += 1;
+                    }
+                }
+                _ if listed => {
+                    let first =
+                        !self.seen.contains(&p.hash) && !late[game..].iter().any(|l| l.0 == p.hash);
+                    if first {
+                        late.push(late_row(p));
+                    }
+                }
+                // A deep position first reached past DEEP_PLY.
+                Some(deep)
+                    if deep.keys.contains(&p.hash)
+                        && !positions[..i].iter().any(|q| q.hash == p.hash) =>
+                {
+                    late.push(late_row(p));
+                }
+                _ => {}
             }
-            late.push((p.hash, i64::from(id), p.next_move.map_or(ENDED, i64::from)));
+        }
+        if let Some(deep) = &mut self.deep {
+            deep.last_id = Some(id);
         }
     }
 
@@ -251,6 +351,9 @@ impl TreeBatch {
     /// # Errors
     /// Database errors.
     pub fn write(&mut self, conn: &Connection) -> rusqlite::Result<()> {
+        if let Some(deep) = &mut self.deep {
+            deep.write(conn)?;
+        }
         if let Some(late) = &mut self.late {
             late.sort_unstable();
             let mut st = conn.prepare_cached(
@@ -298,6 +401,45 @@ impl TreeBatch {
         if let Some(late) = &mut self.late {
             late.clear();
         }
+        if let Some(deep) = &mut self.deep {
+            deep.candidates.clear();
+            deep.added.clear();
+        }
+    }
+
+    /// The batch's transaction committed: the positions it made deep are
+    /// counted to [`DEEP_PLY`] from the next batch on.
+    pub fn committed(&mut self) {
+        if let Some(deep) = &mut self.deep {
+            deep.keys.extend(deep.added.drain(..));
+        }
+    }
+}
+
+impl Deep {
+    /// Makes deep the candidates with enough games, from the game after the
+    /// batch's last (the batch's late visits of them are not listed), and
+    /// empties the candidates.
+    fn write(&mut self, conn: &Connection) -> rusqlite::Result<()> {
+        let games = self.games;
+        let room = DEEP_KEYS_CAP.saturating_sub(self.keys.len());
+        let mut chosen: Vec<(i64, u32)> =
+            self.candidates.drain().filter(|&(_, n)| n >= games).collect();
+        // The most played first, should the cap leave room for some only.
+        if chosen.len() > room {
+            chosen.sort_unstable_by_key(|&(hash, n)| (std::cmp::Reverse(n), hash));
+            chosen.truncate(room);
+        }
+        self.added = chosen.into_iter().map(|(hash, _)| hash).collect();
+        self.added.sort_unstable();
+        let Some(last) = self.last_id.filter(|_| !self.added.is_empty()) else { return Ok(()) };
+        let mut st = conn.prepare_cached(
+            "INSERT OR IGNORE INTO explorer_deep (hash, deep_from) VALUES (?1, ?2)",
+        )?;
+        for &hash in &self.added {
+            st.execute(params![hash, i64::from(last) + 1])?;
+        }
+        Ok(())
     }
 }
 
@@ -322,6 +464,12 @@ pub fn remove_games(conn: &Connection, ids: &[GameId]) -> rusqlite::Result<Delet
     ids.sort_unstable();
     ids.dedup();
     let mut hits = conn.prepare(&hits_sql)?;
+    // Past the tree's plies, a deep position's games from its `deep_from`.
+    let deep_ply = if state.deep_games().is_some() { DEEP_PLY } else { state.max_ply };
+    let mut deep_from = match state.deep_games {
+        Some(_) => Some(conn.prepare("SELECT deep_from FROM explorer_deep WHERE hash = ?1")?),
+        None => None,
+    };
     let mut game = conn.prepare(
         "SELECT start_fen, moves, result, white_elo, black_elo, date FROM games \
          WHERE id = ?1 AND final_fen IS NOT NULL",
@@ -335,7 +483,7 @@ pub fn remove_games(conn: &Connection, ids: &[GameId]) -> rusqlite::Result<Delet
             .optional()?;
         // No such game, or one whose FEN tag could not be read: no rows.
         let Some((start_fen, moves, result, white_elo, black_elo, date)) = row else { continue };
-        let Some(keys) = keys(start_fen.as_deref(), &moves, state.max_ply) else {
+        let Some(keys) = keys(start_fen.as_deref(), &moves, deep_ply) else {
             removed.exact = false;
             continue;
         };
@@ -348,7 +496,13 @@ pub fn remove_games(conn: &Connection, ids: &[GameId]) -> rusqlite::Result<Delet
                 .min_by_key(|&(_, ply, _)| ply);
             let Some((_, ply, next_move)) = first else { continue };
             if u32::from(ply) > state.max_ply {
-                continue;
+                let Some(st) = deep_from.as_mut().filter(|_| u32::from(ply) <= deep_ply) else {
+                    continue;
+                };
+                let from: Option<i64> = st.query_row([key], |r| r.get(0)).optional()?;
+                if from.is_none_or(|from| i64::from(id) < from) {
+                    continue;
+                }
             }
             let next_move = next_move.map_or(ENDED, i64::from);
             removed.rows.entry((key, next_move)).or_default().add_game(
@@ -415,7 +569,8 @@ impl DeletedGames {
             "SELECT max(CASE WHEN {} THEN g.date END) \
              FROM (SELECT game_id, min(ply) AS ply, next_move FROM positions WHERE hash = ?1 \
                    GROUP BY game_id) AS f JOIN games AS g ON g.id = f.game_id \
-             WHERE f.ply <= ?3 AND coalesce(f.next_move, {ENDED}) = ?2",
+             WHERE (f.ply <= ?3 OR f.ply <= {DEEP_PLY} AND f.game_id >= ?4) \
+             AND coalesce(f.next_move, {ENDED}) = ?2",
             known_year_sql("g.date")
         ))?;
         let mut set_date = conn.prepare(
@@ -441,8 +596,19 @@ impl DeletedGames {
             if games <= 0 {
                 drop_row.execute(params![hash, next_move])?;
             } else if c.last_date.is_some() && c.last_date >= last {
-                let date: Option<String> =
-                    last_date.query_row(params![hash, next_move, state.max_ply], |r| r.get(0))?;
+                let deep_from: Option<i64> = match state.deep_games {
+                    Some(_) => conn
+                        .query_row(
+                            "SELECT deep_from FROM explorer_deep WHERE hash = ?1",
+                            [hash],
+                            |r| r.get(0),
+                        )
+                        .optional()?,
+                    None => None,
+                };
+                let deep_from = deep_from.unwrap_or(i64::MAX);
+                let date: Option<String> = last_date
+                    .query_row(params![hash, next_move, state.max_ply, deep_from], |r| r.get(0))?;
                 set_date.execute(params![hash, next_move, date])?;
             }
         }
@@ -482,8 +648,10 @@ mod tests {
             complete: true,
             late_from: Some(GameId::new(1)),
             late_reach: 3,
+            deep_games: None,
         };
-        let mut batch = TreeBatch::new(state);
+        let conn = Connection::open_in_memory().unwrap();
+        let mut batch = TreeBatch::new(&conn, state).unwrap();
         // Position 7 again at ply 2 and at ply 8 (past the tree's plies).
         let mut game = vec![row(7, 0, Some(1)), row(8, 1, Some(2)), row(7, 2, Some(3))];
         game.extend([row(9, 3, Some(4)), row(20, 4, Some(5)), row(21, 5, Some(6))]);
@@ -502,8 +670,67 @@ mod tests {
         // occurrence, unless the game had it earlier.
         assert_eq!(batch.late.as_deref(), Some(&[(11, 1, 6), (10, 2, 5)][..]));
         // A tree of fewer plies than the reach was taken past lists none.
-        let shallow = TreeBatch::new(State { max_ply: 3, ..state });
+        let shallow = TreeBatch::new(&conn, State { max_ply: 3, ..state }).unwrap();
         assert!(shallow.late.is_none());
         assert_eq!(shallow.late_reach, 3);
+    }
+
+    #[test]
+    fn a_position_two_games_of_a_batch_reach_past_the_plies_is_counted_from_the_next_batch() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE explorer_deep (hash INTEGER PRIMARY KEY, deep_from); \
+             CREATE TABLE explorer_late (hash, game_id, next_move, PRIMARY KEY (hash, game_id)); \
+             CREATE TABLE explorer_tree (hash, next_move, games, white_wins, draws, black_wins, \
+             elo_sum, elo_count, last_date, PRIMARY KEY (hash, next_move))",
+        )
+        .unwrap();
+        let state = State {
+            max_ply: LATE_AFTER,
+            complete: true,
+            late_from: Some(GameId::new(1)),
+            late_reach: 3,
+            deep_games: Some(2),
+        };
+        let mut batch = TreeBatch::new(&conn, state).unwrap();
+        let row = |hash, ply| PositionRow { hash, ply, next_move: Some(ply as u16), reach: 5 };
+        // 50 at ply 8 in two games, 51 at ply 9 in one, 50 again at ply 13.
+        let game = |late: i64| -> Vec<PositionRow> {
+            let mut rows: Vec<_> = (0..=6).map(|ply| row(100 + i64::from(ply), ply)).collect();
+            rows.extend([row(60, 7), row(50, 8), row(late, 9), row(61, 10), row(62, 11)]);
+            rows.extend([row(63, 12), row(50, 13), row(64, 14)]);
+            rows
+        };
+        batch.add(GameId::new(1), &game(51), &Header::default());
+        batch.add(GameId::new(2), &game(52), &Header::default());
+        // Before its batch commits, no position is deep.
+        assert_eq!(batch.rows.len(), 7);
+        batch.write(&conn).unwrap();
+        let deep: Vec<(i64, i64)> = conn
+            .prepare("SELECT hash, deep_from FROM explorer_deep ORDER BY hash")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert_eq!(deep, [(50, 3), (60, 3), (61, 3), (62, 3), (63, 3)]);
+        batch.committed();
+        // A later game counts 50 at ply 8, and lists its late visit of 62
+        // (reached first at ply 14) and not that of 50 (ply 13, counted).
+        let mut later: Vec<_> = (0..=6).map(|ply| row(200 + i64::from(ply), ply)).collect();
+        later.extend([row(50, 7), row(70, 8), row(50, 13), row(62, 14), row(62, 15)]);
+        batch.add(GameId::new(3), &later, &Header::default());
+        assert_eq!(batch.rows[&(50, 7)].games, 1);
+        assert!(!batch.rows.contains_key(&(70, 8)));
+        assert_eq!(batch.late.as_deref(), Some(&[(62, 3, 14)][..]));
+        // A rolled-back batch makes nothing deep.
+        batch.add(GameId::new(4), &later, &Header::default());
+        batch.add(GameId::new(5), &later, &Header::default());
+        batch.clear();
+        batch.committed();
+        assert_eq!(batch.deep.as_ref().unwrap().keys.len(), 5);
+        // Without the schema's column, no position is deep.
+        let old = TreeBatch::new(&conn, State { deep_games: None, ..state }).unwrap();
+        assert!(old.deep.is_none());
     }
 }

@@ -506,7 +506,10 @@ impl Writer {
         segments::drop_orphans(writer.conn()).map_err(|e| writer.sqlite(e))?;
         segments::refresh_view(writer.conn()).map_err(|e| writer.sqlite(e))?;
         let tree = tree::ensure_complete(writer.conn()).map_err(|e| writer.sqlite(e))?;
-        writer.tree = tree.map(TreeBatch::new);
+        writer.tree = tree
+            .map(|state| TreeBatch::new(writer.conn(), state))
+            .transpose()
+            .map_err(|e| writer.sqlite(e))?;
         // Past deleted games too: their index rows may remain until a
         // vacuum, and their `import_errors` rows stay, and neither must
         // become a new game's. (`import_errors` has no index on game_id:
@@ -1010,6 +1013,9 @@ impl Writer {
         self.in_transaction = false;
         self.tag_names.committed();
         self.texts.committed();
+        if let Some(tree) = &mut self.tree {
+            tree.committed();
+        }
         self.image_slot.clear(self.db.borrow_owner()).map_err(|e| self.sqlite(e))?;
         self.batch_games = 0;
         let after_commit = |conn: &Connection| match &self.checkpointer {
