@@ -2,7 +2,7 @@
 # The Spark SQL of docs/scale.md run by Spark in local mode on a lake of
 # two shards, each statement in turn, every answer compared with DuckDB's
 # on the same files (DuckDB's answers are held to SQLite's by
-# tests/parquet.rs), and the games counted through the views of one game
+# tests/it/parquet.rs), and the games counted through the views of one game
 # per dedupe key compared with one database of both inputs.
 #
 #   benches/spark-lake.sh INPUT1 INPUT2

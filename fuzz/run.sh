@@ -3,7 +3,7 @@
 # seeding the corpora first if they are missing, and prints one line per
 # target: executions, seconds, coverage, and whether a crash was found
 # (crashes land in fuzz/artifacts/TARGET/; turn each into a test in
-# tests/fuzz_regressions.rs). Usage, from the repository root:
+# tests/it/fuzz_regressions.rs). Usage, from the repository root:
 #
 #     fuzz/run.sh [SECONDS] [TARGET...]
 #

@@ -1,7 +1,7 @@
 """Calls a running `pgnindex serve` through berserk, the Python client of
 lichess's API, and prints one JSON line per call: the call, what berserk
 returned, and the `pgnindex explore` arguments that ask the same question
-(tests/serve.rs compares the counts).
+(tests/it/serve.rs compares the counts).
 
     python3 tests/serve_berserk.py http://127.0.0.1:PORT
 """

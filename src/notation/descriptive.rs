@@ -1480,7 +1480,7 @@ mod tests {
     fn written_moves_read_back() {
         // Every legal move of random play, in both styles with and without
         // check marks, reads back as itself (the proptest in
-        // tests/roundtrip.rs does more).
+        // tests/it/roundtrip.rs does more).
         let mut count = 0;
         crate::chess::position::random_play(0x2545_f491_4f6c_dd1d, 300, |pos| {
             let mut legal = MoveList::new();

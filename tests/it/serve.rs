@@ -1,0 +1,596 @@
+//! `pgnindex serve`: lichess's explorer API over a real server process,
+//! its counts against `pgnindex explore`, its refusals, and berserk (the
+//! Python client of lichess's API) as a real client.
+
+use crate::common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use common::{arg, fixture, scratch};
+
+/// A running `pgnindex serve`, stopped by SIGTERM when dropped.
+struct Server {
+    child: Child,
+    addr: SocketAddr,
+    stderr: std::sync::mpsc::Receiver<String>,
+}
+
+impl Server {
+    fn start(db: &Path, extra: &[&str]) -> Server {
+        let mut child = common::command()
+            .args(["serve", "--db", arg(db), "--bind", "127.0.0.1:0"])
+            .args(extra)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("pgnindex serve starts");
+        let (tx, rx) = std::sync::mpsc::channel();
+        let stderr = child.stderr.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let line =
+            rx.recv_timeout(Duration::from_secs(30)).expect("the server says where it listens");
+        let addr = line
+            .split("http://")
+            .nth(1)
+            .and_then(|rest| rest.split('/').next())
+            .and_then(|a| a.parse().ok())
+            .unwrap_or_else(|| panic!("no address in {line:?}"));
+        Server { child, addr, stderr: rx }
+    }
+
+    /// One request; the status, the headers (lower-case names) and the body.
+    fn request(&self, method: &str, target: &str) -> (u16, Vec<(String, String)>, String) {
+        let mut stream = TcpStream::connect(self.addr).unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+        write!(
+            stream,
+            "{method} {target} HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer lip_x\r\nConnection: close\r\n\r\n",
+            self.addr
+        )
+        .unwrap();
+        let mut raw = Vec::new();
+        stream.read_to_end(&mut raw).unwrap();
+        let text = String::from_utf8(raw).expect("UTF-8 answer");
+        let (head, body) = text.split_once("\r\n\r\n").expect("a complete answer");
+        let mut lines = head.lines();
+        let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
+        let headers = lines
+            .filter_map(|l| l.split_once(':'))
+            .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+            .collect();
+        (status, headers, body.to_string())
+    }
+
+    fn get_json(&self, target: &str) -> Value {
+        let (status, _, body) = self.request("GET", target);
+        assert_eq!(status, 200, "{target}: {body}");
+        serde_json::from_str(body.trim()).unwrap_or_else(|e| panic!("{target}: {e}: {body}"))
+    }
+
+    /// Stops the server as Ctrl-C would; its exit status and last line.
+    fn stop(mut self) -> (std::process::ExitStatus, String) {
+        // SAFETY: kill(2) on our own child's pid.
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+        let status = self.child.wait().unwrap();
+        let rest: Vec<String> = self.stderr.try_iter().collect();
+        (status, rest.join("\n"))
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A database of the lichess, chess.com and OTB fixtures.
+fn database(dir: &common::Scratch) -> std::path::PathBuf {
+    let db = dir.join("games.db");
+    let games = common::games_dir();
+    common::import(
+        &db,
+        &[
+            arg(&games.join("lichess/chessjs-benchmark-lichess-2013.pgn")),
+            arg(&games.join("lichess/lichess_DannyTheDonkey_2019-01-29.pgn")),
+            arg(&games.join("chesscom/schmitz874-chesscom-live.pgn")),
+            arg(&games.join("otb/twic-01-232games.pgn")),
+        ],
+    )
+    .success();
+    db
+}
+
+/// The rows of `explore --format json`.
+fn explore_rows(db: &Path, args: &[&str]) -> Vec<Value> {
+    let out = common::pgnindex()
+        .args(["explore", "--db", arg(db), "--format", "json"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// `explore --format json` rows: uci → (white, draws, black).
+fn explore_counts(db: &Path, args: &[&str]) -> Vec<(String, u64, u64, u64)> {
+    explore_rows(db, args)
+        .iter()
+        .map(|r| {
+            let n = |k: &str| r[k].as_u64().unwrap();
+            (r["uci"].as_str().unwrap().to_string(), n("white_wins"), n("draws"), n("black_wins"))
+        })
+        .collect()
+}
+
+/// `explore --format json` rows: uci → average rating.
+fn explore_averages(db: &Path, args: &[&str]) -> Vec<(String, Option<i64>)> {
+    let mut averages: Vec<(String, Option<i64>)> = explore_rows(db, args)
+        .iter()
+        .map(|r| (r["uci"].as_str().unwrap().to_string(), r["avg_elo"].as_i64()))
+        .collect();
+    averages.sort();
+    averages
+}
+
+/// The explorer's moves in the same form, castling back to the king's
+/// two-square move as `explore` writes it.
+fn api_counts(answer: &Value) -> Vec<(String, u64, u64, u64)> {
+    answer["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            let uci = match m["uci"].as_str().unwrap() {
+                "e1h1" if m["san"].as_str().unwrap().starts_with("O-O") => "e1g1",
+                "e1a1" if m["san"].as_str().unwrap().starts_with("O-O") => "e1c1",
+                "e8h8" if m["san"].as_str().unwrap().starts_with("O-O") => "e8g8",
+                "e8a8" if m["san"].as_str().unwrap().starts_with("O-O") => "e8c8",
+                other => other,
+            };
+            let n = |k: &str| m[k].as_u64().unwrap();
+            (uci.to_string(), n("white"), n("draws"), n("black"))
+        })
+        .collect()
+}
+
+#[test]
+fn explorer_counts_equal_explore() {
+    let dir = scratch();
+    let db = database(&dir);
+    let server = Server::start(&db, &[]);
+    let cases: [(&str, &[&str]); 8] = [
+        ("/lichess?moves=100", &[]),
+        // Past the tree's plies: every game's summary read.
+        (
+            "/lichess?play=e2e4,c7c5,g1f3,d7d6,d2d4,c5d4,f3d4&moves=100",
+            &["--moves", "e2e4 c7c5 g1f3 d7d6 d2d4 c5d4 f3d4"],
+        ),
+        ("/lichess?play=e2e4,c7c5&moves=100", &["--moves", "e2e4 c7c5"]),
+        (
+            "/lichess?play=e2e4&speeds=bullet,blitz&moves=100",
+            &["--moves", "e2e4", "--speed", "bullet,blitz"],
+        ),
+        (
+            "/lichess?play=e2e4&ratings=1600,1800,2000&since=2017-12&until=2021-06&moves=100",
+            &[
+                "--moves",
+                "e2e4",
+                "--rating-group",
+                "1600,1800,2000",
+                "--since",
+                "2017-12",
+                "--until",
+                "2021-06",
+            ],
+        ),
+        (
+            "/masters?play=d2d4,g8f6&since=1990&moves=100",
+            &["--moves", "d2d4 g8f6", "--since", "1990"],
+        ),
+        (
+            "/player?player=dannythedonkey&color=white&play=e2e4&moves=100",
+            &["--moves", "e2e4", "--white", "dannythedonkey", "--exact-names"],
+        ),
+        (
+            "/lichess?fen=rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R_b_KQkq_-_1_2&moves=100",
+            &["--fen", "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2"],
+        ),
+    ];
+    for (target, args) in cases {
+        let answer = server.get_json(target);
+        let expected = explore_counts(&db, args);
+        assert!(!expected.is_empty(), "{target}: the case tests nothing");
+        let mut got = api_counts(&answer);
+        let mut want = expected.clone();
+        got.sort();
+        want.sort();
+        assert_eq!(got, want, "{target}");
+        let mut averages: Vec<(String, Option<i64>)> = api_counts(&answer)
+            .into_iter()
+            .zip(answer["moves"].as_array().unwrap())
+            .map(|(row, m)| (row.0, m["averageRating"].as_i64()))
+            .collect();
+        averages.sort();
+        assert_eq!(averages, explore_averages(&db, args), "{target}: average ratings");
+        let total = |i: usize| expected.iter().map(|r| [r.1, r.2, r.3][i]).sum::<u64>();
+        assert_eq!(
+            (answer["white"].as_u64(), answer["draws"].as_u64(), answer["black"].as_u64()),
+            (Some(total(0)), Some(total(1)), Some(total(2))),
+            "{target}"
+        );
+    }
+    // `moves` limits the rows, most played first.
+    let two = server.get_json("/lichess?moves=2");
+    assert_eq!(two["moves"].as_array().unwrap().len(), 2);
+    assert_eq!(two["moves"][0]["uci"], "e2e4");
+}
+
+#[test]
+fn answers_have_lichess_s_fields() {
+    let dir = scratch();
+    let db = database(&dir);
+    let server = Server::start(&db, &[]);
+    let a = server.get_json("/lichess?play=e2e4,c7c5&history=true");
+    assert_eq!(a["opening"]["eco"], "B20");
+    assert_eq!(a["opening"]["name"], "Sicilian Defense");
+    let m = &a["moves"][0];
+    for field in ["uci", "san", "averageRating", "white", "draws", "black", "game", "opening"] {
+        assert!(m.get(field).is_some(), "moves[0] has no {field}: {m}");
+    }
+    let top = a["topGames"].as_array().unwrap();
+    let recent = a["recentGames"].as_array().unwrap();
+    assert_eq!((top.len(), recent.len()), (4, 4), "lichess lists 4 of each");
+    let g = &top[0];
+    for field in ["uci", "id", "winner", "white", "black", "year", "month"] {
+        assert!(g.get(field).is_some(), "topGames[0] has no {field}: {g}");
+    }
+    assert!(g["white"]["name"].is_string() && g["white"]["rating"].is_i64());
+    // Top games by average rating, best first.
+    let avg =
+        |g: &Value| g["white"]["rating"].as_i64().unwrap() + g["black"]["rating"].as_i64().unwrap();
+    assert!(top.windows(2).all(|w| avg(&w[0]) >= avg(&w[1])), "{top:?}");
+    // Recent: the games stored last.
+    let ids: Vec<u64> = recent.iter().map(|g| g["id"].as_str().unwrap().parse().unwrap()).collect();
+    assert!(ids.windows(2).all(|w| w[0] > w[1]), "{ids:?}");
+    let history = a["history"].as_array().unwrap();
+    assert!(!history.is_empty());
+    let months: Vec<&str> = history.iter().map(|h| h["month"].as_str().unwrap()).collect();
+    assert!(months.windows(2).all(|w| w[0] < w[1]));
+    // A move one game played names the game; it is listed by id.
+    let single = a["moves"].as_array().unwrap().iter().find(|m| {
+        m["white"].as_u64().unwrap() + m["draws"].as_u64().unwrap() + m["black"].as_u64().unwrap()
+            == 1
+    });
+    if let Some(single) = single {
+        assert!(single["game"]["id"].is_string(), "{single}");
+    }
+    // Castling is written king takes rook, as lichess does.
+    let castles = server.get_json("/lichess?play=e2e4,e7e5,g1f3,b8c6,f1c4,g8f6&moves=50");
+    let ucis: Vec<&str> =
+        castles["moves"].as_array().unwrap().iter().map(|m| m["uci"].as_str().unwrap()).collect();
+    assert!(ucis.contains(&"e1h1"), "{ucis:?}");
+    // /masters: top games only, no speed or mode.
+    let masters = server.get_json("/masters?play=d2d4");
+    assert!(masters.get("recentGames").is_none());
+    let g = &masters["topGames"][0];
+    assert!(g.get("speed").is_none() && g.get("mode").is_none(), "{g}");
+    // /player: ND-JSON, one line; recent games only.
+    let (status, headers, body) =
+        server.request("GET", "/player?player=DannyTheDonkey&color=black");
+    assert_eq!(status, 200);
+    assert!(
+        headers.contains(&("content-type".into(), "application/x-ndjson".into())),
+        "{headers:?}"
+    );
+    assert_eq!(body.lines().count(), 1);
+    let p: Value = serde_json::from_str(body.trim()).unwrap();
+    assert!(p.get("topGames").is_none() && p["recentGames"].as_array().unwrap().len() <= 8);
+    // The old routes answer as the new ones.
+    assert_eq!(server.get_json("/master?play=d2d4"), masters);
+}
+
+#[test]
+fn game_pgn_is_show_s() {
+    let dir = scratch();
+    let db = database(&dir);
+    let server = Server::start(&db, &[]);
+    let show = common::pgnindex().args(["show", "--db", arg(&db), "7"]).output().unwrap();
+    assert!(show.status.success());
+    for route in ["/masters/pgn/7", "/master/pgn/7"] {
+        let (status, headers, body) = server.request("GET", route);
+        assert_eq!(status, 200);
+        assert!(headers.contains(&("content-type".into(), "application/x-chess-pgn".into())));
+        assert_eq!(body.as_bytes(), show.stdout, "{route}");
+    }
+    let (status, _, body) = server.request("GET", "/masters/pgn/99999");
+    assert_eq!((status, body.trim()), (404, "not found: no game 99999"));
+}
+
+#[test]
+fn bad_requests_get_a_reason_and_the_server_stays_up() {
+    let dir = scratch();
+    let db = database(&dir);
+    let server = Server::start(&db, &[]);
+    let long_play = format!("/lichess?play={}", "g1f3,g8f6,f3g1,f6g8,".repeat(600));
+    let cases: Vec<(&str, String, u16, &str)> = vec![
+        ("GET", "/lichess?fen=rnbqkbnr/pppppppp/8/8".into(), 400, "bad request: fen "),
+        ("GET", "/lichess?fen=8/8/8/8/8/8/8/8_w_-_-".into(), 400, "bad request: fen "),
+        ("GET", "/lichess?fen=%FF%FE".into(), 400, "bad request: fen "),
+        ("GET", "/lichess?play=e2e5".into(), 400, "bad request: play: move 1 \"e2e5\""),
+        ("GET", "/lichess?play=e2e4,e7e5,e1g1".into(), 400, "bad request: play: move 3"),
+        ("GET", "/lichess?moves=many".into(), 400, "bad request: moves: \"many\""),
+        ("GET", "/lichess?topGames=-4".into(), 400, "bad request: topGames: \"-4\""),
+        ("GET", "/lichess?moves=99999999999999999999999".into(), 400, "bad request: moves: "),
+        ("GET", "/lichess?speeds=blitz,warp".into(), 400, "bad request: speeds: \"warp\""),
+        ("GET", "/lichess?ratings=9%2C".into(), 200, ""),
+        ("GET", "/lichess?since=2020-1x".into(), 400, "bad request: since: "),
+        ("GET", "/lichess?variant=crazyhouse".into(), 400, "bad request: variant \"crazyhouse\""),
+        (
+            "GET",
+            "/lichess?play=e2e4&play=d2d4".into(),
+            400,
+            "bad request: play is given more than once",
+        ),
+        ("GET", long_play, 400, "bad request: the query is "),
+        ("GET", "/player?color=white".into(), 400, "bad request: player is required"),
+        ("GET", "/player?player=x&color=green".into(), 400, "bad request: color: \"green\""),
+        ("GET", "/../../etc/passwd".into(), 404, "not found: "),
+        ("GET", "/%2e%2e/%2e%2e/etc/passwd".into(), 404, "not found: "),
+        ("GET", "/masters/pgn/..%2F..%2Fetc%2Fpasswd".into(), 404, "not found: no game "),
+        ("GET", "/masters/pgn/-1".into(), 404, "not found: no game "),
+        ("POST", "/lichess".into(), 405, "bad request: POST is not allowed"),
+        ("DELETE", "/masters/pgn/1".into(), 405, "bad request: DELETE is not allowed"),
+        ("PUT", "/import/lichess".into(), 404, "not found: "),
+    ];
+    for (method, target, status, reason) in &cases {
+        let (got, headers, body) = server.request(method, target);
+        let shown: String = target.chars().take(80).collect();
+        assert_eq!(got, *status, "{method} {shown}: {body}");
+        assert!(body.starts_with(reason), "{method} {shown}: {body}");
+        if *status >= 400 {
+            assert_eq!(body.lines().count(), 1, "{method} {shown}: one line: {body}");
+            assert!(
+                headers.iter().any(|(k, v)| k == "content-type" && v.starts_with("text/plain")),
+                "{headers:?}"
+            );
+        }
+    }
+    // A header of 1 MB is refused by the HTTP layer (an answer of 4xx or a
+    // closed connection), not a crash.
+    let mut stream = TcpStream::connect(server.addr).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let huge = "x".repeat(1 << 20);
+    let _ = write!(
+        stream,
+        "GET /lichess HTTP/1.1\r\nHost: a\r\nX-Big: {huge}\r\nConnection: close\r\n\r\n"
+    );
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    assert!(answer.is_empty() || answer.starts_with("HTTP/1.1 4"), "{answer:.100}");
+    // Still up, and it answers.
+    assert!(server.get_json("/lichess?play=e2e4")["moves"][0]["uci"].is_string());
+    let (status, tail) = server.stop();
+    assert!(status.success(), "{status:?} {tail}");
+    assert!(tail.contains("pgnindex: stopped"), "{tail}");
+}
+
+#[test]
+fn cors_only_when_asked() {
+    let dir = scratch();
+    let db = database(&dir);
+    let header = |server: &Server| {
+        let (_, headers, _) = server.request("GET", "/lichess?moves=1");
+        headers.into_iter().find(|(k, _)| k == "access-control-allow-origin").map(|(_, v)| v)
+    };
+    assert_eq!(header(&Server::start(&db, &[])), None);
+    assert_eq!(header(&Server::start(&db, &["--cors"])).as_deref(), Some("*"));
+}
+
+#[test]
+fn refuses_what_it_cannot_serve() {
+    let dir = scratch();
+    let missing = common::pgnindex()
+        .args(["serve", "--db", arg(&dir.join("none.db")), "--bind", "127.0.0.1:0"])
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&missing.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("pgnindex: error: ") && err.contains("none.db"), "{err}");
+    // Without a position index there is nothing to explore.
+    let db = dir.join("headers.db");
+    common::import(&db, &["--no-positions", arg(&fixture("pgn/games/otb/twic-01-232games.pgn"))])
+        .success();
+    let out = common::pgnindex()
+        .args(["serve", "--db", arg(&db), "--bind", "127.0.0.1:0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("pgnindex: error: ") && err.contains("--no-positions"), "{err}");
+    // A port in use.
+    let db = database(&dir);
+    let server = Server::start(&db, &[]);
+    let out = common::pgnindex()
+        .args(["serve", "--db", arg(&db), "--bind", &server.addr.to_string()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&format!("cannot listen on {}", server.addr)), "{err}");
+}
+
+#[test]
+fn an_import_beside_it_is_seen() {
+    let dir = scratch();
+    let db = dir.join("growing.db");
+    let games = common::games_dir();
+    common::import(&db, &[arg(&games.join("otb/twic-01-232games.pgn"))]).success();
+    let server = Server::start(&db, &[]);
+    let count =
+        |a: &Value| ["white", "draws", "black"].iter().map(|k| a[k].as_u64().unwrap()).sum::<u64>();
+    let before = count(&server.get_json("/lichess"));
+    common::import(&db, &[arg(&games.join("lichess/chessjs-benchmark-lichess-2013.pgn"))])
+        .success();
+    let after = count(&server.get_json("/lichess"));
+    assert!(after > before, "{before} → {after}");
+    assert_eq!(after, explore_counts(&db, &[]).iter().map(|r| r.1 + r.2 + r.3).sum::<u64>());
+}
+
+#[test]
+fn berserk_reads_the_same_counts() {
+    let Some(python) = common::python_with("berserk") else { return };
+    let dir = scratch();
+    let db = database(&dir);
+    let server = Server::start(&db, &[]);
+    let script = common::repo("tests/serve_berserk.py");
+    let out =
+        python.command().arg(&script).arg(format!("http://{}", server.addr)).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // One JSON line per call: its name, then what berserk returned.
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut calls = 0;
+    for line in text.lines() {
+        let call: Value = serde_json::from_str(line).unwrap();
+        let name = call["call"].as_str().unwrap();
+        let answer = &call["answer"];
+        let args: Vec<String> = call["explore"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap().to_string())
+            .collect();
+        if name == "get_otb_master_game" {
+            let show = common::pgnindex().args(["show", "--db", arg(&db), "3"]).output().unwrap();
+            assert_eq!(
+                answer.as_str().unwrap().trim(),
+                String::from_utf8_lossy(&show.stdout).trim()
+            );
+            calls += 1;
+            continue;
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let mut got = api_counts(answer);
+        let mut want = explore_counts(&db, &args);
+        got.sort();
+        want.sort();
+        assert!(!want.is_empty(), "{name}: tests nothing");
+        assert_eq!(got, want, "{name} {args:?}");
+        calls += 1;
+    }
+    assert_eq!(calls, 5, "{text}");
+}
+
+#[test]
+fn the_page_in_a_real_browser() {
+    let Some(python) = common::python_with("selenium") else { return };
+    if !Path::new("/usr/bin/chromedriver").exists() {
+        let required =
+            std::env::var_os(common::REQUIRE_REFERENCES).is_some_and(|v| !v.is_empty() && v != "0");
+        assert!(
+            !required,
+            "chromium-driver is not installed, and {} is set",
+            common::REQUIRE_REFERENCES
+        );
+        eprintln!("the_page_in_a_real_browser: skipped: chromium-driver is not installed (apt install chromium chromium-driver)");
+        return;
+    }
+    let dir = scratch();
+    let db = database(&dir);
+    common::import(&db, &[arg(&fixture("plies/lichess.pgn"))]).success();
+    // A game with clocks and evaluations, for the viewer's chart.
+    let conn = common::open(&db);
+    let game: i64 = conn
+        .query_row(
+            "SELECT game_id FROM plies WHERE eval IS NOT NULL AND clock IS NOT NULL \
+             GROUP BY game_id HAVING count(*) > 10 ORDER BY game_id LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let server = Server::start(&db, &[]);
+    let shot = dir.join("page.png");
+    let out = python
+        .command()
+        .arg(common::repo("tests/serve_browser.py"))
+        .arg(format!("http://{}", server.addr))
+        .arg(game.to_string())
+        .arg(&shot)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "ok");
+    let png = std::fs::read(&shot).unwrap();
+    assert!(png.starts_with(b"\x89PNG") && png.len() > 10_000, "a screenshot of the page");
+}
+
+#[test]
+fn the_page_and_its_routes() {
+    let dir = scratch();
+    let db = database(&dir);
+    let server = Server::start(&db, &[]);
+    for (path, kind) in [
+        ("/", "text/html"),
+        ("/assets/app.js", "text/javascript"),
+        ("/assets/style.css", "text/css"),
+    ] {
+        let (status, headers, body) = server.request("GET", path);
+        assert_eq!(status, 200, "{path}");
+        assert!(
+            headers.iter().any(|(k, v)| k == "content-type" && v.starts_with(kind)),
+            "{path} {headers:?}"
+        );
+        assert!(!body.is_empty());
+    }
+    let (_, _, html) = server.request("GET", "/");
+    assert!(!html.contains("http://") && !html.contains("https://"), "nothing from the network");
+    for bad in
+        ["/assets/../Cargo.toml", "/assets/%2e%2e%2fCargo.toml", "/assets/app.js/..", "/assets/"]
+    {
+        let (status, _, body) = server.request("GET", bad);
+        assert_eq!(status, 404, "{bad}: {body}");
+    }
+    // The legal moves of a position, castling both ways.
+    let p = server
+        .get_json("/api/position?fen=r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R_w_KQkq_-&play=a2a3");
+    assert_eq!(p["turn"], "black");
+    let moves = p["moves"].as_array().unwrap();
+    let castle = moves.iter().find(|m| m["san"] == "O-O").unwrap();
+    assert_eq!((castle["uci"].as_str(), castle["lichess"].as_str()), (Some("e8g8"), Some("e8h8")));
+    assert_eq!((castle["from"].as_str(), castle["to"].as_str()), (Some("e8"), Some("g8")));
+    // 16 pawn moves, 5 rook moves along the back rank, Kd8, Kf8, two castlings.
+    assert_eq!(moves.len(), 16 + 5 + 2 + 2);
+    let (status, _, body) = server.request("GET", "/api/position?play=e2e5");
+    assert_eq!((status, body.starts_with("bad request: play: move 1")), (400, true));
+    // A game for the viewer: every ply's position, as `show --fens` has them.
+    let g = server.get_json("/api/game/7");
+    let fens = common::pgnindex().args(["show", "--db", arg(&db), "7", "--fens"]).output().unwrap();
+    let text = String::from_utf8(fens.stdout).unwrap();
+    let expected: Vec<&str> = text.lines().filter_map(|l| l.split('\t').nth(2)).collect();
+    let got: Vec<&str> = std::iter::once(g["startFen"].as_str().unwrap())
+        .chain(g["plies"].as_array().unwrap().iter().map(|p| p["fen"].as_str().unwrap()))
+        .collect();
+    assert!(!expected.is_empty());
+    assert_eq!(got, expected);
+    let (status, _, _) = server.request("GET", "/api/game/424242");
+    assert_eq!(status, 404);
+}
