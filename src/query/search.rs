@@ -533,7 +533,7 @@ impl Search {
         // a hit past them (SQLite reads every row of the key, the few that
         // pass come here), each checked for a hit within them.
         if listed_from.is_none_or(|from| i64::from(from) > 1)
-            && !self.scan_late(conn, &state, listed_from, &mut late)?
+            && !self.scan_late(conn, &state, listed_from, deep_from.is_some(), &mut late)?
         {
             return Ok(false);
         }
@@ -547,16 +547,24 @@ impl Search {
     /// Adds to `late` the games below `below` (all without it) whose first
     /// hit of the target lies past the tree's plies, found in the position
     /// index; `false` for a position index too old to be read so.
+    ///
+    /// Below a deep position's `deep_from` (`every_ply`), few games reach
+    /// it: all their rows are read, each game's first found among them.
+    /// Otherwise SQLite passes the rows past the tree's plies only (of
+    /// the millions of a popular position, the few of late games), and each
+    /// of those games is looked up for a hit within the plies.
     fn scan_late(
         &self,
         conn: &Connection,
         state: &tree::State,
         below: Option<GameId>,
+        every_ply: bool,
         late: &mut Vec<(GameId, Option<u16>)>,
     ) -> Result<bool, QueryError> {
         let e = QueryError::sqlite(conn);
         let Some(target) = &self.target else { return Ok(false) };
-        let after_sql = segments::hits_after_sql(conn, state.max_ply, below).map_err(&e)?;
+        let after = Some(state.max_ply).filter(|_| !every_ply);
+        let after_sql = segments::hits_after_sql(conn, after, below).map_err(&e)?;
         let long_sql = segments::long_hits_sql(conn, below).map_err(&e)?;
         let game_sql = segments::game_hits_sql(conn).map_err(&e)?;
         let (Some(after_sql), Some(long_sql), Some(game_sql)) = (after_sql, long_sql, game_sql)
@@ -588,6 +596,20 @@ impl Search {
                 .map_err(&e)?;
             Ok(rows.into_iter().min())
         };
+        if every_ply {
+            // Each game's first hit below LONG_PLY is among `short`.
+            for &(game_id, ply, next_move) in &short {
+                if u32::from(ply) > state.max_ply {
+                    late.push((game_id, next_move));
+                }
+            }
+            for &(game_id, _, next_move) in &long {
+                if short.binary_search_by_key(&game_id, |h| h.0).is_err() {
+                    late.push((game_id, next_move));
+                }
+            }
+            return Ok(true);
+        }
         for &(game_id, _, next_move) in &short {
             if lowest_short(game_id)?.is_some_and(|ply| u32::from(ply) > state.max_ply) {
                 late.push((game_id, next_move));

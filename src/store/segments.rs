@@ -656,14 +656,15 @@ fn games_below_sql(layout: Layout, below: Option<GameId>, short: bool) -> String
 }
 
 /// A statement that lists the rows of live games of one key (`?1`) at plies
-/// above `after` and below [`LONG_PLY`], each as its `gpm`, segment after
-/// segment, each segment's in key order (a game's rows together, lowest
-/// ply first); only of games below `below` when given. SQLite tests the
-/// ply of every row of the key (in the range of `below`), but only the
-/// few that pass reach the caller. `None` as for [`ordered_hits_sql`].
+/// above `after` (all without it) and below [`LONG_PLY`], each as its
+/// `gpm`, segment after segment, each segment's in key order (a game's
+/// rows together, lowest ply first); only of games below `below` when
+/// given. SQLite tests the ply of every row of the key (in the range of
+/// `below`), but only the few that pass reach the caller. `None` as for
+/// [`ordered_hits_sql`].
 pub fn hits_after_sql(
     conn: &Connection,
-    after: u32,
+    after: Option<u32>,
     below: Option<GameId>,
 ) -> rusqlite::Result<Option<String>> {
     let Some(segments) = layouts(conn)? else { return Ok(None) };
@@ -674,8 +675,9 @@ pub fn hits_after_sql(
                 Layout::Packed => format!("(gpm >> {MOVE_BITS} & {PLY_LOW_MASK})"),
                 Layout::Split => format!("(ply_move >> {MOVE_BITS})"),
             };
+            let after = after.map_or(String::new(), |after| format!(" AND {ply} > {after}"));
             format!(
-                "SELECT {} FROM {} WHERE hash = ?1 AND {} AND {ply} > {after} AND {}{}",
+                "SELECT {} FROM {} WHERE hash = ?1 AND {}{after} AND {}{}",
                 gpm_sql(segment.layout),
                 segment.name,
                 short_plies_sql(segment.layout, true),

@@ -8,10 +8,10 @@
 //!
 //! Deep positions (`explorer_deep`) extend the tree past its plies where
 //! many games go: a position that one batch finds at its first occurrence
-//! between the tree's plies and [`DEEP_PLY`] in at least
-//! [`State::deep_games`] games is counted to [`DEEP_PLY`] for every later
-//! game, and the games that reach it only past [`DEEP_PLY`] are listed in
-//! `explorer_late`. The set of deep positions lives in the writer's memory
+//! within [`DEEP_PLY`] (past the plies whose positions `explorer_late`
+//! lists by their reach) in at least [`State::deep_games`] games is counted
+//! to [`DEEP_PLY`] for every later game, and the games that reach it only
+//! past [`DEEP_PLY`] are listed in `explorer_late`. The set of deep positions lives in the writer's memory
 //! ([`DEEP_KEYS_CAP`] at most).
 //!
 //! The writer adds each batch's games in the batch's transaction
@@ -248,7 +248,7 @@ struct Deep {
     /// The deep positions the database holds.
     keys: HashSet<i64, BuildKeyHasher>,
     /// The batch's games at their first occurrence of a position that is
-    /// not deep, past the tree's plies, to [`DEEP_PLY`], and that
+    /// not deep, past ply `late_reach`, to [`DEEP_PLY`], and that
     /// `explorer_late` does not list by its reach.
     candidates: HashMap<i64, u32, BuildKeyHasher>,
     /// The positions this batch made deep, until its commit.
@@ -301,6 +301,13 @@ impl TreeBatch {
             if !self.seen.contains(&p.hash) {
                 self.seen.push(p.hash);
                 count(&mut self.rows, p);
+                // A tree position of the plies past those `explorer_late`
+                // lists by reach: as deep, its late games are listed too.
+                if let Some(deep) = &mut self.deep {
+                    if p.ply > self.late_reach && !deep.keys.contains(&p.hash) {
+                        *deep.candidates.entry(p.hash).or_default() += 1;
+                    }
+                }
             }
         }
         let Some(late) = &mut self.late else { return };
@@ -713,7 +720,10 @@ mod tests {
             .unwrap()
             .collect::<rusqlite::Result<_>>()
             .unwrap();
-        assert_eq!(deep, [(50, 3), (60, 3), (61, 3), (62, 3), (63, 3)]);
+        // And the positions of plies 4 to 6, past the reach listed.
+        let mut made: Vec<(i64, i64)> = [50, 60, 61, 62, 63, 104, 105, 106].map(|h| (h, 3)).into();
+        made.sort_unstable();
+        assert_eq!(deep, made);
         batch.committed();
         // A later game counts 50 at ply 8, and lists its late visit of 62
         // (reached first at ply 14) and not that of 50 (ply 13, counted).
@@ -728,7 +738,7 @@ mod tests {
         batch.add(GameId::new(5), &later, &Header::default());
         batch.clear();
         batch.committed();
-        assert_eq!(batch.deep.as_ref().unwrap().keys.len(), 5);
+        assert_eq!(batch.deep.as_ref().unwrap().keys.len(), 8);
         // Without the schema's column, no position is deep.
         let old = TreeBatch::new(&conn, State { deep_games: None, ..state }).unwrap();
         assert!(old.deep.is_none());

@@ -289,17 +289,20 @@ fn deep_positions_are_counted_past_the_tree_plies() {
     // Two games reach the gambit within 12 plies in this batch: it is deep
     // from the next game on. Those games and the one reaching it at ply 16
     // are left to the index.
-    let first = dir.write("first.pgn", gambit_games(["1-0", "0-1", "1-0"]));
+    // And one reaches it at ply 528, where index rows sort by ply first.
+    let knights =
+        long_game().replace("261. e4 e5", "261. d4 d5 262. e4 dxe4 263. Nc3 Nf6 264. f3 exf3");
+    let first = dir.write("first.pgn", gambit_games(["1-0", "0-1", "1-0"]) + &knights);
     import(&db, &[arg(&first)]).success();
     let gambit = search(GAMBIT).target.unwrap().key;
     let conn = pgnindex::db::open_read_only(&db).unwrap();
     let deep_from: i64 = conn
         .query_row("SELECT deep_from FROM explorer_deep WHERE hash = ?1", [gambit], |r| r.get(0))
         .unwrap();
-    assert_eq!(deep_from, 11, "the crafted games and the batch's three before it");
+    assert_eq!(deep_from, 12, "the crafted games and the batch's four before it");
     let (explorer, by_tree, late) = compare(&conn, GAMBIT);
     assert!(by_tree, "deep, no game counted yet");
-    assert_eq!((explorer.games, late), (3, 3));
+    assert_eq!((explorer.games, late), (4, 4));
     drop(conn);
     // The next batch's games: two counted (plies 8 and 12), the third
     // listed late (ply 16).
@@ -312,21 +315,21 @@ fn deep_positions_are_counted_past_the_tree_plies() {
     assert_eq!(counted, 2);
     let late: Vec<i64> =
         common::column(&conn, &format!("SELECT game_id FROM explorer_late WHERE hash = {gambit}"));
-    assert_eq!(late, [13]);
+    assert_eq!(late, [14]);
     let (explorer, by_tree, late) = compare(&conn, GAMBIT);
     assert!(by_tree);
-    assert_eq!((explorer.games, late), (6, 4), "3 before deep_from, 1 listed");
+    assert_eq!((explorer.games, late), (7, 5), "4 before deep_from, 1 listed");
     drop(conn);
     assert_tree_rebuilds_the_same(&db);
 
     // Deletes take the counted games out again; the fixtures' games make
     // other positions deep, each answered as the index does.
     let deleter = pgnindex::store::delete::Deleter::open(&db).unwrap();
-    assert_eq!(deleter.delete(&[GameId::new(11), GameId::new(13)]).unwrap(), 2);
+    assert_eq!(deleter.delete(&[GameId::new(12), GameId::new(14)]).unwrap(), 2);
     let conn = pgnindex::db::open_read_only(&db).unwrap();
     let (explorer, by_tree, late) = compare(&conn, GAMBIT);
     assert!(by_tree);
-    assert_eq!((explorer.games, late), (4, 3));
+    assert_eq!((explorer.games, late), (5, 4));
     drop(conn);
     import(&db, &[arg(&games_dir()), "--batch-games", "97"]).success();
     let conn = pgnindex::db::open_read_only(&db).unwrap();
