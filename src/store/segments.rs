@@ -635,7 +635,7 @@ pub fn long_hits_sql(conn: &Connection, below: Option<GameId>) -> rusqlite::Resu
                 segment.name,
                 short_plies_sql(segment.layout, false),
                 live(&segment.layout.game_id_sql()),
-                games_below_sql(segment.layout, below, false)
+                games_below_sql(segment.layout, below)
             )
         })
         .collect();
@@ -643,15 +643,20 @@ pub fn long_hits_sql(conn: &Connection, below: Option<GameId>) -> rusqlite::Resu
 }
 
 /// The condition (` AND …`, or empty) that keeps a segment's rows of games
-/// below `below`; for rows of plies below [`LONG_PLY`] (`short`) a bound
-/// on the key's range, so that the rows past it are not read.
-fn games_below_sql(layout: Layout, below: Option<GameId>, short: bool) -> String {
+/// below `below`, for rows of plies from [`LONG_PLY`] on.
+fn games_below_sql(layout: Layout, below: Option<GameId>) -> String {
     let Some(below) = below else { return String::new() };
-    let below = i64::from(below);
-    match layout {
-        Layout::Packed if short => format!(" AND gpm < {}", below << GAME_SHIFT),
-        Layout::Split => format!(" AND game_id < {below}"),
-        Layout::Packed => format!(" AND {} < {below}", layout.game_id_sql()),
+    format!(" AND {} < {}", layout.game_id_sql(), i64::from(below))
+}
+
+/// The condition that keeps a segment's rows of plies below [`LONG_PLY`]
+/// and, when given, of games below `below`. In a packed segment, one upper
+/// bound on `gpm`: SQLite bounds the key's range by one of two, and tests
+/// the other on every row of the range.
+fn short_rows_sql(layout: Layout, below: Option<GameId>) -> String {
+    match (layout, below) {
+        (Layout::Packed, Some(below)) => format!("gpm < {}", i64::from(below) << GAME_SHIFT),
+        _ => format!("{}{}", short_plies_sql(layout, true), games_below_sql(layout, below)),
     }
 }
 
@@ -677,12 +682,11 @@ pub fn hits_after_sql(
             };
             let after = after.map_or(String::new(), |after| format!(" AND {ply} > {after}"));
             format!(
-                "SELECT {} FROM {} WHERE hash = ?1 AND {}{after} AND {}{}",
+                "SELECT {} FROM {} WHERE hash = ?1 AND {}{after} AND {}",
                 gpm_sql(segment.layout),
                 segment.name,
-                short_plies_sql(segment.layout, true),
+                short_rows_sql(segment.layout, below),
                 live(&segment.layout.game_id_sql()),
-                games_below_sql(segment.layout, below, true)
             )
         })
         .collect();
