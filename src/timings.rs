@@ -295,9 +295,16 @@ mod tests {
         let before = Report::now();
         std::thread::spawn(|| {
             let _clock = ThreadClock::start(Stage::Free);
-            let start = Instant::now();
+            // Until the thread has had 30 ms of CPU (a loaded machine
+            // gives it less than its wall time), or 5 s have passed.
+            let (start, cpu) = (Instant::now(), thread_cpu());
             let mut x = 0u64;
-            while start.elapsed() < Duration::from_millis(30) {
+            while start.elapsed() < Duration::from_secs(5)
+                && thread_cpu()
+                    .zip(cpu)
+                    .is_none_or(|(now, cpu)| now - cpu < Duration::from_millis(30))
+                && (cpu.is_some() || start.elapsed() < Duration::from_millis(30))
+            {
                 x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(7));
             }
         })

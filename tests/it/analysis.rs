@@ -181,7 +181,7 @@ fn an_older_database_says_how_to_get_the_speed_column() {
     conn.execute_batch(
         "DROP VIEW players; DROP VIEW plies; ALTER TABLE position_segments DROP COLUMN layout; \
          DROP TRIGGER explorer_tree_delete; DROP TABLE explorer_tree; DROP TABLE explorer_late; \
-         DROP TABLE explorer_tree_state; \
+         DROP TABLE explorer_deep; DROP TABLE explorer_tree_state; \
          DROP TRIGGER games_delete_material; DROP TABLE game_material; DROP TABLE material_backlog",
     )
     .unwrap();

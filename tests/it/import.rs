@@ -651,6 +651,7 @@ fn as_schema_10(db: &Path) {
          ALTER TABLE position_segments DROP COLUMN layout; \
          ALTER TABLE ply_data DROP COLUMN notes_form; DROP TRIGGER explorer_tree_delete; \
          DROP TABLE explorer_tree; DROP TABLE explorer_tree_state; DROP TABLE explorer_late; \
+         DROP TABLE explorer_deep; \
          DROP TRIGGER games_delete_material; DROP TABLE game_material; DROP TABLE material_backlog; \
          PRAGMA user_version = 10;",
         arms.join(" UNION ALL ")
