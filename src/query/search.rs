@@ -528,10 +528,8 @@ impl Search {
                 .map_err(&e)?;
             late.extend(listed.into_iter().map(|(id, m)| (id, u16::try_from(m).ok())));
         }
-        // The games stored before `listed_from`: those whose hits of the
-        // key are all past the tree's plies. Candidates are the games with
-        // a hit past them (SQLite reads every row of the key, the few that
-        // pass come here), each checked for a hit within them.
+        // The games stored before `listed_from` whose first hit of the key
+        // lies past the tree's plies.
         if listed_from.is_none_or(|from| i64::from(from) > 1)
             && !self.scan_late(conn, &state, listed_from, deep_from.is_some(), &mut late)?
         {
