@@ -11,8 +11,8 @@
 //! within [`DEEP_PLY`] (past the plies whose positions `explorer_late`
 //! lists by their reach) in at least [`State::deep_games`] games is counted
 //! to [`DEEP_PLY`] for every later game, and the games that reach it only
-//! past [`DEEP_PLY`] are listed in `explorer_late`. The set of deep positions lives in the writer's memory
-//! ([`DEEP_KEYS_CAP`] at most).
+//! past [`DEEP_PLY`] are listed in `explorer_late`. The set of deep
+//! positions lives in the writer's memory ([`DEEP_KEYS_CAP`] at most).
 //!
 //! The writer adds each batch's games in the batch's transaction
 //! ([`TreeBatch`]); [`remove_games`] takes games out before a delete. A
@@ -322,10 +322,12 @@ impl TreeBatch {
                         continue;
                     }
                     self.seen.push(p.hash);
-                    if listed {
-                        late.push(late_row(p));
-                    } else if deep.keys.contains(&p.hash) {
+                    // Deep first: a rebuild and a delete count a deep
+                    // position's games to DEEP_PLY whatever its reach.
+                    if deep.keys.contains(&p.hash) {
                         count(&mut self.rows, p);
+                    } else if listed {
+                        late.push(late_row(p));
                     } else {
                         *deep.candidates.entry(p.hash).or_default() += 1;
                     }

@@ -331,6 +331,28 @@ fn deep_positions_are_counted_past_the_tree_plies() {
     assert!(by_tree);
     assert_eq!((explorer.games, late), (5, 4));
     drop(conn);
+    // 1. e4 reached at ply 5 in two games of a batch: deep, though
+    // explorer_late lists it by its reach. The next batch's game reaching
+    // it at ply 9 is counted, the one at ply 13 listed.
+    let knights = |n: usize, from: usize| -> String {
+        (0..n)
+            .map(|i| format!("{}. Nf3 Nf6 {}. Ng1 Ng8 ", from + 2 * i, from + 2 * i + 1))
+            .collect()
+    };
+    let e4 = |n| format!("[Result \"1-0\"]\n\n{}{}. e4 e5 1-0\n\n", knights(n, 1), 2 * n + 1);
+    let early = dir.write("early.pgn", e4(1) + &e4(1));
+    import(&db, &[arg(&early), "--keep-duplicates"]).success();
+    let conn = pgnindex::db::open_read_only(&db).unwrap();
+    assert!(is_deep(&conn, "1. e4"));
+    drop(conn);
+    let later = dir.write("later.pgn", e4(2) + &e4(3));
+    import(&db, &[arg(&later)]).success();
+    let conn = pgnindex::db::open_read_only(&db).unwrap();
+    let (explorer, by_tree, late) = compare(&conn, "1. e4");
+    assert!(by_tree);
+    assert_eq!((explorer.games, late), (5, 2), "the FEN game's ply 8 searched, ply 13 listed");
+    drop(conn);
+    assert_tree_rebuilds_the_same(&db);
     import(&db, &[arg(&games_dir()), "--batch-games", "97"]).success();
     let conn = pgnindex::db::open_read_only(&db).unwrap();
     let deep: i64 = conn.query_row("SELECT count(*) FROM explorer_deep", [], |r| r.get(0)).unwrap();
