@@ -298,13 +298,12 @@ mod tests {
             // Until the thread has had 30 ms of CPU (a loaded machine
             // gives it less than its wall time), or 5 s have passed.
             let (start, cpu) = (Instant::now(), thread_cpu());
+            let spun = || match (thread_cpu(), cpu) {
+                (Some(now), Some(cpu)) => now - cpu,
+                _ => start.elapsed(),
+            };
             let mut x = 0u64;
-            while start.elapsed() < Duration::from_secs(5)
-                && thread_cpu()
-                    .zip(cpu)
-                    .is_none_or(|(now, cpu)| now - cpu < Duration::from_millis(30))
-                && (cpu.is_some() || start.elapsed() < Duration::from_millis(30))
-            {
+            while spun() < Duration::from_millis(30) && start.elapsed() < Duration::from_secs(5) {
                 x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(7));
             }
         })

@@ -451,9 +451,8 @@ impl Search {
     /// game from the standard start could reach within its `late_reach`
     /// plies ([`min_plies`]) and the game was stored with schema 20 or
     /// later, or when the target is a deep position (`explorer_deep`) and
-    /// the game was stored from its `deep_from` on: one seek. Otherwise only the key's hits past the tree's plies leave
-    /// SQLite ([`segments::hits_after_sql`]), each game among them checked
-    /// for a hit within those plies.
+    /// the game was stored from its `deep_from` on: one seek. The other
+    /// games are searched in the position index (`scan_late`).
     ///
     /// # Errors
     /// [`QueryError::Sqlite`].
@@ -495,13 +494,7 @@ impl Search {
             .map_err(&e)?;
         // The games `explorer_late` lists, from `listed_from` on: a deep
         // position's from its `deep_from`, the others' by their reach.
-        let deep_from: Option<GameId> = match state.deep_games() {
-            Some(_) => conn
-                .prepare_cached("SELECT deep_from FROM explorer_deep WHERE hash = ?1")
-                .and_then(|mut st| st.query_row([target.key], |r| r.get(0)).optional())
-                .map_err(&e)?,
-            None => None,
-        };
+        let deep_from = tree::deep_from(conn, &state, target.key).map_err(&e)?;
         // A deep position is the tree's even before it counts a game.
         if rows.is_empty() && deep_from.is_none() {
             return Ok(false);
@@ -564,11 +557,7 @@ impl Search {
         let after = Some(state.max_ply).filter(|_| !every_ply);
         let after_sql = segments::hits_after_sql(conn, after, below).map_err(&e)?;
         let long_sql = segments::long_hits_sql(conn, below).map_err(&e)?;
-        let game_sql = segments::game_hits_sql(conn).map_err(&e)?;
-        let (Some(after_sql), Some(long_sql), Some(game_sql)) = (after_sql, long_sql, game_sql)
-        else {
-            return Ok(false);
-        };
+        let (Some(after_sql), Some(long_sql)) = (after_sql, long_sql) else { return Ok(false) };
         let first_hits = |sql: &str| -> Result<Vec<(GameId, u16, Option<u16>)>, QueryError> {
             let mut hits: Vec<(GameId, u16, Option<u16>)> = conn
                 .prepare_cached(sql)
@@ -580,12 +569,24 @@ impl Search {
             hits.dedup_by_key(|h| h.0);
             Ok(hits)
         };
-        // Past the tree below `LONG_PLY`, and from `LONG_PLY` on (rare).
+        // Past the tree below `LONG_PLY` (or every ply), and from
+        // `LONG_PLY` on (rare).
         let short = first_hits(&after_sql)?;
         let long = first_hits(&long_sql)?;
-        let mut game_rows = conn.prepare_cached(&game_sql).map_err(&e)?;
+        let mut game_rows = match every_ply {
+            true => None,
+            false => match segments::game_hits_sql(conn).map_err(&e)? {
+                Some(sql) => Some(conn.prepare_cached(&sql).map_err(&e)?),
+                None => return Ok(false),
+            },
+        };
         // The lowest ply below `LONG_PLY` at which the game has the key.
         let mut lowest_short = |game_id: GameId| -> Result<Option<u16>, QueryError> {
+            let Some(game_rows) = &mut game_rows else {
+                // Every ply read: each game's first hit is in `short`.
+                let i = short.binary_search_by_key(&game_id, |h| h.0).ok();
+                return Ok(i.map(|i| short[i].1));
+            };
             let rows = game_rows
                 .query_map(rusqlite::params![target.key, i64::from(game_id)], |r| {
                     Ok(segments::unpack_gpm(r.get(0)?).1)
@@ -594,20 +595,6 @@ impl Search {
                 .map_err(&e)?;
             Ok(rows.into_iter().min())
         };
-        if every_ply {
-            // Each game's first hit below LONG_PLY is among `short`.
-            for &(game_id, ply, next_move) in &short {
-                if u32::from(ply) > state.max_ply {
-                    late.push((game_id, next_move));
-                }
-            }
-            for &(game_id, _, next_move) in &long {
-                if short.binary_search_by_key(&game_id, |h| h.0).is_err() {
-                    late.push((game_id, next_move));
-                }
-            }
-            return Ok(true);
-        }
         for &(game_id, _, next_move) in &short {
             if lowest_short(game_id)?.is_some_and(|ply| u32::from(ply) > state.max_ply) {
                 late.push((game_id, next_move));

@@ -163,6 +163,20 @@ pub fn state(conn: &Connection) -> rusqlite::Result<Option<State>> {
     .optional()
 }
 
+/// The `deep_from` of the position `hash`: `None` if it is not deep, or
+/// for a database without deep positions (`state`).
+///
+/// # Errors
+/// Database errors.
+pub fn deep_from(conn: &Connection, state: &State, hash: i64) -> rusqlite::Result<Option<GameId>> {
+    if state.deep_games.is_none() {
+        return Ok(None);
+    }
+    conn.prepare_cached("SELECT deep_from FROM explorer_deep WHERE hash = ?1")?
+        .query_row([hash], |r| r.get(0))
+        .optional()
+}
+
 /// Rebuilds the tree from the position index if it is not complete, in
 /// its own transaction (the caller holds the import lock): its state
 /// afterwards, `None` without a tree.
@@ -475,10 +489,6 @@ pub fn remove_games(conn: &Connection, ids: &[GameId]) -> rusqlite::Result<Delet
     let mut hits = conn.prepare(&hits_sql)?;
     // Past the tree's plies, a deep position's games from its `deep_from`.
     let deep_ply = if state.deep_games().is_some() { DEEP_PLY } else { state.max_ply };
-    let mut deep_from = match state.deep_games {
-        Some(_) => Some(conn.prepare("SELECT deep_from FROM explorer_deep WHERE hash = ?1")?),
-        None => None,
-    };
     let mut game = conn.prepare(
         "SELECT start_fen, moves, result, white_elo, black_elo, date FROM games \
          WHERE id = ?1 AND final_fen IS NOT NULL",
@@ -504,14 +514,11 @@ pub fn remove_games(conn: &Connection, ids: &[GameId]) -> rusqlite::Result<Delet
                 .into_iter()
                 .min_by_key(|&(_, ply, _)| ply);
             let Some((_, ply, next_move)) = first else { continue };
-            if u32::from(ply) > state.max_ply {
-                let Some(st) = deep_from.as_mut().filter(|_| u32::from(ply) <= deep_ply) else {
-                    continue;
-                };
-                let from: Option<i64> = st.query_row([key], |r| r.get(0)).optional()?;
-                if from.is_none_or(|from| i64::from(id) < from) {
-                    continue;
-                }
+            if u32::from(ply) > state.max_ply
+                && (u32::from(ply) > deep_ply
+                    || deep_from(conn, &state, key)?.is_none_or(|from| id < from))
+            {
+                continue;
             }
             let next_move = next_move.map_or(ENDED, i64::from);
             removed.rows.entry((key, next_move)).or_default().add_game(
@@ -605,17 +612,7 @@ impl DeletedGames {
             if games <= 0 {
                 drop_row.execute(params![hash, next_move])?;
             } else if c.last_date.is_some() && c.last_date >= last {
-                let deep_from: Option<i64> = match state.deep_games {
-                    Some(_) => conn
-                        .query_row(
-                            "SELECT deep_from FROM explorer_deep WHERE hash = ?1",
-                            [hash],
-                            |r| r.get(0),
-                        )
-                        .optional()?,
-                    None => None,
-                };
-                let deep_from = deep_from.unwrap_or(i64::MAX);
+                let deep_from = deep_from(conn, &state, *hash)?.map_or(i64::MAX, i64::from);
                 let date: Option<String> = last_date
                     .query_row(params![hash, next_move, state.max_ply, deep_from], |r| r.get(0))?;
                 set_date.execute(params![hash, next_move, date])?;
