@@ -28,6 +28,10 @@ pub const SCHEMA: &str = "pgnindex_image";
 /// database's own.
 const PAGE_SIZE: usize = 65_536;
 
+/// The longest record a row of an index may have in an image: SQLite's
+/// "maximum local payload" of index pages.
+pub const MAX_INDEX_RECORD: usize = (PAGE_SIZE - 12) * 64 / 255 - 23;
+
 /// A record in SQLite's format: a header of serial types, then the values.
 #[derive(Debug, Default, Clone)]
 pub struct Record {
@@ -36,7 +40,7 @@ pub struct Record {
 }
 
 /// One value of a [`Record`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Value<'a> {
     /// SQL NULL.
     Null,
@@ -44,6 +48,10 @@ pub enum Value<'a> {
     Integer(i64),
     /// A text, in UTF-8.
     Text(&'a str),
+    /// A blob.
+    Blob(&'a [u8]),
+    /// A floating-point number.
+    Real(f64),
 }
 
 impl Record {
@@ -57,6 +65,8 @@ impl Record {
                 Value::Null => 0,
                 Value::Integer(i) => integer_type(i).0,
                 Value::Text(s) => 13 + 2 * s.len() as u64,
+                Value::Blob(b) => 12 + 2 * b.len() as u64,
+                Value::Real(_) => 7,
             };
             put_varint(&mut self.types, serial);
         }
@@ -76,9 +86,134 @@ impl Record {
                     self.bytes.extend_from_slice(&i.to_be_bytes()[8 - len..]);
                 }
                 Value::Text(s) => self.bytes.extend_from_slice(s.as_bytes()),
+                Value::Blob(b) => self.bytes.extend_from_slice(b),
+                Value::Real(r) => self.bytes.extend_from_slice(&r.to_bits().to_be_bytes()),
             }
         }
         &self.bytes
+    }
+}
+
+/// The serial type of `value` and the bytes of its value.
+fn serial_type(value: Value<'_>) -> (u64, usize) {
+    match value {
+        Value::Null => (0, 0),
+        Value::Integer(i) => integer_type(i),
+        Value::Text(s) => (13 + 2 * s.len() as u64, s.len()),
+        Value::Blob(b) => (12 + 2 * b.len() as u64, b.len()),
+        Value::Real(_) => (7, 8),
+    }
+}
+
+/// Appends the bytes of `value`, of `len` bytes ([`serial_type`]).
+fn put_value(out: &mut Vec<u8>, value: Value<'_>, len: usize) {
+    match value {
+        Value::Null => {}
+        Value::Integer(i) => out.extend_from_slice(&i.to_be_bytes()[8 - len..]),
+        Value::Text(s) => out.extend_from_slice(s.as_bytes()),
+        Value::Blob(b) => out.extend_from_slice(b),
+        Value::Real(r) => out.extend_from_slice(&r.to_bits().to_be_bytes()),
+    }
+}
+
+/// A record whose values at some columns (its holes) are given later:
+/// encoded where most values are known (on a worker), finished where the
+/// others are decided ([`Template::fill`]), as one record of every value
+/// would be.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Template {
+    /// The serial types of the known values, as varints, in column order.
+    types: Vec<u8>,
+    /// The known values' bytes, in column order.
+    body: Vec<u8>,
+    /// For each hole, in column order: where its serial type and its bytes
+    /// go in `types` and `body`.
+    holes: Vec<(u32, u32)>,
+}
+
+impl Template {
+    /// The template of `values`, in column order, `None` for a hole.
+    pub fn encode(values: &[Option<Value<'_>>]) -> Template {
+        let body: usize = values
+            .iter()
+            .map(|v| match v {
+                Some(Value::Text(s)) => s.len(),
+                Some(Value::Blob(b)) => b.len(),
+                _ => 8,
+            })
+            .sum();
+        let mut template = Template {
+            types: Vec::with_capacity(2 * values.len()),
+            body: Vec::with_capacity(body),
+            holes: Vec::new(),
+        };
+        for value in values {
+            match *value {
+                Some(value) => {
+                    let (serial, len) = serial_type(value);
+                    put_varint(&mut template.types, serial);
+                    put_value(&mut template.body, value, len);
+                }
+                None => {
+                    template.holes.push((template.types.len() as u32, template.body.len() as u32))
+                }
+            }
+        }
+        template
+    }
+
+    /// Holes in the template.
+    pub fn holes(&self) -> usize {
+        self.holes.len()
+    }
+
+    /// Bytes of the known values and their types.
+    pub fn len(&self) -> usize {
+        self.types.len() + self.body.len()
+    }
+
+    /// `true` for the template of no value.
+    pub fn is_empty(&self) -> bool {
+        self.types.is_empty() && self.holes.is_empty()
+    }
+
+    /// Appends to `out` the record of the template's values with `holes`
+    /// (one per hole, in column order) in the holes: the bytes
+    /// [`Record::encode`] gives for every value.
+    pub fn fill(&self, holes: &[Value<'_>], out: &mut Vec<u8>) {
+        debug_assert_eq!(holes.len(), self.holes.len());
+        let mut types = [([0u8; 9], 0usize); 4];
+        let mut more = Vec::new();
+        let mut types_len = self.types.len();
+        for (i, &value) in holes.iter().enumerate() {
+            let (bytes, len) = varint(serial_type(value).0);
+            types_len += len;
+            match types.get_mut(i) {
+                Some(slot) => *slot = (bytes, len),
+                None => more.push((bytes, len)),
+            }
+        }
+        let hole_type = |i: usize| if i < types.len() { types[i] } else { more[i - types.len()] };
+        let mut header = types_len + 1;
+        while varint_len(header as u64) + types_len != header {
+            header = varint_len(header as u64) + types_len;
+        }
+        put_varint(out, header as u64);
+        let mut from = 0;
+        for (i, &(at, _)) in self.holes.iter().enumerate() {
+            out.extend_from_slice(&self.types[from..at as usize]);
+            let (bytes, len) = hole_type(i);
+            out.extend_from_slice(&bytes[..len]);
+            from = at as usize;
+        }
+        out.extend_from_slice(&self.types[from..]);
+        let mut from = 0;
+        for (&(_, at), &value) in self.holes.iter().zip(holes) {
+            out.extend_from_slice(&self.body[from..at as usize]);
+            put_value(out, value, serial_type(value).1);
+            from = at as usize;
+        }
+        out.extend_from_slice(&self.body[from..]);
     }
 }
 
@@ -159,10 +294,14 @@ pub enum ImageError {
     /// leaf).
     #[error("a stretch of rows cannot join a table image there")]
     Stretch,
+    /// A row of a rowid table out of rowid order.
+    #[error("row {0} out of rowid order in a table image")]
+    Disorder(i64),
 }
 
 /// Page kinds, as the page header's first byte.
 const INTERIOR_INDEX: u8 = 0x02;
+const INTERIOR_TABLE: u8 = 0x05;
 const LEAF_INDEX: u8 = 0x0a;
 const LEAF_TABLE: u8 = 0x0d;
 
@@ -185,7 +324,7 @@ impl Page {
     }
 
     fn header_len(&self) -> usize {
-        if self.kind == INTERIOR_INDEX {
+        if self.kind == INTERIOR_INDEX || self.kind == INTERIOR_TABLE {
             12
         } else {
             8
@@ -236,7 +375,7 @@ impl Page {
         self.bytes[at + 3..at + 5].copy_from_slice(&(self.cells as u16).to_be_bytes());
         // A content area starting at 65,536 is written 0.
         self.bytes[at + 5..at + 7].copy_from_slice(&(self.content as u16).to_be_bytes());
-        if self.kind == INTERIOR_INDEX {
+        if self.kind == INTERIOR_INDEX || self.kind == INTERIOR_TABLE {
             self.bytes[at + 8..at + 12].copy_from_slice(&right.to_be_bytes());
         }
         self.bytes
@@ -348,6 +487,8 @@ pub struct ImageBuilder {
     dividers: Vec<Vec<u8>>,
     rows: u64,
     error: Option<ImageError>,
+    /// The page kept for the root, written last.
+    root: u32,
 }
 
 impl ImageBuilder {
@@ -368,7 +509,33 @@ impl ImageBuilder {
             dividers: Vec::new(),
             rows: 0,
             error: None,
+            root: 2,
         }
+    }
+
+    /// A builder for an index whose pages follow `pages` (whole pages of
+    /// [`PAGE_SIZE`], page 1 first) in one image of several trees
+    /// ([`TablesImage`]).
+    fn within(mut pages: Vec<u8>) -> ImageBuilder {
+        debug_assert_eq!(pages.len() % PAGE_SIZE, 0);
+        pages.resize(pages.len() + PAGE_SIZE, 0);
+        let root = (pages.len() / PAGE_SIZE) as u32;
+        ImageBuilder {
+            page_size: PAGE_SIZE,
+            image: pages,
+            create_sql: String::new(),
+            leaves: Leaves::new(PAGE_SIZE, false),
+            children: Vec::new(),
+            dividers: Vec::new(),
+            rows: 0,
+            error: None,
+            root,
+        }
+    }
+
+    /// The longest record a row of an index may have in an image.
+    pub fn max_record(&self) -> usize {
+        self.leaves.max_local()
     }
 
     /// Reserves room for about `rows` rows of `row_bytes` bytes each.
@@ -476,6 +643,18 @@ impl ImageBuilder {
     /// # Errors
     /// A row too long for a page.
     pub fn finish(mut self) -> Result<Vec<u8>, ImageError> {
+        let sql = std::mem::take(&mut self.create_sql);
+        let page_size = self.page_size;
+        let (mut image, root) = self.finish_tree()?;
+        let pages = (image.len() / page_size) as u32;
+        let row = SchemaRow { kind: "table", name: TABLE, table: TABLE, root, sql: &sql };
+        let first = first_page(page_size, pages, &[row])?;
+        image[..page_size].copy_from_slice(&first);
+        Ok(image)
+    }
+
+    /// The pages, with the tree's, and the number of its root page.
+    fn finish_tree(mut self) -> Result<(Vec<u8>, u32), ImageError> {
         if let Some(error) = self.error.take().or_else(|| self.leaves.error.take()) {
             return Err(error);
         }
@@ -499,10 +678,9 @@ impl ImageBuilder {
         };
         let page_size = self.page_size;
         root.truncate(page_size);
-        self.image[page_size..2 * page_size].copy_from_slice(&root);
-        let first = self.first_page();
-        self.image[..page_size].copy_from_slice(&first);
-        Ok(self.image)
+        let at = (self.root as usize - 1) * page_size;
+        self.image[at..at + page_size].copy_from_slice(&root);
+        Ok((self.image, self.root))
     }
 
     /// The pages above `children` (page numbers, in key order) and the
@@ -551,46 +729,269 @@ impl ImageBuilder {
         up_children.push(self.append_page(&page.finish(last_child)));
         Level::Pages(up_children, up)
     }
+}
 
-    /// Page 1: the database header and the schema table, whose one row
-    /// is the table, rooted at page 2.
-    fn first_page(&self) -> Vec<u8> {
-        let mut page = Page::new(LEAF_TABLE, 100, self.page_size);
-        let mut record = Record::default();
+/// The leaves of a rowid table, from rows given in rowid order: to join
+/// a [`TablesImage`]. Built apart from the image, on any thread: a leaf
+/// holds no page number.
+#[derive(Debug)]
+pub struct RowidLeaves {
+    /// The closed leaves, whole pages (each its own allocation, moved and
+    /// never copied until the image is written), and the last rowid of
+    /// each.
+    pages: Vec<Vec<u8>>,
+    last_rowids: Vec<i64>,
+    leaf: Page,
+    last: Option<i64>,
+    rows: u64,
+}
+
+impl Default for RowidLeaves {
+    fn default() -> RowidLeaves {
+        RowidLeaves::new()
+    }
+}
+
+impl RowidLeaves {
+    /// No rows yet.
+    pub fn new() -> RowidLeaves {
+        RowidLeaves {
+            pages: Vec::new(),
+            last_rowids: Vec::new(),
+            leaf: Page::new(LEAF_TABLE, 0, PAGE_SIZE),
+            last: None,
+            rows: 0,
+        }
+    }
+
+    /// The longest record a row may have: SQLite's "maximum local payload"
+    /// of table leaves (a longer one would spill to overflow pages, which
+    /// images do not write).
+    pub const MAX_RECORD: usize = PAGE_SIZE - 35;
+
+    /// Rows pushed.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// Bytes of the leaves so far.
+    pub fn bytes(&self) -> usize {
+        (self.pages.len() + 1) * PAGE_SIZE
+    }
+
+    /// Adds the row `rowid`, greater than every rowid pushed before, whose
+    /// record is `record`.
+    ///
+    /// # Errors
+    /// [`ImageError::RowTooLong`] for a record longer than
+    /// [`RowidLeaves::MAX_RECORD`]; [`ImageError::Disorder`] for a rowid
+    /// out of order. Nothing is pushed then.
+    pub fn push(&mut self, rowid: i64, record: &[u8]) -> Result<(), ImageError> {
+        if record.len() > Self::MAX_RECORD {
+            return Err(ImageError::RowTooLong(record.len()));
+        }
+        if self.last.is_some_and(|last| last >= rowid) {
+            return Err(ImageError::Disorder(rowid));
+        }
+        let (len, len_len) = varint(record.len() as u64);
+        let (key, key_len) = varint(rowid as u64);
+        let cell = [&len[..len_len], &key[..key_len], record];
+        if !self.leaf.fits(len_len + key_len + record.len()) {
+            let full = std::mem::replace(&mut self.leaf, Page::new(LEAF_TABLE, 0, PAGE_SIZE));
+            self.pages.push(full.finish(0));
+            self.last_rowids.push(self.last.expect("a full leaf has rows"));
+        }
+        self.leaf.push(&cell);
+        self.last = Some(rowid);
+        self.rows += 1;
+        Ok(())
+    }
+}
+
+/// An image of several trees: rowid tables, each given as its leaves
+/// ([`RowidLeaves`]), and indexes of them, each given as its records in
+/// key order. Page 1 is the database header and the schema table, then
+/// each tree's pages, its root last.
+#[derive(Debug)]
+pub struct TablesImage {
+    pages: Vec<u8>,
+    schema: Vec<(&'static str, String, String, u32, String)>,
+    /// Children per interior page of a rowid table at most.
+    fanout: usize,
+}
+
+impl Default for TablesImage {
+    fn default() -> TablesImage {
+        TablesImage::new()
+    }
+}
+
+impl TablesImage {
+    /// An image of no tree yet.
+    pub fn new() -> TablesImage {
+        // A cell takes at most 4 + 9 bytes and its pointer 2.
+        let fanout = (PAGE_SIZE - 12) / 15 + 1;
+        TablesImage { pages: vec![0; PAGE_SIZE], schema: Vec::new(), fanout }
+    }
+
+    fn append_page(&mut self, page: &[u8]) -> u32 {
+        self.pages.extend_from_slice(page);
+        (self.pages.len() / PAGE_SIZE) as u32
+    }
+
+    /// Adds the rowid table `name`, created by `sql`, with the rows of
+    /// `leaves`.
+    pub fn add_table(&mut self, name: &str, sql: &str, leaves: RowidLeaves) {
+        let RowidLeaves { pages, mut last_rowids, leaf, last, .. } = leaves;
+        let mut level: Vec<(u32, i64)> = Vec::with_capacity(last_rowids.len() + 1);
+        self.pages.reserve((pages.len() + 1 + pages.len() / 1000) * PAGE_SIZE);
+        for (page, last) in pages.iter().zip(&last_rowids) {
+            level.push((self.append_page(page), *last));
+        }
+        drop(pages);
+        last_rowids.clear();
+        level.push((self.append_page(&leaf.finish(0)), last.unwrap_or(0)));
+        // Interior pages: each child but a page's last is a cell (its page
+        // and its last rowid); a page's last child is its right-most
+        // pointer.
+        let per_page = self.fanout;
+        while level.len() > 1 {
+            let mut groups: Vec<&[(u32, i64)]> = level.chunks(per_page).collect();
+            let n = groups.len();
+            if n > 1 && groups[n - 1].len() == 1 {
+                // No page of a right-most pointer alone: the last two
+                // groups share their children.
+                let start = level.len() - groups[n - 2].len() - 1;
+                let half = start + (level.len() - start) / 2;
+                groups[n - 2] = &level[start..half];
+                groups[n - 1] = &level[half..];
+            }
+            let mut up = Vec::with_capacity(groups.len());
+            for group in groups {
+                let (&(right, last), cells) = group.split_last().expect("groups are not empty");
+                let mut page = Page::new(INTERIOR_TABLE, 0, PAGE_SIZE);
+                for &(child, child_last) in cells {
+                    let (key, key_len) = varint(child_last as u64);
+                    page.push(&[&child.to_be_bytes(), &key[..key_len]]);
+                }
+                up.push((self.append_page(&page.finish(right)), last));
+            }
+            level = up;
+        }
+        let root = level[0].0;
+        self.schema.push(("table", name.to_string(), name.to_string(), root, sql.to_string()));
+    }
+
+    /// Makes room for `bytes` more bytes of pages.
+    pub fn reserve(&mut self, bytes: usize) {
+        self.pages.reserve(bytes);
+    }
+
+    /// An index builder whose pages follow this image's: push its records
+    /// in key order, then [`TablesImage::add_index`].
+    pub fn index_builder(&mut self) -> ImageBuilder {
+        ImageBuilder::within(std::mem::take(&mut self.pages))
+    }
+
+    /// Adds the index `name` of `table`, created by `sql`, built by
+    /// `builder` (from [`TablesImage::index_builder`], no other tree added
+    /// since).
+    ///
+    /// # Errors
+    /// A record too long for a page.
+    pub fn add_index(
+        &mut self,
+        name: &str,
+        table: &str,
+        sql: &str,
+        builder: ImageBuilder,
+    ) -> Result<(), ImageError> {
+        let (pages, root) = builder.finish_tree()?;
+        self.pages = pages;
+        self.schema.push(("index", name.to_string(), table.to_string(), root, sql.to_string()));
+        Ok(())
+    }
+
+    /// The image's bytes.
+    ///
+    /// # Errors
+    /// A schema too long for page 1.
+    pub fn finish(mut self) -> Result<Vec<u8>, ImageError> {
+        let rows: Vec<SchemaRow<'_>> = self
+            .schema
+            .iter()
+            .map(|(kind, name, table, root, sql)| SchemaRow {
+                kind,
+                name,
+                table,
+                root: *root,
+                sql,
+            })
+            .collect();
+        let pages = (self.pages.len() / PAGE_SIZE) as u32;
+        let first = first_page(PAGE_SIZE, pages, &rows)?;
+        self.pages[..PAGE_SIZE].copy_from_slice(&first);
+        Ok(self.pages)
+    }
+}
+
+/// A row of an image's schema table.
+#[derive(Debug, Clone, Copy)]
+struct SchemaRow<'a> {
+    /// `table` or `index`.
+    kind: &'static str,
+    name: &'a str,
+    /// The table (of an index: the table it indexes).
+    table: &'a str,
+    root: u32,
+    sql: &'a str,
+}
+
+/// Page 1 of an image of `pages` pages: the database header and the
+/// schema table, whose rows are `rows`.
+///
+/// # Errors
+/// A schema that does not fit the page.
+fn first_page(page_size: usize, pages: u32, rows: &[SchemaRow<'_>]) -> Result<Vec<u8>, ImageError> {
+    let mut page = Page::new(LEAF_TABLE, 100, page_size);
+    let mut record = Record::default();
+    for (rowid, row) in rows.iter().enumerate() {
         let schema_row = record
             .encode(&[
-                Value::Text("table"),
-                Value::Text(TABLE),
-                Value::Text(TABLE),
-                Value::Integer(2),
-                Value::Text(&self.create_sql),
+                Value::Text(row.kind),
+                Value::Text(row.name),
+                Value::Text(row.table),
+                Value::Integer(i64::from(row.root)),
+                Value::Text(row.sql),
             ])
             .to_vec();
         let mut head = Vec::new();
         put_varint(&mut head, schema_row.len() as u64);
-        put_varint(&mut head, 1);
+        put_varint(&mut head, rowid as u64 + 1);
+        if !page.fits(head.len() + schema_row.len()) {
+            return Err(ImageError::RowTooLong(schema_row.len()));
+        }
         page.push(&[&head, &schema_row]);
-        let mut bytes = page.finish(0);
-        let pages = (self.image.len() / self.page_size) as u32;
-        let h = &mut bytes[..100];
-        h[..16].copy_from_slice(b"SQLite format 3\0");
-        // 65,536 is written 1.
-        let size_field = if self.page_size == 65_536 { 1 } else { self.page_size as u16 };
-        h[16..18].copy_from_slice(&size_field.to_be_bytes());
-        h[18] = 1; // rollback journal, written and read
-        h[19] = 1;
-        h[21] = 64; // payload fractions, fixed by the format
-        h[22] = 32;
-        h[23] = 32;
-        h[24..28].copy_from_slice(&1u32.to_be_bytes()); // change counter
-        h[28..32].copy_from_slice(&pages.to_be_bytes());
-        h[40..44].copy_from_slice(&1u32.to_be_bytes()); // schema cookie
-        h[44..48].copy_from_slice(&4u32.to_be_bytes()); // schema format
-        h[56..60].copy_from_slice(&1u32.to_be_bytes()); // UTF-8
-        h[92..96].copy_from_slice(&1u32.to_be_bytes()); // the page count is valid
-        h[96..100].copy_from_slice(&3_045_000u32.to_be_bytes());
-        bytes
     }
+    let mut bytes = page.finish(0);
+    let h = &mut bytes[..100];
+    h[..16].copy_from_slice(b"SQLite format 3\0");
+    // 65,536 is written 1.
+    let size_field = if page_size == 65_536 { 1 } else { page_size as u16 };
+    h[16..18].copy_from_slice(&size_field.to_be_bytes());
+    h[18] = 1; // rollback journal, written and read
+    h[19] = 1;
+    h[21] = 64; // payload fractions, fixed by the format
+    h[22] = 32;
+    h[23] = 32;
+    h[24..28].copy_from_slice(&1u32.to_be_bytes()); // change counter
+    h[28..32].copy_from_slice(&pages.to_be_bytes());
+    h[40..44].copy_from_slice(&1u32.to_be_bytes()); // schema cookie
+    h[44..48].copy_from_slice(&4u32.to_be_bytes()); // schema format
+    h[56..60].copy_from_slice(&1u32.to_be_bytes()); // UTF-8
+    h[92..96].copy_from_slice(&1u32.to_be_bytes()); // the page count is valid
+    h[96..100].copy_from_slice(&3_045_000u32.to_be_bytes());
+    Ok(bytes)
 }
 
 /// What one level of interior pages came to.
@@ -610,9 +1011,17 @@ enum Level {
 /// [`ImageSlot::clear`] after the transaction ends. A slot dropped with
 /// an image loaded leaks the image rather than free memory that SQLite
 /// may still read.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct ImageSlot {
+    /// The schema's name.
+    schema: &'static str,
     loaded: Option<std::mem::ManuallyDrop<Vec<u8>>>,
+}
+
+impl Default for ImageSlot {
+    fn default() -> ImageSlot {
+        ImageSlot { schema: SCHEMA, loaded: None }
+    }
 }
 
 impl ImageSlot {
@@ -622,8 +1031,48 @@ impl ImageSlot {
     /// # Errors
     /// Database errors.
     pub fn attach(conn: &Connection) -> rusqlite::Result<ImageSlot> {
-        conn.execute_batch(&format!("ATTACH ':memory:' AS {SCHEMA}"))?;
-        Ok(ImageSlot::default())
+        ImageSlot::attach_as(conn, SCHEMA)
+    }
+
+    /// Attaches the empty schema `schema` to `conn`, as
+    /// [`ImageSlot::attach`] does [`SCHEMA`]: a second slot, for an image
+    /// copied in the same transactions as the first's.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub fn attach_as(conn: &Connection, schema: &'static str) -> rusqlite::Result<ImageSlot> {
+        conn.execute_batch(&format!("ATTACH ':memory:' AS {schema}"))?;
+        Ok(ImageSlot { schema, loaded: None })
+    }
+
+    /// The schema the slot loads images into.
+    pub fn schema(&self) -> &'static str {
+        self.schema
+    }
+
+    /// Loads `image` (from [`TablesImage::finish`]), whose tables are
+    /// then copied by [`ImageSlot::copy_table`]. May run inside a
+    /// transaction that has not read the slot's schema yet: once per
+    /// transaction.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub fn load_tables(&mut self, conn: &Connection, image: Vec<u8>) -> rusqlite::Result<()> {
+        self.load(conn, image)
+    }
+
+    /// Copies the rows of the loaded image's table `table` into the main
+    /// schema's table of the same name and shape, by SQLite's transfer of
+    /// whole records (the main table may hold rows); the rows copied.
+    ///
+    /// # Errors
+    /// Database errors, and an image SQLite finds malformed.
+    pub fn copy_table(&self, conn: &Connection, table: &str) -> rusqlite::Result<usize> {
+        let schema = self.schema;
+        conn.execute(
+            &format!("INSERT OR ROLLBACK INTO main.{table} SELECT * FROM {schema}.{table}"),
+            [],
+        )
     }
 
     /// Copies the rows of `image` (from [`ImageBuilder::finish`], its table
@@ -645,7 +1094,7 @@ impl ImageSlot {
         // OR ROLLBACK spares it a statement journal, as for the import's
         // other inserts (a failure ends the transaction anyway).
         conn.execute(
-            &format!("INSERT OR ROLLBACK INTO main.{table} SELECT * FROM {SCHEMA}.{TABLE}"),
+            &format!("INSERT OR ROLLBACK INTO main.{table} SELECT * FROM {}.{TABLE}", self.schema),
             [],
         )
     }
@@ -656,7 +1105,7 @@ impl ImageSlot {
         let (data, len) = (image.as_mut_ptr(), image.len());
         // Safety: `image` is kept, unchanged, in the slot until SQLite is
         // given another database to read.
-        let loaded = unsafe { deserialize(conn, data, len, true) };
+        let loaded = unsafe { deserialize(conn, self.schema, data, len, true) };
         // Whether SQLite kept the pointer on an error is not known: the
         // slot keeps both.
         if let Some(mut last) = self.loaded.replace(image) {
@@ -681,7 +1130,7 @@ impl ImageSlot {
             // which a read-only one refuses and which writes the first
             // page of an empty one.
             // Safety: no memory of ours.
-            unsafe { deserialize(conn, std::ptr::null_mut(), 0, false) }?;
+            unsafe { deserialize(conn, self.schema, std::ptr::null_mut(), 0, false) }?;
             if let Some(mut image) = self.loaded.take() {
                 // Safety: SQLite no longer reads it; its only drop.
                 unsafe { std::mem::ManuallyDrop::drop(&mut image) };
@@ -691,7 +1140,7 @@ impl ImageSlot {
             // inside the next transaction, that read would keep the next
             // image from loading. Read it now.
             conn.query_row(
-                &format!("SELECT count(*) FROM {SCHEMA}.sqlite_master"),
+                &format!("SELECT count(*) FROM {}.sqlite_master", self.schema),
                 [],
                 |_| Ok(()),
             )?;
@@ -706,7 +1155,7 @@ impl ImageSlot {
     /// Database errors.
     pub fn detach(mut self, conn: &Connection) -> rusqlite::Result<()> {
         self.clear(conn)?;
-        conn.execute_batch(&format!("DETACH {SCHEMA}"))
+        conn.execute_batch(&format!("DETACH {}", self.schema))
     }
 }
 
@@ -719,16 +1168,17 @@ impl ImageSlot {
 /// loaded again or the connection closes.
 unsafe fn deserialize(
     conn: &Connection,
+    schema: &str,
     data: *mut u8,
     len: usize,
     read_only: bool,
 ) -> rusqlite::Result<()> {
     use rusqlite::ffi;
-    let schema = std::ffi::CString::new(SCHEMA).expect("no NUL in the schema name");
+    let name = std::ffi::CString::new(schema).expect("no NUL in a schema name");
     let len = len as i64;
     let rc = ffi::sqlite3_deserialize(
         conn.handle(),
-        schema.as_ptr(),
+        name.as_ptr(),
         data,
         len,
         len,
@@ -743,7 +1193,7 @@ unsafe fn deserialize(
     } else {
         Err(rusqlite::Error::SqliteFailure(
             ffi::Error::new(rc),
-            Some(format!("cannot load a table image as {SCHEMA}")),
+            Some(format!("cannot load a table image as {schema}")),
         ))
     }
 }
@@ -1085,5 +1535,163 @@ mod tests {
             let page_size = if small { 512 } else { 1024 };
             prop_assert_eq!(read(image_of(&rows, page_size)), rows);
         }
+    }
+
+    const ROWS_SQL: &str = "CREATE TABLE t (id INTEGER PRIMARY KEY, a INTEGER, b TEXT, c BLOB)";
+    const ROWS_INDEX_SQL: &str = "CREATE INDEX t_a ON t(id, a)";
+    const PAIRS_SQL: &str = "CREATE TABLE p (id INTEGER PRIMARY KEY, v TEXT NOT NULL)";
+
+    /// An image of two rowid tables (one indexed) reads back whole, passes
+    /// SQLite's check, and
+    /// its tables are transferred into tables that already hold rows.
+    #[test]
+    fn an_image_of_several_tables_copies_into_filled_tables() {
+        type TRow = (i64, i64, String, Vec<u8>);
+        for n in [0usize, 1, 3, 9_000, 150_000] {
+            let rows: Vec<TRow> = (0..n as i64)
+                .map(|i| {
+                    let id = 1000 + 3 * i;
+                    (id, i * 7 - 5, "x".repeat((i % 40) as usize), vec![i as u8; (i % 5) as usize])
+                })
+                .collect();
+            let encode = |row: &TRow, record: &mut Record| {
+                record
+                    .encode(&[
+                        Value::Null,
+                        Value::Integer(row.1),
+                        Value::Text(&row.2),
+                        Value::Blob(&row.3),
+                    ])
+                    .to_vec()
+            };
+            let mut record = Record::default();
+            let mut leaves = RowidLeaves::new();
+            for row in &rows {
+                leaves.push(row.0, &encode(row, &mut record)).unwrap();
+            }
+            assert_eq!(leaves.rows(), n as u64);
+            let mut pairs = RowidLeaves::new();
+            for row in rows.iter().step_by(2) {
+                pairs
+                    .push(row.0, record.encode(&[Value::Null, Value::Text(&row.2)]))
+                    .unwrap();
+            }
+            let mut image = TablesImage::new();
+            // Few children per interior page: trees of several levels, and
+            // last pages of one child to avoid.
+            image.fanout = 3 + n % 4;
+            image.add_table("t", ROWS_SQL, leaves);
+            let mut index = image.index_builder();
+            for row in &rows {
+                index.push(record.encode(&[
+                    Value::Integer(row.0),
+                    Value::Integer(row.1),
+                    Value::Integer(row.0),
+                ]));
+            }
+            image.add_index("t_a", "t", ROWS_INDEX_SQL, index).unwrap();
+            image.add_table("p", PAIRS_SQL, pairs);
+            let image = image.finish().unwrap();
+
+            let conn = Connection::open_in_memory().unwrap();
+            conn.execute_batch(&format!("{ROWS_SQL}; {ROWS_INDEX_SQL}; {PAIRS_SQL};")).unwrap();
+            conn.execute_batch(
+                "INSERT INTO t VALUES (1, 2, 'a', x'00'); INSERT INTO p VALUES (5, 'b');",
+            )
+            .unwrap();
+            let mut slot = ImageSlot::attach_as(&conn, "tables_test").unwrap();
+            slot.load_tables(&conn, image).unwrap();
+            let check: Vec<String> = conn
+                .prepare("PRAGMA tables_test.integrity_check")
+                .unwrap()
+                .query_map([], |r| r.get(0))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            assert_eq!(check, ["ok"], "{n} rows");
+            conn.execute_batch("BEGIN").unwrap();
+            assert_eq!(slot.copy_table(&conn, "t").unwrap(), n);
+            assert_eq!(slot.copy_table(&conn, "p").unwrap(), n.div_ceil(2));
+            conn.execute_batch("COMMIT").unwrap();
+            slot.detach(&conn).unwrap();
+            let check: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+            assert_eq!(check, "ok");
+            let back: Vec<TRow> = conn
+                .prepare("SELECT id, a, b, c FROM t WHERE id > 1 ORDER BY id")
+                .unwrap()
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            assert!(back == rows, "{n} rows read back otherwise");
+            let by_index: i64 = conn
+                .query_row(
+                    "SELECT count(*) FROM t INDEXED BY t_a WHERE id > 1 AND a > 0",
+                    [],
+                    |r| r.get(0),
+                )
+                .unwrap();
+            assert_eq!(by_index, rows.iter().filter(|r| r.1 > 0).count() as i64);
+            let pairs: i64 = conn.query_row("SELECT count(*) FROM p", [], |r| r.get(0)).unwrap();
+            assert_eq!(pairs, n.div_ceil(2) as i64 + 1);
+        }
+    }
+
+    /// Rows out of rowid order and records too long for a leaf are
+    /// refused, and leave the leaves as they were.
+    #[test]
+    fn rowid_leaves_refuse_disorder_and_long_rows() {
+        let mut leaves = RowidLeaves::new();
+        leaves.push(5, b"\x02\x01\x07").unwrap();
+        assert_eq!(leaves.push(5, b"\x02\x01\x07"), Err(ImageError::Disorder(5)));
+        let long = vec![0u8; RowidLeaves::MAX_RECORD + 1];
+        assert_eq!(leaves.push(6, &long), Err(ImageError::RowTooLong(long.len())));
+        assert_eq!(leaves.push(4, b"\x02\x01\x07"), Err(ImageError::Disorder(4)));
+        assert_eq!(leaves.rows(), 1);
+    }
+
+    /// A template filled gives the record of all its values, wherever its
+    /// holes are and whatever their values' sizes.
+    #[test]
+    fn a_filled_template_is_the_record_of_all_values() {
+        let long = "x".repeat(300);
+        let values = [
+            Value::Integer(7),
+            Value::Null,
+            Value::Text("abc"),
+            Value::Integer(-1_000_000_000_000),
+            Value::Blob(&[1, 2, 3]),
+            Value::Text(&long),
+            Value::Real(2.5),
+            Value::Integer(1),
+        ];
+        let mut record = Record::default();
+        let whole = record.encode(&values).to_vec();
+        for mask in 0u32..(1 << values.len()) {
+            let given: Vec<Option<Value<'_>>> = values
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (mask & (1 << i) == 0).then_some(*v))
+                .collect();
+            let holes: Vec<Value<'_>> = values
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| mask & (1 << i) != 0)
+                .map(|(_, v)| *v)
+                .collect();
+            let template = Template::encode(&given);
+            assert_eq!(template.holes(), holes.len());
+            let mut out = vec![9];
+            template.fill(&holes, &mut out);
+            assert_eq!(out[1..], whole[..], "holes {mask:b}");
+        }
+        // A header that grows past 127 bytes once filled.
+        let many: Vec<Value<'_>> = (0..130).map(|_| Value::Integer(5)).collect();
+        let given: Vec<Option<Value<'_>>> =
+            many.iter().enumerate().map(|(i, v)| (i % 2 == 0).then_some(*v)).collect();
+        let holes: Vec<Value<'_>> = many.iter().skip(1).step_by(2).copied().collect();
+        let mut out = Vec::new();
+        Template::encode(&given).fill(&holes, &mut out);
+        assert_eq!(out, record.encode(&many));
     }
 }
