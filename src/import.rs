@@ -24,6 +24,7 @@ use crate::pgn::source::{self, expand_inputs, Compression, InputName, Source, So
 use crate::replay::inputs::{read_inputs, ChunkPlace, InputStart, InputVisitor};
 use crate::replay::parallel::Chunk;
 use crate::replay::ReplayOptions;
+use crate::store::records::Encoder;
 use crate::store::rows::{GameRow, RowOptions};
 use crate::store::writer::{Problem, SourceStart, Totals, WriteError, Writer, WriterOptions};
 use crate::timings::{self, Span, Stage};
@@ -172,6 +173,12 @@ trait Store {
 
     fn end_source(&mut self) -> Result<(), ImportError>;
 
+    /// What encodes the games' rows on the workers, if the store takes
+    /// them encoded.
+    fn encoder(&self) -> Result<Option<Arc<Encoder>>, ImportError> {
+        Ok(None)
+    }
+
     fn abandon_source(&mut self) -> Result<(), ImportError>;
 
     fn finish(self) -> Result<(Totals, Self::Output), ImportError>;
@@ -183,6 +190,10 @@ trait Store {
 
 impl Store for Writer {
     type Output = ();
+
+    fn encoder(&self) -> Result<Option<Arc<Encoder>>, ImportError> {
+        Ok(Some(Writer::encoder(self)?))
+    }
 
     fn begin_source(
         &mut self,
@@ -374,25 +385,28 @@ fn run_into<S: Store>(
     }
     let (tx, rx) = mpsc::sync_channel::<Message>(CHANNEL);
     let (reply_tx, reply_rx) = mpsc::channel::<SourceStart>();
-    let (opened_tx, opened_rx) = mpsc::channel::<Result<(), ImportError>>();
+    let (opened_tx, opened_rx) = mpsc::channel::<Result<Option<Arc<Encoder>>, ImportError>>();
     let interrupt = options.interrupt.clone();
     let writer_thread = std::thread::Builder::new()
         .name("pgnindex-writer".into())
         .spawn(move || {
             let _clock = timings::ThreadClock::start(Stage::Write);
-            let writer = match open() {
-                Ok(writer) => writer,
+            let opened = open().and_then(|writer| Ok((writer.encoder()?, writer)));
+            let writer = match opened {
+                Ok((encoder, writer)) => {
+                    let _ = opened_tx.send(Ok(encoder));
+                    writer
+                }
                 Err(e) => {
                     let _ = opened_tx.send(Err(e));
                     return Ok(None);
                 }
             };
-            let _ = opened_tx.send(Ok(()));
             write_all(writer, &rx, &reply_tx, interrupt.as_deref())
         })
         .map_err(ImportError::Thread)?;
-    match opened_rx.recv() {
-        Ok(Ok(())) => {}
+    let encoder = match opened_rx.recv() {
+        Ok(Ok(encoder)) => encoder,
         Ok(Err(e)) => {
             let _ = writer_thread.join();
             return Err(e);
@@ -402,7 +416,7 @@ fn run_into<S: Store>(
             Err(panic) => std::panic::resume_unwind(panic),
             Ok(_) => unreachable!("the writer thread reports its open"),
         },
-    }
+    };
 
     let replay = ReplayOptions {
         keys: options.rows.positions,
@@ -417,7 +431,15 @@ fn run_into<S: Store>(
         rebuild: true,
     };
     let rows = options.rows;
-    let build = move |game| timings::timed_cpu(Span::Encode, || GameRow::build(game, rows));
+    let build = move |game| {
+        timings::timed_cpu(Span::Encode, || {
+            let mut row = GameRow::build(game, rows);
+            if let Some(encoder) = &encoder {
+                encoder.encode_into(&mut row);
+            }
+            row
+        })
+    };
     let summary = Summary { not_pgn: inputs.skipped.len() as u64, ..Summary::default() };
     let mut feed = Feed { tx, reply: reply_rx, observer, options, summary, length: None };
     let workers = worker_cpu(pool);

@@ -125,6 +125,9 @@ columns! {
         @skip pub error_at: Option<(usize, usize)>,
         /// Warnings: line (within the chunk), column, message.
         @skip pub warnings: Vec<(usize, usize, String)>,
+        /// The rows as records, encoded on the workers
+        /// ([`super::records::Encoder`]); `None`: the writer encodes them.
+        @skip pub records: Option<super::records::GameRecords>,
     }
 }
 
@@ -307,6 +310,7 @@ impl GameRow {
             dedupe_key,
             error_at: game.error_at,
             warnings: game.warnings,
+            records: None,
         }
     }
 

@@ -3,9 +3,11 @@
 //! SQL; a name met for the first time is inserted in the import's
 //! transaction.
 
-use std::collections::HashMap;
+use std::sync::Arc;
 
 use rusqlite::Connection;
+
+use super::shared_ids::{IdMap, SharedIds};
 
 use crate::replay::TagPairs;
 
@@ -17,11 +19,10 @@ const INSERT_NAME: &str = "INSERT INTO tag_names (name) VALUES (?1) \
 /// The names of `tag_names` by their id.
 #[derive(Debug, Default)]
 pub struct TagNames {
-    /// Hashed with foldhash: SipHash, the standard map's, cost more
-    /// than the rest of a lookup.
-    ids: HashMap<String, i64, foldhash::fast::RandomState>,
+    /// The committed names' ids, which the workers read too.
+    ids: Arc<SharedIds>,
     /// Names inserted by the open transaction: forgotten if it rolls back.
-    pending: Vec<String>,
+    pending: IdMap,
 }
 
 impl TagNames {
@@ -32,7 +33,12 @@ impl TagNames {
     pub fn load(conn: &Connection) -> rusqlite::Result<TagNames> {
         let mut st = conn.prepare("SELECT name, id FROM tag_names")?;
         let ids = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?;
-        Ok(TagNames { ids, pending: Vec::new() })
+        Ok(TagNames { ids: Arc::new(SharedIds::new(ids)), pending: IdMap::default() })
+    }
+
+    /// The committed names' ids, for the workers.
+    pub fn shared(&self) -> Arc<SharedIds> {
+        Arc::clone(&self.ids)
     }
 
     /// `pairs` as `game_tags.pairs` holds them ([`TagPairs::to_json`]),
@@ -41,28 +47,30 @@ impl TagNames {
     /// # Errors
     /// SQLite's, from inserting a name.
     pub fn encode(&mut self, conn: &Connection, pairs: &TagPairs) -> rusqlite::Result<String> {
-        let json = pairs.to_json(|name| match self.ids.get(name) {
-            Some(&id) => Ok::<i64, rusqlite::Error>(id),
-            None => {
-                let id = conn.prepare_cached(INSERT_NAME)?.query_row([name], |r| r.get(0))?;
-                self.ids.insert(name.to_string(), id);
-                self.pending.push(name.to_string());
-                Ok(id)
-            }
-        })?;
+        let ids = self.ids.read();
+        let json =
+            pairs.to_json(|name| match ids.get(name).or_else(|| self.pending.get(name)) {
+                Some(&id) => Ok::<i64, rusqlite::Error>(id),
+                None => {
+                    let id = conn.prepare_cached(INSERT_NAME)?.query_row([name], |r| r.get(0))?;
+                    self.pending.insert(name.to_string(), id);
+                    Ok(id)
+                }
+            })?;
+        drop(ids);
         Ok(json.unwrap_or_else(|| "[]".to_string()))
     }
 
     /// The open transaction committed: its names are stored.
     pub fn committed(&mut self) {
-        self.pending.clear();
+        if !self.pending.is_empty() {
+            self.ids.extend(self.pending.drain());
+        }
     }
 
     /// The open transaction rolled back: its names are not.
     pub fn discard(&mut self) {
-        for name in self.pending.drain(..) {
-            self.ids.remove(&name);
-        }
+        self.pending.clear();
     }
 }
 

@@ -8,10 +8,13 @@
 //! [`CACHED`] texts, the others are looked up in SQL (by the table's
 //! unique index), so that memory stays bounded whatever the input.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::hash::BuildHasher;
+use std::sync::Arc;
 
 use rusqlite::{Connection, OptionalExtension};
+
+use super::shared_ids::{IdMap, SharedIds};
 
 /// Texts whose ids are kept in memory (a few tens of MB at most).
 const CACHED: usize = 1 << 18;
@@ -22,7 +25,7 @@ const CACHED: usize = 1 << 18;
 const SEEN_ONCE: usize = 1 << 20;
 
 /// Names this short are stored as text: an id would take as many bytes.
-const SHORT_NAME: usize = 2;
+pub(crate) const SHORT_NAME: usize = 2;
 
 /// Inserts a text unless it is stored already: by someone else meanwhile
 /// (`pgnindex sql --write`), or past the texts kept in memory. Neither an
@@ -37,11 +40,10 @@ const SELECT_TEXT: &str = "SELECT id FROM game_texts WHERE text = ?1";
 /// The texts of `game_texts` by their id.
 #[derive(Debug)]
 pub struct GameTexts {
-    /// Hashed with foldhash: SipHash, the standard map's, cost more
-    /// than the rest of a lookup.
-    ids: HashMap<String, i64, foldhash::fast::RandomState>,
+    /// The committed texts' ids, which the workers read too.
+    ids: Arc<SharedIds>,
     /// Texts inserted by the open transaction: forgotten if it rolls back.
-    pending: Vec<String>,
+    pending: IdMap,
     /// Texts kept in memory at most.
     cached: usize,
     /// Hashes of the names met once ([`SEEN_ONCE`]).
@@ -51,8 +53,8 @@ pub struct GameTexts {
 impl Default for GameTexts {
     fn default() -> GameTexts {
         GameTexts {
-            ids: HashMap::default(),
-            pending: Vec::new(),
+            ids: Arc::default(),
+            pending: IdMap::default(),
             cached: CACHED,
             seen: HashSet::default(),
         }
@@ -71,10 +73,26 @@ impl GameTexts {
 
     fn load_at_most(conn: &Connection, cached: usize) -> rusqlite::Result<GameTexts> {
         let mut st = conn.prepare("SELECT text, id FROM game_texts ORDER BY id LIMIT ?1")?;
-        let ids = st
+        let ids: IdMap = st
             .query_map([cached as i64], |r| Ok((r.get(0)?, r.get(1)?)))?
             .collect::<Result<_, _>>()?;
-        Ok(GameTexts { ids, pending: Vec::new(), cached, seen: HashSet::default() })
+        let ids = Arc::new(SharedIds::new(ids));
+        Ok(GameTexts { ids, pending: IdMap::default(), cached, seen: HashSet::default() })
+    }
+
+    /// The committed texts' ids, for the workers.
+    pub fn shared(&self) -> Arc<SharedIds> {
+        Arc::clone(&self.ids)
+    }
+
+    /// The id of `text` if it has one.
+    fn known(&self, text: &str) -> Option<i64> {
+        self.pending.get(text).copied().or_else(|| self.ids.get(text))
+    }
+
+    /// Texts with an id in memory.
+    fn held(&self) -> usize {
+        self.ids.len() + self.pending.len()
     }
 
     /// The id of `text`, inserted into `game_texts` if new.
@@ -82,10 +100,10 @@ impl GameTexts {
     /// # Errors
     /// SQLite's, from inserting it.
     pub fn id(&mut self, conn: &Connection, text: &str) -> rusqlite::Result<i64> {
-        if let Some(&id) = self.ids.get(text) {
+        if let Some(id) = self.known(text) {
             return Ok(id);
         }
-        if self.ids.len() >= self.cached {
+        if self.held() >= self.cached {
             // Past the texts kept in memory, one met is most often stored
             // already: looked up first.
             return match stored(conn, text)? {
@@ -94,8 +112,7 @@ impl GameTexts {
             };
         }
         let id = insert(conn, text)?;
-        self.ids.insert(text.to_string(), id);
-        self.pending.push(text.to_string());
+        self.pending.insert(text.to_string(), id);
         Ok(id)
     }
 
@@ -111,10 +128,10 @@ impl GameTexts {
         if text.len() <= SHORT_NAME {
             return Ok(None);
         }
-        if let Some(&id) = self.ids.get(text) {
+        if let Some(id) = self.known(text) {
             return Ok(Some(id));
         }
-        if self.ids.len() >= self.cached {
+        if self.held() >= self.cached {
             return Ok(None);
         }
         if self.seen.len() >= SEEN_ONCE {
@@ -129,14 +146,14 @@ impl GameTexts {
 
     /// The open transaction committed: its texts are stored.
     pub fn committed(&mut self) {
-        self.pending.clear();
+        if !self.pending.is_empty() {
+            self.ids.extend(self.pending.drain());
+        }
     }
 
     /// The open transaction rolled back: its texts are not.
     pub fn discard(&mut self) {
-        for text in self.pending.drain(..) {
-            self.ids.remove(&text);
-        }
+        self.pending.clear();
     }
 }
 

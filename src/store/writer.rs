@@ -30,14 +30,16 @@ use super::batch::BatchPlan;
 use super::checkpoint::Checkpointer;
 use super::dedupe::DedupeIndex;
 use super::flush::Flusher;
-use super::image::ImageSlot;
+use super::game_tables::{self, GameTables, Shapes, Table};
+use super::image::{ImageSlot, Value};
+use super::records::{Encoder, GameRecords, Hole, SummaryHole, TagsRecord};
 use super::rows::{GameRow, Header, RowOptions, StoredGame};
 use super::segments::{self, Fens};
 use super::sorter::PositionSorter;
 use super::tag_names::TagNames;
 use super::texts::GameTexts;
 use super::tree::{self, TreeBatch};
-use crate::db::columns::{columns, placeholders, select_list, Binder, Columns, TextIds};
+use crate::db::columns::{columns, select_list, Columns};
 use crate::db::{self, DbError, GameId, Sharing};
 use crate::db::{dates, texts};
 use crate::pgn::source::FileFacts;
@@ -222,7 +224,7 @@ pub struct Problem {
 
 /// The writer. Owns the connection and the import lock.
 pub struct Writer {
-    db: Db,
+    conn: Connection,
     path: PathBuf,
     /// The import lock; also how the file is synced, alongside by the
     /// [`Flusher`] and at the end of an exclusive import. Declared after
@@ -237,6 +239,21 @@ pub struct Writer {
     positions: PositionSorter,
     /// Where the segment images are copied from.
     image_slot: ImageSlot,
+    /// The batch's per-game rows, copied at its commit.
+    tables: GameTables,
+    /// Where their image is copied from.
+    tables_slot: ImageSlot,
+    /// The position in `game_rows` of each of [`inserted_columns`].
+    row_order: Vec<usize>,
+    /// The position in `ply_data` of each of [`PLY_DATA_COLUMNS`].
+    ply_data_order: Vec<usize>,
+    /// The id of the open transaction's first game.
+    batch_first_id: i64,
+    /// The games of the open transaction, as a dedupe match compares them
+    /// (kept unless duplicates are kept): they are in no table yet.
+    batch_stored: Vec<StoredGame>,
+    /// A `game_rows` record and its `games_summary` record, reused.
+    scratch: (Vec<u8>, Vec<u8>),
     /// Where the batches of position rows end.
     plan: BatchPlan,
     fens: Fens,
@@ -283,66 +300,62 @@ columns! {
 
 /// The `games` columns [`INSERT_GAME`] binds: the [`Assigned`] ones, then
 /// the [`GameRow`]'s.
-fn inserted_columns() -> impl Iterator<Item = &'static str> {
+pub(crate) fn inserted_columns() -> impl Iterator<Item = &'static str> {
     Assigned::NAMES.iter().chain(GameRow::NAMES).copied()
 }
 
-/// Inserts a game into `game_rows`, the table behind the `games` view: the
-/// [`Assigned`] columns, then the [`GameRow`]'s, the few-valued texts as
-/// their ids ([`TEXT_PARAMS`]).
-static INSERT_GAME: LazyLock<String> = LazyLock::new(|| {
-    let names: Vec<String> = inserted_columns().map(|c| texts::stored_column(c).into()).collect();
-    format!(
-        "INSERT OR ROLLBACK INTO game_rows ({}) VALUES ({})",
-        names.join(", "),
-        placeholders(names.len())
-    )
-});
-
-/// The parameter of [`INSERT_GAME`] that `moves` binds: rebound to
+/// The parameter of [`inserted_columns`] that `moves` fills: given
 /// [`GameRow::packed_moves`], the column's value.
-static MOVES_PARAM: LazyLock<usize> = LazyLock::new(|| {
-    1 + inserted_columns().position(|c| c == "moves").expect("the insert binds moves")
-});
+static MOVES_PARAM: LazyLock<usize> =
+    LazyLock::new(|| inserted_columns().position(|c| c == "moves").expect("moves is stored"));
 
-/// The parameters of [`INSERT_GAME`] that `site`, `white` and `black` bind
-/// ([`texts::NAME_COLUMNS`]): rebound to a name's id where it has one.
+/// The values of [`inserted_columns`] that `site`, `white` and `black` fill
+/// ([`texts::NAME_COLUMNS`]): given a name's id where it has one.
 static NAME_PARAMS: LazyLock<Vec<usize>> = LazyLock::new(|| {
     texts::NAME_COLUMNS
         .iter()
-        .map(|&name| 1 + inserted_columns().position(|c| c == name).expect("the insert binds it"))
+        .map(|&name| inserted_columns().position(|c| c == name).expect("it is stored"))
         .collect()
 });
 
-/// The parameter of [`INSERT_GAME`] that `final_fen` binds: rebound to
+/// The value of [`inserted_columns`] that `final_fen` fills: given
 /// [`GameRow::packed_final_fen`], the column's value.
 static FINAL_FEN_PARAM: LazyLock<usize> = LazyLock::new(|| {
-    1 + inserted_columns().position(|c| c == "final_fen").expect("the insert binds final_fen")
+    inserted_columns().position(|c| c == "final_fen").expect("final_fen is stored")
 });
 
-/// The parameter of [`INSERT_GAME`] that `date` binds: rebound to `NULL`
-/// where the date's parts write it back ([`dates`]).
-static DATE_PARAM: LazyLock<usize> = LazyLock::new(|| {
-    1 + inserted_columns().position(|c| c == "date").expect("the insert binds date")
-});
+/// The value of [`inserted_columns`] that `date` fills: `NULL` where the
+/// date's parts write it back ([`dates`]).
+static DATE_PARAM: LazyLock<usize> =
+    LazyLock::new(|| inserted_columns().position(|c| c == "date").expect("date is stored"));
 
-/// The parameters of [`INSERT_GAME`] bound as `game_texts` ids.
+/// The values of [`inserted_columns`] stored as `game_texts` ids.
 static TEXT_PARAMS: LazyLock<Vec<bool>> =
     LazyLock::new(|| inserted_columns().map(texts::is_text_column).collect());
+
+/// The `ply_data` columns a [`crate::store::plies::PlyData`] fills, in the
+/// order [`Writer::store`] gives them.
+pub(crate) const PLY_DATA_COLUMNS: [&str; 12] = [
+    "game_id",
+    "clocks",
+    "emts",
+    "evals",
+    "nags",
+    "comments",
+    "notes_form",
+    "depths",
+    "seldepths",
+    "nodes",
+    "notes_layout",
+    "tails",
+];
 
 // Every INSERT of the import says OR ROLLBACK: a failing statement
 // (disk full, say) ends the whole transaction anyway, and a statement that
 // can only roll back the transaction needs no statement journal — with
-// one, SQLite copies every already-dirty page a statement touches (the
-// last page of `games`, for each game) into the journal first.
+// one, SQLite copies every already-dirty page a statement touches into
+// the journal first.
 
-const INSERT_TAGS: &str = "INSERT OR ROLLBACK INTO game_tags (game_id, pairs) VALUES (?1, ?2)";
-const INSERT_PLY_DATA: &str = "INSERT OR ROLLBACK INTO ply_data \
-    (game_id, clocks, emts, evals, nags, comments, notes_form, depths, seldepths, nodes, \
-    notes_layout, tails) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
-const INSERT_PV: &str = "INSERT OR ROLLBACK INTO ply_pvs (id, pv) VALUES (?1, ?2)";
-const INSERT_MATERIAL: &str =
-    "INSERT OR ROLLBACK INTO game_material (game_id, stretches) VALUES (?1, ?2)";
 const INSERT_ERROR: &str =
     "INSERT OR ROLLBACK INTO import_errors (source_id, game_number, game_id, kind, \
     byte_offset, line, \"column\", message) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
@@ -353,40 +366,18 @@ static STORED_GAME: LazyLock<String> = LazyLock::new(|| {
     format!("SELECT {columns} FROM games AS g JOIN game_rows AS r ON r.id = g.id WHERE g.id = ?1")
 });
 
+/// The per-game rows a batch holds in memory at most, in bytes: their
+/// image takes as much again while it is copied. Games with long notes
+/// (TCEC's engine comments, 26 KB a game) end a batch before its games
+/// or positions would.
+const TABLES_BYTES: usize = 64 << 20;
+
+/// The schema the writer's connection reads the per-game tables' images
+/// from ([`GameTables`]).
+const TABLES_SCHEMA: &str = "pgnindex_tables";
+
 /// The current UTC time as ISO 8601 text, by SQLite.
 const NOW: &str = "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')";
-
-/// The statements stored for every game, prepared once: looking a
-/// statement up in rusqlite's cache hashes its text, and handing it back
-/// resets and unbinds it, for every game on the writer's thread.
-struct Inserts<'c> {
-    game: rusqlite::Statement<'c>,
-    tags: rusqlite::Statement<'c>,
-    ply_data: rusqlite::Statement<'c>,
-    pv: rusqlite::Statement<'c>,
-    material: rusqlite::Statement<'c>,
-}
-
-impl<'c> Inserts<'c> {
-    fn prepare(conn: &'c Connection) -> rusqlite::Result<Inserts<'c>> {
-        Ok(Inserts {
-            game: conn.prepare(&INSERT_GAME)?,
-            tags: conn.prepare(INSERT_TAGS)?,
-            ply_data: conn.prepare(INSERT_PLY_DATA)?,
-            pv: conn.prepare(INSERT_PV)?,
-            material: conn.prepare(INSERT_MATERIAL)?,
-        })
-    }
-}
-
-self_cell::self_cell!(
-    /// The connection and its [`Inserts`].
-    struct Db {
-        owner: Connection,
-        #[covariant]
-        dependent: Inserts,
-    }
-);
 
 /// Takes the import lock of the database at `path`: held by one import
 /// (or vacuum) at a time, until the returned file is closed.
@@ -449,10 +440,18 @@ impl Writer {
             .map_err(|error| WriteError::Sqlite { path: path.to_path_buf(), error })?;
         let image_slot = ImageSlot::attach(&conn)
             .map_err(|error| WriteError::Sqlite { path: path.to_path_buf(), error })?;
-        let db = Db::try_new(conn, |c| Inserts::prepare(c))
+        let tables_slot = ImageSlot::attach_as(&conn, TABLES_SCHEMA)
             .map_err(|error| WriteError::Sqlite { path: path.to_path_buf(), error })?;
+        let shapes = Shapes::read(&conn)
+            .map_err(|error| WriteError::Sqlite { path: path.to_path_buf(), error })?;
+        let stored_names = inserted_columns().map(texts::stored_column);
+        let row_order = shapes
+            .order(Table::Rows, stored_names.collect::<Vec<_>>().iter().map(|c| c.as_ref()))
+            .and_then(|rows| Ok((rows, shapes.order(Table::PlyData, PLY_DATA_COLUMNS)?)))
+            .map_err(|error| WriteError::Sqlite { path: path.to_path_buf(), error })?;
+        let (row_order, ply_data_order) = row_order;
         let mut writer = Writer {
-            db,
+            conn,
             path: path.to_path_buf(),
             lock: Arc::new(lock),
             options,
@@ -460,6 +459,13 @@ impl Writer {
             in_transaction: false,
             positions: PositionSorter::new(),
             image_slot,
+            tables: GameTables::new(shapes),
+            tables_slot,
+            row_order,
+            ply_data_order,
+            batch_first_id: 1,
+            batch_stored: Vec::new(),
+            scratch: Default::default(),
             plan: BatchPlan::new(options.batch_positions),
             fens: Vec::new(),
             batch_games: 0,
@@ -529,7 +535,7 @@ impl Writer {
 
     /// The connection.
     fn conn(&self) -> &Connection {
-        self.db.borrow_owner()
+        &self.conn
     }
 
     fn sqlite(&self, error: rusqlite::Error) -> WriteError {
@@ -648,11 +654,17 @@ impl Writer {
                 return Err(self.sqlite(error));
             }
             debug_assert_eq!(
-                [Some("main"), Some(super::image::SCHEMA)]
+                [Some("main"), Some(super::image::SCHEMA), Some(TABLES_SCHEMA)]
                     .map(|schema| self.conn().transaction_state(schema).ok()),
-                [Some(rusqlite::TransactionState::Write), Some(rusqlite::TransactionState::None)]
+                [
+                    Some(rusqlite::TransactionState::Write),
+                    Some(rusqlite::TransactionState::None),
+                    Some(rusqlite::TransactionState::None)
+                ]
             );
             self.in_transaction = true;
+            self.batch_first_id = self.next_id;
+            self.batch_stored.clear();
         }
         Ok(())
     }
@@ -725,6 +737,7 @@ impl Writer {
         }
         if self.plan.is_full(self.positions.len(), left)
             || self.batch_games >= self.options.batch_games
+            || self.tables.bytes() >= TABLES_BYTES
         {
             self.commit()?;
         }
@@ -760,65 +773,19 @@ impl Writer {
             .map_err(|_| WriteError::TooManyGames { path: self.path.clone() })?;
         self.next_id += 1;
         let assigned = Assigned { id, source_id, source_offset: game.offset };
-        let path = &self.path;
-        let tag_names = &mut self.tag_names;
-        let game_texts = &mut self.texts;
-        self.db
-            .with_dependent_mut(|conn, inserts| {
-                let mut id_of = |text: &str| game_texts.id(conn, text);
-                let texts = TextIds { params: &TEXT_PARAMS, id: &mut id_of };
-                let mut binder = Binder::with_text_ids(&mut inserts.game, texts);
-                assigned.bind(&mut binder)?;
-                game.bind(&mut binder)?;
-                inserts.game.raw_bind_parameter(*MOVES_PARAM, &game.packed_moves)?;
-                inserts.game.raw_bind_parameter(*FINAL_FEN_PARAM, &game.packed_final_fen)?;
-                let h = &game.header;
-                for (&param, name) in NAME_PARAMS.iter().zip([&h.site, &h.white, &h.black]) {
-                    let Some(name) = name.as_deref() else { continue };
-                    if let Some(id) = game_texts.name_id(conn, name)? {
-                        inserts.game.raw_bind_parameter(param, id)?;
-                    }
-                }
-                let a = &game.analysis;
-                if h.date.as_deref().is_some_and(|d| !dates::kept(d, a.year, a.month, a.day)) {
-                    inserts.game.raw_bind_parameter(*DATE_PARAM, rusqlite::types::Null)?;
-                }
-                inserts.game.raw_execute()?;
-                if let Some(pairs) = &game.tags {
-                    inserts.tags.execute(params![id, tag_names.encode(conn, pairs)?])?;
-                }
-                if let Some(d) = &game.plies {
-                    let p = params![
-                        id,
-                        d.clocks,
-                        d.emts,
-                        d.evals,
-                        d.nags,
-                        d.comments,
-                        d.notes_form,
-                        d.depths,
-                        d.seldepths,
-                        d.nodes,
-                        d.notes_layout,
-                        d.tails
-                    ];
-                    inserts.ply_data.execute(p)?;
-                    for (ply, pv) in &d.pvs {
-                        // Plies past 2^24 keep their variation in the
-                        // movetext's text only.
-                        if *ply < 1 << 24 {
-                            inserts
-                                .pv
-                                .execute(params![(i64::from(id) << 24) | i64::from(*ply), pv])?;
-                        }
-                    }
-                }
-                if let Some(stretches) = &game.material {
-                    inserts.material.execute(params![id, stretches])?;
-                }
-                Ok(())
-            })
-            .map_err(|error| WriteError::Sqlite { path: path.clone(), error })?;
+        // The records stay in the game, freed off the writer thread.
+        let put = match &game.records {
+            Some(records) => self.put_records(&assigned, game, records),
+            None => self.put_rows(&assigned, game),
+        };
+        put.map_err(|e| self.sqlite(e))?;
+        if !self.options.keep_duplicates {
+            self.batch_stored.push(StoredGame {
+                header: game.header.clone(),
+                start_fen: game.start_fen.clone(),
+                packed_moves: game.packed_moves.clone(),
+            });
+        }
         self.dedupe.insert(game.dedupe_key, id);
         if let Some(tree) = &mut self.tree {
             tree.add(id, &game.positions, &game.header);
@@ -851,6 +818,170 @@ impl Writer {
             )?;
         }
         self.record_warnings(number, Some(id), game)
+    }
+
+    /// Adds the rows of the game `assigned` names to the batch's per-game
+    /// tables from their records, encoded on a worker: the writer decides
+    /// the values left to it, in the order [`Writer::put_rows`] does.
+    fn put_records(
+        &mut self,
+        assigned: &Assigned,
+        game: &GameRow,
+        records: &GameRecords,
+    ) -> rusqlite::Result<()> {
+        let Writer { conn, tables, texts: game_texts, tag_names, scratch, .. } = self;
+        let id = i64::from(assigned.id);
+        let mut filled = vec![Value::Null; records.rows.holes()];
+        for (hole, slot) in &records.holes {
+            filled[*slot] = match hole {
+                Hole::Source => Value::Integer(assigned.source_id),
+                Hole::Offset => Value::Integer(assigned.source_offset as i64),
+                Hole::Text(text) => Value::Integer(game_texts.id(conn, text)?),
+                Hole::Name(name) => match game_texts.name_id(conn, name)? {
+                    Some(id) => Value::Integer(id),
+                    None => Value::Text(name),
+                },
+            };
+        }
+        let (row, summary) = scratch;
+        row.clear();
+        records.rows.fill(&filled, row);
+        let summary = match &records.summary {
+            Some((template, fills)) => {
+                let values: Vec<Value<'_>> = fills
+                    .iter()
+                    .map(|fill| match fill {
+                        SummaryHole::Id => Value::Integer(id),
+                        SummaryHole::Row(slot) => filled[*slot],
+                    })
+                    .collect();
+                summary.clear();
+                template.fill(&values, summary);
+                Some(summary.as_slice())
+            }
+            None => None,
+        };
+        tables.push_record(Table::Rows, id, row, summary)?;
+        match &records.tags {
+            TagsRecord::None => {}
+            TagsRecord::Encoded(record) => tables.push_record(Table::Tags, id, record, None)?,
+            TagsRecord::ByWriter => {
+                let pairs = game.tags.as_ref().expect("a game with tags");
+                let json = tag_names.encode(conn, pairs)?;
+                put(conn, tables, Table::Tags, id, &mut [Value::Null, Value::Text(&json)])?;
+            }
+        }
+        if let Some(record) = &records.ply_data {
+            tables.push_record(Table::PlyData, id, record, None)?;
+        }
+        let mut start = 0;
+        for &(ply, end) in &records.pv_ends {
+            let rowid = (id << 24) | i64::from(ply);
+            tables.push_record(Table::Pvs, rowid, &records.pvs[start..end], None)?;
+            start = end;
+        }
+        if let Some(record) = &records.material {
+            tables.push_record(Table::Material, id, record, None)?;
+        }
+        Ok(())
+    }
+
+    /// The encoder of the per-game records, for the workers: it takes the
+    /// ids this writer commits.
+    ///
+    /// # Errors
+    /// A table without a column the rows fill.
+    pub fn encoder(&self) -> Result<Arc<Encoder>, WriteError> {
+        let encoder =
+            Encoder::new(self.tables.shapes(), self.texts.shared(), self.tag_names.shared());
+        encoder.map(Arc::new).map_err(|e| self.sqlite(e))
+    }
+
+    /// Adds the rows of the game `assigned` names to the batch's per-game
+    /// tables: its few-valued texts and names as their ids, its tag names
+    /// by id. A row too long for the tables' image is inserted now.
+    fn put_rows(&mut self, assigned: &Assigned, game: &GameRow) -> rusqlite::Result<()> {
+        let Writer { conn, tables, texts: game_texts, tag_names, .. } = self;
+        let id = i64::from(assigned.id);
+        let mut given: Vec<ToSqlOutput<'_>> = Vec::with_capacity(self.row_order.len());
+        assigned.values(&mut given)?;
+        game.values(&mut given)?;
+        given[*MOVES_PARAM] = ToSqlOutput::from(game.packed_moves.as_str());
+        given[*FINAL_FEN_PARAM] = match &game.packed_final_fen {
+            Some(fen) => ToSqlOutput::from(fen.as_str()),
+            None => ToSqlOutput::from(rusqlite::types::Null),
+        };
+        for (value, &is_text) in given.iter_mut().zip(TEXT_PARAMS.iter()) {
+            if !is_text {
+                continue;
+            }
+            let text = match game_tables::record_value(value)? {
+                Value::Null => continue,
+                Value::Text(text) => text,
+                _ => {
+                    return Err(rusqlite::Error::ToSqlConversionFailure(
+                        "a text column holds no text".into(),
+                    ))
+                }
+            };
+            *value = ToSqlOutput::from(game_texts.id(conn, text)?);
+        }
+        let h = &game.header;
+        for (&param, name) in NAME_PARAMS.iter().zip([&h.site, &h.white, &h.black]) {
+            let Some(name) = name.as_deref() else { continue };
+            if let Some(id) = game_texts.name_id(conn, name)? {
+                given[param] = ToSqlOutput::from(id);
+            }
+        }
+        let a = &game.analysis;
+        if h.date.as_deref().is_some_and(|d| !dates::kept(d, a.year, a.month, a.day)) {
+            given[*DATE_PARAM] = ToSqlOutput::from(rusqlite::types::Null);
+        }
+        let mut row = vec![Value::Null; tables.shapes().width(Table::Rows)];
+        for (value, &at) in given.iter().zip(&self.row_order) {
+            row[at] = game_tables::record_value(value)?;
+        }
+        put(conn, tables, Table::Rows, id, &mut row)?;
+        if let Some(pairs) = &game.tags {
+            let json = tag_names.encode(conn, pairs)?;
+            put(conn, tables, Table::Tags, id, &mut [Value::Null, Value::Text(&json)])?;
+        }
+        if let Some(d) = &game.plies {
+            fn text(t: &Option<String>) -> Value<'_> {
+                t.as_deref().map_or(Value::Null, Value::Text)
+            }
+            let given = [
+                Value::Null,
+                text(&d.clocks),
+                text(&d.emts),
+                text(&d.evals),
+                text(&d.nags),
+                text(&d.comments),
+                d.notes_form.map_or(Value::Null, Value::Integer),
+                text(&d.depths),
+                text(&d.seldepths),
+                text(&d.nodes),
+                text(&d.notes_layout),
+                text(&d.tails),
+            ];
+            let mut row = vec![Value::Null; tables.shapes().width(Table::PlyData)];
+            for (value, &at) in given.iter().zip(&self.ply_data_order) {
+                row[at] = *value;
+            }
+            put(conn, tables, Table::PlyData, id, &mut row)?;
+            for (ply, pv) in &d.pvs {
+                // Plies past 2^24 keep their variation in the movetext's
+                // text only.
+                if *ply < 1 << 24 {
+                    let rowid = (id << 24) | i64::from(*ply);
+                    put(conn, tables, Table::Pvs, rowid, &mut [Value::Null, Value::Text(pv)])?;
+                }
+            }
+        }
+        if let Some(stretches) = &game.material {
+            put(conn, tables, Table::Material, id, &mut [Value::Null, Value::Blob(stretches)])?;
+        }
+        Ok(())
     }
 
     fn count(&mut self, f: impl FnOnce(&mut CurrentSource)) {
@@ -923,9 +1054,17 @@ impl Writer {
     /// this batch).
     fn is_duplicate(&mut self, game: &GameRow) -> Result<bool, WriteError> {
         let mut ids = std::mem::take(&mut self.candidates);
-        let found = self.dedupe.candidates(self.db.borrow_owner(), game.dedupe_key, &mut ids);
+        let found = self.dedupe.candidates(&self.conn, game.dedupe_key, &mut ids);
         let result = found.map_err(|e| self.sqlite(e)).and_then(|()| {
             for &id in &ids {
+                // The batch's games are in no table until its commit.
+                let in_batch = usize::try_from(i64::from(id) - self.batch_first_id).ok();
+                if let Some(stored) = in_batch.and_then(|i| self.batch_stored.get(i)) {
+                    if game.same_game(stored) {
+                        return Ok(true);
+                    }
+                    continue;
+                }
                 // A deleted game keeps its key until a vacuum: no match.
                 if self.stored_game(id)?.is_some_and(|stored| game.same_game(&stored)) {
                     return Ok(true);
@@ -959,7 +1098,10 @@ impl Writer {
         if result.is_err() {
             let _ = self.conn().execute_batch("ROLLBACK");
             self.positions.discard();
-            let _ = self.image_slot.clear(self.db.borrow_owner());
+            let _ = self.image_slot.clear(&self.conn);
+            self.tables.discard();
+            let _ = self.tables_slot.clear(&self.conn);
+            self.batch_stored.clear();
             self.dedupe.discard();
             self.tag_names.discard();
             self.texts.discard();
@@ -975,12 +1117,14 @@ impl Writer {
         self.plan.ended();
         // The batch's rows are sorted and written beside the rest.
         self.positions.finish(std::mem::take(&mut self.fens));
+        self.tables.copy_into(&self.conn, &mut self.tables_slot).map_err(|e| self.sqlite(e))?;
+        self.batch_stored.clear();
         if let Some(tree) = &mut self.tree {
-            tree.write(self.db.borrow_owner())
+            tree.write(&self.conn)
                 .map_err(|e| WriteError::Sqlite { path: self.path.clone(), error: e })?;
         }
         self.dedupe
-            .write_batch(self.db.borrow_owner(), self.options.batch_games)
+            .write_batch(&self.conn, self.options.batch_games)
             .map_err(|e| self.sqlite(e))?;
         if let Some(s) = &mut self.source {
             let (id, games, dups, errors, pos, resume) =
@@ -1001,7 +1145,7 @@ impl Writer {
         let segment = self.positions.take_image().map_err(|e| self.sqlite(e))?;
         let written = segment.rows() as u64;
         segments::write_segment(
-            self.db.borrow_owner(),
+            &self.conn,
             &mut self.image_slot,
             segment,
             self.options.batch_positions,
@@ -1016,19 +1160,20 @@ impl Writer {
         if let Some(tree) = &mut self.tree {
             tree.committed();
         }
-        self.image_slot.clear(self.db.borrow_owner()).map_err(|e| self.sqlite(e))?;
+        self.image_slot.clear(&self.conn).map_err(|e| self.sqlite(e))?;
+        self.tables_slot.clear(&self.conn).map_err(|e| self.sqlite(e))?;
         self.batch_games = 0;
         let after_commit = |conn: &Connection| match &self.checkpointer {
             Some(checkpointer) => checkpointer.after_commit(conn),
             None => Ok(()),
         };
         after_commit(self.conn()).map_err(|e| self.sqlite(e))?;
-        self.dedupe.committed(self.db.borrow_owner()).map_err(|e| self.sqlite(e))?;
+        self.dedupe.committed(&self.conn).map_err(|e| self.sqlite(e))?;
         let mut budget = self.merge_budget;
         let merged = segments::compact(self.conn(), &mut budget, &after_commit);
         self.merge_budget = budget;
         merged.map_err(|e| self.sqlite(e))?;
-        self.dedupe.compact(self.db.borrow_owner(), &after_commit).map_err(|e| self.sqlite(e))?;
+        self.dedupe.compact(&self.conn, &after_commit).map_err(|e| self.sqlite(e))?;
         if let Some(flusher) = &self.flusher {
             flusher.request();
         }
@@ -1099,6 +1244,7 @@ impl Writer {
     pub fn finish(mut self) -> Result<Totals, WriteError> {
         self.commit()?;
         std::mem::take(&mut self.image_slot).detach(self.conn()).map_err(|e| self.sqlite(e))?;
+        std::mem::take(&mut self.tables_slot).detach(self.conn()).map_err(|e| self.sqlite(e))?;
         if let Some(checkpointer) = self.checkpointer.take() {
             checkpointer.stop();
         }
@@ -1124,6 +1270,22 @@ impl Writer {
         self.conn().busy_timeout(std::time::Duration::ZERO).map_err(|e| self.sqlite(e))?;
         let _ = self.conn().pragma_update(None, "journal_mode", "DELETE");
         Ok(self.totals)
+    }
+}
+
+/// Adds a row to the batch's `tables`, or inserts it by SQL when their
+/// image cannot hold it.
+fn put(
+    conn: &Connection,
+    tables: &mut GameTables,
+    table: Table,
+    rowid: i64,
+    values: &mut [Value<'_>],
+) -> rusqlite::Result<()> {
+    if tables.push(table, rowid, values) {
+        Ok(())
+    } else {
+        tables.insert(conn, table, rowid, values)
     }
 }
 
@@ -1207,7 +1369,17 @@ mod tests {
                 assert!(schema.iter().any(|c| c == name), "{name} is no column of games");
             }
         }
-        conn.prepare(&INSERT_GAME).unwrap();
+        // Each value the writer gives a row fills its own column of
+        // `game_rows`, and each column gets one.
+        let shapes = Shapes::read(&conn).unwrap();
+        let stored: Vec<_> = inserted_columns().map(texts::stored_column).collect();
+        let mut order = shapes.order(Table::Rows, stored.iter().map(|c| c.as_ref())).unwrap();
+        order.sort_unstable();
+        order.dedup();
+        assert_eq!(order.len(), shapes.width(Table::Rows));
+        for table in Table::ALL {
+            conn.prepare(&game_tables::insert_sql(&shapes, table)).unwrap();
+        }
         conn.prepare(&STORED_GAME).unwrap();
     }
 

@@ -737,3 +737,85 @@ fn a_schema_10_database_reads_alike_and_takes_new_segments_and_merges() {
     assert_eq!(position_answers(&old), position_answers(&fresh), "after the merge");
     assert_eq!(integrity(&old), "ok");
 }
+
+/// The raw per-game tables and dictionaries, ids as stored.
+fn raw_game_tables(conn: &Connection) -> Vec<String> {
+    ["game_rows", "game_tags", "ply_data", "ply_pvs", "game_material", "game_texts", "tag_names"]
+        .iter()
+        .flat_map(|table| text_rows(conn, &format!("SELECT * FROM {table} ORDER BY 1")))
+        .collect()
+}
+
+/// The workers encode a game's records with the ids the dictionaries
+/// have committed, and leave the others to the writer: however batches
+/// and threads cut the work, every id and every byte stored is the same.
+#[test]
+fn records_encoded_on_the_workers_store_the_same_ids_for_any_batches_and_threads() {
+    let dir = scratch();
+    let games = games_dir();
+    let mut first: Option<Vec<String>> = None;
+    for (i, args) in [
+        ["--threads", "1", "--batch-games", "100000"],
+        ["--threads", "3", "--batch-games", "40"],
+        ["--threads", "2", "--batch-games", "7"],
+    ]
+    .iter()
+    .enumerate()
+    {
+        let db = dir.join(format!("{i}.db"));
+        let mut all = args.to_vec();
+        all.push(arg(&games));
+        import(&db, &all).success();
+        let conn = open(&db);
+        let tables = raw_game_tables(&conn);
+        assert!(tables.len() > 4_000, "{}", tables.len());
+        match &first {
+            None => first = Some(tables),
+            Some(first) => assert_eq!(&tables, first, "{args:?}"),
+        }
+    }
+}
+
+/// Rows too long for a page of a batch's image — a 70 KB site and round,
+/// a 20 KB date (in the index `games_summary`), a 100 KB comment — are
+/// inserted whole beside the rows that fit, and a duplicate of such a game
+/// is found within its batch and in the next.
+#[test]
+fn rows_too_long_for_a_batch_image_are_stored_whole() {
+    let dir = scratch();
+    let (site, round, comment) = ("s".repeat(70_000), "r".repeat(70_000), "c".repeat(100_000));
+    let date = format!("2024.01.01 {}", "d".repeat(20_000));
+    let long = format!(
+        "[Event \"Long\"]\n[Site \"{site}\"]\n[Date \"{date}\"]\n[Round \"{round}\"]\n\
+         [White \"Anand\"]\n[Black \"Kramnik\"]\n[Result \"1-0\"]\n\n1. e4 {{{comment}}} e5 2. Nf3 1-0\n\n"
+    );
+    let short =
+        "[Event \"Short\"]\n[White \"Carlsen\"]\n[Black \"Nakamura\"]\n[Result \"0-1\"]\n\n\
+                 1. d4 d5 0-1\n\n";
+    // Two games a batch: the second of each pair is a duplicate found in
+    // its batch, the last one in the database.
+    let input = dir.write("long.pgn", format!("{long}{long}{short}{short}{long}"));
+    let db = dir.join("t.db");
+    import(&db, &["--batch-games", "2", arg(&input)]).success();
+    let conn = open(&db);
+    let stored: Vec<(String, i64, i64, i64)> = rows(
+        &conn,
+        "SELECT event, coalesce(length(site), 0), coalesce(length(round), 0), \
+         coalesce(length(date), 0) FROM games ORDER BY id",
+    );
+    assert_eq!(
+        stored,
+        [("Long".to_string(), 70_000, 70_000, date.len() as i64), ("Short".to_string(), 0, 0, 0)]
+    );
+    assert_eq!(count(&conn, "SELECT duplicates FROM sources"), 3);
+    assert_eq!(count(&conn, "SELECT length(comments) > 100000 FROM ply_data"), 1);
+    assert_eq!(integrity(&db), "ok");
+    // The summary index finds the long game by its date.
+    let by_date = count(
+        &conn,
+        &format!("SELECT count(*) FROM game_rows INDEXED BY games_summary WHERE id > 0 AND date = '{date}'"),
+    );
+    assert_eq!(by_date, 1);
+    let exported = run(["export", "--db", arg(&db), "--event", "Long"]).success().stdout;
+    assert!(exported.contains(&comment) && exported.contains(&round), "{}", exported.len());
+}

@@ -1,0 +1,412 @@
+//! A batch's per-game tables — `game_rows` and its index `games_summary`,
+//! `game_tags`, `ply_data`, `ply_pvs`, `game_material` — as SQLite records
+//! gathered into one image ([`TablesImage`]) that the commit copies into
+//! the database by SQLite's transfer of whole records
+//! ([`ImageSlot::copy_table`]): a game costs no statement, and a batch
+//! five copies.
+//!
+//! Records are written as SQLite would store the same values bound to an
+//! insert: the values come typed as the columns declare them (the tests
+//! compare the two ways byte for byte). A row too long for an image's page
+//! ([`RowidLeaves::MAX_RECORD`]) is not kept: [`GameTables::push`] says so,
+//! and the caller inserts it by SQL ([`insert_sql`]).
+
+use rusqlite::types::{ToSqlOutput, Value as Owned, ValueRef};
+use rusqlite::Connection;
+
+use super::image::{ImageError, ImageSlot, Record, RowidLeaves, TablesImage, Value};
+
+/// A per-game table of the image.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Table {
+    /// `game_rows`, the table behind the `games` view.
+    Rows,
+    /// `game_tags`.
+    Tags,
+    /// `ply_data`.
+    PlyData,
+    /// `ply_pvs`.
+    Pvs,
+    /// `game_material`.
+    Material,
+}
+
+impl Table {
+    /// Every table, in the order of [`Table::index`].
+    pub const ALL: [Table; 5] =
+        [Table::Rows, Table::Tags, Table::PlyData, Table::Pvs, Table::Material];
+
+    /// Its name in the database.
+    pub fn name(self) -> &'static str {
+        match self {
+            Table::Rows => "game_rows",
+            Table::Tags => "game_tags",
+            Table::PlyData => "ply_data",
+            Table::Pvs => "ply_pvs",
+            Table::Material => "game_material",
+        }
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// The index of `game_rows` that images carry, so that the transfer of
+/// `game_rows` copies its records too: its first column is `id`, so its
+/// key order is the rows' order.
+const SUMMARY: &str = "games_summary";
+
+/// A table as the database declares it.
+#[derive(Debug, Clone)]
+struct Shape {
+    sql: String,
+    /// The stored columns, in order (not the virtual generated ones).
+    columns: Vec<String>,
+}
+
+/// The declarations of the per-game tables, read from the database once.
+#[derive(Debug, Clone)]
+pub struct Shapes {
+    tables: Vec<Shape>,
+    /// `games_summary`: its SQL, and its columns as positions among
+    /// `game_rows`' columns (`None`: the database has no such index).
+    summary: Option<(String, Vec<usize>)>,
+}
+
+impl Shapes {
+    /// Reads the tables' declarations.
+    ///
+    /// # Errors
+    /// Database errors; a table missing, or one with a stored generated
+    /// column (which a record would have to compute).
+    pub fn read(conn: &Connection) -> rusqlite::Result<Shapes> {
+        let mut tables = Vec::new();
+        for table in Table::ALL {
+            let name = table.name();
+            let sql: String = conn.query_row(
+                "SELECT sql FROM main.sqlite_master WHERE type = 'table' AND name = ?1",
+                [name],
+                |r| r.get(0),
+            )?;
+            let mut st = conn.prepare(&format!("PRAGMA main.table_xinfo({name})"))?;
+            let mut columns = Vec::new();
+            let mut rows = st.query([])?;
+            while let Some(row) = rows.next()? {
+                let (column, hidden): (String, i64) = (row.get(1)?, row.get(6)?);
+                match hidden {
+                    0 => columns.push(column),
+                    2 => {}
+                    _ => return Err(shape_error(format!("{name}.{column} cannot be written"))),
+                }
+            }
+            tables.push(Shape { sql, columns });
+        }
+        let summary = conn
+            .query_row(
+                "SELECT sql FROM main.sqlite_master WHERE type = 'index' AND name = ?1 \
+                 AND tbl_name = 'game_rows'",
+                [SUMMARY],
+                |r| r.get::<_, String>(0),
+            )
+            .ok();
+        let summary = match summary {
+            Some(sql) => {
+                let mut st = conn.prepare(&format!("PRAGMA main.index_info({SUMMARY})"))?;
+                let names: Vec<String> =
+                    st.query_map([], |r| r.get(2))?.collect::<rusqlite::Result<_>>()?;
+                let rows = &tables[Table::Rows.index()].columns;
+                let at: Option<Vec<usize>> =
+                    names.iter().map(|n| rows.iter().position(|c| c == n)).collect();
+                match at {
+                    Some(at) if names.first().is_some_and(|n| n == "id") => Some((sql, at)),
+                    _ => None,
+                }
+            }
+            None => None,
+        };
+        Ok(Shapes { tables, summary })
+    }
+
+    /// The position in `table`'s columns of each of `names`.
+    ///
+    /// # Errors
+    /// A name that is no column of the table.
+    pub fn order<'n>(
+        &self,
+        table: Table,
+        names: impl IntoIterator<Item = &'n str>,
+    ) -> rusqlite::Result<Vec<usize>> {
+        let columns = &self.tables[table.index()].columns;
+        names
+            .into_iter()
+            .map(|name| {
+                columns
+                    .iter()
+                    .position(|c| c == name)
+                    .ok_or_else(|| shape_error(format!("{} has no column {name}", table.name())))
+            })
+            .collect()
+    }
+
+    /// The position in `game_rows` of each column of its index
+    /// `games_summary` (`None`: the database has no such index).
+    pub fn summary_columns(&self) -> Option<&[usize]> {
+        self.summary.as_ref().map(|(_, columns)| columns.as_slice())
+    }
+
+    /// Columns of `table`.
+    pub fn width(&self, table: Table) -> usize {
+        self.tables[table.index()].columns.len()
+    }
+
+    /// The position of the rowid's column in `table` (its `INTEGER PRIMARY
+    /// KEY`, the first column of each).
+    const ROWID: usize = 0;
+}
+
+fn shape_error(message: String) -> rusqlite::Error {
+    rusqlite::Error::SqliteFailure(
+        rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CORRUPT),
+        Some(format!("the per-game tables: {message}")),
+    )
+}
+
+/// The insert of one row of `table`, every stored column bound in order
+/// (`?1` the rowid): for a row [`GameTables::push`] did not keep.
+pub fn insert_sql(shapes: &Shapes, table: Table) -> String {
+    let columns = &shapes.tables[table.index()].columns;
+    let placeholders: Vec<String> = (1..=columns.len()).map(|i| format!("?{i}")).collect();
+    format!(
+        "INSERT OR ROLLBACK INTO main.{} ({}) VALUES ({})",
+        table.name(),
+        columns.join(", "),
+        placeholders.join(", ")
+    )
+}
+
+/// A value as a record stores it.
+///
+/// # Errors
+/// A text that is not UTF-8.
+pub fn record_value<'a>(value: &'a ToSqlOutput<'a>) -> rusqlite::Result<Value<'a>> {
+    let value = match value {
+        ToSqlOutput::Borrowed(v) => *v,
+        ToSqlOutput::Owned(v) => ValueRef::from(v),
+        _ => return Err(shape_error("a value of an unexpected kind".into())),
+    };
+    Ok(match value {
+        ValueRef::Null => Value::Null,
+        ValueRef::Integer(i) => Value::Integer(i),
+        ValueRef::Real(r) => Value::Real(r),
+        ValueRef::Text(t) => Value::Text(
+            std::str::from_utf8(t)
+                .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?,
+        ),
+        ValueRef::Blob(b) => Value::Blob(b),
+    })
+}
+
+/// A record's value as a statement binds it.
+fn bound(value: Value<'_>) -> Owned {
+    match value {
+        Value::Null => Owned::Null,
+        Value::Integer(i) => Owned::Integer(i),
+        Value::Real(r) => Owned::Real(r),
+        Value::Text(t) => Owned::Text(t.to_string()),
+        Value::Blob(b) => Owned::Blob(b.to_vec()),
+    }
+}
+
+/// The per-game rows of a batch, as the leaves of their tables.
+#[derive(Debug)]
+pub struct GameTables {
+    shapes: Shapes,
+    leaves: Vec<RowidLeaves>,
+    /// The records of `games_summary`, one after the other, and where each
+    /// ends.
+    summary: Vec<u8>,
+    summary_ends: Vec<usize>,
+    record: Record,
+    summary_record: Record,
+    /// The longest `games_summary` record an image keeps.
+    max_summary: usize,
+}
+
+impl GameTables {
+    /// No rows yet, for the tables `shapes` declares.
+    pub fn new(shapes: Shapes) -> GameTables {
+        let max_summary = TablesImage::new().index_builder().max_record();
+        GameTables {
+            shapes,
+            leaves: Table::ALL.iter().map(|_| RowidLeaves::new()).collect(),
+            summary: Vec::new(),
+            summary_ends: Vec::new(),
+            record: Record::default(),
+            summary_record: Record::default(),
+            max_summary,
+        }
+    }
+
+    /// The tables' declarations.
+    pub fn shapes(&self) -> &Shapes {
+        &self.shapes
+    }
+
+    /// Adds the row `rowid` of `table`, `values` in the table's column
+    /// order (the rowid's own column is written NULL, as SQLite stores an
+    /// `INTEGER PRIMARY KEY`). Rows of a table come in rowid order.
+    /// Returns `false`, keeping nothing, for a row an image cannot hold (too
+    /// long, or out of order): the caller inserts it by SQL.
+    pub fn push(&mut self, table: Table, rowid: i64, values: &mut [Value<'_>]) -> bool {
+        debug_assert_eq!(values.len(), self.shapes.width(table));
+        values[Shapes::ROWID] = Value::Null;
+        let record = self.record.encode(values);
+        if table == Table::Rows {
+            if let Some((_, columns)) = &self.shapes.summary {
+                let mut key: Vec<Value<'_>> = columns.iter().map(|&c| values[c]).collect();
+                key[0] = Value::Integer(rowid);
+                key.push(Value::Integer(rowid));
+                let summary = self.summary_record.encode(&key);
+                if summary.len() > self.max_summary || record.len() > RowidLeaves::MAX_RECORD {
+                    return false;
+                }
+                if self.leaves[table.index()].push(rowid, record).is_err() {
+                    return false;
+                }
+                self.summary.extend_from_slice(summary);
+                self.summary_ends.push(self.summary.len());
+                return true;
+            }
+        }
+        self.leaves[table.index()].push(rowid, record).is_ok()
+    }
+
+    /// Adds the row `rowid` of `table` as its `record`, and for
+    /// `game_rows` its `games_summary` record `summary`, made to fit
+    /// ([`super::records`]).
+    ///
+    /// # Errors
+    /// A row too long or out of order.
+    pub fn push_record(
+        &mut self,
+        table: Table,
+        rowid: i64,
+        record: &[u8],
+        summary: Option<&[u8]>,
+    ) -> rusqlite::Result<()> {
+        if summary.is_some_and(|s| s.len() > self.max_summary) {
+            return Err(shape_error(format!("a games_summary record of {rowid} too long")));
+        }
+        self.leaves[table.index()]
+            .push(rowid, record)
+            .map_err(|e| shape_error(format!("{}: {e}", table.name())))?;
+        if let Some(summary) = summary {
+            self.summary.extend_from_slice(summary);
+            self.summary_ends.push(self.summary.len());
+        }
+        Ok(())
+    }
+
+    /// Inserts by SQL the row `rowid` of `table` that [`GameTables::push`]
+    /// did not keep.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub fn insert(
+        &self,
+        conn: &Connection,
+        table: Table,
+        rowid: i64,
+        values: &[Value<'_>],
+    ) -> rusqlite::Result<()> {
+        let mut st = conn.prepare_cached(&insert_sql(&self.shapes, table))?;
+        for (i, value) in values.iter().enumerate() {
+            if i == Shapes::ROWID {
+                st.raw_bind_parameter(i + 1, rowid)?;
+            } else {
+                st.raw_bind_parameter(i + 1, bound(*value))?;
+            }
+        }
+        st.raw_execute().map(drop)
+    }
+
+    /// Bytes held: the batch's image is about as large.
+    pub fn bytes(&self) -> usize {
+        self.leaves.iter().map(RowidLeaves::bytes).sum::<usize>() + self.summary.len()
+    }
+
+    /// `true` if no row was pushed since the last copy or discard.
+    pub fn is_empty(&self) -> bool {
+        self.leaves.iter().all(|l| l.rows() == 0)
+    }
+
+    /// Forgets the rows pushed.
+    pub fn discard(&mut self) {
+        for leaves in &mut self.leaves {
+            *leaves = RowidLeaves::new();
+        }
+        self.summary.clear();
+        self.summary_ends.clear();
+    }
+
+    /// The image of the rows pushed, which are forgotten.
+    ///
+    /// # Errors
+    /// An image that cannot be made.
+    fn image(&mut self) -> Result<(Vec<u8>, Vec<u64>), ImageError> {
+        let mut image = TablesImage::new();
+        // Leaves, a few interior pages, and the index: made room for once,
+        // not grown by copies.
+        let leaves: usize = self.leaves.iter().map(RowidLeaves::bytes).sum();
+        image.reserve(leaves + leaves / 500 + 2 * self.summary.len() + (8 << 16));
+        let mut rows = Vec::new();
+        for (table, leaves) in Table::ALL.iter().zip(&mut self.leaves) {
+            let leaves = std::mem::take(leaves);
+            rows.push(leaves.rows());
+            let shape = &self.shapes.tables[table.index()];
+            image.add_table(table.name(), &shape.sql, leaves);
+            if *table == Table::Rows {
+                if let Some((sql, _)) = &self.shapes.summary {
+                    let mut index = image.index_builder();
+                    let mut start = 0;
+                    for &end in &self.summary_ends {
+                        index.push(&self.summary[start..end]);
+                        start = end;
+                    }
+                    image.add_index(SUMMARY, table.name(), sql, index)?;
+                }
+            }
+        }
+        self.summary.clear();
+        self.summary_ends.clear();
+        Ok((image.finish()?, rows))
+    }
+
+    /// Copies the rows pushed into the database through `slot`, inside the
+    /// caller's transaction (once per transaction), and forgets them.
+    ///
+    /// # Errors
+    /// Database errors; an image SQLite does not copy whole.
+    pub fn copy_into(&mut self, conn: &Connection, slot: &mut ImageSlot) -> rusqlite::Result<()> {
+        if self.is_empty() {
+            return Ok(());
+        }
+        let (image, rows) =
+            self.image().map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+        slot.load_tables(conn, image)?;
+        for (table, rows) in Table::ALL.iter().zip(rows) {
+            if rows == 0 {
+                continue;
+            }
+            let copied = slot.copy_table(conn, table.name())? as u64;
+            if copied != rows {
+                return Err(shape_error(format!(
+                    "{copied} of {rows} rows copied into {}",
+                    table.name()
+                )));
+            }
+        }
+        Ok(())
+    }
+}
