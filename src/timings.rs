@@ -283,6 +283,31 @@ impl Report {
                 .fold((None, f64::MIN), |best, c| if c.1 > best.1 { c } else { best });
         Bound { stage, busy: busy.clamp(0.0, 1.0) }
     }
+
+    /// The serial part of the work: the stage of one thread (every stage
+    /// but replay, whose workers grow with the cores) with the most CPU
+    /// time, and that time.
+    pub fn serial(&self) -> Option<(Stage, Duration)> {
+        Stage::ALL
+            .into_iter()
+            .filter(|&s| s != Stage::Replay && self.threads(s) > 0)
+            .map(|s| (s, self.cpu(s)))
+            .max_by_key(|&(_, cpu)| cpu)
+    }
+
+    /// The most an import of this work could gain on `cores` cores over
+    /// one core: all its CPU time over the longer of its serial part
+    /// ([`Report::serial`]) and all its CPU time shared by the cores.
+    pub fn speed_up(&self, cores: usize) -> f64 {
+        let total: f64 = Stage::ALL.iter().map(|&s| self.cpu(s).as_secs_f64()).sum();
+        let serial = self.serial().map_or(0.0, |(_, cpu)| cpu.as_secs_f64());
+        let wall = serial.max(total / cores.max(1) as f64);
+        if wall <= 0.0 {
+            1.0
+        } else {
+            total / wall
+        }
+    }
 }
 
 #[cfg(test)]
@@ -326,6 +351,21 @@ mod tests {
             r.cpu[stage as usize] = Duration::from_millis(ms);
         }
         r
+    }
+
+    /// Work of 10 s of CPU, 2 s of it on the writer: at most 5 times one
+    /// core's speed, from 5 cores on.
+    #[test]
+    fn the_serial_stage_bounds_the_speed_up() {
+        let mut r =
+            report(&[], &[(Stage::Replay, 7_000), (Stage::Write, 2_000), (Stage::Sort, 1_000)]);
+        for stage in [Stage::Replay, Stage::Write, Stage::Sort] {
+            r.threads[stage as usize] = 1;
+        }
+        assert_eq!(r.serial(), Some((Stage::Write, Duration::from_secs(2))));
+        let speed_ups: Vec<f64> = [1, 2, 4, 8, 32].map(|n| r.speed_up(n)).to_vec();
+        assert_eq!(speed_ups, [1.0, 2.0, 4.0, 5.0, 5.0]);
+        assert_eq!(Report::default().speed_up(8), 1.0);
     }
 
     #[test]

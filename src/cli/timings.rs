@@ -6,7 +6,9 @@ use pgnindex::timings::{Report, Span, Stage};
 
 /// Prints `report` of an import that took `wall` on `workers` workers: one
 /// line per stage that ran (its threads, CPU seconds and share of all
-/// threads' CPU seconds, and its waits), then the stage that bounded it.
+/// threads' CPU seconds, and its waits), then the stage that bounded it,
+/// and the most the same work could gain on more cores
+/// ([`Report::speed_up`]).
 pub(super) fn print(report: &Report, wall: Duration, workers: usize) {
     let seconds = |d: Duration| d.as_secs_f64();
     let total: f64 = Stage::ALL.iter().map(|&s| seconds(report.cpu(s))).sum();
@@ -44,6 +46,16 @@ pub(super) fn print(report: &Report, wall: Duration, workers: usize) {
         Some(stage) => format!("the {} stage ({busy:.0} % of the wall busy)", stage.name()),
     };
     say!("  bound by: {what}");
+    if let Some((stage, cpu)) = report.serial() {
+        let gains: Vec<String> =
+            [4, 8, 16, 32].iter().map(|&n| format!("{n}: {:.1}×", report.speed_up(n))).collect();
+        say!(
+            "  at most, on more cores (one core's speed times): {}; serial: the {} stage, {:.2} s",
+            gains.join(", "),
+            stage.name(),
+            cpu.as_secs_f64()
+        );
+    }
 }
 
 /// What else is known of `stage`: its wall time at work and its waits.

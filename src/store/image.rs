@@ -920,13 +920,7 @@ impl TablesImage {
         let rows: Vec<SchemaRow<'_>> = self
             .schema
             .iter()
-            .map(|(kind, name, table, root, sql)| SchemaRow {
-                kind,
-                name,
-                table,
-                root: *root,
-                sql,
-            })
+            .map(|(kind, name, table, root, sql)| SchemaRow { kind, name, table, root: *root, sql })
             .collect();
         let pages = (self.pages.len() / PAGE_SIZE) as u32;
         let first = first_page(PAGE_SIZE, pages, &rows)?;
@@ -1572,9 +1566,7 @@ mod tests {
             assert_eq!(leaves.rows(), n as u64);
             let mut pairs = RowidLeaves::new();
             for row in rows.iter().step_by(2) {
-                pairs
-                    .push(row.0, record.encode(&[Value::Null, Value::Text(&row.2)]))
-                    .unwrap();
+                pairs.push(row.0, record.encode(&[Value::Null, Value::Text(&row.2)])).unwrap();
             }
             let mut image = TablesImage::new();
             // Few children per interior page: trees of several levels, and

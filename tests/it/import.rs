@@ -393,6 +393,9 @@ fn timings_say_where_the_time_went() {
         let shares: f64 = stages.iter().map(|s| s.3).sum();
         assert!((shares - 100.0).abs() < 1.0, "{shares}: {stderr}");
         assert!(stderr.contains("bound by: "), "{stderr}");
+        // The gain more cores would allow, bounded by a serial stage.
+        let gains = stderr.lines().find(|l| l.contains("at most, on more cores")).expect(&stderr);
+        assert!(gains.contains("32: ") && gains.contains("serial: the "), "{gains}");
         let summary = stderr.lines().position(|l| l.contains(" games imported"));
         let report = stderr.lines().position(|l| l.starts_with("where the time went"));
         assert!(summary < report, "{stderr}");
