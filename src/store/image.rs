@@ -26,7 +26,7 @@ pub const SCHEMA: &str = "pgnindex_image";
 /// Bytes per page of an image: SQLite's largest, so that an image has few
 /// pages. The pages of the table an image is copied into are the
 /// database's own.
-const PAGE_SIZE: usize = 65_536;
+pub const PAGE_SIZE: usize = 65_536;
 
 /// The longest record a row of an index may have in an image: SQLite's
 /// "maximum local payload" of index pages.
@@ -492,13 +492,9 @@ pub struct ImageBuilder {
 }
 
 impl ImageBuilder {
-    /// A builder for the rows of the table `create_sql` creates; its
-    /// name must be [`TABLE`].
-    pub fn new(create_sql: &str) -> ImageBuilder {
-        ImageBuilder::with_page_size(create_sql, PAGE_SIZE)
-    }
-
-    fn with_page_size(create_sql: &str, page_size: usize) -> ImageBuilder {
+    /// A builder for the rows of the table `create_sql` creates, in pages
+    /// of `page_size` bytes (a power of two from 512 to 65,536).
+    pub fn with_page_size(create_sql: &str, page_size: usize) -> ImageBuilder {
         debug_assert!(page_size.is_power_of_two() && (512..=65_536).contains(&page_size));
         ImageBuilder {
             page_size,
@@ -988,6 +984,30 @@ fn first_page(page_size: usize, pages: u32, rows: &[SchemaRow<'_>]) -> Result<Ve
     Ok(bytes)
 }
 
+/// Gives the pages of `image` (of `page_size` bytes, page 1 first) the
+/// numbers `numbers` holds by their number in the image (`numbers[k]` for
+/// page `k`; pages 0 and 1 are not renumbered): the child pointers of its
+/// interior pages are rewritten. Leaves point nowhere: images write no
+/// overflow pages.
+pub fn renumber(image: &mut [u8], page_size: usize, numbers: &[u32]) {
+    let renumber = |at: &mut [u8]| {
+        let old = u32::from_be_bytes([at[0], at[1], at[2], at[3]]) as usize;
+        at.copy_from_slice(&numbers[old].to_be_bytes());
+    };
+    for page in image.chunks_exact_mut(page_size).skip(1) {
+        if page[0] != INTERIOR_INDEX && page[0] != INTERIOR_TABLE {
+            continue;
+        }
+        let cells = usize::from(u16::from_be_bytes([page[3], page[4]]));
+        renumber(&mut page[8..12]);
+        for i in 0..cells {
+            let pointer = 12 + 2 * i;
+            let cell = usize::from(u16::from_be_bytes([page[pointer], page[pointer + 1]]));
+            renumber(&mut page[cell..cell + 4]);
+        }
+    }
+}
+
 /// What one level of interior pages came to.
 enum Level {
     /// They fit one page: the root.
@@ -1153,19 +1173,20 @@ impl ImageSlot {
     }
 }
 
-/// Loads `len` bytes at `data` as [`SCHEMA`]: read in place if
-/// `read_only`; else SQLite's own, which it may grow and frees (`data`
-/// then from `sqlite3_malloc`, or null).
+/// Loads `len` bytes at `data` as the database `schema`: read in place if
+/// `in_place` (never written: nothing writes into an image's schema);
+/// else SQLite's own, which it may grow and frees (`data` then from
+/// `sqlite3_malloc`, or null).
 ///
 /// # Safety
-/// Read-only, the bytes stay valid and unchanged until [`SCHEMA`] is
-/// loaded again or the connection closes.
+/// In place, the bytes stay valid and unchanged until `schema` is loaded
+/// again or the connection closes.
 unsafe fn deserialize(
     conn: &Connection,
     schema: &str,
     data: *mut u8,
     len: usize,
-    read_only: bool,
+    in_place: bool,
 ) -> rusqlite::Result<()> {
     use rusqlite::ffi;
     let name = std::ffi::CString::new(schema).expect("no NUL in a schema name");
@@ -1176,8 +1197,11 @@ unsafe fn deserialize(
         data,
         len,
         len,
-        if read_only {
-            ffi::SQLITE_DESERIALIZE_READONLY
+        if in_place {
+            // Not read-only: a statement that opens a write transaction on
+            // every schema (`sqlite_dbpage`'s) must be able to; none
+            // writes into an image's schema, and SQLite could not grow it.
+            0
         } else {
             ffi::SQLITE_DESERIALIZE_FREEONCLOSE | ffi::SQLITE_DESERIALIZE_RESIZEABLE
         },

@@ -245,10 +245,11 @@ pub fn level_for(rows: usize, batch: usize, fanout: usize) -> i64 {
 
 /// A batch's position rows, in key order, written as they come into the
 /// image of a segment table ([`super::image`]), which [`write_segment`]
-/// copies whole.
+/// writes as the table's pages or copies whole.
 #[derive(Debug)]
 pub struct SegmentImage {
     builder: ImageBuilder,
+    page_size: usize,
     record: Record,
     fens: Fens,
     last: Option<(i64, i64)>,
@@ -332,6 +333,8 @@ pub struct BuiltSegment {
     image: Vec<u8>,
     rows: usize,
     with_fens: bool,
+    /// Bytes per page of `image`.
+    page_size: usize,
 }
 
 impl BuiltSegment {
@@ -345,9 +348,16 @@ impl SegmentImage {
     /// An empty image; with the FENs of the batch's positions if `fens`
     /// holds any (`--with-fens`).
     pub fn new(fens: Fens) -> SegmentImage {
+        SegmentImage::with_page_size(fens, image::PAGE_SIZE)
+    }
+
+    /// An empty image in pages of `page_size` bytes: the database's own,
+    /// for [`write_segment`] to write its pages as they are.
+    pub fn with_page_size(fens: Fens, page_size: usize) -> SegmentImage {
         let create = table_sql(image::TABLE, !fens.is_empty(), Layout::Packed);
         SegmentImage {
-            builder: ImageBuilder::new(&create),
+            builder: ImageBuilder::with_page_size(&create, page_size),
+            page_size,
             record: Record::default(),
             fens,
             last: None,
@@ -364,7 +374,7 @@ impl SegmentImage {
     /// Adds the rows `rows`, which follow the rows added before in key
     /// order.
     pub fn push(&mut self, rows: &[PendingPosition]) {
-        let SegmentImage { builder, record, fens, last, disorder } = self;
+        let SegmentImage { builder, record, fens, last, disorder, .. } = self;
         let order = Order { first: None, last: *last, disorder: *disorder };
         let order = encode_rows(rows, fens, record, order, |r| builder.push(r));
         (*last, *disorder) = (order.last, order.disorder);
@@ -409,7 +419,7 @@ impl SegmentImage {
             .builder
             .finish()
             .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
-        Ok(BuiltSegment { image, rows, with_fens })
+        Ok(BuiltSegment { image, rows, with_fens, page_size: self.page_size })
     }
 }
 
@@ -432,28 +442,190 @@ impl BuiltSegment {
     }
 }
 
+/// How [`write_segment`] puts a segment's pages into the database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageWrites {
+    /// Through SQLite's `sqlite_dbpage` table, in pages of this many bytes
+    /// (the database's own): the image's pages are the table's, appended
+    /// to the file.
+    Direct(usize),
+    /// By SQLite's transfer of the image's records into the table.
+    Copied,
+}
+
+impl PageWrites {
+    /// How segments can reach the database `conn` opens: directly when
+    /// SQLite has `sqlite_dbpage` and the file no pointer-map pages
+    /// (auto-vacuum), which pages appended by hand would lack.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub fn of(conn: &Connection) -> rusqlite::Result<PageWrites> {
+        let dbpage: bool = conn.query_row(
+            "SELECT count(*) > 0 FROM pragma_module_list WHERE name = 'sqlite_dbpage'",
+            [],
+            |r| r.get(0),
+        )?;
+        let vacuum: i64 = conn.query_row("PRAGMA main.auto_vacuum", [], |r| r.get(0))?;
+        let page_size: i64 = conn.query_row("PRAGMA main.page_size", [], |r| r.get(0))?;
+        Ok(if dbpage && vacuum == 0 {
+            PageWrites::Direct(page_size as usize)
+        } else {
+            PageWrites::Copied
+        })
+    }
+
+    /// Bytes per page of the images to build.
+    pub fn page_size(self) -> usize {
+        match self {
+            PageWrites::Direct(size) => size,
+            PageWrites::Copied => image::PAGE_SIZE,
+        }
+    }
+}
+
 /// Writes the rows of `segment` as a new segment, of the level
-/// [`level_for`] gives with `batch` rows in a full batch, by SQLite's copy
-/// of a whole table (which fills every page), and rewrites the view. Runs
-/// inside the caller's transaction, through `slot` (once per transaction).
+/// [`level_for`] gives with `batch` rows in a full batch, and rewrites the
+/// view. Runs inside the caller's transaction, through `slot` (once per
+/// transaction).
+///
+/// An image in the database's page size becomes the table's pages: the
+/// table is created and registered, then the image's pages are written
+/// through `sqlite_dbpage`, its root over the table's empty root and the
+/// others after the file's last page, and the file's page count raised.
+/// SQLite's B-tree layer does not see those writes, so they are the
+/// transaction's last (a page it allocated after them would be one of
+/// them): the caller commits next, then calls [`after_page_writes`]. Any
+/// other image is copied by SQLite's transfer of a whole table (which
+/// fills every page).
 pub fn write_segment(
     conn: &Connection,
     slot: &mut ImageSlot,
     segment: BuiltSegment,
     batch: usize,
 ) -> rusqlite::Result<()> {
-    let BuiltSegment { image, rows, with_fens } = segment;
+    let BuiltSegment { mut image, rows, with_fens, page_size } = segment;
     if rows == 0 {
         return Ok(());
     }
     let (id, name) = next_segment(conn)?;
     conn.execute_batch(&table_sql(&name, with_fens, Layout::Packed))?;
+    register(conn, id, &name, level_for(rows, batch, FANOUT), rows as i64, with_fens)?;
+    rewrite_view(conn)?;
+    // The free list is read after the B-tree layer's last allocation.
+    let mut free = Vec::new();
+    if PageWrites::of(conn)? == PageWrites::Direct(page_size)
+        && free_pages(conn, image.len() / page_size, &mut free)?
+    {
+        return write_pages(conn, &name, &mut image, page_size, &free);
+    }
     let copied = slot.copy_into(conn, &name, image)?;
     if copied != rows {
         return Err(corrupt(format!("{copied} of {rows} position rows copied into {name}")));
     }
-    register(conn, id, &name, level_for(rows, batch, FANOUT), rows as i64, with_fens)?;
-    rewrite_view(conn)
+    Ok(())
+}
+
+/// Fills `free` with every page of the database's free list, its trunk
+/// pages too, and returns `true`, if they are fewer than `pages` - 1 (an
+/// image's pages less its header), so that the image's pages use them
+/// all; `false` if they are more (SQLite's own copy then uses them).
+fn free_pages(conn: &Connection, pages: usize, free: &mut Vec<u32>) -> rusqlite::Result<bool> {
+    let count: u32 = conn.query_row("PRAGMA main.freelist_count", [], |r| r.get(0))?;
+    if count == 0 {
+        return Ok(true);
+    }
+    if count as usize >= pages.saturating_sub(2) {
+        return Ok(false);
+    }
+    let page = |pgno: u32| -> rusqlite::Result<Vec<u8>> {
+        conn.query_row("SELECT data FROM sqlite_dbpage WHERE pgno = ?1", [pgno], |r| r.get(0))
+    };
+    let word = |bytes: &[u8], at: usize| {
+        u32::from_be_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+    };
+    let mut trunk = word(&page(1)?, 32);
+    while trunk != 0 && free.len() < count as usize {
+        let bytes = page(trunk)?;
+        free.push(trunk);
+        let leaves = word(&bytes, 4) as usize;
+        if 8 + 4 * leaves > bytes.len() {
+            return Err(corrupt(format!("free-list trunk page {trunk} lists {leaves} pages")));
+        }
+        free.extend((0..leaves).map(|i| word(&bytes, 8 + 4 * i)));
+        trunk = word(&bytes, 0);
+    }
+    if free.len() != count as usize {
+        return Err(corrupt(format!("{} free pages listed of {count}", free.len())));
+    }
+    Ok(true)
+}
+
+/// After the commit of a transaction that wrote pages through
+/// `sqlite_dbpage` ([`write_segment`]): SQLite's page cache forgets its
+/// pages, whose parsed state the B-tree layer keeps beside them (the
+/// table's root was parsed empty), so that they are read again as written.
+///
+/// # Errors
+/// Database errors.
+pub fn after_page_writes(conn: &Connection) -> rusqlite::Result<()> {
+    conn.release_memory()
+}
+
+/// Writes the pages of `image` (of `page_size` bytes, page 1 its header
+/// and page 2 its root) as the pages of the empty table `name`: in the
+/// pages `free` (the whole free list, which is emptied), then after the
+/// file's last page.
+fn write_pages(
+    conn: &Connection,
+    name: &str,
+    image: &mut [u8],
+    page_size: usize,
+    free: &[u32],
+) -> rusqlite::Result<()> {
+    let root: u32 =
+        conn.query_row("SELECT rootpage FROM main.sqlite_master WHERE name = ?1", [name], |r| {
+            r.get(0)
+        })?;
+    let count: u32 = conn.query_row("PRAGMA main.page_count", [], |r| r.get(0))?;
+    let pages = image.len() / page_size;
+    // SQLite never uses the page holding the lock bytes at 1 GiB.
+    let locking = (0x4000_0000 / page_size) as u32 + 1;
+    let mut numbers = vec![0u32; pages + 1];
+    if pages >= 2 {
+        numbers[2] = root;
+    }
+    let mut next = count + 1;
+    let mut reused = free.iter();
+    for number in numbers.iter_mut().skip(3) {
+        if let Some(&page) = reused.next() {
+            *number = page;
+            continue;
+        }
+        if next == locking {
+            next += 1;
+        }
+        *number = next;
+        next += 1;
+    }
+    image::renumber(image, page_size, &numbers);
+    let mut write =
+        conn.prepare_cached("INSERT INTO sqlite_dbpage (pgno, data) VALUES (?1, ?2)")?;
+    for (k, page) in image.chunks_exact(page_size).enumerate().skip(1) {
+        write.execute(params![numbers[k + 1], page])?;
+    }
+    let last = next - 1;
+    if last > count || !free.is_empty() {
+        let mut first: Vec<u8> =
+            conn.query_row("SELECT data FROM sqlite_dbpage WHERE pgno = 1", [], |r| r.get(0))?;
+        first[28..32].copy_from_slice(&last.to_be_bytes());
+        if !free.is_empty() {
+            // The free list, all used: its first trunk page and count.
+            first[32..40].fill(0);
+        }
+        write.execute(params![1, first])?;
+    }
+    Ok(())
 }
 
 /// Registers the [`Layout::Packed`] segment `name`.
@@ -1158,6 +1330,69 @@ mod tests {
     }
 
     type Row = (i64, i64, i64, Option<i64>, Option<String>);
+
+    /// A segment's pages are the image's own in the database's page size:
+    /// they take the whole free list when it is shorter than the image
+    /// (else SQLite's copy takes the free pages), the file's page count
+    /// follows, and SQLite finds every row and a sound file.
+    #[test]
+    fn segment_pages_written_directly_take_the_free_list_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = crate::db::open_for_write(&dir.path().join("t.db")).unwrap();
+        let writes = PageWrites::of(&conn).unwrap();
+        let page_size = writes.page_size();
+        assert_eq!(writes, PageWrites::Direct(page_size), "the bundled SQLite has sqlite_dbpage");
+        let pragma = |name: &str| -> i64 {
+            conn.query_row(&format!("PRAGMA {name}"), [], |r| r.get(0)).unwrap()
+        };
+        let mut expected = Vec::new();
+        // Free pages: none, few (taken by the next segment), many (left to
+        // SQLite's copy), and what the copy left.
+        for (game, free_rows) in [(1u32, 0), (2, 2_000), (3, 200_000), (4, 0), (5, 5_000)] {
+            if free_rows > 0 {
+                conn.execute_batch(&format!(
+                    "CREATE TABLE filler (x); \
+                     WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n \
+                     WHERE i < {free_rows}) INSERT INTO filler SELECT randomblob(100) FROM n; \
+                     DROP TABLE filler;"
+                ))
+                .unwrap();
+            }
+            let free = pragma("freelist_count");
+            let mut batch = rows(u64::from(game), 30_000, GameId::new(game));
+            for p in &batch {
+                let next = (p.next_move != NO_MOVE).then_some(i64::from(p.next_move));
+                expected.push((p.hash, i64::from(p.game_id), i64::from(p.ply), next, None));
+            }
+            batch.sort_unstable_by_key(|p| (p.hash, p.gpm()));
+            let mut image = SegmentImage::with_page_size(Vec::new(), page_size);
+            image.push(&batch);
+            let built = image.finish().unwrap();
+            let image_pages = built.image.len() / page_size;
+            let mut slot = ImageSlot::attach(&conn).unwrap();
+            conn.execute_batch("BEGIN").unwrap();
+            write_segment(&conn, &mut slot, built, batch.len()).unwrap();
+            conn.execute_batch("COMMIT").unwrap();
+            after_page_writes(&conn).unwrap();
+            slot.detach(&conn).unwrap();
+            let left = pragma("freelist_count");
+            if free < image_pages as i64 - 2 {
+                assert_eq!(left, 0, "segment {game}: {free} free pages for {image_pages}");
+            } else {
+                assert!(left < free, "segment {game}: the copy takes free pages");
+            }
+            let check: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+            assert_eq!(check, "ok", "segment {game}");
+            expected.sort();
+            assert_eq!(view(&conn), expected, "segment {game}");
+            let size = std::fs::metadata(dir.path().join("t.db")).unwrap().len() as i64;
+            assert!(pragma("page_count") * page_size as i64 >= size - page_size as i64);
+        }
+        // The pages read back from the file alone, by a new connection.
+        drop(conn);
+        let conn = crate::db::open_read_only(&dir.path().join("t.db")).unwrap();
+        assert_eq!(view(&conn), expected);
+    }
 
     fn view(conn: &Connection) -> Vec<Row> {
         let mut st = conn.prepare("SELECT * FROM positions ORDER BY hash, game_id, ply").unwrap();

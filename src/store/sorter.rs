@@ -56,6 +56,8 @@ pub struct PositionSorter {
     /// A batch was finished and its image not taken yet.
     finished: bool,
     thread: Option<Thread>,
+    /// Bytes per page of the images.
+    page_size: usize,
 }
 
 #[derive(Debug)]
@@ -74,6 +76,11 @@ impl Default for PositionSorter {
 impl PositionSorter {
     /// A sorter with its thread started (or none, if it cannot be).
     pub fn new() -> PositionSorter {
+        PositionSorter::with_page_size(super::image::PAGE_SIZE)
+    }
+
+    /// A sorter whose images have pages of `page_size` bytes.
+    pub fn with_page_size(page_size: usize) -> PositionSorter {
         PositionSorter {
             run: Vec::new(),
             run_rows: 0,
@@ -81,6 +88,7 @@ impl PositionSorter {
             built: None,
             finished: false,
             thread: Thread::start(),
+            page_size,
         }
     }
 
@@ -116,7 +124,7 @@ impl PositionSorter {
         self.len = 0;
         self.run_rows = 0;
         let games = std::mem::take(&mut self.run);
-        let image = SegmentImage::new(fens);
+        let image = SegmentImage::with_page_size(fens, self.page_size);
         match &self.thread {
             Some(thread) => {
                 if !games.is_empty() {

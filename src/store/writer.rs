@@ -450,6 +450,8 @@ impl Writer {
             .and_then(|rows| Ok((rows, shapes.order(Table::PlyData, PLY_DATA_COLUMNS)?)))
             .map_err(|error| WriteError::Sqlite { path: path.to_path_buf(), error })?;
         let (row_order, ply_data_order) = row_order;
+        let page_writes = segments::PageWrites::of(&conn)
+            .map_err(|error| WriteError::Sqlite { path: path.to_path_buf(), error })?;
         let mut writer = Writer {
             conn,
             path: path.to_path_buf(),
@@ -457,7 +459,7 @@ impl Writer {
             options,
             next_id: 1,
             in_transaction: false,
-            positions: PositionSorter::new(),
+            positions: PositionSorter::with_page_size(page_writes.page_size()),
             image_slot,
             tables: GameTables::new(shapes),
             tables_slot,
@@ -1097,6 +1099,8 @@ impl Writer {
         let result = self.commit_inner();
         if result.is_err() {
             let _ = self.conn().execute_batch("ROLLBACK");
+            // Pages written through sqlite_dbpage may be cached parsed.
+            let _ = segments::after_page_writes(self.conn());
             self.positions.discard();
             let _ = self.image_slot.clear(&self.conn);
             self.tables.discard();
@@ -1155,6 +1159,9 @@ impl Writer {
             self.merge_budget.saturating_add(segments::MERGE_RATIO.saturating_mul(written));
         self.conn().execute_batch("COMMIT").map_err(|e| self.sqlite(e))?;
         self.in_transaction = false;
+        if written > 0 {
+            segments::after_page_writes(self.conn()).map_err(|e| self.sqlite(e))?;
+        }
         self.tag_names.committed();
         self.texts.committed();
         if let Some(tree) = &mut self.tree {
