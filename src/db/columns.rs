@@ -8,7 +8,7 @@
 //! (select lists, the insert's column list and placeholders) is built from
 //! [`Columns::NAMES`].
 
-use rusqlite::types::{FromSql, ToSql, ToSqlOutput, ValueRef};
+use rusqlite::types::{FromSql, ToSql, ToSqlOutput};
 use rusqlite::{Row, Statement};
 
 /// A struct whose fields are columns, declared with `columns!`.
@@ -76,7 +76,6 @@ impl<'a, 'r> RowReader<'a, 'r> {
 pub struct Binder<'a, 's> {
     statement: &'a mut Statement<'s>,
     next: usize,
-    texts: Option<TextIds<'a>>,
 }
 
 impl std::fmt::Debug for Binder<'_, '_> {
@@ -85,58 +84,18 @@ impl std::fmt::Debug for Binder<'_, '_> {
     }
 }
 
-/// Parameters bound as the ids of their texts in a dictionary (see
-/// [`crate::db::texts`]) rather than as the texts.
-pub struct TextIds<'a> {
-    /// `params[i]`: parameter `?i+1` is one.
-    pub params: &'a [bool],
-    /// The id of a text.
-    pub id: &'a mut dyn FnMut(&str) -> rusqlite::Result<i64>,
-}
-
 impl<'a, 's> Binder<'a, 's> {
     /// A binder whose next parameter is `?1`.
     pub fn new(statement: &'a mut Statement<'s>) -> Binder<'a, 's> {
-        Binder { statement, next: 1, texts: None }
-    }
-
-    /// A binder whose next parameter is `?1` and that binds the parameters
-    /// `texts` marks as ids (a NULL stays NULL).
-    pub fn with_text_ids(statement: &'a mut Statement<'s>, texts: TextIds<'a>) -> Binder<'a, 's> {
-        Binder { statement, next: 1, texts: Some(texts) }
+        Binder { statement, next: 1 }
     }
 
     /// Binds the next parameter.
     ///
     /// # Errors
-    /// SQLite's error, or a value out of SQLite's range; for a parameter
-    /// bound as an id, the dictionary's error, or a value that is no text.
+    /// SQLite's error, or a value out of SQLite's range.
     pub fn bind<T: ToSql + ?Sized>(&mut self, value: &T) -> rusqlite::Result<()> {
-        match &mut self.texts {
-            Some(texts) if texts.params.get(self.next - 1).copied().unwrap_or(false) => {
-                let output = value.to_sql()?;
-                let value = match &output {
-                    ToSqlOutput::Borrowed(v) => *v,
-                    ToSqlOutput::Owned(v) => ValueRef::from(v),
-                    _ => ValueRef::Blob(&[]),
-                };
-                let id = match value {
-                    ValueRef::Null => None,
-                    ValueRef::Text(bytes) => {
-                        let text = std::str::from_utf8(bytes)
-                            .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
-                        Some((texts.id)(text)?)
-                    }
-                    _ => {
-                        let message =
-                            format!("parameter {} holds a text id: not a text", self.next);
-                        return Err(rusqlite::Error::ToSqlConversionFailure(message.into()));
-                    }
-                };
-                self.statement.raw_bind_parameter(self.next, id)?;
-            }
-            _ => self.statement.raw_bind_parameter(self.next, value)?,
-        }
+        self.statement.raw_bind_parameter(self.next, value)?;
         self.next += 1;
         Ok(())
     }
@@ -275,6 +234,7 @@ pub(crate) use columns;
 
 #[cfg(test)]
 mod tests {
+    use rusqlite::types::ValueRef;
     use rusqlite::Connection;
 
     use super::*;
@@ -347,45 +307,5 @@ mod tests {
         ];
         assert_eq!(values, expected, "the values bind binds, in order");
         assert_eq!(read, Outer { note: String::new(), ..row });
-    }
-
-    #[test]
-    fn marked_parameters_are_bound_as_ids() {
-        let conn = Connection::open_in_memory().unwrap();
-        conn.execute_batch("CREATE TABLE t (a, b, c, d)").unwrap();
-        let row = Outer {
-            a: 1,
-            inner: Inner { b: Some("two".into()), c: 3 },
-            note: String::new(),
-            d: "four".into(),
-        };
-        let mut st = conn.prepare("INSERT INTO t VALUES (?1, ?2, ?3, ?4)").unwrap();
-        let mut seen = Vec::new();
-        let mut id = |text: &str| {
-            seen.push(text.to_string());
-            Ok(text.len() as i64)
-        };
-        let texts = TextIds { params: &[false, true, false, true], id: &mut id };
-        let mut binder = Binder::with_text_ids(&mut st, texts);
-        row.bind(&mut binder).unwrap();
-        st.raw_execute().unwrap();
-        let null = Outer { inner: Inner { b: None, c: 3 }, ..Outer::default() };
-        let texts = TextIds { params: &[false, true], id: &mut id };
-        null.bind(&mut Binder::with_text_ids(&mut st, texts)).unwrap();
-        st.raw_execute().unwrap();
-        let texts = TextIds { params: &[true], id: &mut id };
-        assert!(row.bind(&mut Binder::with_text_ids(&mut st, texts)).is_err(), "a number");
-        drop(st);
-        assert_eq!(seen, ["two", "four"]);
-        use rusqlite::types::Value;
-        let stored: Vec<(i64, Option<i64>, i64, Value)> = conn
-            .prepare("SELECT a, b, c, d FROM t ORDER BY rowid")
-            .unwrap()
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap();
-        let rows = [(1, Some(3), 3, Value::Integer(4)), (0, None, 3, Value::Text(String::new()))];
-        assert_eq!(stored, rows);
     }
 }

@@ -15,12 +15,41 @@ use rusqlite::types::ToSqlOutput;
 
 use super::game_tables::{record_value, Shapes, Table};
 use super::image::{Record, RowidLeaves, Template, Value, MAX_INDEX_RECORD};
+use super::plies::PlyData;
 use super::rows::GameRow;
 use super::shared_ids::SharedIds;
 use super::texts::SHORT_NAME;
 use super::writer::{inserted_columns, is_skipped, Assigned, PLY_DATA_COLUMNS};
 use crate::db::columns::Columns;
 use crate::db::{dates, texts};
+
+/// The values of `d`'s `ply_data` row in the table's column order: the
+/// position of each of [`PLY_DATA_COLUMNS`] is in `order`, of `width`
+/// columns (the rowid's left NULL).
+pub(crate) fn ply_data_row<'d>(d: &'d PlyData, order: &[usize], width: usize) -> Vec<Value<'d>> {
+    fn text(t: &Option<String>) -> Value<'_> {
+        t.as_deref().map_or(Value::Null, Value::Text)
+    }
+    let given = [
+        Value::Null,
+        text(&d.clocks),
+        text(&d.emts),
+        text(&d.evals),
+        text(&d.nags),
+        text(&d.comments),
+        d.notes_form.map_or(Value::Null, Value::Integer),
+        text(&d.depths),
+        text(&d.seldepths),
+        text(&d.nodes),
+        text(&d.notes_layout),
+        text(&d.tails),
+    ];
+    let mut row = vec![Value::Null; width];
+    for (value, &at) in given.iter().zip(order) {
+        row[at] = *value;
+    }
+    row
+}
 
 /// A value of a `game_rows` record that the writer decides.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -293,27 +322,7 @@ impl Encoder {
         }
         let (mut ply_data, mut pvs, mut pv_ends) = (None, Vec::new(), Vec::new());
         if let Some(d) = &game.plies {
-            fn text(t: &Option<String>) -> Value<'_> {
-                t.as_deref().map_or(Value::Null, Value::Text)
-            }
-            let given = [
-                Value::Null,
-                text(&d.clocks),
-                text(&d.emts),
-                text(&d.evals),
-                text(&d.nags),
-                text(&d.comments),
-                d.notes_form.map_or(Value::Null, Value::Integer),
-                text(&d.depths),
-                text(&d.seldepths),
-                text(&d.nodes),
-                text(&d.notes_layout),
-                text(&d.tails),
-            ];
-            let mut values = vec![Value::Null; self.ply_data_width];
-            for (value, &at) in given.iter().zip(&self.ply_data_order) {
-                values[at] = *value;
-            }
+            let values = ply_data_row(d, &self.ply_data_order, self.ply_data_width);
             let r = record.encode(&values);
             if !fits(r) {
                 return None;

@@ -949,27 +949,8 @@ impl Writer {
             put(conn, tables, Table::Tags, id, &mut [Value::Null, Value::Text(&json)])?;
         }
         if let Some(d) = &game.plies {
-            fn text(t: &Option<String>) -> Value<'_> {
-                t.as_deref().map_or(Value::Null, Value::Text)
-            }
-            let given = [
-                Value::Null,
-                text(&d.clocks),
-                text(&d.emts),
-                text(&d.evals),
-                text(&d.nags),
-                text(&d.comments),
-                d.notes_form.map_or(Value::Null, Value::Integer),
-                text(&d.depths),
-                text(&d.seldepths),
-                text(&d.nodes),
-                text(&d.notes_layout),
-                text(&d.tails),
-            ];
-            let mut row = vec![Value::Null; tables.shapes().width(Table::PlyData)];
-            for (value, &at) in given.iter().zip(&self.ply_data_order) {
-                row[at] = *value;
-            }
+            let width = tables.shapes().width(Table::PlyData);
+            let mut row = super::records::ply_data_row(d, &self.ply_data_order, width);
             put(conn, tables, Table::PlyData, id, &mut row)?;
             for (ply, pv) in &d.pvs {
                 // Plies past 2^24 keep their variation in the movetext's
