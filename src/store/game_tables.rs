@@ -14,7 +14,9 @@
 use rusqlite::types::{ToSqlOutput, Value as Owned, ValueRef};
 use rusqlite::Connection;
 
-use super::image::{ImageError, ImageSlot, Record, RowidLeaves, TablesImage, Value};
+use super::image::{
+    ImageError, ImageSlot, Record, RowidLeaves, TablesImage, Value, MAX_INDEX_RECORD,
+};
 
 /// A per-game table of the image.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -229,14 +231,11 @@ pub struct GameTables {
     summary_ends: Vec<usize>,
     record: Record,
     summary_record: Record,
-    /// The longest `games_summary` record an image keeps.
-    max_summary: usize,
 }
 
 impl GameTables {
     /// No rows yet, for the tables `shapes` declares.
     pub fn new(shapes: Shapes) -> GameTables {
-        let max_summary = TablesImage::new().index_builder().max_record();
         GameTables {
             shapes,
             leaves: Table::ALL.iter().map(|_| RowidLeaves::new()).collect(),
@@ -244,7 +243,6 @@ impl GameTables {
             summary_ends: Vec::new(),
             record: Record::default(),
             summary_record: Record::default(),
-            max_summary,
         }
     }
 
@@ -268,7 +266,7 @@ impl GameTables {
                 key[0] = Value::Integer(rowid);
                 key.push(Value::Integer(rowid));
                 let summary = self.summary_record.encode(&key);
-                if summary.len() > self.max_summary || record.len() > RowidLeaves::MAX_RECORD {
+                if summary.len() > MAX_INDEX_RECORD || record.len() > RowidLeaves::MAX_RECORD {
                     return false;
                 }
                 if self.leaves[table.index()].push(rowid, record).is_err() {
@@ -295,7 +293,7 @@ impl GameTables {
         record: &[u8],
         summary: Option<&[u8]>,
     ) -> rusqlite::Result<()> {
-        if summary.is_some_and(|s| s.len() > self.max_summary) {
+        if summary.is_some_and(|s| s.len() > MAX_INDEX_RECORD) {
             return Err(shape_error(format!("a games_summary record of {rowid} too long")));
         }
         self.leaves[table.index()]

@@ -529,11 +529,6 @@ impl ImageBuilder {
         }
     }
 
-    /// The longest record a row of an index may have in an image.
-    pub fn max_record(&self) -> usize {
-        self.leaves.max_local()
-    }
-
     /// Reserves room for about `rows` rows of `row_bytes` bytes each.
     pub fn reserve(&mut self, rows: usize, row_bytes: usize) {
         let per_page = (self.page_size - 8) / (row_bytes + 3).max(1);
