@@ -14,8 +14,9 @@
 use rusqlite::types::{ToSqlOutput, Value as Owned, ValueRef};
 use rusqlite::Connection;
 
+use super::append::{self, Pages};
 use super::image::{
-    ImageError, ImageSlot, Record, RowidLeaves, TablesImage, Value, MAX_INDEX_RECORD,
+    self, max_index_record, ImageError, ImageSlot, Leaves, Record, RowidLeaves, TablesImage, Value,
 };
 
 /// A per-game table of the image.
@@ -71,6 +72,13 @@ struct Shape {
 #[derive(Debug, Clone)]
 pub struct Shapes {
     tables: Vec<Shape>,
+    /// The tables whose rows can be appended by hand: those with no index
+    /// but the ones the rows carry.
+    appendable: Vec<bool>,
+    /// Bytes per page of the images and leaves: the database's when pages
+    /// can be written by hand ([`append::direct_page_size`]).
+    page_size: usize,
+    direct: bool,
     /// `games_summary`: its SQL, and its columns as positions among
     /// `game_rows`' columns (`None`: the database has no such index).
     summary: Option<(String, Vec<usize>)>,
@@ -127,7 +135,24 @@ impl Shapes {
             }
             None => None,
         };
-        Ok(Shapes { tables, summary })
+        let mut appendable = Vec::new();
+        for table in Table::ALL {
+            let others: i64 = conn.query_row(
+                "SELECT count(*) FROM main.sqlite_master WHERE type = 'index' AND tbl_name = ?1 \
+                 AND name IS NOT ?2",
+                rusqlite::params![table.name(), summary.as_ref().map(|_| SUMMARY)],
+                |r| r.get(0),
+            )?;
+            appendable.push(others == 0);
+        }
+        let direct = append::direct_page_size(conn)?;
+        let page_size = direct.unwrap_or(image::PAGE_SIZE);
+        Ok(Shapes { tables, appendable, page_size, direct: direct.is_some(), summary })
+    }
+
+    /// The longest `games_summary` record a row may have in an image.
+    pub fn max_summary_record(&self) -> usize {
+        max_index_record(self.page_size)
     }
 
     /// The position in `table`'s columns of each of `names`.
@@ -236,9 +261,10 @@ pub struct GameTables {
 impl GameTables {
     /// No rows yet, for the tables `shapes` declares.
     pub fn new(shapes: Shapes) -> GameTables {
+        let page_size = shapes.page_size;
         GameTables {
             shapes,
-            leaves: Table::ALL.iter().map(|_| RowidLeaves::new()).collect(),
+            leaves: Table::ALL.iter().map(|_| RowidLeaves::with_page_size(page_size)).collect(),
             summary: Vec::new(),
             summary_ends: Vec::new(),
             record: Record::default(),
@@ -266,7 +292,9 @@ impl GameTables {
                 key[0] = Value::Integer(rowid);
                 key.push(Value::Integer(rowid));
                 let summary = self.summary_record.encode(&key);
-                if summary.len() > MAX_INDEX_RECORD || record.len() > RowidLeaves::MAX_RECORD {
+                if summary.len() > max_index_record(self.shapes.page_size)
+                    || record.len() > RowidLeaves::MAX_RECORD
+                {
                     return false;
                 }
                 if self.leaves[table.index()].push(rowid, record).is_err() {
@@ -293,7 +321,7 @@ impl GameTables {
         record: &[u8],
         summary: Option<&[u8]>,
     ) -> rusqlite::Result<()> {
-        if summary.is_some_and(|s| s.len() > MAX_INDEX_RECORD) {
+        if summary.is_some_and(|s| s.len() > self.shapes.max_summary_record()) {
             return Err(shape_error(format!("a games_summary record of {rowid} too long")));
         }
         self.leaves[table.index()]
@@ -342,61 +370,78 @@ impl GameTables {
     /// Forgets the rows pushed.
     pub fn discard(&mut self) {
         for leaves in &mut self.leaves {
-            *leaves = RowidLeaves::new();
+            *leaves = RowidLeaves::with_page_size(self.shapes.page_size);
         }
         self.summary.clear();
         self.summary_ends.clear();
     }
 
-    /// The image of the rows pushed, which are forgotten.
-    ///
-    /// # Errors
-    /// An image that cannot be made.
-    fn image(&mut self) -> Result<(Vec<u8>, Vec<u64>), ImageError> {
-        let mut image = TablesImage::new();
-        // Leaves, a few interior pages, and the index: made room for once,
-        // not grown by copies.
-        let leaves: usize = self.leaves.iter().map(RowidLeaves::bytes).sum();
-        image.reserve(leaves + leaves / 500 + 2 * self.summary.len() + (8 << 16));
-        let mut rows = Vec::new();
-        for (table, leaves) in Table::ALL.iter().zip(&mut self.leaves) {
-            let leaves = std::mem::take(leaves);
-            rows.push(leaves.rows());
-            let shape = &self.shapes.tables[table.index()];
-            image.add_table(table.name(), &shape.sql, leaves);
-            if *table == Table::Rows {
-                if let Some((sql, _)) = &self.shapes.summary {
-                    let mut index = image.index_builder();
-                    let mut start = 0;
-                    for &end in &self.summary_ends {
-                        index.push(&self.summary[start..end]);
-                        start = end;
-                    }
-                    image.add_index(SUMMARY, table.name(), sql, index)?;
-                }
-            }
-        }
-        self.summary.clear();
-        self.summary_ends.clear();
-        Ok((image.finish()?, rows))
-    }
-
-    /// Copies the rows pushed into the database through `slot`, inside the
-    /// caller's transaction (once per transaction), and forgets them.
+    /// Writes the rows pushed inside the caller's transaction, and forgets
+    /// them: the rows of each table that follow its last row are kept to
+    /// be appended by hand after the transaction's other writes (the
+    /// result's [`TableAppends::write`]); the others are copied now by
+    /// SQLite's transfer, through `slot` (once per transaction).
     ///
     /// # Errors
     /// Database errors; an image SQLite does not copy whole.
-    pub fn copy_into(&mut self, conn: &Connection, slot: &mut ImageSlot) -> rusqlite::Result<()> {
+    pub fn write(
+        &mut self,
+        conn: &Connection,
+        slot: &mut ImageSlot,
+    ) -> rusqlite::Result<TableAppends> {
+        let mut appends = TableAppends::default();
         if self.is_empty() {
-            return Ok(());
+            return Ok(appends);
         }
-        let (image, rows) =
-            self.image().map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
-        slot.load_tables(conn, image)?;
-        for (table, rows) in Table::ALL.iter().zip(rows) {
+        let page_size = self.shapes.page_size;
+        let mut image = TablesImage::with_page_size(page_size);
+        let mut copies = Vec::new();
+        let all: Vec<RowidLeaves> = (self.leaves.iter_mut())
+            .map(|leaves| std::mem::replace(leaves, RowidLeaves::with_page_size(page_size)))
+            .collect();
+        for (table, leaves) in Table::ALL.iter().zip(all) {
+            let rows = leaves.rows();
             if rows == 0 {
                 continue;
             }
+            let name = table.name();
+            let summary = (*table == Table::Rows).then_some(()).and(self.shapes.summary.as_ref());
+            if self.shapes.direct && self.shapes.appendable[table.index()] {
+                let last: Option<i64> =
+                    conn.query_row(&format!("SELECT max(rowid) FROM main.{name}"), [], |r| {
+                        r.get(0)
+                    })?;
+                let follows = last.is_none_or(|last| leaves.first_rowid() > Some(last));
+                // An index that has rows takes a batch's first above its
+                // last leaf: one row more for a leaf of its own.
+                let summary_fits = summary.is_none() || last.is_none() || rows >= 2;
+                if follows && summary_fits {
+                    let root = append::root_of(conn, name)?;
+                    appends.tables.push((root, last, leaves));
+                    if summary.is_some() {
+                        let mut index = Leaves::for_index(page_size, last.is_some());
+                        self.for_each_summary(|record| index.push(record));
+                        appends.index = Some((append::root_of(conn, SUMMARY)?, index));
+                    }
+                    continue;
+                }
+            }
+            copies.push((*table, rows));
+            let shape = &self.shapes.tables[table.index()];
+            image.add_table(name, &shape.sql, leaves);
+            if let Some((sql, _)) = summary {
+                let mut index = image.index_builder();
+                self.for_each_summary(|record| index.push(record));
+                image.add_index(SUMMARY, name, sql, index).map_err(image_error)?;
+            }
+        }
+        self.summary.clear();
+        self.summary_ends.clear();
+        if copies.is_empty() {
+            return Ok(appends);
+        }
+        slot.load_tables(conn, image.finish().map_err(image_error)?)?;
+        for (table, rows) in copies {
             let copied = slot.copy_table(conn, table.name())? as u64;
             if copied != rows {
                 return Err(shape_error(format!(
@@ -404,6 +449,51 @@ impl GameTables {
                     table.name()
                 )));
             }
+        }
+        Ok(appends)
+    }
+
+    /// Calls `f` with each `games_summary` record pushed, in order.
+    fn for_each_summary(&self, mut f: impl FnMut(&[u8])) {
+        let mut start = 0;
+        for &end in &self.summary_ends {
+            f(&self.summary[start..end]);
+            start = end;
+        }
+    }
+}
+
+fn image_error(e: ImageError) -> rusqlite::Error {
+    rusqlite::Error::ToSqlConversionFailure(Box::new(e))
+}
+
+/// The rows of a batch's per-game tables that follow each table's last
+/// row, to be appended by hand after the transaction's writes through
+/// SQL ([`GameTables::write`]).
+#[derive(Debug, Default)]
+pub struct TableAppends {
+    /// Each table's root, largest rowid before the batch, and new rows.
+    tables: Vec<(u32, Option<i64>, RowidLeaves)>,
+    /// `games_summary`'s root and new rows.
+    index: Option<(u32, Leaves)>,
+}
+
+impl TableAppends {
+    /// `true` if there is nothing to append.
+    pub fn is_empty(&self) -> bool {
+        self.tables.is_empty() && self.index.is_none()
+    }
+
+    /// Appends the rows through `pages`.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub fn write(self, pages: &mut Pages<'_>) -> rusqlite::Result<()> {
+        for (root, last, leaves) in self.tables {
+            append::append_rows(pages, root, last, leaves)?;
+        }
+        if let Some((root, leaves)) = self.index {
+            append::append_index(pages, root, leaves)?;
         }
         Ok(())
     }

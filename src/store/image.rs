@@ -28,9 +28,6 @@ pub const SCHEMA: &str = "pgnindex_image";
 /// database's own.
 pub const PAGE_SIZE: usize = 65_536;
 
-/// The longest record a row of an index may have in an image: SQLite's
-/// "maximum local payload" of index pages.
-pub const MAX_INDEX_RECORD: usize = (PAGE_SIZE - 12) * 64 / 255 - 23;
 
 /// A record in SQLite's format: a header of serial types, then the values.
 #[derive(Debug, Default, Clone)]
@@ -251,7 +248,7 @@ fn put_varint(out: &mut Vec<u8>, v: u64) {
 
 /// SQLite's varint of `v` and its length: big-endian groups of 7 bits,
 /// the high bit set on every byte but the last; a ninth byte holds 8 bits.
-fn varint(v: u64) -> ([u8; 9], usize) {
+pub(super) fn varint(v: u64) -> ([u8; 9], usize) {
     let mut out = [0u8; 9];
     if v < 0x80 {
         out[0] = v as u8;
@@ -300,26 +297,26 @@ pub enum ImageError {
 }
 
 /// Page kinds, as the page header's first byte.
-const INTERIOR_INDEX: u8 = 0x02;
-const INTERIOR_TABLE: u8 = 0x05;
-const LEAF_INDEX: u8 = 0x0a;
-const LEAF_TABLE: u8 = 0x0d;
+pub(super) const INTERIOR_INDEX: u8 = 0x02;
+pub(super) const INTERIOR_TABLE: u8 = 0x05;
+pub(super) const LEAF_INDEX: u8 = 0x0a;
+pub(super) const LEAF_TABLE: u8 = 0x0d;
 
 /// A B-tree page being filled: cell pointers after the header, cells
 /// from the end of the page down, in the order they come.
 #[derive(Debug)]
-struct Page {
-    bytes: Vec<u8>,
+pub(super) struct Page {
+    pub(super) bytes: Vec<u8>,
     kind: u8,
     /// Where the header starts (100 on page 1, after the database header).
     at: usize,
-    cells: usize,
+    pub(super) cells: usize,
     /// Where the last cell placed starts.
-    content: usize,
+    pub(super) content: usize,
 }
 
 impl Page {
-    fn new(kind: u8, at: usize, size: usize) -> Page {
+    pub(super) fn new(kind: u8, at: usize, size: usize) -> Page {
         Page { bytes: vec![0; size], kind, at, cells: 0, content: size }
     }
 
@@ -332,12 +329,12 @@ impl Page {
     }
 
     /// `true` if a cell of `len` bytes and its pointer fit.
-    fn fits(&self, len: usize) -> bool {
+    pub(super) fn fits(&self, len: usize) -> bool {
         self.at + self.header_len() + 2 * (self.cells + 1) + len <= self.content
     }
 
     /// Places the cell made of `parts`, which [`Page::fits`].
-    fn push(&mut self, parts: &[&[u8]]) {
+    pub(super) fn push(&mut self, parts: &[&[u8]]) {
         let len: usize = parts.iter().map(|p| p.len()).sum();
         debug_assert!(self.fits(len));
         self.content -= len;
@@ -369,7 +366,7 @@ impl Page {
     }
 
     /// The finished page, `right` its right-most child if interior.
-    fn finish(mut self, right: u32) -> Vec<u8> {
+    pub(super) fn finish(mut self, right: u32) -> Vec<u8> {
         let at = self.at;
         self.bytes[at] = self.kind;
         self.bytes[at + 3..at + 5].copy_from_slice(&(self.cells as u16).to_be_bytes());
@@ -421,10 +418,38 @@ impl Leaves {
         }
     }
 
+    /// The leaves of an index's rows in pages of `page_size` bytes, to be
+    /// appended after an index's last row ([`super::append`]): the first
+    /// row kept aside if `leads` (it goes above the index's last leaf).
+    pub fn for_index(page_size: usize, leads: bool) -> Leaves {
+        Leaves::new(page_size, leads)
+    }
+
+    /// The leaves, in key order, each with the row above it (a cell
+    /// without its child's number): the lead first, if kept, then the row
+    /// between each leaf and the next.
+    ///
+    /// # Errors
+    /// A row too long for a page.
+    pub fn split(mut self) -> Result<(Vec<Vec<u8>>, Vec<Vec<u8>>), ImageError> {
+        if let Some(error) = self.error.take() {
+            return Err(error);
+        }
+        self.settle();
+        let mut above: Vec<Vec<u8>> = self.lead.take().into_iter().collect();
+        above.append(&mut self.dividers);
+        let mut leaves: Vec<Vec<u8>> =
+            self.pages.chunks_exact(self.page_size).map(<[u8]>::to_vec).collect();
+        if self.leaf.cells > 0 {
+            leaves.push(self.leaf.finish(0));
+        }
+        Ok((leaves, above))
+    }
+
     /// The largest record a page keeps in place: SQLite's "maximum local
     /// payload" of index pages.
     fn max_local(&self) -> usize {
-        (self.page_size - 12) * 64 / 255 - 23
+        max_index_record(self.page_size)
     }
 
     /// Adds the next row, after every row pushed before it in key order.
@@ -510,17 +535,17 @@ impl ImageBuilder {
     }
 
     /// A builder for an index whose pages follow `pages` (whole pages of
-    /// [`PAGE_SIZE`], page 1 first) in one image of several trees
+    /// `page_size` bytes, page 1 first) in one image of several trees
     /// ([`TablesImage`]).
-    fn within(mut pages: Vec<u8>) -> ImageBuilder {
-        debug_assert_eq!(pages.len() % PAGE_SIZE, 0);
-        pages.resize(pages.len() + PAGE_SIZE, 0);
-        let root = (pages.len() / PAGE_SIZE) as u32;
+    fn within(mut pages: Vec<u8>, page_size: usize) -> ImageBuilder {
+        debug_assert_eq!(pages.len() % page_size, 0);
+        pages.resize(pages.len() + page_size, 0);
+        let root = (pages.len() / page_size) as u32;
         ImageBuilder {
-            page_size: PAGE_SIZE,
+            page_size,
             image: pages,
             create_sql: String::new(),
-            leaves: Leaves::new(PAGE_SIZE, false),
+            leaves: Leaves::new(page_size, false),
             children: Vec::new(),
             dividers: Vec::new(),
             rows: 0,
@@ -723,18 +748,37 @@ impl ImageBuilder {
 }
 
 /// The leaves of a rowid table, from rows given in rowid order: to join
-/// a [`TablesImage`]. Built apart from the image, on any thread: a leaf
-/// holds no page number.
+/// a [`TablesImage`] or to be appended to a table
+/// ([`super::append`]). Built apart from any image, on any thread: a row
+/// too long for a leaf spills to overflow pages as SQLite's would, and the
+/// page numbers those need are written when the leaves are placed
+/// ([`RowidLeaves::place`]).
 #[derive(Debug)]
 pub struct RowidLeaves {
+    page_size: usize,
     /// The closed leaves, whole pages (each its own allocation, moved and
-    /// never copied until the image is written), and the last rowid of
-    /// each.
+    /// never copied until placed), and the last rowid of each.
     pages: Vec<Vec<u8>>,
     last_rowids: Vec<i64>,
     leaf: Page,
     last: Option<i64>,
     rows: u64,
+    /// Overflow pages, chain after chain, their first word (the next
+    /// page's number) left to [`RowidLeaves::place`].
+    overflow: Vec<Vec<u8>>,
+    chains: Vec<Chain>,
+}
+
+/// The overflow pages of one row.
+#[derive(Debug)]
+struct Chain {
+    /// The leaf holding the row (its index among the closed leaves; their
+    /// number for the open one).
+    leaf: usize,
+    /// Where in the leaf the first overflow page's number goes.
+    at: usize,
+    /// The chain's pages in [`RowidLeaves::overflow`].
+    pages: std::ops::Range<usize>,
 }
 
 impl Default for RowidLeaves {
@@ -744,30 +788,69 @@ impl Default for RowidLeaves {
 }
 
 impl RowidLeaves {
-    /// No rows yet.
+    /// No rows yet, in pages of [`PAGE_SIZE`].
     pub fn new() -> RowidLeaves {
+        RowidLeaves::with_page_size(PAGE_SIZE)
+    }
+
+    /// No rows yet, in pages of `page_size` bytes (a power of two from 512
+    /// to 65,536; no bytes reserved at their end).
+    pub fn with_page_size(page_size: usize) -> RowidLeaves {
+        debug_assert!(page_size.is_power_of_two() && (512..=65_536).contains(&page_size));
         RowidLeaves {
+            page_size,
             pages: Vec::new(),
             last_rowids: Vec::new(),
-            leaf: Page::new(LEAF_TABLE, 0, PAGE_SIZE),
+            leaf: Page::new(LEAF_TABLE, 0, page_size),
             last: None,
             rows: 0,
+            overflow: Vec::new(),
+            chains: Vec::new(),
         }
     }
 
-    /// The longest record a row may have: SQLite's "maximum local payload"
-    /// of table leaves (a longer one would spill to overflow pages, which
-    /// images do not write).
-    pub const MAX_RECORD: usize = PAGE_SIZE - 35;
+    /// The longest record a row may have: SQLite's default limit on the
+    /// length of a row.
+    pub const MAX_RECORD: usize = 1_000_000_000;
+
+    /// Bytes per page.
+    pub fn page_size(&self) -> usize {
+        self.page_size
+    }
 
     /// Rows pushed.
     pub fn rows(&self) -> u64 {
         self.rows
     }
 
-    /// Bytes of the leaves so far.
+    /// Leaves so far, the open one too.
+    pub fn leaves(&self) -> usize {
+        self.pages.len() + 1
+    }
+
+    /// Bytes of the pages so far.
     pub fn bytes(&self) -> usize {
-        (self.pages.len() + 1) * PAGE_SIZE
+        (self.pages.len() + 1 + self.overflow.len()) * self.page_size
+    }
+
+    /// The first rowid pushed.
+    pub fn first_rowid(&self) -> Option<i64> {
+        let first = |page: &[u8]| {
+            let at = usize::from(u16::from_be_bytes([page[8], page[9]]));
+            let (_, len) = get_varint(&page[at..]);
+            get_varint(&page[at + len..]).0 as i64
+        };
+        match self.pages.first() {
+            Some(page) => Some(first(page)),
+            None if self.rows > 0 => Some(first(&self.leaf.bytes)),
+            None => None,
+        }
+    }
+
+    /// Bytes of a row's payload of `len` bytes kept in its leaf: SQLite's
+    /// rule for table leaves (the rest spills to overflow pages).
+    fn local_len(&self, len: usize) -> usize {
+        local_len(self.page_size, self.page_size - 35, len)
     }
 
     /// Adds the row `rowid`, greater than every rowid pushed before, whose
@@ -786,16 +869,94 @@ impl RowidLeaves {
         }
         let (len, len_len) = varint(record.len() as u64);
         let (key, key_len) = varint(rowid as u64);
-        let cell = [&len[..len_len], &key[..key_len], record];
-        if !self.leaf.fits(len_len + key_len + record.len()) {
-            let full = std::mem::replace(&mut self.leaf, Page::new(LEAF_TABLE, 0, PAGE_SIZE));
+        let local = self.local_len(record.len());
+        let spills = local < record.len();
+        let cell_len = len_len + key_len + local + if spills { 4 } else { 0 };
+        if !self.leaf.fits(cell_len) {
+            let full =
+                std::mem::replace(&mut self.leaf, Page::new(LEAF_TABLE, 0, self.page_size));
             self.pages.push(full.finish(0));
             self.last_rowids.push(self.last.expect("a full leaf has rows"));
         }
-        self.leaf.push(&cell);
+        if spills {
+            self.leaf.push(&[&len[..len_len], &key[..key_len], &record[..local], &[0; 4]]);
+            let start = self.overflow.len();
+            for part in record[local..].chunks(self.page_size - 4) {
+                let mut page = vec![0; self.page_size];
+                page[4..4 + part.len()].copy_from_slice(part);
+                self.overflow.push(page);
+            }
+            let at = self.leaf.content + cell_len - 4;
+            let pages = start..self.overflow.len();
+            self.chains.push(Chain { leaf: self.pages.len(), at, pages });
+        } else {
+            self.leaf.push(&[&len[..len_len], &key[..key_len], record]);
+        }
         self.last = Some(rowid);
         self.rows += 1;
         Ok(())
+    }
+
+    /// Writes every page through `write`, which gives each page its number
+    /// (overflow pages first, each chain from its end, then the leaf that
+    /// points to it; `true` for a leaf): the leaves' numbers and last
+    /// rowids, in key order. With no rows, one empty leaf.
+    pub fn place(self, write: &mut dyn FnMut(&[u8], bool) -> u32) -> Vec<(u32, i64)> {
+        let RowidLeaves { pages, last_rowids, leaf, last, mut overflow, chains, .. } = self;
+        let open = leaf.finish(0);
+        let mut chains = chains.into_iter().peekable();
+        let mut placed = Vec::with_capacity(pages.len() + 1);
+        let lasts = last_rowids.into_iter().chain([last.unwrap_or(0)]);
+        for (i, (mut page, last)) in pages.into_iter().chain([open]).zip(lasts).enumerate() {
+            while let Some(chain) = chains.next_if(|c| c.leaf == i) {
+                let mut next = 0u32;
+                for k in chain.pages.rev() {
+                    overflow[k][..4].copy_from_slice(&next.to_be_bytes());
+                    next = write(&overflow[k], false);
+                    overflow[k] = Vec::new();
+                }
+                page[chain.at..chain.at + 4].copy_from_slice(&next.to_be_bytes());
+            }
+            placed.push((write(&page, true), last));
+        }
+        placed
+    }
+}
+
+/// Bytes of a payload of `len` bytes kept in its cell, on pages of
+/// `page_size` bytes whose cells keep `max_local` bytes at most: SQLite's
+/// rule (the rest spills to overflow pages).
+pub(super) fn local_len(page_size: usize, max_local: usize, len: usize) -> usize {
+    if len <= max_local {
+        return len;
+    }
+    let min_local = (page_size - 12) * 32 / 255 - 23;
+    let k = min_local + (len - min_local) % (page_size - 4);
+    if k <= max_local {
+        k
+    } else {
+        min_local
+    }
+}
+
+/// The longest record an index row keeps in its page: SQLite's "maximum
+/// local payload" of index pages of `page_size` bytes.
+pub fn max_index_record(page_size: usize) -> usize {
+    (page_size - 12) * 64 / 255 - 23
+}
+
+/// SQLite's varint at the start of `bytes`, and its length.
+pub(super) fn get_varint(bytes: &[u8]) -> (u64, usize) {
+    let mut v = 0u64;
+    for (i, &b) in bytes.iter().take(8).enumerate() {
+        v = (v << 7) | u64::from(b & 0x7f);
+        if b < 0x80 {
+            return (v, i + 1);
+        }
+    }
+    match bytes.get(8) {
+        Some(&b) => ((v << 8) | u64::from(b), 9),
+        None => (v, bytes.len()),
     }
 }
 
@@ -805,6 +966,7 @@ impl RowidLeaves {
 /// each tree's pages, its root last.
 #[derive(Debug)]
 pub struct TablesImage {
+    page_size: usize,
     pages: Vec<u8>,
     schema: Vec<(&'static str, String, String, u32, String)>,
     /// Children per interior page of a rowid table at most.
@@ -818,30 +980,30 @@ impl Default for TablesImage {
 }
 
 impl TablesImage {
-    /// An image of no tree yet.
+    /// An image of no tree yet, in pages of [`PAGE_SIZE`].
     pub fn new() -> TablesImage {
+        TablesImage::with_page_size(PAGE_SIZE)
+    }
+
+    /// An image of no tree yet, in pages of `page_size` bytes.
+    pub fn with_page_size(page_size: usize) -> TablesImage {
         // A cell takes at most 4 + 9 bytes and its pointer 2.
-        let fanout = (PAGE_SIZE - 12) / 15 + 1;
-        TablesImage { pages: vec![0; PAGE_SIZE], schema: Vec::new(), fanout }
+        let fanout = (page_size - 12) / 15 + 1;
+        TablesImage { page_size, pages: vec![0; page_size], schema: Vec::new(), fanout }
     }
 
     fn append_page(&mut self, page: &[u8]) -> u32 {
         self.pages.extend_from_slice(page);
-        (self.pages.len() / PAGE_SIZE) as u32
+        (self.pages.len() / self.page_size) as u32
     }
 
     /// Adds the rowid table `name`, created by `sql`, with the rows of
-    /// `leaves`.
+    /// `leaves` (in the image's page size).
     pub fn add_table(&mut self, name: &str, sql: &str, leaves: RowidLeaves) {
-        let RowidLeaves { pages, mut last_rowids, leaf, last, .. } = leaves;
-        let mut level: Vec<(u32, i64)> = Vec::with_capacity(last_rowids.len() + 1);
-        self.pages.reserve((pages.len() + 1 + pages.len() / 1000) * PAGE_SIZE);
-        for (page, last) in pages.iter().zip(&last_rowids) {
-            level.push((self.append_page(page), *last));
-        }
-        drop(pages);
-        last_rowids.clear();
-        level.push((self.append_page(&leaf.finish(0)), last.unwrap_or(0)));
+        debug_assert_eq!(leaves.page_size(), self.page_size);
+        let page_size = self.page_size;
+        self.pages.reserve(leaves.bytes() + (leaves.leaves() / 1000 + 1) * page_size);
+        let mut level = leaves.place(&mut |page, _| self.append_page(page));
         // Interior pages: each child but a page's last is a cell (its page
         // and its last rowid); a page's last child is its right-most
         // pointer.
@@ -860,7 +1022,7 @@ impl TablesImage {
             let mut up = Vec::with_capacity(groups.len());
             for group in groups {
                 let (&(right, last), cells) = group.split_last().expect("groups are not empty");
-                let mut page = Page::new(INTERIOR_TABLE, 0, PAGE_SIZE);
+                let mut page = Page::new(INTERIOR_TABLE, 0, page_size);
                 for &(child, child_last) in cells {
                     let (key, key_len) = varint(child_last as u64);
                     page.push(&[&child.to_be_bytes(), &key[..key_len]]);
@@ -873,15 +1035,10 @@ impl TablesImage {
         self.schema.push(("table", name.to_string(), name.to_string(), root, sql.to_string()));
     }
 
-    /// Makes room for `bytes` more bytes of pages.
-    pub fn reserve(&mut self, bytes: usize) {
-        self.pages.reserve(bytes);
-    }
-
     /// An index builder whose pages follow this image's: push its records
     /// in key order, then [`TablesImage::add_index`].
     pub fn index_builder(&mut self) -> ImageBuilder {
-        ImageBuilder::within(std::mem::take(&mut self.pages))
+        ImageBuilder::within(std::mem::take(&mut self.pages), self.page_size)
     }
 
     /// Adds the index `name` of `table`, created by `sql`, built by
@@ -913,9 +1070,10 @@ impl TablesImage {
             .iter()
             .map(|(kind, name, table, root, sql)| SchemaRow { kind, name, table, root: *root, sql })
             .collect();
-        let pages = (self.pages.len() / PAGE_SIZE) as u32;
-        let first = first_page(PAGE_SIZE, pages, &rows)?;
-        self.pages[..PAGE_SIZE].copy_from_slice(&first);
+        let page_size = self.page_size;
+        let pages = (self.pages.len() / page_size) as u32;
+        let first = first_page(page_size, pages, &rows)?;
+        self.pages[..page_size].copy_from_slice(&first);
         Ok(self.pages)
     }
 }

@@ -15,6 +15,7 @@ pub mod analysis;
 mod background;
 pub mod batch;
 pub(crate) mod bloom;
+mod append;
 mod checkpoint;
 pub mod dedupe;
 pub mod delete;

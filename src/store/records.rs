@@ -14,7 +14,7 @@ use std::sync::Arc;
 use rusqlite::types::ToSqlOutput;
 
 use super::game_tables::{record_value, Shapes, Table};
-use super::image::{Record, RowidLeaves, Template, Value, MAX_INDEX_RECORD};
+use super::image::{Record, RowidLeaves, Template, Value};
 use super::plies::PlyData;
 use super::rows::GameRow;
 use super::shared_ids::SharedIds;
@@ -120,6 +120,8 @@ pub struct Encoder {
     ply_data_width: usize,
     /// The position in `game_rows` of each `games_summary` column.
     summary: Option<Vec<usize>>,
+    /// The longest `games_summary` record the tables' images hold.
+    max_summary: usize,
     texts: Arc<SharedIds>,
     tag_names: Arc<SharedIds>,
 }
@@ -172,6 +174,7 @@ impl Encoder {
             ply_data_order: shapes.order(Table::PlyData, PLY_DATA_COLUMNS)?,
             ply_data_width: shapes.width(Table::PlyData),
             summary: shapes.summary_columns().map(<[usize]>::to_vec),
+            max_summary: shapes.max_summary_record(),
             texts,
             tag_names,
         })
@@ -291,7 +294,7 @@ impl Encoder {
                 key.push(None);
                 fills.push(SummaryHole::Id);
                 let template = Template::encode(&key);
-                if template.len() + bytes + 17 + 9 > MAX_INDEX_RECORD {
+                if template.len() + bytes + 17 + 9 > self.max_summary {
                     return None;
                 }
                 Some((template, fills))

@@ -26,6 +26,7 @@
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 
+use super::append;
 use super::image::{self, ImageBuilder, ImageSlot, Leaves, Record, Value};
 use crate::db::GameId;
 
@@ -445,33 +446,23 @@ impl BuiltSegment {
 /// How [`write_segment`] puts a segment's pages into the database.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PageWrites {
-    /// Through SQLite's `sqlite_dbpage` table, in pages of this many bytes
-    /// (the database's own): the image's pages are the table's, appended
-    /// to the file.
+    /// By hand ([`super::append`]), in pages of this many bytes (the
+    /// database's own): the image's pages are the table's.
     Direct(usize),
     /// By SQLite's transfer of the image's records into the table.
     Copied,
 }
 
 impl PageWrites {
-    /// How segments can reach the database `conn` opens: directly when
-    /// SQLite has `sqlite_dbpage` and the file no pointer-map pages
-    /// (auto-vacuum), which pages appended by hand would lack.
+    /// How segments can reach the database `conn` opens
+    /// ([`append::direct_page_size`]), asked outside a transaction.
     ///
     /// # Errors
     /// Database errors.
     pub fn of(conn: &Connection) -> rusqlite::Result<PageWrites> {
-        let dbpage: bool = conn.query_row(
-            "SELECT count(*) > 0 FROM pragma_module_list WHERE name = 'sqlite_dbpage'",
-            [],
-            |r| r.get(0),
-        )?;
-        let vacuum: i64 = conn.query_row("PRAGMA main.auto_vacuum", [], |r| r.get(0))?;
-        let page_size: i64 = conn.query_row("PRAGMA main.page_size", [], |r| r.get(0))?;
-        Ok(if dbpage && vacuum == 0 {
-            PageWrites::Direct(page_size as usize)
-        } else {
-            PageWrites::Copied
+        Ok(match append::direct_page_size(conn)? {
+            Some(size) => PageWrites::Direct(size),
+            None => PageWrites::Copied,
         })
     }
 
@@ -484,29 +475,62 @@ impl PageWrites {
     }
 }
 
+/// A segment's pages to write by hand, after the transaction's writes
+/// through SQL ([`write_segment`]).
+#[derive(Debug)]
+pub struct SegmentPages {
+    /// The new table's root, written empty by SQLite.
+    root: u32,
+    image: Vec<u8>,
+    page_size: usize,
+    /// The database's free list, which the segment's pages use whole.
+    pub free: Vec<u32>,
+}
+
+impl SegmentPages {
+    /// Writes the image's pages as the table's: its root over the table's
+    /// empty root, the others in new pages.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub fn write(mut self, pages: &mut append::Pages<'_>) -> rusqlite::Result<()> {
+        let page_size = self.page_size;
+        let count = self.image.len() / page_size;
+        let mut numbers = vec![0u32; count + 1];
+        if count >= 2 {
+            numbers[2] = self.root;
+        }
+        for number in numbers.iter_mut().skip(3) {
+            *number = pages.allocate();
+        }
+        image::renumber(&mut self.image, page_size, &numbers);
+        for (k, page) in self.image.chunks_exact(page_size).enumerate().skip(1) {
+            pages.write(numbers[k + 1], page)?;
+        }
+        Ok(())
+    }
+}
+
 /// Writes the rows of `segment` as a new segment, of the level
 /// [`level_for`] gives with `batch` rows in a full batch, and rewrites the
 /// view. Runs inside the caller's transaction, through `slot` (once per
 /// transaction).
 ///
 /// An image in the database's page size becomes the table's pages: the
-/// table is created and registered, then the image's pages are written
-/// through `sqlite_dbpage`, its root over the table's empty root and the
-/// others after the file's last page, and the file's page count raised.
-/// SQLite's B-tree layer does not see those writes, so they are the
-/// transaction's last (a page it allocated after them would be one of
-/// them): the caller commits next, then calls [`after_page_writes`]. Any
-/// other image is copied by SQLite's transfer of a whole table (which
-/// fills every page).
+/// table is created and registered here, and its pages are returned, to
+/// be written by hand ([`SegmentPages::write`]) after every other write
+/// of the transaction. Any other image is copied by SQLite's transfer of
+/// a whole table (which fills every page).
 pub fn write_segment(
     conn: &Connection,
     slot: &mut ImageSlot,
     segment: BuiltSegment,
     batch: usize,
-) -> rusqlite::Result<()> {
-    let BuiltSegment { mut image, rows, with_fens, page_size } = segment;
+    writes: PageWrites,
+) -> rusqlite::Result<Option<SegmentPages>> {
+    let BuiltSegment { image, rows, with_fens, page_size } = segment;
     if rows == 0 {
-        return Ok(());
+        return Ok(None);
     }
     let (id, name) = next_segment(conn)?;
     conn.execute_batch(&table_sql(&name, with_fens, Layout::Packed))?;
@@ -514,16 +538,17 @@ pub fn write_segment(
     rewrite_view(conn)?;
     // The free list is read after the B-tree layer's last allocation.
     let mut free = Vec::new();
-    if PageWrites::of(conn)? == PageWrites::Direct(page_size)
+    if writes == PageWrites::Direct(page_size)
         && free_pages(conn, image.len() / page_size, &mut free)?
     {
-        return write_pages(conn, &name, &mut image, page_size, &free);
+        let root = append::root_of(conn, &name)?;
+        return Ok(Some(SegmentPages { root, image, page_size, free }));
     }
     let copied = slot.copy_into(conn, &name, image)?;
     if copied != rows {
         return Err(corrupt(format!("{copied} of {rows} position rows copied into {name}")));
     }
-    Ok(())
+    Ok(None)
 }
 
 /// Fills `free` with every page of the database's free list, its trunk
@@ -559,73 +584,6 @@ fn free_pages(conn: &Connection, pages: usize, free: &mut Vec<u32>) -> rusqlite:
         return Err(corrupt(format!("{} free pages listed of {count}", free.len())));
     }
     Ok(true)
-}
-
-/// After the commit of a transaction that wrote pages through
-/// `sqlite_dbpage` ([`write_segment`]): SQLite's page cache forgets its
-/// pages, whose parsed state the B-tree layer keeps beside them (the
-/// table's root was parsed empty), so that they are read again as written.
-///
-/// # Errors
-/// Database errors.
-pub fn after_page_writes(conn: &Connection) -> rusqlite::Result<()> {
-    conn.release_memory()
-}
-
-/// Writes the pages of `image` (of `page_size` bytes, page 1 its header
-/// and page 2 its root) as the pages of the empty table `name`: in the
-/// pages `free` (the whole free list, which is emptied), then after the
-/// file's last page.
-fn write_pages(
-    conn: &Connection,
-    name: &str,
-    image: &mut [u8],
-    page_size: usize,
-    free: &[u32],
-) -> rusqlite::Result<()> {
-    let root: u32 =
-        conn.query_row("SELECT rootpage FROM main.sqlite_master WHERE name = ?1", [name], |r| {
-            r.get(0)
-        })?;
-    let count: u32 = conn.query_row("PRAGMA main.page_count", [], |r| r.get(0))?;
-    let pages = image.len() / page_size;
-    // SQLite never uses the page holding the lock bytes at 1 GiB.
-    let locking = (0x4000_0000 / page_size) as u32 + 1;
-    let mut numbers = vec![0u32; pages + 1];
-    if pages >= 2 {
-        numbers[2] = root;
-    }
-    let mut next = count + 1;
-    let mut reused = free.iter();
-    for number in numbers.iter_mut().skip(3) {
-        if let Some(&page) = reused.next() {
-            *number = page;
-            continue;
-        }
-        if next == locking {
-            next += 1;
-        }
-        *number = next;
-        next += 1;
-    }
-    image::renumber(image, page_size, &numbers);
-    let mut write =
-        conn.prepare_cached("INSERT INTO sqlite_dbpage (pgno, data) VALUES (?1, ?2)")?;
-    for (k, page) in image.chunks_exact(page_size).enumerate().skip(1) {
-        write.execute(params![numbers[k + 1], page])?;
-    }
-    let last = next - 1;
-    if last > count || !free.is_empty() {
-        let mut first: Vec<u8> =
-            conn.query_row("SELECT data FROM sqlite_dbpage WHERE pgno = 1", [], |r| r.get(0))?;
-        first[28..32].copy_from_slice(&last.to_be_bytes());
-        if !free.is_empty() {
-            // The free list, all used: its first trunk page and count.
-            first[32..40].fill(0);
-        }
-        write.execute(params![1, first])?;
-    }
-    Ok(())
 }
 
 /// Registers the [`Layout::Packed`] segment `name`.
@@ -1301,6 +1259,20 @@ pub(super) fn copy_merged(
 mod tests {
     use super::*;
 
+    /// Writes `segment` and its pages, as the writer does at the end of a
+    /// transaction; asks how pages are written before the transaction begins,
+    /// as the writer does.
+    fn write_now(conn: &Connection, slot: &mut ImageSlot, segment: BuiltSegment, full: usize) {
+        let writes = PageWrites::of(conn).unwrap();
+        conn.execute_batch("BEGIN").unwrap();
+        if let Some(mut written) = write_segment(conn, slot, segment, full, writes).unwrap() {
+            let free = std::mem::take(&mut written.free);
+            let mut pages = append::Pages::begin(conn, written.page_size, free).unwrap();
+            written.write(&mut pages).unwrap();
+            pages.finish().unwrap();
+        }
+    }
+
     /// Writes `batch` as a segment in a transaction of its own, as the
     /// writer does.
     fn write(conn: &Connection, batch: &mut [PendingPosition], fens: Fens, full: usize) {
@@ -1308,8 +1280,7 @@ mod tests {
         let mut image = SegmentImage::new(fens);
         image.push(batch);
         let mut slot = ImageSlot::attach(conn).unwrap();
-        conn.execute_batch("BEGIN").unwrap();
-        write_segment(conn, &mut slot, image.finish().unwrap(), full).unwrap();
+        write_now(conn, &mut slot, image.finish().unwrap(), full);
         conn.execute_batch("COMMIT").unwrap();
         slot.detach(conn).unwrap();
     }
@@ -1370,10 +1341,9 @@ mod tests {
             let built = image.finish().unwrap();
             let image_pages = built.image.len() / page_size;
             let mut slot = ImageSlot::attach(&conn).unwrap();
-            conn.execute_batch("BEGIN").unwrap();
-            write_segment(&conn, &mut slot, built, batch.len()).unwrap();
+            write_now(&conn, &mut slot, built, batch.len());
             conn.execute_batch("COMMIT").unwrap();
-            after_page_writes(&conn).unwrap();
+            append::after_page_writes(&conn).unwrap();
             slot.detach(&conn).unwrap();
             let left = pragma("freelist_count");
             if free < image_pages as i64 - 2 {

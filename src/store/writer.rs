@@ -26,6 +26,7 @@ use std::time::Instant;
 use rusqlite::types::{ToSql, ToSqlOutput};
 use rusqlite::{params, Connection, OptionalExtension};
 
+use super::append;
 use super::batch::BatchPlan;
 use super::checkpoint::Checkpointer;
 use super::dedupe::DedupeIndex;
@@ -237,6 +238,8 @@ pub struct Writer {
     next_id: i64,
     in_transaction: bool,
     positions: PositionSorter,
+    /// How pages reach the database.
+    page_writes: segments::PageWrites,
     /// Where the segment images are copied from.
     image_slot: ImageSlot,
     /// The batch's per-game rows, copied at its commit.
@@ -460,6 +463,7 @@ impl Writer {
             next_id: 1,
             in_transaction: false,
             positions: PositionSorter::with_page_size(page_writes.page_size()),
+            page_writes,
             image_slot,
             tables: GameTables::new(shapes),
             tables_slot,
@@ -1081,7 +1085,7 @@ impl Writer {
         if result.is_err() {
             let _ = self.conn().execute_batch("ROLLBACK");
             // Pages written through sqlite_dbpage may be cached parsed.
-            let _ = segments::after_page_writes(self.conn());
+            let _ = append::after_page_writes(self.conn());
             self.positions.discard();
             let _ = self.image_slot.clear(&self.conn);
             self.tables.discard();
@@ -1102,7 +1106,8 @@ impl Writer {
         self.plan.ended();
         // The batch's rows are sorted and written beside the rest.
         self.positions.finish(std::mem::take(&mut self.fens));
-        self.tables.copy_into(&self.conn, &mut self.tables_slot).map_err(|e| self.sqlite(e))?;
+        let appends =
+            self.tables.write(&self.conn, &mut self.tables_slot).map_err(|e| self.sqlite(e))?;
         self.batch_stored.clear();
         if let Some(tree) = &mut self.tree {
             tree.write(&self.conn)
@@ -1129,19 +1134,38 @@ impl Writer {
         }
         let segment = self.positions.take_image().map_err(|e| self.sqlite(e))?;
         let written = segment.rows() as u64;
-        segments::write_segment(
+        let segment_pages = segments::write_segment(
             &self.conn,
             &mut self.image_slot,
             segment,
             self.options.batch_positions,
+            self.page_writes,
         )
         .map_err(|e| WriteError::Sqlite { path: self.path.clone(), error: e })?;
+        // The transaction's last writes: pages by hand.
+        let by_hand = !appends.is_empty() || segment_pages.is_some();
+        if by_hand {
+            let segments::PageWrites::Direct(page_size) = self.page_writes else {
+                return Err(self.sqlite(rusqlite::Error::InvalidQuery));
+            };
+            let mut segment_pages = segment_pages;
+            let free = segment_pages.as_mut().map(|s| std::mem::take(&mut s.free));
+            let written = append::Pages::begin(&self.conn, page_size, free.unwrap_or_default())
+                .and_then(|mut pages| {
+                    if let Some(segment) = segment_pages {
+                        segment.write(&mut pages)?;
+                    }
+                    appends.write(&mut pages)?;
+                    pages.finish()
+                });
+            written.map_err(|e| self.sqlite(e))?;
+        }
         self.merge_budget =
             self.merge_budget.saturating_add(segments::MERGE_RATIO.saturating_mul(written));
         self.conn().execute_batch("COMMIT").map_err(|e| self.sqlite(e))?;
         self.in_transaction = false;
-        if written > 0 {
-            segments::after_page_writes(self.conn()).map_err(|e| self.sqlite(e))?;
+        if by_hand {
+            append::after_page_writes(self.conn()).map_err(|e| self.sqlite(e))?;
         }
         self.tag_names.committed();
         self.texts.committed();

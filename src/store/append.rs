@@ -1,0 +1,654 @@
+//! Pages written into the database by hand, at the end of a batch's
+//! transaction, through SQLite's `sqlite_dbpage` table: a new segment's
+//! pages ([`super::segments`]), and rows appended after the last row of a
+//! table or index whose new rows all follow its old ones (the per-game
+//! tables, whose keys are game ids, which only grow).
+//!
+//! An append writes the new leaves whole and rewrites only the pages on
+//! the tree's right edge (the last page of each level): each level takes
+//! its new children after its last one, a full page is written and the
+//! next one opened beside it, and a root that overflows moves down a
+//! level, so that the root keeps its page number. Every leaf stays at the
+//! same depth, as SQLite requires. SQLite's own insert would decode every
+//! record and rebalance page by page; here a batch's rows cost their
+//! bytes once.
+//!
+//! SQLite's B-tree layer does not see these writes (its page count, its
+//! free list, and the parsed pages it keeps), so they are the
+//! transaction's last, and the caller calls [`after_page_writes`] after
+//! the commit.
+
+use rusqlite::{params, Connection};
+
+use super::image::{
+    get_varint, local_len, max_index_record, varint, Leaves, Page, RowidLeaves, INTERIOR_INDEX,
+    INTERIOR_TABLE, LEAF_INDEX, LEAF_TABLE,
+};
+
+/// Why pages cannot be written.
+fn corrupt(message: String) -> rusqlite::Error {
+    rusqlite::Error::SqliteFailure(
+        rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CORRUPT),
+        Some(message),
+    )
+}
+
+/// How pages can be written by hand into the database `conn` opens: in
+/// pages of this many bytes, if SQLite has `sqlite_dbpage`, the file has
+/// no pointer-map pages (auto-vacuum), which pages written by hand would
+/// lack, and no bytes reserved at the end of each page.
+///
+/// # Errors
+/// Database errors.
+pub fn direct_page_size(conn: &Connection) -> rusqlite::Result<Option<usize>> {
+    let dbpage: bool = conn.query_row(
+        "SELECT count(*) > 0 FROM pragma_module_list WHERE name = 'sqlite_dbpage'",
+        [],
+        |r| r.get(0),
+    )?;
+    let vacuum: i64 = conn.query_row("PRAGMA main.auto_vacuum", [], |r| r.get(0))?;
+    let page_size: i64 = conn.query_row("PRAGMA main.page_size", [], |r| r.get(0))?;
+    if !dbpage || vacuum != 0 {
+        return Ok(None);
+    }
+    let first = read_page(conn, 1)?;
+    Ok((first.get(20) == Some(&0)).then_some(page_size as usize))
+}
+
+/// After the commit of a transaction that wrote pages by hand: SQLite's
+/// page cache forgets its pages, whose parsed state the B-tree layer keeps
+/// beside them, so that they are read again as written.
+///
+/// # Errors
+/// Database errors.
+pub fn after_page_writes(conn: &Connection) -> rusqlite::Result<()> {
+    conn.release_memory()
+}
+
+/// The page `pgno` as the transaction sees it.
+fn read_page(conn: &Connection, pgno: u32) -> rusqlite::Result<Vec<u8>> {
+    conn.prepare_cached("SELECT data FROM sqlite_dbpage WHERE pgno = ?1")?
+        .query_row([pgno], |r| r.get(0))
+}
+
+/// The pages written by hand in one transaction: their numbers (the free
+/// pages given, then after the file's last page) and the database header
+/// that counts them.
+pub struct Pages<'c> {
+    conn: &'c Connection,
+    page_size: usize,
+    /// The file's pages when the writes began.
+    count: u32,
+    /// Free pages to use first: the whole free list, or none.
+    free: Vec<u32>,
+    used_free: usize,
+    next: u32,
+    /// The page holding the lock bytes at 1 GiB, which SQLite never uses.
+    locking: u32,
+    written: usize,
+}
+
+impl<'c> Pages<'c> {
+    /// Starts writing pages of `page_size` bytes (the database's own) after
+    /// the transaction's last write through SQL; `free` is the database's
+    /// whole free list, or empty to leave it as it is.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub fn begin(conn: &'c Connection, page_size: usize, free: Vec<u32>) -> rusqlite::Result<Self> {
+        let count: u32 = conn.query_row("PRAGMA main.page_count", [], |r| r.get(0))?;
+        let locking = (0x4000_0000 / page_size) as u32 + 1;
+        Ok(Pages { conn, page_size, count, free, used_free: 0, next: count + 1, locking, written: 0 })
+    }
+
+    /// Bytes per page.
+    pub fn page_size(&self) -> usize {
+        self.page_size
+    }
+
+    /// A page number for a new page.
+    pub fn allocate(&mut self) -> u32 {
+        if let Some(&page) = self.free.get(self.used_free) {
+            self.used_free += 1;
+            return page;
+        }
+        if self.next == self.locking {
+            self.next += 1;
+        }
+        self.next += 1;
+        self.next - 1
+    }
+
+    /// Writes `data` (a whole page) as the page `pgno`.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub fn write(&mut self, pgno: u32, data: &[u8]) -> rusqlite::Result<()> {
+        debug_assert_eq!(data.len(), self.page_size);
+        self.written += 1;
+        self.conn
+            .prepare_cached("INSERT INTO sqlite_dbpage (pgno, data) VALUES (?1, ?2)")?
+            .execute(params![pgno, data])
+            .map(drop)
+    }
+
+    /// Writes `data` as a new page: its number.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub fn write_new(&mut self, data: &[u8]) -> rusqlite::Result<u32> {
+        let pgno = self.allocate();
+        self.write(pgno, data)?;
+        Ok(pgno)
+    }
+
+    /// The page `pgno` as the transaction sees it.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub fn read(&self, pgno: u32) -> rusqlite::Result<Vec<u8>> {
+        read_page(self.conn, pgno)
+    }
+
+    /// Pages written.
+    pub fn written(&self) -> usize {
+        self.written
+    }
+
+    /// Ends the writes: the header counts the pages appended, and the free
+    /// list given is emptied.
+    ///
+    /// # Errors
+    /// Database errors; free pages given and not used.
+    pub fn finish(self) -> rusqlite::Result<()> {
+        if self.used_free != self.free.len() {
+            return Err(corrupt(format!(
+                "{} of {} free pages used by pages written by hand",
+                self.used_free,
+                self.free.len()
+            )));
+        }
+        let last = self.next - 1;
+        if last == self.count && self.free.is_empty() {
+            return Ok(());
+        }
+        let mut first = self.read(1)?;
+        first[28..32].copy_from_slice(&last.to_be_bytes());
+        if !self.free.is_empty() {
+            // The free list, all used: its first trunk page and count.
+            first[32..40].fill(0);
+        }
+        self.conn
+            .prepare_cached("INSERT INTO sqlite_dbpage (pgno, data) VALUES (?1, ?2)")?
+            .execute(params![1, first])
+            .map(drop)
+    }
+}
+
+/// The root page of the table or index `name`.
+///
+/// # Errors
+/// Database errors; no such tree.
+pub fn root_of(conn: &Connection, name: &str) -> rusqlite::Result<u32> {
+    conn.query_row("SELECT rootpage FROM main.sqlite_master WHERE name = ?1", [name], |r| r.get(0))
+}
+
+/// A tree's kind, as its pages say it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// A rowid table: interior cells hold a rowid.
+    Table,
+    /// An index: interior cells hold a row.
+    Index,
+}
+
+impl Kind {
+    fn interior(self) -> u8 {
+        match self {
+            Kind::Table => INTERIOR_TABLE,
+            Kind::Index => INTERIOR_INDEX,
+        }
+    }
+
+    fn leaf(self) -> u8 {
+        match self {
+            Kind::Table => LEAF_TABLE,
+            Kind::Index => LEAF_INDEX,
+        }
+    }
+}
+
+/// One level of interior pages on the right edge, being extended: its
+/// children not written yet, the first of them those of the page it was
+/// read from.
+struct Level {
+    /// The page the level's next page is written to: the right-edge page
+    /// it was read from, until written (the root's is the tree's root,
+    /// written last, not here).
+    reuse: Option<u32>,
+    children: Vec<u32>,
+    /// The cell contents (without the child's number) between each child
+    /// and the next: one fewer than the children.
+    between: Vec<Vec<u8>>,
+    /// Bytes the children take as cells, with their pointers.
+    bytes: usize,
+    /// What goes above the next page this level writes, after the page
+    /// before it (none before its first).
+    above: Option<Vec<u8>>,
+}
+
+impl Level {
+    fn new(reuse: Option<u32>) -> Level {
+        Level { reuse, children: Vec::new(), between: Vec::new(), bytes: 0, above: None }
+    }
+}
+
+/// The right edge of a tree being appended to.
+struct Edge<'p, 'c> {
+    pages: &'p mut Pages<'c>,
+    kind: Kind,
+    root: u32,
+    /// From the level above the leaves up to the root's, the last.
+    levels: Vec<Level>,
+}
+
+impl<'p, 'c> Edge<'p, 'c> {
+    /// The right edge of the tree of `kind` whose root is `root`, and
+    /// whether the tree has rows. A root that is a leaf with rows moves to
+    /// a page of its own, below a new root level.
+    fn read(pages: &'p mut Pages<'c>, kind: Kind, root: u32) -> rusqlite::Result<(Self, bool)> {
+        let page_size = pages.page_size();
+        let mut levels = Vec::new();
+        let mut pgno = root;
+        let mut rows = true;
+        loop {
+            let page = pages.read(pgno)?;
+            if page.len() != page_size {
+                return Err(corrupt(format!("page {pgno} is not a page of {page_size} bytes")));
+            }
+            let cells = usize::from(u16::from_be_bytes([page[3], page[4]]));
+            if page[0] == kind.leaf() {
+                if pgno == root {
+                    let mut level = Level::new(None);
+                    if cells > 0 {
+                        level.children.push(pages.write_new(&page)?);
+                    } else {
+                        rows = false;
+                    }
+                    levels.push(level);
+                } else if cells == 0 {
+                    return Err(corrupt(format!("leaf page {pgno} on a right edge is empty")));
+                }
+                break;
+            }
+            if page[0] != kind.interior() || cells == 0 {
+                return Err(corrupt(format!("page {pgno} is not an interior page of its tree")));
+            }
+            let mut level = Level::new((pgno != root).then_some(pgno));
+            for i in 0..cells {
+                let pointer = 12 + 2 * i;
+                let at = usize::from(u16::from_be_bytes([page[pointer], page[pointer + 1]]));
+                let len = interior_cell_len(kind, page_size, &page[at.min(page_size)..])
+                    .filter(|len| at + len <= page_size)
+                    .ok_or_else(|| corrupt(format!("a cell of page {pgno} overflows it")))?;
+                level.children.push(u32::from_be_bytes(page[at..at + 4].try_into().unwrap()));
+                level.between.push(page[at + 4..at + len].to_vec());
+            }
+            level.bytes = level.between.iter().map(|b| 6 + b.len()).sum();
+            pgno = u32::from_be_bytes(page[8..12].try_into().unwrap());
+            level.children.push(pgno);
+            levels.push(level);
+            if levels.len() > 40 {
+                return Err(corrupt(format!("the tree of root {root} is deeper than 40 levels")));
+            }
+        }
+        levels.reverse();
+        Ok((Edge { pages, kind, root, levels }, rows))
+    }
+
+    /// Usable bytes of a page, less an interior page's header.
+    fn room(&self) -> usize {
+        self.pages.page_size() - 12
+    }
+
+    /// Adds `child` to the level `level`, after the row `above` (none: the
+    /// level's first child).
+    fn add(&mut self, level: usize, above: Option<Vec<u8>>, child: u32) -> rusqlite::Result<()> {
+        let room = self.room();
+        let l = &mut self.levels[level];
+        if let Some(above) = above {
+            l.bytes += 6 + above.len();
+            l.between.push(above);
+        }
+        l.children.push(child);
+        if l.bytes <= room {
+            return Ok(());
+        }
+        // More than a page: write the cells that fit, once two children or
+        // more stay for the level's next page.
+        let fit = self.fitting(level);
+        if self.levels[level].children.len() >= fit + 3 {
+            self.write_page(level, fit)?;
+        }
+        Ok(())
+    }
+
+    /// The cells the level's next page holds at most.
+    fn fitting(&self, level: usize) -> usize {
+        let room = self.room();
+        let mut bytes = 0;
+        self.levels[level]
+            .between
+            .iter()
+            .take_while(|b| {
+                bytes += 6 + b.len();
+                bytes <= room
+            })
+            .count()
+    }
+
+    /// The level's next page: its first `cells` children as cells and the
+    /// next as its right-most child (the level's last page if that is its
+    /// last child).
+    fn page(&mut self, level: usize, cells: usize) -> (Vec<u8>, Option<Vec<u8>>) {
+        let mut page = Page::new(self.kind.interior(), 0, self.pages.page_size());
+        let l = &mut self.levels[level];
+        for (child, between) in l.children.iter().zip(&l.between).take(cells) {
+            page.push(&[&child.to_be_bytes(), between]);
+        }
+        let right = l.children[cells];
+        let next_above = l.between.get(cells).cloned();
+        l.children.drain(..=cells);
+        l.between.drain(..(cells + usize::from(next_above.is_some())));
+        l.bytes = l.between.iter().map(|b| 6 + b.len()).sum();
+        (page.finish(right), next_above)
+    }
+
+    /// Writes the level's next page ([`Edge::page`]) and adds it to the
+    /// level above.
+    fn write_page(&mut self, level: usize, cells: usize) -> rusqlite::Result<()> {
+        let (page, next_above) = self.page(level, cells);
+        let l = &mut self.levels[level];
+        let above = std::mem::replace(&mut l.above, next_above);
+        let reused = l.reuse.take();
+        let pgno = match reused {
+            Some(pgno) => pgno,
+            None => self.pages.allocate(),
+        };
+        self.pages.write(pgno, &page)?;
+        if reused.is_some() {
+            // Already the right-most child of the page above.
+            return Ok(());
+        }
+        if level + 1 == self.levels.len() {
+            // The root's level overflows: a level above takes its pages,
+            // and the root's page number.
+            let mut top = Level::new(None);
+            top.children.push(pgno);
+            self.levels.push(top);
+            return Ok(());
+        }
+        self.add(level + 1, above, pgno)
+    }
+
+    /// Writes what the levels hold, from the leaves up, the root last.
+    fn finish(mut self) -> rusqlite::Result<()> {
+        let mut level = 0;
+        loop {
+            while self.levels[level].bytes > self.room() {
+                // Two children or more for the page after.
+                let left = self.levels[level].children.len().saturating_sub(3);
+                let cells = self.fitting(level).min(left);
+                if cells == 0 {
+                    return Err(corrupt(format!("rows too long for pages of root {}", self.root)));
+                }
+                self.write_page(level, cells)?;
+            }
+            let children = self.levels[level].children.len();
+            if children < 2 {
+                return Err(corrupt(format!("an interior page of root {} with no cell", self.root)));
+            }
+            if level + 1 == self.levels.len() {
+                let (page, _) = self.page(level, children - 1);
+                return self.pages.write(self.root, &page);
+            }
+            self.write_page(level, children - 1)?;
+            level += 1;
+        }
+    }
+}
+
+/// Bytes of the interior cell at the start of `cell` (its child's number,
+/// its row or rowid, and an overflow page's number if it spills), if they
+/// are there.
+fn interior_cell_len(kind: Kind, page_size: usize, cell: &[u8]) -> Option<usize> {
+    let rest = cell.get(4..)?;
+    let (value, len) = get_varint(rest);
+    let total = match kind {
+        Kind::Table => 4 + len,
+        Kind::Index => {
+            let payload = usize::try_from(value).ok()?;
+            let local = local_len(page_size, max_index_record(page_size), payload);
+            4 + len + local + if local < payload { 4 } else { 0 }
+        }
+    };
+    (total <= cell.len()).then_some(total)
+}
+
+/// Appends the rows of `leaves` (in the database's page size) after the
+/// last row of the rowid table whose root is `root` and whose largest
+/// rowid is `last` (`None`: no row), which is less than every rowid of
+/// `leaves`.
+///
+/// # Errors
+/// Database errors; a tree that is not what `last` says.
+pub fn append_rows(
+    pages: &mut Pages<'_>,
+    root: u32,
+    last: Option<i64>,
+    leaves: RowidLeaves,
+) -> rusqlite::Result<()> {
+    if leaves.rows() == 0 {
+        return Ok(());
+    }
+    if last.is_some_and(|last| leaves.first_rowid().is_none_or(|first| first <= last)) {
+        return Err(corrupt(format!("rows appended to root {root} do not follow its last")));
+    }
+    let single = last.is_none() && leaves.leaves() == 1;
+    let mut error = None;
+    let placed = leaves.place(&mut |page, leaf| {
+        let written = if single && leaf {
+            // The only leaf of a table that had none: the root itself.
+            pages.write(root, page).map(|()| root)
+        } else {
+            pages.write_new(page)
+        };
+        written.unwrap_or_else(|e| {
+            error.get_or_insert(e);
+            0
+        })
+    });
+    if let Some(error) = error {
+        return Err(error);
+    }
+    if single {
+        return Ok(());
+    }
+    let (mut edge, rows) = Edge::read(pages, Kind::Table, root)?;
+    if rows != last.is_some() {
+        return Err(corrupt(format!("the rows of root {root} are not those its last rowid says")));
+    }
+    let mut before = last;
+    for (pgno, leaf_last) in placed {
+        let above = before.map(|key| {
+            let (bytes, len) = varint(key as u64);
+            bytes[..len].to_vec()
+        });
+        edge.add(0, above, pgno)?;
+        before = Some(leaf_last);
+    }
+    edge.finish()
+}
+
+/// Appends the rows of `leaves` (in the database's page size, made with a
+/// lead when the index has rows) after the last row of the index whose
+/// root is `root`; they all follow its rows.
+///
+/// # Errors
+/// Database errors; leaves made otherwise.
+pub fn append_index(pages: &mut Pages<'_>, root: u32, leaves: Leaves) -> rusqlite::Result<()> {
+    let (leaf_pages, above) =
+        leaves.split().map_err(|e| corrupt(format!("index rows for root {root}: {e}")))?;
+    if leaf_pages.is_empty() && above.is_empty() {
+        return Ok(());
+    }
+    let lead = above.len() == leaf_pages.len();
+    if !lead && above.len() + 1 != leaf_pages.len() {
+        return Err(corrupt(format!("index rows for root {root} end in no leaf")));
+    }
+    if !lead && leaf_pages.len() == 1 {
+        let (_, rows) = Edge::read(pages, Kind::Index, root)?;
+        if rows {
+            return Err(corrupt(format!("index rows for root {root} lack their lead")));
+        }
+        // The only leaf of an index that had none: the root itself.
+        return pages.write(root, &leaf_pages[0]);
+    }
+    let mut numbers = Vec::with_capacity(leaf_pages.len());
+    for page in &leaf_pages {
+        numbers.push(pages.write_new(page)?);
+    }
+    let (mut edge, rows) = Edge::read(pages, Kind::Index, root)?;
+    if rows != lead {
+        return Err(corrupt(format!("index rows for root {root} made for another index")));
+    }
+    let mut above = above.into_iter();
+    for (i, pgno) in numbers.into_iter().enumerate() {
+        let row = if lead || i > 0 { above.next() } else { None };
+        edge.add(0, row, pgno)?;
+    }
+    edge.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::image::{Record, Value};
+
+    /// A database of `page_size` pages with a table `t (id INTEGER PRIMARY
+    /// KEY, a, b)` and an index `t_ab` on `(id, b)`.
+    fn database(page_size: usize) -> Connection {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(&format!(
+            "PRAGMA page_size = {page_size}; \
+             CREATE TABLE t (id INTEGER PRIMARY KEY, a, b); CREATE INDEX t_ab ON t(id, b);"
+        ))
+        .unwrap();
+        conn
+    }
+
+    /// Row `id`: a text whose length varies with `id`, up to `long` bytes
+    /// now and then (over a page: overflow pages).
+    fn row(id: i64, long: usize) -> (String, i64) {
+        let len = match id % 97 {
+            0 => long,
+            1..=3 => 900 + (id as usize * 37) % 3_000,
+            _ => (id as usize * 13) % 60,
+        };
+        let text: String = (0..len).map(|i| char::from(b'a' + ((i as i64 + id) % 26) as u8)).collect();
+        (text, id * 7)
+    }
+
+    /// Appends rows `ids` by hand, in one transaction, as the writer does.
+    fn append(conn: &Connection, ids: std::ops::Range<i64>, long: usize) {
+        let page_size: usize =
+            conn.query_row("PRAGMA page_size", [], |r| r.get::<_, i64>(0)).unwrap() as usize;
+        conn.execute_batch("BEGIN").unwrap();
+        let last: Option<i64> = conn.query_row("SELECT max(id) FROM t", [], |r| r.get(0)).unwrap();
+        let mut leaves = RowidLeaves::with_page_size(page_size);
+        let mut index = Leaves::for_index(page_size, last.is_some());
+        let mut record = Record::default();
+        for id in ids {
+            let (a, b) = row(id, long);
+            leaves.push(id, record.encode(&[Value::Null, Value::Text(&a), Value::Integer(b)])).unwrap();
+            index.push(record.encode(&[Value::Integer(id), Value::Integer(b), Value::Integer(id)]));
+        }
+        let (table_root, index_root) = (root_of(conn, "t").unwrap(), root_of(conn, "t_ab").unwrap());
+        let mut pages = Pages::begin(conn, page_size, Vec::new()).unwrap();
+        append_rows(&mut pages, table_root, last, leaves).unwrap();
+        append_index(&mut pages, index_root, index).unwrap();
+        pages.finish().unwrap();
+        conn.execute_batch("COMMIT").unwrap();
+        after_page_writes(conn).unwrap();
+    }
+
+    fn check(conn: &Connection, n: i64, long: usize) {
+        let check: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+        assert_eq!(check, "ok", "{n} rows");
+        let rows: Vec<(i64, String, i64)> = conn
+            .prepare("SELECT id, a, b FROM t NOT INDEXED ORDER BY id")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let expected: Vec<(i64, String, i64)> = (1..=n)
+            .map(|id| {
+                let (a, b) = row(id, long);
+                (id, a, b)
+            })
+            .collect();
+        assert_eq!(rows, expected);
+        let by_index: i64 = conn
+            .query_row("SELECT count(*) FROM t INDEXED BY t_ab WHERE id > 0 AND b >= 0", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(by_index, n);
+    }
+
+    #[test]
+    fn rows_appended_by_hand_make_the_tree_sqlite_would_read() {
+        // Batches of every size: into an empty tree, one leaf, a root that
+        // grows a level, single rows, and SQLite's own inserts between.
+        for page_size in [1_024usize, 16_384] {
+            let long = 3 * page_size + 17;
+            let conn = database(page_size);
+            let mut n = 0;
+            for (k, size) in [1i64, 2, 40, 1, 3_000, 2, 25_000, 7, 1].into_iter().enumerate() {
+                if k == 4 {
+                    // SQLite's insert beside the appends.
+                    let (a, b) = row(n + 1, long);
+                    conn.execute("INSERT INTO t VALUES (?1, ?2, ?3)", params![n + 1, a, b]).unwrap();
+                    n += 1;
+                }
+                if size == 1 && n > 0 {
+                    // An index with rows takes a batch of two rows or more.
+                    let (a, b) = row(n + 1, long);
+                    conn.execute("INSERT INTO t VALUES (?1, ?2, ?3)", params![n + 1, a, b]).unwrap();
+                    n += 1;
+                    continue;
+                }
+                append(&conn, n + 1..n + 1 + size, long);
+                n += size;
+                check(&conn, n, long);
+            }
+            // SQLite writes on after the appends.
+            conn.execute("DELETE FROM t WHERE id % 3 = 0", []).unwrap();
+            let check: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+            assert_eq!(check, "ok");
+        }
+    }
+
+    #[test]
+    fn rows_that_do_not_follow_the_last_are_refused() {
+        let conn = database(4_096);
+        append(&conn, 1..100, 10_000);
+        conn.execute_batch("BEGIN").unwrap();
+        let mut leaves = RowidLeaves::with_page_size(4_096);
+        leaves.push(50, b"\x02\x01\x01").unwrap();
+        let root = root_of(&conn, "t").unwrap();
+        let mut pages = Pages::begin(&conn, 4_096, Vec::new()).unwrap();
+        assert!(append_rows(&mut pages, root, Some(99), leaves).is_err());
+    }
+}
