@@ -34,9 +34,11 @@ fn corrupt(message: String) -> rusqlite::Error {
 }
 
 /// How pages can be written by hand into the database `conn` opens: in
-/// pages of this many bytes, if SQLite has `sqlite_dbpage`, the file has
-/// no pointer-map pages (auto-vacuum), which pages written by hand would
-/// lack, and no bytes reserved at the end of each page.
+/// pages of this many bytes, if SQLite has `sqlite_dbpage`, the database
+/// is a file (the cache of a database in memory is the database, and
+/// keeps its pages parsed as they were), the file has no pointer-map
+/// pages (auto-vacuum), which pages written by hand would lack, and no
+/// bytes reserved at the end of each page. Asked outside a transaction.
 ///
 /// # Errors
 /// Database errors.
@@ -48,7 +50,7 @@ pub fn direct_page_size(conn: &Connection) -> rusqlite::Result<Option<usize>> {
     )?;
     let vacuum: i64 = conn.query_row("PRAGMA main.auto_vacuum", [], |r| r.get(0))?;
     let page_size: i64 = conn.query_row("PRAGMA main.page_size", [], |r| r.get(0))?;
-    if !dbpage || vacuum != 0 {
+    if !dbpage || vacuum != 0 || conn.path().is_none_or(str::is_empty) {
         return Ok(None);
     }
     let first = read_page(conn, 1)?;
@@ -98,7 +100,16 @@ impl<'c> Pages<'c> {
     pub fn begin(conn: &'c Connection, page_size: usize, free: Vec<u32>) -> rusqlite::Result<Self> {
         let count: u32 = conn.query_row("PRAGMA main.page_count", [], |r| r.get(0))?;
         let locking = (0x4000_0000 / page_size) as u32 + 1;
-        Ok(Pages { conn, page_size, count, free, used_free: 0, next: count + 1, locking, written: 0 })
+        Ok(Pages {
+            conn,
+            page_size,
+            count,
+            free,
+            used_free: 0,
+            next: count + 1,
+            locking,
+            written: 0,
+        })
     }
 
     /// Bytes per page.
@@ -182,6 +193,53 @@ impl<'c> Pages<'c> {
             .prepare_cached("INSERT INTO sqlite_dbpage (pgno, data) VALUES (?1, ?2)")?
             .execute(params![1, first])
             .map(drop)
+    }
+}
+
+/// The last leaf of the tree whose root is `root`, read through `read`:
+/// its page number and bytes; `None` if the root is a leaf.
+///
+/// # Errors
+/// Database errors; a tree deeper than SQLite makes them.
+pub fn last_leaf(
+    read: &dyn Fn(u32) -> rusqlite::Result<Vec<u8>>,
+    root: u32,
+) -> rusqlite::Result<Option<(u32, Vec<u8>)>> {
+    let mut pgno = root;
+    for _ in 0..40 {
+        let page = read(pgno)?;
+        match page.first() {
+            Some(&(INTERIOR_INDEX | INTERIOR_TABLE)) if page.len() >= 12 => {
+                pgno = u32::from_be_bytes(page[8..12].try_into().unwrap());
+            }
+            Some(&(LEAF_INDEX | LEAF_TABLE)) => return Ok((pgno != root).then_some((pgno, page))),
+            _ => return Err(corrupt(format!("page {pgno} is no B-tree page"))),
+        }
+    }
+    Err(corrupt(format!("the tree of root {root} is deeper than 40 levels")))
+}
+
+/// The last leaf of the tree whose root is `root`, as [`last_leaf`], read
+/// outside a transaction.
+///
+/// # Errors
+/// Database errors.
+pub fn last_leaf_now(conn: &Connection, root: u32) -> rusqlite::Result<Option<(u32, Vec<u8>)>> {
+    last_leaf(&|pgno| read_page(conn, pgno), root)
+}
+
+/// Checks that the tree of root `root` still ends in the leaf `pgno` as
+/// it was read at the batch's start (`original`), before the rows that
+/// continue it are written over it.
+fn check_continued(
+    pages: &Pages<'_>,
+    root: u32,
+    pgno: u32,
+    original: &[u8],
+) -> rusqlite::Result<()> {
+    match last_leaf(&|p| pages.read(p), root)? {
+        Some((last, bytes)) if last == pgno && bytes == original => Ok(()),
+        _ => Err(corrupt(format!("the last leaf of root {root} changed during the batch"))),
     }
 }
 
@@ -406,7 +464,10 @@ impl<'p, 'c> Edge<'p, 'c> {
             }
             let children = self.levels[level].children.len();
             if children < 2 {
-                return Err(corrupt(format!("an interior page of root {} with no cell", self.root)));
+                return Err(corrupt(format!(
+                    "an interior page of root {} with no cell",
+                    self.root
+                )));
             }
             if level + 1 == self.levels.len() {
                 let (page, _) = self.page(level, children - 1);
@@ -438,15 +499,18 @@ fn interior_cell_len(kind: Kind, page_size: usize, cell: &[u8]) -> Option<usize>
 /// Appends the rows of `leaves` (in the database's page size) after the
 /// last row of the rowid table whose root is `root` and whose largest
 /// rowid is `last` (`None`: no row), which is less than every rowid of
-/// `leaves`.
+/// `leaves`. Leaves that continue the table's last leaf
+/// ([`RowidLeaves::continuing`]) come with that leaf as it was read,
+/// `original`: it is written over.
 ///
 /// # Errors
-/// Database errors; a tree that is not what `last` says.
+/// Database errors; a tree that is not what `last` and `original` say.
 pub fn append_rows(
     pages: &mut Pages<'_>,
     root: u32,
     last: Option<i64>,
     leaves: RowidLeaves,
+    original: Option<&[u8]>,
 ) -> rusqlite::Result<()> {
     if leaves.rows() == 0 {
         return Ok(());
@@ -454,14 +518,23 @@ pub fn append_rows(
     if last.is_some_and(|last| leaves.first_rowid().is_none_or(|first| first <= last)) {
         return Err(corrupt(format!("rows appended to root {root} do not follow its last")));
     }
+    let continued = leaves.continued();
+    if let Some(pgno) = continued {
+        check_continued(pages, root, pgno, original.unwrap_or_default())?;
+    }
     let single = last.is_none() && leaves.leaves() == 1;
     let mut error = None;
+    let mut first = true;
     let placed = leaves.place(&mut |page, leaf| {
-        let written = if single && leaf {
+        let at = match continued {
+            Some(pgno) if leaf && std::mem::take(&mut first) => Some(pgno),
             // The only leaf of a table that had none: the root itself.
-            pages.write(root, page).map(|()| root)
-        } else {
-            pages.write_new(page)
+            _ if single && leaf => Some(root),
+            _ => None,
+        };
+        let written = match at {
+            Some(pgno) => pages.write(pgno, page).map(|()| pgno),
+            None => pages.write_new(page),
         };
         written.unwrap_or_else(|e| {
             error.get_or_insert(e);
@@ -471,7 +544,7 @@ pub fn append_rows(
     if let Some(error) = error {
         return Err(error);
     }
-    if single {
+    if single || (continued.is_some() && placed.len() == 1) {
         return Ok(());
     }
     let (mut edge, rows) = Edge::read(pages, Kind::Table, root)?;
@@ -479,7 +552,12 @@ pub fn append_rows(
         return Err(corrupt(format!("the rows of root {root} are not those its last rowid says")));
     }
     let mut before = last;
-    for (pgno, leaf_last) in placed {
+    // A leaf continued is already the right-most child of the level above.
+    let skip = usize::from(continued.is_some());
+    if let Some(&(_, leaf_last)) = placed.first().filter(|_| skip == 1) {
+        before = Some(leaf_last);
+    }
+    for (pgno, leaf_last) in placed.into_iter().skip(skip) {
         let above = before.map(|key| {
             let (bytes, len) = varint(key as u64);
             bytes[..len].to_vec()
@@ -492,15 +570,41 @@ pub fn append_rows(
 
 /// Appends the rows of `leaves` (in the database's page size, made with a
 /// lead when the index has rows) after the last row of the index whose
-/// root is `root`; they all follow its rows.
+/// root is `root`; they all follow its rows. Leaves that continue the
+/// index's last leaf ([`Leaves::continuing`]) come with that leaf's number
+/// and bytes as read, `continued`: it is written over.
 ///
 /// # Errors
 /// Database errors; leaves made otherwise.
-pub fn append_index(pages: &mut Pages<'_>, root: u32, leaves: Leaves) -> rusqlite::Result<()> {
+pub fn append_index(
+    pages: &mut Pages<'_>,
+    root: u32,
+    leaves: Leaves,
+    continued: Option<(u32, &[u8])>,
+) -> rusqlite::Result<()> {
     let (leaf_pages, above) =
         leaves.split().map_err(|e| corrupt(format!("index rows for root {root}: {e}")))?;
     if leaf_pages.is_empty() && above.is_empty() {
         return Ok(());
+    }
+    if let Some((pgno, original)) = continued {
+        check_continued(pages, root, pgno, original)?;
+        if above.len() + 1 != leaf_pages.len() {
+            return Err(corrupt(format!("index rows for root {root} made with a lead")));
+        }
+        pages.write(pgno, &leaf_pages[0])?;
+        if leaf_pages.len() == 1 {
+            return Ok(());
+        }
+        let mut numbers = Vec::with_capacity(leaf_pages.len() - 1);
+        for page in &leaf_pages[1..] {
+            numbers.push(pages.write_new(page)?);
+        }
+        let (mut edge, _) = Edge::read(pages, Kind::Index, root)?;
+        for (pgno, row) in numbers.into_iter().zip(above) {
+            edge.add(0, Some(row), pgno)?;
+        }
+        return edge.finish();
     }
     let lead = above.len() == leaf_pages.len();
     if !lead && above.len() + 1 != leaf_pages.len() {
@@ -535,10 +639,12 @@ mod tests {
     use super::*;
     use crate::store::image::{Record, Value};
 
-    /// A database of `page_size` pages with a table `t (id INTEGER PRIMARY
-    /// KEY, a, b)` and an index `t_ab` on `(id, b)`.
-    fn database(page_size: usize) -> Connection {
-        let conn = Connection::open_in_memory().unwrap();
+    /// A database file of `page_size` pages with a table `t (id INTEGER
+    /// PRIMARY KEY, a, b)` and an index `t_ab` on `(id, b)`. In a file:
+    /// SQLite's cache forgets the pages of a file after the commit, not
+    /// those of a database in memory.
+    fn database(dir: &tempfile::TempDir, page_size: usize) -> Connection {
+        let conn = Connection::open(dir.path().join(format!("t{page_size}.db"))).unwrap();
         conn.execute_batch(&format!(
             "PRAGMA page_size = {page_size}; \
              CREATE TABLE t (id INTEGER PRIMARY KEY, a, b); CREATE INDEX t_ab ON t(id, b);"
@@ -555,28 +661,46 @@ mod tests {
             1..=3 => 900 + (id as usize * 37) % 3_000,
             _ => (id as usize * 13) % 60,
         };
-        let text: String = (0..len).map(|i| char::from(b'a' + ((i as i64 + id) % 26) as u8)).collect();
+        let text: String =
+            (0..len).map(|i| char::from(b'a' + ((i as i64 + id) % 26) as u8)).collect();
         (text, id * 7)
     }
 
-    /// Appends rows `ids` by hand, in one transaction, as the writer does.
-    fn append(conn: &Connection, ids: std::ops::Range<i64>, long: usize) {
+    /// Appends rows `ids` by hand, in one transaction, as the writer does:
+    /// continuing the trees' last leaves if `continuing`.
+    fn append(conn: &Connection, ids: std::ops::Range<i64>, long: usize, continuing: bool) {
         let page_size: usize =
             conn.query_row("PRAGMA page_size", [], |r| r.get::<_, i64>(0)).unwrap() as usize;
+        let (table_root, index_root) =
+            (root_of(conn, "t").unwrap(), root_of(conn, "t_ab").unwrap());
+        let (mut table_leaf, mut index_leaf) = (None, None);
+        if continuing {
+            table_leaf = last_leaf_now(conn, table_root).unwrap();
+            index_leaf = last_leaf_now(conn, index_root).unwrap();
+        }
         conn.execute_batch("BEGIN").unwrap();
         let last: Option<i64> = conn.query_row("SELECT max(id) FROM t", [], |r| r.get(0)).unwrap();
-        let mut leaves = RowidLeaves::with_page_size(page_size);
-        let mut index = Leaves::for_index(page_size, last.is_some());
+        let mut leaves = match &table_leaf {
+            Some((pgno, page)) => RowidLeaves::continuing(page_size, *pgno, page).unwrap(),
+            None => RowidLeaves::with_page_size(page_size),
+        };
+        let mut index = match &index_leaf {
+            Some((_, page)) => Leaves::continuing(page_size, page).unwrap(),
+            None => Leaves::for_index(page_size, last.is_some()),
+        };
         let mut record = Record::default();
         for id in ids {
             let (a, b) = row(id, long);
-            leaves.push(id, record.encode(&[Value::Null, Value::Text(&a), Value::Integer(b)])).unwrap();
+            leaves
+                .push(id, record.encode(&[Value::Null, Value::Text(&a), Value::Integer(b)]))
+                .unwrap();
             index.push(record.encode(&[Value::Integer(id), Value::Integer(b), Value::Integer(id)]));
         }
-        let (table_root, index_root) = (root_of(conn, "t").unwrap(), root_of(conn, "t_ab").unwrap());
         let mut pages = Pages::begin(conn, page_size, Vec::new()).unwrap();
-        append_rows(&mut pages, table_root, last, leaves).unwrap();
-        append_index(&mut pages, index_root, index).unwrap();
+        let original = table_leaf.as_ref().map(|(_, page)| page.as_slice());
+        append_rows(&mut pages, table_root, last, leaves, original).unwrap();
+        let continued = index_leaf.as_ref().map(|(pgno, page)| (*pgno, page.as_slice()));
+        append_index(&mut pages, index_root, index, continued).unwrap();
         pages.finish().unwrap();
         conn.execute_batch("COMMIT").unwrap();
         after_page_writes(conn).unwrap();
@@ -613,26 +737,44 @@ mod tests {
         // grows a level, single rows, and SQLite's own inserts between.
         for page_size in [1_024usize, 16_384] {
             let long = 3 * page_size + 17;
-            let conn = database(page_size);
+            let dir = tempfile::tempdir().unwrap();
+            let conn = database(&dir, page_size);
             let mut n = 0;
             for (k, size) in [1i64, 2, 40, 1, 3_000, 2, 25_000, 7, 1].into_iter().enumerate() {
                 if k == 4 {
                     // SQLite's insert beside the appends.
                     let (a, b) = row(n + 1, long);
-                    conn.execute("INSERT INTO t VALUES (?1, ?2, ?3)", params![n + 1, a, b]).unwrap();
+                    conn.execute("INSERT INTO t VALUES (?1, ?2, ?3)", params![n + 1, a, b])
+                        .unwrap();
                     n += 1;
                 }
                 if size == 1 && n > 0 {
                     // An index with rows takes a batch of two rows or more.
                     let (a, b) = row(n + 1, long);
-                    conn.execute("INSERT INTO t VALUES (?1, ?2, ?3)", params![n + 1, a, b]).unwrap();
+                    conn.execute("INSERT INTO t VALUES (?1, ?2, ?3)", params![n + 1, a, b])
+                        .unwrap();
                     n += 1;
                     continue;
                 }
-                append(&conn, n + 1..n + 1 + size, long);
+                append(&conn, n + 1..n + 1 + size, long, k % 2 == 1);
                 n += size;
                 check(&conn, n, long);
             }
+            // Leaves continued are filled as SQLite's own inserts fill them:
+            // a page more only for the last leaves of the table and the
+            // index that three batches appended after without continuing.
+            let filled_dir = tempfile::tempdir().unwrap();
+            let filled = database(&filled_dir, page_size);
+            filled.execute_batch("BEGIN").unwrap();
+            for id in 1..=n {
+                let (a, b) = row(id, long);
+                filled.execute("INSERT INTO t VALUES (?1, ?2, ?3)", params![id, a, b]).unwrap();
+            }
+            filled.execute_batch("COMMIT").unwrap();
+            let pages = |c: &Connection| -> i64 {
+                c.query_row("PRAGMA page_count", [], |r| r.get(0)).unwrap()
+            };
+            assert!(pages(&conn) <= pages(&filled) + 6, "{} {}", pages(&conn), pages(&filled));
             // SQLite writes on after the appends.
             conn.execute("DELETE FROM t WHERE id % 3 = 0", []).unwrap();
             let check: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
@@ -641,14 +783,32 @@ mod tests {
     }
 
     #[test]
+    fn a_last_leaf_changed_since_it_was_read_is_not_written_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = database(&dir, 4_096);
+        append(&conn, 1..2_000, 100, false);
+        let root = root_of(&conn, "t").unwrap();
+        let (pgno, page) = last_leaf_now(&conn, root).unwrap().unwrap();
+        let mut leaves = RowidLeaves::continuing(4_096, pgno, &page).unwrap();
+        conn.execute("UPDATE t SET a = 'changed' WHERE id = 1999", []).unwrap();
+        let after = last_leaf_now(&conn, root).unwrap().unwrap();
+        assert_ne!(after, (pgno, page.clone()));
+        leaves.push(5_000, b"\x02\x01\x01").unwrap();
+        conn.execute_batch("BEGIN").unwrap();
+        let mut pages = Pages::begin(&conn, 4_096, Vec::new()).unwrap();
+        assert!(append_rows(&mut pages, root, Some(1_999), leaves, Some(&page)).is_err());
+    }
+
+    #[test]
     fn rows_that_do_not_follow_the_last_are_refused() {
-        let conn = database(4_096);
-        append(&conn, 1..100, 10_000);
+        let dir = tempfile::tempdir().unwrap();
+        let conn = database(&dir, 4_096);
+        append(&conn, 1..100, 10_000, false);
         conn.execute_batch("BEGIN").unwrap();
         let mut leaves = RowidLeaves::with_page_size(4_096);
         leaves.push(50, b"\x02\x01\x01").unwrap();
         let root = root_of(&conn, "t").unwrap();
         let mut pages = Pages::begin(&conn, 4_096, Vec::new()).unwrap();
-        assert!(append_rows(&mut pages, root, Some(99), leaves).is_err());
+        assert!(append_rows(&mut pages, root, Some(99), leaves, None).is_err());
     }
 }

@@ -79,6 +79,9 @@ pub struct Shapes {
     /// can be written by hand ([`append::direct_page_size`]).
     page_size: usize,
     direct: bool,
+    /// Each table's root page, and `games_summary`'s.
+    roots: Vec<u32>,
+    summary_root: Option<u32>,
     /// `games_summary`: its SQL, and its columns as positions among
     /// `game_rows`' columns (`None`: the database has no such index).
     summary: Option<(String, Vec<usize>)>,
@@ -147,7 +150,23 @@ impl Shapes {
         }
         let direct = append::direct_page_size(conn)?;
         let page_size = direct.unwrap_or(image::PAGE_SIZE);
-        Ok(Shapes { tables, appendable, page_size, direct: direct.is_some(), summary })
+        let roots = Table::ALL
+            .iter()
+            .map(|table| append::root_of(conn, table.name()))
+            .collect::<rusqlite::Result<_>>()?;
+        let summary_root = match summary {
+            Some(_) => Some(append::root_of(conn, SUMMARY)?),
+            None => None,
+        };
+        Ok(Shapes {
+            tables,
+            appendable,
+            page_size,
+            direct: direct.is_some(),
+            roots,
+            summary_root,
+            summary,
+        })
     }
 
     /// The longest `games_summary` record a row may have in an image.
@@ -250,6 +269,11 @@ fn bound(value: Value<'_>) -> Owned {
 pub struct GameTables {
     shapes: Shapes,
     leaves: Vec<RowidLeaves>,
+    /// The last leaf of each table that its leaves continue, as read
+    /// before the batch ([`GameTables::continue_tables`]): its number and
+    /// bytes.
+    continued: Vec<Option<(u32, Vec<u8>)>>,
+    summary_continued: Option<(u32, Vec<u8>)>,
     /// The records of `games_summary`, one after the other, and where each
     /// ends.
     summary: Vec<u8>,
@@ -265,6 +289,8 @@ impl GameTables {
         GameTables {
             shapes,
             leaves: Table::ALL.iter().map(|_| RowidLeaves::with_page_size(page_size)).collect(),
+            continued: Table::ALL.iter().map(|_| None).collect(),
+            summary_continued: None,
             summary: Vec::new(),
             summary_ends: Vec::new(),
             record: Record::default(),
@@ -372,8 +398,49 @@ impl GameTables {
         for leaves in &mut self.leaves {
             *leaves = RowidLeaves::with_page_size(self.shapes.page_size);
         }
+        self.continued.iter_mut().for_each(|c| *c = None);
+        self.summary_continued = None;
         self.summary.clear();
         self.summary_ends.clear();
+    }
+
+    /// Before a batch's transaction, with no row pushed: the rows of each
+    /// table that can be appended by hand will continue its last leaf, as
+    /// SQLite's own inserts fill it, if its last row is before `next_id`,
+    /// the first game id the batch can store.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub fn continue_tables(&mut self, conn: &Connection, next_id: i64) -> rusqlite::Result<()> {
+        if !self.shapes.direct || !self.is_empty() {
+            return Ok(());
+        }
+        let page_size = self.shapes.page_size;
+        for table in Table::ALL {
+            let i = table.index();
+            self.continued[i] = None;
+            if !self.shapes.appendable[i] {
+                continue;
+            }
+            let first_key = if table == Table::Pvs { next_id << 24 } else { next_id };
+            let Some((pgno, page)) = append::last_leaf_now(conn, self.shapes.roots[i])? else {
+                continue;
+            };
+            let Some(leaves) = RowidLeaves::continuing(page_size, pgno, &page) else { continue };
+            if leaves.last_rowid().is_some_and(|last| last < first_key) {
+                self.leaves[i] = leaves;
+                self.continued[i] = Some((pgno, page));
+            }
+        }
+        self.summary_continued = None;
+        if let (Some(root), Some(_)) = (self.shapes.summary_root, &self.continued[0]) {
+            if let Some((pgno, page)) = append::last_leaf_now(conn, root)? {
+                if Leaves::continuing(page_size, &page).is_some() {
+                    self.summary_continued = Some((pgno, page));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Writes the rows pushed inside the caller's transaction, and forgets
@@ -399,7 +466,9 @@ impl GameTables {
         let all: Vec<RowidLeaves> = (self.leaves.iter_mut())
             .map(|leaves| std::mem::replace(leaves, RowidLeaves::with_page_size(page_size)))
             .collect();
+        let mut summary_continued = self.summary_continued.take();
         for (table, leaves) in Table::ALL.iter().zip(all) {
+            let continued = self.continued[table.index()].take();
             let rows = leaves.rows();
             if rows == 0 {
                 continue;
@@ -412,19 +481,33 @@ impl GameTables {
                         r.get(0)
                     })?;
                 let follows = last.is_none_or(|last| leaves.first_rowid() > Some(last));
-                // An index that has rows takes a batch's first above its
-                // last leaf: one row more for a leaf of its own.
-                let summary_fits = summary.is_none() || last.is_none() || rows >= 2;
+                // An index that has rows and whose last leaf is not
+                // continued takes a batch's first row above that leaf: one
+                // row more for a leaf of its own.
+                let summary_fits =
+                    summary.is_none() || last.is_none() || rows >= 2 || summary_continued.is_some();
                 if follows && summary_fits {
-                    let root = append::root_of(conn, name)?;
-                    appends.tables.push((root, last, leaves));
-                    if summary.is_some() {
-                        let mut index = Leaves::for_index(page_size, last.is_some());
+                    let root = self.shapes.roots[table.index()];
+                    let original = continued.map(|(_, page)| page);
+                    appends.tables.push((root, last, leaves, original));
+                    if let (Some(_), Some(index_root)) = (summary, self.shapes.summary_root) {
+                        let continuing = summary_continued.take().and_then(|(pgno, page)| {
+                            Some((Leaves::continuing(page_size, &page)?, (pgno, page)))
+                        });
+                        let (mut index, continued) = match continuing {
+                            Some((index, continued)) => (index, Some(continued)),
+                            None => (Leaves::for_index(page_size, last.is_some()), None),
+                        };
                         self.for_each_summary(|record| index.push(record));
-                        appends.index = Some((append::root_of(conn, SUMMARY)?, index));
+                        appends.index = Some((index_root, index, continued));
                     }
                     continue;
                 }
+            }
+            if continued.is_some() {
+                return Err(shape_error(format!(
+                    "rows written into {name} beside the batch's, which continue its last leaf"
+                )));
             }
             copies.push((*table, rows));
             let shape = &self.shapes.tables[table.index()];
@@ -472,10 +555,11 @@ fn image_error(e: ImageError) -> rusqlite::Error {
 /// SQL ([`GameTables::write`]).
 #[derive(Debug, Default)]
 pub struct TableAppends {
-    /// Each table's root, largest rowid before the batch, and new rows.
-    tables: Vec<(u32, Option<i64>, RowidLeaves)>,
-    /// `games_summary`'s root and new rows.
-    index: Option<(u32, Leaves)>,
+    /// Each table's root, largest rowid before the batch, new rows, and
+    /// the last leaf they continue as it was read.
+    tables: Vec<(u32, Option<i64>, RowidLeaves, Option<Vec<u8>>)>,
+    /// `games_summary`'s root, new rows, and the last leaf they continue.
+    index: Option<(u32, Leaves, Option<(u32, Vec<u8>)>)>,
 }
 
 impl TableAppends {
@@ -489,11 +573,12 @@ impl TableAppends {
     /// # Errors
     /// Database errors.
     pub fn write(self, pages: &mut Pages<'_>) -> rusqlite::Result<()> {
-        for (root, last, leaves) in self.tables {
-            append::append_rows(pages, root, last, leaves)?;
+        for (root, last, leaves, original) in self.tables {
+            append::append_rows(pages, root, last, leaves, original.as_deref())?;
         }
-        if let Some((root, leaves)) = self.index {
-            append::append_index(pages, root, leaves)?;
+        if let Some((root, leaves, continued)) = self.index {
+            let continued = continued.as_ref().map(|(pgno, page)| (*pgno, page.as_slice()));
+            append::append_index(pages, root, leaves, continued)?;
         }
         Ok(())
     }

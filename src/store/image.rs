@@ -28,7 +28,6 @@ pub const SCHEMA: &str = "pgnindex_image";
 /// database's own.
 pub const PAGE_SIZE: usize = 65_536;
 
-
 /// A record in SQLite's format: a header of serial types, then the values.
 #[derive(Debug, Default, Clone)]
 pub struct Record {
@@ -348,6 +347,39 @@ impl Page {
         self.cells += 1;
     }
 
+    /// The page of `kind` holding the cells of the leaf `page` (of `kind`,
+    /// `size` bytes) in key order, packed from its end: `None` for a page
+    /// whose cells do not parse. Index cells keep at most `max_local`
+    /// bytes of their payload; table cells, `size` - 35.
+    pub(super) fn repacked(kind: u8, page: &[u8], size: usize) -> Option<Page> {
+        if page.len() != size || page[0] != kind {
+            return None;
+        }
+        let cells = usize::from(u16::from_be_bytes([page[3], page[4]]));
+        let mut out = Page::new(kind, 0, size);
+        for i in 0..cells {
+            let pointer = 8 + 2 * i;
+            let at =
+                usize::from(u16::from_be_bytes(page.get(pointer..pointer + 2)?.try_into().ok()?));
+            let cell = page.get(at..)?;
+            let (payload, head) = get_varint(cell);
+            let (head, max_local) = if kind == LEAF_TABLE {
+                (head + get_varint(cell.get(head..)?).1, size - 35)
+            } else {
+                (head, max_index_record(size))
+            };
+            let payload = usize::try_from(payload).ok()?;
+            let local = local_len(size, max_local, payload);
+            let len = head + local + if local < payload { 4 } else { 0 };
+            let cell = cell.get(..len)?;
+            if !out.fits(len) {
+                return None;
+            }
+            out.push(&[cell]);
+        }
+        Some(out)
+    }
+
     /// Removes the last cell placed and returns it.
     fn pop(&mut self) -> Vec<u8> {
         self.cells -= 1;
@@ -423,6 +455,13 @@ impl Leaves {
     /// row kept aside if `leads` (it goes above the index's last leaf).
     pub fn for_index(page_size: usize, leads: bool) -> Leaves {
         Leaves::new(page_size, leads)
+    }
+
+    /// The leaves of an index's rows that continue its last leaf, `page`:
+    /// rows pushed fill it first. `None` if its cells do not parse.
+    pub fn continuing(page_size: usize, page: &[u8]) -> Option<Leaves> {
+        let leaf = Page::repacked(LEAF_INDEX, page, page_size)?;
+        Some(Leaves { leaf, ..Leaves::new(page_size, false) })
     }
 
     /// The leaves, in key order, each with the row above it (a cell
@@ -767,6 +806,11 @@ pub struct RowidLeaves {
     /// page's number) left to [`RowidLeaves::place`].
     overflow: Vec<Vec<u8>>,
     chains: Vec<Chain>,
+    /// The first rowid pushed.
+    first: Option<i64>,
+    /// The table's last leaf that the rows continue ([`RowidLeaves::continuing`]):
+    /// its page number.
+    continued: Option<u32>,
 }
 
 /// The overflow pages of one row.
@@ -806,7 +850,31 @@ impl RowidLeaves {
             rows: 0,
             overflow: Vec::new(),
             chains: Vec::new(),
+            first: None,
+            continued: None,
         }
+    }
+
+    /// Leaves whose rows continue a table's last leaf, `page`, whose number
+    /// is `pgno`: rows pushed fill it first, and it is placed first. `None`
+    /// if its cells do not parse or it holds none.
+    pub fn continuing(page_size: usize, pgno: u32, page: &[u8]) -> Option<RowidLeaves> {
+        let leaf = Page::repacked(LEAF_TABLE, page, page_size)?;
+        let pointer = 8 + 2 * leaf.cells.checked_sub(1)?;
+        let at = usize::from(u16::from_be_bytes([leaf.bytes[pointer], leaf.bytes[pointer + 1]]));
+        let (_, len) = get_varint(&leaf.bytes[at..]);
+        let last = get_varint(&leaf.bytes[at + len..]).0 as i64;
+        Some(RowidLeaves {
+            leaf,
+            last: Some(last),
+            continued: Some(pgno),
+            ..RowidLeaves::with_page_size(page_size)
+        })
+    }
+
+    /// The page number of the leaf these rows continue, if they do.
+    pub fn continued(&self) -> Option<u32> {
+        self.continued
     }
 
     /// The longest record a row may have: SQLite's default limit on the
@@ -833,18 +901,14 @@ impl RowidLeaves {
         (self.pages.len() + 1 + self.overflow.len()) * self.page_size
     }
 
+    /// The last rowid pushed, or of the leaf continued.
+    pub fn last_rowid(&self) -> Option<i64> {
+        self.last
+    }
+
     /// The first rowid pushed.
     pub fn first_rowid(&self) -> Option<i64> {
-        let first = |page: &[u8]| {
-            let at = usize::from(u16::from_be_bytes([page[8], page[9]]));
-            let (_, len) = get_varint(&page[at..]);
-            get_varint(&page[at + len..]).0 as i64
-        };
-        match self.pages.first() {
-            Some(page) => Some(first(page)),
-            None if self.rows > 0 => Some(first(&self.leaf.bytes)),
-            None => None,
-        }
+        self.first
     }
 
     /// Bytes of a row's payload of `len` bytes kept in its leaf: SQLite's
@@ -873,8 +937,7 @@ impl RowidLeaves {
         let spills = local < record.len();
         let cell_len = len_len + key_len + local + if spills { 4 } else { 0 };
         if !self.leaf.fits(cell_len) {
-            let full =
-                std::mem::replace(&mut self.leaf, Page::new(LEAF_TABLE, 0, self.page_size));
+            let full = std::mem::replace(&mut self.leaf, Page::new(LEAF_TABLE, 0, self.page_size));
             self.pages.push(full.finish(0));
             self.last_rowids.push(self.last.expect("a full leaf has rows"));
         }
@@ -893,6 +956,7 @@ impl RowidLeaves {
             self.leaf.push(&[&len[..len_len], &key[..key_len], record]);
         }
         self.last = Some(rowid);
+        self.first.get_or_insert(rowid);
         self.rows += 1;
         Ok(())
     }

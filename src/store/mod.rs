@@ -12,10 +12,10 @@
 //! [`vacuum`], which drops the index rows of deleted games.
 
 pub mod analysis;
+mod append;
 mod background;
 pub mod batch;
 pub(crate) mod bloom;
-mod append;
 mod checkpoint;
 pub mod dedupe;
 pub mod delete;

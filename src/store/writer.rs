@@ -647,6 +647,10 @@ impl Writer {
 
     fn begin(&mut self) -> Result<(), WriteError> {
         if !self.in_transaction {
+            // Read before the transaction: SQLite loads no image into a
+            // schema whose transaction read pages by hand.
+            let next_id = self.next_id;
+            self.tables.continue_tables(&self.conn, next_id).map_err(|e| self.sqlite(e))?;
             // What BEGIN IMMEDIATE does for the main schema alone: a write
             // that changes nothing takes its write lock now. BEGIN IMMEDIATE
             // would lock the image schema too, and SQLite loads no image
