@@ -272,8 +272,8 @@ pub struct GameTables {
     /// The last leaf of each table that its leaves continue, as read
     /// before the batch ([`GameTables::continue_tables`]): its number and
     /// bytes.
-    continued: Vec<Option<(u32, Vec<u8>)>>,
-    summary_continued: Option<(u32, Vec<u8>)>,
+    continued: Vec<Option<LastLeaf>>,
+    summary_continued: Option<LastLeaf>,
     /// The records of `games_summary`, one after the other, and where each
     /// ends.
     summary: Vec<u8>,
@@ -489,7 +489,7 @@ impl GameTables {
                 if follows && summary_fits {
                     let root = self.shapes.roots[table.index()];
                     let original = continued.map(|(_, page)| page);
-                    appends.tables.push((root, last, leaves, original));
+                    appends.tables.push(TableAppend { root, last, leaves, original });
                     if let (Some(_), Some(index_root)) = (summary, self.shapes.summary_root) {
                         let continuing = summary_continued.take().and_then(|(pgno, page)| {
                             Some((Leaves::continuing(page_size, &page)?, (pgno, page)))
@@ -499,7 +499,8 @@ impl GameTables {
                             None => (Leaves::for_index(page_size, last.is_some()), None),
                         };
                         self.for_each_summary(|record| index.push(record));
-                        appends.index = Some((index_root, index, continued));
+                        appends.index =
+                            Some(IndexAppend { root: index_root, leaves: index, continued });
                     }
                     continue;
                 }
@@ -555,12 +556,31 @@ fn image_error(e: ImageError) -> rusqlite::Error {
 /// SQL ([`GameTables::write`]).
 #[derive(Debug, Default)]
 pub struct TableAppends {
-    /// Each table's root, largest rowid before the batch, new rows, and
-    /// the last leaf they continue as it was read.
-    tables: Vec<(u32, Option<i64>, RowidLeaves, Option<Vec<u8>>)>,
-    /// `games_summary`'s root, new rows, and the last leaf they continue.
-    index: Option<(u32, Leaves, Option<(u32, Vec<u8>)>)>,
+    tables: Vec<TableAppend>,
+    index: Option<IndexAppend>,
 }
+
+/// A table's rows to append.
+#[derive(Debug)]
+struct TableAppend {
+    root: u32,
+    /// The largest rowid before the batch.
+    last: Option<i64>,
+    leaves: RowidLeaves,
+    /// The last leaf the rows continue, as it was read.
+    original: Option<Vec<u8>>,
+}
+
+/// `games_summary`'s rows to append.
+#[derive(Debug)]
+struct IndexAppend {
+    root: u32,
+    leaves: Leaves,
+    continued: Option<LastLeaf>,
+}
+
+/// A tree's last leaf: its page number and bytes.
+type LastLeaf = (u32, Vec<u8>);
 
 impl TableAppends {
     /// `true` if there is nothing to append.
@@ -573,10 +593,10 @@ impl TableAppends {
     /// # Errors
     /// Database errors.
     pub fn write(self, pages: &mut Pages<'_>) -> rusqlite::Result<()> {
-        for (root, last, leaves, original) in self.tables {
+        for TableAppend { root, last, leaves, original } in self.tables {
             append::append_rows(pages, root, last, leaves, original.as_deref())?;
         }
-        if let Some((root, leaves, continued)) = self.index {
+        if let Some(IndexAppend { root, leaves, continued }) = self.index {
             let continued = continued.as_ref().map(|(pgno, page)| (*pgno, page.as_slice()));
             append::append_index(pages, root, leaves, continued)?;
         }

@@ -411,6 +411,9 @@ impl Page {
     }
 }
 
+/// Leaf pages, and the rows (cells without a child's number) above them.
+pub type LeafPages = (Vec<Vec<u8>>, Vec<Vec<u8>>);
+
 /// The leaves of rows given in key order, built apart from the rest of
 /// their image: by an [`ImageBuilder`] itself, or for a stretch of its rows
 /// on another thread ([`ImageBuilder::stretches`]), joined to it with
@@ -470,7 +473,7 @@ impl Leaves {
     ///
     /// # Errors
     /// A row too long for a page.
-    pub fn split(mut self) -> Result<(Vec<Vec<u8>>, Vec<Vec<u8>>), ImageError> {
+    pub fn split(mut self) -> Result<LeafPages, ImageError> {
         if let Some(error) = self.error.take() {
             return Err(error);
         }
