@@ -197,7 +197,7 @@ impl<'c> Pages<'c> {
 }
 
 /// The last leaf of the tree whose root is `root`, read through `read`:
-/// its page number and bytes; `None` if the root is a leaf.
+/// its page number and bytes (the root's if it is a leaf).
 ///
 /// # Errors
 /// Database errors; a tree deeper than SQLite makes them.
@@ -212,7 +212,7 @@ pub fn last_leaf(
             Some(&(INTERIOR_INDEX | INTERIOR_TABLE)) if page.len() >= 12 => {
                 pgno = u32::from_be_bytes(page[8..12].try_into().unwrap());
             }
-            Some(&(LEAF_INDEX | LEAF_TABLE)) => return Ok((pgno != root).then_some((pgno, page))),
+            Some(&(LEAF_INDEX | LEAF_TABLE)) => return Ok(Some((pgno, page))),
             _ => return Err(corrupt(format!("page {pgno} is no B-tree page"))),
         }
     }

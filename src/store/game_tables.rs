@@ -433,11 +433,17 @@ impl GameTables {
             }
         }
         self.summary_continued = None;
-        if let (Some(root), Some(_)) = (self.shapes.summary_root, &self.continued[0]) {
+        let rows = Table::Rows.index();
+        if let (Some(root), Some(_)) = (self.shapes.summary_root, &self.continued[rows]) {
             if let Some((pgno, page)) = append::last_leaf_now(conn, root)? {
                 if Leaves::continuing(page_size, &page).is_some() {
                     self.summary_continued = Some((pgno, page));
                 }
+            }
+            if self.summary_continued.is_none() {
+                // The rows' index continues with them, or neither does.
+                self.continued[rows] = None;
+                self.leaves[rows] = RowidLeaves::with_page_size(page_size);
             }
         }
         Ok(())

@@ -461,9 +461,10 @@ impl Leaves {
     }
 
     /// The leaves of an index's rows that continue its last leaf, `page`:
-    /// rows pushed fill it first. `None` if its cells do not parse.
+    /// rows pushed fill it first. `None` if its cells do not parse or it
+    /// holds none.
     pub fn continuing(page_size: usize, page: &[u8]) -> Option<Leaves> {
-        let leaf = Page::repacked(LEAF_INDEX, page, page_size)?;
+        let leaf = Page::repacked(LEAF_INDEX, page, page_size).filter(|leaf| leaf.cells > 0)?;
         Some(Leaves { leaf, ..Leaves::new(page_size, false) })
     }
 
