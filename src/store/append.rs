@@ -783,6 +783,37 @@ mod tests {
     }
 
     #[test]
+    fn leaves_that_no_longer_continue_append_their_own_rows() {
+        let (page_size, long) = (1_024, 3_000);
+        let dir = tempfile::tempdir().unwrap();
+        let conn = database(&dir, page_size);
+        append(&conn, 1..95, long, false);
+        let root = root_of(&conn, "t").unwrap();
+        let (pgno, page) = last_leaf_now(&conn, root).unwrap().unwrap();
+        // Row 97 spills to overflow pages from the leaf continued.
+        let mut leaves = RowidLeaves::continuing(page_size, pgno, &page).unwrap();
+        let mut index = Leaves::for_index(page_size, true);
+        let mut record = Record::default();
+        for id in 95..101 {
+            let (a, b) = row(id, long);
+            leaves
+                .push(id, record.encode(&[Value::Null, Value::Text(&a), Value::Integer(b)]))
+                .unwrap();
+            index.push(record.encode(&[Value::Integer(id), Value::Integer(b), Value::Integer(id)]));
+        }
+        leaves.uncontinue();
+        assert_eq!(leaves.continued(), None);
+        conn.execute_batch("BEGIN").unwrap();
+        let mut pages = Pages::begin(&conn, page_size, Vec::new()).unwrap();
+        append_rows(&mut pages, root, Some(94), leaves, None).unwrap();
+        append_index(&mut pages, root_of(&conn, "t_ab").unwrap(), index, None).unwrap();
+        pages.finish().unwrap();
+        conn.execute_batch("COMMIT").unwrap();
+        after_page_writes(&conn).unwrap();
+        check(&conn, 100, long);
+    }
+
+    #[test]
     fn a_last_leaf_changed_since_it_was_read_is_not_written_over() {
         let dir = tempfile::tempdir().unwrap();
         let conn = database(&dir, 4_096);

@@ -361,17 +361,24 @@ impl GameTables {
     }
 
     /// Inserts by SQL the row `rowid` of `table` that [`GameTables::push`]
-    /// did not keep.
+    /// did not keep: the table's rows no longer continue its last leaf,
+    /// which the insert changes, and are copied by SQLite's transfer.
     ///
     /// # Errors
     /// Database errors.
     pub fn insert(
-        &self,
+        &mut self,
         conn: &Connection,
         table: Table,
         rowid: i64,
         values: &[Value<'_>],
     ) -> rusqlite::Result<()> {
+        let i = table.index();
+        self.leaves[i].uncontinue();
+        self.continued[i] = None;
+        if table == Table::Rows {
+            self.summary_continued = None;
+        }
         let mut st = conn.prepare_cached(&insert_sql(&self.shapes, table))?;
         for (i, value) in values.iter().enumerate() {
             if i == Shapes::ROWID {

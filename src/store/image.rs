@@ -813,8 +813,9 @@ pub struct RowidLeaves {
     /// The first rowid pushed.
     first: Option<i64>,
     /// The table's last leaf that the rows continue ([`RowidLeaves::continuing`]):
-    /// its page number.
+    /// its page number, and the cells it held, the first leaf's first.
     continued: Option<u32>,
+    continued_cells: usize,
 }
 
 /// The overflow pages of one row.
@@ -856,6 +857,7 @@ impl RowidLeaves {
             chains: Vec::new(),
             first: None,
             continued: None,
+            continued_cells: 0,
         }
     }
 
@@ -869,11 +871,52 @@ impl RowidLeaves {
         let (_, len) = get_varint(&leaf.bytes[at..]);
         let last = get_varint(&leaf.bytes[at + len..]).0 as i64;
         Some(RowidLeaves {
+            continued_cells: leaf.cells,
             leaf,
             last: Some(last),
             continued: Some(pgno),
             ..RowidLeaves::with_page_size(page_size)
         })
+    }
+
+    /// Takes the rows of the leaf continued out of the first leaf: the
+    /// leaves hold the rows pushed alone, and continue nothing (for a
+    /// table that SQL writes into beside them).
+    pub fn uncontinue(&mut self) {
+        if self.continued.take().is_none() {
+            return;
+        }
+        let skip = std::mem::take(&mut self.continued_cells);
+        let page_size = self.page_size;
+        let (bytes, cells) = match self.pages.first() {
+            Some(page) => (page.as_slice(), usize::from(u16::from_be_bytes([page[3], page[4]]))),
+            None => (self.leaf.bytes.as_slice(), self.leaf.cells),
+        };
+        // Cells lie in the order pushed, each below the one before.
+        let pointer =
+            |j: usize| usize::from(u16::from_be_bytes([bytes[8 + 2 * j], bytes[9 + 2 * j]]));
+        let mut kept = Page::new(LEAF_TABLE, 0, page_size);
+        let mut moved = Vec::new();
+        for j in skip..cells {
+            let (start, end) = (pointer(j), if j == 0 { page_size } else { pointer(j - 1) });
+            kept.push(&[&bytes[start..end]]);
+            moved.push((start..end, kept.content));
+        }
+        for chain in self.chains.iter_mut().filter(|c| c.leaf == 0) {
+            if let Some((old, new)) = moved.iter().find(|(old, _)| old.contains(&chain.at)) {
+                chain.at = new + (chain.at - old.start);
+            }
+        }
+        if self.pages.is_empty() {
+            self.leaf = kept;
+        } else if kept.cells == 0 {
+            // The leaf continued was full before the first row pushed.
+            self.pages.remove(0);
+            self.last_rowids.remove(0);
+            self.chains.iter_mut().for_each(|c| c.leaf -= 1);
+        } else {
+            self.pages[0] = kept.finish(0);
+        }
     }
 
     /// The page number of the leaf these rows continue, if they do.

@@ -822,3 +822,51 @@ fn rows_too_long_for_a_batch_image_are_stored_whole() {
     let exported = run(["export", "--db", arg(&db), "--event", "Long"]).success().stdout;
     assert!(exported.contains(&comment) && exported.contains(&round), "{}", exported.len());
 }
+
+/// A row that only SQL can store (its `games_summary` row too long for an
+/// index page) in a batch whose other rows continue the tables' last
+/// leaves, before and after rows of the same batch.
+#[test]
+fn a_row_stored_by_sql_beside_rows_appended_as_pages() {
+    let dir = scratch();
+    let game = |event: &str, date: &str| {
+        format!(
+            "[Event \"{event}\"]\n[Date \"{date}\"]\n[White \"A\"]\n[Black \"B\"]\n\
+             [Result \"1-0\"]\n\n1. e4 {{{event}}} e5 1-0\n\n"
+        )
+    };
+    let long_date = format!("2024.01.01 {}", "d".repeat(9_000));
+    let mut first = String::new();
+    for i in 0..3_000 {
+        first.push_str(&game(&format!("First {i}"), "2024.01.01"));
+    }
+    let db = dir.join("t.db");
+    import(&db, &[arg(&dir.write("first.pgn", first))]).success();
+    // In one batch: a row pushed, the long one, a row pushed; then a
+    // batch that starts with the long one.
+    let second = [
+        game("Before", "2024.02.02"),
+        game("Long 1", &long_date),
+        game("After", "2024.03.03"),
+        game("Long 2", &format!("{long_date}x")),
+        game("Last", "2024.04.04"),
+    ]
+    .concat();
+    import(&db, &["--batch-games", "3", arg(&dir.write("second.pgn", second))]).success();
+    assert_eq!(integrity(&db), "ok");
+    let conn = open(&db);
+    let events: Vec<String> = column(&conn, "SELECT event FROM games WHERE id > 3000 ORDER BY id");
+    assert_eq!(events, ["Before", "Long 1", "After", "Long 2", "Last"]);
+    let indexed =
+        count(&conn, "SELECT count(*) FROM game_rows INDEXED BY games_summary WHERE id > 0");
+    assert_eq!(indexed, 3_005);
+    let by_date = count(
+        &conn,
+        &format!(
+            "SELECT count(*) FROM game_rows INDEXED BY games_summary \
+             WHERE id > 0 AND date IN ('{long_date}', '{long_date}x')"
+        ),
+    );
+    assert_eq!(by_date, 2);
+    assert_eq!(count(&conn, "SELECT count(*) FROM ply_data WHERE comments LIKE '%Long%'"), 2);
+}
