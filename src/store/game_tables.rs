@@ -1,15 +1,18 @@
 //! A batch's per-game tables — `game_rows` and its index `games_summary`,
 //! `game_tags`, `ply_data`, `ply_pvs`, `game_material` — as SQLite records
-//! gathered into one image ([`TablesImage`]) that the commit copies into
-//! the database by SQLite's transfer of whole records
-//! ([`ImageSlot::copy_table`]): a game costs no statement, and a batch
-//! five copies.
+//! in leaf pages of the database's page size ([`RowidLeaves`]): a game
+//! costs no statement. Each table's leaves continue its last leaf, read
+//! before the batch ([`GameTables::continue_tables`]), and the commit
+//! appends them after each tree's right edge by hand (`store::append`);
+//! a table whose new rows do not all follow its last one (SQL wrote a row
+//! among them) is copied by SQLite's transfer of whole records from an
+//! image of the tables ([`TablesImage`], [`ImageSlot::copy_table`]).
 //!
 //! Records are written as SQLite would store the same values bound to an
 //! insert: the values come typed as the columns declare them (the tests
-//! compare the two ways byte for byte). A row too long for an image's page
-//! ([`RowidLeaves::MAX_RECORD`]) is not kept: [`GameTables::push`] says so,
-//! and the caller inserts it by SQL ([`insert_sql`]).
+//! compare the two ways byte for byte). A row whose `games_summary` record
+//! is too long for an index page is not kept: [`GameTables::push`] says
+//! so, and the caller inserts it by SQL ([`GameTables::insert`]).
 
 use rusqlite::types::{ToSqlOutput, Value as Owned, ValueRef};
 use rusqlite::Connection;
