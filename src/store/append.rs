@@ -68,7 +68,7 @@ pub fn after_page_writes(conn: &Connection) -> rusqlite::Result<()> {
 }
 
 /// The page `pgno` as the transaction sees it.
-fn read_page(conn: &Connection, pgno: u32) -> rusqlite::Result<Vec<u8>> {
+pub(super) fn read_page(conn: &Connection, pgno: u32) -> rusqlite::Result<Vec<u8>> {
     conn.prepare_cached("SELECT data FROM sqlite_dbpage WHERE pgno = ?1")?
         .query_row([pgno], |r| r.get(0))
 }

@@ -79,7 +79,7 @@ pub struct Shapes {
     /// but the ones the rows carry.
     appendable: Vec<bool>,
     /// Bytes per page of the images and leaves: the database's when pages
-    /// can be written by hand ([`append::direct_page_size`]).
+    /// can be written by hand.
     page_size: usize,
     direct: bool,
     /// Each table's root page, and `games_summary`'s.
@@ -96,7 +96,9 @@ impl Shapes {
     /// # Errors
     /// Database errors; a table missing, or one with a stored generated
     /// column (which a record would have to compute).
-    pub fn read(conn: &Connection) -> rusqlite::Result<Shapes> {
+    /// `direct` is the page size of pages written by hand into the
+    /// database ([`append::direct_page_size`]), `None` if none can be.
+    pub fn read(conn: &Connection, direct: Option<usize>) -> rusqlite::Result<Shapes> {
         let mut tables = Vec::new();
         for table in Table::ALL {
             let name = table.name();
@@ -151,7 +153,6 @@ impl Shapes {
             )?;
             appendable.push(others == 0);
         }
-        let direct = append::direct_page_size(conn)?;
         let page_size = direct.unwrap_or(image::PAGE_SIZE);
         let roots = Table::ALL
             .iter()
@@ -276,7 +277,8 @@ pub struct GameTables {
     /// before the batch ([`GameTables::continue_tables`]): its number and
     /// bytes.
     continued: Vec<Option<LastLeaf>>,
-    summary_continued: Option<LastLeaf>,
+    /// `games_summary`'s last leaf, and the leaves that continue it.
+    summary_continued: Option<(LastLeaf, Leaves)>,
     /// The records of `games_summary`, one after the other, and where each
     /// ends.
     summary: Vec<u8>,
@@ -321,7 +323,7 @@ impl GameTables {
                 key[0] = Value::Integer(rowid);
                 key.push(Value::Integer(rowid));
                 let summary = self.summary_record.encode(&key);
-                if summary.len() > max_index_record(self.shapes.page_size)
+                if summary.len() > self.shapes.max_summary_record()
                     || record.len() > RowidLeaves::MAX_RECORD
                 {
                     return false;
@@ -446,8 +448,8 @@ impl GameTables {
         let rows = Table::Rows.index();
         if let (Some(root), Some(_)) = (self.shapes.summary_root, &self.continued[rows]) {
             if let Some((pgno, page)) = append::last_leaf_now(conn, root)? {
-                if Leaves::continuing(page_size, &page).is_some() {
-                    self.summary_continued = Some((pgno, page));
+                if let Some(leaves) = Leaves::continuing(page_size, &page) {
+                    self.summary_continued = Some(((pgno, page), leaves));
                 }
             }
             if self.summary_continued.is_none() {
@@ -507,12 +509,9 @@ impl GameTables {
                     let original = continued.map(|(_, page)| page);
                     appends.tables.push(TableAppend { root, last, leaves, original });
                     if let (Some(_), Some(index_root)) = (summary, self.shapes.summary_root) {
-                        let continuing = summary_continued.take().and_then(|(pgno, page)| {
-                            Some((Leaves::continuing(page_size, &page)?, (pgno, page)))
-                        });
-                        let (mut index, continued) = match continuing {
-                            Some((index, continued)) => (index, Some(continued)),
-                            None => (Leaves::for_index(page_size, last.is_some()), None),
+                        let (continued, mut index) = match summary_continued.take() {
+                            Some((leaf, index)) => (Some(leaf), index),
+                            None => (None, Leaves::for_index(page_size, last.is_some())),
                         };
                         self.for_each_summary(|record| index.push(record));
                         appends.index =

@@ -466,6 +466,14 @@ impl PageWrites {
         })
     }
 
+    /// The page size of pages written by hand, if they can be.
+    pub fn direct(self) -> Option<usize> {
+        match self {
+            PageWrites::Direct(size) => Some(size),
+            PageWrites::Copied => None,
+        }
+    }
+
     /// Bytes per page of the images to build.
     pub fn page_size(self) -> usize {
         match self {
@@ -563,9 +571,7 @@ fn free_pages(conn: &Connection, pages: usize, free: &mut Vec<u32>) -> rusqlite:
     if count as usize >= pages.saturating_sub(2) {
         return Ok(false);
     }
-    let page = |pgno: u32| -> rusqlite::Result<Vec<u8>> {
-        conn.query_row("SELECT data FROM sqlite_dbpage WHERE pgno = ?1", [pgno], |r| r.get(0))
-    };
+    let page = |pgno: u32| append::read_page(conn, pgno);
     let word = |bytes: &[u8], at: usize| {
         u32::from_be_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
     };

@@ -445,7 +445,9 @@ impl Writer {
             .map_err(|error| WriteError::Sqlite { path: path.to_path_buf(), error })?;
         let tables_slot = ImageSlot::attach_as(&conn, TABLES_SCHEMA)
             .map_err(|error| WriteError::Sqlite { path: path.to_path_buf(), error })?;
-        let shapes = Shapes::read(&conn)
+        let page_writes = segments::PageWrites::of(&conn)
+            .map_err(|error| WriteError::Sqlite { path: path.to_path_buf(), error })?;
+        let shapes = Shapes::read(&conn, page_writes.direct())
             .map_err(|error| WriteError::Sqlite { path: path.to_path_buf(), error })?;
         let stored_names = inserted_columns().map(texts::stored_column);
         let row_order = shapes
@@ -453,8 +455,6 @@ impl Writer {
             .and_then(|rows| Ok((rows, shapes.order(Table::PlyData, PLY_DATA_COLUMNS)?)))
             .map_err(|error| WriteError::Sqlite { path: path.to_path_buf(), error })?;
         let (row_order, ply_data_order) = row_order;
-        let page_writes = segments::PageWrites::of(&conn)
-            .map_err(|error| WriteError::Sqlite { path: path.to_path_buf(), error })?;
         let mut writer = Writer {
             conn,
             path: path.to_path_buf(),
@@ -1146,15 +1146,21 @@ impl Writer {
             self.page_writes,
         )
         .map_err(|e| WriteError::Sqlite { path: self.path.clone(), error: e })?;
-        // The transaction's last writes: pages by hand.
+        // The transaction's last writes: pages by hand. Only a database that
+        // takes them gave any (the tables' shapes and the segments' images
+        // both follow `page_writes`).
         let by_hand = !appends.is_empty() || segment_pages.is_some();
         if by_hand {
-            let segments::PageWrites::Direct(page_size) = self.page_writes else {
-                return Err(self.sqlite(rusqlite::Error::InvalidQuery));
+            let Some(page_size) = self.page_writes.direct() else {
+                let misuse = rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_MISUSE);
+                let message = "pages to write by hand into a database that takes none";
+                return Err(
+                    self.sqlite(rusqlite::Error::SqliteFailure(misuse, Some(message.into())))
+                );
             };
             let mut segment_pages = segment_pages;
             let free = segment_pages.as_mut().map(|s| std::mem::take(&mut s.free));
-            let written = append::Pages::begin(&self.conn, page_size, free.unwrap_or_default())
+            let wrote = append::Pages::begin(&self.conn, page_size, free.unwrap_or_default())
                 .and_then(|mut pages| {
                     if let Some(segment) = segment_pages {
                         segment.write(&mut pages)?;
@@ -1162,7 +1168,7 @@ impl Writer {
                     appends.write(&mut pages)?;
                     pages.finish()
                 });
-            written.map_err(|e| self.sqlite(e))?;
+            wrote.map_err(|e| self.sqlite(e))?;
         }
         self.merge_budget =
             self.merge_budget.saturating_add(segments::MERGE_RATIO.saturating_mul(written));
@@ -1387,7 +1393,7 @@ mod tests {
         }
         // Each value the writer gives a row fills its own column of
         // `game_rows`, and each column gets one.
-        let shapes = Shapes::read(&conn).unwrap();
+        let shapes = Shapes::read(&conn, None).unwrap();
         let stored: Vec<_> = inserted_columns().map(texts::stored_column).collect();
         let mut order = shapes.order(Table::Rows, stored.iter().map(|c| c.as_ref())).unwrap();
         order.sort_unstable();
