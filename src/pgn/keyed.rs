@@ -93,7 +93,7 @@ impl Layout {
     fn keys(&self) -> impl Iterator<Item = (&str, bool)> {
         let text = self.as_str();
         let body = text.strip_suffix(',').unwrap_or(text);
-        body.split(',').filter(|k| !k.is_empty()).map(|k| match k.strip_suffix(':') {
+        comma_split(body).filter(|k| !k.is_empty()).map(|k| match k.strip_suffix(':') {
             Some(name) => (name, true),
             None => (k, false),
         })
@@ -111,6 +111,10 @@ impl Layout {
     pub fn merged(&self, other: &Layout) -> Option<Layout> {
         if self.trailing_comma() != other.trailing_comma() {
             return None;
+        }
+        // The most common case: every comment of a game has the same keys.
+        if self == other {
+            return Some(*self);
         }
         // The common case: the comment's keys are among these, in order.
         let mut mine = self.keys();
@@ -172,7 +176,58 @@ pub struct Keyed<'a> {
 fn items(text: &[u8]) -> impl Iterator<Item = &[u8]> {
     let text = text.trim_ascii();
     let body = text.strip_suffix(b",").unwrap_or(text);
-    body.split(|&b| b == b',').map(<[u8]>::trim_ascii)
+    // The commas found by memchr: a `pv=` item runs hundreds of bytes.
+    let mut from = 0;
+    let mut commas = memchr::memchr_iter(b',', body);
+    std::iter::from_fn(move || {
+        let item = match commas.next() {
+            Some(comma) => &body[from..comma],
+            None if from <= body.len() => &body[from..],
+            None => return None,
+        };
+        from += item.len() + 1;
+        Some(item.trim_ascii())
+    })
+}
+
+/// `text` split at its commas, found by memchr (a `str` split by a
+/// `char` costs a searcher per piece on these short texts).
+fn comma_split(text: &str) -> impl Iterator<Item = &str> {
+    let mut from = 0;
+    let mut commas = memchr::memchr_iter(b',', text.as_bytes());
+    std::iter::from_fn(move || {
+        let piece = match commas.next() {
+            Some(comma) => text.get(from..comma)?,
+            None => text.get(from..)?,
+        };
+        from += piece.len() + 1;
+        Some(piece)
+    })
+}
+
+/// `text` with each run of white space inside it as one space, appended
+/// to `out` (a line break in a long `pv=` value).
+pub fn push_words(out: &mut Vec<u8>, text: &[u8]) {
+    let text = text.trim_ascii();
+    // Most values are written so already: copied whole. One pass without
+    // branches tells (the values are short: a call per byte class costs
+    // more).
+    let (mut odd, mut after_space) = (false, false);
+    for &b in text {
+        let space = b == b' ';
+        odd |= (b < b' ' && b.is_ascii_whitespace()) | (space & after_space);
+        after_space = space;
+    }
+    if !odd {
+        out.extend_from_slice(text);
+        return;
+    }
+    for (i, word) in text.split(u8::is_ascii_whitespace).filter(|w| !w.is_empty()).enumerate() {
+        if i > 0 {
+            out.push(b' ');
+        }
+        out.extend_from_slice(word);
+    }
 }
 
 /// Reads a comment of `key=value` items (at least one of them a key read
@@ -265,9 +320,7 @@ impl LayoutWriter<'_> {
         if self.layout.len > 0 {
             self.push_byte(b',')?;
         }
-        for &b in key {
-            self.push_byte(b)?;
-        }
+        self.push_bytes(key)?;
         if hms {
             self.push_byte(b':')?;
         }
@@ -278,6 +331,14 @@ impl LayoutWriter<'_> {
     #[cold]
     fn long_seen(&self, key: &[u8]) -> bool {
         self.layout.keys().any(|(name, _)| name.as_bytes() == key)
+    }
+
+    fn push_bytes(&mut self, bytes: &[u8]) -> Option<()> {
+        let len = usize::from(self.layout.len);
+        let end = len + bytes.len();
+        self.layout.text.get_mut(len..end)?.copy_from_slice(bytes);
+        self.layout.len = u8::try_from(end).ok()?;
+        Some(())
     }
 
     fn push_byte(&mut self, b: u8) -> Option<()> {
@@ -316,7 +377,7 @@ pub fn other_items(text: &[u8]) -> impl Iterator<Item = &[u8]> {
 /// them) when that item has this key, then the items left and the
 /// trailing comma.
 pub fn write(out: &mut String, layout: &Layout, notes: &PlyNotes<'_>) {
-    let mut others = notes.text.split(',').map(str::trim).filter(|t| !t.is_empty()).peekable();
+    let mut others = comma_split(notes.text).map(str::trim).filter(|t| !t.is_empty()).peekable();
     let start = out.len();
     // Starts an item: `, ` after the first.
     let item = |out: &mut String, key: &str| {
@@ -373,7 +434,10 @@ pub fn write(out: &mut String, layout: &Layout, notes: &PlyNotes<'_>) {
                 }
             }
             _ => {
-                let next = others.next_if(|t| t.split('=').next() == Some(key));
+                let next = others.next_if(|t| {
+                    t.as_bytes().get(..key.len()) == Some(key.as_bytes())
+                        && matches!(t.as_bytes().get(key.len()), None | Some(b'='))
+                });
                 if let Some(text) = next {
                     item(out, text);
                 }
@@ -458,6 +522,30 @@ mod tests {
         mb=+0+0+0+0+0,";
     const SEASON_10: &str = " d=28, pd=d5, mt=00:02:46, tl=01:57:28, s=14000 kN/s, \
         n=2330658606, pv=d4 d5 c4 c6, tb=0, R50=50, wv=0.24, ";
+
+    proptest::proptest! {
+        #[test]
+        fn items_and_words_read_as_splitting_byte_by_byte(text in "[a-z=, \t\n\r\x0c]{0,40}") {
+            let text = text.as_bytes();
+            let trimmed = text.trim_ascii();
+            let body = trimmed.strip_suffix(b",").unwrap_or(trimmed);
+            let split: Vec<&[u8]> = body.split(|&b| b == b',').map(<[u8]>::trim_ascii).collect();
+            proptest::prop_assert_eq!(items(text).collect::<Vec<_>>(), split);
+            let text_str = std::str::from_utf8(text).unwrap();
+            proptest::prop_assert_eq!(
+                comma_split(text_str).collect::<Vec<_>>(),
+                text_str.split(',').collect::<Vec<_>>()
+            );
+            let mut words = Vec::new();
+            push_words(&mut words, text);
+            let joined = text
+                .split(u8::is_ascii_whitespace)
+                .filter(|w| !w.is_empty())
+                .collect::<Vec<_>>()
+                .join(&b' ');
+            proptest::prop_assert_eq!(words, joined);
+        }
+    }
 
     fn others(text: &str) -> String {
         let items: Vec<&str> =

@@ -574,24 +574,12 @@ impl<'a> Replayer<'a> {
         if let Some(ms) = k.clock {
             first_of_ply(&mut self.clocks, ply, ms);
         }
-        // White space inside a value (a line break in a long `pv=`) as one
-        // space.
-        let words = |out: &mut Vec<u8>, text: &[u8]| {
-            for (i, word) in
-                text.split(u8::is_ascii_whitespace).filter(|w| !w.is_empty()).enumerate()
-            {
-                if i > 0 {
-                    out.push(b' ');
-                }
-                out.extend_from_slice(word);
-            }
-        };
         // The buffer kept between comments.
         let mut joined = std::mem::take(&mut self.joined);
         joined.clear();
         if let Some(pv) = k.pv {
             if self.pv_ends.last().is_none_or(|p| p.0 != ply) {
-                words(&mut joined, pv);
+                keyed::push_words(&mut joined, pv);
                 push_decoded(&mut self.pv_text, &joined);
                 self.pv_ends.push((ply, self.pv_text.len()));
             }
@@ -601,7 +589,7 @@ impl<'a> Replayer<'a> {
             if i > 0 {
                 joined.extend_from_slice(b", ");
             }
-            words(&mut joined, item);
+            keyed::push_words(&mut joined, item);
         }
         if !joined.is_empty() {
             self.add_comment_text(ply, &joined);
