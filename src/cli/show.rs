@@ -13,8 +13,8 @@ use pgnindex::notation::uci::Uci;
 use pgnindex::query::format::json_object;
 use pgnindex::query::game::{self, Game, PlyNote};
 use pgnindex::query::pgn;
-use pgnindex::query::replay::Replay;
 use pgnindex::query::QueryError;
+use pgnindex::replay::stored::Replay;
 
 use super::exit::Exit;
 use super::query_args::{self, printable, BoardArgs, DbArgs};

@@ -7,8 +7,8 @@ use std::io;
 
 use rusqlite::Connection;
 
-use super::replay::ReplayError;
 use crate::db::GameId;
+use crate::replay::stored::ReplayError;
 
 /// A query that failed.
 #[derive(Debug, thiserror::Error)]

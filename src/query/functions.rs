@@ -34,13 +34,13 @@ use rusqlite::functions::{Context, FunctionFlags};
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
 use super::game::written_back;
-use super::replay::position_at;
 use crate::chess::{Material, Position, Square};
 use crate::db::GameId;
 use crate::notation::fen;
 use crate::notation::material::write_material;
 use crate::notation::san;
 use crate::notation::uci::Uci;
+use crate::replay::stored::position_at;
 use crate::store::plies::PlyData;
 
 /// The names of the functions [`register`] adds.

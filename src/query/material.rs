@@ -17,11 +17,11 @@ use rusqlite::{params_from_iter, Connection, OptionalExtension};
 use super::error::QueryError;
 use super::filter::Filters;
 use super::game::{Game, GAME_COLUMNS};
-use super::replay::Replay;
 use super::search::{FindStats, Found, Outcome, Page};
 use crate::chess::Material;
 use crate::db::GameId;
 use crate::notation::material::{MaterialSpec, Pattern};
+use crate::replay::stored::Replay;
 use crate::store::material::{self as stored, Stretch, StretchBuilder};
 
 /// A material or pattern search (at least one of the two), with header

@@ -4,7 +4,7 @@
 //! - [`target`]: the searched position from `--fen`/`--epd`/`--moves`;
 //! - [`filter`]: header filters as SQL with bound parameters;
 //! - [`search`]: position + filters → games in id order, hash hits
-//!   verified by replay ([`replay`]), and counts;
+//!   verified by replay (`replay::stored`), and counts;
 //! - [`material`]: material (`KRP-KR`) and piece pattern searches, from
 //!   the material index;
 //! - [`explore`]: the moves played from a position, aggregated;
@@ -28,7 +28,6 @@ pub mod game;
 pub mod info;
 pub mod material;
 pub mod pgn;
-pub mod replay;
 pub mod search;
 pub mod sql;
 pub mod summaries;

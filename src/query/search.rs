@@ -19,12 +19,12 @@ use rusqlite::{params_from_iter, Connection, OptionalExtension};
 use super::error::{IndexError, QueryError};
 use super::filter::Filters;
 use super::game::{Game, GAME_COLUMNS};
-use super::replay::Replay;
 use super::summaries::Summaries;
 use super::target::Target;
 use crate::chess::Position;
 use crate::db::GameId;
 use crate::notation::fen;
+use crate::replay::stored::Replay;
 use crate::store::{segments, tree};
 use std::sync::Arc;
 

@@ -3,12 +3,14 @@
 //! with its tag pairs decoded ([`TagPairs`]); [`parallel`] reads the
 //! chunks of a source on a thread pool and hands the games back in input
 //! order; [`inputs`] walks a list of inputs that way, one after the other.
-//! `fens`, `check` and the import all read games this way.
+//! `fens`, `check` and the import all read games this way. [`stored`]
+//! replays a stored game (canonical SAN) for the queries and the explorer.
 
 pub mod inputs;
 pub mod openings;
 pub mod parallel;
 mod replayer;
+pub mod stored;
 mod tags;
 
 pub use replayer::{

@@ -12,8 +12,8 @@ use crate::chess::MoveList;
 use crate::db::GameId;
 use crate::notation::{fen, san, uci::Uci};
 use crate::query::game;
-use crate::query::replay::Replay;
 use crate::query::QueryError;
+use crate::replay::stored::Replay;
 
 /// A file of the page: its path, content type and bytes.
 pub struct Asset {

@@ -534,7 +534,7 @@ pub fn remove_games(conn: &Connection, ids: &[GameId]) -> rusqlite::Result<Delet
 /// The distinct keys of a stored game's positions up to ply `max_ply`;
 /// `None` if it does not replay.
 fn keys(start_fen: Option<&str>, moves: &str, max_ply: u32) -> Option<Vec<i64>> {
-    let mut replay = crate::query::replay::Replay::new(start_fen, moves).ok()?;
+    let mut replay = crate::replay::stored::Replay::new(start_fen, moves).ok()?;
     let mut keys = Vec::new();
     loop {
         let key = replay.position().zobrist().as_i64();
