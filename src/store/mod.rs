@@ -15,6 +15,7 @@ pub mod analysis;
 mod append;
 mod background;
 pub mod batch;
+mod batch_part;
 pub(crate) mod bloom;
 mod checkpoint;
 pub mod dedupe;

@@ -28,6 +28,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 
 use super::append;
 use super::batch::BatchPlan;
+use super::batch_part::BatchParts;
 use super::checkpoint::Checkpointer;
 use super::dedupe::DedupeIndex;
 use super::flush::Flusher;
@@ -237,24 +238,16 @@ pub struct Writer {
     /// when one is).
     next_id: i64,
     in_transaction: bool,
-    positions: PositionSorter,
     /// How pages reach the database.
     page_writes: segments::PageWrites,
-    /// Where the segment images are copied from.
-    image_slot: ImageSlot,
-    /// The batch's per-game rows, copied at its commit.
-    tables: GameTables,
-    /// Where their image is copied from.
-    tables_slot: ImageSlot,
+    /// What the open batch added beside its transaction.
+    batch: BatchParts,
     /// The position in `game_rows` of each of [`inserted_columns`].
     row_order: Vec<usize>,
     /// The position in `ply_data` of each of [`PLY_DATA_COLUMNS`].
     ply_data_order: Vec<usize>,
     /// The id of the open transaction's first game.
     batch_first_id: i64,
-    /// The games of the open transaction, as a dedupe match compares them
-    /// (kept unless duplicates are kept): they are in no table yet.
-    batch_stored: Vec<StoredGame>,
     /// A `game_rows` record and its `games_summary` record, reused.
     scratch: (Vec<u8>, Vec<u8>),
     /// Where the batches of position rows end.
@@ -269,20 +262,11 @@ pub struct Writer {
     checkpointer: Option<Checkpointer>,
     /// Syncs the database file alongside (see [`Flusher`]).
     flusher: Option<Flusher>,
-    /// The dedupe keys.
-    dedupe: DedupeIndex,
-    /// The ids of the tag names.
-    tag_names: TagNames,
-    /// Ids of the `game_texts` values.
-    texts: GameTexts,
     /// Ids of the games a dedupe lookup found (reused).
     candidates: Vec<GameId>,
     /// Position rows this import may still merge (`segments::compact`):
     /// [`segments::MERGE_RATIO`] for each row it wrote, less what it merged.
     merge_budget: u64,
-    /// The batch's rows of the explorer's tree (`None`: a database without
-    /// one).
-    tree: Option<TreeBatch>,
 }
 
 impl std::fmt::Debug for Writer {
@@ -462,15 +446,21 @@ impl Writer {
             options,
             next_id: 1,
             in_transaction: false,
-            positions: PositionSorter::with_page_size(page_writes.page_size()),
+            batch: BatchParts {
+                positions: PositionSorter::with_page_size(page_writes.page_size()),
+                image_slot,
+                tables: GameTables::new(shapes),
+                tables_slot,
+                stored: Vec::new(),
+                tag_names,
+                texts,
+                dedupe,
+                tree: None,
+            },
             page_writes,
-            image_slot,
-            tables: GameTables::new(shapes),
-            tables_slot,
             row_order,
             ply_data_order,
             batch_first_id: 1,
-            batch_stored: Vec::new(),
             scratch: Default::default(),
             plan: BatchPlan::new(options.batch_positions),
             fens: Vec::new(),
@@ -480,12 +470,8 @@ impl Writer {
             problems,
             checkpointer: None,
             flusher: None,
-            dedupe,
-            tag_names,
-            texts,
             candidates: Vec::new(),
             merge_budget: 0,
-            tree: None,
         };
         // A 128 MiB page cache. With schema 3's random-order dedupe index
         // 256 MiB had paid (11.7 M distinct games without positions,
@@ -518,7 +504,7 @@ impl Writer {
         segments::drop_orphans(writer.conn()).map_err(|e| writer.sqlite(e))?;
         segments::refresh_view(writer.conn()).map_err(|e| writer.sqlite(e))?;
         let tree = tree::ensure_complete(writer.conn()).map_err(|e| writer.sqlite(e))?;
-        writer.tree = tree
+        writer.batch.tree = tree
             .map(|state| TreeBatch::new(writer.conn(), state))
             .transpose()
             .map_err(|e| writer.sqlite(e))?;
@@ -650,7 +636,7 @@ impl Writer {
             // Read before the transaction: SQLite loads no image into a
             // schema whose transaction read pages by hand.
             let next_id = self.next_id;
-            self.tables.continue_tables(&self.conn, next_id).map_err(|e| self.sqlite(e))?;
+            self.batch.tables.continue_tables(&self.conn, next_id).map_err(|e| self.sqlite(e))?;
             // What BEGIN IMMEDIATE does for the main schema alone: a write
             // that changes nothing takes its write lock now. BEGIN IMMEDIATE
             // would lock the image schema too, and SQLite loads no image
@@ -674,7 +660,7 @@ impl Writer {
             );
             self.in_transaction = true;
             self.batch_first_id = self.next_id;
-            self.batch_stored.clear();
+            self.batch.stored.clear();
         }
         Ok(())
     }
@@ -745,9 +731,9 @@ impl Writer {
         if let Some(source) = &mut self.source {
             source.resume_offset = source.resume_offset.max(end);
         }
-        if self.plan.is_full(self.positions.len(), left)
+        if self.plan.is_full(self.batch.positions.len(), left)
             || self.batch_games >= self.options.batch_games
-            || self.tables.bytes() >= TABLES_BYTES
+            || self.batch.tables.bytes() >= TABLES_BYTES
         {
             self.commit()?;
         }
@@ -790,14 +776,14 @@ impl Writer {
         };
         put.map_err(|e| self.sqlite(e))?;
         if !self.options.keep_duplicates {
-            self.batch_stored.push(StoredGame {
+            self.batch.stored.push(StoredGame {
                 header: game.header.clone(),
                 start_fen: game.start_fen.clone(),
                 packed_moves: game.packed_moves.clone(),
             });
         }
-        self.dedupe.insert(game.dedupe_key, id);
-        if let Some(tree) = &mut self.tree {
+        self.batch.dedupe.insert(game.dedupe_key, id);
+        if let Some(tree) = &mut self.batch.tree {
             tree.add(id, &game.positions, &game.header);
         }
         if game.fens.len() == game.positions.len() {
@@ -806,7 +792,7 @@ impl Writer {
                 .extend(plies.zip(std::mem::take(&mut game.fens)).map(|(ply, fen)| (id, ply, fen)));
         }
         let positions = game.positions.len() as u64;
-        self.positions.push_game(id, std::mem::take(&mut game.positions));
+        self.batch.positions.push_game(id, std::mem::take(&mut game.positions));
         self.count(|s| {
             s.games += 1;
             s.positions += positions;
@@ -839,7 +825,8 @@ impl Writer {
         game: &GameRow,
         records: &GameRecords,
     ) -> rusqlite::Result<()> {
-        let Writer { conn, tables, texts: game_texts, tag_names, scratch, .. } = self;
+        let Writer { conn, batch, scratch, .. } = self;
+        let BatchParts { tables, texts: game_texts, tag_names, .. } = batch;
         let id = i64::from(assigned.id);
         let mut filled = vec![Value::Null; records.rows.holes()];
         for (hole, slot) in &records.holes {
@@ -902,8 +889,11 @@ impl Writer {
     /// # Errors
     /// A table without a column the rows fill.
     pub fn encoder(&self) -> Result<Arc<Encoder>, WriteError> {
-        let encoder =
-            Encoder::new(self.tables.shapes(), self.texts.shared(), self.tag_names.shared());
+        let encoder = Encoder::new(
+            self.batch.tables.shapes(),
+            self.batch.texts.shared(),
+            self.batch.tag_names.shared(),
+        );
         encoder.map(Arc::new).map_err(|e| self.sqlite(e))
     }
 
@@ -911,7 +901,8 @@ impl Writer {
     /// tables: its few-valued texts and names as their ids, its tag names
     /// by id. A row too long for the tables' image is inserted now.
     fn put_rows(&mut self, assigned: &Assigned, game: &GameRow) -> rusqlite::Result<()> {
-        let Writer { conn, tables, texts: game_texts, tag_names, .. } = self;
+        let Writer { conn, batch, .. } = self;
+        let BatchParts { tables, texts: game_texts, tag_names, .. } = batch;
         let id = i64::from(assigned.id);
         let mut given: Vec<ToSqlOutput<'_>> = Vec::with_capacity(self.row_order.len());
         assigned.values(&mut given)?;
@@ -1045,12 +1036,12 @@ impl Writer {
     /// this batch).
     fn is_duplicate(&mut self, game: &GameRow) -> Result<bool, WriteError> {
         let mut ids = std::mem::take(&mut self.candidates);
-        let found = self.dedupe.candidates(&self.conn, game.dedupe_key, &mut ids);
+        let found = self.batch.dedupe.candidates(&self.conn, game.dedupe_key, &mut ids);
         let result = found.map_err(|e| self.sqlite(e)).and_then(|()| {
             for &id in &ids {
                 // The batch's games are in no table until its commit.
                 let in_batch = usize::try_from(i64::from(id) - self.batch_first_id).ok();
-                if let Some(stored) = in_batch.and_then(|i| self.batch_stored.get(i)) {
+                if let Some(stored) = in_batch.and_then(|i| self.batch.stored.get(i)) {
                     if game.same_game(stored) {
                         return Ok(true);
                     }
@@ -1090,16 +1081,8 @@ impl Writer {
             let _ = self.conn().execute_batch("ROLLBACK");
             // Pages written through sqlite_dbpage may be cached parsed.
             let _ = append::after_page_writes(self.conn());
-            self.positions.discard();
-            let _ = self.image_slot.clear(&self.conn);
-            self.tables.discard();
-            let _ = self.tables_slot.clear(&self.conn);
-            self.batch_stored.clear();
-            self.dedupe.discard();
-            self.tag_names.discard();
-            self.texts.discard();
-            if let Some(tree) = &mut self.tree {
-                tree.clear();
+            for part in self.batch.each() {
+                part.discard(&self.conn);
             }
             self.in_transaction = false;
         }
@@ -1109,15 +1092,19 @@ impl Writer {
     fn commit_inner(&mut self) -> Result<(), WriteError> {
         self.plan.ended();
         // The batch's rows are sorted and written beside the rest.
-        self.positions.finish(std::mem::take(&mut self.fens));
-        let appends =
-            self.tables.write(&self.conn, &mut self.tables_slot).map_err(|e| self.sqlite(e))?;
-        self.batch_stored.clear();
-        if let Some(tree) = &mut self.tree {
+        self.batch.positions.finish(std::mem::take(&mut self.fens));
+        let appends = self
+            .batch
+            .tables
+            .write(&self.conn, &mut self.batch.tables_slot)
+            .map_err(|e| self.sqlite(e))?;
+        self.batch.stored.clear();
+        if let Some(tree) = &mut self.batch.tree {
             tree.write(&self.conn)
                 .map_err(|e| WriteError::Sqlite { path: self.path.clone(), error: e })?;
         }
-        self.dedupe
+        self.batch
+            .dedupe
             .write_batch(&self.conn, self.options.batch_games)
             .map_err(|e| self.sqlite(e))?;
         if let Some(s) = &mut self.source {
@@ -1136,11 +1123,11 @@ impl Writer {
                 )
                 .map_err(|e| self.sqlite(e))?;
         }
-        let segment = self.positions.take_image().map_err(|e| self.sqlite(e))?;
+        let segment = self.batch.positions.take_image().map_err(|e| self.sqlite(e))?;
         let written = segment.rows() as u64;
         let segment_pages = segments::write_segment(
             &self.conn,
-            &mut self.image_slot,
+            &mut self.batch.image_slot,
             segment,
             self.options.batch_positions,
             self.page_writes,
@@ -1177,25 +1164,21 @@ impl Writer {
         if by_hand {
             append::after_page_writes(self.conn()).map_err(|e| self.sqlite(e))?;
         }
-        self.tag_names.committed();
-        self.texts.committed();
-        if let Some(tree) = &mut self.tree {
-            tree.committed();
+        for part in self.batch.each() {
+            part.committed(&self.conn)
+                .map_err(|e| WriteError::Sqlite { path: self.path.clone(), error: e })?;
         }
-        self.image_slot.clear(&self.conn).map_err(|e| self.sqlite(e))?;
-        self.tables_slot.clear(&self.conn).map_err(|e| self.sqlite(e))?;
         self.batch_games = 0;
         let after_commit = |conn: &Connection| match &self.checkpointer {
             Some(checkpointer) => checkpointer.after_commit(conn),
             None => Ok(()),
         };
         after_commit(self.conn()).map_err(|e| self.sqlite(e))?;
-        self.dedupe.committed(&self.conn).map_err(|e| self.sqlite(e))?;
         let mut budget = self.merge_budget;
         let merged = segments::compact(self.conn(), &mut budget, &after_commit);
         self.merge_budget = budget;
         merged.map_err(|e| self.sqlite(e))?;
-        self.dedupe.compact(&self.conn, &after_commit).map_err(|e| self.sqlite(e))?;
+        self.batch.dedupe.compact(&self.conn, &after_commit).map_err(|e| self.sqlite(e))?;
         if let Some(flusher) = &self.flusher {
             flusher.request();
         }
@@ -1265,8 +1248,12 @@ impl Writer {
     /// Database errors.
     pub fn finish(mut self) -> Result<Totals, WriteError> {
         self.commit()?;
-        std::mem::take(&mut self.image_slot).detach(self.conn()).map_err(|e| self.sqlite(e))?;
-        std::mem::take(&mut self.tables_slot).detach(self.conn()).map_err(|e| self.sqlite(e))?;
+        std::mem::take(&mut self.batch.image_slot)
+            .detach(self.conn())
+            .map_err(|e| self.sqlite(e))?;
+        std::mem::take(&mut self.batch.tables_slot)
+            .detach(self.conn())
+            .map_err(|e| self.sqlite(e))?;
         if let Some(checkpointer) = self.checkpointer.take() {
             checkpointer.stop();
         }
