@@ -1,7 +1,7 @@
 //! The import pipeline: inputs, one after the other
 //! ([`crate::replay::inputs`]) → blocks ([`crate::pgn::source`]) → chunks
 //! read, replayed and turned into rows on a rayon pool
-//! ([`crate::replay::parallel`], [`crate::store::rows`]) → a bounded channel → the one
+//! ([`crate::replay::parallel`], [`crate::store::encode::rows`]) → a bounded channel → the one
 //! writer thread ([`crate::store::writer`]).
 //!
 //! The calling thread cuts blocks and chunks and forwards finished chunks,
@@ -24,8 +24,8 @@ use crate::pgn::source::{self, expand_inputs, Compression, InputName, Source, So
 use crate::replay::inputs::{read_inputs, ChunkPlace, InputStart, InputVisitor};
 use crate::replay::parallel::Chunk;
 use crate::replay::ReplayOptions;
-use crate::store::records::Encoder;
-use crate::store::rows::{GameRow, RowOptions};
+use crate::store::encode::records::Encoder;
+use crate::store::encode::rows::{GameRow, RowOptions};
 use crate::store::writer::{Problem, SourceStart, Totals, WriteError, Writer, WriterOptions};
 use crate::timings::{self, Span, Stage};
 

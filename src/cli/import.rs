@@ -17,7 +17,7 @@ use pgnindex::db::{self, Sharing};
 use pgnindex::import::{self, ImportError, ImportOptions, Observer};
 use pgnindex::notation::moves::Notation;
 use pgnindex::pgn::source::{Foreign, InputName, SourceError};
-use pgnindex::store::rows::RowOptions;
+use pgnindex::store::encode::rows::RowOptions;
 use pgnindex::store::writer::{Problem, ProblemKind, WriterOptions, BATCH_GAMES_WITHOUT_POSITIONS};
 
 use super::exit::{Exit, UsageError};

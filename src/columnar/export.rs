@@ -25,7 +25,7 @@ use crate::db::GameId;
 use crate::pgn::commands::Eval;
 use crate::query::filter::SqlFilter;
 use crate::query::functions;
-use crate::store::plies::{PlyData, StoredNotes};
+use crate::store::format::plies::{PlyData, StoredNotes};
 use crate::store::segments;
 
 /// The largest shard number: its ids stay positive 64-bit integers. A

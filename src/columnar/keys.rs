@@ -7,7 +7,7 @@
 //! The newest games are a hash table of at most `run_keys` entries; a full
 //! table is sorted and written as a run file of 16-byte records into the
 //! working directory, with a Bloom filter of 16 bits a key
-//! ([`crate::store::bloom`], about 0.1 % false positives) and the first key
+//! ([`crate::store::format::bloom`], about 0.1 % false positives) and the first key
 //! of every [`BLOCK`] records kept in memory. A lookup tests each run's
 //! filter and reads one block of a run whose filter says "maybe".
 //!
@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 
 use super::ColumnarError;
 use crate::chess::zobrist::BuildKeyHasher;
-use crate::store::bloom::{Bloom, BITS_PER_KEY};
+use crate::store::format::bloom::{Bloom, BITS_PER_KEY};
 
 /// Keys in the table before it is written as a run: 3.5 M entries fill a
 /// table of 4 Mi slots (68 MB) to its load limit.

@@ -35,8 +35,8 @@ use crate::db::columns::Columns;
 use crate::db::GameId;
 use crate::pgn::source::FileFacts;
 use crate::query::game::written_back;
-use crate::store::plies::PlyData;
-use crate::store::rows::{GameRow, RowOptions};
+use crate::store::encode::rows::{GameRow, RowOptions};
+use crate::store::format::plies::PlyData;
 use crate::store::writer::{
     is_skipped, problem_text, skipped_message, Assigned, Problem, ProblemKind, SourceStart, Totals,
 };
@@ -554,7 +554,7 @@ mod tests {
     use super::*;
     use crate::replay::parallel::read_chunk;
     use crate::replay::ReplayOptions;
-    use crate::store::rows::RowOptions;
+    use crate::store::encode::rows::RowOptions;
 
     fn rows(text: &str) -> Vec<GameRow> {
         let replay = ReplayOptions {

@@ -49,7 +49,7 @@ pub enum QueryError {
         /// The game.
         id: GameId,
         /// Where the entry goes wrong.
-        source: crate::store::material::DecodeError,
+        source: crate::store::format::material::DecodeError,
     },
     /// The position index cannot answer a position search.
     #[error(transparent)]

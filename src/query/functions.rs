@@ -41,7 +41,7 @@ use crate::notation::material::write_material;
 use crate::notation::san;
 use crate::notation::uci::Uci;
 use crate::replay::stored::position_at;
-use crate::store::plies::PlyData;
+use crate::store::format::plies::PlyData;
 
 /// The names of the functions [`register`] adds.
 pub const NAMES: [&str; 6] =

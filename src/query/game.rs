@@ -12,7 +12,7 @@ use super::error::QueryError;
 use crate::db::columns::{columns, select_list, Columns};
 use crate::db::{GameId, Header};
 use crate::pgn::movetext::{write_movetext, FirstMove, NotesForm, LINE_WIDTH};
-use crate::store::plies::{PlyData, StoredNotes};
+use crate::store::format::plies::{PlyData, StoredNotes};
 
 columns! {
     /// One stored game. Each field but `tags` is the `games` column of its

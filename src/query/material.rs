@@ -2,7 +2,7 @@
 //! position with some material (`--material`) or some pieces on some
 //! squares (`--pattern`), each with the first ply where it does.
 //!
-//! The material index ([`crate::store::material`]) answers a material
+//! The material index ([`crate::store::format::material`]) answers a material
 //! search alone: each game's stretches are read and matched here, in
 //! Rust. A pattern search replays only the games, and within them only the
 //! stretches, whose material can hold the pattern (and meets the material
@@ -22,7 +22,7 @@ use crate::chess::Material;
 use crate::db::GameId;
 use crate::notation::material::{MaterialSpec, Pattern};
 use crate::replay::stored::Replay;
-use crate::store::material::{self as stored, Stretch, StretchBuilder};
+use crate::store::format::material::{self as stored, Stretch, StretchBuilder};
 
 /// A material or pattern search (at least one of the two), with header
 /// filters.

@@ -336,7 +336,7 @@ mod tests {
 
     #[test]
     fn movetexts_written_back_are_in_these_lines_already() {
-        use crate::store::plies::PlyData;
+        use crate::store::format::plies::PlyData;
         let long = "a comment, long enough to be broken over lines: é ü and more words, %one";
         let notes = PlyData {
             clocks: Some("[180,178.6,null,170,169.5,160,150]".into()),

@@ -9,9 +9,9 @@
 use rusqlite::Connection;
 
 use super::dedupe::DedupeIndex;
+use super::encode::rows::StoredGame;
 use super::game_tables::GameTables;
 use super::image::ImageSlot;
-use super::rows::StoredGame;
 use super::sorter::PositionSorter;
 use super::tag_names::TagNames;
 use super::texts::GameTexts;

@@ -22,7 +22,7 @@ use std::collections::HashMap;
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 
-use super::bloom::{Bloom, BITS_PER_KEY};
+use super::format::bloom::{Bloom, BITS_PER_KEY};
 use super::segments::{checked_name, copy_merged, drop_unregistered, insert_rows, level_for};
 use crate::db::GameId;
 

@@ -341,7 +341,7 @@ impl GameTables {
 
     /// Adds the row `rowid` of `table` as its `record`, and for
     /// `game_rows` its `games_summary` record `summary`, made to fit
-    /// ([`super::records`]).
+    /// ([`super::encode::records`]).
     ///
     /// # Errors
     /// A row too long or out of order.

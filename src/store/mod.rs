@@ -1,7 +1,8 @@
-//! The storage engine: what the database stores of a game ([`rows`]) and
-//! the one thread that writes it ([`writer`], its batches cut by [`batch`]): games (few-valued texts by
+//! The storage engine: what the workers make of a game ([`encode`]), the
+//! forms both sides read ([`format`]), and the one thread that writes it
+//! ([`writer`], its batches cut by [`batch`]): games (few-valued texts by
 //! id, [`texts`]), tag pairs (names by id, [`tag_names`]) and
-//! per-move notes ([`plies`]), the material stretches ([`material`]), the
+//! per-move notes ([`format::plies`]), the material stretches, the
 //! position index and the dedupe keys as sorted segment tables
 //! ([`segments`], its rows sorted beside the writer by `sorter` and
 //! written as whole tables by `image`; [`dedupe`],
@@ -11,24 +12,19 @@
 //! [`delete`], which deletes games, and
 //! [`vacuum`], which drops the index rows of deleted games.
 
-pub mod analysis;
 mod append;
 mod background;
 pub mod batch;
 mod batch_part;
-pub(crate) mod bloom;
 mod checkpoint;
 pub mod dedupe;
 pub mod delete;
+pub mod encode;
 mod flush;
+pub mod format;
 pub mod game_tables;
 mod image;
-pub mod material;
-pub mod plies;
-pub mod records;
-pub mod rows;
 pub mod segments;
-pub mod shared_ids;
 mod sorter;
 pub mod tag_names;
 pub mod texts;

@@ -15,7 +15,7 @@
 use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::thread::JoinHandle;
 
-use super::rows::PositionRow;
+use super::encode::rows::PositionRow;
 use super::segments::{BuiltSegment, Fens, PendingPosition, SegmentImage, SegmentStretch, NO_MOVE};
 use crate::db::GameId;
 use crate::timings::{self, Span, Stage};

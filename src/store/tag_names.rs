@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use rusqlite::Connection;
 
-use super::shared_ids::{IdMap, SharedIds};
+use super::encode::shared_ids::{IdMap, SharedIds};
 
 use crate::replay::TagPairs;
 

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use rusqlite::{Connection, OptionalExtension};
 
-use super::shared_ids::{IdMap, SharedIds};
+use super::encode::shared_ids::{IdMap, SharedIds};
 
 /// Texts whose ids are kept in memory (a few tens of MB at most).
 const CACHED: usize = 1 << 18;

@@ -24,7 +24,7 @@ use std::collections::{HashMap, HashSet};
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 
-use super::rows::PositionRow;
+use super::encode::rows::PositionRow;
 use super::segments;
 use crate::chess::reach::REACH_CAP;
 use crate::chess::zobrist::BuildKeyHasher;

@@ -31,11 +31,11 @@ use super::batch::BatchPlan;
 use super::batch_part::BatchParts;
 use super::checkpoint::Checkpointer;
 use super::dedupe::DedupeIndex;
+use super::encode::records::{Encoder, GameRecords, Hole, SummaryHole, TagsRecord};
+use super::encode::rows::{GameRow, Header, RowOptions, StoredGame};
 use super::flush::Flusher;
 use super::game_tables::{self, GameTables, Shapes, Table};
 use super::image::{ImageSlot, Value};
-use super::records::{Encoder, GameRecords, Hole, SummaryHole, TagsRecord};
-use super::rows::{GameRow, Header, RowOptions, StoredGame};
 use super::segments::{self, Fens};
 use super::sorter::PositionSorter;
 use super::tag_names::TagNames;
@@ -320,7 +320,7 @@ static DATE_PARAM: LazyLock<usize> =
 static TEXT_PARAMS: LazyLock<Vec<bool>> =
     LazyLock::new(|| inserted_columns().map(texts::is_text_column).collect());
 
-/// The `ply_data` columns a [`crate::store::plies::PlyData`] fills, in the
+/// The `ply_data` columns a [`crate::store::format::plies::PlyData`] fills, in the
 /// order [`Writer::store`] gives them.
 pub(crate) const PLY_DATA_COLUMNS: [&str; 12] = [
     "game_id",
@@ -949,7 +949,7 @@ impl Writer {
         }
         if let Some(d) = &game.plies {
             let width = tables.shapes().width(Table::PlyData);
-            let mut row = super::records::ply_data_row(d, &self.ply_data_order, width);
+            let mut row = super::encode::records::ply_data_row(d, &self.ply_data_order, width);
             put(conn, tables, Table::PlyData, id, &mut row)?;
             for (ply, pv) in &d.pvs {
                 // Plies past 2^24 keep their variation in the movetext's

@@ -1,5 +1,5 @@
 //! A game's rows as the records of the per-game tables
-//! ([`super::game_tables`]), encoded on the workers by an [`Encoder`]: the
+//! ([`crate::store::game_tables`]), encoded on the workers by an [`Encoder`]: the
 //! writer fills in the few values it decides — the source, the offset, and
 //! the ids of texts the dictionaries did not hold yet — and appends them.
 //!
@@ -13,15 +13,15 @@ use std::sync::Arc;
 
 use rusqlite::types::ToSqlOutput;
 
-use super::game_tables::{record_value, Shapes, Table};
-use super::image::{Record, RowidLeaves, Template, Value};
-use super::plies::PlyData;
 use super::rows::GameRow;
 use super::shared_ids::SharedIds;
-use super::texts::SHORT_NAME;
-use super::writer::{inserted_columns, is_skipped, Assigned, PLY_DATA_COLUMNS};
 use crate::db::columns::Columns;
 use crate::db::{dates, texts};
+use crate::store::format::plies::PlyData;
+use crate::store::game_tables::{record_value, Shapes, Table};
+use crate::store::image::{Record, RowidLeaves, Template, Value};
+use crate::store::texts::SHORT_NAME;
+use crate::store::writer::{inserted_columns, is_skipped, Assigned, PLY_DATA_COLUMNS};
 
 /// The values of `d`'s `ply_data` row in the table's column order: the
 /// position of each of [`PLY_DATA_COLUMNS`] is in `order`, of `width`

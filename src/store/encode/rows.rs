@@ -6,8 +6,6 @@
 use xxhash_rust::xxh3::Xxh3;
 
 use super::analysis::Analysis;
-use super::material;
-use super::plies::PlyData;
 use crate::chess::{Material, Move};
 use crate::db::columns::columns;
 pub use crate::db::Header;
@@ -18,6 +16,8 @@ use crate::pgn::movetext::NotesForm;
 use crate::replay::openings::Openings;
 use crate::replay::parallel::LocatedGame;
 use crate::replay::TagPairs;
+use crate::store::format::material;
+use crate::store::format::plies::PlyData;
 
 /// What to index besides the game itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,7 +64,7 @@ pub struct PositionRow {
 
 columns! {
     /// Everything the writer stores of one game. The fields not marked
-    /// `@skip` are the `games` columns of their names; [`super::writer`]
+    /// `@skip` are the `games` columns of their names; [`crate::store::writer`]
     /// fills the others: the id, the source, and `offset` as
     /// `source_offset`.
     #[derive(Debug, Clone)]
@@ -111,7 +111,7 @@ columns! {
         /// The variant, for games not stored because they are not chess.
         @skip pub skipped_variant: Option<String>,
         /// The `game_material` row: the mainline's material stretches
-        /// ([`super::material`]); `None` for a game without a start
+        /// ([`crate::store::format::material`]); `None` for a game without a start
         /// position.
         @skip pub material: Option<Vec<u8>>,
         /// The indexed positions.

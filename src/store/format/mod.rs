@@ -1,0 +1,8 @@
+//! The stored forms that both sides read: the import's workers encode
+//! them and the queries, the server and the Parquet export decode them —
+//! a game's per-move notes ([`plies`]), its material stretches
+//! ([`material`]) and the dedupe keys' filter ([`bloom`]).
+
+pub(crate) mod bloom;
+pub mod material;
+pub mod plies;
