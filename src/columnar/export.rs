@@ -6,7 +6,7 @@
 //! `movetexts` view does), so the files need no pgnindex function.
 //! `plies` is made from each game's `moves` and `ply_data` row as the
 //! view makes it ([`write_plies`]). `positions` comes sorted by `hash`, the
-//! segments read in key order ([`segments::rows_by_hash_sql`]), merged
+//! segments read in key order ([`positions::rows_by_hash_sql`]), merged
 //! and unpacked here ([`write_positions`]): an engine's row-group
 //! statistics then skip most of a file on `WHERE hash = ?`.
 //!
@@ -26,7 +26,7 @@ use crate::pgn::commands::Eval;
 use crate::query::filter::SqlFilter;
 use crate::query::functions;
 use crate::store::format::plies::{PlyData, StoredNotes};
-use crate::store::segments;
+use crate::store::format::positions;
 
 /// The largest shard number: its ids stay positive 64-bit integers. A
 /// shard's number is added to the high bits of every game and source id
@@ -219,7 +219,7 @@ impl Export<'_> {
             "tags" => view_sql(conn, "tags", "game_id", &restrict)?,
             _ => {
                 let columns = positions_columns(conn)?;
-                match segments::rows_by_hash_sql(conn, &restrict).map_err(&e)? {
+                match positions::rows_by_hash_sql(conn, &restrict).map_err(&e)? {
                     Some(arms) => {
                         let mut sink =
                             TableSink::new(dir, table, &prefix, &columns, limits, metadata)?;
@@ -638,7 +638,7 @@ fn positions_view_sql(restrict: &dyn Fn(&str) -> String) -> String {
     )
 }
 
-/// The rows of [`segments::rows_by_hash_sql`]'s statements `arms`, one
+/// The rows of [`positions::rows_by_hash_sql`]'s statements `arms`, one
 /// per segment, merged here in `hash` order (a heap of each segment's
 /// next row: SQLite's merge of a compound statement compares each row
 /// with every arm's), as the view's columns: each packed row unpacked,
@@ -682,7 +682,7 @@ fn write_positions(
     while let Some(mut top) = heap.peek_mut() {
         let Reverse(((hash, gpm), i)) = *top;
         let row = cursors[i].get().expect("a segment in the heap stands on a row");
-        let (game_id, ply, next_move) = segments::unpack_gpm(gpm);
+        let (game_id, ply, next_move) = positions::unpack_gpm(gpm);
         if deleted.is_empty() || !deleted.contains(&game_id.get()) {
             let fen = row.get_ref(2).and_then(|v| Ok(v.as_str_or_null()?)).map_err(&e)?;
             let id = i64::from(game_id);

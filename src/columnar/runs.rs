@@ -1,13 +1,14 @@
 //! [`PositionRuns`]: position rows sorted by hash in bounded memory, for a
 //! writer that gets them in game order. Rows are fixed-width records
 //! (16 bytes: the hash, then game id, ply and next move packed as the
-//! position index packs them, [`segments::pack_gpm`], so that their order
+//! position index packs them, [`positions::pack_gpm`], so that their order
 //! as integers is the export's: by hash, then by the packed rest); every
 //! `run_rows` rows are sorted and written as a run file into a working
 //! directory (on a thread of their own, while the next run fills), and
 //! [`PositionRuns::finish`] merges the runs, [`MAX_FAN_IN`] at a time.
 //! Memory: two runs' buffers and a read buffer per merged run.
 
+use crate::store::format::positions;
 use crate::timings::{self, Stage};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -18,7 +19,6 @@ use std::thread::JoinHandle;
 
 use super::ColumnarError;
 use crate::db::GameId;
-use crate::store::segments;
 
 /// Rows per run by default: 32 MiB of records, two runs in memory (one
 /// filling, one sorted and written). Up to 4,096 runs (8.6 billion rows),
@@ -52,13 +52,13 @@ impl PositionRecord {
     /// never negative.
     fn pack(self) -> u128 {
         let hash = (self.hash as u64) ^ (1 << 63);
-        let gpm = segments::pack_gpm(self.game_id, self.ply, self.next_move);
+        let gpm = positions::pack_gpm(self.game_id, self.ply, self.next_move);
         (u128::from(hash) << 64) | u128::from(gpm as u64)
     }
 
     fn unpack(packed: u128) -> PositionRecord {
         let hash = ((packed >> 64) as u64 ^ (1 << 63)) as i64;
-        let (game_id, ply, next_move) = segments::unpack_gpm(packed as u64 as i64);
+        let (game_id, ply, next_move) = positions::unpack_gpm(packed as u64 as i64);
         PositionRecord { hash, game_id, ply, next_move }
     }
 }
@@ -314,7 +314,7 @@ mod tests {
         }
         assert!(runs.runs() > MAX_FAN_IN, "{} runs", runs.runs());
         assert_eq!(runs.rows(), 1000);
-        expected.sort_by_key(|r| (r.hash, segments::pack_gpm(r.game_id, r.ply, r.next_move)));
+        expected.sort_by_key(|r| (r.hash, positions::pack_gpm(r.game_id, r.ply, r.next_move)));
         let mut got = Vec::new();
         runs.finish(|r| {
             got.push(r);

@@ -25,7 +25,8 @@ use crate::chess::Position;
 use crate::db::GameId;
 use crate::notation::fen;
 use crate::replay::stored::Replay;
-use crate::store::{segments, tree};
+use crate::store::format::positions;
+use crate::store::tree;
 use std::sync::Arc;
 
 /// What to look for.
@@ -98,8 +99,8 @@ impl Search {
     /// game order, so SQLite merges them as a stream (ordering by ply too
     /// would sort within each game: the caller does that). The games are
     /// read afterwards, one by one. Since schema 12 the segments are read
-    /// by their keys ([`segments::ordered_hits_sql`]) but for the plies
-    /// from [`segments::LONG_PLY`] on, which their keys sort after the
+    /// by their keys ([`positions::ordered_hits_sql`]) but for the plies
+    /// from [`positions::LONG_PLY`] on, which their keys sort after the
     /// others: those few hits are read here, sorted, and returned third,
     /// for the caller to merge in.
     fn hits_sql(
@@ -121,7 +122,7 @@ impl Search {
             )
         };
         let Some((sql, long_sql, arms)) =
-            segments::ordered_hits_sql(conn, filters.table, &filters.sql).map_err(&e)?
+            positions::ordered_hits_sql(conn, filters.table, &filters.sql).map_err(&e)?
         else {
             return Ok((view_sql, params, Vec::new()));
         };
@@ -332,12 +333,12 @@ impl Search {
         // Unordered: ordering the UNION ALL of the segments in SQLite costs
         // three times as much as reading it and sorting here.
         let snapshot = Snapshot::begin(conn)?;
-        let mut hits: Vec<(GameId, u32, Option<u16>)> = match segments::packed_hits_sql(conn)
+        let mut hits: Vec<(GameId, u32, Option<u16>)> = match positions::packed_hits_sql(conn)
             .map_err(&e)?
         {
             Some(sql) => conn.prepare(&sql).and_then(|mut st| {
                 st.query_map([target.key], |r| {
-                    let (game_id, ply, next_move) = segments::unpack_gpm(r.get(0)?);
+                    let (game_id, ply, next_move) = positions::unpack_gpm(r.get(0)?);
                     Ok((game_id, u32::from(ply), next_move))
                 })?
                 .collect()
@@ -366,7 +367,7 @@ impl Search {
     /// (see the module docs). Each segment is read backwards from the end
     /// of the key's rows, about `2n` rows: the cost does not grow with the
     /// games that reach the position. A game's hits from
-    /// [`segments::LONG_PLY`] on are not read: such a game counts at its
+    /// [`positions::LONG_PLY`] on are not read: such a game counts at its
     /// first hit below that ply, or not at all.
     ///
     /// # Errors
@@ -380,7 +381,7 @@ impl Search {
         let filters = self.filters.sql_for(conn)?;
         let snapshot = Snapshot::begin(conn)?;
         let Some(statements) =
-            segments::last_hits_sql(conn, filters.table, &filters.sql).map_err(&e)?
+            positions::last_hits_sql(conn, filters.table, &filters.sql).map_err(&e)?
         else {
             // An old layout: every hit.
             drop(snapshot);
@@ -403,7 +404,7 @@ impl Search {
                 .prepare_cached(sql)
                 .and_then(|mut st| {
                     st.query_map(params_from_iter(&params), |r| {
-                        Ok(segments::unpack_gpm(r.get(0)?))
+                        Ok(positions::unpack_gpm(r.get(0)?))
                     })?
                     .collect()
                 })
@@ -510,7 +511,7 @@ impl Search {
                 .prepare_cached(&format!(
                     "SELECT game_id, next_move FROM explorer_late \
                      WHERE hash = ?1 AND game_id >= ?2 AND {}",
-                    segments::live("game_id")
+                    positions::live("game_id")
                 ))
                 .and_then(|mut st| {
                     st.query_map(rusqlite::params![target.key, from], |r| {
@@ -555,14 +556,14 @@ impl Search {
         let e = QueryError::sqlite(conn);
         let Some(target) = &self.target else { return Ok(false) };
         let after = Some(state.max_ply).filter(|_| !every_ply);
-        let after_sql = segments::hits_after_sql(conn, after, below).map_err(&e)?;
-        let long_sql = segments::long_hits_sql(conn, below).map_err(&e)?;
+        let after_sql = positions::hits_after_sql(conn, after, below).map_err(&e)?;
+        let long_sql = positions::long_hits_sql(conn, below).map_err(&e)?;
         let (Some(after_sql), Some(long_sql)) = (after_sql, long_sql) else { return Ok(false) };
         let first_hits = |sql: &str| -> Result<Vec<(GameId, u16, Option<u16>)>, QueryError> {
             let mut hits: Vec<(GameId, u16, Option<u16>)> = conn
                 .prepare_cached(sql)
                 .and_then(|mut st| {
-                    st.query_map([target.key], |r| Ok(segments::unpack_gpm(r.get(0)?)))?.collect()
+                    st.query_map([target.key], |r| Ok(positions::unpack_gpm(r.get(0)?)))?.collect()
                 })
                 .map_err(&e)?;
             hits.sort_unstable();
@@ -575,7 +576,7 @@ impl Search {
         let long = first_hits(&long_sql)?;
         let mut game_rows = match every_ply {
             true => None,
-            false => match segments::game_hits_sql(conn).map_err(&e)? {
+            false => match positions::game_hits_sql(conn).map_err(&e)? {
                 Some(sql) => Some(conn.prepare_cached(&sql).map_err(&e)?),
                 None => return Ok(false),
             },
@@ -589,7 +590,7 @@ impl Search {
             };
             let rows = game_rows
                 .query_map(rusqlite::params![target.key, i64::from(game_id)], |r| {
-                    Ok(segments::unpack_gpm(r.get(0)?).1)
+                    Ok(positions::unpack_gpm(r.get(0)?).1)
                 })
                 .and_then(|rows| rows.collect::<rusqlite::Result<Vec<u16>>>())
                 .map_err(&e)?;

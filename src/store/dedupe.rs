@@ -23,7 +23,8 @@ use std::collections::HashMap;
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 
 use super::format::bloom::{Bloom, BITS_PER_KEY};
-use super::segments::{checked_name, copy_merged, drop_unregistered, insert_rows, level_for};
+use super::format::positions::checked_name;
+use super::segments::{copy_merged, drop_unregistered, insert_rows, level_for};
 use crate::db::GameId;
 
 /// Segments of one level merged together. Lookups search every segment, so

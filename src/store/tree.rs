@@ -25,10 +25,10 @@ use std::collections::{HashMap, HashSet};
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 
 use super::encode::rows::PositionRow;
-use super::segments;
 use crate::chess::reach::REACH_CAP;
 use crate::chess::zobrist::BuildKeyHasher;
 use crate::db::{GameId, Header};
+use crate::store::format::positions;
 
 /// The plies up to which the importer does not take a position's
 /// [`crate::chess::reach::Reach::reach`]: those of every database's tree
@@ -482,7 +482,7 @@ pub fn remove_games(conn: &Connection, ids: &[GameId]) -> rusqlite::Result<Delet
     if !state.complete {
         return Ok(removed);
     }
-    let Some(hits_sql) = segments::game_hits_sql(conn)? else { return Ok(removed) };
+    let Some(hits_sql) = positions::game_hits_sql(conn)? else { return Ok(removed) };
     let mut ids = ids.to_vec();
     ids.sort_unstable();
     ids.dedup();
@@ -509,7 +509,7 @@ pub fn remove_games(conn: &Connection, ids: &[GameId]) -> rusqlite::Result<Delet
         for key in keys {
             let first = hits
                 .query_map(params![key, id], |r| r.get::<_, i64>(0))?
-                .map(|gpm| gpm.map(segments::unpack_gpm))
+                .map(|gpm| gpm.map(positions::unpack_gpm))
                 .collect::<rusqlite::Result<Vec<_>>>()?
                 .into_iter()
                 .min_by_key(|&(_, ply, _)| ply);

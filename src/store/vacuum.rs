@@ -12,7 +12,8 @@ use std::path::Path;
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 
 use super::dedupe::DedupeIndex;
-use super::segments::{self, checked_name};
+use super::format::positions::{self, checked_name};
+use super::segments;
 use super::writer::{import_lock, WriteError};
 use crate::db::{self, DbError, Sharing};
 
@@ -81,7 +82,7 @@ fn purge(conn: &Connection, step: &mut dyn FnMut(Step)) -> rusqlite::Result<(u64
     let games: i64 = tx.query_row("SELECT count(*) FROM deleted_games", [], |r| r.get(0))?;
     let mut positions = 0;
     if games > 0 {
-        let positions_tables: Vec<(String, String)> = segments::segments(&tx, None)?
+        let positions_tables: Vec<(String, String)> = positions::segments(&tx, None)?
             .into_iter()
             .map(|s| (s.name, s.layout.game_id_sql()))
             .collect();

@@ -19,7 +19,7 @@ use predicates::prelude::*;
 use pgnindex::chess::Position;
 use pgnindex::db::GameId;
 use pgnindex::notation::{fen, uci};
-use pgnindex::store::segments::pack_gpm;
+use pgnindex::store::format::positions::pack_gpm;
 use similar_asserts::assert_eq;
 
 /// The shared database: imported once per test process.

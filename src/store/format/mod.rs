@@ -1,8 +1,10 @@
 //! The stored forms that both sides read: the import's workers encode
 //! them and the queries, the server and the Parquet export decode them —
 //! a game's per-move notes ([`plies`]), its material stretches
-//! ([`material`]) and the dedupe keys' filter ([`bloom`]).
+//! ([`material`]), the position index's segments ([`positions`]) and the
+//! dedupe keys' filter ([`bloom`]).
 
 pub(crate) mod bloom;
 pub mod material;
 pub mod plies;
+pub mod positions;
