@@ -420,7 +420,7 @@ fn run_into<S: Store>(
 
     let replay = ReplayOptions {
         keys: options.rows.positions,
-        reach_after: options.rows.positions.then_some(crate::store::tree::LATE_AFTER),
+        reach_after: options.rows.positions.then_some(crate::store::format::explorer::LATE_AFTER),
         fens: options.rows.positions && options.rows.fens,
         notation: options.notation,
         tags: true,

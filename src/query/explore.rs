@@ -17,7 +17,7 @@ use super::error::QueryError;
 use super::search::{Hit, Outcome, Search};
 use crate::notation::san;
 use crate::notation::uci::Uci;
-use crate::store::tree;
+use crate::store::format::explorer;
 
 /// One move of the explorer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -210,7 +210,7 @@ impl<'p> Tally<'p> {
             stats.elo_sum = stats.elo_sum.saturating_add(elo);
             stats.elo_count += 1;
         }
-        if let Some(date) = hit.date.filter(|d| tree::known_year(d)) {
+        if let Some(date) = hit.date.filter(|d| explorer::known_year(d)) {
             if stats.last_date.as_deref().is_none_or(|last| date > last) {
                 stats.last_date = Some(date.to_string());
             }
@@ -218,7 +218,7 @@ impl<'p> Tally<'p> {
     }
 
     /// Counts a row of the explorer's tree.
-    fn counts(&mut self, next_move: Option<u16>, counts: &tree::Counts) {
+    fn counts(&mut self, next_move: Option<u16>, counts: &explorer::Counts) {
         let n = |v: i64| u64::try_from(v).unwrap_or(0);
         let Some(stats) = self.games(next_move, n(counts.games)) else { return };
         let mut other = MoveStats::new(String::new(), String::new());

@@ -25,8 +25,8 @@ use crate::chess::Position;
 use crate::db::GameId;
 use crate::notation::fen;
 use crate::replay::stored::Replay;
+use crate::store::format::explorer;
 use crate::store::format::positions;
-use crate::store::tree;
 use std::sync::Arc;
 
 /// What to look for.
@@ -460,7 +460,7 @@ impl Search {
     pub fn for_each_tree_hit(
         &self,
         conn: &Connection,
-        mut row: impl FnMut(Option<u16>, &tree::Counts),
+        mut row: impl FnMut(Option<u16>, &explorer::Counts),
         each: impl FnMut(&Hit<'_>),
     ) -> Result<bool, QueryError> {
         let e = QueryError::sqlite(conn);
@@ -469,17 +469,17 @@ impl Search {
             return Ok(false);
         }
         let _snapshot = Snapshot::begin(conn)?;
-        let Some(state) = tree::state(conn).map_err(&e)?.filter(|s| s.complete) else {
+        let Some(state) = explorer::state(conn).map_err(&e)?.filter(|s| s.complete) else {
             return Ok(false);
         };
-        let rows: Vec<(i64, tree::Counts)> = conn
+        let rows: Vec<(i64, explorer::Counts)> = conn
             .prepare_cached(
                 "SELECT next_move, games, white_wins, draws, black_wins, elo_sum, elo_count, \
                  last_date FROM explorer_tree WHERE hash = ?1",
             )
             .and_then(|mut st| {
                 st.query_map([target.key], |r| {
-                    let counts = tree::Counts {
+                    let counts = explorer::Counts {
                         games: r.get(1)?,
                         white_wins: r.get(2)?,
                         draws: r.get(3)?,
@@ -495,7 +495,7 @@ impl Search {
             .map_err(&e)?;
         // The games `explorer_late` lists, from `listed_from` on: a deep
         // position's from its `deep_from`, the others' by their reach.
-        let deep_from = tree::deep_from(conn, &state, target.key).map_err(&e)?;
+        let deep_from = explorer::deep_from(conn, &state, target.key).map_err(&e)?;
         // A deep position is the tree's even before it counts a game.
         if rows.is_empty() && deep_from.is_none() {
             return Ok(false);
@@ -548,7 +548,7 @@ impl Search {
     fn scan_late(
         &self,
         conn: &Connection,
-        state: &tree::State,
+        state: &explorer::State,
         below: Option<GameId>,
         every_ply: bool,
         late: &mut Vec<(GameId, Option<u16>)>,

@@ -25,157 +25,12 @@ use std::collections::{HashMap, HashSet};
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 
 use super::encode::rows::PositionRow;
-use crate::chess::reach::REACH_CAP;
 use crate::chess::zobrist::BuildKeyHasher;
 use crate::db::{GameId, Header};
+use crate::store::format::explorer::{
+    deep_from, known_year_sql, state, Counts, State, DEEP_KEYS_CAP, DEEP_PLY, ENDED,
+};
 use crate::store::format::positions;
-
-/// The plies up to which the importer does not take a position's
-/// [`crate::chess::reach::Reach::reach`]: those of every database's tree
-/// (`explorer_tree_state.max_ply`, set once by its migration). A tree of
-/// fewer plies gets no late visits listed.
-pub const LATE_AFTER: u32 = 6;
-
-/// The ply to which a deep position's games are counted.
-pub const DEEP_PLY: u32 = 12;
-
-/// The most deep positions a database gets: the writer holds them in a
-/// set (16 bytes each, 64 MiB at the cap). Past it, positions stay as they
-/// are, searched in the position index.
-pub const DEEP_KEYS_CAP: usize = 1 << 22;
-
-/// `explorer_tree.next_move` of games that end in the position.
-pub const ENDED: i64 = -1;
-
-/// The games of one (position, move) row of the tree.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Counts {
-    /// Games counted.
-    pub games: i64,
-    /// Of those, won by white.
-    pub white_wins: i64,
-    /// Drawn.
-    pub draws: i64,
-    /// Won by black.
-    pub black_wins: i64,
-    /// Sum of the players' ratings present.
-    pub elo_sum: i64,
-    /// Number of ratings summed.
-    pub elo_count: i64,
-    /// The latest date whose year is known, as stored.
-    pub last_date: Option<String>,
-}
-
-impl Counts {
-    /// Counts one game with these columns.
-    fn add_game(&mut self, result: Option<&str>, elos: [Option<i64>; 2], date: Option<&str>) {
-        self.games += 1;
-        match result {
-            Some("1-0") => self.white_wins += 1,
-            Some("1/2-1/2") => self.draws += 1,
-            Some("0-1") => self.black_wins += 1,
-            _ => {}
-        }
-        for elo in elos.into_iter().flatten() {
-            // Saturating: a database edited by hand may hold any integer.
-            self.elo_sum = self.elo_sum.saturating_add(elo);
-            self.elo_count += 1;
-        }
-        if let Some(date) = date.filter(|d| known_year(d)) {
-            if self.last_date.as_deref().is_none_or(|last| date > last) {
-                self.last_date = Some(date.to_string());
-            }
-        }
-    }
-}
-
-/// `true` if a stored date's year is known (its first four characters are
-/// digits): the dates the explorer's `last_date` considers.
-pub fn known_year(date: &str) -> bool {
-    date.len() >= 4 && date.bytes().take(4).all(|b| b.is_ascii_digit())
-}
-
-/// The same test in SQL, for the date column `date`.
-fn known_year_sql(date: &str) -> String {
-    format!("substr({date}, 1, 4) GLOB '[0-9][0-9][0-9][0-9]'")
-}
-
-/// `explorer_tree_state`: how far the tree counts, and whether it is exact.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct State {
-    /// Positions are counted up to this ply.
-    pub max_ply: u32,
-    /// `true` if the tree counts every stored game.
-    pub complete: bool,
-    /// Games from this id on have their late visits in `explorer_late`;
-    /// `None` before schema 20 (no game has).
-    pub late_from: Option<GameId>,
-    /// `explorer_late` lists the positions whose
-    /// [`crate::chess::reach::min_plies`] from the standard start is at
-    /// most this.
-    pub late_reach: u32,
-    /// The games of one batch that make a position deep; `None` before
-    /// schema 21 (no position is).
-    pub deep_games: Option<u32>,
-}
-
-impl State {
-    /// The first game whose late visits `explorer_late` lists, if it lists
-    /// any: not for a tree of fewer than [`LATE_AFTER`] plies, whose
-    /// importer did not take the reach of all the plies past it.
-    pub fn late_listed_from(&self) -> Option<GameId> {
-        self.late_from.filter(|_| self.max_ply >= LATE_AFTER)
-    }
-
-    /// The games of a batch that make a position deep, if this tree has
-    /// deep positions: it needs the late visits listed (a deep position's
-    /// late games are) and fewer plies than [`DEEP_PLY`].
-    pub fn deep_games(&self) -> Option<u32> {
-        self.deep_games.filter(|_| self.late_listed_from().is_some() && self.max_ply < DEEP_PLY)
-    }
-}
-
-/// The tree's state; `None` for a database without a tree (schema older
-/// than the tree's).
-///
-/// # Errors
-/// Database errors.
-pub fn state(conn: &Connection) -> rusqlite::Result<Option<State>> {
-    // The columns each schema added, read where present.
-    let Ok(mut st) = conn.prepare("SELECT * FROM explorer_tree_state") else { return Ok(None) };
-    let column = |name: &str| st.column_index(name).ok();
-    let (late_from, late_reach, deep_games) =
-        (column("late_from"), column("late_reach"), column("deep_games"));
-    let clamp = |n: i64, max: u32| n.clamp(0, i64::from(max)) as u32;
-    st.query_row([], |r| {
-        let late_from: Option<i64> = late_from.map(|i| r.get(i)).transpose()?.flatten();
-        let late_reach: Option<i64> = late_reach.map(|i| r.get(i)).transpose()?;
-        let deep_games: Option<i64> = deep_games.map(|i| r.get(i)).transpose()?;
-        Ok(State {
-            max_ply: r.get("max_ply")?,
-            complete: r.get("complete")?,
-            late_from: late_from.map(|id| GameId::new(clamp(id, u32::MAX))),
-            late_reach: late_reach.map_or(0, |n| clamp(n, REACH_CAP)),
-            // At least one game: zero would make every position deep.
-            deep_games: deep_games.map(|n| clamp(n, u32::MAX).max(1)),
-        })
-    })
-    .optional()
-}
-
-/// The `deep_from` of the position `hash`: `None` if it is not deep, or
-/// for a database without deep positions (`state`).
-///
-/// # Errors
-/// Database errors.
-pub fn deep_from(conn: &Connection, state: &State, hash: i64) -> rusqlite::Result<Option<GameId>> {
-    if state.deep_games.is_none() {
-        return Ok(None);
-    }
-    conn.prepare_cached("SELECT deep_from FROM explorer_deep WHERE hash = ?1")?
-        .query_row([hash], |r| r.get(0))
-        .optional()
-}
 
 /// Rebuilds the tree from the position index if it is not complete, in
 /// its own transaction (the caller holds the import lock): its state
@@ -628,6 +483,7 @@ impl DeletedGames {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::format::explorer::{known_year, LATE_AFTER};
 
     #[test]
     fn known_years_match_in_rust_and_sql() {

@@ -14,6 +14,7 @@ use pgnindex::db::GameId;
 use pgnindex::query::explore::{explore, explore_without_tree, Explorer};
 use pgnindex::query::search::Search;
 use pgnindex::query::target::Target;
+use pgnindex::store::format::explorer;
 use pgnindex::store::tree;
 use rusqlite::Connection;
 use similar_asserts::assert_eq;
@@ -123,7 +124,7 @@ fn compare(conn: &Connection, moves: &str) -> (Explorer, bool, u64) {
 /// can reach (within its plies, or deep, with games): their number.
 fn compare_all(db: &Path) -> usize {
     let conn = pgnindex::db::open_read_only(db).unwrap();
-    let state = tree::state(&conn).unwrap().unwrap();
+    let state = explorer::state(&conn).unwrap().unwrap();
     assert!(state.complete);
     let mut answered = 0;
     for moves in POSITIONS {
@@ -283,7 +284,7 @@ fn deep_positions_are_counted_past_the_tree_plies() {
     let crafted = dir.write("crafted.pgn", CRAFTED);
     import(&db, &[arg(&crafted)]).success();
     let conn = pgnindex::db::open_read_write(&db).unwrap();
-    assert_eq!(tree::state(&conn).unwrap().unwrap().deep_games, Some(16));
+    assert_eq!(explorer::state(&conn).unwrap().unwrap().deep_games, Some(16));
     conn.execute("UPDATE explorer_tree_state SET deep_games = 2", []).unwrap();
     drop(conn);
     // Two games reach the gambit within 12 plies in this batch: it is deep
@@ -383,7 +384,7 @@ fn deletes_keep_the_tree_exact() {
     // and the next delete or import rebuilds the tree.
     let conn = pgnindex::db::open_read_write(&db).unwrap();
     conn.execute("DELETE FROM games WHERE id = 200", []).unwrap();
-    assert!(!tree::state(&conn).unwrap().unwrap().complete);
+    assert!(!explorer::state(&conn).unwrap().unwrap().complete);
     let (_, by_tree, _) = compare(&conn, "1. e4");
     assert!(!by_tree);
     drop(conn);
