@@ -322,22 +322,22 @@ fn migrate(conn: &Connection, path: &Path) -> Result<(), DbError> {
                 },
             });
         }
-        let script =
-            format!("BEGIN IMMEDIATE;\n{SCHEMA}\nPRAGMA user_version = {SCHEMA_VERSION};\nCOMMIT;");
-        if let Err(e) = conn.execute_batch(&script) {
-            let _ = conn.execute_batch("ROLLBACK");
-            return Err(sqlite(path)(e));
-        }
-        return Ok(());
+        return apply(conn, path, SCHEMA, SCHEMA_VERSION);
     }
     for (i, sql) in MIGRATIONS.iter().enumerate().skip(version as usize) {
-        let script = format!("BEGIN IMMEDIATE;\n{sql}\nPRAGMA user_version = {};\nCOMMIT;", i + 1);
-        if let Err(e) = conn.execute_batch(&script) {
-            let _ = conn.execute_batch("ROLLBACK");
-            return Err(sqlite(path)(e));
-        }
+        apply(conn, path, sql, i as i64 + 1)?;
     }
     Ok(())
+}
+
+/// Runs `sql` and sets `user_version` to `version` in one transaction,
+/// rolled back whole if a statement fails.
+fn apply(conn: &Connection, path: &Path, sql: &str, version: i64) -> Result<(), DbError> {
+    let script = format!("BEGIN IMMEDIATE;\n{sql}\nPRAGMA user_version = {version};\nCOMMIT;");
+    conn.execute_batch(&script).map_err(|e| {
+        let _ = conn.execute_batch("ROLLBACK");
+        sqlite(path)(e)
+    })
 }
 
 #[cfg(test)]

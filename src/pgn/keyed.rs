@@ -176,33 +176,31 @@ pub struct Keyed<'a> {
 fn items(text: &[u8]) -> impl Iterator<Item = &[u8]> {
     let text = text.trim_ascii();
     let body = text.strip_suffix(b",").unwrap_or(text);
-    // The commas found by memchr: a `pv=` item runs hundreds of bytes.
+    comma_pieces(body).map(|piece| body[piece].trim_ascii())
+}
+
+/// Where the pieces of `bytes` between its commas lie, as `split(',')`
+/// gives them; the commas found by memchr (a `pv=` item runs hundreds of
+/// bytes, and a `str` split by a `char` costs a searcher per piece).
+fn comma_pieces(bytes: &[u8]) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
     let mut from = 0;
-    let mut commas = memchr::memchr_iter(b',', body);
+    let mut commas = memchr::memchr_iter(b',', bytes);
     std::iter::from_fn(move || {
-        let item = match commas.next() {
-            Some(comma) => &body[from..comma],
-            None if from <= body.len() => &body[from..],
+        let end = match commas.next() {
+            Some(comma) => comma,
+            None if from <= bytes.len() => bytes.len(),
             None => return None,
         };
-        from += item.len() + 1;
-        Some(item.trim_ascii())
+        let piece = from..end;
+        from = end + 1;
+        Some(piece)
     })
 }
 
-/// `text` split at its commas, found by memchr (a `str` split by a
-/// `char` costs a searcher per piece on these short texts).
+/// `text` split at its commas ([`comma_pieces`]).
 fn comma_split(text: &str) -> impl Iterator<Item = &str> {
-    let mut from = 0;
-    let mut commas = memchr::memchr_iter(b',', text.as_bytes());
-    std::iter::from_fn(move || {
-        let piece = match commas.next() {
-            Some(comma) => text.get(from..comma)?,
-            None => text.get(from..)?,
-        };
-        from += piece.len() + 1;
-        Some(piece)
-    })
+    // A comma is ASCII: every piece starts and ends on a character.
+    comma_pieces(text.as_bytes()).map(move |piece| &text[piece])
 }
 
 /// `text` with each run of white space inside it as one space, appended

@@ -660,7 +660,6 @@ impl Writer {
             );
             self.in_transaction = true;
             self.batch_first_id = self.next_id;
-            self.batch.stored.clear();
         }
         Ok(())
     }
@@ -1098,7 +1097,6 @@ impl Writer {
             .tables
             .write(&self.conn, &mut self.batch.tables_slot)
             .map_err(|e| self.sqlite(e))?;
-        self.batch.stored.clear();
         if let Some(tree) = &mut self.batch.tree {
             tree.write(&self.conn)
                 .map_err(|e| WriteError::Sqlite { path: self.path.clone(), error: e })?;
