@@ -24,9 +24,9 @@ use std::collections::{HashMap, HashSet};
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 
-use super::encode::rows::PositionRow;
+use super::encode::visits::{TreeShape, TreeVisits, Visit};
 use crate::chess::zobrist::BuildKeyHasher;
-use crate::db::{GameId, Header};
+use crate::db::GameId;
 use crate::store::format::explorer::{
     deep_from, known_year_sql, state, Counts, State, DEEP_KEYS_CAP, DEEP_PLY, ENDED,
 };
@@ -94,14 +94,10 @@ fn rebuild(conn: &Connection, state: State) -> rusqlite::Result<()> {
 /// The tree rows of one batch of games, summed in memory, and their late
 /// visits, added to the tree in the batch's transaction
 /// ([`TreeBatch::write`]).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct TreeBatch {
-    max_ply: u32,
-    late_reach: u32,
-    rows: HashMap<(i64, i64), Counts>,
-    /// The positions of the game being added seen so far, to the tree's
-    /// plies or to [`DEEP_PLY`] (reused).
-    seen: Vec<i64>,
+    shape: TreeShape,
+    rows: HashMap<(i64, i64), Counts, foldhash::fast::RandomState>,
     /// `explorer_late` rows, `(hash, game_id, next_move)`; `None` for a
     /// database without the table.
     late: Option<Vec<(i64, i64, i64)>>,
@@ -144,83 +140,49 @@ impl TreeBatch {
             None => None,
         };
         Ok(TreeBatch {
-            max_ply: state.max_ply,
-            late_reach: state.late_reach,
+            shape: TreeShape::of(&state),
+            rows: HashMap::default(),
             late: state.late_listed_from().map(|_| Vec::new()),
             deep,
-            ..TreeBatch::default()
         })
     }
 
-    /// Counts a stored game: its id, position rows (in ply order) and
-    /// header.
-    pub fn add(&mut self, id: GameId, positions: &[PositionRow], header: &Header) {
-        self.seen.clear();
-        let count = |rows: &mut HashMap<(i64, i64), Counts>, p: &PositionRow| {
-            let next_move = p.next_move.map_or(ENDED, i64::from);
-            rows.entry((p.hash, next_move)).or_default().add_game(
-                header.result.as_deref(),
-                [header.white_elo, header.black_elo],
-                header.date.as_deref(),
-            );
-        };
-        let mut past = 0;
-        for p in positions.iter().take_while(|p| p.ply <= self.max_ply) {
-            past += 1;
-            if !self.seen.contains(&p.hash) {
-                self.seen.push(p.hash);
-                count(&mut self.rows, p);
-                // A tree position of the plies past those `explorer_late`
-                // lists by reach: as deep, its late games are listed too.
-                if let Some(deep) = &mut self.deep {
-                    if p.ply > self.late_reach && !deep.keys.contains(&p.hash) {
-                        *deep.candidates.entry(p.hash).or_default() += 1;
-                    }
-                }
-            }
+    /// The shape of this tree, for the workers' [`TreeVisits::of`].
+    pub fn shape(&self) -> TreeShape {
+        self.shape
+    }
+
+    /// Counts a stored game: its id and visits.
+    pub fn add(&mut self, id: GameId, visits: &TreeVisits) {
+        for &key in &visits.tree {
+            self.rows.entry(key).or_default().merge(&visits.counts);
         }
         let Some(late) = &mut self.late else { return };
-        let game = late.len();
-        let late_row =
-            |p: &PositionRow| (p.hash, i64::from(id), p.next_move.map_or(ENDED, i64::from));
-        for (i, p) in positions.iter().enumerate().skip(past) {
-            let listed = u32::from(p.reach) <= self.late_reach;
-            match &mut self.deep {
-                Some(deep) if p.ply <= DEEP_PLY => {
-                    if self.seen.contains(&p.hash) {
-                        continue;
-                    }
-                    self.seen.push(p.hash);
-                    // Deep first: a rebuild and a delete count a deep
-                    // position's games to DEEP_PLY whatever its reach.
-                    if deep.keys.contains(&p.hash) {
-                        count(&mut self.rows, p);
-                    } else if listed {
-                        late.push(late_row(p));
-                    } else {
-                        *deep.candidates.entry(p.hash).or_default() += 1;
-                    }
-                }
-                _ if listed => {
-                    let first =
-                        !self.seen.contains(&p.hash) && !late[game..].iter().any(|l| l.0 == p.hash);
-                    if first {
-                        late.push(late_row(p));
-                    }
-                }
-                // A deep position first reached past DEEP_PLY.
-                Some(deep)
-                    if deep.keys.contains(&p.hash)
-                        && !positions[..i].iter().any(|q| q.hash == p.hash) =>
-                {
-                    late.push(late_row(p));
-                }
-                _ => {}
+        let late_row = |(hash, next_move): Visit| (hash, i64::from(id), next_move);
+        late.extend(visits.listed.iter().copied().map(late_row));
+        let Some(deep) = &mut self.deep else { return };
+        for (hash, _) in &visits.tree[visits.tree_late..] {
+            if !deep.keys.contains(hash) {
+                *deep.candidates.entry(*hash).or_default() += 1;
             }
         }
-        if let Some(deep) = &mut self.deep {
-            deep.last_id = Some(id);
+        for &(key, listed) in &visits.near {
+            // Deep first: a rebuild and a delete count a deep position's
+            // games to DEEP_PLY whatever its reach.
+            if deep.keys.contains(&key.0) {
+                self.rows.entry(key).or_default().merge(&visits.counts);
+            } else if listed {
+                late.push(late_row(key));
+            } else {
+                *deep.candidates.entry(key.0).or_default() += 1;
+            }
         }
+        // A deep position first reached past DEEP_PLY.
+        if !deep.keys.is_empty() {
+            let far = visits.far.iter().filter(|(hash, _)| deep.keys.contains(hash));
+            late.extend(far.copied().map(late_row));
+        }
+        deep.last_id = Some(id);
     }
 
     /// Adds the batch to the tree (one statement per row) and empties it.
@@ -483,7 +445,15 @@ impl DeletedGames {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::db::Header;
+    use crate::store::encode::rows::PositionRow;
     use crate::store::format::explorer::{known_year, LATE_AFTER};
+
+    /// Adds a game to `batch` as the writer does, its visits found as the
+    /// workers find them.
+    fn add(batch: &mut TreeBatch, id: GameId, positions: &[PositionRow], header: &Header) {
+        batch.add(id, &TreeVisits::of(positions, header, batch.shape()));
+    }
 
     #[test]
     fn known_years_match_in_rust_and_sql() {
@@ -520,8 +490,13 @@ mod tests {
         game.extend([row(22, 6, Some(7)), row(11, 7, Some(6)), row(7, 8, Some(7))]);
         // 11 again, then 12, which no game from the start reaches so early.
         game.extend([row(11, 9, Some(8)), PositionRow { reach: 4, ..row(12, 10, None) }]);
-        batch.add(GameId::new(1), &game, &header);
-        batch.add(GameId::new(2), &[row(7, 0, Some(1)), row(10, 7, Some(5))], &Header::default());
+        add(&mut batch, GameId::new(1), &game, &header);
+        add(
+            &mut batch,
+            GameId::new(2),
+            &[row(7, 0, Some(1)), row(10, 7, Some(5))],
+            &Header::default(),
+        );
         let mut keys: Vec<_> = batch.rows.keys().copied().collect();
         keys.sort_unstable();
         assert_eq!(keys, [(7, 1), (8, 2), (9, 4), (20, 5), (21, 6), (22, 7)]);
@@ -534,7 +509,7 @@ mod tests {
         // A tree of fewer plies than the reach was taken past lists none.
         let shallow = TreeBatch::new(&conn, State { max_ply: 3, ..state }).unwrap();
         assert!(shallow.late.is_none());
-        assert_eq!(shallow.late_reach, 3);
+        assert_eq!(shallow.shape, TreeShape::of(&State { max_ply: 3, ..state }));
     }
 
     #[test]
@@ -563,8 +538,8 @@ mod tests {
             rows.extend([row(63, 12), row(50, 13), row(64, 14)]);
             rows
         };
-        batch.add(GameId::new(1), &game(51), &Header::default());
-        batch.add(GameId::new(2), &game(52), &Header::default());
+        add(&mut batch, GameId::new(1), &game(51), &Header::default());
+        add(&mut batch, GameId::new(2), &game(52), &Header::default());
         // Before its batch commits, no position is deep.
         assert_eq!(batch.rows.len(), 7);
         batch.write(&conn).unwrap();
@@ -584,13 +559,13 @@ mod tests {
         // (reached first at ply 14) and not that of 50 (ply 13, counted).
         let mut later: Vec<_> = (0..=6).map(|ply| row(200 + i64::from(ply), ply)).collect();
         later.extend([row(50, 7), row(70, 8), row(50, 13), row(62, 14), row(62, 15)]);
-        batch.add(GameId::new(3), &later, &Header::default());
+        add(&mut batch, GameId::new(3), &later, &Header::default());
         assert_eq!(batch.rows[&(50, 7)].games, 1);
         assert!(!batch.rows.contains_key(&(70, 8)));
         assert_eq!(batch.late.as_deref(), Some(&[(62, 3, 14)][..]));
         // A rolled-back batch makes nothing deep.
-        batch.add(GameId::new(4), &later, &Header::default());
-        batch.add(GameId::new(5), &later, &Header::default());
+        add(&mut batch, GameId::new(4), &later, &Header::default());
+        add(&mut batch, GameId::new(5), &later, &Header::default());
         batch.clear();
         batch.committed();
         assert_eq!(batch.deep.as_ref().unwrap().keys.len(), 8);

@@ -33,6 +33,7 @@ use super::checkpoint::Checkpointer;
 use super::dedupe::DedupeIndex;
 use super::encode::records::{Encoder, GameRecords, Hole, SummaryHole, TagsRecord};
 use super::encode::rows::{GameRow, Header, RowOptions, StoredGame};
+use super::encode::visits::TreeVisits;
 use super::flush::Flusher;
 use super::game_tables::{self, GameTables, Shapes, Table};
 use super::image::{ImageSlot, Value};
@@ -783,7 +784,10 @@ impl Writer {
         }
         self.batch.dedupe.insert(game.dedupe_key, id);
         if let Some(tree) = &mut self.batch.tree {
-            tree.add(id, &game.positions, &game.header);
+            match &game.visits {
+                Some(visits) => tree.add(id, visits),
+                None => tree.add(id, &TreeVisits::of(&game.positions, &game.header, tree.shape())),
+            }
         }
         if game.fens.len() == game.positions.len() {
             let plies = game.positions.iter().map(|p| p.ply as u16);
@@ -892,6 +896,7 @@ impl Writer {
             self.batch.tables.shapes(),
             self.batch.texts.shared(),
             self.batch.tag_names.shared(),
+            self.batch.tree.as_ref().map(TreeBatch::shape),
         );
         encoder.map(Arc::new).map_err(|e| self.sqlite(e))
     }

@@ -15,6 +15,7 @@ use rusqlite::types::ToSqlOutput;
 
 use super::rows::GameRow;
 use super::shared_ids::SharedIds;
+use super::visits::{TreeShape, TreeVisits};
 use crate::db::columns::Columns;
 use crate::db::{dates, texts};
 use crate::store::format::plies::PlyData;
@@ -124,6 +125,8 @@ pub struct Encoder {
     max_summary: usize,
     texts: Arc<SharedIds>,
     tag_names: Arc<SharedIds>,
+    /// The shape of the explorer's tree, if the database has one.
+    tree: Option<TreeShape>,
 }
 
 /// Where each of [`inserted_columns`] is special to the encoding.
@@ -166,6 +169,7 @@ impl Encoder {
         shapes: &Shapes,
         texts: Arc<SharedIds>,
         tag_names: Arc<SharedIds>,
+        tree: Option<TreeShape>,
     ) -> rusqlite::Result<Encoder> {
         let stored: Vec<_> = inserted_columns().map(texts::stored_column).collect();
         Ok(Encoder {
@@ -177,6 +181,7 @@ impl Encoder {
             max_summary: shapes.max_summary_record(),
             texts,
             tag_names,
+            tree,
         })
     }
 
@@ -184,6 +189,9 @@ impl Encoder {
     /// the records hold in its place (its notes and material): a chunk
     /// waiting for the writer holds them once.
     pub fn encode_into(&self, game: &mut GameRow) {
+        if let Some(shape) = self.tree.filter(|_| !is_skipped(game)) {
+            game.visits = Some(TreeVisits::of(&game.positions, &game.header, shape));
+        }
         game.records = self.encode(game);
         if game.records.is_some() {
             game.plies = None;

@@ -128,6 +128,10 @@ columns! {
         /// The rows as records, encoded on the workers
         /// ([`super::records::Encoder`]); `None`: the writer encodes them.
         @skip pub records: Option<super::records::GameRecords>,
+        /// What the explorer's tree takes of the game, found on the
+        /// workers ([`super::records::Encoder`]); `None`: the writer finds
+        /// it.
+        @skip pub visits: Option<super::visits::TreeVisits>,
     }
 }
 
@@ -311,6 +315,7 @@ impl GameRow {
             error_at: game.error_at,
             warnings: game.warnings,
             records: None,
+            visits: None,
         }
     }
 

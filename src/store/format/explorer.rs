@@ -70,6 +70,21 @@ impl Counts {
             }
         }
     }
+
+    /// Adds the games `other` counts.
+    pub(crate) fn merge(&mut self, other: &Counts) {
+        self.games += other.games;
+        self.white_wins += other.white_wins;
+        self.draws += other.draws;
+        self.black_wins += other.black_wins;
+        self.elo_sum = self.elo_sum.saturating_add(other.elo_sum);
+        self.elo_count += other.elo_count;
+        if let Some(date) = &other.last_date {
+            if self.last_date.as_ref().is_none_or(|last| date > last) {
+                self.last_date = Some(date.clone());
+            }
+        }
+    }
 }
 
 /// `true` if a stored date's year is known (its first four characters are
