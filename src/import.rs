@@ -302,7 +302,8 @@ enum Message {
     Abandon,
 }
 
-/// Imports `inputs` into the database at `db` on `pool`. `problems`
+/// Imports `inputs` into the database at `db` on `pool`, which sorts the
+/// position rows too. `problems`
 /// receives every bad game and warning (on the writer thread).
 ///
 /// # Errors
@@ -311,7 +312,7 @@ enum Message {
 pub fn run(
     db: &Path,
     inputs: &[OsString],
-    pool: &rayon::ThreadPool,
+    pool: &Arc<rayon::ThreadPool>,
     options: ImportOptions,
     observer: &mut dyn Observer,
     problems: Box<dyn FnMut(Problem) + Send>,
@@ -320,7 +321,13 @@ pub fn run(
     let path = db.to_path_buf();
     // Opened on its own thread: the writer's prepared statements cannot
     // move between threads.
-    let open = move || Writer::open(&path, writer_options, problems).map_err(ImportError::from);
+    // The workers sort the position rows too.
+    let workers = Arc::clone(pool);
+    let open = move || {
+        let mut writer = Writer::open(&path, writer_options, problems)?;
+        writer.sort_on(workers);
+        Ok(writer)
+    };
     run_into(inputs, pool, options, observer, open).map(|(summary, ())| summary)
 }
 

@@ -170,9 +170,9 @@ pub fn timed<T>(span: Span, f: impl FnOnce() -> T) -> T {
 /// when counting is on: for work on threads that may wait for a core
 /// meanwhile (two clock reads that each cost a system call).
 pub fn timed_cpu<T>(span: Span, f: impl FnOnce() -> T) -> T {
-    let start = if enabled() { thread_cpu() } else { None };
+    let Some(start) = enabled().then(thread_cpu).flatten() else { return f() };
     let result = f();
-    if let (Some(start), Some(end)) = (start, thread_cpu()) {
+    if let Some(end) = thread_cpu() {
         add_span(span, end.saturating_sub(start));
     }
     result
@@ -195,7 +195,9 @@ impl ThreadClock {
 
 impl Drop for ThreadClock {
     fn drop(&mut self) {
-        if let (Some(start), Some(now)) = (self.start, thread_cpu()) {
+        // Not counting, no clock read: a clock read is a system call.
+        let Some(start) = self.start else { return };
+        if let Some(now) = thread_cpu() {
             add_cpu(self.stage, 1, now.saturating_sub(start));
         }
     }

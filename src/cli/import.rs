@@ -216,7 +216,7 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<Exit> {
         return Err(UsageError("--shard and --file-size are for --parquet DIR").into());
     }
     let path = db::default_path(args.db.as_deref());
-    let pool = super::games::thread_pool_below_writer(args.threads)?;
+    let pool = std::sync::Arc::new(super::games::thread_pool_below_writer(args.threads)?);
     if args.timings {
         pgnindex::timings::enable();
     }

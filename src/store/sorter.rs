@@ -11,9 +11,18 @@
 //! into the database. On many cores, groups of buckets are sorted and
 //! written on several threads at once, each into its own stretch of the
 //! image.
+//!
+//! Given the import's worker pool ([`PositionSorter::sort_on`]), the
+//! workers do that work instead: each run is grouped by bucket as a job of
+//! the pool, and a batch's groups are sorted into their stretches as jobs
+//! too, so that the sorting thread only hands out the work and appends the
+//! stretches, and no thread but the workers grows with the input.
 
-use std::sync::mpsc::{self, Receiver, SyncSender};
+use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::JoinHandle;
+
+use rayon::ThreadPool;
 
 use super::encode::rows::PositionRow;
 use super::segments::{BuiltSegment, Fens, PendingPosition, SegmentImage, SegmentStretch, NO_MOVE};
@@ -28,6 +37,8 @@ type Games = Vec<(GameId, Vec<PositionRow>)>;
 
 /// What the writer sends to the sorting thread.
 enum Request {
+    /// From now on, sort on the workers of this pool.
+    Pool(Arc<ThreadPool>),
     /// A run's rows, by game, to sort into the batch.
     Run(Games),
     /// Write the batch's rows into this image, send it back, and start a
@@ -58,12 +69,47 @@ pub struct PositionSorter {
     thread: Option<Thread>,
     /// Bytes per page of the images.
     page_size: usize,
+    /// The workers that group the runs by bucket, if given.
+    pool: Option<Arc<ThreadPool>>,
+    /// Runs given to the workers and not grouped yet.
+    grouping: Arc<InFlight>,
+}
+
+/// Runs the writer can give the workers to group ahead of them: it waits
+/// past that, as it waits for a sorting thread that falls behind.
+const RUNS_IN_FLIGHT: usize = 2;
+
+/// A count of jobs on the workers, which a thread can wait to see fall.
+#[derive(Debug, Default)]
+struct InFlight {
+    jobs: Mutex<usize>,
+    done: Condvar,
+}
+
+impl InFlight {
+    /// Waits until fewer than `n` jobs are in flight, then counts one more
+    /// if `start`.
+    fn wait_below(&self, n: usize, start: bool) {
+        let mut jobs = self.jobs.lock().unwrap_or_else(PoisonError::into_inner);
+        while *jobs >= n {
+            jobs = self.done.wait(jobs).unwrap_or_else(PoisonError::into_inner);
+        }
+        *jobs += usize::from(start);
+    }
+
+    /// A job ended.
+    fn end(&self) {
+        *self.jobs.lock().unwrap_or_else(PoisonError::into_inner) -= 1;
+        self.done.notify_all();
+    }
 }
 
 #[derive(Debug)]
 struct Thread {
     requests: SyncSender<Request>,
     images: Receiver<Built>,
+    /// Where the workers send the runs they grouped.
+    grouped: Sender<Partitioned>,
     handle: JoinHandle<()>,
 }
 
@@ -89,6 +135,17 @@ impl PositionSorter {
             finished: false,
             thread: Thread::start(),
             page_size,
+            pool: None,
+            grouping: Arc::default(),
+        }
+    }
+
+    /// Sorts on the workers of `pool` from now on (with a sorting thread;
+    /// without one, the caller's thread keeps sorting).
+    pub fn sort_on(&mut self, pool: Arc<ThreadPool>) {
+        if let Some(thread) = &self.thread {
+            thread.send(Request::Pool(Arc::clone(&pool)));
+            self.pool = Some(pool);
         }
     }
 
@@ -105,7 +162,19 @@ impl PositionSorter {
         if self.run_rows >= RUN {
             if let Some(thread) = &self.thread {
                 self.run_rows = 0;
-                thread.send(Request::Run(std::mem::take(&mut self.run)));
+                let games = std::mem::take(&mut self.run);
+                match &self.pool {
+                    Some(pool) => {
+                        self.grouping.wait_below(RUNS_IN_FLIGHT, true);
+                        let (grouped, grouping) = (thread.grouped.clone(), self.grouping.clone());
+                        // The job never waits: the channel is unbounded.
+                        pool.spawn(move || {
+                            let _ = grouped.send(partition(games));
+                            grouping.end();
+                        });
+                    }
+                    None => thread.send(Request::Run(games)),
+                }
             }
         }
     }
@@ -130,9 +199,11 @@ impl PositionSorter {
                 if !games.is_empty() {
                     thread.send(Request::Run(games));
                 }
+                // Every run of the batch grouped before it is sorted.
+                self.grouping.wait_below(1, false);
                 thread.send(Request::Finish(Box::new(image)));
             }
-            None => self.built = Some(build(vec![partition(games)], image)),
+            None => self.built = Some(build(vec![partition(games)], image, None)),
         }
     }
 
@@ -165,7 +236,7 @@ impl PositionSorter {
 
 impl Drop for PositionSorter {
     fn drop(&mut self) {
-        if let Some(Thread { requests, images, handle }) = self.thread.take() {
+        if let Some(Thread { requests, images, handle, .. }) = self.thread.take() {
             // Both channels closed: the thread stops whether it waits for
             // a request or to hand over an image.
             drop(requests);
@@ -181,14 +252,15 @@ impl Thread {
         // behind by more than that.
         let (requests, incoming) = mpsc::sync_channel::<Request>(2);
         let (outgoing, images) = mpsc::sync_channel(1);
+        let (grouped, runs) = mpsc::channel();
         let handle = std::thread::Builder::new()
             .name("pgnindex-sort".into())
             .spawn(move || {
                 let _clock = timings::ThreadClock::start(Stage::Sort);
-                sort_loop(&incoming, &outgoing)
+                sort_loop(&incoming, &runs, &outgoing)
             })
             .ok()?;
-        Some(Thread { requests, images, handle })
+        Some(Thread { requests, images, grouped, handle })
     }
 
     fn send(&self, request: Request) {
@@ -198,16 +270,24 @@ impl Thread {
     }
 }
 
-/// The sorting thread: each run grouped by bucket as it comes, and at the
-/// batch's end each bucket of all runs sorted and written into the image,
-/// which is sent back.
-fn sort_loop(incoming: &Receiver<Request>, outgoing: &SyncSender<Built>) {
+/// The sorting thread: each run grouped by bucket as it comes (or by the
+/// workers, into `grouped`), and at the batch's end each bucket of all runs
+/// sorted and written into the image, which is sent back.
+fn sort_loop(
+    incoming: &Receiver<Request>,
+    grouped: &Receiver<Partitioned>,
+    outgoing: &SyncSender<Built>,
+) {
     let mut runs: Vec<Partitioned> = Vec::new();
+    let mut pool = None;
     while let Ok(request) = incoming.recv() {
         match request {
+            Request::Pool(workers) => pool = Some(workers),
             Request::Run(games) => runs.push(partition(games)),
             Request::Finish(image) => {
-                let built = build(std::mem::take(&mut runs), *image);
+                // The writer saw the workers' runs of the batch sent.
+                runs.extend(grouped.try_iter());
+                let built = build(std::mem::take(&mut runs), *image, pool.as_deref());
                 if outgoing.send(built).is_err() {
                     return;
                 }
@@ -218,15 +298,17 @@ fn sort_loop(incoming: &Receiver<Request>, outgoing: &SyncSender<Built>) {
 
 /// The rows of `runs`, sorted, written into `image`. The runs' memory is
 /// given back group after group as the image grows. A large batch is
-/// sorted and written on several threads, a group of buckets each
-/// ([`build_in_stretches`]).
-fn build(mut runs: Vec<Partitioned>, mut image: SegmentImage) -> Built {
+/// sorted and written on the workers of `pool`, or on several threads, a
+/// group of buckets each ([`build_in_stretches`]).
+fn build(mut runs: Vec<Partitioned>, mut image: SegmentImage, pool: Option<&ThreadPool>) -> Built {
     let rows = runs.iter().map(Partitioned::len).sum();
     image.reserve(rows);
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let threads = (cores / CORES_PER_THREAD).min(MAX_THREADS);
-    if threads > 1 && rows >= PARALLEL_ROWS {
-        build_in_stretches(runs, &mut image, threads);
+    if let Some(pool) = pool.filter(|_| rows >= PARALLEL_ROWS) {
+        build_in_stretches(runs, &mut image, Spread::Pool(pool));
+    } else if threads > 1 && rows >= PARALLEL_ROWS {
+        build_in_stretches(runs, &mut image, Spread::Threads(threads));
     } else {
         merge(&mut runs, |sorted| image.push(sorted));
     }
@@ -290,12 +372,21 @@ impl GroupRows {
     }
 }
 
-/// [`build`] on `threads` threads: the groups of buckets holding rows are
+/// Where a batch's groups of buckets are sorted.
+#[derive(Clone, Copy)]
+enum Spread<'a> {
+    /// On this many threads of their own, the caller's one of them.
+    Threads(usize),
+    /// On the workers of a pool, the caller waiting.
+    Pool(&'a ThreadPool),
+}
+
+/// [`build`] spread as `spread` says: the groups of buckets holding rows are
 /// sorted and written into stretches of the image ([`SegmentImage::stretches`])
 /// as the threads take them, and the stretches appended in key order. Each
 /// group's rows are freed once written. A group of one row joins the
 /// group before it (a stretch after the first needs two).
-fn build_in_stretches(mut runs: Vec<Partitioned>, image: &mut SegmentImage, threads: usize) {
+fn build_in_stretches(mut runs: Vec<Partitioned>, image: &mut SegmentImage, spread: Spread<'_>) {
     let mut groups: Vec<GroupRows> = Vec::new();
     for group in 0..GROUPS {
         let rows = GroupRows::take(&mut runs, group);
@@ -322,17 +413,24 @@ fn build_in_stretches(mut runs: Vec<Partitioned>, image: &mut SegmentImage, thre
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .push((i, stretch.filled()));
     };
-    std::thread::scope(|scope| {
-        for _ in 1..threads {
-            let helper = std::thread::Builder::new().name("pgnindex-sort".into());
-            // Without another thread, this one sorts every group.
-            let _ = helper.spawn_scoped(scope, || {
-                let _clock = timings::ThreadClock::start(Stage::Sort);
-                sort();
-            });
-        }
-        sort();
-    });
+    match spread {
+        Spread::Threads(threads) => std::thread::scope(|scope| {
+            for _ in 1..threads {
+                let helper = std::thread::Builder::new().name("pgnindex-sort".into());
+                // Without another thread, this one sorts every group.
+                let _ = helper.spawn_scoped(scope, || {
+                    let _clock = timings::ThreadClock::start(Stage::Sort);
+                    sort();
+                });
+            }
+            sort();
+        }),
+        Spread::Pool(pool) => pool.scope(|scope| {
+            for _ in 0..pool.current_num_threads() {
+                scope.spawn(|_| sort());
+            }
+        }),
+    }
     let mut filled = filled.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
     filled.sort_by_key(|(i, _)| *i);
     for (_, stretch) in filled {
@@ -651,6 +749,22 @@ mod tests {
     }
 
     #[test]
+    fn batches_sorted_by_a_pool_of_workers_come_back_sorted() {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let mut sorter = PositionSorter::new();
+        sorter.sort_on(Arc::new(pool));
+        // Runs grouped on the workers, a batch too small to spread, and
+        // more runs than the writer hands out at once.
+        for (n, seed) in [(RUN * 2 + 12_345, 11), (17, 12), (RUN * 4 + 1, 13)] {
+            let input = rows(n, seed);
+            push_all(&mut sorter, &input);
+            sorter.finish(Vec::new());
+            let got = sorter.take_image().unwrap().read_back();
+            assert!(got == keys(input), "batch of {n} rows differs from a plain sort");
+        }
+    }
+
+    #[test]
     fn groups_of_one_row_or_none_sort_on_several_threads() {
         let group = |p: &PendingPosition| bucket(p.hash) / GROUP_BUCKETS;
         let mut input = rows(70_000, 9);
@@ -667,10 +781,16 @@ mod tests {
             let half = input.len() / 2 / 50 * 50;
             let runs = vec![partition(by_game(&input[..half])), partition(by_game(&input[half..]))];
             let mut image = SegmentImage::new(Vec::new());
-            build_in_stretches(runs, &mut image, threads);
+            build_in_stretches(runs, &mut image, Spread::Threads(threads));
             let got = image.finish().unwrap().read_back();
             assert!(got == keys(input.clone()), "{threads} threads");
         }
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+        let half = input.len() / 2 / 50 * 50;
+        let runs = vec![partition(by_game(&input[..half])), partition(by_game(&input[half..]))];
+        let mut image = SegmentImage::new(Vec::new());
+        build_in_stretches(runs, &mut image, Spread::Pool(&pool));
+        assert!(image.finish().unwrap().read_back() == keys(input), "a pool of 3 workers");
     }
 
     #[test]

@@ -526,6 +526,11 @@ impl Writer {
         Ok(writer)
     }
 
+    /// Sorts the position rows on the workers of `pool` from now on.
+    pub fn sort_on(&mut self, pool: Arc<rayon::ThreadPool>) {
+        self.batch.positions.sort_on(pool);
+    }
+
     /// The connection.
     fn conn(&self) -> &Connection {
         &self.conn

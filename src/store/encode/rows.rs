@@ -255,6 +255,7 @@ impl GameRow {
             // in 16 bits while importing).
             let last = ply_count.min(u64::from(options.max_ply));
             let last = u16::try_from(last).unwrap_or(u16::MAX);
+            positions.reserve_exact(record.keys.len().min(usize::from(last) + 1));
             for (ply, &key) in (0..=last).zip(&record.keys) {
                 let reach = record.reaches.get(usize::from(ply)).copied().unwrap_or(u8::MAX);
                 let next_move = record.moves.get(usize::from(ply)).map(|m| match *m {
