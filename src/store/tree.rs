@@ -24,7 +24,8 @@ use std::collections::{HashMap, HashSet};
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 
-use super::encode::visits::{TreeShape, TreeVisits, Visit};
+use super::encode::rows::PositionRow;
+use super::encode::visits::{is_first, visit, TreeShape, TreeVisits, Visit};
 use crate::chess::zobrist::BuildKeyHasher;
 use crate::db::GameId;
 use crate::store::format::explorer::{
@@ -152,8 +153,9 @@ impl TreeBatch {
         self.shape
     }
 
-    /// Counts a stored game: its id and visits.
-    pub fn add(&mut self, id: GameId, visits: &TreeVisits) {
+    /// Counts a stored game: its id, visits and position rows (in ply
+    /// order).
+    pub fn add(&mut self, id: GameId, visits: &TreeVisits, positions: &[PositionRow]) {
         for &key in &visits.tree {
             self.rows.entry(key).or_default().merge(&visits.counts);
         }
@@ -177,10 +179,15 @@ impl TreeBatch {
                 *deep.candidates.entry(key.0).or_default() += 1;
             }
         }
-        // A deep position first reached past DEEP_PLY.
-        if !deep.keys.is_empty() {
-            let far = visits.far.iter().filter(|(hash, _)| deep.keys.contains(hash));
-            late.extend(far.copied().map(late_row));
+        // A deep position first reached past DEEP_PLY (a listed one is
+        // among the visits already).
+        if let Some(from) = visits.far_from.filter(|_| !deep.keys.is_empty()) {
+            for (i, p) in positions.iter().enumerate().skip(from) {
+                let listed = u32::from(p.reach) <= self.shape.late_reach();
+                if !listed && deep.keys.contains(&p.hash) && is_first(positions, i) {
+                    late.push(late_row(visit(p)));
+                }
+            }
         }
         deep.last_id = Some(id);
     }
@@ -446,13 +453,12 @@ impl DeletedGames {
 mod tests {
     use super::*;
     use crate::db::Header;
-    use crate::store::encode::rows::PositionRow;
     use crate::store::format::explorer::{known_year, LATE_AFTER};
 
     /// Adds a game to `batch` as the writer does, its visits found as the
     /// workers find them.
     fn add(batch: &mut TreeBatch, id: GameId, positions: &[PositionRow], header: &Header) {
-        batch.add(id, &TreeVisits::of(positions, header, batch.shape()));
+        batch.add(id, &TreeVisits::of(positions, header, batch.shape()), positions);
     }
 
     #[test]

@@ -789,10 +789,15 @@ impl Writer {
         }
         self.batch.dedupe.insert(game.dedupe_key, id);
         if let Some(tree) = &mut self.batch.tree {
-            match &game.visits {
-                Some(visits) => tree.add(id, visits),
-                None => tree.add(id, &TreeVisits::of(&game.positions, &game.header, tree.shape())),
-            }
+            let found;
+            let visits = match &game.visits {
+                Some(visits) => visits,
+                None => {
+                    found = TreeVisits::of(&game.positions, &game.header, tree.shape());
+                    &found
+                }
+            };
+            tree.add(id, visits, &game.positions);
         }
         if game.fens.len() == game.positions.len() {
             let plies = game.positions.iter().map(|p| p.ply as u16);

@@ -4,10 +4,7 @@
 //! does with it, and the game's counts, read once from its header.
 //! `store::tree` decides what depends on the batch (the deep positions).
 
-use std::collections::HashSet;
-
 use super::rows::PositionRow;
-use crate::chess::zobrist::BuildKeyHasher;
 use crate::db::Header;
 use crate::store::format::explorer::{Counts, State, DEEP_PLY, ENDED};
 
@@ -33,9 +30,10 @@ impl TreeShape {
         }
     }
 
-    /// `explorer_late` lists late visits.
-    pub fn late(&self) -> bool {
-        self.late
+    /// `explorer_late` lists the late visits of positions of at most this
+    /// reach.
+    pub fn late_reach(&self) -> u32 {
+        self.late_reach
     }
 }
 
@@ -44,7 +42,9 @@ impl TreeShape {
 pub type Visit = (i64, i64);
 
 /// A game's first occurrences of positions, as the tree of a
-/// [`TreeShape`] takes them, in ply order within each list.
+/// [`TreeShape`] takes them, in ply order within each list. The rest, the
+/// positions past [`DEEP_PLY`] that may be deep, are the writer's to look
+/// up in its set of deep positions, which only it knows.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TreeVisits {
     /// The game's own counts (one game), added to each row it counts in.
@@ -61,9 +61,9 @@ pub struct TreeVisits {
     pub near: Vec<(Visit, bool)>,
     /// Past those, the positions `explorer_late` lists by their reach.
     pub listed: Vec<Visit>,
-    /// Past [`DEEP_PLY`], in a tree with deep positions, the others: late
-    /// visits if deep.
-    pub far: Vec<Visit>,
+    /// In a tree with deep positions, the index of the first position row
+    /// past [`DEEP_PLY`].
+    pub far_from: Option<usize>,
 }
 
 impl TreeVisits {
@@ -77,29 +77,48 @@ impl TreeVisits {
             header.date.as_deref(),
         );
         let mut visits = TreeVisits { counts, ..TreeVisits::default() };
-        let visit = |p: &PositionRow| (p.hash, p.next_move.map_or(ENDED, i64::from));
         let past = positions.iter().take_while(|p| p.ply <= shape.max_ply).count();
-        let taken = if shape.late { positions.len() } else { past };
-        let mut seen: HashSet<i64, BuildKeyHasher> =
-            HashSet::with_capacity_and_hasher(taken, BuildKeyHasher::default());
-        for (i, p) in positions[..taken].iter().enumerate() {
-            if !seen.insert(p.hash) {
+        let near_end = match shape.deep {
+            true => past + positions[past..].iter().take_while(|p| p.ply <= DEEP_PLY).count(),
+            false => past,
+        };
+        let listed = |p: &PositionRow| u32::from(p.reach) <= shape.late_reach;
+        // The distinct keys of the rows before the one looked at: a dozen.
+        let mut seen = Vec::with_capacity(near_end);
+        for (i, p) in positions[..near_end].iter().enumerate() {
+            if seen.contains(&p.hash) {
                 continue;
             }
-            let listed = u32::from(p.reach) <= shape.late_reach;
+            seen.push(p.hash);
             if i < past {
                 if !(shape.deep && p.ply > shape.late_reach) {
                     visits.tree_late += 1;
                 }
                 visits.tree.push(visit(p));
-            } else if shape.deep && p.ply <= DEEP_PLY {
-                visits.near.push((visit(p), listed));
-            } else if listed {
-                visits.listed.push(visit(p));
-            } else if shape.deep {
-                visits.far.push(visit(p));
+            } else {
+                visits.near.push((visit(p), listed(p)));
             }
         }
+        if shape.late {
+            for (i, p) in positions.iter().enumerate().skip(near_end) {
+                // Few positions are listed: only theirs are looked for
+                // before them.
+                if listed(p) && is_first(positions, i) {
+                    visits.listed.push(visit(p));
+                }
+            }
+        }
+        visits.far_from = shape.deep.then_some(near_end);
         visits
     }
+}
+
+/// The visit of the position of `p`.
+pub fn visit(p: &PositionRow) -> Visit {
+    (p.hash, p.next_move.map_or(ENDED, i64::from))
+}
+
+/// `true` if row `i` of `positions` is its position's first occurrence.
+pub fn is_first(positions: &[PositionRow], i: usize) -> bool {
+    !positions[..i].iter().any(|q| q.hash == positions[i].hash)
 }
