@@ -73,6 +73,8 @@ pub struct PositionSorter {
     pool: Option<Arc<ThreadPool>>,
     /// Runs given to the workers and not grouped yet.
     grouping: Arc<InFlight>,
+    /// Runs of the batch handed over.
+    runs: usize,
 }
 
 /// Runs the writer can give the workers to group ahead of them: it waits
@@ -108,8 +110,9 @@ impl InFlight {
 struct Thread {
     requests: SyncSender<Request>,
     images: Receiver<Built>,
-    /// Where the workers send the runs they grouped.
-    grouped: Sender<Partitioned>,
+    /// Where the workers send the runs they grouped, each with its place
+    /// among the batch's runs.
+    grouped: Sender<(usize, Partitioned)>,
     handle: JoinHandle<()>,
 }
 
@@ -137,6 +140,7 @@ impl PositionSorter {
             page_size,
             pool: None,
             grouping: Arc::default(),
+            runs: 0,
         }
     }
 
@@ -159,24 +163,31 @@ impl PositionSorter {
         self.len += rows.len();
         self.run_rows += rows.len();
         self.run.push((game_id, rows));
-        if self.run_rows >= RUN {
-            if let Some(thread) = &self.thread {
-                self.run_rows = 0;
-                let games = std::mem::take(&mut self.run);
-                match &self.pool {
-                    Some(pool) => {
-                        self.grouping.wait_below(RUNS_IN_FLIGHT, true);
-                        let (grouped, grouping) = (thread.grouped.clone(), self.grouping.clone());
-                        // The job never waits: the channel is unbounded.
-                        pool.spawn(move || {
-                            let _ = grouped.send(partition(games));
-                            grouping.end();
-                        });
-                    }
-                    None => thread.send(Request::Run(games)),
-                }
-            }
+        if self.run_rows >= RUN && self.thread.is_some() {
+            self.run_rows = 0;
+            let games = std::mem::take(&mut self.run);
+            self.hand_over(games);
         }
+    }
+
+    /// Hands a run over to be grouped by bucket: to the workers, or to the
+    /// sorting thread.
+    fn hand_over(&mut self, games: Games) {
+        let Some(thread) = &self.thread else { return };
+        match &self.pool {
+            Some(pool) => {
+                self.grouping.wait_below(RUNS_IN_FLIGHT, true);
+                let (grouped, grouping) = (thread.grouped.clone(), self.grouping.clone());
+                let run = self.runs;
+                // The job never waits: the channel is unbounded.
+                pool.spawn(move || {
+                    let _ = grouped.send((run, partition(games)));
+                    grouping.end();
+                });
+            }
+            None => thread.send(Request::Run(games)),
+        }
+        self.runs += 1;
     }
 
     /// Rows in the batch.
@@ -194,16 +205,18 @@ impl PositionSorter {
         self.run_rows = 0;
         let games = std::mem::take(&mut self.run);
         let image = SegmentImage::with_page_size(fens, self.page_size);
-        match &self.thread {
-            Some(thread) => {
-                if !games.is_empty() {
-                    thread.send(Request::Run(games));
-                }
-                // Every run of the batch grouped before it is sorted.
-                self.grouping.wait_below(1, false);
-                thread.send(Request::Finish(Box::new(image)));
-            }
-            None => self.built = Some(build(vec![partition(games)], image, None)),
+        if self.thread.is_none() {
+            self.built = Some(build(vec![partition(games)], image, None));
+            return;
+        }
+        if !games.is_empty() {
+            self.hand_over(games);
+        }
+        self.runs = 0;
+        // Every run of the batch grouped before it is sorted.
+        self.grouping.wait_below(1, false);
+        if let Some(thread) = &self.thread {
+            thread.send(Request::Finish(Box::new(image)));
         }
     }
 
@@ -275,7 +288,7 @@ impl Thread {
 /// sorted and written into the image, which is sent back.
 fn sort_loop(
     incoming: &Receiver<Request>,
-    grouped: &Receiver<Partitioned>,
+    grouped: &Receiver<(usize, Partitioned)>,
     outgoing: &SyncSender<Built>,
 ) {
     let mut runs: Vec<Partitioned> = Vec::new();
@@ -285,8 +298,12 @@ fn sort_loop(
             Request::Pool(workers) => pool = Some(workers),
             Request::Run(games) => runs.push(partition(games)),
             Request::Finish(image) => {
-                // The writer saw the workers' runs of the batch sent.
-                runs.extend(grouped.try_iter());
+                // The writer saw the workers' runs of the batch sent. In
+                // the order they were handed over: a bucket's rows sort
+                // by key alone when they come in game order.
+                let mut theirs: Vec<_> = grouped.try_iter().collect();
+                theirs.sort_unstable_by_key(|(run, _)| *run);
+                runs.extend(theirs.into_iter().map(|(_, run)| run));
                 let built = build(std::mem::take(&mut runs), *image, pool.as_deref());
                 if outgoing.send(built).is_err() {
                     return;
