@@ -425,8 +425,9 @@ pub struct Leaves {
     /// Whether the first row is kept aside, and then that row (a cell).
     leads: bool,
     lead: Option<Vec<u8>>,
-    /// The closed leaves, whole pages, and the rows above each (cells).
-    pages: Vec<u8>,
+    /// The closed leaves, whole pages (each its own allocation, moved and
+    /// never copied until placed), and the rows above each (cells).
+    pages: Vec<Vec<u8>>,
     dividers: Vec<Vec<u8>>,
     /// The open leaf, never empty once it has a row but for a stretch's
     /// lead.
@@ -481,8 +482,7 @@ impl Leaves {
         self.settle();
         let mut above: Vec<Vec<u8>> = self.lead.take().into_iter().collect();
         above.append(&mut self.dividers);
-        let mut leaves: Vec<Vec<u8>> =
-            self.pages.chunks_exact(self.page_size).map(<[u8]>::to_vec).collect();
+        let mut leaves = std::mem::take(&mut self.pages);
         if self.leaf.cells > 0 {
             leaves.push(self.leaf.finish(0));
         }
@@ -523,7 +523,7 @@ impl Leaves {
     /// Closes the open leaf, with `divider` (a cell) after it.
     fn close_leaf(&mut self, divider: Vec<u8>) {
         let full = std::mem::replace(&mut self.leaf, Page::new(LEAF_INDEX, 0, self.page_size));
-        self.pages.extend_from_slice(&full.finish(0));
+        self.pages.push(full.finish(0));
         self.dividers.push(divider);
     }
 
@@ -617,8 +617,6 @@ impl ImageBuilder {
             let pages = std::mem::take(&mut self.leaves.pages);
             let dividers = std::mem::take(&mut self.leaves.dividers);
             self.place_pages(&pages, dividers);
-            self.leaves.pages = pages;
-            self.leaves.pages.clear();
         }
     }
 
@@ -682,9 +680,9 @@ impl ImageBuilder {
 
     /// Writes closed leaves (whole pages, each with the row above it) into
     /// the image.
-    fn place_pages(&mut self, pages: &[u8], dividers: Vec<Vec<u8>>) {
-        debug_assert_eq!(pages.len(), dividers.len() * self.page_size);
-        for (page, divider) in pages.chunks_exact(self.page_size).zip(dividers) {
+    fn place_pages(&mut self, pages: &[Vec<u8>], dividers: Vec<Vec<u8>>) {
+        debug_assert_eq!(pages.len(), dividers.len());
+        for (page, divider) in pages.iter().zip(dividers) {
             let number = self.append_page(page);
             self.children.push(number);
             self.dividers.push(divider);
