@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use clap::Args;
 
+use pgnindex::serve::listen::Limits;
 use pgnindex::serve::{self, Config};
 
 use super::exit::Exit;
@@ -30,7 +31,8 @@ answer from every game of the database, /player from one player's games
 (names matched whole, case-insensitive). Game ids are the database's.
 
 Read-only: an import running beside it is seen after each of its commits.
-Ctrl-C or SIGTERM stops it (exit 0).")]
+Ctrl-C or SIGTERM stops it (exit 0): requests in progress get 5 seconds to
+finish, then every connection is closed.")]
 pub struct ServeArgs {
     #[command(flatten)]
     db: DbArgs,
@@ -46,18 +48,32 @@ pub struct ServeArgs {
     /// connection (default: the number of cores, at least 2).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
     connections: Option<u16>,
+    /// Client connections open at once; at the cap a new one closes the
+    /// one idle the longest (default: what the open-file limit leaves,
+    /// at most 4096).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    max_clients: Option<u32>,
+    /// Seconds a client has to send a request's head (from connecting or
+    /// from its previous answer) and to read an answer; past them its
+    /// connection is closed.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10,
+          value_parser = clap::value_parser!(u16).range(1..))]
+    client_timeout: u16,
 }
 
 /// Runs `serve`.
 pub fn run(args: &ServeArgs) -> anyhow::Result<Exit> {
     let stop = interrupt::flag()?;
     let cores = std::thread::available_parallelism().map_or(2, usize::from);
-    let config = Config {
-        db: args.db.path(),
-        bind: args.bind,
-        cors: args.cors,
-        connections: args.connections.map_or(cores.max(2), usize::from),
-    };
+    let connections = args.connections.map_or(cores.max(2), usize::from);
+    let mut limits = Limits::for_reads(connections);
+    if let Some(n) = args.max_clients {
+        limits.max_connections = usize::try_from(n).unwrap_or(usize::MAX);
+    }
+    limits.header_timeout = Duration::from_secs(args.client_timeout.into());
+    limits.write_timeout = limits.header_timeout;
+    let config =
+        Config { db: args.db.path(), bind: args.bind, cors: args.cors, connections, limits };
     let path = config.db.display().to_string();
     let stopping = {
         let stop = std::sync::Arc::clone(&stop);

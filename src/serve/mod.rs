@@ -17,6 +17,7 @@
 
 pub mod cache;
 pub mod explorer;
+pub mod listen;
 pub mod page;
 pub mod params;
 pub mod pool;
@@ -50,6 +51,8 @@ pub struct Config {
     pub cors: bool,
     /// Database reads at the same time (each on its own connection).
     pub connections: usize,
+    /// What clients are allowed.
+    pub limits: listen::Limits,
 }
 
 /// Why the server could not start or stopped.
@@ -100,15 +103,18 @@ pub fn run(
         .enable_io()
         .enable_time()
         .build()?;
-    runtime.block_on(async move {
+    runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(config.bind)
             .await
             .map_err(|source| ServeError::Bind { addr: config.bind, source })?;
         let addr = listener.local_addr()?;
         ready(addr);
-        axum::serve(listener, router(app, config.cors)).with_graceful_shutdown(stop).await?;
-        Ok(())
-    })
+        listen::serve(listener, router(app, config.cors), config.limits, stop).await;
+        Ok::<(), ServeError>(())
+    })?;
+    // A read still running past the grace is left to end with the process.
+    runtime.shutdown_timeout(config.limits.shutdown_grace);
+    Ok(())
 }
 
 /// The bytes of explorer answers kept ([`cache`]).

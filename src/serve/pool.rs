@@ -1,6 +1,7 @@
 //! A bounded pool of read-only connections: at most `size` reads run at a
 //! time, each on tokio's blocking threads with a connection of its own.
-//! Connections are opened as reads need them and kept.
+//! All `size` connections are opened at start, so that no request fails
+//! later for want of a file.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -40,9 +41,10 @@ pub struct Pool {
 }
 
 impl Pool {
-    /// Opens `path` once to check it can answer explorer queries (it
-    /// exists, is a pgnindex database, and has a position index), keeping
-    /// that connection; at most `size` (at least 1) reads at a time.
+    /// Opens `path` `size` times (at least once), having checked on the
+    /// first connection that it can answer explorer queries (it exists, is
+    /// a pgnindex database, and has a position index); at most `size`
+    /// reads at a time.
     ///
     /// # Errors
     /// [`PoolError::Open`] or [`PoolError::Query`] naming the database.
@@ -51,9 +53,13 @@ impl Pool {
         let start =
             Search { target: Some(Target::from_position(Position::new())), ..Search::default() };
         start.index_coverage(&conn)?;
+        let mut idle = vec![conn];
+        while idle.len() < size {
+            idle.push(db::open_read_only(path)?);
+        }
         Ok(Pool {
             path: path.to_path_buf(),
-            idle: Mutex::new(vec![conn]),
+            idle: Mutex::new(idle),
             permits: Semaphore::new(size.max(1)),
         })
     }

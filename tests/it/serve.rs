@@ -23,7 +23,27 @@ struct Server {
 
 impl Server {
     fn start(db: &Path, extra: &[&str]) -> Server {
-        let mut child = common::command()
+        Server::start_with_files(db, extra, None)
+    }
+
+    /// [`Server::start`] with the open-file limit lowered to `files`.
+    fn start_with_files(db: &Path, extra: &[&str], files: Option<u64>) -> Server {
+        let mut command = common::command();
+        if let Some(files) = files {
+            use std::os::unix::process::CommandExt;
+            // SAFETY: setrlimit(2) only, between fork and exec.
+            unsafe {
+                command.pre_exec(move || {
+                    let limit = libc::rlimit { rlim_cur: files, rlim_max: files };
+                    if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) == 0 {
+                        Ok(())
+                    } else {
+                        Err(std::io::Error::last_os_error())
+                    }
+                })
+            };
+        }
+        let mut child = command
             .args(["serve", "--db", arg(db), "--bind", "127.0.0.1:0"])
             .args(extra)
             .stdout(Stdio::null())
@@ -84,7 +104,14 @@ impl Server {
     fn stop(mut self) -> (std::process::ExitStatus, String) {
         // SAFETY: kill(2) on our own child's pid.
         unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
-        let status = self.child.wait().unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(std::time::Instant::now() < deadline, "the server did not stop within 30 s");
+            std::thread::sleep(Duration::from_millis(20));
+        };
         let rest: Vec<String> = self.stderr.try_iter().collect();
         (status, rest.join("\n"))
     }
@@ -593,4 +620,99 @@ fn the_page_and_its_routes() {
     assert_eq!(got, expected);
     let (status, _, _) = server.request("GET", "/api/game/424242");
     assert_eq!(status, 404);
+}
+
+/// Raises this process's open-file limit to at least `files` (within its
+/// hard limit); `false` if it cannot.
+fn allow_files(files: u64) -> bool {
+    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit(2) and setrlimit(2) on this process's own limits.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
+            return false;
+        }
+        if limit.rlim_cur >= files {
+            return true;
+        }
+        if limit.rlim_max < files {
+            return false;
+        }
+        limit.rlim_cur = files;
+        libc::setrlimit(libc::RLIMIT_NOFILE, &limit) == 0
+    }
+}
+
+#[test]
+fn idle_and_half_sent_connections_never_keep_a_request_waiting() {
+    // More idle connections than the server has files: it closes the one
+    // idle the longest for each new one, and answers at once.
+    assert!(allow_files(1400), "this test needs 1,400 open files (ulimit -n)");
+    let dir = scratch();
+    let db = database(&dir);
+    let server = Server::start_with_files(&db, &["--connections", "2"], Some(1024));
+    let mut idle = Vec::new();
+    for i in 0..1100 {
+        let mut stream = TcpStream::connect(server.addr).unwrap();
+        if i % 2 == 0 {
+            // Half a request, never finished.
+            stream.write_all(b"GET /lichess?play=e2e4 HTTP/1.1\r\nHost: x\r\n").unwrap();
+        }
+        idle.push(stream);
+    }
+    for _ in 0..5 {
+        let started = std::time::Instant::now();
+        let answer = server.get_json("/lichess?play=e2e4");
+        assert!(answer["moves"].as_array().is_some_and(|m| !m.is_empty()), "{answer}");
+        assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    }
+    // The first ones were closed to make room.
+    let mut first = idle.swap_remove(0);
+    first.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut buf = [0u8; 16];
+    assert!(matches!(first.read(&mut buf), Ok(0) | Err(_)), "the oldest idle connection is closed");
+    drop(idle);
+    let (status, _) = server.stop();
+    assert!(status.success(), "{status:?}");
+}
+
+#[test]
+fn a_client_that_stalls_is_closed_after_the_timeout() {
+    let dir = scratch();
+    let db = database(&dir);
+    let server = Server::start(&db, &["--client-timeout", "1"]);
+    let mut stream = TcpStream::connect(server.addr).unwrap();
+    stream.write_all(b"GET /lichess HTTP/1.1\r\nHo").unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let started = std::time::Instant::now();
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    let waited = started.elapsed();
+    assert!(waited < Duration::from_secs(10), "closed after {waited:?}");
+    assert!(!String::from_utf8_lossy(&answer).contains("200 OK"), "{answer:?}");
+    // An idle keep-alive connection too.
+    let mut stream = TcpStream::connect(server.addr).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    stream.write_all(b"GET /lichess HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    assert!(String::from_utf8_lossy(&answer).starts_with("HTTP/1.1 200 OK"), "{answer:?}");
+    assert!(started.elapsed() < Duration::from_secs(20));
+}
+
+#[test]
+fn a_stop_ends_the_server_while_a_client_is_half_way_through_a_request() {
+    let dir = scratch();
+    let db = database(&dir);
+    let server = Server::start(&db, &[]);
+    let mut half = TcpStream::connect(server.addr).unwrap();
+    half.write_all(b"GET /lichess?play=e2e4 HTTP/1.1\r\nHost: x\r\n").unwrap();
+    let idle = TcpStream::connect(server.addr).unwrap();
+    // Both are accepted before the signal.
+    server.get_json("/lichess");
+    let started = std::time::Instant::now();
+    let (status, rest) = server.stop();
+    assert!(status.success(), "{status:?}: {rest}");
+    assert!(started.elapsed() < Duration::from_secs(8), "stopped after {:?}", started.elapsed());
+    assert!(rest.contains("stopped"), "{rest}");
+    drop((half, idle));
 }
