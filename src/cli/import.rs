@@ -262,14 +262,22 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<Exit> {
         ProgressBar::hidden()
     };
     let shown = Arc::new(Mutex::new(0usize));
-    // Warnings are not printed one by one: the summary counts them.
+    // Warnings are not printed one by one: the first is shown, the summary
+    // counts them.
     let warnings = Arc::new(AtomicU64::new(0));
     let problems = {
         let (bar, shown, quiet) = (bar.clone(), Arc::clone(&shown), args.quiet);
         let warnings = Arc::clone(&warnings);
         Box::new(move |problem: Problem| {
             if problem.kind == ProblemKind::Warning {
-                warnings.fetch_add(1, Ordering::Relaxed);
+                if warnings.fetch_add(1, Ordering::Relaxed) == 0 && !quiet {
+                    bar.suspend(|| {
+                        say!(
+                            "pgnindex: warning: {} (each warning is in the import_errors table)",
+                            problem.text
+                        );
+                    });
+                }
                 return;
             }
             if quiet {

@@ -71,6 +71,19 @@ pub fn read_chunk_with<G>(
     read_chunk_at(data, offset, 0, options, map)
 }
 
+/// The positions of a game a database indexes: plies 0 to 65,535 (the
+/// index stores a ply in 16 bits).
+pub const INDEXED_POSITIONS: usize = 1 << 16;
+
+/// The warning for a game of `plies` plies, longer than the index covers.
+fn past_the_index(plies: usize) -> String {
+    format!(
+        "the game has {plies} plies: only its first {} positions (to ply {}) are indexed",
+        INDEXED_POSITIONS,
+        INDEXED_POSITIONS - 1
+    )
+}
+
 /// [`read_chunk_with`] for a chunk that starts `column_base` bytes into a
 /// line (after a forced cut): columns on its first line count from the
 /// line's start.
@@ -89,6 +102,10 @@ fn read_chunk_at<G>(
     let mut games = Vec::with_capacity((data.len() / 1024 + 1).min(4096));
     while let Some(record) = reader.read_game(&mut replayer) {
         let mut warnings = skipped_warnings(data, &mut reader, &mut lines);
+        if options.keys && record.moves.len() >= INDEXED_POSITIONS {
+            let (l, c) = lines.locate(record.offset);
+            warnings.push((l, c, past_the_index(record.moves.len())));
+        }
         for problem in &record.syntax {
             let (l, c) = lines.locate(problem.offset);
             warnings.push((l, c, problem.message.to_string()));

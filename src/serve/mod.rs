@@ -302,10 +302,16 @@ async fn game(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
             .into_response();
     };
     match app.pool.read(move |conn| page::game_json(conn, game_id)).await {
-        Ok(serde_json::Value::Null) => {
+        Ok(page::GameAnswer::Missing) => {
             ApiError::not_found(format_args!("no game {game_id}")).into_response()
         }
-        Ok(v) => json_response(&v, "application/json", false),
+        Ok(page::GameAnswer::TooLong { plies }) => ApiError::bad_request(format_args!(
+            "game {game_id} has {plies} plies; the page shows games of at most {} plies \
+             (its PGN: /masters/pgn/{game_id})",
+            page::MAX_PAGE_PLIES
+        ))
+        .into_response(),
+        Ok(page::GameAnswer::Json(text)) => text_response(text, "application/json", false),
         Err(e) => ApiError::from(e).into_response(),
     }
 }

@@ -4,7 +4,9 @@
 //! position, clock and evaluation after each). The page's files are inside
 //! the binary and served from a fixed table: no path reaches the disk.
 
-use rusqlite::Connection;
+use std::fmt::Write as _;
+
+use rusqlite::{Connection, OptionalExtension};
 use serde_json::{json, Value};
 
 use super::params::{lichess_uci, ExplorerQuery};
@@ -84,37 +86,76 @@ pub fn position(query: &ExplorerQuery) -> Value {
     })
 }
 
+/// The most plies of a game the page is sent: as many as the position
+/// index covers. A longer game would make an answer of hundreds of
+/// megabytes; its PGN is served whole.
+pub const MAX_PAGE_PLIES: i64 = 1 << 16;
+
+/// What `/api/game/{id}` answers.
+#[derive(Debug, PartialEq)]
+pub enum GameAnswer {
+    /// No game has the id.
+    Missing,
+    /// The game has more than [`MAX_PAGE_PLIES`] plies.
+    TooLong {
+        /// Its plies.
+        plies: i64,
+    },
+    /// The game as JSON text.
+    Json(String),
+}
+
 /// One game for the viewer: `{id, tags: [[name, value]], result, startFen,
-/// plies: [{san, uci, fen, clock, eval, mate}], error}`; `null` if there
-/// is no such game.
+/// plies: [{san, uci, fen, clock, eval, mate}], error}`, written as text
+/// ply by ply (a tree of values would take ten times the answer's size).
 ///
 /// # Errors
 /// [`QueryError`] reading or replaying it.
-pub fn game_json(conn: &Connection, id: GameId) -> Result<Value, QueryError> {
-    let Some(g) = game::load(conn, id)? else { return Ok(Value::Null) };
+pub fn game_json(conn: &Connection, id: GameId) -> Result<GameAnswer, QueryError> {
+    let plies: Option<Option<i64>> = conn
+        .prepare_cached("SELECT ply_count FROM game_rows WHERE id = ?1")
+        .and_then(|mut st| st.query_row([id], |r| r.get(0)).optional())
+        .map_err(QueryError::sqlite(conn))?;
+    match plies {
+        None => return Ok(GameAnswer::Missing),
+        Some(Some(plies)) if plies > MAX_PAGE_PLIES => return Ok(GameAnswer::TooLong { plies }),
+        Some(_) => {}
+    }
+    let Some(g) = game::load(conn, id)? else { return Ok(GameAnswer::Missing) };
     let notes = game::load_notes(conn, id)?;
     let err = |source| QueryError::Replay { id, source };
     let mut replay = Replay::new(g.start_fen.as_deref(), &g.moves).map_err(err)?;
     let start = fen::write(replay.position());
-    let mut plies = Vec::new();
+    let tags: Vec<Value> = g.tag_pairs().into_iter().map(|(k, v)| json!([k, v])).collect();
+    let head = json!({
+        "id": id.get().to_string(),
+        "tags": tags,
+        "result": g.header.result,
+        "startFen": start,
+        "error": g.error,
+    });
+    // The head's fields, then the plies written one by one.
+    let mut out = head.to_string();
+    out.pop();
+    out.push_str(",\"plies\":[");
+    let mut ply = 0;
     while let Some(san) = replay.step().map_err(err)? {
-        let note = notes.get(plies.len());
-        plies.push(json!({
+        if ply > 0 {
+            out.push(',');
+        }
+        let note = notes.get(ply);
+        let json = json!({
             "san": san,
             "uci": replay.last_move().map(|m| m.to_string()),
             "fen": fen::write(replay.position()),
             "clock": note.and_then(|n| n.clock),
             "eval": note.and_then(|n| n.eval),
             "mate": note.and_then(|n| n.mate),
-        }));
+        });
+        // `Display` of a value writes its JSON text.
+        write!(out, "{json}").map_err(|e| QueryError::Output(std::io::Error::other(e)))?;
+        ply += 1;
     }
-    let tags: Vec<Value> = g.tag_pairs().into_iter().map(|(k, v)| json!([k, v])).collect();
-    Ok(json!({
-        "id": id.get().to_string(),
-        "tags": tags,
-        "result": g.header.result,
-        "startFen": start,
-        "plies": plies,
-        "error": g.error,
-    }))
+    out.push_str("]}");
+    Ok(GameAnswer::Json(out))
 }

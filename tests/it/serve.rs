@@ -71,27 +71,14 @@ impl Server {
         Server { child, addr, stderr: rx }
     }
 
+    /// A client of the server at `addr`, for another thread.
+    fn probe(addr: SocketAddr) -> Probe {
+        Probe { addr }
+    }
+
     /// One request; the status, the headers (lower-case names) and the body.
     fn request(&self, method: &str, target: &str) -> (u16, Vec<(String, String)>, String) {
-        let mut stream = TcpStream::connect(self.addr).unwrap();
-        stream.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
-        write!(
-            stream,
-            "{method} {target} HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer lip_x\r\nConnection: close\r\n\r\n",
-            self.addr
-        )
-        .unwrap();
-        let mut raw = Vec::new();
-        stream.read_to_end(&mut raw).unwrap();
-        let text = String::from_utf8(raw).expect("UTF-8 answer");
-        let (head, body) = text.split_once("\r\n\r\n").expect("a complete answer");
-        let mut lines = head.lines();
-        let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
-        let headers = lines
-            .filter_map(|l| l.split_once(':'))
-            .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
-            .collect();
-        (status, headers, body.to_string())
+        Server::probe(self.addr).request(method, target)
     }
 
     fn get_json(&self, target: &str) -> Value {
@@ -114,6 +101,36 @@ impl Server {
         };
         let rest: Vec<String> = self.stderr.try_iter().collect();
         (status, rest.join("\n"))
+    }
+}
+
+/// A client of a running server.
+struct Probe {
+    addr: SocketAddr,
+}
+
+impl Probe {
+    /// One request; the status, the headers (lower-case names) and the body.
+    fn request(&self, method: &str, target: &str) -> (u16, Vec<(String, String)>, String) {
+        let mut stream = TcpStream::connect(self.addr).unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+        write!(
+            stream,
+            "{method} {target} HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer lip_x\r\nConnection: close\r\n\r\n",
+            self.addr
+        )
+        .unwrap();
+        let mut raw = Vec::new();
+        stream.read_to_end(&mut raw).unwrap();
+        let text = String::from_utf8(raw).expect("UTF-8 answer");
+        let (head, body) = text.split_once("\r\n\r\n").expect("a complete answer");
+        let mut lines = head.lines();
+        let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
+        let headers = lines
+            .filter_map(|l| l.split_once(':'))
+            .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+            .collect();
+        (status, headers, body.to_string())
     }
 }
 
@@ -715,4 +732,69 @@ fn a_stop_ends_the_server_while_a_client_is_half_way_through_a_request() {
     assert!(started.elapsed() < Duration::from_secs(8), "stopped after {:?}", started.elapsed());
     assert!(rest.contains("stopped"), "{rest}");
     drop((half, idle));
+}
+
+/// A game of knights going out and back `rounds` times (4 plies a round),
+/// with a clock comment on each of White's first moves.
+fn shuffle_game(rounds: usize) -> String {
+    let mut text =
+        String::from("[Event \"shuffle\"]\n[White \"a\"]\n[Black \"b\"]\n[Result \"*\"]\n\n");
+    for i in 0..rounds {
+        let n = 2 * i + 1;
+        text.push_str(&format!("{n}. Nf3 {{[%clk 0:01:00]}} Nf6 {}. Ng1 Ng8 ", n + 1));
+    }
+    text.push_str("*\n");
+    text
+}
+
+/// The peak resident memory of process `pid`, in bytes.
+fn peak_memory(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap() * 1024
+}
+
+#[test]
+fn long_games_cost_a_bounded_memory_per_request() {
+    let dir = scratch();
+    let db = dir.join("long.db");
+    let (long, page) = (dir.join("long.pgn"), dir.join("page.pgn"));
+    std::fs::write(&long, shuffle_game(250_000)).unwrap();
+    std::fs::write(&page, shuffle_game(16_000)).unwrap();
+    let out = common::pgnindex().args(["import", "--db", arg(&db), arg(&long)]).output().unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("the game has 1000000 plies: only its first 65536 positions"),
+        "the import says the game is indexed in part: {err}"
+    );
+    common::import(&db, &[arg(&page)]).success();
+    let server = Server::start(&db, &["--connections", "4"]);
+    let clients: Vec<_> = (0..4)
+        .map(|_| {
+            let addr = server.addr;
+            std::thread::spawn(move || {
+                let probe = Server::probe(addr);
+                let (status, _, body) = probe.request("GET", "/api/game/1");
+                assert_eq!(status, 400, "{body}");
+                assert!(
+                    body.contains("1000000 plies") && body.contains("/masters/pgn/1"),
+                    "{body}"
+                );
+                let (status, _, body) = probe.request("GET", "/api/game/2");
+                assert_eq!(status, 200);
+                let game: Value = serde_json::from_str(&body).unwrap();
+                assert_eq!(game["plies"].as_array().map(Vec::len), Some(64_000));
+                assert_eq!(game["plies"][0]["clock"], 60.0);
+                let (status, _, body) = probe.request("GET", "/masters/pgn/1");
+                assert_eq!(status, 200);
+                assert!(body.contains("500000. Ng1 Ng8"), "the whole game");
+            })
+        })
+        .collect();
+    for client in clients {
+        client.join().unwrap();
+    }
+    let peak = peak_memory(server.child.id());
+    assert!(peak < 400 << 20, "peak memory {} MB", peak >> 20);
 }

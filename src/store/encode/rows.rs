@@ -14,7 +14,7 @@ use crate::notation::fen;
 use crate::notation::uci::Uci;
 use crate::pgn::movetext::NotesForm;
 use crate::replay::openings::Openings;
-use crate::replay::parallel::LocatedGame;
+use crate::replay::parallel::{LocatedGame, INDEXED_POSITIONS};
 use crate::replay::TagPairs;
 use crate::store::format::material;
 use crate::store::format::plies::PlyData;
@@ -251,10 +251,10 @@ impl GameRow {
         let mut positions = Vec::new();
         let mut fens = Vec::new();
         if options.positions && record.skipped_variant.is_none() {
-            // Plies beyond 65,535 are not indexed (the index stores plies
-            // in 16 bits while importing).
+            // Plies beyond 65,535 are not indexed ([`INDEXED_POSITIONS`]).
             let last = ply_count.min(u64::from(options.max_ply));
             let last = u16::try_from(last).unwrap_or(u16::MAX);
+            debug_assert_eq!(usize::from(u16::MAX) + 1, INDEXED_POSITIONS);
             positions.reserve_exact(record.keys.len().min(usize::from(last) + 1));
             for (ply, &key) in (0..=last).zip(&record.keys) {
                 let reach = record.reaches.get(usize::from(ply)).copied().unwrap_or(u8::MAX);
