@@ -189,11 +189,19 @@ impl Observer for Progress {
     }
 }
 
-/// How the import shares the database: as asked, else alone when it
-/// creates the database (no query can be reading a file that does not
+/// How the import shares the database: as asked (shared when readers hold
+/// it in WAL mode, which they would otherwise have to leave), else alone
+/// when it creates the database (no query can be reading a file that does not
 /// exist yet, and each page is then written once), shared otherwise.
 fn sharing(args: &ImportArgs, path: &Path) -> Sharing {
-    if args.exclusive {
+    if args.exclusive && db::held_in_wal(path) {
+        say!(
+            "pgnindex: note: {} is open in WAL mode elsewhere (a `serve`, a query): the import \
+             shares it with them instead of taking it alone",
+            path.display()
+        );
+        Sharing::Readers
+    } else if args.exclusive {
         Sharing::Exclusive
     } else if args.shared || std::fs::metadata(path).is_ok_and(|m| m.len() > 0) {
         Sharing::Readers

@@ -85,6 +85,23 @@ pub enum DbError {
         /// The version found.
         found: i64,
     },
+    /// `--db` names a directory.
+    #[error("{}: is a directory, not a database file", path.display())]
+    IsDirectory {
+        /// The path.
+        path: PathBuf,
+    },
+    /// A database in WAL mode with changes in its `-wal` file, where this
+    /// user cannot create the `-shm` file that reading them needs.
+    #[error(
+        "{}: its -wal file holds changes that only a user who can write beside the database can read; \
+         have its owner fold them in (`sqlite3 DB 'PRAGMA wal_checkpoint'`), or copy the database somewhere writable",
+        path.display()
+    )]
+    ReadOnlyWal {
+        /// The path.
+        path: PathBuf,
+    },
     /// An exclusive import, a delete or a vacuum could not take the
     /// database.
     #[error(
@@ -172,6 +189,9 @@ pub fn open_for_write(path: &Path) -> Result<Connection, DbError> {
 /// using the database for 30 seconds; the other [`DbError`]s as for any
 /// open.
 pub fn open_for_import(path: &Path, sharing: Sharing) -> Result<Connection, DbError> {
+    if path.is_dir() {
+        return Err(DbError::IsDirectory { path: path.to_path_buf() });
+    }
     let conn = Connection::open(path).map_err(|error| cannot_open(path, error))?;
     conn.busy_timeout(std::time::Duration::from_secs(30)).map_err(sqlite(path))?;
     check_is_sqlite(&conn, path)?;
@@ -181,6 +201,10 @@ pub fn open_for_import(path: &Path, sharing: Sharing) -> Result<Connection, DbEr
     conn.pragma_update(None, "page_size", PAGE_SIZE).map_err(sqlite(path))?;
     match sharing {
         Sharing::Readers => {
+            conn.pragma_update(None, "journal_mode", "WAL").map_err(sqlite(path))?;
+        }
+        Sharing::Exclusive if !leave_wal(&conn).map_err(sqlite(path))? => {
+            // Readers hold the file in WAL mode: shared, as they allow.
             conn.pragma_update(None, "journal_mode", "WAL").map_err(sqlite(path))?;
         }
         Sharing::Exclusive => {
@@ -206,6 +230,45 @@ pub fn open_for_import(path: &Path, sharing: Sharing) -> Result<Connection, DbEr
     migrate(&conn, path)?;
     packed_moves::shadow_views(&conn).map_err(sqlite(path))?;
     Ok(conn)
+}
+
+/// Takes the database out of WAL mode if it is in it: `false` when other
+/// connections have it open in that mode (a server or a query reading
+/// beside an import), which SQLite then refuses at once, without waiting.
+fn leave_wal(conn: &Connection) -> rusqlite::Result<bool> {
+    let mode: String = conn.pragma_query_value(None, "journal_mode", |r| r.get(0))?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        return Ok(true);
+    }
+    match conn.pragma_update(None, "journal_mode", "DELETE") {
+        Ok(()) => Ok(true),
+        Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy) => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// `true` when the database at `path` is in WAL mode and other connections
+/// have it open (a running `serve`, a query): an exclusive import, a
+/// `delete` or a `vacuum` then shares the file with them instead of
+/// taking it alone. `false` for a missing file or any other state.
+pub fn held_in_wal(path: &Path) -> bool {
+    if !path.exists() {
+        return false;
+    }
+    let Ok(conn) = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE) else {
+        return false;
+    };
+    matches!(leave_wal(&conn), Ok(false))
+}
+
+/// The journal mode the connection's database is in: [`Sharing::Readers`]
+/// for WAL.
+///
+/// # Errors
+/// SQLite's, reading the mode.
+pub fn sharing_of(conn: &Connection) -> rusqlite::Result<Sharing> {
+    let mode: String = conn.pragma_query_value(None, "journal_mode", |r| r.get(0))?;
+    Ok(if mode.eq_ignore_ascii_case("wal") { Sharing::Readers } else { Sharing::Exclusive })
 }
 
 /// An empty database in memory with the latest schema: what a fresh
@@ -261,8 +324,60 @@ fn open_existing(path: &Path, mode: OpenFlags) -> Result<Connection, DbError> {
     if !path.exists() {
         return Err(DbError::Missing { path: path.to_path_buf() });
     }
+    if path.is_dir() {
+        return Err(DbError::IsDirectory { path: path.to_path_buf() });
+    }
+    match open_existing_as(path, mode, false) {
+        // A database in WAL mode that this user cannot write beside (a
+        // read-only directory or file): SQLite cannot make the `-shm` file
+        // its readers share. Nobody can be writing it then, unless a
+        // `-wal` file holds changes, which reading the file alone would miss.
+        Err(DbError::Sqlite { error, .. })
+            if mode.contains(OpenFlags::SQLITE_OPEN_READ_ONLY)
+                && error.sqlite_error_code() == Some(rusqlite::ErrorCode::ReadOnly) =>
+        {
+            if std::fs::metadata(suffixed(path, "-wal")).is_ok_and(|m| m.len() > 0) {
+                return Err(DbError::ReadOnlyWal { path: path.to_path_buf() });
+            }
+            open_existing_as(path, mode, true)
+        }
+        opened => opened,
+    }
+}
+
+/// `path` with `suffix` added to its file name (`-wal`, `-shm`).
+fn suffixed(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_os_string();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+/// `path` as an SQLite URI that opens it immutable: no lock and no
+/// `-shm` file, the file read as it is.
+fn immutable_uri(path: &Path) -> String {
+    #[cfg(unix)]
+    let bytes = std::os::unix::ffi::OsStrExt::as_bytes(path.as_os_str()).to_vec();
+    #[cfg(not(unix))]
+    let bytes = path.to_string_lossy().replace('\\', "/").into_bytes();
+    let mut uri = String::from("file:");
+    for b in bytes {
+        match b {
+            b'%' | b'?' | b'#' | 0x80.. | ..=0x20 => uri.push_str(&format!("%{b:02X}")),
+            _ => uri.push(char::from(b)),
+        }
+    }
+    uri.push_str("?immutable=1");
+    uri
+}
+
+fn open_existing_as(path: &Path, mode: OpenFlags, immutable: bool) -> Result<Connection, DbError> {
     let flags = mode | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let conn = Connection::open_with_flags(path, flags).map_err(sqlite(path))?;
+    let conn = if immutable {
+        Connection::open_with_flags(immutable_uri(path), flags | OpenFlags::SQLITE_OPEN_URI)
+    } else {
+        Connection::open_with_flags(path, flags)
+    }
+    .map_err(sqlite(path))?;
     conn.busy_timeout(std::time::Duration::from_secs(30)).map_err(sqlite(path))?;
     check_is_sqlite(&conn, path)?;
     let version = user_version(&conn, path)?;

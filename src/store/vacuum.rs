@@ -65,8 +65,11 @@ pub fn vacuum(path: &Path, step: &mut dyn FnMut(Step)) -> Result<Vacuumed, Write
     step(Step::Compacting);
     conn.execute_batch("VACUUM").map_err(sqlite)?;
     // At rest the database is one file in rollback-journal mode (as an
-    // import leaves it).
-    conn.pragma_update(None, "journal_mode", "DELETE").map_err(sqlite)?;
+    // import leaves it), unless readers hold it in WAL mode: the log is
+    // then folded into the file, and the switch skipped.
+    conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)").map_err(sqlite)?;
+    conn.busy_timeout(std::time::Duration::ZERO).map_err(sqlite)?;
+    let _ = conn.pragma_update(None, "journal_mode", "DELETE");
     drop(conn);
     Ok(Vacuumed { games, positions, size_before, size_after: size() })
 }

@@ -414,6 +414,10 @@ impl Writer {
         }
         let early = if path.exists() { Some(import_lock(path)?) } else { None };
         let conn = db::open_for_import(path, options.sharing)?;
+        // Readers holding the file in WAL mode keep it there.
+        let mut options = options;
+        options.sharing = db::sharing_of(&conn)
+            .map_err(|error| WriteError::Sqlite { path: path.to_path_buf(), error })?;
         let lock = match early {
             Some(lock) => lock,
             None => import_lock(path)?,

@@ -43,6 +43,11 @@ impl Server {
                 })
             };
         }
+        Server::spawn(command, db, extra)
+    }
+
+    /// [`Server::start`] from `command`.
+    fn spawn(mut command: std::process::Command, db: &Path, extra: &[&str]) -> Server {
         let mut child = command
             .args(["serve", "--db", arg(db), "--bind", "127.0.0.1:0"])
             .args(extra)
@@ -797,4 +802,106 @@ fn long_games_cost_a_bounded_memory_per_request() {
     }
     let peak = peak_memory(server.child.id());
     assert!(peak < 400 << 20, "peak memory {} MB", peak >> 20);
+}
+
+#[test]
+fn delete_vacuum_and_an_exclusive_import_work_beside_a_server_in_wal_mode() {
+    let dir = scratch();
+    let db = database(&dir);
+    // As an import beside a reading server leaves the file: in WAL mode,
+    // which the server's connections then hold.
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.pragma_update(None, "journal_mode", "WAL").unwrap();
+    drop(conn);
+    let server = Server::start(&db, &["--connections", "2"]);
+    let games =
+        |a: &Value| ["white", "draws", "black"].iter().map(|k| a[k].as_u64().unwrap()).sum::<u64>();
+    let before = games(&server.get_json("/lichess"));
+    server.get_json("/lichess?play=e2e4");
+    let run = |args: &[&str]| {
+        let out = common::pgnindex().args(args).args(["--db", arg(&db)]).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(out.status.success(), "{args:?}: {err}");
+        err
+    };
+    run(&["delete", "--white", "Carlsen"]);
+    let after_delete = games(&server.get_json("/lichess"));
+    assert!(after_delete < before, "{before} → {after_delete}");
+    run(&["vacuum"]);
+    let games_dir = common::games_dir();
+    let err = run(&[
+        "import",
+        "--exclusive",
+        arg(&games_dir.join("lichess/lichess_DannyTheDonkey_2019-01-29.pgn")),
+    ]);
+    assert!(err.contains("open in WAL mode elsewhere"), "{err}");
+    assert_eq!(games(&server.get_json("/lichess")), after_delete, "every game was there already");
+    assert_eq!(
+        games(&server.get_json("/lichess")),
+        explore_counts(&db, &[]).iter().map(|r| r.1 + r.2 + r.3).sum::<u64>()
+    );
+}
+
+/// [`common::command`] run as a user who cannot write the test's files:
+/// `nobody` when the tests run as root (whom permissions do not stop).
+fn as_another_user() -> std::process::Command {
+    let mut command = common::command();
+    // SAFETY: geteuid(2) has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        use std::os::unix::process::CommandExt;
+        command.uid(65534).gid(65534);
+    }
+    command
+}
+
+#[test]
+fn a_database_its_reader_cannot_write_beside_serves_in_either_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let games = common::games_dir();
+    for mode in ["WAL", "DELETE"] {
+        let shelf = dir.join(mode);
+        std::fs::create_dir(&shelf).unwrap();
+        let db = shelf.join("games.db");
+        common::import(&db, &[arg(&games.join("otb/twic-01-232games.pgn"))]).success();
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.pragma_update(None, "journal_mode", mode).unwrap();
+        drop(conn);
+        let expected = explore_counts(&db, &[]);
+        std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o444)).unwrap();
+        std::fs::set_permissions(&shelf, std::fs::Permissions::from_mode(0o555)).unwrap();
+        let out = as_another_user()
+            .args(["explore", "--db", arg(&db), "--format", "json"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{mode}: {err}");
+        let server = Server::spawn(as_another_user(), &db, &[]);
+        assert_eq!(api_counts(&server.get_json("/lichess")), expected, "{mode}");
+        drop(server);
+        std::fs::set_permissions(&shelf, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+}
+
+#[test]
+fn a_directory_is_not_a_database() {
+    let dir = scratch();
+    for args in [
+        &["explore"][..],
+        &["serve", "--bind", "127.0.0.1:0"],
+        &["import", arg(&fixture("pgn/games/otb/twic-01-232games.pgn"))],
+    ] {
+        let out = common::pgnindex().args(args).args(["--db", arg(dir.path())]).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            err.trim_end(),
+            format!(
+                "pgnindex: error: {}: is a directory, not a database file",
+                dir.path().display()
+            ),
+            "{args:?}"
+        );
+    }
 }
