@@ -48,6 +48,10 @@ pub enum PositionError {
     /// squares not empty).
     #[error("impossible en-passant square {0}")]
     BadEnPassant(Square),
+    /// The side to move is checked by more than two pieces, which no move
+    /// can do.
+    #[error("{side} is checked by {n} pieces (a move gives at most a double check)", side = color_name(*.0), n = .1)]
+    TooManyCheckers(Color, u32),
 }
 
 fn color_name(c: Color) -> &'static str {
@@ -175,6 +179,9 @@ impl Position {
             return Err(PositionError::OppositeCheck(turn.other()));
         }
         pos.checkers = pos.attackers_of_king(turn);
+        if pos.checkers.count() > 2 {
+            return Err(PositionError::TooManyCheckers(turn, pos.checkers.count()));
+        }
         Ok(pos)
     }
 

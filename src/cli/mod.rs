@@ -28,6 +28,7 @@ mod query_args;
 mod serve;
 mod show;
 mod sql;
+mod terminal;
 mod timings;
 mod vacuum;
 mod words;

@@ -20,6 +20,8 @@ use pgnindex::query::material::{self, MaterialSearch};
 use pgnindex::query::search::Search;
 use pgnindex::query::target::Target;
 
+use super::terminal::Escaping;
+
 /// `--db`.
 #[derive(Debug, Clone, Default, Args)]
 pub struct DbArgs {
@@ -466,9 +468,11 @@ pub fn printable(text: &str) -> String {
     text.chars().map(|c| if c.is_control() { '\u{FFFD}' } else { c }).collect()
 }
 
-/// Buffered, locked stdout.
-pub fn stdout() -> io::BufWriter<io::StdoutLock<'static>> {
-    io::BufWriter::with_capacity(1 << 16, io::stdout().lock())
+/// Buffered, locked stdout, with control characters escaped when it is a
+/// terminal ([`Escaping`]).
+pub fn stdout() -> Escaping<io::BufWriter<io::StdoutLock<'static>>> {
+    let terminal = io::stdout().is_terminal();
+    Escaping::new(io::BufWriter::with_capacity(1 << 16, io::stdout().lock()), terminal)
 }
 
 #[cfg(test)]

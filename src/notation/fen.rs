@@ -294,6 +294,47 @@ pub fn parse_position_strict(text: &str) -> Result<Position, FenError> {
     Ok(Fen::from_ascii_strict(text.as_bytes())?.into_position()?)
 }
 
+/// Parses a FEN as lichess's explorer reads one: castling rights that the
+/// position cannot have (no rook there, a king off its square, a letter
+/// given twice) are dropped rather than refused; anything else is refused
+/// as by [`parse_position`].
+///
+/// # Errors
+/// As [`parse_position`], for what dropping rights does not mend.
+///
+/// ```
+/// use pgnindex::notation::fen::{parse_position, parse_position_repaired, write};
+/// let fen = "4k3/8/8/8/8/8/8/4K2R w KQkq - 0 1";
+/// assert!(parse_position(fen).is_err());
+/// assert_eq!(write(&parse_position_repaired(fen)?), "4k3/8/8/8/8/8/8/4K2R w K - 0 1");
+/// # Ok::<_, pgnindex::notation::fen::FenError>(())
+/// ```
+pub fn parse_position_repaired(text: &str) -> Result<Position, FenError> {
+    let error = match parse_position(text) {
+        Ok(pos) => return Ok(pos),
+        Err(e) => e,
+    };
+    let fields: Vec<&str> = text.split_ascii_whitespace().collect();
+    let Some(&castling) = fields.get(2) else { return Err(error) };
+    let with = |rights: &str| {
+        let mut fields = fields.clone();
+        fields[2] = rights;
+        fields.join(" ")
+    };
+    let mut kept = String::new();
+    for letter in castling.chars().filter(|&c| c != '-') {
+        let mut trial = kept.clone();
+        trial.push(letter);
+        if parse_position(&with(&trial)).is_ok() {
+            kept = trial;
+        }
+    }
+    if kept.is_empty() {
+        kept.push('-');
+    }
+    parse_position(&with(&kept)).map_err(|_| error)
+}
+
 /// The six-field FEN of `pos`.
 pub fn write(pos: &Position) -> String {
     // Written in place: through `Display` the text was built, then copied
@@ -449,6 +490,9 @@ fn parse_castling(board: &Board, text: &str, col0: usize) -> Result<Bitboard, Pa
         let rook = rook.ok_or_else(|| err("no rook of that colour on that side of the king"))?;
         if rook.file() == king.file() {
             return Err(err("the king stands on that file"));
+        }
+        if rights.contains(rook) {
+            return Err(err("that right is given already"));
         }
         rights.add(rook);
     }
@@ -705,5 +749,29 @@ mod tests {
             e("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e6"),
             "illegal FEN position: impossible en-passant square e6"
         );
+    }
+
+    #[test]
+    fn impossible_checks_and_repeated_castling_rights_are_refused() {
+        let e = |fen: &str| parse_position(fen).unwrap_err().to_string();
+        assert_eq!(
+            e("4k3/8/8/8/8/3n4/4rb2/4K3 w - - 0 1"),
+            "illegal FEN position: white is checked by 3 pieces (a move gives at most a double check)"
+        );
+        assert!(parse_position("4k3/8/8/8/8/3n4/4r3/4K3 w - - 0 1").is_ok(), "a double check");
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkqKQkq - 0 1";
+        assert!(e(start).contains("'K' at column 51: that right is given already"), "{}", e(start));
+    }
+
+    #[test]
+    fn the_explorer_drops_castling_rights_it_cannot_have() {
+        let repaired = |fen: &str| write(&parse_position_repaired(fen).unwrap());
+        assert_eq!(
+            repaired("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkqKQkq - 0 1"),
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+        );
+        assert_eq!(repaired("r3k3/8/8/8/8/8/8/4K3 b KQkq - 0 1"), "r3k3/8/8/8/8/8/8/4K3 b q - 0 1");
+        // What dropping rights does not mend stays refused.
+        assert!(parse_position_repaired("4k3/8/8/8/8/3n4/4rb2/4K3 w KQ - 0 1").is_err());
     }
 }

@@ -94,7 +94,7 @@ pub fn run(
     let app = Arc::new(App {
         pool,
         cache: Cache::new(&config.db, CACHE_BYTES),
-        summaries: Mutex::new(summaries),
+        summaries: Mutex::new((0, summaries)),
     });
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .thread_name("pgnindex-http")
@@ -126,16 +126,22 @@ pub const CACHE_BYTES: usize = 64 << 20;
 pub struct App {
     pool: Arc<Pool>,
     cache: Cache,
-    summaries: Mutex<Arc<Summaries>>,
+    /// The summaries, and the pool's generation they were read from.
+    summaries: Mutex<(u64, Arc<Summaries>)>,
 }
 
 impl App {
     /// The summaries held, with the games `conn`'s snapshot has stored since
-    /// they were read (one reader at a time adds them).
+    /// they were read (one reader at a time adds them); read anew from the
+    /// start for a database file replaced since.
     fn summaries(&self, conn: &rusqlite::Connection) -> Result<Arc<Summaries>, QueryError> {
         let mut held = self.summaries.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let next = held.refreshed(conn).map_err(QueryError::sqlite(conn))?;
-        *held = Arc::clone(&next);
+        let generation = self.pool.generation();
+        if held.0 != generation {
+            *held = (generation, Arc::new(Summaries::default()));
+        }
+        let next = held.1.refreshed(conn).map_err(QueryError::sqlite(conn))?;
+        held.1 = Arc::clone(&next);
         Ok(next)
     }
 }
@@ -196,8 +202,16 @@ impl From<ParamError> for ApiError {
 
 impl From<pool::PoolError> for ApiError {
     fn from(error: pool::PoolError) -> ApiError {
-        let status = match error {
-            pool::PoolError::Query(QueryError::Sqlite { .. }) | pool::PoolError::Busy => {
+        // Waiting for a writer's lock, or stopping: try again later. Anything
+        // else (a corrupt page, a file that is no database) is the server's.
+        let status = match &error {
+            pool::PoolError::Busy => StatusCode::SERVICE_UNAVAILABLE,
+            pool::PoolError::Query(QueryError::Sqlite { source, .. })
+                if matches!(
+                    source.sqlite_error_code(),
+                    Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+                ) =>
+            {
                 StatusCode::SERVICE_UNAVAILABLE
             }
             _ => StatusCode::INTERNAL_SERVER_ERROR,

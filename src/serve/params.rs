@@ -182,12 +182,11 @@ impl Raw {
             Some(other) => return Err(ParamError::Variant(other.to_string())),
         }
         let start = match self.fen.as_deref().map(|f| f.replace('_', " ")) {
-            Some(text) if !text.trim().is_empty() => {
-                fen::parse_position(text.trim()).map_err(|e| ParamError::Fen {
+            Some(text) if !text.trim().is_empty() => fen::parse_position_repaired(text.trim())
+                .map_err(|e| ParamError::Fen {
                     fen: text.trim().to_string(),
                     error: e.to_string(),
-                })?
-            }
+                })?,
             _ => Position::new(),
         };
         let mut pos = start.clone();

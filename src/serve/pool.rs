@@ -1,7 +1,8 @@
 //! A bounded pool of read-only connections: at most `size` reads run at a
 //! time, each on tokio's blocking threads with a connection of its own.
 //! All `size` connections are opened at start, so that no request fails
-//! later for want of a file.
+//! later for want of a file; a database file replaced under the server is
+//! opened anew.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -36,8 +37,36 @@ pub enum PoolError {
 #[derive(Debug)]
 pub struct Pool {
     path: PathBuf,
-    idle: Mutex<Vec<Connection>>,
+    state: Mutex<State>,
     permits: Semaphore,
+}
+
+/// Which file the connections read, and those idle.
+#[derive(Debug)]
+struct State {
+    /// The file's identity when the connections were opened.
+    file: Option<FileId>,
+    /// Counts the files read: a connection of an older one is dropped.
+    generation: u64,
+    idle: Vec<(u64, Connection)>,
+}
+
+/// A file's device and inode: a database replaced under the server (a
+/// new file renamed over the path) has other ones.
+type FileId = (u64, u64);
+
+/// The identity of the file at `path` now, where the system tells it.
+fn file_id(path: &Path) -> Option<FileId> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
 }
 
 impl Pool {
@@ -53,13 +82,14 @@ impl Pool {
         let start =
             Search { target: Some(Target::from_position(Position::new())), ..Search::default() };
         start.index_coverage(&conn)?;
-        let mut idle = vec![conn];
+        let file = file_id(path);
+        let mut idle = vec![(0, conn)];
         while idle.len() < size {
-            idle.push(db::open_read_only(path)?);
+            idle.push((0, db::open_read_only(path)?));
         }
         Ok(Pool {
             path: path.to_path_buf(),
-            idle: Mutex::new(idle),
+            state: Mutex::new(State { file, generation: 0, idle }),
             permits: Semaphore::new(size.max(1)),
         })
     }
@@ -90,28 +120,52 @@ impl Pool {
         &self,
         read: impl FnOnce(&Connection) -> Result<T, QueryError>,
     ) -> Result<T, PoolError> {
-        let conn = self.take()?;
+        let (generation, conn) = self.take()?;
         let out = {
             let tx = conn.unchecked_transaction().map_err(QueryError::sqlite(&conn))?;
             let out = read(&conn);
             drop(tx);
             out
         };
-        self.give_back(conn);
+        self.give_back(generation, conn);
         Ok(out?)
     }
 
-    fn take(&self) -> Result<Connection, PoolError> {
-        let idle = self.idle.lock().map_err(|_| PoolError::Busy)?.pop();
-        match idle {
-            Some(conn) => Ok(conn),
-            None => Ok(db::open_read_only(&self.path)?),
-        }
+    /// Counts the files the pool has read: it grows when the database is
+    /// replaced under the server, whose in-memory state of the old file
+    /// must then be dropped.
+    pub fn generation(&self) -> u64 {
+        self.state().generation
     }
 
-    fn give_back(&self, conn: Connection) {
-        if let Ok(mut idle) = self.idle.lock() {
-            idle.push(conn);
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// An idle connection to the file at the path now, or a new one: a
+    /// file replaced since (another inode at the path) drops the
+    /// connections to the old one.
+    fn take(&self) -> Result<(u64, Connection), PoolError> {
+        let generation = {
+            let mut state = self.state();
+            let now = file_id(&self.path);
+            if now.is_some() && now != state.file {
+                state.file = now;
+                state.generation += 1;
+                state.idle.clear();
+            }
+            if let Some(idle) = state.idle.pop() {
+                return Ok(idle);
+            }
+            state.generation
+        };
+        Ok((generation, db::open_read_only(&self.path)?))
+    }
+
+    fn give_back(&self, generation: u64, conn: Connection) {
+        let mut state = self.state();
+        if state.generation == generation {
+            state.idle.push((generation, conn));
         }
     }
 }

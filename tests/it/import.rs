@@ -303,7 +303,12 @@ fn bad_inputs() {
     let binary = dir.write("binary.pgn", (0..=255u8).cycle().take(100_000).collect::<Vec<u8>>());
     let twic = twic();
     let missing = dir.join("missing.pgn");
-    let inputs = [arg(&empty), arg(&binary), arg(&twic)];
+    // Binary data is refused before any work, naming the file.
+    let run = import(&db, &[arg(&empty), arg(&binary), arg(&twic)]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("binary.pgn: binary data, not PGN text"), "{}", run.stderr);
+    assert!(!db.exists(), "no database is created for binary data");
+    let inputs = [arg(&empty), arg(&twic), arg(&twic)];
     // A missing argument stops the command before any work.
     let run = import(&db, &[inputs[2], arg(&missing)]);
     assert_eq!(run.code, 2, "{}", run.stderr);
@@ -317,7 +322,7 @@ fn bad_inputs() {
     assert!(stderr.contains("232 games imported"), "{stderr}");
     let conn = open(&db);
     let white: Vec<String> = column(&conn, "SELECT white FROM games WHERE id = 1");
-    assert_eq!(white, ["Carlsen,M"], "nothing stored from the empty and binary files");
+    assert_eq!(white, ["Carlsen,M"], "nothing stored from the empty file");
 
     // Not a database: refused without touching it.
     let text = dir.write("text.db", "just some text, not SQLite, long enough to have a header....");

@@ -273,3 +273,62 @@ fn a_segment_name_that_is_not_ours_is_refused_and_never_run() {
     );
     assert!(!canary.exists(), "the crafted name ran as SQL");
 }
+
+/// `len` bytes of a fixed pseudo-random sequence (xorshift).
+fn random_bytes(len: usize) -> Vec<u8> {
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 32) as u8
+        })
+        .collect()
+}
+
+#[test]
+fn binary_data_is_refused_with_its_offset_and_nothing_is_stored() {
+    let dir = scratch();
+    let noise = random_bytes(5 << 20);
+    let first_nul = noise.iter().position(|&b| b == 0).unwrap();
+    let bin = dir.write("noise.pgn", &noise);
+    let gz = dir.write("noise.pgn.gz", common::gzip(&noise));
+    for (input, name) in [(&bin, "noise.pgn"), (&gz, "noise.pgn.gz")] {
+        let db = dir.join(format!("{name}.db"));
+        let run = import(&db, &[arg(input)]);
+        assert_eq!(run.code, 2, "{}", run.stderr);
+        assert_eq!(
+            run.stderr.lines().find(|l| l.contains("error")).unwrap_or_default(),
+            format!(
+                "pgnindex: error: {}: binary data, not PGN text: a NUL byte at byte {first_nul}",
+                input.display()
+            ),
+            "{}",
+            run.stderr
+        );
+        if db.exists() {
+            assert_eq!(count(&open(&db), "SELECT count(*) FROM games"), 0, "{name}");
+        }
+    }
+    assert!(!dir.join("noise.pgn.db").exists(), "a plain file is refused before any work");
+    // UTF-16 text is named as such.
+    let utf16: Vec<u8> = [0xff, 0xfe]
+        .into_iter()
+        .chain("[White \"a\"]\n\n1. e4 *\n".encode_utf16().flat_map(u16::to_le_bytes))
+        .collect();
+    let wide = dir.write("wide.pgn", &utf16);
+    let run = import(&dir.join("wide.db"), &[arg(&wide)]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("UTF-16 text: convert it to UTF-8"), "{}", run.stderr);
+    // A few escape bytes in a tag are text, and a binary file in a
+    // directory is left out with a warning.
+    let shelf = dir.join("shelf");
+    std::fs::create_dir(&shelf).unwrap();
+    std::fs::write(shelf.join("noise.pgn"), &noise).unwrap();
+    std::fs::write(shelf.join("game.pgn"), "[Event \"\x1b[31m\x07\"]\n\n1. e4 e5 *\n").unwrap();
+    let db = dir.join("shelf.db");
+    let run = import(&db, &[arg(&shelf)]).success();
+    assert!(run.stderr.contains("noise.pgn: binary data, not PGN text"), "{}", run.stderr);
+    assert_eq!(count(&open(&db), "SELECT count(*) FROM games"), 1);
+}

@@ -905,3 +905,29 @@ fn a_directory_is_not_a_database() {
         );
     }
 }
+
+#[test]
+fn castling_rights_a_position_cannot_have_are_dropped_and_impossible_checks_refused() {
+    let dir = scratch();
+    let db = database(&dir);
+    let server = Server::start(&db, &[]);
+    let start = server.get_json("/lichess");
+    let doubled = server
+        .get_json("/lichess?fen=rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR_w_KQkqKQkq_-_0_1");
+    assert_eq!(api_counts(&doubled), api_counts(&start), "read as the start position");
+    let (status, _, body) =
+        server.request("GET", "/lichess?fen=4k3/8/8/8/8/3n4/4rb2/4K3_w_-_-_0_1");
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("checked by 3 pieces"), "{body}");
+    // The command line refuses both.
+    for fen in [
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkqKQkq - 0 1",
+        "4k3/8/8/8/8/3n4/4rb2/4K3 w - - 0 1",
+    ] {
+        let out =
+            common::pgnindex().args(["explore", "--db", arg(&db), "--fen", fen]).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{fen}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.starts_with("pgnindex: error: --fen: "), "{err}");
+    }
+}

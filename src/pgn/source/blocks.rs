@@ -7,7 +7,7 @@ use std::fmt;
 use std::io::{self, Read};
 use std::ops::ControlFlow;
 
-use super::{Compression, Data, InputName, Source, SourceError};
+use super::{check_text, Compression, Data, InputName, Source, SourceError};
 
 impl Source {
     /// Feeds the whole input to `f` as consecutive blocks, each ending where
@@ -58,8 +58,17 @@ impl Source {
             Data::Stream(reader) => reader,
         };
         let mut blocks = Blocks::new(reader, block_size, max_block, limit);
-        let result = blocks.run(&mut cut, &mut Lend(f));
-        result.map_err(|failure| stream_error(name, compression, limit, failure))
+        let mut binary = None;
+        let mut first = |block: &[u8], offset| match check_first(&name, block, offset) {
+            Ok(()) => f(block, offset),
+            Err(e) => {
+                binary = Some(e);
+                ControlFlow::Break(())
+            }
+        };
+        let result = blocks.run(&mut cut, &mut Lend(&mut first));
+        result.map_err(|failure| stream_error(name, compression, limit, failure))?;
+        binary.map_or(Ok(()), Err)
     }
 
     /// [`Source::for_each_block`] handing each block over with its buffer:
@@ -92,8 +101,29 @@ impl Source {
         let (name, compression, limit) = (self.name, self.compression, self.limit);
         let Data::Stream(reader) = self.data else { unreachable!("checked to be a stream") };
         let mut blocks = Blocks::new(reader, block_size, max_block, limit);
-        let result = blocks.run(&mut cut, &mut Give { spare, f });
-        result.map_err(|failure| stream_error(name, compression, limit, failure))
+        let mut binary = None;
+        let first = |buf: Vec<u8>, len: usize, offset| match check_first(&name, &buf[..len], offset)
+        {
+            Ok(()) => f(buf, len, offset),
+            Err(e) => {
+                binary = Some(e);
+                ControlFlow::Break(())
+            }
+        };
+        let result = blocks.run(&mut cut, &mut Give { spare, f: first });
+        result.map_err(|failure| stream_error(name, compression, limit, failure))?;
+        binary.map_or(Ok(()), Err)
+    }
+}
+
+/// A stream's first block (at offset 0) judged as text ([`check_text`]),
+/// before any of it is read as games: a stream cannot be looked at before
+/// it is read, as a file is when opened.
+fn check_first(name: &InputName, block: &[u8], offset: u64) -> Result<(), SourceError> {
+    if offset == 0 {
+        check_text(name, block)
+    } else {
+        Ok(())
     }
 }
 
@@ -416,8 +446,8 @@ mod tests {
 
     #[test]
     fn size_limit_stops_a_decompression_bomb() {
-        // 64 frames of 16 MiB of zeros: 1 GiB from a few kilobytes.
-        let frame = zstd(&vec![0u8; 16 << 20]);
+        // 64 frames of 16 MiB of spaces: 1 GiB from a few kilobytes.
+        let frame = zstd(&vec![b' '; 16 << 20]);
         let bomb = frame.repeat(64);
         assert!(bomb.len() < 64 << 10, "{}", bomb.len());
         let tmp = tempfile::tempdir().unwrap();
@@ -549,7 +579,7 @@ mod tests {
 
     #[test]
     fn max_block_bounds_the_buffer_when_cut_never_cuts() {
-        let text: Vec<u8> = (0..100u8).collect();
+        let text: Vec<u8> = (0..100u8).map(|i| b'a' + i % 26).collect();
         let blocks = blocks(stream_of(&text, 7), 8, 32, |buf, at_eof| {
             assert!(buf.len() <= 32);
             if at_eof {

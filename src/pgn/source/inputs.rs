@@ -7,8 +7,10 @@ use std::fmt;
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 
-use super::compression::{detect_foreign, read_prefix};
-use super::{check_not_foreign, open_error, SourceError};
+use std::io::Read;
+
+use super::compression::{detect_compression, Compression};
+use super::{check_not_foreign, check_text, open_error, SourceError, TEXT_WINDOW};
 
 /// File name endings (compared in ASCII lower case) that mark a PGN file when
 /// a directory is expanded.
@@ -95,11 +97,17 @@ pub fn expand_inputs(args: &[OsString]) -> Result<Inputs, SourceError> {
             walk_dir(&path, &mut found)?;
             found.sort();
             for path in found {
-                match foreign_format(&path) {
-                    Some(format) => {
-                        skipped.push(SourceError::NotPgn { name: InputName::Path(path), format });
-                    }
-                    None => inputs.push(InputName::Path(path)),
+                // A file that cannot be opened here says so when it is read.
+                let opened = File::open(&path);
+                let name = InputName::Path(path);
+                match opened {
+                    Ok(mut file) => match check_input_head(&name, &mut file) {
+                        Err(e @ (SourceError::NotPgn { .. } | SourceError::Binary { .. })) => {
+                            skipped.push(e);
+                        }
+                        _ => inputs.push(name),
+                    },
+                    Err(_) => inputs.push(name),
                 }
             }
         } else if meta.is_file() {
@@ -108,7 +116,7 @@ pub fn expand_inputs(args: &[OsString]) -> Result<Inputs, SourceError> {
             // any work starts.
             let mut file = File::open(&path).map_err(|error| open_error(&path, error))?;
             let name = InputName::Path(path);
-            check_not_foreign(&name, &read_prefix(&name, &mut file)?)?;
+            check_input_head(&name, &mut file)?;
             inputs.push(name);
         } else if is_special_readable(&meta.file_type()) {
             // Not opened here: opening a FIFO blocks until a writer appears,
@@ -128,13 +136,22 @@ pub fn expand_inputs(args: &[OsString]) -> Result<Inputs, SourceError> {
     Ok(Inputs { names: inputs, skipped })
 }
 
-/// The [`Foreign`](super::Foreign) format of the file at `path`, if its
-/// first bytes show one; `None` too if it cannot be read (reading it
-/// reports that).
-fn foreign_format(path: &Path) -> Option<super::Foreign> {
-    let mut file = File::open(path).ok()?;
-    let prefix = read_prefix(&InputName::Path(path.to_owned()), &mut file).ok()?;
-    detect_foreign(&prefix)
+/// Reads the first bytes of `file`, input `name`, to refuse it early: a
+/// [`Foreign`](super::Foreign) format ([`SourceError::NotPgn`]) or, when
+/// not compressed, binary data ([`SourceError::Binary`]).
+fn check_input_head(name: &InputName, file: &mut File) -> Result<(), SourceError> {
+    let mut head = Vec::with_capacity(TEXT_WINDOW);
+    file.take(TEXT_WINDOW as u64).read_to_end(&mut head).map_err(|error| SourceError::Read {
+        name: name.clone(),
+        offset: 0,
+        compression: Compression::None,
+        error,
+    })?;
+    check_not_foreign(name, &head)?;
+    if detect_compression(&head) == Compression::None {
+        check_text(name, &head)?;
+    }
+    Ok(())
 }
 
 /// Collects the PGN files below `dir` into `found`, unsorted.

@@ -87,6 +87,19 @@ pub enum SourceError {
         /// What it is.
         format: Foreign,
     },
+    /// The input's first bytes are binary data, not text: a NUL byte, or
+    /// control characters that text does not hold in such numbers.
+    #[error("{name}: binary data, not PGN text: {what} byte {offset}{}", binary_advice(*.utf16))]
+    Binary {
+        /// The input.
+        name: InputName,
+        /// Where the first such byte is (in the decompressed data).
+        offset: u64,
+        /// What it is.
+        what: &'static str,
+        /// The bytes start with UTF-16's byte-order mark.
+        utf16: bool,
+    },
     /// Every argument is a directory, and none has a PGN file below it:
     /// nothing to read.
     #[error("{}", no_pgn_files(.paths))]
@@ -144,6 +157,7 @@ impl SourceError {
             SourceError::NotInput { .. }
             | SourceError::NoPgnFiles { .. }
             | SourceError::NotPgn { .. }
+            | SourceError::Binary { .. }
             | SourceError::IsDirectory { .. }
             | SourceError::TooLarge { .. } => None,
         }
@@ -176,6 +190,52 @@ fn check_not_foreign(name: &InputName, prefix: &[u8]) -> Result<(), SourceError>
     match detect_foreign(prefix) {
         Some(format) => Err(SourceError::NotPgn { name: name.clone(), format }),
         None => Ok(()),
+    }
+}
+
+/// Control characters [`check_text`] lets through whatever the length:
+/// a short game with a few escape bytes in its tags is still PGN.
+const MAX_CONTROLS: usize = 64;
+
+/// How many of an input's first bytes [`check_text`] looks at.
+pub(super) const TEXT_WINDOW: usize = 64 << 10;
+
+/// [`SourceError::Binary`] if `head`, an input's first bytes (the first
+/// [`TEXT_WINDOW`] are looked at), is not text: more than one byte in 32
+/// (and more than [`MAX_CONTROLS`]) is a NUL or another control character
+/// than tab, line breaks and form feed, as in random, compressed or UTF-16
+/// data. A few such bytes in a tag or comment are text (PGN from hostile
+/// sources is read, and shown escaped); later in an input, bad text is
+/// judged game by game.
+pub(super) fn check_text(name: &InputName, head: &[u8]) -> Result<(), SourceError> {
+    let head = &head[..head.len().min(TEXT_WINDOW)];
+    let bom = head.starts_with(&[0xff, 0xfe]) || head.starts_with(&[0xfe, 0xff]);
+    let binary = |offset: usize, what| SourceError::Binary {
+        name: name.clone(),
+        offset: offset as u64,
+        what,
+        utf16: bom,
+    };
+    let control = |b: &u8| matches!(b, 0x00..=0x08 | 0x0b | 0x0e..=0x1f | 0x7f);
+    let controls = head.iter().filter(|b| control(b)).count();
+    // UTF-16 is told by its byte-order mark and a NUL soon after.
+    let utf16 = bom && head.iter().take(4).any(|&b| b == 0);
+    if !utf16 && (controls <= MAX_CONTROLS || controls * 32 <= head.len()) {
+        return Ok(());
+    }
+    Err(match memchr::memchr(0, head) {
+        Some(_) if utf16 => binary(0, "UTF-16's byte-order mark at"),
+        Some(at) => binary(at, "a NUL byte at"),
+        None => binary(head.iter().position(control).unwrap_or(0), "control characters from"),
+    })
+}
+
+/// The end of [`SourceError::Binary`]'s message: how to convert UTF-16.
+fn binary_advice(utf16: bool) -> &'static str {
+    if utf16 {
+        " (UTF-16 text: convert it to UTF-8, e.g. with `iconv -f UTF-16 -t UTF-8`)"
+    } else {
+        ""
     }
 }
 
@@ -275,7 +335,10 @@ impl Source {
         };
         let (data, len) = if len > 0 && len >= mmap_min_len {
             match map_file(&file) {
-                Some(map) => (Data::Mapped(Arc::new(map)), len),
+                Some(map) => {
+                    check_text(name, &map)?;
+                    (Data::Mapped(Arc::new(map)), len)
+                }
                 None => return Source::stream(name.clone(), Some(len), prefix, file),
             }
         } else {
@@ -290,6 +353,7 @@ impl Source {
                 error,
             })?;
             let read = bytes.len() as u64;
+            check_text(name, &bytes)?;
             (Data::Owned(bytes), len.max(read))
         };
         Ok(Source {
