@@ -931,3 +931,31 @@ fn castling_rights_a_position_cannot_have_are_dropped_and_impossible_checks_refu
         assert!(err.starts_with("pgnindex: error: --fen: "), "{err}");
     }
 }
+
+#[test]
+fn a_replaced_database_is_read_anew_and_a_corrupt_one_is_the_server_s_error() {
+    let dir = scratch();
+    let games = common::games_dir();
+    let db = dir.join("games.db");
+    common::import(&db, &[arg(&games.join("otb/twic-01-232games.pgn"))]).success();
+    let server = Server::start(&db, &[]);
+    assert_eq!(api_counts(&server.get_json("/lichess")), explore_counts(&db, &[]));
+    // Another database renamed over the path, as a rebuild is deployed.
+    let next = dir.join("next.db");
+    common::import(&next, &[arg(&games.join("chesscom/schmitz874-chesscom-live.pgn"))]).success();
+    let expected = explore_counts(&next, &[]);
+    std::fs::rename(&next, &db).unwrap();
+    assert_eq!(api_counts(&server.get_json("/lichess?moves=50")), expected, "the new file's games");
+    // Its pages overwritten but the first (the schema): a `500` that says so.
+    let mut bytes = std::fs::read(&db).unwrap();
+    let page = usize::from(u16::from_be_bytes([bytes[16], bytes[17]]));
+    for b in &mut bytes[page..] {
+        *b = 0xa5;
+    }
+    // The change counter, so that readers drop what they hold of the file.
+    bytes[24..28].copy_from_slice(&7u32.to_be_bytes());
+    std::fs::write(&db, &bytes).unwrap();
+    let (status, _, body) = server.request("GET", "/lichess?play=d2d4");
+    assert_eq!(status, 500, "{body}");
+    assert!(body.starts_with("error: ") && body.contains("games.db"), "{body}");
+}
