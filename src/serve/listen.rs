@@ -402,6 +402,20 @@ impl WriteDeadline {
         WriteDeadline { stream, limit, waiting: None }
     }
 
+    /// A write's outcome: done (the deadline dropped), or waiting for the
+    /// client, within the deadline.
+    fn settle(
+        &mut self,
+        cx: &mut Context<'_>,
+        polled: Poll<io::Result<usize>>,
+    ) -> Poll<io::Result<usize>> {
+        if polled.is_pending() {
+            return self.wait(cx);
+        }
+        self.waiting = None;
+        polled
+    }
+
     /// `Pending` while the deadline is ahead, an error past it.
     fn wait(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
         let limit = self.limit;
@@ -432,13 +446,8 @@ impl AsyncWrite for WriteDeadline {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        match Pin::new(&mut self.stream).poll_write(cx, buf) {
-            Poll::Pending => self.wait(cx),
-            ready => {
-                self.waiting = None;
-                ready
-            }
-        }
+        let polled = Pin::new(&mut self.stream).poll_write(cx, buf);
+        self.settle(cx, polled)
     }
 
     fn poll_write_vectored(
@@ -446,13 +455,8 @@ impl AsyncWrite for WriteDeadline {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        match Pin::new(&mut self.stream).poll_write_vectored(cx, bufs) {
-            Poll::Pending => self.wait(cx),
-            ready => {
-                self.waiting = None;
-                ready
-            }
-        }
+        let polled = Pin::new(&mut self.stream).poll_write_vectored(cx, bufs);
+        self.settle(cx, polled)
     }
 
     fn is_write_vectored(&self) -> bool {

@@ -367,40 +367,11 @@ fn info_never_sends_the_control_characters_of_stored_text_to_the_terminal() {
     assert!(text.contains("dates      2020.01.01\u{FFFD}[2J to 2020.01.01\u{FFFD}[2J"), "{text}");
 }
 
-/// What `args` writes to stdout when it is a terminal (a pseudo-terminal
-/// of this test's).
-fn on_a_terminal(args: &[&str]) -> Vec<u8> {
-    use std::io::Read;
-    use std::os::fd::FromRawFd;
-    let (mut master, mut slave) = (0, 0);
-    // SAFETY: openpty(3) fills the two descriptors it is given.
-    let opened = unsafe {
-        libc::openpty(
-            &mut master,
-            &mut slave,
-            std::ptr::null_mut(),
-            std::ptr::null(),
-            std::ptr::null(),
-        )
-    };
-    assert_eq!(opened, 0, "a pseudo-terminal");
-    // SAFETY: both descriptors were just opened and are owned here.
-    let (master, slave) =
-        unsafe { (std::fs::File::from_raw_fd(master), std::fs::File::from_raw_fd(slave)) };
-    let mut child = common::command().args(args).stdout(slave).spawn().unwrap();
-    let mut out = Vec::new();
-    let mut master = master;
-    let mut buf = [0u8; 4096];
-    // Read until the child's end closes: a pty then reads as an error (EIO).
-    while let Ok(n) = master.read(&mut buf) {
-        if n == 0 {
-            break;
-        }
-        out.extend_from_slice(&buf[..n]);
-    }
-    let status = child.wait().unwrap();
-    assert!(status.success(), "{args:?}");
-    out
+/// What `args` writes to stdout when it is a terminal.
+fn on_a_terminal(args: &[&str]) -> String {
+    let mut command = common::command();
+    command.args(args);
+    common::on_terminal(command, 200)
 }
 
 #[test]
@@ -418,9 +389,8 @@ fn escape_bytes_of_a_hostile_pgn_never_reach_a_terminal() {
         &["info", "--db", arg(&db)],
         &["explore", "--db", arg(&db)],
     ] {
-        let shown = on_a_terminal(args);
-        let text = String::from_utf8_lossy(&shown);
-        assert!(!shown.contains(&0x07), "{args:?}: {text}");
+        let text = on_a_terminal(args);
+        assert!(!text.contains('\x07'), "{args:?}: {text}");
         assert!(!text.contains('\u{9b}'), "{args:?}: {text}");
         // Only this program's own colour sequences start with ESC.
         for (i, _) in text.match_indices('\x1b') {
@@ -431,8 +401,7 @@ fn escape_bytes_of_a_hostile_pgn_never_reach_a_terminal() {
             );
         }
     }
-    let shown =
-        String::from_utf8_lossy(&on_a_terminal(&["show", "--db", arg(&db), "1"])).to_string();
+    let shown = on_a_terminal(&["show", "--db", arg(&db), "1"]);
     assert!(shown.contains("[Event \"x^[]0;owned^G\"]"), "{shown}");
     // Into a pipe, the text is exact.
     let piped = run(["show", "--db", arg(&db), "1"]).success().stdout;
