@@ -11,9 +11,23 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
-/// What identifies the database's state: (size, modified) of the main file
-/// and of its write-ahead log.
-pub type Version = [(u64, Option<SystemTime>); 2];
+/// What identifies the database's state: (size, modified, inode) of the
+/// main file and of its write-ahead log; the inode tells a file renamed
+/// over the database from the one it replaced.
+pub type Version = [(u64, Option<SystemTime>, u64); 2];
+
+/// The file's inode, where the system has them.
+fn inode(meta: &std::fs::Metadata) -> u64 {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::MetadataExt::ino(meta)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        0
+    }
+}
 
 /// Answers by request, for one version of the database.
 #[derive(Debug)]
@@ -43,8 +57,8 @@ impl Cache {
     /// The database's version now.
     pub fn version(&self) -> Version {
         self.files.clone().map(|f| match std::fs::metadata(f) {
-            Ok(m) => (m.len(), m.modified().ok()),
-            Err(_) => (0, None),
+            Ok(m) => (m.len(), m.modified().ok(), inode(&m)),
+            Err(_) => (0, None, 0),
         })
     }
 
