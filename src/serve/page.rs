@@ -113,7 +113,7 @@ pub enum GameAnswer {
 /// [`QueryError`] reading or replaying it.
 pub fn game_json(conn: &Connection, id: GameId) -> Result<GameAnswer, QueryError> {
     let plies: Option<Option<i64>> = conn
-        .prepare_cached("SELECT ply_count FROM game_rows WHERE id = ?1")
+        .prepare_cached("SELECT ply_count FROM games WHERE id = ?1")
         .and_then(|mut st| st.query_row([id], |r| r.get(0)).optional())
         .map_err(QueryError::sqlite(conn))?;
     match plies {
