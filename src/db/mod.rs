@@ -236,8 +236,7 @@ pub fn open_for_import(path: &Path, sharing: Sharing) -> Result<Connection, DbEr
 /// connections have it open in that mode (a server or a query reading
 /// beside an import), which SQLite then refuses at once, without waiting.
 fn leave_wal(conn: &Connection) -> rusqlite::Result<bool> {
-    let mode: String = conn.pragma_query_value(None, "journal_mode", |r| r.get(0))?;
-    if !mode.eq_ignore_ascii_case("wal") {
+    if sharing_of(conn)? != Sharing::Readers {
         return Ok(true);
     }
     match conn.pragma_update(None, "journal_mode", "DELETE") {
@@ -250,7 +249,9 @@ fn leave_wal(conn: &Connection) -> rusqlite::Result<bool> {
 /// `true` when the database at `path` is in WAL mode and other connections
 /// have it open (a running `serve`, a query): an exclusive import, a
 /// `delete` or a `vacuum` then shares the file with them instead of
-/// taking it alone. `false` for a missing file or any other state.
+/// taking it alone. `false` for a missing file or any other state; a file
+/// in WAL mode that nobody else holds is left in rollback-journal mode,
+/// as the exclusive import about to open it would leave it.
 pub fn held_in_wal(path: &Path) -> bool {
     if !path.exists() {
         return false;
@@ -269,6 +270,20 @@ pub fn held_in_wal(path: &Path) -> bool {
 pub fn sharing_of(conn: &Connection) -> rusqlite::Result<Sharing> {
     let mode: String = conn.pragma_query_value(None, "journal_mode", |r| r.get(0))?;
     Ok(if mode.eq_ignore_ascii_case("wal") { Sharing::Readers } else { Sharing::Exclusive })
+}
+
+/// Leaves the database at rest: one file in rollback-journal mode, which
+/// readers can open where they may not create the `-shm` file of WAL mode
+/// (a read-only directory or medium, another user's database). With
+/// readers holding it in WAL mode the switch is skipped, not waited for;
+/// the next writer that needs WAL turns it on again.
+///
+/// # Errors
+/// SQLite's, setting the busy timeout.
+pub fn rest(conn: &Connection) -> rusqlite::Result<()> {
+    conn.busy_timeout(std::time::Duration::ZERO)?;
+    let _ = conn.pragma_update(None, "journal_mode", "DELETE");
+    Ok(())
 }
 
 /// An empty database in memory with the latest schema: what a fresh

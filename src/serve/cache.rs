@@ -11,21 +11,26 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
-/// What identifies the database's state: (size, modified, inode) of the
-/// main file and of its write-ahead log; the inode tells a file renamed
+/// What identifies the database's state: (size, modified, identity) of the
+/// main file and of its write-ahead log; the identity tells a file renamed
 /// over the database from the one it replaced.
-pub type Version = [(u64, Option<SystemTime>, u64); 2];
+pub type Version = [(u64, Option<SystemTime>, FileId); 2];
 
-/// The file's inode, where the system has them.
-fn inode(meta: &std::fs::Metadata) -> u64 {
+/// A file's device and inode (zeros where the system has none): a file
+/// renamed over a path has other ones than the file it replaced.
+pub type FileId = (u64, u64);
+
+/// The identity of the file `meta` describes.
+pub fn file_id(meta: &std::fs::Metadata) -> FileId {
     #[cfg(unix)]
     {
-        std::os::unix::fs::MetadataExt::ino(meta)
+        use std::os::unix::fs::MetadataExt;
+        (meta.dev(), meta.ino())
     }
     #[cfg(not(unix))]
     {
         let _ = meta;
-        0
+        (0, 0)
     }
 }
 
@@ -57,8 +62,8 @@ impl Cache {
     /// The database's version now.
     pub fn version(&self) -> Version {
         self.files.clone().map(|f| match std::fs::metadata(f) {
-            Ok(m) => (m.len(), m.modified().ok(), inode(&m)),
-            Err(_) => (0, None, 0),
+            Ok(m) => (m.len(), m.modified().ok(), file_id(&m)),
+            Err(_) => (0, None, (0, 0)),
         })
     }
 

@@ -26,7 +26,7 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use axum::body::{Body, Bytes};
-use axum::http::{header, Request, Response, StatusCode};
+use axum::http::{header, HeaderValue, Request, Response, StatusCode};
 use axum::Router;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
@@ -309,10 +309,9 @@ impl hyper::service::Service<Request<Incoming>> for Tracked {
 
     fn call(&self, request: Request<Incoming>) -> Self::Future {
         let busy = Busy::new(Arc::clone(&self.conn), Arc::clone(&self.shared));
-        let router = self.router.clone();
+        let mut router = self.router.clone();
         let budget = Arc::clone(&self.shared.budget);
         Box::pin(async move {
-            let mut router = router;
             let response = tower_service::Service::call(&mut router, request.map(Body::new))
                 .await
                 .unwrap_or_else(|never| match never {});
@@ -333,10 +332,9 @@ fn too_busy(busy: Busy) -> Response<Body> {
     let mut response =
         Response::new(Body::new(Held { body: Body::from(text), _permit: None, _busy: busy }));
     *response.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
-    response
-        .headers_mut()
-        .insert(header::CONTENT_TYPE, "text/plain; charset=utf-8".parse().expect("a header"));
-    response.headers_mut().insert(header::RETRY_AFTER, "1".parse().expect("a header"));
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
+    headers.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
     response
 }
 

@@ -10,6 +10,7 @@ use std::sync::Mutex;
 use rusqlite::Connection;
 use tokio::sync::Semaphore;
 
+use super::cache::{self, FileId};
 use crate::chess::Position;
 use crate::db::{self, DbError};
 use crate::query::search::Search;
@@ -51,22 +52,9 @@ struct State {
     idle: Vec<(u64, Connection)>,
 }
 
-/// A file's device and inode: a database replaced under the server (a
-/// new file renamed over the path) has other ones.
-type FileId = (u64, u64);
-
-/// The identity of the file at `path` now, where the system tells it.
+/// The identity of the file at `path` now, if it can be read.
 fn file_id(path: &Path) -> Option<FileId> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = path;
-        None
-    }
+    std::fs::metadata(path).ok().map(|m| cache::file_id(&m))
 }
 
 impl Pool {

@@ -67,10 +67,7 @@ impl Deleter {
         }
         removed.finish(&tx).map_err(sqlite)?;
         tx.commit().map_err(sqlite)?;
-        // At rest the file is in rollback-journal mode, unless readers hold
-        // it in WAL mode: the switch is then skipped, not waited for.
-        self.conn.busy_timeout(std::time::Duration::ZERO).map_err(sqlite)?;
-        let _ = self.conn.pragma_update(None, "journal_mode", "DELETE");
+        db::rest(&self.conn).map_err(sqlite)?;
         Ok(deleted)
     }
 }

@@ -64,12 +64,10 @@ pub fn vacuum(path: &Path, step: &mut dyn FnMut(Step)) -> Result<Vacuumed, Write
     let (games, positions) = purge(&conn, step).map_err(sqlite)?;
     step(Step::Compacting);
     conn.execute_batch("VACUUM").map_err(sqlite)?;
-    // At rest the database is one file in rollback-journal mode (as an
-    // import leaves it), unless readers hold it in WAL mode: the log is
-    // then folded into the file, and the switch skipped.
+    // Shared with readers in WAL mode, the log is folded into the file
+    // before it is measured.
     conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)").map_err(sqlite)?;
-    conn.busy_timeout(std::time::Duration::ZERO).map_err(sqlite)?;
-    let _ = conn.pragma_update(None, "journal_mode", "DELETE");
+    db::rest(&conn).map_err(sqlite)?;
     drop(conn);
     Ok(Vacuumed { games, positions, size_before, size_after: size() })
 }

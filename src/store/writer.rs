@@ -1288,13 +1288,7 @@ impl Writer {
                 .sync_all()
                 .map_err(|source| WriteError::Sync { path: self.path.clone(), source })?;
         }
-        // At rest the database is one file in rollback-journal mode, which
-        // readers can open where they may not create the `-shm` file of WAL
-        // mode (a read-only directory or medium, another user's database).
-        // The next import turns WAL on again. With readers at work the
-        // switch is skipped, not waited for.
-        self.conn().busy_timeout(std::time::Duration::ZERO).map_err(|e| self.sqlite(e))?;
-        let _ = self.conn().pragma_update(None, "journal_mode", "DELETE");
+        db::rest(self.conn()).map_err(|e| self.sqlite(e))?;
         Ok(self.totals)
     }
 }

@@ -59,12 +59,9 @@ impl Source {
         };
         let mut blocks = Blocks::new(reader, block_size, max_block, limit);
         let mut binary = None;
-        let mut first = |block: &[u8], offset| match check_first(&name, block, offset) {
-            Ok(()) => f(block, offset),
-            Err(e) => {
-                binary = Some(e);
-                ControlFlow::Break(())
-            }
+        let mut first = |block: &[u8], offset| {
+            judge_first(&name, block, offset, &mut binary)?;
+            f(block, offset)
         };
         let result = blocks.run(&mut cut, &mut Lend(&mut first));
         result.map_err(|failure| stream_error(name, compression, limit, failure))?;
@@ -102,13 +99,9 @@ impl Source {
         let Data::Stream(reader) = self.data else { unreachable!("checked to be a stream") };
         let mut blocks = Blocks::new(reader, block_size, max_block, limit);
         let mut binary = None;
-        let first = |buf: Vec<u8>, len: usize, offset| match check_first(&name, &buf[..len], offset)
-        {
-            Ok(()) => f(buf, len, offset),
-            Err(e) => {
-                binary = Some(e);
-                ControlFlow::Break(())
-            }
+        let first = |buf: Vec<u8>, len: usize, offset| {
+            judge_first(&name, &buf[..len], offset, &mut binary)?;
+            f(buf, len, offset)
         };
         let result = blocks.run(&mut cut, &mut Give { spare, f: first });
         result.map_err(|failure| stream_error(name, compression, limit, failure))?;
@@ -116,14 +109,25 @@ impl Source {
     }
 }
 
-/// A stream's first block (at offset 0) judged as text ([`check_text`]),
-/// before any of it is read as games: a stream cannot be looked at before
-/// it is read, as a file is when opened.
-fn check_first(name: &InputName, block: &[u8], offset: u64) -> Result<(), SourceError> {
-    if offset == 0 {
-        check_text(name, block)
-    } else {
-        Ok(())
+/// A stream's first block (at offset 0) judged as text ([`check_text`])
+/// before any of it is read as games (a stream cannot be looked at before
+/// it is read, as a file is when opened): `Break`, with the error in
+/// `binary`, when it is not text.
+fn judge_first(
+    name: &InputName,
+    block: &[u8],
+    offset: u64,
+    binary: &mut Option<SourceError>,
+) -> ControlFlow<()> {
+    if offset > 0 {
+        return ControlFlow::Continue(());
+    }
+    match check_text(name, block) {
+        Ok(()) => ControlFlow::Continue(()),
+        Err(e) => {
+            *binary = Some(e);
+            ControlFlow::Break(())
+        }
     }
 }
 
