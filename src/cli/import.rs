@@ -224,6 +224,7 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<Exit> {
         return Err(UsageError("--shard and --file-size are for --parquet DIR").into());
     }
     let path = db::default_path(args.db.as_deref());
+    let creates = args.parquet.is_none() && !path.exists();
     let pool = std::sync::Arc::new(super::games::thread_pool_below_writer(args.threads)?);
     if args.timings {
         pgnindex::timings::enable();
@@ -337,6 +338,10 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<Exit> {
         e => e.into(),
     })?;
     let t = summary.totals;
+    if creates && summary.unreadable > 0 && t.games + t.errors + t.duplicates == 0 {
+        // Every input was refused: the run leaves no file it made for them.
+        db::remove_created(&path);
+    }
     if summary.interrupted {
         match &args.parquet {
             None => say!(

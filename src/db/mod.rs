@@ -322,6 +322,18 @@ fn cannot_open(path: &Path, error: rusqlite::Error) -> DbError {
     }
 }
 
+/// Removes the database at `path` with its journal files: for a file the
+/// same command created and stored nothing in, so that a refused input
+/// leaves no empty database behind. Files already gone are not an error.
+pub fn remove_created(path: &Path) {
+    let name = path.as_os_str();
+    for suffix in ["", "-journal", "-wal", "-shm"] {
+        let mut file = name.to_os_string();
+        file.push(suffix);
+        let _ = std::fs::remove_file(file);
+    }
+}
+
 /// Opens an existing database read-only (query commands): never creates
 /// a file, refuses a database of an unknown or newer schema.
 pub fn open_read_only(path: &Path) -> Result<Connection, DbError> {

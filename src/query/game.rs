@@ -312,3 +312,74 @@ pub fn load(conn: &Connection, id: GameId) -> Result<Option<Game>, QueryError> {
         None => Ok(None),
     }
 }
+
+/// How much a stored game holds: what decides whether it can be answered
+/// in one piece.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoredSize {
+    /// Its mainline's plies.
+    pub plies: i64,
+    /// The bytes of its stored texts: moves, movetext, tags and the notes
+    /// of its plies.
+    pub bytes: i64,
+}
+
+/// The size of game `id` as stored, read without loading its texts
+/// (`octet_length` of a column reads no content); `None` if there is no
+/// such game.
+///
+/// # Errors
+/// [`QueryError::Sqlite`].
+pub fn stored_size(conn: &Connection, id: GameId) -> Result<Option<StoredSize>, QueryError> {
+    let e = QueryError::sqlite(conn);
+    // Columns of a table (none for a view or a table this schema lacks).
+    let columns = |table: &str| -> Result<Vec<String>, QueryError> {
+        conn.prepare_cached(
+            "SELECT p.name FROM sqlite_master AS m, pragma_table_info(m.name) AS p \
+             WHERE m.type = 'table' AND m.name = ?1 AND p.name <> 'game_id'",
+        )
+        .and_then(|mut st| st.query_map([table], |r| r.get(0))?.collect())
+        .map_err(QueryError::sqlite(conn))
+    };
+    // Schemas before the packed moves kept them in a `games` table.
+    let mut base = "game_rows";
+    let mut game_columns = columns(base)?;
+    if game_columns.is_empty() {
+        base = "games";
+        game_columns = columns(base)?;
+    }
+    let mut parts: Vec<String> = ["movetext", "packed_moves", "moves"]
+        .iter()
+        .filter(|c| game_columns.iter().any(|g| g == *c))
+        .map(|c| format!("coalesce(octet_length(r.{c}), 0)"))
+        .collect();
+    let text_columns = columns;
+    let ply_data = text_columns("ply_data")?;
+    if !ply_data.is_empty() {
+        let sum: Vec<String> =
+            ply_data.iter().map(|c| format!("coalesce(octet_length(\"{c}\"), 0)")).collect();
+        parts.push(format!(
+            "coalesce((SELECT {} FROM ply_data WHERE game_id = r.id), 0)",
+            sum.join(" + ")
+        ));
+    }
+    if !text_columns("game_tags")?.is_empty() {
+        parts.push(
+            "coalesce((SELECT octet_length(pairs) FROM game_tags WHERE game_id = r.id), 0)".into(),
+        );
+    }
+    if !text_columns("ply_pvs")?.is_empty() {
+        parts.push(
+            "coalesce((SELECT sum(octet_length(pv)) FROM ply_pvs \
+             WHERE id >= r.id << 24 AND id < (r.id + 1) << 24), 0)"
+                .into(),
+        );
+    }
+    parts.push("0".into());
+    let sql = format!("SELECT r.ply_count, {} FROM {base} AS r WHERE r.id = ?1", parts.join(" + "));
+    conn.prepare_cached(&sql)
+        .and_then(|mut st| {
+            st.query_row([id], |r| Ok(StoredSize { plies: r.get(0)?, bytes: r.get(1)? })).optional()
+        })
+        .map_err(e)
+}

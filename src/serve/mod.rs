@@ -281,26 +281,7 @@ async fn player(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Respo
 }
 
 async fn game_pgn(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
-    let Some(game_id) = id.parse::<u32>().ok().filter(|&n| n > 0).map(GameId::new) else {
-        return ApiError::not_found(format_args!("no game {id:?} (ids are whole numbers)"))
-            .into_response();
-    };
-    let pgn = app
-        .pool
-        .read(move |conn| {
-            let Some(game) = crate::query::game::load(conn, game_id)? else { return Ok(None) };
-            let mut out = Vec::new();
-            crate::query::pgn::write_game(&mut out, &game).map_err(QueryError::Output)?;
-            Ok(Some(out))
-        })
-        .await;
-    match pgn {
-        Ok(Some(body)) => {
-            ([(header::CONTENT_TYPE, "application/x-chess-pgn")], body).into_response()
-        }
-        Ok(None) => ApiError::not_found(format_args!("no game {game_id}")).into_response(),
-        Err(e) => ApiError::from(e).into_response(),
-    }
+    game_route(app, id, page::game_pgn, "application/x-chess-pgn").await
 }
 
 async fn position(RawQuery(query): RawQuery) -> Response {
@@ -311,21 +292,28 @@ async fn position(RawQuery(query): RawQuery) -> Response {
 }
 
 async fn game(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
+    game_route(app, id, page::game_json, "application/json").await
+}
+
+/// A route answering one game, whole or refused when too large.
+async fn game_route(
+    app: Arc<App>,
+    id: String,
+    answer: fn(&rusqlite::Connection, GameId) -> Result<page::GameAnswer, QueryError>,
+    content_type: &'static str,
+) -> Response {
     let Some(game_id) = id.parse::<u32>().ok().filter(|&n| n > 0).map(GameId::new) else {
         return ApiError::not_found(format_args!("no game {id:?} (ids are whole numbers)"))
             .into_response();
     };
-    match app.pool.read(move |conn| page::game_json(conn, game_id)).await {
+    match app.pool.read(move |conn| answer(conn, game_id)).await {
         Ok(page::GameAnswer::Missing) => {
             ApiError::not_found(format_args!("no game {game_id}")).into_response()
         }
-        Ok(page::GameAnswer::TooLong { plies }) => ApiError::bad_request(format_args!(
-            "game {game_id} has {plies} plies; the page shows games of at most {} plies \
-             (its PGN: /masters/pgn/{game_id})",
-            page::MAX_PAGE_PLIES
-        ))
-        .into_response(),
-        Ok(page::GameAnswer::Json(text)) => text_response(text, "application/json", false),
+        Ok(page::GameAnswer::TooLarge(size)) => {
+            ApiError::bad_request(page::GameAnswer::too_large(game_id, size)).into_response()
+        }
+        Ok(page::GameAnswer::Text(text)) => text_response(text, content_type, false),
         Err(e) => ApiError::from(e).into_response(),
     }
 }

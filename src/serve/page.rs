@@ -6,14 +6,14 @@
 
 use std::fmt::Write as _;
 
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::Connection;
 use serde_json::{json, Value};
 
 use super::params::{lichess_uci, ExplorerQuery};
 use crate::chess::MoveList;
 use crate::db::GameId;
 use crate::notation::{fen, san, uci::Uci};
-use crate::query::game;
+use crate::query::game::{self, StoredSize};
 use crate::query::QueryError;
 use crate::replay::stored::Replay;
 
@@ -86,23 +86,69 @@ pub fn position(query: &ExplorerQuery) -> Value {
     })
 }
 
-/// The most plies of a game the page is sent: as many as the position
-/// index covers. A longer game would make an answer of hundreds of
-/// megabytes; its PGN is served whole.
-pub const MAX_PAGE_PLIES: i64 = 1 << 16;
+/// The most plies of a game answered in one piece: as many as the position
+/// index covers (a legal game has at most about 17,700).
+pub const MAX_GAME_PLIES: i64 = 1 << 16;
 
-/// What `/api/game/{id}` answers.
+/// The most stored text (moves, tags, comments and other notes) of a game
+/// answered in one piece. An answer is built in memory at several times
+/// that size, and real games stay far below it: a TCEC game with an engine
+/// comment on every move stores about 200 KB.
+pub const MAX_GAME_BYTES: i64 = 8 << 20;
+
+/// What `/api/game/{id}` and `/masters/pgn/{id}` answer.
 #[derive(Debug, PartialEq)]
 pub enum GameAnswer {
     /// No game has the id.
     Missing,
-    /// The game has more than [`MAX_PAGE_PLIES`] plies.
-    TooLong {
-        /// Its plies.
-        plies: i64,
-    },
-    /// The game as JSON text.
-    Json(String),
+    /// The game is past [`MAX_GAME_PLIES`] or [`MAX_GAME_BYTES`].
+    TooLarge(StoredSize),
+    /// The game as text: JSON or PGN.
+    Text(String),
+}
+
+impl GameAnswer {
+    /// The refusal of a game too large to answer, naming the limit it
+    /// passes and the command that writes it.
+    pub fn too_large(id: GameId, size: StoredSize) -> String {
+        let passed = if size.plies > MAX_GAME_PLIES {
+            format!("{} plies (the most answered: {MAX_GAME_PLIES})", size.plies)
+        } else {
+            format!(
+                "{} bytes of moves, tags and comments (the most answered: {MAX_GAME_BYTES})",
+                size.bytes
+            )
+        };
+        format!("game {id} is too large to answer: it has {passed}; `pgnindex show {id}` writes it")
+    }
+}
+
+/// The answer for a game that is missing or too large; `None` when it can
+/// be loaded.
+fn refusal(conn: &Connection, id: GameId) -> Result<Option<GameAnswer>, QueryError> {
+    Ok(match game::stored_size(conn, id)? {
+        None => Some(GameAnswer::Missing),
+        Some(size) if size.plies > MAX_GAME_PLIES || size.bytes > MAX_GAME_BYTES => {
+            Some(GameAnswer::TooLarge(size))
+        }
+        Some(_) => None,
+    })
+}
+
+/// One game as export-format PGN.
+///
+/// # Errors
+/// [`QueryError`] reading or writing it.
+pub fn game_pgn(conn: &Connection, id: GameId) -> Result<GameAnswer, QueryError> {
+    if let Some(answer) = refusal(conn, id)? {
+        return Ok(answer);
+    }
+    let Some(game) = game::load(conn, id)? else { return Ok(GameAnswer::Missing) };
+    let mut out = Vec::new();
+    crate::query::pgn::write_game(&mut out, &game).map_err(QueryError::Output)?;
+    String::from_utf8(out)
+        .map(GameAnswer::Text)
+        .map_err(|e| QueryError::Output(std::io::Error::other(e)))
 }
 
 /// One game for the viewer: `{id, tags: [[name, value]], result, startFen,
@@ -112,14 +158,8 @@ pub enum GameAnswer {
 /// # Errors
 /// [`QueryError`] reading or replaying it.
 pub fn game_json(conn: &Connection, id: GameId) -> Result<GameAnswer, QueryError> {
-    let plies: Option<Option<i64>> = conn
-        .prepare_cached("SELECT ply_count FROM games WHERE id = ?1")
-        .and_then(|mut st| st.query_row([id], |r| r.get(0)).optional())
-        .map_err(QueryError::sqlite(conn))?;
-    match plies {
-        None => return Ok(GameAnswer::Missing),
-        Some(Some(plies)) if plies > MAX_PAGE_PLIES => return Ok(GameAnswer::TooLong { plies }),
-        Some(_) => {}
+    if let Some(answer) = refusal(conn, id)? {
+        return Ok(answer);
     }
     let Some(g) = game::load(conn, id)? else { return Ok(GameAnswer::Missing) };
     let notes = game::load_notes(conn, id)?;
@@ -157,5 +197,5 @@ pub fn game_json(conn: &Connection, id: GameId) -> Result<GameAnswer, QueryError
         ply += 1;
     }
     out.push_str("]}");
-    Ok(GameAnswer::Json(out))
+    Ok(GameAnswer::Text(out))
 }
