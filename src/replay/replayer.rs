@@ -164,7 +164,8 @@ pub struct GameRecord {
     /// The mainline in canonical SAN (with `+`/`#`), space separated, `--`
     /// for a null move; empty unless asked for.
     pub san: String,
-    /// The movetext as written (decoded to UTF-8); empty unless asked for.
+    /// The movetext as written (decoded to UTF-8) when asked for and
+    /// `rebuild` is `None`; empty otherwise (the notes write it back).
     pub movetext: String,
     /// `true` when the FEN tag could not be read: the game has no start
     /// position, and `final_position` means nothing.
@@ -760,7 +761,11 @@ impl<'a> Replayer<'a> {
         for &form in forms {
             self.scratch.clear();
             written::write_comment(&mut self.scratch, form, white_moved, &notes);
-            if written::same_normalised(raw, self.scratch.as_bytes()) {
+            let same = written::same_normalised(raw, self.scratch.as_bytes());
+            if self.scratch.capacity() > KEPT_CAPACITY {
+                self.scratch = String::new();
+            }
+            if same {
                 if notes.eval.is_some() || notes.depth.is_some() || keyed.is_some() {
                     self.form = Some(form);
                 }
@@ -1149,16 +1154,16 @@ impl<'a> Visitor<'a> for Replayer<'a> {
             evals: self.evals.clone(),
             nags: self.nags.clone(),
             comment_ends: self.comment_ends.clone(),
-            comment_text: self.comment_text.clone(),
+            comment_text: hand_over(&mut self.comment_text),
             depths: self.depths.clone(),
             seldepths: self.seldepths.clone(),
             nodes: self.nodes.clone(),
             pv_ends: self.pv_ends.clone(),
-            pv_text: self.pv_text.clone(),
+            pv_text: hand_over(&mut self.pv_text),
             tails,
             // ASCII by construction: the check cannot fail.
             san: String::from_utf8(self.san.clone()).unwrap_or_default(),
-            movetext: if self.options.movetext {
+            movetext: if self.options.movetext && rebuild.is_none() {
                 crate::pgn::source::decode_text(self.movetext).into_owned()
             } else {
                 String::new()
@@ -1167,6 +1172,21 @@ impl<'a> Visitor<'a> for Replayer<'a> {
             opening: self.opening,
             rebuild,
         }
+    }
+}
+
+/// Buffers kept from game to game up to this capacity: a larger one (a
+/// comment of megabytes) is given away or dropped, so that one huge game
+/// does not hold its size in every worker for the rest of the import.
+const KEPT_CAPACITY: usize = 1 << 20;
+
+/// The game's text for its record: a copy of exact size when the buffer is
+/// small enough to keep for the next game, else the buffer itself.
+fn hand_over(text: &mut String) -> String {
+    if text.capacity() > KEPT_CAPACITY {
+        std::mem::take(text)
+    } else {
+        text.clone()
     }
 }
 

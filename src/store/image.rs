@@ -90,6 +90,17 @@ impl Record {
     }
 }
 
+/// The record of `values` as [`Record::encode`] writes it, in a vector of
+/// its own: for a record that is kept, which would otherwise be written
+/// into the scratch and then copied (twice the memory of a long text).
+pub fn encode_owned(values: &[Value<'_>]) -> Vec<u8> {
+    let mut record = Record::default();
+    let body: usize = values.iter().map(|&v| serial_type(v).1).sum();
+    record.bytes.reserve_exact(body + 9 * values.len() + 9);
+    record.encode(values);
+    record.bytes
+}
+
 /// The serial type of `value` and the bytes of its value.
 fn serial_type(value: Value<'_>) -> (u64, usize) {
     match value {

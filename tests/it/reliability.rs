@@ -237,7 +237,9 @@ fn a_huge_comment() {
     assert_eq!(rows[0].0, 2);
     assert!(rows[0].1.unwrap() as u64 >= len - words.len() as u64, "{rows:?}");
     assert_eq!(rows[1].0, 2);
-    assert!(rss_mib < 300 + 8 * (len >> 20), "{rss_mib} MiB");
+    // The mapped text, the comment read, its stored form and its record:
+    // about 3.5 times the comment at most, over the process's own.
+    assert!(rss_mib < 32 + 4 * (len >> 20), "{rss_mib} MiB");
 }
 
 #[test]

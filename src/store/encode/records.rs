@@ -20,7 +20,7 @@ use crate::db::columns::Columns;
 use crate::db::{dates, texts};
 use crate::store::format::plies::PlyData;
 use crate::store::game_tables::{record_value, Shapes, Table};
-use crate::store::image::{Record, RowidLeaves, Template, Value};
+use crate::store::image::{encode_owned, Record, RowidLeaves, Template, Value};
 use crate::store::texts::SHORT_NAME;
 use crate::store::writer::{inserted_columns, is_skipped, Assigned, PLY_DATA_COLUMNS};
 
@@ -316,9 +316,9 @@ impl Encoder {
             Some(pairs) => {
                 let names = self.tag_names.read();
                 match pairs.to_json(|name| names.get(name).copied().ok_or(())) {
-                    Ok(Some(json)) => TagsRecord::Encoded(
-                        record.encode(&[Value::Null, Value::Text(&json)]).to_vec(),
-                    ),
+                    Ok(Some(json)) => {
+                        TagsRecord::Encoded(encode_owned(&[Value::Null, Value::Text(&json)]))
+                    }
                     Ok(None) => TagsRecord::Encoded(
                         record.encode(&[Value::Null, Value::Text("[]")]).to_vec(),
                     ),
@@ -334,11 +334,11 @@ impl Encoder {
         let (mut ply_data, mut pvs, mut pv_ends) = (None, Vec::new(), Vec::new());
         if let Some(d) = &game.plies {
             let values = ply_data_row(d, &self.ply_data_order, self.ply_data_width);
-            let r = record.encode(&values);
-            if !fits(r) {
+            let r = encode_owned(&values);
+            if !fits(&r) {
                 return None;
             }
-            ply_data = Some(r.to_vec());
+            ply_data = Some(r);
             let mut last = None;
             for (ply, pv) in &d.pvs {
                 // Plies past 2^24 keep their variation in the movetext's

@@ -114,11 +114,14 @@ impl PlyData {
 /// object would cost some 8 bytes a ply), else an object from the ply.
 fn comments(record: &GameRecord) -> Option<String> {
     let last = record.comment_ends.last()?.0;
+    // The texts, their quotes and keys: a comment of megabytes is then
+    // written without the copies of a growing buffer.
+    let capacity = record.comment_text.len() + 16 * record.comment_ends.len() + 2;
     if 2 * record.comment_ends.len() > last as usize {
         let texts: Vec<(u32, &str)> = record.comments().collect();
-        return array(&texts, |out, text| write_string(out, text));
+        return array_in(Vec::with_capacity(capacity), &texts, |out, text| write_string(out, text));
     }
-    object(record.comments(), write_string)
+    object_in(Vec::with_capacity(capacity), record.comments(), write_string)
 }
 
 /// A `ply_data` row read back: each ply's notes, as
@@ -317,9 +320,17 @@ fn nag_groups(nags: &[(u32, u8)]) -> impl Iterator<Item = (u32, &[(u32, u8)])> {
 
 /// The JSON array of `notes` (by ply from 1, in order, one per ply), `null`
 /// for the plies in between; `None` when there are none.
-fn array<T>(notes: &[(u32, T)], mut write: impl FnMut(&mut Vec<u8>, &T)) -> Option<String> {
+fn array<T>(notes: &[(u32, T)], write: impl FnMut(&mut Vec<u8>, &T)) -> Option<String> {
+    array_in(Vec::with_capacity(8 * notes.len() + 2), notes, write)
+}
+
+/// [`array`], written into `out` (empty, with the capacity it needs).
+fn array_in<T>(
+    mut out: Vec<u8>,
+    notes: &[(u32, T)],
+    mut write: impl FnMut(&mut Vec<u8>, &T),
+) -> Option<String> {
     let last = notes.last()?.0;
-    let mut out = Vec::with_capacity(8 * notes.len() + 2);
     out.push(b'[');
     let mut next = 1;
     for (ply, value) in notes {
@@ -342,9 +353,17 @@ fn array<T>(notes: &[(u32, T)], mut write: impl FnMut(&mut Vec<u8>, &T)) -> Opti
 /// the ply as text; `None` when there are none.
 fn object<T>(
     notes: impl Iterator<Item = (u32, T)>,
+    write: impl FnMut(&mut Vec<u8>, T),
+) -> Option<String> {
+    object_in(Vec::new(), notes, write)
+}
+
+/// [`object`], written into `out` (empty, with the capacity it needs).
+fn object_in<T>(
+    mut out: Vec<u8>,
+    notes: impl Iterator<Item = (u32, T)>,
     mut write: impl FnMut(&mut Vec<u8>, T),
 ) -> Option<String> {
-    let mut out = Vec::new();
     for (ply, value) in notes {
         out.extend_from_slice(if out.is_empty() { b"{\"" } else { b",\"" });
         write_uint(&mut out, u64::from(ply));
