@@ -171,7 +171,7 @@ struct PlyPosition<'a> {
 
 /// Every position of the mainline, the start first.
 fn positions(game: &Game) -> Result<Vec<PlyPosition<'_>>, QueryError> {
-    let err = |source| QueryError::Replay { id: game.id, source };
+    let err = |error| QueryError::Replay { id: game.id, error };
     let mut replay = Replay::new(game.start_fen.as_deref(), &game.moves).map_err(err)?;
     let mut out =
         vec![PlyPosition { san: None, last_move: None, position: replay.position().clone() }];

@@ -14,23 +14,23 @@ use crate::replay::stored::ReplayError;
 #[derive(Debug, thiserror::Error)]
 pub enum QueryError {
     /// SQLite failed reading the database.
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Sqlite {
         /// The database file.
         path: String,
-        /// SQLite's error.
-        source: rusqlite::Error,
+        /// SQLite's error (part of the message, not a source: printed once).
+        error: rusqlite::Error,
     },
     /// No game has this id (as the user gave it: it may be no id at all).
     #[error("no game with id {0}")]
     NoSuchGame(i64),
     /// A stored game does not replay.
-    #[error("game {id}: {source}")]
+    #[error("game {id}: {error}")]
     Replay {
         /// The game.
         id: GameId,
-        /// What failed.
-        source: ReplayError,
+        /// What failed (part of the message).
+        error: ReplayError,
     },
     /// A game stored without its movetext has notes that do not read
     /// back, so its movetext cannot be written.
@@ -44,12 +44,12 @@ pub enum QueryError {
         column: &'static str,
     },
     /// A game's material index entry cannot be read.
-    #[error("game {id}: {source}")]
+    #[error("game {id}: {error}")]
     Material {
         /// The game.
         id: GameId,
-        /// Where the entry goes wrong.
-        source: crate::store::format::material::DecodeError,
+        /// Where the entry goes wrong (part of the message).
+        error: crate::store::format::material::DecodeError,
     },
     /// The position index cannot answer a position search.
     #[error(transparent)]
@@ -62,9 +62,9 @@ pub enum QueryError {
 impl QueryError {
     /// Wraps SQLite errors of `conn` with its file name.
     pub fn sqlite(conn: &Connection) -> impl Fn(rusqlite::Error) -> QueryError + '_ {
-        move |source| QueryError::Sqlite {
+        move |error| QueryError::Sqlite {
             path: conn.path().filter(|p| !p.is_empty()).unwrap_or(":memory:").to_string(),
-            source,
+            error,
         }
     }
 }

@@ -320,7 +320,7 @@ impl MaterialSearch {
                 ))
             })?;
             stored::decode(blob, &mut stretches)
-                .map_err(|source| QueryError::Material { id, source })?;
+                .map_err(|error| QueryError::Material { id, error })?;
             match self.judge(&sides, &stretches) {
                 Judgement::No => {}
                 Judgement::At(ply, swapped) => {
@@ -534,7 +534,7 @@ fn replay_stretches(
     start: Option<&str>,
     moves: &str,
 ) -> Result<Vec<Stretch>, QueryError> {
-    let to_error = |source| QueryError::Replay { id, source };
+    let to_error = |error| QueryError::Replay { id, error };
     let mut replay = Replay::new(start, moves).map_err(to_error)?;
     let mut built = StretchBuilder::default();
     built.push(Material::of(replay.position().board()));
@@ -553,7 +553,7 @@ fn first_pattern_ply(
     sides: &[Side],
     windows: &[Window],
 ) -> Result<Option<(u32, bool)>, QueryError> {
-    let to_error = |source| QueryError::Replay { id, source };
+    let to_error = |error| QueryError::Replay { id, error };
     let mut replay = Replay::new(start, moves).map_err(to_error)?;
     let mut next = windows.iter().map(|w| w.0).min();
     while let Some(ply) = next {

@@ -62,12 +62,12 @@ pub enum ServeError {
     #[error(transparent)]
     Database(#[from] pool::PoolError),
     /// The address cannot be listened on.
-    #[error("cannot listen on {addr}: {source}")]
+    #[error("cannot listen on {addr}: {error}")]
     Bind {
         /// The address.
         addr: SocketAddr,
-        /// Why.
-        source: std::io::Error,
+        /// Why (part of the message, not a source: printed once).
+        error: std::io::Error,
     },
     /// The runtime could not start or the server failed.
     #[error("server: {0}")]
@@ -106,7 +106,7 @@ pub fn run(
     runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(config.bind)
             .await
-            .map_err(|source| ServeError::Bind { addr: config.bind, source })?;
+            .map_err(|error| ServeError::Bind { addr: config.bind, error })?;
         let addr = listener.local_addr()?;
         ready(addr);
         listen::serve(listener, router(app, config.cors), config.limits, stop).await;
@@ -206,7 +206,7 @@ impl From<pool::PoolError> for ApiError {
         // else (a corrupt page, a file that is no database) is the server's.
         let status = match &error {
             pool::PoolError::Busy => StatusCode::SERVICE_UNAVAILABLE,
-            pool::PoolError::Query(QueryError::Sqlite { source, .. })
+            pool::PoolError::Query(QueryError::Sqlite { error: source, .. })
                 if matches!(
                     source.sqlite_error_code(),
                     Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)

@@ -163,7 +163,7 @@ pub fn game_json(conn: &Connection, id: GameId) -> Result<GameAnswer, QueryError
     }
     let Some(g) = game::load(conn, id)? else { return Ok(GameAnswer::Missing) };
     let notes = game::load_notes(conn, id)?;
-    let err = |source| QueryError::Replay { id, source };
+    let err = |error| QueryError::Replay { id, error };
     let mut replay = Replay::new(g.start_fen.as_deref(), &g.moves).map_err(err)?;
     let start = fen::write(replay.position());
     let tags: Vec<Value> = g.tag_pairs().into_iter().map(|(k, v)| json!([k, v])).collect();

@@ -104,12 +104,12 @@ pub enum WriteError {
         path: PathBuf,
     },
     /// The import lock could not be taken.
-    #[error("{}: cannot lock the database: {source}", path.display())]
+    #[error("{}: cannot lock the database: {error}", path.display())]
     Lock {
         /// The database.
         path: PathBuf,
-        /// The system's error.
-        source: std::io::Error,
+        /// The system's error (part of the message).
+        error: std::io::Error,
     },
     /// The database holds as many games as [`GameId`]s can number.
     #[error("{}: holds the most games a database can (game ids end at {})", path.display(), GameId::MAX)]
@@ -127,12 +127,12 @@ pub enum WriteError {
         error: rusqlite::Error,
     },
     /// The database file could not be written to disk at the end.
-    #[error("{}: cannot write the database to disk: {source}", path.display())]
+    #[error("{}: cannot write the database to disk: {error}", path.display())]
     Sync {
         /// The database.
         path: PathBuf,
-        /// The system's error.
-        source: std::io::Error,
+        /// The system's error (part of the message).
+        error: std::io::Error,
     },
 }
 
@@ -378,14 +378,14 @@ pub(super) fn import_lock(path: &Path) -> Result<File, WriteError> {
     // not interfere with SQLite's fcntl locks) is held for the whole import
     // and dies with the process.
     let lock =
-        File::open(path).map_err(|source| WriteError::Lock { path: path.to_path_buf(), source })?;
+        File::open(path).map_err(|error| WriteError::Lock { path: path.to_path_buf(), error })?;
     match lock.try_lock() {
         Ok(()) => Ok(lock),
         Err(std::fs::TryLockError::WouldBlock) => {
             Err(WriteError::Busy { path: path.to_path_buf() })
         }
         Err(std::fs::TryLockError::Error(source)) => {
-            Err(WriteError::Lock { path: path.to_path_buf(), source })
+            Err(WriteError::Lock { path: path.to_path_buf(), error: source })
         }
     }
 }
@@ -1286,7 +1286,7 @@ impl Writer {
             // No log to checkpoint: the pages went straight to the file.
             self.lock
                 .sync_all()
-                .map_err(|source| WriteError::Sync { path: self.path.clone(), source })?;
+                .map_err(|error| WriteError::Sync { path: self.path.clone(), error })?;
         }
         db::rest(self.conn()).map_err(|e| self.sqlite(e))?;
         Ok(self.totals)

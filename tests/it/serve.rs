@@ -48,8 +48,11 @@ impl Server {
 
     /// [`Server::start`] from `command`.
     fn spawn(mut command: std::process::Command, db: &Path, extra: &[&str]) -> Server {
+        command.args(["serve", "--db", arg(db)]);
+        if !extra.contains(&"--bind") {
+            command.args(["--bind", "127.0.0.1:0"]);
+        }
         let mut child = command
-            .args(["serve", "--db", arg(db), "--bind", "127.0.0.1:0"])
             .args(extra)
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -969,4 +972,34 @@ fn a_replaced_database_is_read_anew_and_a_corrupt_one_is_the_server_s_error() {
     let (status, _, body) = server.request("GET", "/lichess?play=d2d4");
     assert_eq!(status, 500, "{body}");
     assert!(body.starts_with("error: ") && body.contains("games.db"), "{body}");
+}
+
+#[test]
+fn bind_takes_a_host_name_and_port_and_a_port_in_use_is_one_line() {
+    let dir = scratch();
+    let db = database(&dir);
+    // A port free a moment ago.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let named = format!("localhost:{port}");
+    let server = Server::start(&db, &["--bind", &named]);
+    assert!(server.addr.ip().is_loopback() && server.addr.port() == port, "{}", server.addr);
+    server.get_json("/lichess");
+    // Taken now: a second server says so once.
+    let out = common::command()
+        .args(["serve", "--db", arg(&db), "--bind", "localhost", "--port", &port.to_string()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert_eq!(err.matches("in use").count(), 1, "{err}");
+    assert!(
+        err.starts_with(&format!("pgnindex: error: cannot listen on 127.0.0.1:{port}: ")),
+        "{err}"
+    );
+    server.stop();
+    // A bare port.
+    let server = Server::start(&db, &["--bind", "0"]);
+    assert!(server.addr.ip().is_loopback());
+    server.get_json("/lichess");
 }
