@@ -100,6 +100,10 @@ pub trait Observer {
     fn unreadable(&mut self, error: &SourceError) {
         let _ = error;
     }
+    /// A source holds nothing: no game and no other text.
+    fn empty(&mut self, name: &InputName) {
+        let _ = name;
+    }
 }
 
 /// An observer that shows nothing.
@@ -448,7 +452,16 @@ fn run_into<S: Store>(
         })
     };
     let summary = Summary { not_pgn: inputs.skipped.len() as u64, ..Summary::default() };
-    let mut feed = Feed { tx, reply: reply_rx, observer, options, summary, length: None };
+    let mut feed = Feed {
+        tx,
+        reply: reply_rx,
+        observer,
+        options,
+        summary,
+        length: None,
+        games: 0,
+        skipped: 0,
+    };
     let workers = worker_cpu(pool);
     let split = timings::ThreadClock::start(Stage::Split);
     let read = read_inputs(&names, pool, replay, &build, &mut feed);
@@ -495,6 +508,10 @@ struct Feed<'o> {
     /// The length of the input being read, if known (a file read as
     /// stored, not decompressed): for the writer's batches (`store::batch`).
     length: Option<u64>,
+    /// Games read from the input so far.
+    games: u64,
+    /// Pieces of text skipped in it, between games or in place of them.
+    skipped: usize,
 }
 
 impl Feed<'_> {
@@ -533,6 +550,7 @@ impl InputVisitor<GameRow> for Feed<'_> {
         }
         self.observer.source(name, size);
         self.summary.files += 1;
+        (self.games, self.skipped) = (0, 0);
         InputStart::Read
     }
 
@@ -565,6 +583,8 @@ impl InputVisitor<GameRow> for Feed<'_> {
         let (offset, line) = (place.offset, place.lines_before);
         let end = offset + chunk.len as u64;
         let games_read = place.games_before + chunk.games.len() as u64;
+        self.games += chunk.games.len() as u64;
+        self.skipped += chunk.trailing.len();
         let left = self.length.map(|length| length.saturating_sub(end));
         let message = Message::Chunk {
             games: chunk.games,
@@ -579,7 +599,16 @@ impl InputVisitor<GameRow> for Feed<'_> {
         ControlFlow::Continue(())
     }
 
-    fn end(&mut self, _name: &InputName) -> ControlFlow<()> {
+    fn end(&mut self, name: &InputName) -> ControlFlow<()> {
+        if self.games == 0 && self.skipped > 0 {
+            // Text with no game is not PGN: an error, and not recorded as
+            // imported (a corrected file is read again).
+            let error = SourceError::NoGames { name: name.clone(), skipped: self.skipped };
+            return self.unreadable(name, &error);
+        }
+        if self.games == 0 {
+            self.observer.empty(name);
+        }
         self.send(Message::End)
     }
 }

@@ -187,6 +187,12 @@ impl Observer for Progress {
     fn unreadable(&mut self, error: &SourceError) {
         self.bar.suspend(|| say!("pgnindex: error: {error}"));
     }
+
+    fn empty(&mut self, name: &InputName) {
+        if !self.quiet {
+            self.bar.suspend(|| say!("pgnindex: warning: {name}: empty, no game in it"));
+        }
+    }
 }
 
 /// How the import shares the database: as asked (shared when readers hold
@@ -338,8 +344,8 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<Exit> {
         e => e.into(),
     })?;
     let t = summary.totals;
-    if creates && summary.unreadable > 0 && t.games + t.errors + t.duplicates == 0 {
-        // Every input was refused: the run leaves no file it made for them.
+    if creates && t.games + t.errors + t.duplicates == 0 {
+        // A first import that stored nothing leaves no empty database.
         db::remove_created(&path);
     }
     if summary.interrupted {

@@ -335,3 +335,36 @@ fn binary_data_is_refused_with_its_offset_and_nothing_is_stored() {
     assert!(run.stderr.contains("noise.pgn: binary data, not PGN text"), "{}", run.stderr);
     assert_eq!(count(&open(&db), "SELECT count(*) FROM games"), 1);
 }
+
+#[test]
+fn text_without_a_game_is_an_error_and_an_empty_file_a_warning() {
+    let dir = scratch();
+    let text = dir.write("notes.pgn", b"root:x:0:0:root:/root:/bin/bash\nnot a game at all\n");
+    let empty = dir.write("empty.pgn", b"");
+    let db = dir.join("text.db");
+    let run = import(&db, &[arg(&text)]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&format!("pgnindex: error: {}: no PGN game in it", text.display())),
+        "{}",
+        run.stderr
+    );
+    assert!(!db.exists(), "a first import that stores nothing leaves no database");
+    let run = import(&db, &[arg(&empty)]).success();
+    assert!(
+        run.stderr
+            .contains(&format!("pgnindex: warning: {}: empty, no game in it", empty.display())),
+        "{}",
+        run.stderr
+    );
+    assert!(!db.exists());
+    // Beside good games: those are stored, the text is still an error,
+    // and it is not recorded as imported (once fixed, it is read).
+    let game = dir.write("game.pgn", b"[White \"a\"]\n\n1. e4 e5 *\n");
+    let run = import(&db, &[arg(&game), arg(&text), arg(&empty)]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert_eq!(count(&open(&db), "SELECT count(*) FROM games"), 1);
+    std::fs::write(&text, b"[White \"b\"]\n\n1. d4 d5 *\n").unwrap();
+    import(&db, &[arg(&text)]).success();
+    assert_eq!(count(&open(&db), "SELECT count(*) FROM games"), 2);
+}

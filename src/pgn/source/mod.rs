@@ -125,6 +125,15 @@ pub enum SourceError {
         /// The limit.
         limit: u64,
     },
+    /// The input holds text but not one game: every piece of it was
+    /// skipped (a warning each).
+    #[error("{name}: no PGN game in it, only text that is not PGN ({skipped} pieces skipped)")]
+    NoGames {
+        /// The input.
+        name: InputName,
+        /// The pieces of text skipped.
+        skipped: usize,
+    },
     /// Reading or decompressing failed part-way. The message names the
     /// offset in the decompressed stream as such: it may lie past the end of
     /// a compressed file.
@@ -158,6 +167,7 @@ impl SourceError {
             | SourceError::NoPgnFiles { .. }
             | SourceError::NotPgn { .. }
             | SourceError::Binary { .. }
+            | SourceError::NoGames { .. }
             | SourceError::IsDirectory { .. }
             | SourceError::TooLarge { .. } => None,
         }
