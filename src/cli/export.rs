@@ -169,7 +169,9 @@ pub fn run(args: &ExportArgs) -> anyhow::Result<Exit> {
         return Ok(Exit::Success);
     };
     // To a file, Ctrl-C stops between games and leaves no file.
-    let interrupt = interrupt::flag()?;
+    let interrupt = interrupt::flag(
+        "pgnindex: interrupted again: stopped at once; the output file is not written",
+    )?;
     let mut out = OutputFile::create(path)?;
     let each = |found: Found| {
         if interrupt.load(Ordering::Relaxed) {

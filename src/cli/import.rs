@@ -259,7 +259,7 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<Exit> {
         force: args.force,
         notation: args.lang,
         max_input: args.max_input_size,
-        interrupt: Some(super::interrupt::flag()?),
+        interrupt: Some(super::interrupt::flag("pgnindex: interrupted again: stopped at once; the batches committed are kept, and the same command resumes")?),
     };
     let show_bar = !args.quiet && std::io::stderr().is_terminal();
     let bar = if show_bar {

@@ -71,7 +71,7 @@ pub struct ServeArgs {
 
 /// Runs `serve`.
 pub fn run(args: &ServeArgs) -> anyhow::Result<Exit> {
-    let stop = interrupt::flag()?;
+    let stop = interrupt::flag("pgnindex: interrupted again: stopped at once")?;
     let cores = std::thread::available_parallelism().map_or(2, usize::from);
     let connections = args.connections.map_or(cores.max(2), usize::from);
     let mut limits = Limits::for_reads(connections);

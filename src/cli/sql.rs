@@ -105,7 +105,9 @@ pub fn run(args: &SqlArgs) -> anyhow::Result<Exit> {
         }))?;
         conn
     } else {
-        db::open_read_only(&path)?
+        let conn = db::open_read_only(&path)?;
+        query_args::note_unfinished(&conn, &path);
+        conn
     };
     functions::register(&conn, &path)?;
     if !standalone {

@@ -115,7 +115,7 @@ pub enum DbError {
     /// An import was cut while writing in exclusive mode: its unfinished
     /// transaction must be rolled back by a writer first.
     #[error(
-        "{}: an import was interrupted; run it again to finish it (the unfinished batch is rolled back first)",
+        "{}: an import was stopped in the middle of a batch, and this file cannot be written to roll the batch back: run the import again, or read a copy you can write",
         path.display()
     )]
     Interrupted {
@@ -367,6 +367,19 @@ fn open_existing(path: &Path, mode: OpenFlags) -> Result<Connection, DbError> {
                 return Err(DbError::ReadOnlyWal { path: path.to_path_buf() });
             }
             open_existing_as(path, mode, true)
+        }
+        // The journal of an import stopped at once (killed, or a second
+        // Ctrl-C): a connection that may write rolls the unfinished batch
+        // back, as the next import would; the reader then sees what the
+        // committed batches hold. A file it cannot write stays refused.
+        Err(error @ DbError::Interrupted { .. })
+            if mode.contains(OpenFlags::SQLITE_OPEN_READ_ONLY) =>
+        {
+            match open_existing_as(path, OpenFlags::SQLITE_OPEN_READ_WRITE, false) {
+                Ok(writer) => drop(writer),
+                Err(_) => return Err(error),
+            }
+            open_existing_as(path, mode, false)
         }
         opened => opened,
     }

@@ -322,6 +322,16 @@ fn push_uint(out: &mut String, n: u64) {
     out.push(char::from(b'0' + (n % 10) as u8));
 }
 
+/// The comment an export puts before the move where a stored game's
+/// replay stopped, followed by the error.
+pub const STOP_MARK: &str = "pgnindex: replay stopped here: ";
+
+/// Whether the comment `raw` is an export's [`STOP_MARK`]: a note on the
+/// game, not a comment of it (the import finds the error again).
+pub fn is_stop_mark(raw: &[u8]) -> bool {
+    raw.trim_ascii_start().starts_with(STOP_MARK.trim_end().as_bytes())
+}
+
 /// `true` when `a` and `b` are the same text once trimmed and with each
 /// inner run of white space read as one space.
 pub fn same_normalised(a: &[u8], b: &[u8]) -> bool {

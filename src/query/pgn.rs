@@ -31,8 +31,7 @@ use crate::notation::{descriptive, fen, san};
 use crate::pgn::movetext::Lines;
 use crate::pgn::{Reader, Visitor};
 
-/// How the comment that marks where a replay stopped starts.
-pub const STOP_MARK: &str = "pgnindex: replay stopped here: ";
+pub use crate::pgn::movetext::STOP_MARK;
 
 pub use crate::pgn::movetext::LINE_WIDTH;
 

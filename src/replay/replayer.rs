@@ -601,31 +601,13 @@ impl<'a> Replayer<'a> {
 
     /// An engine score whose number a line break cut (`{0.\n68/29 292}`,
     /// as files wrapped at a fixed width have): read with the white space
-    /// that holds a line break taken out. The comment is then kept as
-    /// written.
+    /// that holds a line break taken out, and written back so.
     #[cold]
     fn read_unwrapped(&mut self, text: &[u8], ply: u32) -> bool {
         if !text.iter().any(|&b| b == b'\n' || b == b'\r') {
             return false;
         }
-        let mut joined = Vec::with_capacity(text.len());
-        let mut i = 0;
-        while i < text.len() {
-            let end = text[i..]
-                .iter()
-                .position(|b| !b.is_ascii_whitespace())
-                .map_or(text.len(), |n| i + n);
-            if end > i {
-                let run = &text[i..end];
-                if !run.iter().any(|&b| b == b'\n' || b == b'\r') {
-                    joined.extend_from_slice(run);
-                }
-                i = end;
-            } else {
-                joined.push(text[i]);
-                i += 1;
-            }
-        }
+        let joined = without_line_breaks(text);
         match whole_comment(&joined) {
             Some(WholeComment::Mover { eval, depth: Some(depth), emt, text }) => {
                 self.unwrapped = true;
@@ -667,11 +649,11 @@ impl<'a> Replayer<'a> {
         match self.comment_ends.last_mut() {
             Some((p, end)) if *p == ply => {
                 self.comment_text.push(' ');
-                push_decoded(&mut self.comment_text, text);
+                push_comment_words(&mut self.comment_text, text);
                 *end = self.comment_text.len();
             }
             _ => {
-                push_decoded(&mut self.comment_text, text);
+                push_comment_words(&mut self.comment_text, text);
                 self.comment_ends.push((ply, self.comment_text.len()));
             }
         }
@@ -685,10 +667,16 @@ impl<'a> Replayer<'a> {
     #[inline(never)]
     fn check_comment(&mut self, raw: &[u8], ply: u32) {
         let keyed_layout = self.keyed_layout.take();
-        if self.commented_ply == ply
-            || raw.trim_ascii().is_empty()
-            || std::mem::take(&mut self.unwrapped)
-        {
+        // A score a line break cut is compared whole: written back on one
+        // line, it reads the same.
+        let joined;
+        let raw = if std::mem::take(&mut self.unwrapped) {
+            joined = without_line_breaks(raw);
+            &joined[..]
+        } else {
+            raw
+        };
+        if self.commented_ply == ply || raw.trim_ascii().is_empty() {
             self.raw_plies.push(ply);
             return;
         }
@@ -1048,6 +1036,7 @@ impl<'a> Visitor<'a> for Replayer<'a> {
     fn comment(&mut self, comment: RawComment<'a>) {
         // Comments of variations are skipped with them.
         match self.note_ply() {
+            Some(ply) if crate::pgn::movetext::is_stop_mark(comment.0) => self.raw_plies.push(ply),
             Some(ply) => {
                 self.read_comment(comment, ply);
                 if self.rebuildable {
@@ -1117,7 +1106,14 @@ impl<'a> Visitor<'a> for Replayer<'a> {
         if self.failed.is_some() {
             self.drop_notes_past(self.moves.len());
         }
+        let tags = if self.options.tags { TagPairs::decode(&self.tags) } else { TagPairs::new() };
+        // The result written back is the row's `result`: the first Result
+        // tag, if any, must be the movetext's.
+        let result_tag = tags.iter().find(|(name, _)| name.eq_ignore_ascii_case("result"));
+        let result_agrees =
+            result_tag.is_none_or(|(_, value)| Some(value) == self.outcome.map(|o| o.as_str()));
         let rebuild = (self.rebuildable
+            && result_agrees
             && self.failed.is_none()
             && self.skipped_variant.is_none()
             && self.notation() == Notation::San(Lang::English)
@@ -1132,7 +1128,7 @@ impl<'a> Visitor<'a> for Replayer<'a> {
         };
         GameRecord {
             offset: self.offset,
-            tags: if self.options.tags { TagPairs::decode(&self.tags) } else { TagPairs::new() },
+            tags,
             start_fen: self.start_fen.take(),
             chess960: self.chess960,
             // Copies of exact size; the buffers keep their capacity for
@@ -1255,6 +1251,55 @@ fn push_decoded(out: &mut String, text: &[u8]) {
         Ok(text) => out.push_str(text),
         Err(_) => out.push_str(&crate::pgn::source::decode_text(text)),
     }
+}
+
+/// A comment's `text`, decoded, with each run of white space as one space
+/// and none at its ends: the words the export writes back, whatever lines
+/// it wraps them over, so that a comment reads the same after a round
+/// trip.
+fn push_comment_words(out: &mut String, text: &[u8]) {
+    let text = text.trim_ascii();
+    let mut after_space = false;
+    let plain = text.iter().all(|&b| {
+        let space = b == b' ';
+        let odd = (b < b' ' && b.is_ascii_whitespace()) || (space && after_space);
+        after_space = space;
+        !odd
+    });
+    if plain {
+        return push_decoded(out, text);
+    }
+    let decoded = crate::pgn::source::decode_text(text);
+    for (i, word) in
+        decoded.split(|c: char| c.is_ascii_whitespace()).filter(|w| !w.is_empty()).enumerate()
+    {
+        if i > 0 {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+}
+
+/// `text` without the runs of white space that hold a line break: an
+/// engine score cut by a line break (`{0.\n68/29 292}`) made whole.
+fn without_line_breaks(text: &[u8]) -> Vec<u8> {
+    let mut joined = Vec::with_capacity(text.len());
+    let mut i = 0;
+    while i < text.len() {
+        let end =
+            text[i..].iter().position(|b| !b.is_ascii_whitespace()).map_or(text.len(), |n| i + n);
+        if end > i {
+            let run = &text[i..end];
+            if !run.iter().any(|&b| b == b'\n' || b == b'\r') {
+                joined.extend_from_slice(run);
+            }
+            i = end;
+        } else {
+            joined.push(text[i]);
+            i += 1;
+        }
+    }
+    joined
 }
 
 /// Adds `value` for `ply` unless that ply has one already (the first
@@ -1482,7 +1527,6 @@ mod tests {
             ("1. e4 {0.33} e5 {[%eval 0.2]} *", 2, "{[%eval 0.2]}"),
             ("1. e4 {[%eval 0.2]} e5 {-0.33} *", 2, "{-0.33}"),
             ("1. e4 {0.33 [%clk 0:03:00]} *", 1, "{0.33 [%clk 0:03:00]}"),
-            ("1. e4 {0.\n68/29 292} *", 1, "{0.\n68/29 292}"),
             ("1. e4 e5 $1 $2 (1... c5) 2. Nf3 *", 2, "$1 $2 (1... c5)"),
             ("1. e4 {d=20, wv=0.10,} e5 {[%eval 0.2]} *", 2, "{[%eval 0.2]}"),
         ] {
@@ -1493,6 +1537,8 @@ mod tests {
             "1. e4 {[%clk 0:03:00]} e5 {[%eval 0.17,20]} *",
             "1. e4 {+0.35/20 1.2s} e5 {-0.12/18 0.8s} 2. Nf3 {+M3/12 0.02s} *",
             "1. e4 {0.18/23 239 (e5)} e5 {-0.20/21 10} 2. Nf3 {#12/30 0} *",
+            // A score a line break cut, written back whole.
+            "1. e4 {0.\n68/29 292} *",
             "1. e4 {d=20, sd=30, pd=e5, mt=1200, tl=900000, n=123, pv=e4 e5, wv=0.20,} e5 \
              {d=21, mt=1100, tl=890000, n=456, pv=e5 Nf3, wv=0.10,} *",
         ] {

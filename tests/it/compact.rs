@@ -127,6 +127,8 @@ fn each_form_is_written_back_or_kept() {
             form("arena", Some(3), None),
             form("tcec season 10", Some(4), Some("d,pd,mt:,tl:,s,n,pv,tb,R50,wv,")),
             form("tcec", Some(4), Some("d,sd,mt,tl,s,n,pv,tb,h,ph,wv,R50,")),
+            // A score a line break cut, written back whole.
+            form("wrapped number", Some(3), None),
         ]
     );
 }

@@ -37,3 +37,4 @@ mod roundtrip;
 mod serve;
 mod tour;
 mod tree;
+mod views_round_trip;

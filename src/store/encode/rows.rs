@@ -225,6 +225,23 @@ impl GameRow {
                 others[i] = true;
             }
         }
+        // The standard's placeholders for an unknown value are no value:
+        // stored as NULL, as for an absent tag, and written back as the
+        // placeholder, so that an export imports back the same.
+        for field in [
+            &mut header.event,
+            &mut header.site,
+            &mut header.round,
+            &mut header.white,
+            &mut header.black,
+        ] {
+            if field.as_deref().is_some_and(|v| v.trim() == "?") {
+                *field = None;
+            }
+        }
+        if header.date.as_deref().is_some_and(|d| d.trim() == "????.??.??") {
+            header.date = None;
+        }
         if header.result.is_none() {
             header.result = record.outcome.map(|o| o.as_str().to_string());
         }
