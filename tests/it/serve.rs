@@ -571,6 +571,14 @@ fn the_page_in_a_real_browser() {
             |r| r.get(0),
         )
         .unwrap();
+    // A game without both ratings: a position only it reaches has no top games.
+    let unrated: i64 = conn
+        .query_row(
+            "SELECT min(id) FROM games WHERE white_elo IS NULL OR black_elo IS NULL",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
     let server = Server::start(&db, &[]);
     let shot = dir.join("page.png");
     let out = python
@@ -578,6 +586,7 @@ fn the_page_in_a_real_browser() {
         .arg(common::repo("tests/serve_browser.py"))
         .arg(format!("http://{}", server.addr))
         .arg(game.to_string())
+        .arg(unrated.to_string())
         .arg(&shot)
         .output()
         .unwrap();
