@@ -10,6 +10,7 @@
 //! - [`explore`]: the moves played from a position, aggregated;
 //! - [`game`]: a stored game read back; [`pgn`]: written as export PGN;
 //! - [`info`]: what a database holds;
+//! - [`players`]: the stored names containing a part of one;
 //! - [`sql`]: the user's SQL, with the [`functions`] it may call;
 //! - [`format`](mod@format): rows as table, CSV or JSON;
 //! - [`QueryError`]: how reading a database fails (search, explorer,
@@ -28,6 +29,7 @@ pub mod game;
 pub mod info;
 pub mod material;
 pub mod pgn;
+pub mod players;
 pub mod search;
 pub mod sql;
 pub mod summaries;

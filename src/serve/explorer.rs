@@ -247,7 +247,10 @@ impl<'c> GameReader<'c> {
 
     /// One game: `{uci?, id, winner, speed, mode, white, black, year,
     /// month}`; `speed` and `mode` only where known and not for
-    /// `/masters`, as lichess writes its masters games.
+    /// `/masters`, as lichess writes its masters games. Added to lichess's
+    /// fields, where the game has them: `result` (the PGN result, which
+    /// tells a draw from an unfinished game where `winner` is null for
+    /// both), `event` and `round`.
     fn entry(&mut self, id: GameId, uci: Option<String>) -> Result<Value, QueryError> {
         let e = QueryError::sqlite(self.conn);
         type Row = (
@@ -259,11 +262,12 @@ impl<'c> GameReader<'c> {
             Option<String>,
             Option<String>,
             Option<String>,
+            Option<String>,
         );
         let row: Option<Row> = self
             .conn
             .prepare_cached(
-                "SELECT white, black, white_elo, black_elo, result, date, speed, event \
+                "SELECT white, black, white_elo, black_elo, result, date, speed, event, round \
                  FROM games WHERE id = ?1",
             )
             .and_then(|mut st| {
@@ -277,12 +281,14 @@ impl<'c> GameReader<'c> {
                         r.get(5)?,
                         r.get(6)?,
                         r.get(7)?,
+                        r.get(8)?,
                     ))
                 })
                 .optional()
             })
             .map_err(&e)?;
-        let Some((white, black, white_elo, black_elo, result, date, speed, event)) = row else {
+        let Some((white, black, white_elo, black_elo, result, date, speed, event, round)) = row
+        else {
             return Ok(Value::Null);
         };
         let mut out = Map::new();
@@ -311,6 +317,19 @@ impl<'c> GameReader<'c> {
         let year = date.as_deref().and_then(|d| d.get(..4)).and_then(|y| y.parse::<i64>().ok());
         out.insert("year".into(), year.into());
         out.insert("month".into(), ym.map(|(y, m)| format!("{y:04}-{m:02}")).into());
+        if let Some(result) =
+            result.filter(|r| matches!(r.as_str(), "1-0" | "0-1" | "1/2-1/2" | "*"))
+        {
+            out.insert("result".into(), result.into());
+        }
+        // `?` and `-` are PGN's "unknown" and "not applicable".
+        let known = |text: Option<String>| text.filter(|t| !matches!(t.trim(), "" | "?" | "-"));
+        if let Some(event) = known(event) {
+            out.insert("event".into(), event.into());
+        }
+        if let Some(round) = known(round) {
+            out.insert("round".into(), round.into());
+        }
         Ok(Value::Object(out))
     }
 }

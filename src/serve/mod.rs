@@ -5,7 +5,7 @@
 //! `/player` (ND-JSON: one line, the games are indexed already),
 //! `/masters/pgn/{id}` (`application/x-chess-pgn`), `/master`,
 //! `/master/pgn/{id}`, `/personal`; and the page: `/`, its `/assets/…`,
-//! and the two routes it uses ([`page`]). Queries are read by [`params`] and
+//! and the three routes it uses ([`page`]). Queries are read by [`params`] and
 //! answered by [`explorer`] over the query code the command line uses.
 //!
 //! The HTTP stack is axum on tokio; each SQLite read runs on tokio's
@@ -158,6 +158,7 @@ pub fn router(app: Arc<App>, cors: bool) -> Router {
         .route("/personal", get(player))
         .route("/api/position", get(position))
         .route("/api/game/{id}", get(game))
+        .route("/api/players", get(players))
         .route("/", get(asset))
         .route("/assets/{name}", get(asset))
         .fallback(not_found)
@@ -287,6 +288,17 @@ async fn game_pgn(State(app): State<Arc<App>>, Path(id): Path<String>) -> Respon
 async fn position(RawQuery(query): RawQuery) -> Response {
     match params::parse(Route::Lichess, query.as_deref().unwrap_or("")) {
         Ok(q) => json_response(&page::position(&q), "application/json", false),
+        Err(e) => ApiError::from(e).into_response(),
+    }
+}
+
+async fn players(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Response {
+    let part = match page::name_part(query.as_deref().unwrap_or("")) {
+        Ok(part) => part,
+        Err(e) => return ApiError::from(e).into_response(),
+    };
+    match app.pool.read(move |conn| page::players(conn, &part)).await {
+        Ok(names) => json_response(&names, "application/json", false),
         Err(e) => ApiError::from(e).into_response(),
     }
 }

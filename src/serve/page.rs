@@ -1,19 +1,23 @@
-//! The web page and the two JSON routes only it uses: `/api/position`
+//! The web page and the three JSON routes only it uses: `/api/position`
 //! (the legal moves of a position, so that the page needs no chess code
-//! of its own) and `/api/game/{id}` (a game's headers and moves with the
-//! position, clock and evaluation after each). The page's files are inside
-//! the binary and served from a fixed table: no path reaches the disk.
+//! of its own), `/api/game/{id}` (a game's headers and moves with the
+//! position, clock and evaluation after each) and `/api/players` (the
+//! stored names containing a part of one, for the player filter, since
+//! `/player` takes a whole name as lichess's does). The page's files are
+//! inside the binary and served from a fixed table: no path reaches the
+//! disk.
 
 use std::fmt::Write as _;
 
 use rusqlite::Connection;
 use serde_json::{json, Value};
 
-use super::params::{lichess_uci, ExplorerQuery};
+use super::params::{lichess_uci, ExplorerQuery, ParamError, MAX_QUERY};
 use crate::chess::MoveList;
 use crate::db::GameId;
 use crate::notation::{fen, san, uci::Uci};
 use crate::query::game::{self, StoredSize};
+use crate::query::players;
 use crate::query::QueryError;
 use crate::replay::stored::Replay;
 
@@ -84,6 +88,49 @@ pub fn position(query: &ExplorerQuery) -> Value {
         "lastMove": query.played.last().map(|&m| Uci::from_move(m).to_string()),
         "moves": moves,
     })
+}
+
+/// The longest part of a name `/api/players` looks for, in characters.
+pub const MAX_NAME_PART: usize = 100;
+
+/// The most names `/api/players` answers.
+pub const MAX_PLAYERS: usize = 10;
+
+/// The part of a name in the query string of `/api/players` (`q=PART`),
+/// trimmed.
+///
+/// # Errors
+/// [`ParamError`] when the query is too long, `q` is missing, empty,
+/// given twice or longer than [`MAX_NAME_PART`].
+pub fn name_part(query: &str) -> Result<String, ParamError> {
+    if query.len() > MAX_QUERY {
+        return Err(ParamError::TooLong(query.len()));
+    }
+    let mut part = None;
+    for (name, value) in form_urlencoded::parse(query.as_bytes()) {
+        if name == "q" {
+            if part.is_some() {
+                return Err(ParamError::Repeated("q".into()));
+            }
+            part = Some(value.trim().to_string());
+        }
+    }
+    let part = part.filter(|p| !p.is_empty()).ok_or(ParamError::Missing("q"))?;
+    let chars = part.chars().count();
+    if chars > MAX_NAME_PART {
+        return Err(ParamError::TextTooLong { name: "q", chars, most: MAX_NAME_PART });
+    }
+    Ok(part)
+}
+
+/// The stored names containing `part`, as `--player` matches it: `[{name,
+/// games}]`, at most [`MAX_PLAYERS`], most games first.
+///
+/// # Errors
+/// [`QueryError`] reading them.
+pub fn players(conn: &Connection, part: &str) -> Result<Value, QueryError> {
+    let names = players::matching(conn, part, MAX_PLAYERS)?;
+    Ok(names.into_iter().map(|p| json!({ "name": p.name, "games": p.games })).collect())
 }
 
 /// The most plies of a game answered in one piece: as many as the position

@@ -117,6 +117,16 @@ pub enum ParamError {
     /// A parameter the route needs.
     #[error("{0} is required")]
     Missing(&'static str),
+    /// A text parameter longer than the route reads.
+    #[error("{name}: {chars} characters, at most {most}")]
+    TextTooLong {
+        /// The parameter.
+        name: &'static str,
+        /// Its length in characters.
+        chars: usize,
+        /// The most read.
+        most: usize,
+    },
 }
 
 /// Reads the query string of `route` (without the `?`).

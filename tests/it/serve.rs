@@ -340,6 +340,21 @@ fn answers_have_lichess_s_fields() {
     assert!(masters.get("recentGames").is_none());
     let g = &masters["topGames"][0];
     assert!(g.get("speed").is_none() && g.get("mode").is_none(), "{g}");
+    // Added to lichess's fields: the result (a draw and an unfinished game
+    // both have no winner), the event and the round where known.
+    let listed = masters["topGames"].as_array().unwrap();
+    assert!(listed.iter().all(|g| matches!(
+        (g["winner"].as_str(), g["result"].as_str()),
+        (Some("white"), Some("1-0")) | (Some("black"), Some("0-1")) | (None, Some("1/2-1/2" | "*"))
+    )));
+    assert!(listed.iter().any(|g| g["event"] == "Lichess Titled Arena"), "{listed:?}");
+    let (_, _, body) = server.request("GET", "/player?player=Carlsen,M&color=black");
+    let carlsen: Value = serde_json::from_str(body.trim()).unwrap();
+    let g = &carlsen["recentGames"][0];
+    assert_eq!(
+        (g["event"].as_str(), g["round"].as_str()),
+        (Some("Lindores Abbey Final 8"), Some("1.12"))
+    );
     // /player: ND-JSON, one line; recent games only.
     let (status, headers, body) =
         server.request("GET", "/player?player=DannyTheDonkey&color=black");
@@ -574,6 +589,14 @@ fn the_page_in_a_real_browser() {
             |r| r.get(0),
         )
         .unwrap();
+    // A game without both ratings: a position only it reaches has no top games.
+    let unrated: i64 = conn
+        .query_row(
+            "SELECT min(id) FROM games WHERE white_elo IS NULL OR black_elo IS NULL",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
     let server = Server::start(&db, &[]);
     let shot = dir.join("page.png");
     let out = python
@@ -581,6 +604,7 @@ fn the_page_in_a_real_browser() {
         .arg(common::repo("tests/serve_browser.py"))
         .arg(format!("http://{}", server.addr))
         .arg(game.to_string())
+        .arg(unrated.to_string())
         .arg(&shot)
         .output()
         .unwrap();
@@ -593,6 +617,72 @@ fn the_page_in_a_real_browser() {
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "ok");
     let png = std::fs::read(&shot).unwrap();
     assert!(png.starts_with(b"\x89PNG") && png.len() > 10_000, "a screenshot of the page");
+}
+
+#[test]
+fn players_are_found_by_a_part_of_the_name_in_any_case() {
+    let dir = scratch();
+    let db = database(&dir);
+    let server = Server::start(&db, &[]);
+    let conn = common::open(&db);
+    let danny: u64 = conn
+        .query_row(
+            "SELECT count(*) FROM games WHERE white = 'DannyTheDonkey' OR black = 'DannyTheDonkey'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(danny > 0);
+    for part in ["dannythedon", "DANNY", "%20theDonkey%20"] {
+        let names = server.get_json(&format!("/api/players?q={part}"));
+        assert_eq!(
+            names,
+            serde_json::json!([{ "name": "DannyTheDonkey", "games": danny }]),
+            "{part}"
+        );
+    }
+    // At most 10, most games first; the counts are games with the name on
+    // either side.
+    let names = server.get_json("/api/players?q=a");
+    let names = names.as_array().unwrap();
+    assert_eq!(names.len(), 10);
+    let games: Vec<u64> = names.iter().map(|n| n["games"].as_u64().unwrap()).collect();
+    assert!(games.windows(2).all(|w| w[0] >= w[1]), "{games:?}");
+    for n in names {
+        let name = n["name"].as_str().unwrap();
+        assert!(name.to_ascii_lowercase().contains('a'), "{name}");
+        let count: u64 = conn
+            .query_row(
+                "SELECT count(*) FROM games WHERE lower(white) = lower(?1) OR lower(black) = lower(?1)",
+                [name],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(n["games"].as_u64(), Some(count), "{name}");
+    }
+    // `%` and `_` are text, not patterns.
+    assert_eq!(server.get_json("/api/players?q=%25"), serde_json::json!([]));
+    let underscored = server.get_json("/api/players?q=_");
+    assert!(underscored
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|n| n["name"].as_str().unwrap().contains('_')));
+    assert_eq!(server.get_json("/api/players?q=kasparov"), serde_json::json!([]));
+    let long = "x".repeat(101);
+    for (query, reason) in [
+        ("", "bad request: q is required"),
+        ("q=%20%20", "bad request: q is required"),
+        ("q=a&q=b", "bad request: q is given more than once"),
+        (&format!("q={long}"), "bad request: q: 101 characters, at most 100"),
+    ] {
+        let (status, _, body) = server.request("GET", &format!("/api/players?{query}"));
+        assert_eq!((status, body.as_str()), (400, &*format!("{reason}\n")), "{query}");
+    }
+    assert_eq!(
+        server.get_json(&format!("/api/players?q={}", "x".repeat(100))),
+        serde_json::json!([])
+    );
 }
 
 #[test]

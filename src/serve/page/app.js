@@ -1,7 +1,9 @@
 // The explorer page: a board, the line played, the explorer's table for
-// the position, its games, and a viewer for one game. The server knows the
-// rules (/api/position lists the legal moves), so there is no chess code
-// here: only drawing and clicks.
+// the position, its games, and a viewer for one game. One position is on
+// screen: a game opened becomes the line, so the board, the FEN, the line
+// and the table follow its moves. The server knows the rules
+// (/api/position lists the legal moves), so there is no chess code here:
+// only drawing and clicks.
 
 const GLYPHS = { k: "♚", q: "♛", r: "♜", b: "♝", n: "♞", p: "♟" };
 const SPEEDS = ["ultraBullet", "bullet", "blitz", "rapid", "classical", "correspondence"];
@@ -10,14 +12,16 @@ const START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
 const state = {
   startFen: null, // null: the standard start
-  line: [], // moves played: {uci, san}
+  line: [], // moves played: {uci, san, fen}, `fen` once known
   cursor: 0, // moves of `line` on the board
   flipped: false,
-  position: null, // the answer of /api/position
+  position: null, // the answer of /api/position for the board, null while it is asked
   selected: null, // the square of the piece picked up
-  game: null, // the game open in the viewer
-  gamePly: 0,
+  game: null, // the game open in the viewer: its moves are `line`
+  player: null, // the whole name the player filter asks for
   request: 0, // the latest refresh; older answers are dropped
+  calls: 0, // requests made, so that an error is cleared by a later answer only
+  errorCall: 0, // the request whose error is shown
 };
 
 const $ = (id) => document.getElementById(id);
@@ -33,27 +37,54 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-function status(text) {
-  $("status").textContent = text || "";
+function showError(call, error) {
+  state.errorCall = call;
+  $("status").textContent = error.message;
 }
 
+// Answers the JSON of `url`; an error is shown in the header until a
+// request made after it is answered.
 async function getJson(url) {
-  const response = await fetch(url);
-  const text = await response.text();
-  if (!response.ok) throw new Error(text.trim() || response.statusText);
-  return JSON.parse(text.split("\n")[0]);
+  const call = ++state.calls;
+  try {
+    const response = await fetch(url);
+    const text = await response.text();
+    if (!response.ok) throw new Error(text.trim() || response.statusText);
+    const value = JSON.parse(text.split("\n")[0]);
+    if (call > state.errorCall) $("status").textContent = "";
+    return value;
+  } catch (e) {
+    if (call >= state.errorCall) showError(call, e);
+    throw e;
+  }
 }
 
 // ---- the position and its query -------------------------------------------
 
-function played() {
-  return state.line.slice(0, state.cursor).map((m) => m.uci);
+// A FEN's placement, side, castling and en passant: the position, without
+// the move counters.
+const fenKey = (fen) => fen.trim().split(/\s+/).slice(0, 4).join(" ");
+
+// The FEN on the board when it is known without asking the server.
+function knownFen() {
+  if (state.cursor === 0) return state.startFen || START;
+  return state.line[state.cursor - 1].fen || null;
 }
+
+// The server reads at most 1,000 moves of `play`: a longer line is asked
+// from a position of its own whose FEN is known.
+const MOST_PLAYED = 400;
 
 function positionQuery() {
   const q = new URLSearchParams();
-  if (state.startFen) q.set("fen", state.startFen);
-  if (state.cursor > 0) q.set("play", played().join(","));
+  let from = 0;
+  if (state.cursor > MOST_PLAYED && state.line[state.cursor - MOST_PLAYED - 1].fen) {
+    from = state.cursor - MOST_PLAYED;
+  }
+  const fen = from > 0 ? state.line[from - 1].fen : state.startFen;
+  if (fen) q.set("fen", fen);
+  const moves = state.line.slice(from, state.cursor).map((m) => m.uci);
+  if (moves.length) q.set("play", moves.join(","));
   return q;
 }
 
@@ -66,9 +97,8 @@ function explorerUrl() {
   if ($("since").value) q.set("since", $("since").value);
   if ($("until").value) q.set("until", $("until").value);
   q.set("moves", "30");
-  const player = $("player").value.trim();
-  if (player) {
-    q.set("player", player);
+  if (state.player) {
+    q.set("player", state.player);
     q.set("color", $("color").value);
     return "/player?" + q;
   }
@@ -77,9 +107,22 @@ function explorerUrl() {
   return "/lichess?" + q;
 }
 
+// Shows the position of `state.cursor` everywhere: the board, the FEN, the
+// line and the game's viewer at once when the position is known, the
+// explorer's table when its answer comes.
 async function refresh() {
   const request = ++state.request;
   state.selected = null;
+  state.position = null;
+  const here = state.line[state.cursor - 1];
+  const fen = knownFen();
+  if (fen) {
+    drawBoard(fen, here ? here.uci : null, here ? /[+#]$/.test(here.san) : false);
+    $("fen").value = fen;
+  }
+  drawLine();
+  if (state.game) drawGame();
+  $("explorer").classList.add("loading");
   try {
     const [position, explorer] = await Promise.all([
       getJson("/api/position?" + positionQuery()),
@@ -87,13 +130,13 @@ async function refresh() {
     ]);
     if (request !== state.request) return;
     state.position = position;
-    status("");
-    if (!state.game) drawBoard(position.fen, position.lastMove, position.check);
+    if (here) here.fen = position.fen;
+    drawBoard(position.fen, position.lastMove, position.check);
     $("fen").value = position.fen;
-    drawLine();
     drawExplorer(explorer);
+    $("explorer").classList.remove("loading");
   } catch (e) {
-    if (request === state.request) status(e.message);
+    // The error is in the header.
   }
 }
 
@@ -142,7 +185,9 @@ function drawBoard(fen, lastMove, check) {
         sq.append(span);
         if (check && piece.toLowerCase() === "k" && white === (turn === "w")) sq.classList.add("check");
       }
-      if ((state.flipped ? r === 7 : r === 7)) sq.append(el("span", { class: "coord" }, "abcdefgh"[file]));
+      // Files along the bottom edge, ranks along the left, whichever side is down.
+      if (r === 7) sq.append(el("span", { class: "coord file" }, "abcdefgh"[file]));
+      if (f === 0) sq.append(el("span", { class: "coord rank" }, String(rank + 1)));
       sq.addEventListener("click", () => clickSquare(name));
       sq.addEventListener("dragover", (e) => e.preventDefault());
       sq.addEventListener("drop", (e) => {
@@ -156,7 +201,7 @@ function drawBoard(fen, lastMove, check) {
 }
 
 function movesFrom(square) {
-  if (state.game || !state.position) return [];
+  if (!state.position) return [];
   return state.position.moves.filter((m) => m.from === square);
 }
 
@@ -208,9 +253,16 @@ function choosePromotion(moves) {
   box.hidden = false;
 }
 
+// Plays `move`: the line's own next move steps forward (in a game too);
+// another closes the game and branches off from here.
 function play(move) {
   const next = state.line[state.cursor];
-  if (!next || next.uci !== move.uci) state.line = state.line.slice(0, state.cursor).concat([{ uci: move.uci, san: move.san }]);
+  if (next && next.uci === move.uci) {
+    goTo(state.cursor + 1);
+    return;
+  }
+  if (state.game) closeGame();
+  state.line = state.line.slice(0, state.cursor).concat([{ uci: move.uci, san: move.san }]);
   state.cursor++;
   refresh();
 }
@@ -233,14 +285,17 @@ function drawLine() {
     span.addEventListener("click", () => goTo(i + 1));
     line.append(span, " ");
   });
+  // The current move stays in sight in a long line.
+  const current = line.querySelector(".current");
+  if (current) {
+    const top = current.offsetTop;
+    if (top < line.scrollTop || top + current.offsetHeight > line.scrollTop + line.clientHeight) {
+      line.scrollTop = top - line.clientHeight / 2;
+    }
+  }
 }
 
 function goTo(ply) {
-  if (state.game) {
-    state.gamePly = Math.max(0, Math.min(ply, state.game.plies.length));
-    drawGame();
-    return;
-  }
   const cursor = Math.max(0, Math.min(ply, state.line.length));
   if (cursor === state.cursor) return;
   state.cursor = cursor;
@@ -248,7 +303,7 @@ function goTo(ply) {
 }
 
 function step(delta) {
-  goTo((state.game ? state.gamePly : state.cursor) + delta);
+  goTo(state.cursor + delta);
 }
 
 // ---- the explorer ------------------------------------------------------------
@@ -268,6 +323,9 @@ function bar(white, draws, black) {
 
 function drawExplorer(data) {
   $("opening").textContent = data.opening ? `${data.opening.eco} ${data.opening.name}` : "";
+  const total = data.white + data.draws + data.black;
+  $("empty").hidden = total > 0;
+  $("explorer").hidden = total === 0;
   const body = $("explorer").querySelector("tbody");
   body.replaceChildren();
   for (const m of data.moves) {
@@ -280,17 +338,32 @@ function drawExplorer(data) {
     row.addEventListener("click", () => playExplorerMove(m.uci));
     body.append(row);
   }
-  const total = data.white + data.draws + data.black;
   $("total").textContent = total.toLocaleString("en");
   $("total-bar").replaceChildren(bar(data.white, data.draws, data.black));
+  // A list the answer does not have (`/player` has no top games) is not shown.
+  $("top-head").hidden = $("top").hidden = total === 0 || !data.topGames;
+  $("recent-head").hidden = $("recent").hidden = total === 0 || !data.recentGames;
   drawGames($("top"), data.topGames || []);
   drawGames($("recent"), data.recentGames || []);
 }
 
+// A game's result as PGN writes it: `winner` is null for a draw and for an
+// unfinished game alike, so the result field tells them apart.
+function resultOf(g) {
+  if (g.winner === "white") return "1-0";
+  if (g.winner === "black") return "0-1";
+  if (g.result === "1/2-1/2") return "½-½";
+  if (g.result === "*") return "*";
+  return g.result ? g.result : "½-½";
+}
+
 function gameLabel(g) {
   const player = (p) => `${p.name || "?"}${p.rating ? " (" + p.rating + ")" : ""}`;
-  const result = g.winner === "white" ? "1-0" : g.winner === "black" ? "0-1" : "½-½ / *";
-  return `${player(g.white)} – ${player(g.black)}, ${result}${g.month || g.year ? ", " + (g.month || g.year) : ""}`;
+  const parts = [`${player(g.white)} – ${player(g.black)}`, resultOf(g)];
+  if (g.event) parts.push(g.round ? `${g.event}, round ${g.round}` : g.event);
+  else if (g.round) parts.push(`round ${g.round}`);
+  if (g.month || g.year) parts.push(String(g.month || g.year));
+  return parts.join(", ");
 }
 
 function drawGames(list, games) {
@@ -300,33 +373,45 @@ function drawGames(list, games) {
     li.addEventListener("click", () => openGame(g.id));
     list.append(li);
   }
+  if (games.length === 0) list.append(el("li", { class: "none" }, "no games"));
 }
 
 // ---- the game viewer ---------------------------------------------------------
 
+// Opens a game at the position on the board when the game reaches it (at
+// its first visit), else at its start. The game's moves become the line:
+// stepping through them moves the explorer with them.
 async function openGame(id) {
+  const here = knownFen() || (state.position && state.position.fen);
+  let game;
   try {
-    const game = await getJson("/api/game/" + encodeURIComponent(id));
-    state.game = game;
-    state.gamePly = 0;
-    $("viewer").hidden = false;
-    $("lists").hidden = true;
-    const tag = (name) => (game.tags.find((t) => t[0] === name) || [])[1] || "?";
-    $("viewer-title").textContent = `${tag("White")} – ${tag("Black")}  ${tag("Result")}`;
-    $("pgn-link").href = "/masters/pgn/" + game.id;
-    $("tags").replaceChildren(...game.tags.map(([k, v]) => el("tr", {}, el("td", {}, k), el("td", {}, v))));
-    drawChart();
-    drawGame();
+    game = await getJson("/api/game/" + encodeURIComponent(id));
   } catch (e) {
-    status(e.message);
+    return;
   }
+  const fens = [game.startFen].concat(game.plies.map((p) => p.fen));
+  const ply = here ? fens.findIndex((f) => fenKey(f) === fenKey(here)) : -1;
+  state.game = game;
+  state.startFen = fenKey(game.startFen) === fenKey(START) ? null : game.startFen;
+  state.line = game.plies.map((p) => ({ uci: p.uci, san: p.san, fen: p.fen }));
+  state.cursor = Math.max(0, ply);
+  $("viewer").hidden = false;
+  $("lists").hidden = true;
+  const tag = (name) => (game.tags.find((t) => t[0] === name) || [])[1] || "?";
+  $("viewer-title").textContent = `${tag("White")} – ${tag("Black")}  ${tag("Result")}`;
+  $("pgn-link").href = "/masters/pgn/" + game.id;
+  $("tags").replaceChildren(...game.tags.map(([k, v]) => el("tr", {}, el("td", {}, k), el("td", {}, v))));
+  drawChart();
+  refresh();
 }
 
+// Closes the viewer; the board stays where it is, the game's moves stay
+// the line.
 function closeGame() {
   state.game = null;
   $("viewer").hidden = true;
   $("lists").hidden = false;
-  if (state.position) drawBoard(state.position.fen, state.position.lastMove, state.position.check);
+  if (/^#game=/.test(location.hash)) history.replaceState(null, "", location.pathname + location.search);
 }
 
 function formatClock(seconds) {
@@ -335,19 +420,22 @@ function formatClock(seconds) {
   return `${Math.floor(s / 3600)}:${String(Math.floor(s / 60) % 60).padStart(2, "0")}:${String(s % 60).padStart(2, "0")}`;
 }
 
-function evalOf(p) {
-  if (p.mate != null) return p.mate > 0 ? 10 : -10;
+// The evaluation as White's winning chances, from -1 to 1, as lichess
+// draws its chart: a pawn or two is plain to see, ten pawns or a mate are
+// near the edge.
+function winningChances(p) {
+  if (p.mate != null) return p.mate > 0 || (p.mate === 0 && p.eval > 0) ? 1 : -1;
   if (p.eval == null) return null;
-  return Math.max(-10, Math.min(10, p.eval));
+  return 2 / (1 + Math.exp(-0.00368208 * p.eval * 100)) - 1;
 }
 
 function drawChart() {
   const svg = $("chart");
   const plies = state.game.plies;
   const points = plies
-    .map((p, i) => [i, evalOf(p)])
+    .map((p, i) => [i, winningChances(p)])
     .filter(([, v]) => v !== null)
-    .map(([i, v]) => `${(300 * (i + 1)) / Math.max(1, plies.length)},${40 - 4 * v}`);
+    .map(([i, v]) => `${((300 * (i + 1)) / Math.max(1, plies.length)).toFixed(2)},${(40 - 38 * v).toFixed(2)}`);
   svg.innerHTML = `<line x1="0" y1="40" x2="300" y2="40" stroke="#999" stroke-width="0.5"/>` +
     (points.length ? `<polyline fill="none" stroke="#2f3b45" stroke-width="1.5" points="${points.join(" ")}"/>` : "") +
     `<line id="chart-cursor" x1="0" y1="0" x2="0" y2="80" stroke="#c33" stroke-width="1"/>`;
@@ -358,23 +446,11 @@ function drawChart() {
   svg.style.display = points.length ? "" : "none";
 }
 
+// The viewer at the game's ply on the board: the clocks and evaluation.
 function drawGame() {
   const game = state.game;
-  const ply = state.gamePly;
-  const here = ply === 0 ? { fen: game.startFen, uci: null } : game.plies[ply - 1];
-  const check = /[+#]$/.test(ply === 0 ? "" : here.san);
-  drawBoard(here.fen, here.uci, check);
-  const moves = $("viewer-moves");
-  moves.replaceChildren();
-  const startMove = Number(game.startFen.split(" ")[5]) || 1;
+  const ply = state.cursor;
   const blackFirst = game.startFen.split(" ")[1] === "b";
-  game.plies.forEach((p, i) => {
-    const n = i + (blackFirst ? 1 : 0);
-    if (n % 2 === 0 || i === 0) moves.append(`${startMove + Math.floor(n / 2)}.${n % 2 ? ".." : ""} `);
-    const span = el("span", { class: "mv" + (i + 1 === ply ? " current" : ""), "data-ply": i + 1 }, p.san);
-    span.addEventListener("click", () => goTo(i + 1));
-    moves.append(span, " ");
-  });
   // The clocks after the last move of each side.
   const lastOf = (parity) => {
     for (let i = ply - 1; i >= 0; i--) if ((i + (blackFirst ? 1 : 0)) % 2 === parity) return game.plies[i];
@@ -394,6 +470,69 @@ function drawGame() {
   }
 }
 
+// ---- the player filter -------------------------------------------------------
+
+// The stored names containing the text typed, as `--player` matches it.
+async function playerNames(part) {
+  return part ? getJson("/api/players?" + new URLSearchParams({ q: part })) : [];
+}
+
+function playerHint(text, names = []) {
+  const hint = $("player-hint");
+  hint.replaceChildren(text);
+  for (const n of names) {
+    hint.append(el("button", { type: "button", "data-name": n.name, onclick: () => choosePlayer(n.name) }, n.name));
+  }
+  hint.hidden = !text;
+}
+
+function choosePlayer(name) {
+  $("player").value = name || "";
+  playerHint("");
+  if (state.player === (name || null)) return;
+  state.player = name || null;
+  refresh();
+}
+
+// The filter takes the name typed when one stored name matches it (or
+// one is the same but for letter case); with several it offers them, with
+// none it says so.
+async function submitPlayer() {
+  const part = $("player").value.trim();
+  if (!part) {
+    choosePlayer(null);
+    return;
+  }
+  let names;
+  try {
+    names = await playerNames(part);
+  } catch (e) {
+    return;
+  }
+  if ($("player").value.trim() !== part) return;
+  const same = names.filter((n) => n.name.toLowerCase() === part.toLowerCase());
+  if (same.length === 1 || names.length === 1) choosePlayer((same[0] || names[0]).name);
+  else if (names.length === 0) playerHint(`no player matches “${part}”`);
+  else playerHint(`players matching “${part}”, most games first:`, names);
+}
+
+// The names offered under the input as it is typed.
+let suggestTimer = null;
+function suggestPlayers() {
+  clearTimeout(suggestTimer);
+  const part = $("player").value.trim();
+  suggestTimer = setTimeout(async () => {
+    let names = [];
+    try {
+      names = await playerNames(part);
+    } catch (e) {
+      return;
+    }
+    if ($("player").value.trim() !== part) return;
+    $("player-names").replaceChildren(...names.map((n) => el("option", { value: n.name }, `${n.games} games`)));
+  }, 250);
+}
+
 // ---- set up ------------------------------------------------------------------
 
 function setUp() {
@@ -403,21 +542,36 @@ function setUp() {
   for (const r of RATINGS) {
     $("ratings").append(el("label", {}, el("input", { type: "checkbox", id: "rating-" + r, checked: "" }), " " + r));
   }
-  $("filters").addEventListener("change", () => refresh());
+  $("filters").addEventListener("change", (e) => {
+    if (e.target === $("player")) submitPlayer();
+    else if (e.target !== $("color") || state.player) refresh();
+  });
+  // Enter changes the input, which asks for the name (above): the form
+  // itself is not sent.
+  $("player-form").addEventListener("submit", (e) => e.preventDefault());
+  $("player").addEventListener("input", suggestPlayers);
   $("first").addEventListener("click", () => goTo(0));
   $("back").addEventListener("click", () => step(-1));
   $("fwd").addEventListener("click", () => step(1));
   $("last").addEventListener("click", () => goTo(Infinity));
   $("flip").addEventListener("click", () => {
     state.flipped = !state.flipped;
-    if (state.game) drawGame();
-    else if (state.position) drawBoard(state.position.fen, state.position.lastMove, state.position.check);
+    const p = state.position;
+    if (p) drawBoard(p.fen, p.lastMove, p.check);
+    else refresh();
   });
   $("close-game").addEventListener("click", closeGame);
-  $("fen-form").addEventListener("submit", (e) => {
+  // A FEN the server refuses leaves the board as it was.
+  $("fen-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     const fen = $("fen").value.trim();
-    state.startFen = fen && fen !== START ? fen : null;
+    let position;
+    try {
+      position = await getJson("/api/position?" + new URLSearchParams(fen ? { fen } : {}));
+    } catch (error) {
+      return;
+    }
+    state.startFen = fenKey(position.fen) === fenKey(START) ? null : position.fen;
     state.line = [];
     state.cursor = 0;
     closeGame();
