@@ -251,7 +251,7 @@ fn run_parquet(args: &ExportArgs, search: &Search) -> anyhow::Result<Exit> {
     Ok(Exit::Success)
 }
 
-/// `123 games, 4567 plies, … (8 files, 1.2 MB)`.
+/// `123 games, 4,567 plies, … (8 files, 1.2 MB)`.
 pub(super) fn summary(stats: &[TableStats]) -> String {
     let tables: Vec<String> = stats
         .iter()
@@ -263,7 +263,7 @@ pub(super) fn summary(stats: &[TableStats]) -> String {
                 "sources" => "sources",
                 _ => "positions",
             };
-            format!("{} {name}", t.rows)
+            format!("{} {name}", super::words::thousands(t.rows))
         })
         .collect();
     let files: usize = stats.iter().map(|t| t.files.len()).sum();

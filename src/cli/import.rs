@@ -367,7 +367,7 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<Exit> {
     let warnings =
         if warnings > 0 { format!(", {}", counted(warnings, "warning")) } else { String::new() };
     let mut line = format!(
-        "{}: {} imported, {}, {}{warnings}, {} in {:.1} s ({:.0} games/s, {:.1} MB/s)",
+        "{}: {} imported, {}, {}{warnings}, {} in {:.1} s ({} games/s, {:.1} MB/s)",
         counted(summary.files, "file"),
         counted(t.games, "game"),
         counted(t.duplicates, "duplicate"),
@@ -375,7 +375,7 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<Exit> {
         counted(t.positions, "position"),
         summary.seconds,
         // Games read: a re-import of stored games is fast, not idle.
-        (t.games + t.duplicates) as f64 / secs,
+        super::words::thousands(((t.games + t.duplicates) as f64 / secs).round() as u64),
         summary.bytes as f64 / secs / 1e6,
     );
     if summary.not_pgn > 0 {

@@ -48,17 +48,10 @@ pub struct Cli {
     command: Command,
 }
 
+// In `--help`'s order: the database's commands as a user meets them, then
+// the tools that read PGN without one.
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Count the leaf nodes of the legal-move tree (move-generator check).
-    Perft(perft::PerftArgs),
-    /// Replay every game; print `GAME PLIES FINAL_FEN [error]` per game, or
-    /// every position with --every-ply.
-    Fens(games::FensArgs),
-    /// Validate PGN: print each error as FILE:LINE:COL: message, then a
-    /// summary. Exit 0 if all games are good, 1 if any has an error, 2 if
-    /// an input cannot be read.
-    Check(games::CheckArgs),
     /// Import PGN files into the SQLite database (created if missing):
     /// headers, moves, and every position by Polyglot key.
     Import(import::ImportArgs),
@@ -86,6 +79,15 @@ enum Command {
     /// Answer lichess's opening explorer API from the database over HTTP
     /// (read-only, on 127.0.0.1:9002 unless --bind says otherwise).
     Serve(serve::ServeArgs),
+    /// Count the leaf nodes of the legal-move tree (move-generator check).
+    Perft(perft::PerftArgs),
+    /// Replay every game; print `GAME PLIES FINAL_FEN [error]` per game, or
+    /// every position with --every-ply.
+    Fens(games::FensArgs),
+    /// Validate PGN: print each error as FILE:LINE:COL: message, then a
+    /// summary. Exit 0 if all games are good, 1 if any has an error, 2 if
+    /// an input cannot be read.
+    Check(games::CheckArgs),
 }
 
 /// Runs the command line and maps the result to an exit code: the

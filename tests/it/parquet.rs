@@ -89,7 +89,7 @@ fn the_files_answer_as_the_database_does() {
     run(["sql", "--write", "--db", arg(&db), "DELETE FROM games WHERE id IN (2, 700)"]).success();
     let dir = tmp.join("out");
     let out = export(&db, &dir, &["--file-size", "64K"]).success();
-    assert!(out.stderr.contains("1089 games"), "{}", out.stderr);
+    assert!(out.stderr.contains("1,089 games"), "{}", out.stderr);
     assert_eq!(names(&dir), ["games", "plies", "positions", "sources", "tags"], "a folder a table");
     // Cut at the bound: several files, none far past it (a row group of
     // at most the bound, and the footer).
