@@ -207,16 +207,8 @@ fn comma_split(text: &str) -> impl Iterator<Item = &str> {
 /// to `out` (a line break in a long `pv=` value).
 pub fn push_words(out: &mut Vec<u8>, text: &[u8]) {
     let text = text.trim_ascii();
-    // Most values are written so already: copied whole. One pass without
-    // branches tells (the values are short: a call per byte class costs
-    // more).
-    let (mut odd, mut after_space) = (false, false);
-    for &b in text {
-        let space = b == b' ';
-        odd |= (b < b' ' && b.is_ascii_whitespace()) | (space & after_space);
-        after_space = space;
-    }
-    if !odd {
+    // Most values are written so already: copied whole.
+    if single_spaced(text) {
         out.extend_from_slice(text);
         return;
     }
@@ -226,6 +218,19 @@ pub fn push_words(out: &mut Vec<u8>, text: &[u8]) {
         }
         out.extend_from_slice(word);
     }
+}
+
+/// Whether `text`'s white space is single spaces only (no tab, line break
+/// or run of spaces). One pass without branches tells: the texts are
+/// short, and a call per byte class costs more.
+pub fn single_spaced(text: &[u8]) -> bool {
+    let (mut odd, mut after_space) = (false, false);
+    for &b in text {
+        let space = b == b' ';
+        odd |= (b < b' ' && b.is_ascii_whitespace()) | (space & after_space);
+        after_space = space;
+    }
+    !odd
 }
 
 /// Reads a comment of `key=value` items (at least one of them a key read

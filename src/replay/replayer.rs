@@ -1259,14 +1259,7 @@ fn push_decoded(out: &mut String, text: &[u8]) {
 /// trip.
 fn push_comment_words(out: &mut String, text: &[u8]) {
     let text = text.trim_ascii();
-    let mut after_space = false;
-    let plain = text.iter().all(|&b| {
-        let space = b == b' ';
-        let odd = (b < b' ' && b.is_ascii_whitespace()) || (space && after_space);
-        after_space = space;
-        !odd
-    });
-    if plain {
+    if crate::pgn::keyed::single_spaced(text) {
         return push_decoded(out, text);
     }
     let decoded = crate::pgn::source::decode_text(text);
