@@ -477,6 +477,28 @@ pub fn stdout() -> Escaping<io::BufWriter<io::StdoutLock<'static>>> {
     Escaping::new(io::BufWriter::with_capacity(1 << 16, io::stdout().lock()), terminal)
 }
 
+/// Says once, on stderr, that an import of the database at `path` has not
+/// finished (running, or stopped): the answers cover the games its
+/// committed batches hold, and the same command finishes it.
+pub fn note_unfinished(conn: &Connection, path: &Path) {
+    let unfinished: Option<(i64, i64)> = conn
+        .query_row(
+            "SELECT count(*), coalesce(sum(games), 0) FROM sources WHERE finished_at IS NULL",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .ok();
+    if let Some((sources, games)) = unfinished.filter(|&(n, _)| n > 0) {
+        say!(
+            "pgnindex: note: {}: an import has not finished (running, or stopped: run it \
+             again to finish it); answering from the {} of {} it has stored",
+            path.display(),
+            super::words::counted(games as u64, "game"),
+            super::words::counted(sources as u64, "unfinished input"),
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use clap::Parser;
@@ -581,27 +603,5 @@ mod tests {
         assert!(bad(&["--won"]).starts_with("--won needs --player NAME"));
         assert!(parse(&["--player", "x", "--won", "--lost"]).is_err(), "one outcome at most");
         assert!(parse(&["--player", "x", "--lost", "--drew"]).is_err());
-    }
-}
-
-/// Says once, on stderr, that an import of the database at `path` has not
-/// finished (running, or stopped): the answers cover the games its
-/// committed batches hold, and the same command finishes it.
-pub fn note_unfinished(conn: &Connection, path: &Path) {
-    let unfinished: Option<(i64, i64)> = conn
-        .query_row(
-            "SELECT count(*), coalesce(sum(games), 0) FROM sources WHERE finished_at IS NULL",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .ok();
-    if let Some((sources, games)) = unfinished.filter(|&(n, _)| n > 0) {
-        say!(
-            "pgnindex: note: {}: an import has not finished (running, or stopped: run it \
-             again to finish it); answering from the {} of {} it has stored",
-            path.display(),
-            super::words::counted(games as u64, "game"),
-            super::words::counted(sources as u64, "unfinished input"),
-        );
     }
 }
