@@ -4,6 +4,8 @@
 
 use std::io::{self, IsTerminal};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use rusqlite::Connection;
@@ -41,6 +43,7 @@ impl DbArgs {
     /// has not finished ([`note_unfinished`]).
     pub fn open(&self) -> anyhow::Result<(Connection, PathBuf)> {
         let path = self.path();
+        db::set_busy_handler(wait_saying_why);
         let conn = db::open_read_only(&path)?;
         note_unfinished(&conn, &path);
         Ok((conn, path))
@@ -475,6 +478,30 @@ pub fn printable(text: &str) -> String {
 pub fn stdout() -> Escaping<io::BufWriter<io::StdoutLock<'static>>> {
     let terminal = io::stdout().is_terminal();
     Escaping::new(io::BufWriter::with_capacity(1 << 16, io::stdout().lock()), terminal)
+}
+
+/// How long a query waits for a writer that holds the database alone (an
+/// import creating it, or `--exclusive`), and how often it looks again.
+const WAIT: Duration = Duration::from_secs(30);
+const WAIT_STEP: Duration = Duration::from_millis(20);
+
+/// SQLite's busy handler for the query commands: waits up to [`WAIT`] as
+/// the busy timeout did, and after a second says once on stderr why.
+pub fn wait_saying_why(tries: i32) -> bool {
+    static SAID: AtomicBool = AtomicBool::new(false);
+    let waited = WAIT_STEP * u32::try_from(tries).unwrap_or(0);
+    if waited >= WAIT {
+        return false;
+    }
+    if waited >= Duration::from_secs(1) && !SAID.swap(true, Ordering::Relaxed) {
+        say!(
+            "pgnindex: note: waiting for a writer that holds the database alone (an import \
+             creating it, or --exclusive); up to {} s",
+            WAIT.as_secs()
+        );
+    }
+    std::thread::sleep(WAIT_STEP);
+    true
 }
 
 /// Says once, on stderr, that an import of the database at `path` has not

@@ -105,6 +105,7 @@ pub fn run(args: &SqlArgs) -> anyhow::Result<Exit> {
         }))?;
         conn
     } else {
+        db::set_busy_handler(query_args::wait_saying_why);
         let conn = db::open_read_only(&path)?;
         query_args::note_unfinished(&conn, &path);
         conn

@@ -410,6 +410,18 @@ fn immutable_uri(path: &Path) -> String {
     uri
 }
 
+/// The busy handler of the existing databases this process opens, in
+/// place of a 30 s busy timeout ([`set_busy_handler`]).
+static BUSY_HANDLER: std::sync::OnceLock<fn(i32) -> bool> = std::sync::OnceLock::new();
+
+/// Makes `handler` SQLite's busy handler (called with the number of tries
+/// so far; `false` gives up) of every existing database this process opens
+/// from now on: the query commands use one that says why they wait. The
+/// first call decides.
+pub fn set_busy_handler(handler: fn(i32) -> bool) {
+    let _ = BUSY_HANDLER.set(handler);
+}
+
 fn open_existing_as(path: &Path, mode: OpenFlags, immutable: bool) -> Result<Connection, DbError> {
     let flags = mode | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let conn = if immutable {
@@ -418,7 +430,11 @@ fn open_existing_as(path: &Path, mode: OpenFlags, immutable: bool) -> Result<Con
         Connection::open_with_flags(path, flags)
     }
     .map_err(sqlite(path))?;
-    conn.busy_timeout(std::time::Duration::from_secs(30)).map_err(sqlite(path))?;
+    match BUSY_HANDLER.get() {
+        Some(&handler) => conn.busy_handler(Some(handler)),
+        None => conn.busy_timeout(std::time::Duration::from_secs(30)),
+    }
+    .map_err(sqlite(path))?;
     check_is_sqlite(&conn, path)?;
     let version = user_version(&conn, path)?;
     if version > SCHEMA_VERSION {

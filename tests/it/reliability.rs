@@ -1172,3 +1172,32 @@ fn terminal_escapes_in_names_are_not_printed() {
         );
     }
 }
+
+/// A query started during a first import (which holds the database alone)
+/// waits for it, and once it has waited a second says why, once.
+#[test]
+fn a_query_waiting_for_a_first_import_says_why() {
+    let dir = scratch();
+    let pgn = dir.join("big.pgn");
+    big_input(&pgn, 20);
+    let db = dir.join("first.db");
+    let mut child = spawn_import(&db, &["--quiet", "--batch-games", "300", arg(&pgn)]);
+    // Once the import has the file, before it ends.
+    while !db.exists() && child.try_wait().unwrap().is_none() {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let started = Instant::now();
+    let out = command().args(["find", "--count", "--db", arg(&db)]).output().unwrap();
+    let waited = started.elapsed();
+    assert!(child.wait().unwrap().success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let said = stderr.matches("waiting for a writer that holds the database alone").count();
+    eprintln!("reliability: a query during a first import waited {waited:?}");
+    if waited > Duration::from_millis(1500) {
+        assert_eq!(said, 1, "waited {waited:?}: {stderr}");
+    } else if waited < Duration::from_millis(900) {
+        assert_eq!(said, 0, "waited {waited:?}: {stderr}");
+    }
+    assert!(waited > Duration::from_millis(1500), "the import ended before the query waited");
+}
