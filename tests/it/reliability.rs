@@ -540,8 +540,8 @@ fn kill_nine_at_twenty_moments() {
 /// the committed batches; the next import resumes.
 #[test]
 fn kill_nine_during_exclusive_imports() {
-    let interrupted = kill_nine_at_moments(8, &["--exclusive"]).total;
-    eprintln!("reliability: kill -9 --exclusive: {interrupted} of 8 left a journal to roll back");
+    let interrupted = kill_nine_at_moments(16, &["--exclusive"]).total;
+    eprintln!("reliability: kill -9 --exclusive: {interrupted} of 16 left a journal to roll back");
     assert!(interrupted > 0, "no kill left a journal: the message was not checked");
 }
 
@@ -1179,7 +1179,7 @@ fn terminal_escapes_in_names_are_not_printed() {
 fn a_query_waiting_for_a_first_import_says_why() {
     let dir = scratch();
     let pgn = dir.join("big.pgn");
-    big_input(&pgn, 20);
+    big_input(&pgn, 60);
     let db = dir.join("first.db");
     let mut child = spawn_import(&db, &["--quiet", "--batch-games", "300", arg(&pgn)]);
     // Once the import has the file, before it ends.
