@@ -44,10 +44,11 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0019_compact_rows.sql"),
     include_str!("../../migrations/0020_explorer_late.sql"),
     include_str!("../../migrations/0021_explorer_deep.sql"),
+    include_str!("../../migrations/0022_segment_names.sql"),
 ];
 
 /// The schema the migrations build, as one script: what a new file gets,
-/// in one transaction, instead of 21 migrations and their commits (some
+/// in one transaction, instead of 22 migrations and their commits (some
 /// 50 ms an import). A test checks it against the migrations.
 const SCHEMA: &str = include_str!("../../migrations/schema.sql");
 
@@ -720,7 +721,7 @@ mod tests {
         crate::store::dedupe::DedupeIndex::open(&fresh).unwrap();
         let segments: i64 = fresh
             .query_row(
-                "SELECT count(*) FROM sqlite_master WHERE name GLOB 'dedupe_[0-9]*'",
+                "SELECT count(*) FROM sqlite_master WHERE name GLOB '*dedupe_[0-9]*'",
                 [],
                 |r| r.get(0),
             )

@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 
 use super::format::bloom::{Bloom, BITS_PER_KEY};
-use super::format::positions::checked_name;
+use super::format::positions::{checked_name, segment_name};
 use super::segments::{copy_merged, drop_unregistered, insert_rows, level_for};
 use crate::db::GameId;
 
@@ -296,7 +296,7 @@ fn new_segment(conn: &Connection) -> rusqlite::Result<(i64, String)> {
     // Past every registered id (a cut merge's table was dropped at open).
     let id: i64 =
         conn.query_row("SELECT coalesce(max(id), 0) + 1 FROM dedupe_segments", [], |r| r.get(0))?;
-    let name = format!("dedupe_{id:06}");
+    let name = segment_name("dedupe", id);
     conn.execute_batch(&format!(
         "CREATE TABLE {name} (key INTEGER NOT NULL, game_id INTEGER NOT NULL, \
          PRIMARY KEY (key, game_id)) WITHOUT ROWID"

@@ -28,7 +28,8 @@ use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBe
 
 use super::append;
 use super::format::positions::{
-    checked_name, corrupt, live, pack_gpm, segments, unpack_ply_move, view_sql, Layout, Segment,
+    checked_name, corrupt, live, pack_gpm, segment_glob, segment_name, segments, unpack_ply_move,
+    view_sql, Layout, Segment,
 };
 use super::image::{self, ImageBuilder, ImageSlot, Leaves, Record, Value};
 use crate::db::GameId;
@@ -92,7 +93,7 @@ impl PendingPosition {
 fn next_segment(conn: &Connection) -> rusqlite::Result<(i64, String)> {
     let id: i64 =
         conn.query_row("SELECT coalesce(max(id), 0) + 1 FROM position_segments", [], |r| r.get(0))?;
-    Ok((id, format!("positions_{id:06}")))
+    Ok((id, segment_name("positions", id)))
 }
 
 /// The level of a new segment of `rows` rows when a full batch holds
@@ -505,7 +506,8 @@ pub fn drop_orphans(conn: &Connection) -> rusqlite::Result<()> {
     drop_unregistered(conn, "position_segments", "positions")
 }
 
-/// Drops the tables `{prefix}_NNNNNN` that the registry table `registry`
+/// Drops the segment tables of `prefix` (`z_{prefix}_NNNNNN`, or the
+/// older `{prefix}_NNNNNN`) that the registry table `registry`
 /// does not name, in one transaction.
 pub(super) fn drop_unregistered(
     conn: &Connection,
@@ -514,8 +516,9 @@ pub(super) fn drop_unregistered(
 ) -> rusqlite::Result<()> {
     let orphans: Vec<String> = conn
         .prepare(&format!(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB '{prefix}_[0-9]*' \
-             AND name NOT IN (SELECT name FROM {registry})"
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND {} \
+             AND name NOT IN (SELECT name FROM {registry})",
+            segment_glob(prefix)
         ))?
         .query_map([], |r| checked_name(prefix, r.get(0)?))?
         .collect::<Result<_, _>>()?;
@@ -1014,9 +1017,13 @@ mod tests {
             .unwrap()
             .map(Result::unwrap)
             .collect();
-        let searches = plan.iter().filter(|p| p.contains("SEARCH positions_")).count();
+        let searches =
+            plan.iter().filter(|p| p.contains("SEARCH ") && p.contains("positions_")).count();
         assert_eq!(searches, FANOUT, "{plan:#?}");
-        assert!(plan.iter().all(|p| !p.contains("SCAN positions_")), "{plan:#?}");
+        assert!(
+            plan.iter().all(|p| !(p.contains("SCAN ") && p.contains("positions_"))),
+            "{plan:#?}"
+        );
 
         merge_all(&conn);
         assert_eq!(layouts(&conn), [1], "one merged segment, packed");
@@ -1026,7 +1033,7 @@ mod tests {
         assert_eq!(rows, expected.len() as i64, "merged without game 3");
         let tables: i64 = conn
             .query_row(
-                "SELECT count(*) FROM sqlite_master WHERE name GLOB 'positions_[0-9]*'",
+                "SELECT count(*) FROM sqlite_master WHERE name GLOB '*positions_[0-9]*'",
                 [],
                 |r| r.get(0),
             )
@@ -1069,7 +1076,7 @@ mod tests {
         assert_eq!(levels, [(0, 3), (2, 1)]);
         let tables: i64 = conn
             .query_row(
-                "SELECT count(*) FROM sqlite_master WHERE name GLOB 'positions_[0-9]*'",
+                "SELECT count(*) FROM sqlite_master WHERE name GLOB '*positions_[0-9]*'",
                 [],
                 |r| r.get(0),
             )
@@ -1077,11 +1084,14 @@ mod tests {
         assert_eq!(tables, 4, "merged segments are dropped");
 
         // A table left by a cut merge is dropped; registered ones stay.
+        // Either form of name: before schema 22, and since.
         conn.execute_batch(&table_sql("positions_999999", false, Layout::Packed)).unwrap();
+        conn.execute_batch(&table_sql("z_positions_999998", false, Layout::Packed)).unwrap();
         drop_orphans(&conn).unwrap();
         let orphan: i64 = conn
             .query_row(
-                "SELECT count(*) FROM sqlite_master WHERE name = 'positions_999999'",
+                "SELECT count(*) FROM sqlite_master \
+                 WHERE name IN ('positions_999999', 'z_positions_999998')",
                 [],
                 |r| r.get(0),
             )

@@ -147,11 +147,28 @@ pub(crate) fn corrupt(message: String) -> rusqlite::Error {
     )
 }
 
+/// What the names of segment tables made since schema 19 start with, so
+/// that a listing of the tables (the `sqlite3` shell's `.tables`) shows them
+/// after the tables and views users query. Older segments keep their names.
+const SEGMENT_NAME_START: &str = "z_";
+
+/// The table name of segment `id` of the `kind` (`positions`, `dedupe`).
+pub(crate) fn segment_name(kind: &str, id: i64) -> String {
+    format!("{SEGMENT_NAME_START}{kind}_{id:06}")
+}
+
+/// The SQL condition that `name` is a segment table of `kind`, either form.
+pub(crate) fn segment_glob(kind: &str) -> String {
+    format!("(name GLOB '{kind}_[0-9]*' OR name GLOB '{SEGMENT_NAME_START}{kind}_[0-9]*')")
+}
+
 /// A segment table's name as read from the database, checked to be one the
-/// importer makes (`{prefix}_` and digits): segment names are spliced into
-/// SQL text, and a database made elsewhere could hold any text there.
+/// importer makes (`z_{prefix}_` or, before schema 19, `{prefix}_`, then
+/// digits): segment names are spliced into SQL text, and a database made
+/// elsewhere could hold any text there.
 pub(crate) fn checked_name(prefix: &str, name: String) -> rusqlite::Result<String> {
-    let digits = name.strip_prefix(prefix).and_then(|rest| rest.strip_prefix('_'));
+    let unprefixed = name.strip_prefix(SEGMENT_NAME_START).unwrap_or(&name);
+    let digits = unprefixed.strip_prefix(prefix).and_then(|rest| rest.strip_prefix('_'));
     if digits.is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())) {
         return Ok(name);
     }
