@@ -128,7 +128,7 @@ fn describe(g: &pgnindex::replay::parallel::LocatedGame, offset: usize, line: us
         r.fens,
         pgnindex::notation::fen::write(&r.final_position),
         r.outcome,
-        r.skipped_variant,
+        r.skipped,
         r.notation,
         r.clocks,
         r.evals,

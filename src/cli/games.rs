@@ -13,7 +13,7 @@ use pgnindex::notation::moves::Notation;
 use pgnindex::pgn::source::{expand_inputs, InputName, SourceError};
 use pgnindex::replay::inputs::{read_inputs, ChunkPlace, InputVisitor};
 use pgnindex::replay::parallel::{Chunk, LocatedGame};
-use pgnindex::replay::{GameRecord, ReplayOptions};
+use pgnindex::replay::{GameRecord, ReplayOptions, Skipped};
 
 use super::exit::Exit;
 
@@ -143,7 +143,7 @@ where
                 (self.warn)(name, base_line + l, *c, message)?;
             }
             self.stats.errors += u64::from(game.record.error.is_some());
-            self.stats.skipped += u64::from(game.record.skipped_variant.is_some());
+            self.stats.skipped += u64::from(game.record.skipped.is_some());
             let error_at = game.error_at.map(|(l, c)| (base_line + l, c));
             (self.each)(Located { input: name, number, record: game.record, error_at })?;
         }
@@ -231,8 +231,12 @@ fn lower_priority() {
 const WORKER_NICE: libc::c_int = 10;
 
 fn error_text(game: &Located<'_>) -> Option<String> {
-    if let Some(variant) = &game.record.skipped_variant {
-        return Some(format!("skipped: variant \"{variant}\" is not standard chess"));
+    match &game.record.skipped {
+        Some(Skipped::Variant(variant)) => {
+            return Some(format!("skipped: variant \"{variant}\" is not standard chess"));
+        }
+        Some(skipped) => return Some(format!("skipped: {skipped}")),
+        None => {}
     }
     let e = game.record.error.as_ref()?;
     let (line, col) = game.error_at.unwrap_or((0, 0));

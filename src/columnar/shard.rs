@@ -312,7 +312,7 @@ impl ShardWriter {
             game.locate(offset, line);
             let source = self.source.as_mut().expect("a source was begun");
             source.game_number += 1;
-            let bad = game.error.is_some() || game.skipped_variant.is_some();
+            let bad = game.error.is_some() || game.skipped.is_some();
             if bad && self.options.strict {
                 self.report_strict_stop(game);
                 return Ok(ControlFlow::Break(()));
@@ -340,7 +340,7 @@ impl ShardWriter {
     fn report_strict_stop(&mut self, game: &GameRow) {
         let number = self.source.as_ref().map(|s| s.game_number);
         let (kind, message) = match &game.error {
-            Some(error) if game.skipped_variant.is_none() => (ProblemKind::Error, error.clone()),
+            Some(error) if game.skipped.is_none() => (ProblemKind::Error, error.clone()),
             _ => (ProblemKind::Skipped, skipped_message(game)),
         };
         self.totals.errors += 1;

@@ -14,6 +14,6 @@ pub mod stored;
 mod tags;
 
 pub use replayer::{
-    GameError, GameRecord, ReplayOptions, Replayer, VariantKind, MAX_SYNTAX, MORE_SYNTAX,
+    GameError, GameRecord, ReplayOptions, Replayer, Skipped, VariantKind, MAX_SYNTAX, MORE_SYNTAX,
 };
 pub use tags::TagPairs;

@@ -9,16 +9,19 @@ use std::collections::BTreeMap;
 use std::ops::{ControlFlow, Range};
 use std::sync::Arc;
 
-use super::{GameRecord, ReplayOptions, Replayer};
+use super::{GameRecord, ReplayOptions, Replayer, Skipped};
 use crate::pgn::source::{Source, SourceError};
+use crate::pgn::visitor::Visitor;
 use crate::pgn::{split, LineIndex, Reader};
 use crate::timings::{self, Stage};
 
 /// Streams are cut into blocks of about this size at game boundaries.
 const BLOCK: usize = 8 << 20;
-/// A block never grows beyond this: a game longer than that (a comment of
-/// hundreds of megabytes) is cut, and reported broken.
-const MAX_BLOCK: usize = 256 << 20;
+/// A stream's block never grows beyond this, so that a stream's memory is
+/// bounded: a game longer than that (a comment of hundreds of megabytes) is
+/// reported and not stored ([`Skipped::TooLong`]), its text skipped to the
+/// next game. A mapped input holds every game whole.
+const MAX_BLOCK: usize = 64 << 20;
 /// Chunks handed to one worker at a time.
 const CHUNK: usize = 1 << 20;
 /// A chunk (block) with no boundary for this many times its target size is
@@ -110,7 +113,7 @@ fn read_chunk_at<G>(
             let (l, c) = lines.locate(problem.offset);
             warnings.push((l, c, problem.message.to_string()));
         }
-        let error_at = match (&record.error, &record.skipped_variant) {
+        let error_at = match (&record.error, &record.skipped) {
             (Some(e), _) => Some(lines.locate(e.offset)),
             (None, Some(_)) => Some(lines.locate(record.offset)),
             (None, None) => None,
@@ -167,7 +170,7 @@ pub fn read_block<G: Send>(
     map: &(impl Fn(LocatedGame) -> G + Sync),
     emit: impl FnMut(Chunk<G>) -> ControlFlow<()>,
 ) -> ControlFlow<()> {
-    read_block_cut(pool, block, None, column_base, options, chunk_size, map, emit)
+    read_block_cut(pool, block, None, Overlong::No, column_base, options, chunk_size, map, emit)
 }
 
 /// [`read_block`] with the block's boundaries, if a scan found them all
@@ -177,32 +180,32 @@ fn read_block_cut<G: Send>(
     pool: &rayon::ThreadPool,
     block: &[u8],
     boundaries: Option<&[usize]>,
+    overlong: Overlong,
     column_base: usize,
     options: ReplayOptions,
     chunk_size: usize,
     map: &(impl Fn(LocatedGame) -> G + Sync),
     mut emit: impl FnMut(Chunk<G>) -> ControlFlow<()>,
 ) -> ControlFlow<()> {
+    let cut = Cut { block, boundaries, column_base, offset: 0, overlong };
     if pool.current_num_threads() <= 1 {
         // Same chunks, read in turn: memory stays bounded by one chunk.
         let mut start = 0;
         while start < block.len() {
-            let end = chunk_end(block, start, next_cell(start, chunk_size), chunk_size, boundaries);
-            let base = column_at(block, start, column_base);
-            emit(read_chunk_at(&block[start..end], start, base, options, map))?;
+            let (job, end) = cut.job(start, chunk_size, |range| Bytes::Borrowed(&block[range]));
+            emit(job.read(options, map).1.expect(CUT))?;
             start = end;
         }
         return ControlFlow::Continue(());
     }
-    let Some(boundaries) = boundaries else {
+    if boundaries.is_none() && overlong == Overlong::No {
         return read_block_guessed(pool, block, column_base, options, chunk_size, map, emit);
-    };
+    }
     let mut start = 0;
     let next = |_wait| {
         if start >= block.len() {
             return Next::End;
         }
-        let cut = Cut { block, boundaries: Some(boundaries), column_base, offset: 0 };
         let (job, end) = cut.job(start, chunk_size, |range| Bytes::Borrowed(&block[range]));
         start = end;
         Next::Job(job)
@@ -293,6 +296,8 @@ enum Job<'a> {
         column_base: usize,
         /// Byte offset of its block in the input.
         block_offset: u64,
+        /// How it is read.
+        kind: ChunkKind,
     },
     /// The chunk of one cell of a mapped block ([`read_block_guessed`]),
     /// cut on the worker.
@@ -318,8 +323,15 @@ impl Job<'_> {
         map: &impl Fn(LocatedGame) -> G,
     ) -> (u64, Option<Chunk<G>>) {
         match self {
-            Job::Cut { bytes, offset, column_base, block_offset } => {
-                let chunk = read_chunk_at(bytes.get(), offset, column_base, options, map);
+            Job::Cut { bytes, offset, column_base, block_offset, kind } => {
+                let data = bytes.get();
+                let chunk = match kind {
+                    ChunkKind::Games => read_chunk_at(data, offset, column_base, options, map),
+                    ChunkKind::TooLong | ChunkKind::Rest => {
+                        let game = kind == ChunkKind::TooLong;
+                        overlong_chunk(data, offset, column_base, game, options, map)
+                    }
+                };
                 (block_offset, Some(chunk))
             }
             Job::Cell { block, column_base, cell, start, chunk_size } => {
@@ -378,27 +390,116 @@ struct Cut<'b> {
     column_base: usize,
     /// Its offset in the input.
     offset: u64,
+    /// What of it belongs to a game longer than a block.
+    overlong: Overlong,
 }
 
 impl Cut<'_> {
-    /// The chunk that starts at `start` (cut where [`chunk_end`] says),
-    /// its bytes made by `bytes` from its range; and where it ends.
+    /// The chunk that starts at `start` (cut where [`chunk_end`] says, or
+    /// at the end of an overlong game's text), its bytes made by `bytes`
+    /// from its range; and where it ends.
     fn job<'a>(
         &self,
         start: usize,
         chunk_size: usize,
         bytes: impl FnOnce(Range<usize>) -> Bytes<'a>,
     ) -> (Job<'a>, usize) {
-        let min = next_cell(start, chunk_size);
-        let end = chunk_end(self.block, start, min, chunk_size, self.boundaries);
+        let (kind, end) = match self.overlong {
+            Overlong::Start => (ChunkKind::TooLong, self.block.len()),
+            Overlong::Rest(rest) if start < rest => (ChunkKind::Rest, rest),
+            _ => {
+                let min = next_cell(start, chunk_size);
+                (ChunkKind::Games, chunk_end(self.block, start, min, chunk_size, self.boundaries))
+            }
+        };
         let job = Job::Cut {
             bytes: bytes(start..end),
             offset: start,
             column_base: column_at(self.block, start, self.column_base),
             block_offset: self.offset,
+            kind,
         };
         (job, end)
     }
+}
+
+/// What of a stream's block belongs to a game longer than [`MAX_BLOCK`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Overlong {
+    /// Nothing: the block holds whole games.
+    No,
+    /// The block is the first [`MAX_BLOCK`] bytes of such a game.
+    Start,
+    /// Its first bytes, to this offset, are the rest of such a game.
+    Rest(usize),
+}
+
+/// Follows a stream's blocks through games longer than [`MAX_BLOCK`].
+#[derive(Debug, Default)]
+struct Overlongs {
+    /// The last block ended inside such a game.
+    inside: bool,
+}
+
+impl Overlongs {
+    /// What of `block` belongs to an overlong game. `whole`: it was
+    /// delivered uncut, at [`MAX_BLOCK`] with no boundary ([`block_end`]);
+    /// `boundaries`: those its cut scanned (empty if none was scanned).
+    fn next(&mut self, block: &[u8], boundaries: &[usize], whole: bool) -> Overlong {
+        let was_inside = std::mem::replace(&mut self.inside, whole);
+        match (whole, was_inside) {
+            (true, false) => Overlong::Start,
+            (true, true) => Overlong::Rest(block.len()),
+            (false, false) => Overlong::No,
+            // The scan started inside the game, perhaps inside a comment
+            // that spans lines, after which it finds no boundary (it cannot
+            // tell where such a comment started): the tags after a result
+            // end the game too.
+            (false, true) => {
+                let scanned = boundaries.iter().copied().find(|&at| at > 0);
+                let forced = split::forced_cut(block, 0, block.len());
+                Overlong::Rest(scanned.into_iter().chain(forced).min().unwrap_or(block.len()))
+            }
+        }
+    }
+}
+
+/// How a chunk is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ChunkKind {
+    /// Its games are read and replayed.
+    Games,
+    /// It is the start of a game longer than [`MAX_BLOCK`]: reported, not
+    /// read.
+    TooLong,
+    /// It is the rest of such a game: only its lines are counted.
+    Rest,
+}
+
+/// The chunk of a game longer than [`MAX_BLOCK`] read from a stream: the
+/// game, reported and not stored, with no tags or moves read; or, for the
+/// rest of its text (`game` false), nothing but the lines.
+fn overlong_chunk<G>(
+    data: &[u8],
+    offset: usize,
+    column_base: usize,
+    game: bool,
+    options: ReplayOptions,
+    map: &impl Fn(LocatedGame) -> G,
+) -> Chunk<G> {
+    let mut lines = LineIndex::continuing(data, column_base);
+    let mut games = Vec::new();
+    if game {
+        let mut replayer = Replayer::new(options);
+        replayer.begin_game(0);
+        let _ = replayer.end_tags();
+        let mut record = replayer.end_game();
+        record.skipped = Some(Skipped::TooLong { bytes: data.len() });
+        let error_at = Some(lines.locate(0));
+        games.push(map(LocatedGame { record, error_at, warnings: Vec::new() }));
+    }
+    let line_breaks = lines.locate(data.len()).0 - 1;
+    Chunk { offset, len: data.len(), line_breaks, games, trailing: Vec::new() }
 }
 
 /// What [`dispatch`] does with a chunk that came back.
@@ -555,6 +656,20 @@ fn block_end(buf: &[u8], eof: bool, boundaries: &mut Vec<usize>) -> usize {
     }
 }
 
+/// [`block_end`], setting `whole` when the block is delivered uncut: a
+/// buffer grown to `max_block` with no boundary, not at the end.
+fn cut_block(
+    buf: &[u8],
+    eof: bool,
+    max_block: usize,
+    boundaries: &mut Vec<usize>,
+    whole: &std::cell::Cell<bool>,
+) -> usize {
+    let n = block_end(buf, eof, boundaries);
+    whole.set(!eof && n == 0 && buf.len() >= max_block);
+    n
+}
+
 /// Reads a whole input on `pool`: blocks cut at game boundaries
 /// ([`Source::for_each_block`]), each read by [`read_block`] with `map` on
 /// the workers. `emit(chunk, offset, lines)` gets the chunks in input
@@ -572,7 +687,8 @@ pub fn read_source<G: Send>(
     map: &(impl Fn(LocatedGame) -> G + Sync),
     emit: impl FnMut(Chunk<G>, u64, usize) -> ControlFlow<()>,
 ) -> Result<(), SourceError> {
-    let reading = Reading { pool, options, block_size: BLOCK, chunk_size: CHUNK, map };
+    let reading =
+        Reading { pool, options, block_size: BLOCK, chunk_size: CHUNK, max_block: MAX_BLOCK, map };
     read_source_sized(source, &reading, emit)
 }
 
@@ -584,6 +700,8 @@ struct Reading<'a, M> {
     options: ReplayOptions,
     block_size: usize,
     chunk_size: usize,
+    /// The longest block of a stream ([`MAX_BLOCK`]).
+    max_block: usize,
     map: &'a M,
 }
 
@@ -593,7 +711,7 @@ fn read_source_sized<G: Send, M: Fn(LocatedGame) -> G + Sync>(
     reading: &Reading<'_, M>,
     mut emit: impl FnMut(Chunk<G>, u64, usize) -> ControlFlow<()>,
 ) -> Result<(), SourceError> {
-    let Reading { pool, options, block_size, chunk_size, map } = *reading;
+    let Reading { pool, options, block_size, chunk_size, max_block, map } = *reading;
     let mut lines_before = 0usize;
     // Chunks come back in input order, and nothing reads a chunk's bytes
     // once it is emitted: the pages before its end can go.
@@ -616,14 +734,26 @@ fn read_source_sized<G: Send, M: Fn(LocatedGame) -> G + Sync>(
     // is cut from: its chunks are cut there (a second scan of every byte
     // was a tenth of an import's instructions).
     let boundaries = std::cell::RefCell::new(Vec::new());
-    let cut = |buf: &[u8], eof| block_end(buf, eof, &mut boundaries.borrow_mut());
-    source.for_each_block(block_size, MAX_BLOCK, cut, |block, block_offset| {
+    let whole = std::cell::Cell::new(false);
+    let cut =
+        |buf: &[u8], eof| cut_block(buf, eof, max_block, &mut boundaries.borrow_mut(), &whole);
+    let mut overlongs = Overlongs::default();
+    source.for_each_block(block_size, max_block, cut, |block, block_offset| {
         let found = boundaries.borrow();
+        let overlong = overlongs.next(block, &found, whole.get());
         // Empty: not scanned (a mapped input, the end of a stream).
         let known = (!found.is_empty()).then_some(&found[..]);
-        let flow = read_block_cut(pool, block, known, column_base, options, chunk_size, map, |c| {
-            emit(c, block_offset)
-        });
+        let flow = read_block_cut(
+            pool,
+            block,
+            known,
+            overlong,
+            column_base,
+            options,
+            chunk_size,
+            map,
+            |c| emit(c, block_offset),
+        );
         column_base = column_at(block, block.len(), column_base);
         flow
     })
@@ -661,6 +791,8 @@ struct Block {
     offset: u64,
     /// Bytes of its first line before it.
     column_base: usize,
+    /// What of it belongs to a game longer than a block.
+    overlong: Overlong,
 }
 
 /// [`read_source_sized`] for a stream on several threads: a thread reads
@@ -671,7 +803,7 @@ fn read_ahead<G: Send, M: Fn(LocatedGame) -> G + Sync>(
     reading: &Reading<'_, M>,
     mut emit: impl FnMut(Chunk<G>, u64) -> ControlFlow<()>,
 ) -> Result<(), SourceError> {
-    let Reading { pool, options, block_size, chunk_size, map } = *reading;
+    let Reading { pool, options, block_size, chunk_size, max_block, map } = *reading;
     let (name, compression) = (source.name().clone(), source.compression());
     // One block waits while the workers read the one before: two blocks
     // (and the reader's buffer) in memory at most, beside the chunks still
@@ -680,7 +812,10 @@ fn read_ahead<G: Send, M: Fn(LocatedGame) -> G + Sync>(
     let reader = std::thread::Builder::new().name("pgnindex-read".into()).spawn(move || {
         let _clock = timings::ThreadClock::start(Stage::Read);
         let boundaries = std::cell::RefCell::new(Vec::new());
-        let cut = |buf: &[u8], eof| block_end(buf, eof, &mut boundaries.borrow_mut());
+        let whole = std::cell::Cell::new(false);
+        let cut =
+            |buf: &[u8], eof| cut_block(buf, eof, max_block, &mut boundaries.borrow_mut(), &whole);
+        let mut overlongs = Overlongs::default();
         let (home, returned) = std::sync::mpsc::channel();
         // A buffer grown for a long game is not kept: the blocks after it
         // are of the usual size again, and so is memory.
@@ -691,11 +826,12 @@ fn read_ahead<G: Send, M: Fn(LocatedGame) -> G + Sync>(
                 .unwrap_or_default()
         };
         let mut column_base = 0usize;
-        source.for_each_owned_block(block_size, MAX_BLOCK, cut, spare, |buf, len, offset| {
+        source.for_each_owned_block(block_size, max_block, cut, spare, |buf, len, offset| {
             let found = std::mem::take(&mut *boundaries.borrow_mut());
+            let overlong = overlongs.next(&buf[..len], &found, whole.get());
             let data = Arc::new(Recycled { buf, len, home: home.clone() });
             let next_base = column_at(data.block(), len, column_base);
-            let block = Block { data, boundaries: found, offset, column_base };
+            let block = Block { data, boundaries: found, offset, column_base, overlong };
             column_base = next_base;
             match tx.send(block) {
                 Ok(()) => ControlFlow::Continue(()),
@@ -715,6 +851,7 @@ fn read_ahead<G: Send, M: Fn(LocatedGame) -> G + Sync>(
                     boundaries: (!block.boundaries.is_empty()).then_some(&block.boundaries[..]),
                     column_base: block.column_base,
                     offset: block.offset,
+                    overlong: block.overlong,
                 };
                 let data = &block.data;
                 let (job, end) =
@@ -793,11 +930,23 @@ mod tests {
     /// What a reading reports, one line per game and warning, with
     /// locations in the whole input.
     fn report(source: Source, threads: usize, block_size: usize, chunk_size: usize) -> Vec<String> {
+        report_with(source, threads, block_size, chunk_size, MAX_BLOCK)
+    }
+
+    /// [`report`] with streams' blocks at most `max_block` long.
+    fn report_with(
+        source: Source,
+        threads: usize,
+        block_size: usize,
+        chunk_size: usize,
+        max_block: usize,
+    ) -> Vec<String> {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         let options = ReplayOptions { tags: true, san: true, ..ReplayOptions::default() };
         let mut lines = Vec::new();
         let at = |lines_before: usize, (l, c): (usize, usize)| format!("{}:{c}", l + lines_before);
-        let reading = Reading { pool: &pool, options, block_size, chunk_size, map: &|g| g };
+        let reading =
+            Reading { pool: &pool, options, block_size, chunk_size, max_block, map: &|g| g };
         let result = read_source_sized(source, &reading, |chunk, offset, before| {
             for game in &chunk.games {
                 let r = &game.record;
@@ -809,11 +958,12 @@ mod tests {
                     lines.push(format!("warning {} {m}", at(before, (*l, *c))));
                 }
                 lines.push(format!(
-                    "game at {}: {} moves, error {error:?} {:?}, {:?}",
+                    "game at {}: {} moves, error {error:?} {:?}, {:?}{}",
                     offset + r.offset as u64,
                     r.moves.len(),
                     r.error.as_ref().map(|e| &e.message),
                     r.san,
+                    r.skipped.as_ref().map_or(String::new(), |s| format!(", {s:?}")),
                 ));
             }
             for (l, c, m) in &chunk.trailing {
@@ -861,6 +1011,59 @@ mod tests {
                 assert!(source.is_stream());
                 let got = report(source, threads, block_size, chunk_size);
                 assert_same(&got, &expect, &format!("{threads} threads, blocks of {block_size}"));
+            }
+        }
+    }
+
+    #[test]
+    fn a_stream_skips_a_game_longer_than_a_block_and_keeps_the_rest() {
+        let max_block = 64 << 10;
+        // Games, some with an error or text between them, around the long
+        // one (the fixtures hold stretches with no boundary longer than
+        // these small blocks, that a forced cut ends in larger ones).
+        let mut text = Vec::new();
+        let mut long_at = 0;
+        for i in 0..6000 {
+            if i == 3000 {
+                long_at = text.len();
+            }
+            let game = match i % 10 {
+                3 => format!("[Event \"{i}\"]\n\n1. e4 e5 2. Ke3 Nc6 *\n\nnot a game\n\n"),
+                _ => {
+                    format!("[Event \"{i}\"]\n[Round \"{i}\"]\n\n1. e4 {{a}} e5 2. Nf3\nNc6 *\n\n")
+                }
+            };
+            text.extend_from_slice(game.as_bytes());
+        }
+        let mut long = b"[Event \"long\"]\n\n1. e4 { ".to_vec();
+        while long.len() < 3 * max_block + 100 {
+            long.extend_from_slice(b"a long comment { [with] brackets\nand lines ");
+        }
+        long.extend_from_slice(b"} e5 *\n\n");
+        text.splice(long_at..long_at, long);
+        let dir = tempfile::tempdir().unwrap();
+        let name = gzip_file(dir.path(), &text);
+        let plain = dir.path().join("corpus.pgn");
+        std::fs::write(&plain, &text).unwrap();
+        // Held whole, the long game is read; streamed, it is skipped, and
+        // every other game and location reads the same.
+        let mapped = report(Source::open(&InputName::Path(plain)).unwrap(), 1, BLOCK, CHUNK);
+        let long_line = format!("game at {long_at}: ");
+        let position = mapped.iter().position(|l| l.starts_with(&long_line)).unwrap();
+        assert!(mapped[position].contains(": 2 moves"), "{}", mapped[position]);
+        for (block_size, chunk_size) in [(4 << 10, 1 << 10), (16 << 10, 100)] {
+            for threads in [1, 2, 3] {
+                let source = Source::open(&name).unwrap();
+                let got = report_with(source, threads, block_size, chunk_size, max_block);
+                let what = format!("{threads} threads, blocks of {block_size}");
+                assert_eq!(got.len(), mapped.len(), "{what}");
+                assert!(got[position].starts_with(&long_line), "{what}: {}", got[position]);
+                assert!(got[position].contains("0 moves"), "{what}: {}", got[position]);
+                assert!(got[position].contains("TooLong { bytes: 65536 }"), "{what}");
+                let (mut got, mut expect) = (got, mapped.clone());
+                got.remove(position);
+                expect.remove(position);
+                assert_same(&got, &expect, &what);
             }
         }
     }
@@ -915,8 +1118,14 @@ mod tests {
         let mut chunks = 0;
         let source = Source::open(&name).unwrap();
         let options = ReplayOptions::default();
-        let reading =
-            Reading { pool: &pool, options, block_size: 4 << 10, chunk_size: 1 << 10, map: &|g| g };
+        let reading = Reading {
+            pool: &pool,
+            options,
+            block_size: 4 << 10,
+            chunk_size: 1 << 10,
+            max_block: MAX_BLOCK,
+            map: &|g| g,
+        };
         let result = read_source_sized(source, &reading, |_, _, _| {
             chunks += 1;
             if chunks == 3 {

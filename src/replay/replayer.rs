@@ -73,6 +73,36 @@ pub struct ReplayOptions {
     pub rebuild: bool,
 }
 
+/// Why a game that was read is reported and not stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Skipped {
+    /// Its Variant tag names a game other than chess or Chess960.
+    Variant(String),
+    /// A stream's game longer than the most a block holds (`bytes`): its
+    /// text past that was not read.
+    TooLong {
+        /// The most a game read from a stream may have.
+        bytes: usize,
+    },
+}
+
+impl std::fmt::Display for Skipped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Skipped::Variant(variant) => {
+                write!(f, "game of variant '{variant}' not stored (not standard chess or Chess960)")
+            }
+            Skipped::TooLong { bytes } => write!(
+                f,
+                "game longer than {} MiB not stored: a game read from a stream (standard \
+                 input, a compressed file) has at most that; read from an uncompressed file, \
+                 it would be stored",
+                bytes >> 20
+            ),
+        }
+    }
+}
+
 /// The first problem of a game that stopped its replay.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GameError {
@@ -111,8 +141,8 @@ pub struct GameRecord {
     pub outcome: Option<GameResult>,
     /// The error that stopped the replay, if any.
     pub error: Option<GameError>,
-    /// The variant, if the game was skipped as not standard chess.
-    pub skipped_variant: Option<String>,
+    /// Why the game is not stored (another variant), if it is not.
+    pub skipped: Option<Skipped>,
     /// The notation the moves were read in: SAN in the language detected
     /// or forced, or descriptive notation.
     pub notation: Notation,
@@ -231,7 +261,7 @@ pub struct Replayer<'a> {
     reaches: Vec<u8>,
     fens: Vec<String>,
     failed: Option<GameError>,
-    skipped_variant: Option<String>,
+    skipped: Option<Skipped>,
     outcome: Option<GameResult>,
     syntax: Vec<Syntax>,
     clocks: Vec<(u32, u32)>,
@@ -953,7 +983,7 @@ impl<'a> Visitor<'a> for Replayer<'a> {
         self.tokens.clear();
         self.clear_reading();
         self.failed = None;
-        self.skipped_variant = None;
+        self.skipped = None;
         self.outcome = None;
         self.syntax.clear();
         self.clear_notes();
@@ -980,11 +1010,13 @@ impl<'a> Visitor<'a> for Replayer<'a> {
                 match VariantKind::from_tag(&v) {
                     VariantKind::Standard => {}
                     VariantKind::Chess960 => self.chess960 = true,
-                    VariantKind::Other => self.skipped_variant = Some(v.into_owned()),
+                    VariantKind::Other => {
+                        self.skipped = Some(Skipped::Variant(v.into_owned()));
+                    }
                 }
             }
         }
-        if self.skipped_variant.is_some() {
+        if self.skipped.is_some() {
             self.pos = self.start.clone();
             return Skip(true);
         }
@@ -1092,7 +1124,7 @@ impl<'a> Visitor<'a> for Replayer<'a> {
     }
 
     fn end_game(&mut self) -> GameRecord {
-        let playable = self.skipped_variant.is_none() && !self.no_start;
+        let playable = self.skipped.is_none() && !self.no_start;
         if playable && self.options.notation == Some(Notation::Descriptive) {
             let attempt = self.read_descriptive();
             self.take_descriptive(attempt);
@@ -1115,7 +1147,7 @@ impl<'a> Visitor<'a> for Replayer<'a> {
         let rebuild = (self.rebuildable
             && result_agrees
             && self.failed.is_none()
-            && self.skipped_variant.is_none()
+            && self.skipped.is_none()
             && self.notation() == Notation::San(Lang::English)
             && self.syntax.is_empty()
             && self.outcome.is_some()
@@ -1140,7 +1172,7 @@ impl<'a> Visitor<'a> for Replayer<'a> {
             final_position: self.pos.clone(),
             outcome: self.outcome,
             error: self.failed.take(),
-            skipped_variant: self.skipped_variant.take(),
+            skipped: self.skipped.take(),
             notation: self.notation(),
             syntax: std::mem::take(&mut self.syntax),
             // Copies of exact size (none for the many games without
@@ -1564,7 +1596,7 @@ mod tests {
                     [FEN \"bad\"]\n1. e4 *\n\n1. e4 e5 2. Cf3 Cc6 *";
         let games = replay(text, ReplayOptions { tags: true, ..ReplayOptions::default() });
         assert_eq!(games.len(), 4);
-        assert_eq!(games[0].skipped_variant.as_deref(), Some("Crazyhouse"));
+        assert_eq!(games[0].skipped, Some(Skipped::Variant("Crazyhouse".into())));
         assert_eq!(games[1].start_fen.as_deref(), Some("8/8/8/8/8/8/8/K6k w - - 0 1"));
         assert_eq!(games[1].plies(), 1);
         assert!(games[2]

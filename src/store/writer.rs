@@ -708,7 +708,7 @@ impl Writer {
                 self.totals.resumed += 1;
                 continue;
             }
-            let bad = game.error.is_some() || game.skipped_variant.is_some();
+            let bad = game.error.is_some() || game.skipped.is_some();
             if bad && self.options.strict {
                 // Nothing of the bad game is stored, and the source stays
                 // unfinished just before it: the same command stops at it
@@ -1008,7 +1008,7 @@ impl Writer {
     fn report_strict_stop(&mut self, game: &GameRow) {
         let source = self.source.as_ref().expect("a source was begun");
         let (kind, message) = match &game.error {
-            Some(error) if game.skipped_variant.is_none() => (ProblemKind::Error, error.clone()),
+            Some(error) if game.skipped.is_none() => (ProblemKind::Error, error.clone()),
             _ => (ProblemKind::Skipped, skipped_message(game)),
         };
         let text = problem_text(&source.name, Some(source.game_number), game.error_at, &message);
@@ -1318,15 +1318,13 @@ pub(crate) fn is_skipped(game: &GameRow) -> bool {
         && game.error.is_some()
         && game.tags.is_none()
         && game.header == Header::default();
-    not_a_game || game.skipped_variant.is_some()
+    not_a_game || game.skipped.is_some()
 }
 
 /// The message of a game [`is_skipped`] says is not stored.
 pub(crate) fn skipped_message(game: &GameRow) -> String {
-    match &game.skipped_variant {
-        Some(variant) => {
-            format!("game of variant '{variant}' not stored (not standard chess or Chess960)")
-        }
+    match &game.skipped {
+        Some(skipped) => skipped.to_string(),
         None => format!(
             "text without tags or moves not stored: {}",
             game.error.as_deref().unwrap_or_default()

@@ -960,7 +960,7 @@ fn every_ply_in_blocks(source: Source, block_size: usize, display: &str) -> (Str
                     for (ply, (f, k)) in game.fens.iter().zip(&game.keys).enumerate() {
                         writeln!(out, "{number}\t{ply}\t{f}\t{k:016x}").unwrap();
                     }
-                    if let Some(variant) = &game.skipped_variant {
+                    if let Some(pgnindex::replay::Skipped::Variant(variant)) = &game.skipped {
                         writeln!(
                             out,
                             "{number}\terror: skipped: variant \"{variant}\" is not standard chess"

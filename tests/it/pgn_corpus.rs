@@ -105,7 +105,7 @@ fn compare_tree(root: &Path) -> (usize, usize) {
         }
         for (i, (game, r)) in ours.iter().zip(&reference).enumerate() {
             if variant(r) == VariantKind::Other {
-                if game.skipped_variant.is_none() {
+                if game.skipped.is_none() {
                     failures.push(format!("{rel} game {i}: variant {} not skipped", r["variant"]));
                 }
                 continue;

@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 use crate::common;
 
 use common::{
-    arg, bin, command, count, games_dir, gzip, import_command, integrity, open, scratch, text_rows,
-    twic, xorshift, Run, Scratch,
+    arg, bin, column, command, count, games_dir, gzip, import_command, integrity, open, scratch,
+    text_rows, twic, xorshift, Run, Scratch,
 };
 use rusqlite::{Connection, OpenFlags};
 
@@ -240,6 +240,37 @@ fn a_huge_comment() {
     // The mapped text, the comment read, its stored form and its record:
     // about 3.5 times the comment at most, over the process's own.
     assert!(rss_mib < 32 + 4 * (len >> 20), "{rss_mib} MiB");
+}
+
+#[test]
+fn a_game_longer_than_a_block_in_a_stream_is_reported_and_skipped() {
+    let dir = scratch();
+    let mut text = b"[Event \"before\"]\n\n1. e4 e5 1-0\n\n[Event \"long\"]\n\n1. e4 {".to_vec();
+    let words = b"a long comment, with nothing { special\nand [brackets] ";
+    while text.len() < 65 * MIB as usize {
+        text.extend_from_slice(words);
+    }
+    text.extend_from_slice(b"} e5 1-0\n\n[Event \"after\"]\n\n1. d4 d5 2. Ke3 0-1\n");
+    let after_line = text.iter().filter(|&&b| b == b'\n').count();
+    let gz = dir.join("long.pgn.gz");
+    std::fs::write(&gz, gzip(&text)).unwrap();
+    drop(text);
+    let db = dir.join("t.db");
+    let (run, rss_mib) = import("a 65 MiB game in a stream", &db, &[arg(&gz)]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("long.pgn.gz:5:1: game 2: game longer than 64 MiB not stored"),
+        "{}",
+        run.stderr
+    );
+    // The game after it is read from its first line, its lines counted.
+    let bad_move = format!("long.pgn.gz:{after_line}:");
+    assert!(run.stderr.contains(&bad_move), "{bad_move} in {}", run.stderr);
+    let conn = open(&db);
+    let events: Vec<String> = column(&conn, "SELECT event FROM games ORDER BY id");
+    assert_eq!(events, ["before", "after"]);
+    // Blocks of at most 64 MiB: the one read, the one cut, one waiting.
+    assert!(rss_mib < 320, "{rss_mib} MiB");
 }
 
 #[test]

@@ -15,7 +15,7 @@ use crate::notation::uci::Uci;
 use crate::pgn::movetext::NotesForm;
 use crate::replay::openings::Openings;
 use crate::replay::parallel::{LocatedGame, INDEXED_POSITIONS};
-use crate::replay::TagPairs;
+use crate::replay::{Skipped, TagPairs};
 use crate::store::format::material;
 use crate::store::format::plies::PlyData;
 
@@ -108,8 +108,8 @@ columns! {
         pub error: Option<String>,
         /// Byte offset of the text the error is about.
         @skip pub error_offset: Option<u64>,
-        /// The variant, for games not stored because they are not chess.
-        @skip pub skipped_variant: Option<String>,
+        /// Why the game is reported and not stored, if it is not.
+        @skip pub skipped: Option<Skipped>,
         /// The `game_material` row: the mainline's material stretches
         /// ([`crate::store::format::material`]); `None` for a game without a start
         /// position.
@@ -267,7 +267,7 @@ impl GameRow {
         }
         let mut positions = Vec::new();
         let mut fens = Vec::new();
-        if options.positions && record.skipped_variant.is_none() {
+        if options.positions && record.skipped.is_none() {
             // Plies beyond 65,535 are not indexed ([`INDEXED_POSITIONS`]).
             let last = ply_count.min(u64::from(options.max_ply));
             let last = u16::try_from(last).unwrap_or(u16::MAX);
@@ -304,7 +304,7 @@ impl GameRow {
         let tags = Some(record.tags.filtered(|i| others[i])).filter(|t| !t.is_empty());
         let final_fen = (!record.no_start).then(|| fen::write(&record.final_position));
         let packed_final_fen = final_fen.as_deref().map(packed_fen::pack);
-        let material = (!record.no_start && record.skipped_variant.is_none()).then(|| {
+        let material = (!record.no_start && record.skipped.is_none()).then(|| {
             let end = &record.final_position;
             material::encode(&record.moves, Material::of(end.board()), end.turn())
         });
@@ -325,7 +325,7 @@ impl GameRow {
             movetext: rebuild.is_none().then_some(record.movetext),
             error_offset: record.error.as_ref().map(|e| e.offset as u64),
             error: record.error.map(|e| e.message),
-            skipped_variant: record.skipped_variant,
+            skipped: record.skipped,
             material,
             positions,
             fens,
@@ -614,7 +614,7 @@ mod tests {
         let text = "[FEN \"bad\"]\n1. e4 *\n\n[Variant \"Atomic\"]\n1. e4 *\n\n1. e4 e5 2. Ke3 *\n";
         let g = rows(text, RowOptions::default());
         assert!(g[0].error.is_some() && g[0].final_fen.is_none() && g[0].positions.is_empty());
-        assert_eq!(g[1].skipped_variant.as_deref(), Some("Atomic"));
+        assert_eq!(g[1].skipped, Some(Skipped::Variant("Atomic".into())));
         assert!(g[1].positions.is_empty());
         assert!(g[2].error.as_deref().unwrap().contains("Ke3"));
         assert_eq!(g[2].moves, "e4 e5");
