@@ -238,8 +238,7 @@ fn run_parquet(args: &ExportArgs, search: &Search) -> anyhow::Result<Exit> {
         report_rejected(stats.rejected);
         columnar_export::select_games(&conn, ids)?;
     } else if !search.filters.is_empty() {
-        let version = pgnindex::db::user_version(&conn, &path)?;
-        columnar_export::select_by_filter(&conn, &search.filters.to_sql(version))?;
+        columnar_export::select_by_filter(&conn, &search.filters.sql_for(&conn)?)?;
     }
     let limits = Limits::with_file_bytes(args.file_size.unwrap_or(FILE_BYTES));
     bar.set_message(format!("writing Parquet files into {}", dir.display()));

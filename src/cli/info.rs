@@ -5,6 +5,7 @@ use std::io::Write;
 use clap::{Args, ValueEnum};
 use serde_json::Value;
 
+use pgnindex::db::schema::Schema;
 use pgnindex::query::format::json_object;
 use pgnindex::query::info::{info, Info, OpeningCount, SourceInfo};
 
@@ -134,7 +135,7 @@ fn write_text(out: &mut impl Write, info: &Info) -> std::io::Result<()> {
     };
     writeln!(out, "events     {}", top(&info.events))?;
     writeln!(out, "ECO        {}", top(&info.ecos))?;
-    if info.schema_version >= 7 {
+    if Schema::new(info.schema_version).has(Schema::SPEED) {
         writeln!(out, "speeds     {}", speeds(info))?;
     }
     if let Some(without) = info.without_opening {

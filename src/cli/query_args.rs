@@ -16,7 +16,7 @@ use pgnindex::notation::diagram::{Diagram, Pieces, Style};
 use pgnindex::notation::fen;
 use pgnindex::notation::material::{MaterialSpec, Pattern};
 use pgnindex::notation::uci::Uci;
-use pgnindex::query::filter::{DateBound, Filters, Outcome, OPENING_SCHEMA, SPEED_SCHEMA};
+use pgnindex::query::filter::{DateBound, Filters, Outcome};
 use pgnindex::query::format::{RowFormat, TableStyle};
 use pgnindex::query::material::{self, MaterialSearch};
 use pgnindex::query::search::Search;
@@ -55,7 +55,7 @@ impl DbArgs {
     /// the material index are to be replayed.
     pub fn open_checked(&self, search: &Search) -> anyhow::Result<(Connection, PathBuf)> {
         let (conn, path) = self.open()?;
-        check_schema(&conn, &path, search)?;
+        check_schema(&conn, search)?;
         match material::backlog(&conn)? {
             Some(i64::MAX) => say!(
                 "pgnindex: note: {} predates the material index: every game is replayed for \
@@ -77,7 +77,7 @@ impl DbArgs {
     pub fn open_for(&self, search: &Search) -> anyhow::Result<(Connection, PathBuf)> {
         let (conn, path) = self.open()?;
         check_index(&conn, search)?;
-        check_schema(&conn, &path, search)?;
+        check_schema(&conn, search)?;
         Ok((conn, path))
     }
 }
@@ -92,25 +92,10 @@ pub fn check_index(conn: &Connection, search: &Search) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Refuses a filter on a column the database of `conn` predates: `speed`
-/// came with schema version 7, the opening by position with version 9
-/// (`--eco` reads the tag alone before).
-pub fn check_schema(conn: &Connection, path: &Path, search: &Search) -> anyhow::Result<()> {
-    let version = db::user_version(conn, path)?;
-    if !search.filters.speeds.is_empty() && version < SPEED_SCHEMA {
-        anyhow::bail!(
-            "--speed: {} has schema version {version}, without the speed column (version {SPEED_SCHEMA}); \
-             `pgnindex vacuum` brings it up to date",
-            path.display()
-        );
-    }
-    if search.filters.opening.is_some() && version < OPENING_SCHEMA {
-        anyhow::bail!(
-            "--opening: {} has schema version {version}, without the opening by position \
-             (version {OPENING_SCHEMA}); importing its sources into a new database names its games",
-            path.display()
-        );
-    }
+/// Refuses a filter on a column the database of `conn` predates
+/// ([`Filters::sql_for`]).
+pub fn check_schema(conn: &Connection, search: &Search) -> anyhow::Result<()> {
+    search.filters.sql_for(conn)?;
     Ok(())
 }
 

@@ -20,7 +20,8 @@ use rusqlite::{params_from_iter, Connection};
 use super::lake::{ShardDir, TABLES};
 use super::sink::{Column, ColumnType, Limits, RowBuffer, TableSink, TableStats};
 use super::ColumnarError;
-use crate::db::texts::{self, GAME_ROWS_SCHEMA};
+use crate::db::schema::Schema;
+use crate::db::texts;
 use crate::db::GameId;
 use crate::pgn::commands::Eval;
 use crate::query::filter::SqlFilter;
@@ -33,9 +34,6 @@ use crate::store::format::positions;
 /// (`shard << 32`), so that databases exported as different shards never
 /// share an id.
 pub const MAX_SHARD: u32 = (1 << 31) - 1;
-
-/// The first schema version whose `games.movetext` may be NULL.
-const WRITTEN_BACK_SCHEMA: i64 = 11;
 
 /// The columns of every table written with a 32-bit type: counts, plies
 /// and calendar parts, bounded by what the import stores. Every other
@@ -129,10 +127,10 @@ pub fn export(
 ) -> Result<Vec<TableStats>, ColumnarError> {
     let e = sqlite(conn);
     functions::register(conn, path).map_err(&e)?;
-    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(&e)?;
+    let schema = Schema::of(conn).map_err(&e)?;
     let only = selected(conn);
     let journal: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).map_err(&e)?;
-    let export = Export { version, lake, limits, only };
+    let export = Export { schema, lake, limits, only };
     // One snapshot for every table, whatever an import commits meanwhile:
     // the read lock is taken by the first read.
     let tx = conn.unchecked_transaction().map_err(&e)?;
@@ -183,7 +181,7 @@ fn second_reader(path: &Path) -> Option<Connection> {
 
 /// What every table of one export shares.
 struct Export<'a> {
-    version: i64,
+    schema: Schema,
     lake: &'a ShardDir,
     limits: Limits,
     only: bool,
@@ -193,7 +191,7 @@ impl Export<'_> {
     /// Writes the table `table` from `conn`.
     fn table(&self, conn: &Connection, table: &str) -> Result<TableStats, ColumnarError> {
         let e = sqlite(conn);
-        let (version, limits, shard) = (self.version, self.limits, self.lake.shard());
+        let (schema, limits, shard) = (self.schema, self.limits, self.lake.shard());
         let (dir, prefix) = (self.lake.staging(table), self.lake.prefix());
         let dir = dir.as_path();
         let id_base = i64::from(shard.min(MAX_SHARD)) << 32;
@@ -205,15 +203,15 @@ impl Export<'_> {
                 String::new()
             }
         };
-        let metadata = metadata(table, version, shard);
+        let metadata = metadata(table, schema, shard);
         let (columns, sql) = match table {
-            "games" => games_sql(conn, version, &restrict)?,
+            "games" => games_sql(conn, schema, &restrict)?,
             "sources" => sources_sql(conn, only)?,
             "plies" => {
                 let mut sink =
                     TableSink::new(dir, table, &prefix, &plies_columns(), limits, metadata)?;
                 let mut buffer = RowBuffer::new(plies_columns(), limits, id_base);
-                write_plies(conn, version, &restrict, &mut sink, &mut buffer)?;
+                write_plies(conn, schema, &restrict, &mut sink, &mut buffer)?;
                 return sink.finish();
             }
             "tags" => view_sql(conn, "tags", "game_id", &restrict)?,
@@ -256,10 +254,10 @@ impl Export<'_> {
 }
 
 /// The key-value metadata of every file of `table`.
-pub(super) fn metadata(table: &str, version: i64, shard: u32) -> Vec<(String, String)> {
+pub(super) fn metadata(table: &str, schema: Schema, shard: u32) -> Vec<(String, String)> {
     vec![
         ("pgnindex.table".to_string(), table.to_string()),
-        ("pgnindex.schema_version".to_string(), version.to_string()),
+        ("pgnindex.schema_version".to_string(), schema.version().to_string()),
         ("pgnindex.shard".to_string(), shard.to_string()),
     ]
 }
@@ -292,17 +290,17 @@ fn table_info(
 }
 
 /// Every `games` column, typed by its declaration (from schema
-/// [`GAME_ROWS_SCHEMA`], that of its `game_rows` column, a text for one held
+/// [`Schema::GAME_ROWS`], that of its `game_rows` column, a text for one held
 /// as a `game_texts` id), with the movetext written back where stored
 /// NULL; in id order.
 pub(super) fn games_sql(
     conn: &Connection,
-    version: i64,
+    schema: Schema,
     restrict: &dyn Fn(&str) -> String,
 ) -> Result<(Vec<Column>, String), ColumnarError> {
     let mut columns = Vec::new();
     let mut select = Vec::new();
-    let stored = version >= GAME_ROWS_SCHEMA;
+    let stored = schema.has(Schema::GAME_ROWS);
     for (name, declared, not_null) in table_info(conn, if stored { "game_rows" } else { "games" })?
     {
         let (name, declared) =
@@ -325,14 +323,14 @@ pub(super) fn games_sql(
         if name == "id" || name == "source_id" {
             column = column.shard_id();
         }
-        select.push(if name == "movetext" && version >= WRITTEN_BACK_SCHEMA {
-            crate::query::functions::movetext_sql(version).to_string()
+        select.push(if name == "movetext" && schema.has(Schema::WRITTEN_BACK) {
+            crate::query::functions::movetext_sql(schema).to_string()
         } else {
             format!("g.\"{name}\"")
         });
         columns.push(column);
     }
-    let join = if version >= WRITTEN_BACK_SCHEMA {
+    let join = if schema.has(Schema::WRITTEN_BACK) {
         " LEFT JOIN ply_data AS d ON d.game_id = g.id"
     } else {
         ""
@@ -413,12 +411,6 @@ fn non_empty(t: &str) -> Option<&str> {
     (!t.is_empty()).then_some(t)
 }
 
-/// The first schema version with the engine notes.
-const ENGINE_NOTES_SCHEMA: i64 = 18;
-
-/// The first schema version with `ply_data` and the `plies` view.
-const PLIES_SCHEMA: i64 = 10;
-
 /// The columns of the `plies` view, in its order.
 pub(super) fn plies_columns() -> Vec<Column> {
     [
@@ -437,20 +429,20 @@ pub(super) fn plies_columns() -> Vec<Column> {
 /// every ply. The test suite holds the two to the same rows.
 fn write_plies(
     conn: &Connection,
-    version: i64,
+    schema: Schema,
     restrict: &dyn Fn(&str) -> String,
     sink: &mut TableSink,
     buffer: &mut RowBuffer,
 ) -> Result<(), ColumnarError> {
     let e = sqlite(conn);
-    let (notes, join) = if version >= ENGINE_NOTES_SCHEMA {
+    let (notes, join) = if schema.has(Schema::ENGINE_NOTES) {
         (
             "d.clocks, d.emts, d.evals, d.nags, d.comments, d.depths, d.seldepths, d.nodes, \
              (SELECT json_group_object(p.id & 16777215, p.pv) FROM ply_pvs AS p \
               WHERE p.id BETWEEN g.id * 16777216 AND g.id * 16777216 + 16777215)",
             " LEFT JOIN ply_data AS d ON d.game_id = g.id",
         )
-    } else if version >= PLIES_SCHEMA {
+    } else if schema.has(Schema::PLIES) {
         (
             "d.clocks, d.emts, d.evals, d.nags, d.comments, NULL, NULL, NULL, NULL",
             " LEFT JOIN ply_data AS d ON d.game_id = g.id",
@@ -723,8 +715,7 @@ mod tests {
     fn every_column_of_the_latest_schema_has_a_type() {
         let dir = tempfile::tempdir().unwrap();
         let conn = crate::db::open_for_write(&dir.path().join("t.db")).unwrap();
-        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
-        let (games, _) = games_sql(&conn, version, &|_| String::new()).unwrap();
+        let (games, _) = games_sql(&conn, Schema::of(&conn).unwrap(), &|_| String::new()).unwrap();
         assert_eq!(games[0].name, "id");
         assert!(games[0].shard_id && !games[0].nullable);
         let movetext = games.iter().find(|c| c.name == "movetext").unwrap();

@@ -32,6 +32,7 @@ use super::runs::{PositionRecord, PositionRuns, RUN_ROWS};
 use super::sink::{Column, Limits, RowBuffer, TableSink, TableStats};
 use super::ColumnarError;
 use crate::db::columns::Columns;
+use crate::db::schema::Schema;
 use crate::db::GameId;
 use crate::pgn::source::FileFacts;
 use crate::query::game::written_back;
@@ -86,7 +87,7 @@ impl Table {
         lake: &ShardDir,
         name: &str,
         columns: Vec<Column>,
-        version: i64,
+        version: Schema,
         options: ShardOptions,
     ) -> Result<Table, ColumnarError> {
         let metadata = export::metadata(name, version, options.shard);
@@ -140,7 +141,7 @@ struct SourceRow {
 /// documentation.
 pub struct ShardWriter {
     options: ShardOptions,
-    version: i64,
+    version: Schema,
     games: Option<Table>,
     plies: Option<Table>,
     tags: Option<Table>,
@@ -193,9 +194,7 @@ impl ShardWriter {
             // An empty database in memory has no other way to fail.
             e => ColumnarError::Arrow(e.to_string()),
         })?;
-        let version: i64 = schema
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .map_err(export::sqlite(&schema))?;
+        let version = Schema::of(&schema).map_err(export::sqlite(&schema))?;
         let (games_columns, _) = export::games_sql(&schema, version, &|_| String::new())?;
         let names: Vec<&str> = Assigned::NAMES.iter().chain(GameRow::NAMES).copied().collect();
         let games_values = games_columns

@@ -1,12 +1,8 @@
-//! `game_rows.date` from schema [`DATE_PARTS_SCHEMA`]: `NULL` where the
+//! `game_rows.date` from schema [`super::schema::Schema::COMPACT_ROWS`]: `NULL` where the
 //! date is the one `year`, `month` and `day` write back (`2024.03.09`,
 //! `1851.??.??`), the text as written otherwise (`????.??.??`, `2024.3.9`,
 //! `1999.13.01`). The `games` view writes it back with [`date_sql`]; SQL
 //! that reads `game_rows` itself uses the same expression.
-
-/// The schema version from which `game_rows.date` is `NULL` where the date
-/// parts write it back.
-pub const DATE_PARTS_SCHEMA: i64 = 19;
 
 /// `true` if `game_rows.date` holds `date` as written: the parts do not
 /// write it back. Compared as it is written, without building the text:
@@ -81,7 +77,7 @@ fn written_sql(table: &str) -> String {
 
 /// The SQL expression of the `games.date` of the `game_rows` row `table`.
 /// It holds for every schema with `game_rows`: before
-/// [`DATE_PARTS_SCHEMA`] the date is never `NULL` where a year is known.
+/// [`super::schema::Schema::COMPACT_ROWS`] the date is never `NULL` where a year is known.
 pub fn date_sql(table: &str) -> String {
     format!("coalesce({table}.date, {})", written_sql(table))
 }

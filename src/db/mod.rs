@@ -15,6 +15,7 @@ mod game_id;
 mod header;
 pub mod packed_fen;
 pub mod packed_moves;
+pub mod schema;
 mod speed;
 pub mod texts;
 pub use game_id::{GameId, GameIdError};

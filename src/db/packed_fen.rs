@@ -1,4 +1,4 @@
-//! `game_rows.final_fen` packed (schema [`PACKED_FEN_SCHEMA`]): a game's
+//! `game_rows.final_fen` packed (schema [`super::schema::Schema::COMPACT_ROWS`]): a game's
 //! final position, the `games.final_fen` text, in about half its bytes,
 //! still a text that plain SQL turns back into FEN.
 //!
@@ -24,9 +24,6 @@ use std::cell::RefCell;
 use std::sync::LazyLock;
 
 use super::packed_moves::chain_sql;
-
-/// The schema version from which `game_rows.final_fen` is packed.
-pub const PACKED_FEN_SCHEMA: i64 = 19;
 
 /// Starts a stored text that is not packed: the rest is the FEN as it is.
 pub const VERBATIM: u8 = 0x7f;

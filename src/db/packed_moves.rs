@@ -1,4 +1,4 @@
-//! `game_rows.packed_moves` (schema [`PACKED_MOVES_SCHEMA`]): a game's
+//! `game_rows.packed_moves` (schema [`super::schema::Schema::PACKED_MOVES`]): a game's
 //! mainline, the `games.moves` text, in about half its bytes, still a text
 //! that plain SQL turns back into SAN.
 //!
@@ -29,9 +29,6 @@ use std::sync::LazyLock;
 use rusqlite::OptionalExtension;
 
 use super::packed_fen;
-
-/// The schema version from which `game_rows` holds `packed_moves`.
-pub const PACKED_MOVES_SCHEMA: i64 = 17;
 
 /// Starts a stored text that is not packed: the rest is `moves` as it is.
 pub const VERBATIM: u8 = 0x7f;
@@ -385,7 +382,7 @@ const PACK_FEN_FUNCTION: &str = "pgnindex_packed_fen";
 
 /// Shadows, for this connection, the views `games` and `plies` and the
 /// triggers of `games` by TEMP copies that pack and unpack `moves` (and
-/// `final_fen`, from [`packed_fen::PACKED_FEN_SCHEMA`]) with functions of
+/// `final_fen`, from [`super::schema::Schema::COMPACT_ROWS`]) with functions of
 /// this program instead of the SQL chains of [`pack_sql`] and
 /// [`unpack_sql`]: the same rows, without the chains' 30 µs or so a game.
 /// Nothing changes in the file, and a database of an older schema (or
@@ -395,8 +392,7 @@ const PACK_FEN_FUNCTION: &str = "pgnindex_packed_fen";
 /// SQLite's.
 pub fn shadow_views(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
     use rusqlite::functions::FunctionFlags;
-    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-    if version < PACKED_MOVES_SCHEMA {
+    if !super::schema::Schema::of(conn)?.has(super::schema::Schema::PACKED_MOVES) {
         return Ok(());
     }
     let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;

@@ -1,21 +1,14 @@
 //! The `games` columns stored as ids into the dictionary `game_texts`
-//! (schema version [`GAME_ROWS_SCHEMA`]): `games` is then a view over the
+//! (schema [`super::schema::Schema::GAME_ROWS`]): `games` is then a view over the
 //! table `game_rows`, which holds, for each of the [`TEXT_COLUMNS`], the
 //! column `NAME_id`.
 
 use std::borrow::Cow;
 
-/// The schema version from which `games` is a view over `game_rows`.
-pub const GAME_ROWS_SCHEMA: i64 = 16;
-
 /// The `games` columns that `game_rows` holds as `game_texts` ids: text
 /// columns with few distinct values.
 pub const TEXT_COLUMNS: &[&str] =
     &["event", "opening", "time_control", "termination", "speed", "opening_eco", "opening_name"];
-
-/// The schema version from which `game_rows` holds each of the
-/// [`NAME_COLUMNS`] as text or as a `game_texts` id.
-pub const NAMES_SCHEMA: i64 = 19;
 
 /// The `games` columns that `game_rows` holds under their own name, as the
 /// text itself or, for a text that the import met in an earlier game, as
@@ -36,7 +29,7 @@ pub fn name_sql(table: &str, column: &str) -> String {
 
 /// The `game_rows` column that holds the `games` column `name` (in the
 /// latest schema: `moves` is `packed_moves` from
-/// [`super::packed_moves::PACKED_MOVES_SCHEMA`]).
+/// [`super::schema::Schema::PACKED_MOVES`]).
 pub fn stored_column(name: &str) -> Cow<'_, str> {
     if is_text_column(name) {
         Cow::Owned(format!("{name}_id"))

@@ -7,6 +7,7 @@ use std::io;
 
 use rusqlite::Connection;
 
+use crate::db::schema::Schema;
 use crate::db::GameId;
 use crate::replay::stored::ReplayError;
 
@@ -54,6 +55,20 @@ pub enum QueryError {
     /// The position index cannot answer a position search.
     #[error(transparent)]
     Index(#[from] IndexError),
+    /// A filter on a column the database's schema predates.
+    #[error("{filter}: {path} has {schema}, without that column (it came with {part}); {advice}")]
+    Predates {
+        /// The database file.
+        path: String,
+        /// The filter.
+        filter: &'static str,
+        /// The database's schema.
+        schema: Schema,
+        /// The schema that brought the column.
+        part: Schema,
+        /// How to get the column.
+        advice: &'static str,
+    },
     /// Writing the results failed (a closed pipe, a full disk).
     #[error("writing the output")]
     Output(#[source] io::Error),
@@ -62,11 +77,13 @@ pub enum QueryError {
 impl QueryError {
     /// Wraps SQLite errors of `conn` with its file name.
     pub fn sqlite(conn: &Connection) -> impl Fn(rusqlite::Error) -> QueryError + '_ {
-        move |error| QueryError::Sqlite {
-            path: conn.path().filter(|p| !p.is_empty()).unwrap_or(":memory:").to_string(),
-            error,
-        }
+        move |error| QueryError::Sqlite { path: path_of(conn), error }
     }
+}
+
+/// The file of `conn`'s main database, as messages name it.
+pub(crate) fn path_of(conn: &Connection) -> String {
+    conn.path().filter(|p| !p.is_empty()).unwrap_or(":memory:").to_string()
 }
 
 /// Why the position index cannot answer a position search.

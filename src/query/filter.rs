@@ -45,8 +45,8 @@ use rusqlite::Connection;
 
 use super::error::QueryError;
 
-use crate::db::dates;
-use crate::db::texts::{self, is_text_column, GAME_ROWS_SCHEMA};
+use crate::db::schema::Schema;
+use crate::db::texts::{self, is_text_column};
 use crate::db::Speed;
 
 /// Why a filter value was refused.
@@ -364,7 +364,7 @@ impl std::str::FromStr for Mode {
 #[derive(Debug, Clone, PartialEq)]
 pub struct SqlFilter {
     /// The table the conditions are on, to be named `g`: `games`, or from
-    /// schema [`GAME_ROWS_SCHEMA`] `game_rows`, whose few-valued texts the
+    /// schema [`Schema::GAME_ROWS`] `game_rows`, whose few-valued texts the
     /// conditions compare by their ids.
     pub table: &'static str,
     /// Conditions, each starting with ` AND `; empty when nothing is
@@ -379,12 +379,6 @@ impl Default for SqlFilter {
         SqlFilter { table: "games", sql: String::new(), params: Vec::new() }
     }
 }
-
-/// The schema version that added `games.speed`.
-pub const SPEED_SCHEMA: i64 = 7;
-
-/// The schema version that added `games.opening_eco` and `opening_name`.
-pub const OPENING_SCHEMA: i64 = 9;
 
 impl Filters {
     /// `true` if no filter is set.
@@ -419,24 +413,50 @@ impl Filters {
         }
     }
 
-    /// [`Filters::to_sql`] for the schema version of `conn`'s database.
+    /// [`Filters::to_sql`] for the schema of `conn`'s database, once
+    /// [`Filters::check_schema`] allows them.
     ///
     /// # Errors
-    /// [`QueryError::Sqlite`] reading the version.
+    /// [`QueryError::Sqlite`] reading the version,
+    /// [`QueryError::Predates`] for a filter the database predates.
     pub fn sql_for(&self, conn: &Connection) -> Result<SqlFilter, QueryError> {
-        let version = conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .map_err(QueryError::sqlite(conn))?;
-        Ok(self.to_sql(version))
+        let schema = Schema::of(conn).map_err(QueryError::sqlite(conn))?;
+        self.check_schema(schema).map_err(|(filter, part, advice)| QueryError::Predates {
+            path: crate::query::error::path_of(conn),
+            filter,
+            schema,
+            part,
+            advice,
+        })?;
+        Ok(self.to_sql(schema))
+    }
+
+    /// Refuses a filter on a column `schema` predates: the filter, the
+    /// schema that brought its column, and how to get it.
+    ///
+    /// # Errors
+    /// The first such filter.
+    pub fn check_schema(&self, schema: Schema) -> Result<(), (&'static str, Schema, &'static str)> {
+        if !self.speeds.is_empty() && !schema.has(Schema::SPEED) {
+            return Err(("speed", Schema::SPEED, "`pgnindex vacuum` brings it up to date"));
+        }
+        if self.opening.is_some() && !schema.has(Schema::OPENINGS) {
+            return Err((
+                "opening",
+                Schema::OPENINGS,
+                "importing its sources into a new database names its games",
+            ));
+        }
+        Ok(())
     }
 
     /// The conditions on [`SqlFilter::table`] `AS g` of a database of
-    /// `schema_version`: before [`OPENING_SCHEMA`], `eco` reads the tag
+    /// `schema`: before [`Schema::OPENINGS`], `eco` reads the tag
     /// alone (there is no opening by position to fall back on) and
     /// `opening` is not allowed (the caller refuses it first).
-    pub fn to_sql(&self, schema_version: i64) -> SqlFilter {
-        let ids = schema_version >= GAME_ROWS_SCHEMA;
-        let names = schema_version >= texts::NAMES_SCHEMA;
+    pub fn to_sql(&self, schema: Schema) -> SqlFilter {
+        let ids = schema.has(Schema::GAME_ROWS);
+        let names = schema.has(Schema::COMPACT_ROWS);
         let mut f =
             SqlFilter { table: if ids { "game_rows" } else { "games" }, ..SqlFilter::default() };
         let like = |name: &str| {
@@ -516,7 +536,7 @@ impl Filters {
                            (SELECT id FROM game_texts WHERE text >= ? AND text < ?))))";
                 f.params.push(Value::Text(eco.first.clone()));
                 f.params.push(Value::Text(end.clone()));
-            } else if schema_version >= OPENING_SCHEMA {
+            } else if schema.has(Schema::OPENINGS) {
                 // `opening_eco` read by a rowid seek of its own, and only
                 // for a game without the tag: the other columns stay
                 // within the `games_summary` index, which a count or a
@@ -547,7 +567,7 @@ impl Filters {
         // From schema 19 a `game_rows` date is NULL where its parts write
         // it: those compare as the number YYYYMMDD (unknown parts 0), the
         // others as text with unknown parts read as zeros.
-        let parts = schema_version >= dates::DATE_PARTS_SCHEMA;
+        let parts = schema.has(Schema::COMPACT_ROWS);
         let as_text = "g.date GLOB '[0-9][0-9][0-9][0-9]*' AND replace(g.date, '?', '0')";
         let bounds = [(&self.since, ">=", 0, ""), (&self.until, "<=", 99, "~")];
         for (bound, op, fill, end) in bounds {
@@ -675,9 +695,9 @@ mod tests {
 
     /// Runs the filters, for a database of `schema_version`, over a small
     /// table and returns the matching ids.
-    fn select_at(filters: &Filters, schema_version: i64) -> Vec<i64> {
+    fn select_at(filters: &Filters, schema: Schema) -> Vec<i64> {
         let conn = Connection::open_in_memory().unwrap();
-        if schema_version >= GAME_ROWS_SCHEMA {
+        if schema.has(Schema::GAME_ROWS) {
             // The schema as migrated; the rows go in through the view.
             for migration in crate::db::MIGRATIONS {
                 conn.execute_batch(migration).unwrap();
@@ -702,7 +722,7 @@ mod tests {
                  date, ply_count, speed, opening_eco, opening_name, moves, dedupe_key) VALUES {rows}"
         ))
         .unwrap();
-        let f = filters.to_sql(schema_version);
+        let f = filters.to_sql(schema);
         let sql = format!("SELECT g.id FROM {} AS g WHERE 1{} ORDER BY g.id", f.table, f.sql);
         let mut st = conn.prepare(&sql).unwrap();
         let ids = st
@@ -715,7 +735,7 @@ mod tests {
 
     /// [`select_at`] for a database of the current schema.
     fn select(filters: &Filters) -> Vec<i64> {
-        select_at(filters, crate::db::SCHEMA_VERSION)
+        select_at(filters, Schema::CURRENT)
     }
 
     #[test]
@@ -750,8 +770,16 @@ mod tests {
         assert_eq!(f(|f| f.opening = Some("_".into())), [] as [i64; 0], "an underscore is text");
         assert_eq!(f(|f| f.opening = Some("nimzo-indian".into())), [6]);
         let eco = Filters { eco: Some("A00-B99".parse().unwrap()), ..Filters::default() };
-        assert_eq!(select_at(&eco, OPENING_SCHEMA - 1), [1, 2], "before schema 9: the tag alone");
-        assert_eq!(select_at(&eco, GAME_ROWS_SCHEMA - 1), [1, 2, 4, 5], "the table of schema 15");
+        assert_eq!(
+            select_at(&eco, Schema::new(Schema::OPENINGS.version() - 1)),
+            [1, 2],
+            "before schema 9: the tag alone"
+        );
+        assert_eq!(
+            select_at(&eco, Schema::new(Schema::GAME_ROWS.version() - 1)),
+            [1, 2, 4, 5],
+            "the table of schema 15"
+        );
         assert_eq!(f(|f| f.result = Some(ResultFilter::Draw)), [3]);
         assert_eq!(f(|f| f.result = Some(ResultFilter::Unknown)), [4]);
         // Carlsen won 1 (White, 1-0) and lost 2 (White, 0-1), drew 3 (Black).

@@ -35,6 +35,7 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
 use super::game::written_back;
 use crate::chess::{Material, Position, Square};
+use crate::db::schema::Schema;
 use crate::db::GameId;
 use crate::notation::fen;
 use crate::notation::material::write_material;
@@ -143,17 +144,11 @@ fn written_movetext(ctx: &Context<'_>) -> rusqlite::Result<Option<String>> {
     Ok(Some(text))
 }
 
-/// The first schema version whose `games.movetext` may be NULL.
-const WRITTEN_BACK_SCHEMA: i64 = 11;
-
-/// The first schema version with the engine notes.
-const ENGINE_NOTES_SCHEMA: i64 = 18;
-
 /// The SQL expression of a game's movetext, as stored or written back by
 /// `written_movetext`, over `games AS g LEFT JOIN ply_data AS d` in a
-/// database of schema `version` (11 or later).
-pub fn movetext_sql(version: i64) -> &'static str {
-    if version >= ENGINE_NOTES_SCHEMA {
+/// database of `schema` ([`Schema::WRITTEN_BACK`] or later).
+pub fn movetext_sql(schema: Schema) -> &'static str {
+    if schema.has(Schema::ENGINE_NOTES) {
         "coalesce(g.movetext, written_movetext(g.moves, g.result, g.start_fen, d.clocks, \
          d.emts, d.evals, d.nags, d.comments, d.notes_form, d.depths, d.seldepths, d.nodes, \
          d.notes_layout, d.tails, CASE WHEN d.notes_layout IS NOT NULL THEN \
@@ -172,12 +167,12 @@ pub fn movetext_sql(version: i64) -> &'static str {
 /// # Errors
 /// SQLite's error if the view cannot be created.
 pub fn create_views(conn: &Connection) -> rusqlite::Result<()> {
-    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-    let sql = if version >= WRITTEN_BACK_SCHEMA {
+    let schema = Schema::of(conn)?;
+    let sql = if schema.has(Schema::WRITTEN_BACK) {
         format!(
             "CREATE TEMP VIEW movetexts AS SELECT g.id AS game_id, {} AS movetext \
              FROM games AS g LEFT JOIN ply_data AS d ON d.game_id = g.id",
-            movetext_sql(version)
+            movetext_sql(schema)
         )
     } else {
         // Every game of an older database has its movetext.

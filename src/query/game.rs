@@ -10,6 +10,7 @@ use rusqlite::{Connection, OptionalExtension, Row};
 
 use super::error::QueryError;
 use crate::db::columns::{columns, select_list, Columns};
+use crate::db::schema::Schema;
 use crate::db::{GameId, Header};
 use crate::pgn::movetext::{write_movetext, FirstMove, NotesForm, LINE_WIDTH};
 use crate::store::format::plies::{PlyData, StoredNotes};
@@ -67,9 +68,6 @@ const PLY_DATA_17: &str = "SELECT clocks, emts, evals, nags, comments, notes_for
 const PVS: &str = "SELECT id & 16777215, pv FROM ply_pvs \
     WHERE id BETWEEN ?1 * 16777216 AND ?1 * 16777216 + 16777215 ORDER BY id";
 
-/// The first schema version with the engine notes.
-const ENGINE_NOTES_SCHEMA: i64 = 18;
-
 impl Game {
     /// Reads a row whose first columns are [`GAME_COLUMNS`]; a movetext
     /// stored NULL is left to [`Game::write_back_movetext`].
@@ -94,11 +92,7 @@ impl Game {
             return Ok(());
         }
         let e = QueryError::sqlite(conn);
-        let version: i64 = conn
-            .prepare_cached("PRAGMA user_version")
-            .and_then(|mut st| st.query_row([], |r| r.get(0)))
-            .map_err(&e)?;
-        let engine = version >= ENGINE_NOTES_SCHEMA;
+        let engine = Schema::of(conn).map_err(&e)?.has(Schema::ENGINE_NOTES);
         let mut row = conn
             .prepare_cached(if engine { PLY_DATA } else { PLY_DATA_17 })
             .and_then(|mut st| {
@@ -233,11 +227,7 @@ pub fn load_notes(conn: &Connection, id: GameId) -> Result<Vec<PlyNote>, QueryEr
     if !has_notes {
         return Ok(Vec::new());
     }
-    let version: i64 = conn
-        .prepare_cached("PRAGMA user_version")
-        .and_then(|mut st| st.query_row([], |r| r.get(0)))
-        .map_err(&e)?;
-    let engine = if version >= ENGINE_NOTES_SCHEMA {
+    let engine = if Schema::of(conn).map_err(&e)?.has(Schema::ENGINE_NOTES) {
         "depth, seldepth, nodes, pv, book"
     } else {
         "NULL, NULL, NULL, NULL, NULL"

@@ -14,8 +14,8 @@ use std::path::Path;
 use rusqlite::{Connection, OptionalExtension};
 
 use super::error::QueryError;
-use super::filter::{OPENING_SCHEMA, SPEED_SCHEMA};
 use super::search::summary_source;
+use crate::db::schema::Schema;
 use crate::db::Speed;
 
 /// One imported input.
@@ -116,7 +116,7 @@ pub fn info(conn: &Connection, path: &Path) -> Result<Info, QueryError> {
     let mut info = Info {
         path: path.display().to_string(),
         file_size: std::fs::metadata(path).map_or(0, |m| m.len()) + wal,
-        schema_version: conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(&e)?,
+        schema_version: Schema::of(conn).map_err(&e)?.version(),
         games: count("SELECT count(*) FROM games")?,
         positions: count("SELECT sum(positions) FROM sources")?,
         ..Info::default()
@@ -203,8 +203,9 @@ pub fn info(conn: &Connection, path: &Path) -> Result<Info, QueryError> {
     info.dates = dates;
     info.events = events.top(TOP);
     info.ecos = ecos.top(TOP);
-    if info.schema_version >= SPEED_SCHEMA {
-        let with_openings = info.schema_version >= OPENING_SCHEMA;
+    let schema = Schema::new(info.schema_version);
+    if schema.has(Schema::SPEED) {
+        let with_openings = schema.has(Schema::OPENINGS);
         let (speeds, openings, without) = speeds_and_openings(conn, with_openings)?;
         info.speeds = speeds;
         if with_openings {

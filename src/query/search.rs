@@ -779,7 +779,7 @@ pub(crate) fn summary_date(table: &str) -> String {
 
 /// Where the summary columns (id, result, ratings, date, ECO and the
 /// event, by its `game_texts` id from schema
-/// [`crate::db::texts::GAME_ROWS_SCHEMA`]) are read
+/// [`crate::db::schema::Schema::GAME_ROWS`]) are read
 /// from: the `games_summary` index of the table it is on, else the
 /// `games` table (schema 1, which lacks the query indexes), as `g`.
 pub(crate) fn summary_source(conn: &Connection) -> Result<&'static str, QueryError> {

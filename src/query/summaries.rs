@@ -77,14 +77,14 @@ impl Summaries {
     /// # Errors
     /// SQLite's.
     pub fn refreshed(self: &Arc<Self>, conn: &Connection) -> rusqlite::Result<Arc<Summaries>> {
-        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        let schema = crate::db::schema::Schema::of(conn)?;
         let indexed: bool = conn.query_row(
             "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'games_summary' \
              AND tbl_name = 'game_rows'",
             [],
             |r| r.get(0),
         )?;
-        if version < crate::db::dates::DATE_PARTS_SCHEMA || !indexed {
+        if !schema.has(crate::db::schema::Schema::COMPACT_ROWS) || !indexed {
             return Ok(Arc::clone(self));
         }
         let last: i64 =

@@ -215,6 +215,8 @@ impl From<pool::PoolError> for ApiError {
             {
                 StatusCode::SERVICE_UNAVAILABLE
             }
+            // A filter on a column this database predates: the request's.
+            pool::PoolError::Query(QueryError::Predates { .. }) => StatusCode::BAD_REQUEST,
             _ => StatusCode::INTERNAL_SERVER_ERROR,
         };
         ApiError { status, message: format!("error: {error}") }

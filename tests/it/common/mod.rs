@@ -321,7 +321,7 @@ pub fn notes_as_schema_17(conn: &Connection) {
          WHERE movetext IS NULL AND (id IN (SELECT game_id FROM ply_data WHERE tails IS NOT NULL \
          OR notes_layout IS NOT NULL OR depths IS NOT NULL OR seldepths IS NOT NULL \
          OR nodes IS NOT NULL OR notes_form > 1) OR id IN (SELECT id >> 24 FROM ply_pvs))",
-        pgnindex::query::functions::movetext_sql(18)
+        pgnindex::query::functions::movetext_sql(pgnindex::db::schema::Schema::ENGINE_NOTES)
     );
     conn.execute_batch(&kept).unwrap();
     // Comments as an object by ply, the one form of schema 17.
