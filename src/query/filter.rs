@@ -431,18 +431,19 @@ impl Filters {
         Ok(self.to_sql(schema))
     }
 
-    /// Refuses a filter on a column `schema` predates: the filter, the
-    /// schema that brought its column, and how to get it.
+    /// Refuses a filter on a column `schema` predates: the filter (named as
+    /// the CLI names it), the schema that brought its column, and how to
+    /// get it.
     ///
     /// # Errors
     /// The first such filter.
     pub fn check_schema(&self, schema: Schema) -> Result<(), (&'static str, Schema, &'static str)> {
         if !self.speeds.is_empty() && !schema.has(Schema::SPEED) {
-            return Err(("speed", Schema::SPEED, "`pgnindex vacuum` brings it up to date"));
+            return Err(("--speed", Schema::SPEED, "`pgnindex vacuum` brings it up to date"));
         }
         if self.opening.is_some() && !schema.has(Schema::OPENINGS) {
             return Err((
-                "opening",
+                "--opening",
                 Schema::OPENINGS,
                 "importing its sources into a new database names its games",
             ));
