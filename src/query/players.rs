@@ -60,3 +60,178 @@ pub fn matching(
         .map_err(&e)?;
     rows.collect::<Result<_, _>>().map_err(&e)
 }
+
+/// Distinct names held at most by [`NameCounts`] (some 100 MB): past it,
+/// the names are searched in the database.
+pub const MAX_NAMES: usize = 1 << 21;
+
+/// The games of every stored name, held in memory by a process that
+/// answers many name searches (`serve`'s `/api/players`): the games are
+/// read once, then only those stored since; all again after a delete
+/// (which `deleted_games` records) or a `vacuum`. [`NameCounts::matching`]
+/// answers as [`matching`] does, without reading every game each time.
+#[derive(Debug, Clone, Default)]
+pub struct NameCounts {
+    /// Games by name as written; `None` past [`MAX_NAMES`] names.
+    games: Option<std::collections::HashMap<String, u64>>,
+    /// Every game up to this id was read.
+    read_to: i64,
+    /// The count and the largest id of `deleted_games` when read.
+    deleted: (i64, i64),
+}
+
+impl NameCounts {
+    /// Brings the counts up to `conn`'s snapshot.
+    ///
+    /// # Errors
+    /// [`QueryError::Sqlite`].
+    pub fn refresh(&mut self, conn: &Connection) -> Result<(), QueryError> {
+        let e = QueryError::sqlite(conn);
+        let deleted: (i64, i64) = conn
+            .prepare_cached("SELECT count(*), coalesce(max(game_id), 0) FROM deleted_games")
+            .and_then(|mut st| st.query_row([], |r| Ok((r.get(0)?, r.get(1)?))))
+            .map_err(&e)?;
+        let last: i64 = conn
+            .prepare_cached("SELECT coalesce(max(id), 0) FROM games")
+            .and_then(|mut st| st.query_row([], |r| r.get(0)))
+            .map_err(&e)?;
+        if deleted != self.deleted || last < self.read_to {
+            *self = NameCounts { deleted, ..NameCounts::default() };
+        }
+        if last == self.read_to {
+            return Ok(());
+        }
+        let mut games = match self.games.take() {
+            Some(games) => games,
+            None if self.read_to == 0 => std::collections::HashMap::new(),
+            // Past the most held: stays so until read anew.
+            None => {
+                self.read_to = last;
+                return Ok(());
+            }
+        };
+        let mut st = conn
+            .prepare_cached("SELECT white, black FROM games WHERE id > ?1 AND id <= ?2")
+            .map_err(&e)?;
+        let mut rows = st.query([self.read_to, last]).map_err(&e)?;
+        let mut full = false;
+        while let Some(row) = rows.next().map_err(&e)? {
+            for side in 0..2 {
+                let Some(name) = row.get_ref(side).map_err(&e)?.as_str_or_null().ok().flatten()
+                else {
+                    continue;
+                };
+                let held = games.len();
+                match games.get_mut(name) {
+                    Some(n) => *n += 1,
+                    None if held < MAX_NAMES => {
+                        games.insert(name.to_string(), 1);
+                    }
+                    None => full = true,
+                }
+            }
+            if full {
+                break;
+            }
+        }
+        self.read_to = last;
+        self.games = (!full).then_some(games);
+        Ok(())
+    }
+
+    /// [`matching`] from the counts held, once [`NameCounts::refresh`]ed;
+    /// `None` when they are not held (past [`MAX_NAMES`] names).
+    pub fn matching(&self, part: &str, limit: usize) -> Option<Vec<PlayerName>> {
+        let part = part.to_ascii_lowercase();
+        // By name in lower case: the games, and the spelling most of them
+        // write (ties: the first in byte order).
+        let mut groups: std::collections::HashMap<String, (u64, &str, u64)> =
+            std::collections::HashMap::new();
+        for (name, &n) in self.games.as_ref()? {
+            if name.trim_matches(['?', '-', ' ']).is_empty() {
+                continue;
+            }
+            let key = name.to_ascii_lowercase();
+            if !key.contains(&part) {
+                continue;
+            }
+            let group = groups.entry(key).or_insert((0, name.as_str(), 0));
+            group.0 += n;
+            if n > group.2 || (n == group.2 && name.as_str() < group.1) {
+                (group.1, group.2) = (name.as_str(), n);
+            }
+        }
+        let mut names: Vec<PlayerName> = groups
+            .into_values()
+            .map(|(games, name, _)| PlayerName { name: name.to_string(), games })
+            .collect();
+        names.sort_by(|a, b| b.games.cmp(&a.games).then_with(|| a.name.cmp(&b.name)));
+        names.truncate(limit);
+        Some(names)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Inserts games `first..` with these players, through the `games` view.
+    fn insert(conn: &Connection, first: i64, pairs: &[(&str, &str)]) {
+        for (i, (white, black)) in pairs.iter().enumerate() {
+            conn.execute(
+                "INSERT INTO games (id, white, black, ply_count, moves, movetext, dedupe_key) \
+                 VALUES (?1, ?2, ?3, 0, '', '', ?1)",
+                rusqlite::params![first + i as i64, white, black],
+            )
+            .unwrap();
+        }
+    }
+
+    #[test]
+    fn the_counts_held_answer_as_the_database_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = crate::db::open_for_write(&dir.path().join("t.db")).unwrap();
+        let names = [
+            "Carlsen, Magnus",
+            "carlsen, magnus",
+            "CARLSEN, MAGNUS",
+            "Carlsen,M",
+            "Kasparov",
+            "?",
+            "-",
+            " ? ",
+            "Anand",
+            "anand",
+            "Caruana",
+            "Ding Liren",
+            "Großmeister",
+            "grOSSmeister",
+            "Nakamura",
+            "x",
+        ];
+        let mut pairs = Vec::new();
+        for i in 0..120usize {
+            pairs.push((names[i % names.len()], names[(i * 7 + 3) % names.len()]));
+        }
+        insert(&conn, 1, &pairs[..80]);
+        let mut held = NameCounts::default();
+        let check = |held: &mut NameCounts| {
+            held.refresh(&conn).unwrap();
+            for part in ["a", "carl", "CARL", "an", "?", "-", "ß", "oss", "x", "zz", "n, m"] {
+                for limit in [1, 3, 100] {
+                    let expected = matching(&conn, part, limit).unwrap();
+                    assert_eq!(held.matching(part, limit).unwrap(), expected, "{part:?} {limit}");
+                }
+            }
+        };
+        check(&mut held);
+        // Games stored since, then a delete: read on, then anew.
+        insert(&conn, 81, &pairs[80..]);
+        check(&mut held);
+        assert_eq!(held.read_to, 120);
+        // The delete trigger records them in `deleted_games`.
+        conn.execute_batch("DELETE FROM game_rows WHERE id IN (3, 4, 90)").unwrap();
+        check(&mut held);
+        assert_eq!(held.read_to, 120);
+    }
+}

@@ -37,6 +37,7 @@ use self::cache::Cache;
 use self::params::{ExplorerQuery, ParamError, Route};
 use self::pool::Pool;
 use crate::db::GameId;
+use crate::query::players::{self, NameCounts};
 use crate::query::summaries::Summaries;
 use crate::query::QueryError;
 
@@ -95,6 +96,7 @@ pub fn run(
         pool,
         cache: Cache::new(&config.db, CACHE_BYTES),
         summaries: Mutex::new((0, summaries)),
+        names: Mutex::new((0, NameCounts::default())),
     });
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .thread_name("pgnindex-http")
@@ -128,6 +130,9 @@ pub struct App {
     cache: Cache,
     /// The summaries, and the pool's generation they were read from.
     summaries: Mutex<(u64, Arc<Summaries>)>,
+    /// The games of each player name, read at the first name search, and
+    /// the pool's generation they were read from.
+    names: Mutex<(u64, NameCounts)>,
 }
 
 impl App {
@@ -143,6 +148,26 @@ impl App {
         let next = held.1.refreshed(conn).map_err(QueryError::sqlite(conn))?;
         held.1 = Arc::clone(&next);
         Ok(next)
+    }
+
+    /// The names holding `part`, most games first ([`page::MAX_PLAYERS`]),
+    /// from the counts held, brought up to `conn`'s snapshot (one reader at
+    /// a time); from the database when too many names to hold.
+    fn players(
+        &self,
+        conn: &rusqlite::Connection,
+        part: &str,
+    ) -> Result<Vec<players::PlayerName>, QueryError> {
+        let mut held = self.names.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let generation = self.pool.generation();
+        if held.0 != generation {
+            *held = (generation, NameCounts::default());
+        }
+        held.1.refresh(conn)?;
+        match held.1.matching(part, page::MAX_PLAYERS) {
+            Some(names) => Ok(names),
+            None => players::matching(conn, part, page::MAX_PLAYERS),
+        }
     }
 }
 
@@ -299,7 +324,9 @@ async fn players(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Resp
         Ok(part) => part,
         Err(e) => return ApiError::from(e).into_response(),
     };
-    match app.pool.read(move |conn| page::players(conn, &part)).await {
+    let reader = Arc::clone(&app);
+    let names = app.pool.read(move |conn| reader.players(conn, &part).map(page::players_json));
+    match names.await {
         Ok(names) => json_response(&names, "application/json", false),
         Err(e) => ApiError::from(e).into_response(),
     }

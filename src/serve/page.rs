@@ -123,14 +123,11 @@ pub fn name_part(query: &str) -> Result<String, ParamError> {
     Ok(part)
 }
 
-/// The stored names containing `part`, as `--player` matches it: `[{name,
-/// games}]`, at most [`MAX_PLAYERS`], most games first.
-///
-/// # Errors
-/// [`QueryError`] reading them.
-pub fn players(conn: &Connection, part: &str) -> Result<Value, QueryError> {
-    let names = players::matching(conn, part, MAX_PLAYERS)?;
-    Ok(names.into_iter().map(|p| json!({ "name": p.name, "games": p.games })).collect())
+/// The answer of `/api/players`: `[{name, games}]` of the stored names
+/// containing the part asked for, as `--player` matches it, at most
+/// [`MAX_PLAYERS`], most games first.
+pub fn players_json(names: Vec<players::PlayerName>) -> Value {
+    names.into_iter().map(|p| json!({ "name": p.name, "games": p.games })).collect()
 }
 
 /// The most plies of a game answered in one piece: as many as the position
