@@ -694,6 +694,27 @@ mod tests {
         );
     }
 
+    #[test]
+    fn a_filter_the_database_predates_is_refused_where_its_sql_is_made() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = crate::db::open_for_write(&dir.path().join("t.db")).unwrap();
+        let speed = Filters { speeds: vec![Speed::Blitz], ..Filters::default() };
+        let opening = Filters { opening: Some("Sicilian".into()), ..Filters::default() };
+        assert!(speed.sql_for(&conn).is_ok() && opening.sql_for(&conn).is_ok());
+        conn.pragma_update(None, "user_version", 8).unwrap();
+        assert!(speed.sql_for(&conn).is_ok());
+        let refused = opening.sql_for(&conn).err().unwrap().to_string();
+        assert!(
+            refused.starts_with("--opening: ")
+                && refused.contains("schema version 8, without that column")
+                && refused.contains("(it came with schema version 9)"),
+            "{refused}"
+        );
+        conn.pragma_update(None, "user_version", 6).unwrap();
+        let refused = speed.sql_for(&conn).err().unwrap();
+        assert!(matches!(refused, QueryError::Predates { filter: "--speed", .. }), "{refused}");
+    }
+
     /// Runs the filters, for a database of `schema_version`, over a small
     /// table and returns the matching ids.
     fn select_at(filters: &Filters, schema: Schema) -> Vec<i64> {

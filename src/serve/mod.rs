@@ -379,3 +379,25 @@ async fn method_not_allowed(method: axum::http::Method) -> Response {
     response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
     response
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::schema::Schema;
+
+    #[test]
+    fn a_filter_the_database_predates_is_the_request_s_fault() {
+        let predates = QueryError::Predates {
+            path: "x.db".into(),
+            filter: "--speed",
+            schema: Schema::new(6),
+            part: Schema::SPEED,
+            advice: "`pgnindex vacuum` brings it up to date",
+        };
+        let error = ApiError::from(pool::PoolError::Query(predates));
+        assert_eq!(error.status, StatusCode::BAD_REQUEST);
+        assert!(error.message.contains("schema version 6"), "{}", error.message);
+        let busy = ApiError::from(pool::PoolError::Busy);
+        assert_eq!(busy.status, StatusCode::SERVICE_UNAVAILABLE);
+    }
+}
