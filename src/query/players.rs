@@ -67,8 +67,9 @@ pub const MAX_NAMES: usize = 1 << 21;
 
 /// The games of every stored name, held in memory by a process that
 /// answers many name searches (`serve`'s `/api/players`): the games are
-/// read once, then only those stored since; all again after a delete
-/// (which `deleted_games` records) or a `vacuum`. [`NameCounts::matching`]
+/// read once, then only those stored since; all again when games went
+/// away since (a delete, which `deleted_games` records and the sources'
+/// game counts show, even after a `vacuum`). [`NameCounts::matching`]
 /// answers as [`matching`] does, without reading every game each time.
 #[derive(Debug, Clone, Default)]
 pub struct NameCounts {
@@ -78,6 +79,8 @@ pub struct NameCounts {
     read_to: i64,
     /// The count and the largest id of `deleted_games` when read.
     deleted: (i64, i64),
+    /// The sum of `sources.games` when read.
+    live: i64,
 }
 
 impl NameCounts {
@@ -87,19 +90,38 @@ impl NameCounts {
     /// [`QueryError::Sqlite`].
     pub fn refresh(&mut self, conn: &Connection) -> Result<(), QueryError> {
         let e = QueryError::sqlite(conn);
-        let deleted: (i64, i64) = conn
-            .prepare_cached("SELECT count(*), coalesce(max(game_id), 0) FROM deleted_games")
-            .and_then(|mut st| st.query_row([], |r| Ok((r.get(0)?, r.get(1)?))))
-            .map_err(&e)?;
-        let last: i64 = conn
-            .prepare_cached("SELECT coalesce(max(id), 0) FROM games")
-            .and_then(|mut st| st.query_row([], |r| r.get(0)))
+        let (deleted, live, last): ((i64, i64), i64, i64) = conn
+            .prepare_cached(
+                "SELECT (SELECT count(*) FROM deleted_games), \
+                        (SELECT coalesce(max(game_id), 0) FROM deleted_games), \
+                        (SELECT coalesce(sum(games), 0) FROM sources), \
+                        (SELECT coalesce(max(id), 0) FROM games)",
+            )
+            .and_then(|mut st| {
+                st.query_row([], |r| Ok(((r.get(0)?, r.get(1)?), r.get(2)?, r.get(3)?)))
+            })
             .map_err(&e)?;
         if deleted != self.deleted || last < self.read_to {
             *self = NameCounts { deleted, ..NameCounts::default() };
         }
+        let from_start = self.read_to == 0;
+        let added = self.read(conn, last)?;
+        // Games imported since add to their sources' counts; a count that
+        // grew by less means games went away.
+        if !from_start && self.live + added != live {
+            *self = NameCounts { deleted, ..NameCounts::default() };
+            self.read(conn, last)?;
+        }
+        self.live = live;
+        Ok(())
+    }
+
+    /// Counts the names of the games past `read_to` up to `last`; the
+    /// number of those games that have a source.
+    fn read(&mut self, conn: &Connection, last: i64) -> Result<i64, QueryError> {
+        let e = QueryError::sqlite(conn);
         if last == self.read_to {
-            return Ok(());
+            return Ok(0);
         }
         let mut games = match self.games.take() {
             Some(games) => games,
@@ -107,15 +129,18 @@ impl NameCounts {
             // Past the most held: stays so until read anew.
             None => {
                 self.read_to = last;
-                return Ok(());
+                return Ok(0);
             }
         };
         let mut st = conn
-            .prepare_cached("SELECT white, black FROM games WHERE id > ?1 AND id <= ?2")
+            .prepare_cached(
+                "SELECT white, black, source_id IS NOT NULL FROM games WHERE id > ?1 AND id <= ?2",
+            )
             .map_err(&e)?;
         let mut rows = st.query([self.read_to, last]).map_err(&e)?;
-        let mut full = false;
+        let (mut full, mut sourced) = (false, 0);
         while let Some(row) = rows.next().map_err(&e)? {
+            sourced += row.get::<_, i64>(2).map_err(&e)?;
             for side in 0..2 {
                 let Some(name) = row.get_ref(side).map_err(&e)?.as_str_or_null().ok().flatten()
                 else {
@@ -136,26 +161,25 @@ impl NameCounts {
         }
         self.read_to = last;
         self.games = (!full).then_some(games);
-        Ok(())
+        Ok(sourced)
     }
 
     /// [`matching`] from the counts held, once [`NameCounts::refresh`]ed;
     /// `None` when they are not held (past [`MAX_NAMES`] names).
     pub fn matching(&self, part: &str, limit: usize) -> Option<Vec<PlayerName>> {
-        let part = part.to_ascii_lowercase();
         // By name in lower case: the games, and the spelling most of them
         // write (ties: the first in byte order).
         let mut groups: std::collections::HashMap<String, (u64, &str, u64)> =
             std::collections::HashMap::new();
+        let part = part.as_bytes();
         for (name, &n) in self.games.as_ref()? {
-            if name.trim_matches(['?', '-', ' ']).is_empty() {
+            // No allocation for the names that do not hold the part.
+            let holds = part.is_empty()
+                || name.as_bytes().windows(part.len()).any(|w| w.eq_ignore_ascii_case(part));
+            if !holds || name.trim_matches(['?', '-', ' ']).is_empty() {
                 continue;
             }
-            let key = name.to_ascii_lowercase();
-            if !key.contains(&part) {
-                continue;
-            }
-            let group = groups.entry(key).or_insert((0, name.as_str(), 0));
+            let group = groups.entry(name.to_ascii_lowercase()).or_insert((0, name.as_str(), 0));
             group.0 += n;
             if n > group.2 || (n == group.2 && name.as_str() < group.1) {
                 (group.1, group.2) = (name.as_str(), n);
@@ -176,15 +200,23 @@ mod tests {
     use super::*;
 
     /// Inserts games `first..` with these players, through the `games` view.
+    /// Inserts games `first..` with these players, through the `games` view,
+    /// from source 1, whose game count they add to.
     fn insert(conn: &Connection, first: i64, pairs: &[(&str, &str)]) {
+        conn.execute(
+            "INSERT OR IGNORE INTO sources (id, path, started_at) VALUES (1, 'a.pgn', '')",
+            [],
+        )
+        .unwrap();
         for (i, (white, black)) in pairs.iter().enumerate() {
             conn.execute(
-                "INSERT INTO games (id, white, black, ply_count, moves, movetext, dedupe_key) \
-                 VALUES (?1, ?2, ?3, 0, '', '', ?1)",
+                "INSERT INTO games (id, white, black, ply_count, moves, movetext, dedupe_key, \
+                 source_id) VALUES (?1, ?2, ?3, 0, '', '', ?1, 1)",
                 rusqlite::params![first + i as i64, white, black],
             )
             .unwrap();
         }
+        conn.execute("UPDATE sources SET games = games + ?1", [pairs.len()]).unwrap();
     }
 
     #[test]
@@ -233,5 +265,13 @@ mod tests {
         conn.execute_batch("DELETE FROM game_rows WHERE id IN (3, 4, 90)").unwrap();
         check(&mut held);
         assert_eq!(held.read_to, 120);
+        conn.execute_batch("DELETE FROM deleted_games").unwrap();
+        check(&mut held);
+        // A delete, then a vacuum emptying `deleted_games`, then as many
+        // games again, all between two searches: the sources' count shows it.
+        conn.execute_batch("DELETE FROM game_rows WHERE id = 7; DELETE FROM deleted_games")
+            .unwrap();
+        insert(&conn, 121, &pairs[..1]);
+        check(&mut held);
     }
 }
