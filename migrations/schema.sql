@@ -190,11 +190,26 @@ CREATE TRIGGER games_delete AFTER DELETE ON game_rows BEGIN
                                          ELSE min(old.ply_count, coalesce(max_ply, 65535), 65535) + 1 END, 0)
     WHERE id = old.source_id;
 END;
+CREATE INDEX games_summary ON game_rows(id, result, white_elo, black_elo, date, year, month, day, eco, event_id);
+CREATE TABLE explorer_late (
+    hash INTEGER NOT NULL,        -- Polyglot key, as positions.hash
+    game_id INTEGER NOT NULL,     -- the game (rows of deleted games stay until a vacuum)
+    next_move INTEGER NOT NULL,   -- code of the move played there the first time; -1: the game ends there
+    PRIMARY KEY (hash, game_id)
+) WITHOUT ROWID;
+CREATE TABLE explorer_deep (
+    hash INTEGER PRIMARY KEY,     -- Polyglot key, as positions.hash
+    deep_from INTEGER NOT NULL    -- the first game counted to ply 12
+);
+CREATE TABLE move_codes (
+    code BLOB PRIMARY KEY,    -- two bytes, big-endian: a ply of game_rows.packed_moves (src/db/move_codes.rs)
+    san  TEXT NOT NULL        -- the SAN text the code stands for
+) WITHOUT ROWID;
 CREATE VIEW plies AS
-SELECT g.id AS game_id,
+SELECT r.id AS game_id,
        m.key + 1 AS ply,
-       m.value AS san,
-       CASE substr(d.clocks, 1, 1)
+       CASE WHEN typeof(r.packed_moves) = 'blob' THEN (SELECT c.san FROM move_codes AS c WHERE c.code = substr(r.packed_moves, 2 * m.key + 1, 2)) ELSE m.value END AS san,
+       CASE CAST(substr(d.clocks, 1, 1) AS TEXT)
             WHEN '[' THEN CAST(d.clocks ->> m.key AS REAL)
             WHEN 'a' THEN nullif((unicode(substr(d.clocks, 2 + 2 * m.key, 1)) - 48) * 64
                                  + unicode(substr(d.clocks, 3 + 2 * m.key, 1)) - 48, 5070) * 1.0
@@ -205,7 +220,7 @@ SELECT g.id AS game_id,
                                   + unicode(substr(d.clocks, 3 + 3 * m.key, 1)) - 48) * 64
                                  + unicode(substr(d.clocks, 4 + 3 * m.key, 1)) - 48, 324558) * 1.0
        END AS clock,
-       CASE substr(d.emts, 1, 1)
+       CASE CAST(substr(d.emts, 1, 1) AS TEXT)
             WHEN '[' THEN CAST(d.emts ->> m.key AS REAL)
             WHEN 'a' THEN nullif((unicode(substr(d.emts, 2 + 2 * m.key, 1)) - 48) * 64
                                  + unicode(substr(d.emts, 3 + 2 * m.key, 1)) - 48, 5070) * 1.0
@@ -216,9 +231,15 @@ SELECT g.id AS game_id,
                                   + unicode(substr(d.emts, 3 + 3 * m.key, 1)) - 48) * 64
                                  + unicode(substr(d.emts, 4 + 3 * m.key, 1)) - 48, 324558) * 1.0
        END AS emt,
-       CASE WHEN typeof(d.evals ->> m.key) = 'integer' THEN (d.evals ->> m.key) / 100.0 END AS eval,
-       CASE WHEN typeof(d.evals ->> m.key) = 'text'
-            THEN CAST(substr(d.evals ->> m.key, 2) AS INTEGER) END AS mate,
+       CASE CAST(substr(d.evals, 1, 1) AS TEXT)
+            WHEN 'a' THEN (nullif(min(((unicode(substr(d.evals, 2 + 3 * m.key, 1)) - 48) * 64 + unicode(substr(d.evals, 3 + 3 * m.key, 1)) - 48) * 64 + unicode(substr(d.evals, 4 + 3 * m.key, 1)) - 48, 200001), 200001) - 100000) / 100.0
+            WHEN '[' THEN CASE WHEN typeof(d.evals ->> m.key) = 'integer' THEN (d.evals ->> m.key) / 100.0 END
+       END AS eval,
+       CASE CAST(substr(d.evals, 1, 1) AS TEXT)
+            WHEN 'a' THEN nullif(nullif(max(min(((unicode(substr(d.evals, 2 + 3 * m.key, 1)) - 48) * 64 + unicode(substr(d.evals, 3 + 3 * m.key, 1)) - 48) * 64 + unicode(substr(d.evals, 4 + 3 * m.key, 1)) - 48, 262143), 200000), 200000), 262143) - 231072
+            WHEN '[' THEN CASE WHEN typeof(d.evals ->> m.key) = 'text'
+                               THEN CAST(substr(d.evals ->> m.key, 2) AS INTEGER) END
+       END AS mate,
        d.nags ->> ('$."' || (m.key + 1) || '"') AS nags,
        CASE WHEN substr(d.comments, 1, 1) = '[' THEN d.comments ->> m.key
             ELSE d.comments ->> ('$."' || (m.key + 1) || '"') END AS comment,
@@ -229,11 +250,12 @@ SELECT g.id AS game_id,
        -- `book` alone, or first before a comma (cutechess, TCEC).
        CASE WHEN (CASE WHEN substr(d.comments, 1, 1) = '[' THEN d.comments ->> m.key
                       ELSE d.comments ->> ('$."' || (m.key + 1) || '"') END) || ',' LIKE 'book,%' THEN 1 END AS book
-FROM games AS g
-JOIN json_each('["' || replace(g.moves, ' ', '","') || '"]') AS m ON m.value <> ''
-LEFT JOIN ply_data AS d ON d.game_id = g.id
-LEFT JOIN ply_pvs AS p ON p.id = g.id * 16777216 + m.key + 1;
-CREATE INDEX games_summary ON game_rows(id, result, white_elo, black_elo, date, year, month, day, eco, event_id);
+FROM game_rows AS r
+LEFT JOIN ply_data AS d ON d.game_id = r.id
+JOIN json_each(CASE WHEN typeof(r.packed_moves) = 'blob' THEN '[' || replace(printf('%.*c', length(r.packed_moves) / 2, 'x'), 'x', '0,') || '0]'
+                    ELSE (SELECT '["' || replace(g.moves, ' ', '","') || '"]' FROM games AS g WHERE g.id = r.id) END) AS m
+     ON CASE WHEN typeof(r.packed_moves) = 'blob' THEN m.key < length(r.packed_moves) / 2 ELSE m.value <> '' END
+LEFT JOIN ply_pvs AS p ON p.id = r.id * 16777216 + m.key + 1;
 CREATE VIEW games AS
 SELECT r.id AS id,
        (SELECT t.text FROM game_texts AS t WHERE t.id = r.event_id) AS event,
@@ -247,7 +269,7 @@ SELECT r.id AS id,
        (SELECT t.text FROM game_texts AS t WHERE t.id = r.time_control_id) AS time_control,
        (SELECT t.text FROM game_texts AS t WHERE t.id = r.termination_id) AS termination,
        r.ply_count AS ply_count, r.start_fen AS start_fen, CASE WHEN substr(r.final_fen, 1, 1) = char(127) THEN substr(r.final_fen, 2) ELSE (WITH s0(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(r.final_fen, char(1), ' -'), char(2), '1/'), char(3), '8/'), char(4), ' - '), char(5), ' - - '), char(6), '1p'), char(7), '2/'), char(8), 'PP'), char(9), '1P'), char(10), 'pp'), char(11), ' b'), char(12), '3/'), char(13), ' b - - '), char(14), '2p'), char(15), ' w'), char(16), '2P'), char(17), '0 '), char(18), ' w - - '), char(19), '4/'), char(20), 'P/')), s1(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(x, char(21), 'p/'), char(22), '5/'), char(23), 'k1/'), char(24), 'K1'), char(25), '3P'), char(26), '3p'), char(27), '6/'), char(28), '1r'), char(29), ' b - - 0 '), char(30), 'p1/'), char(31), 'P1/'), char(33), '1b'), char(35), '1B'), char(36), '1 '), char(37), '1R'), char(38), '2r'), char(40), '2R'), char(41), '7/'), char(42), 'k/'), char(43), 'PP/') FROM s0), s2(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(x, char(44), '4p'), char(46), ' w - - 0 '), char(58), '1K'), char(59), '3R'), char(60), '1p/'), char(61), '2 '), char(62), '2K'), char(63), '1n'), char(64), '3r'), char(73), '4P'), char(74), '1P/'), char(76), '8 b - - '), char(77), '2N'), char(79), '1k'), char(83), '1N'), char(84), '4R'), char(85), '2B'), char(86), '1Q'), char(87), '1q'), char(88), '5p') FROM s1), s3(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(x, char(89), '2k'), char(90), 'PPP'), char(91), '5P'), char(92), '2Q'), char(93), '4r'), char(94), '2n'), char(95), '2b'), char(96), '2q'), char(105), '8 w - - '), char(106), 'pp/'), char(108), 'K1 b - - '), char(109), '3K'), char(111), '1p1/'), char(115), '3k'), char(116), '4 '), char(117), '3 '), char(118), '6P1/'), char(120), '7P/'), char(121), '5R'), char(122), 'PPP/') FROM s2), s4(x) AS (SELECT replace(replace(replace(replace(x, char(123), 'ppp/'), char(124), '6k1/'), char(125), '2p/'), char(126), '3B') FROM s3) SELECT x FROM s4) END AS final_fen,
-       CASE WHEN substr(r.packed_moves, 1, 1) = char(127) THEN substr(r.packed_moves, 2) ELSE (WITH s0(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(r.packed_moves, char(1), '4 '), char(2), '5 '), char(3), '6 '), char(4), '3 '), char(5), '7 '), char(6), '2 '), char(7), '8 '), char(8), '+ '), char(9), '1 '), char(10), 'xd'), char(11), 'xe'), char(12), 'Nf'), char(13), 'xf'), char(14), 'xc'), char(15), 'Nc'), char(16), 'Be'), char(17), 'O-'), char(18), 'Kf'), char(19), 'd5 '), char(20), 'Kg')), s1(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(x, char(21), 'Ra'), char(22), 'd4 '), char(23), 'e4 '), char(24), 'O-O'), char(25), 'O-O '), char(26), 'Re'), char(27), 'Rc'), char(28), 'Bd'), char(29), 'Bg'), char(30), 'xb'), char(31), 'xg'), char(33), 'Rf'), char(34), 'Rd'), char(36), 'Ke'), char(37), 'Bb'), char(38), 'Ne'), char(39), 'Bf'), char(40), 'Rb'), char(41), 'Qe'), char(42), 'Kh') FROM s0), s2(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(x, char(44), 'Bc'), char(46), 'Qc'), char(47), 'Qd'), char(48), 'xd5 '), char(57), 'Nf6 '), char(58), 'Nb'), char(59), 'Nd'), char(60), 'xd4 '), char(62), 'xe4 '), char(63), 'Nc3 '), char(64), 'Qf'), char(65), 'xa'), char(67), 'Kd'), char(68), 'h4 '), char(69), 'Nf3 '), char(70), 'h5 '), char(71), 'Qb'), char(72), 'Kc'), char(73), 'xe5 '), char(74), 'Ng') FROM s1), s3(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(x, char(76), '5+ '), char(77), 'h6 '), char(80), 'a5 '), char(83), 'Rg'), char(84), 'a4 '), char(85), '4+ '), char(86), 'e5 '), char(87), '6+ '), char(88), 'a6 '), char(89), 'h3 '), char(90), 'c4 '), char(91), 'Nc6 '), char(92), 'xf3 '), char(93), 'c5 '), char(94), 'e6 '), char(95), 'Kb'), char(96), '7+ '), char(105), 'Qg'), char(106), '3+ '), char(107), 'Bxc') FROM s2), s4(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(x, char(108), 'xf6 '), char(109), 'Rh'), char(110), 'a3 '), char(111), '8+ '), char(112), '2+ '), char(113), '1+ '), char(114), 'Be7 '), char(115), 'f3 '), char(116), 'g6 '), char(117), 'b5 '), char(118), 'Bd3 '), char(119), 'c6 '), char(121), 'Rxc'), char(122), 'Be3 '), char(123), 'f5 '), char(124), 'bxc'), char(125), 'b4 '), char(126), 'f4 ') FROM s3) SELECT x FROM s4) END AS moves, r.movetext AS movetext, r.source_id AS source_id,
+       CASE WHEN typeof(r.packed_moves) = 'blob' THEN coalesce((SELECT group_concat((SELECT c.san FROM move_codes AS c WHERE c.code = substr(r.packed_moves, 2 * j.key + 1, 2)), ' ') FROM json_each('[' || replace(printf('%.*c', length(r.packed_moves) / 2, 'x'), 'x', '0,') || '0]') AS j WHERE j.key < length(r.packed_moves) / 2), '') ELSE CASE WHEN substr(r.packed_moves, 1, 1) = char(127) THEN substr(r.packed_moves, 2) ELSE (WITH s0(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(r.packed_moves, char(1), '4 '), char(2), '5 '), char(3), '6 '), char(4), '3 '), char(5), '7 '), char(6), '2 '), char(7), '8 '), char(8), '+ '), char(9), '1 '), char(10), 'xd'), char(11), 'xe'), char(12), 'Nf'), char(13), 'xf'), char(14), 'xc'), char(15), 'Nc'), char(16), 'Be'), char(17), 'O-'), char(18), 'Kf'), char(19), 'd5 '), char(20), 'Kg')), s1(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(x, char(21), 'Ra'), char(22), 'd4 '), char(23), 'e4 '), char(24), 'O-O'), char(25), 'O-O '), char(26), 'Re'), char(27), 'Rc'), char(28), 'Bd'), char(29), 'Bg'), char(30), 'xb'), char(31), 'xg'), char(33), 'Rf'), char(34), 'Rd'), char(36), 'Ke'), char(37), 'Bb'), char(38), 'Ne'), char(39), 'Bf'), char(40), 'Rb'), char(41), 'Qe'), char(42), 'Kh') FROM s0), s2(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(x, char(44), 'Bc'), char(46), 'Qc'), char(47), 'Qd'), char(48), 'xd5 '), char(57), 'Nf6 '), char(58), 'Nb'), char(59), 'Nd'), char(60), 'xd4 '), char(62), 'xe4 '), char(63), 'Nc3 '), char(64), 'Qf'), char(65), 'xa'), char(67), 'Kd'), char(68), 'h4 '), char(69), 'Nf3 '), char(70), 'h5 '), char(71), 'Qb'), char(72), 'Kc'), char(73), 'xe5 '), char(74), 'Ng') FROM s1), s3(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(x, char(76), '5+ '), char(77), 'h6 '), char(80), 'a5 '), char(83), 'Rg'), char(84), 'a4 '), char(85), '4+ '), char(86), 'e5 '), char(87), '6+ '), char(88), 'a6 '), char(89), 'h3 '), char(90), 'c4 '), char(91), 'Nc6 '), char(92), 'xf3 '), char(93), 'c5 '), char(94), 'e6 '), char(95), 'Kb'), char(96), '7+ '), char(105), 'Qg'), char(106), '3+ '), char(107), 'Bxc') FROM s2), s4(x) AS (SELECT replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(x, char(108), 'xf6 '), char(109), 'Rh'), char(110), 'a3 '), char(111), '8+ '), char(112), '2+ '), char(113), '1+ '), char(114), 'Be7 '), char(115), 'f3 '), char(116), 'g6 '), char(117), 'b5 '), char(118), 'Bd3 '), char(119), 'c6 '), char(121), 'Rxc'), char(122), 'Be3 '), char(123), 'f5 '), char(124), 'bxc'), char(125), 'b4 '), char(126), 'f4 ') FROM s3) SELECT x FROM s4) END END AS moves, r.movetext AS movetext, r.source_id AS source_id,
        r.source_offset AS source_offset, r.error AS error, r.dedupe_key AS dedupe_key,
        r.year AS year, r.month AS month, r.day AS day, r.tc_base AS tc_base,
        r.tc_increment AS tc_increment,
@@ -317,16 +339,6 @@ END;
 CREATE TRIGGER games_delete_row INSTEAD OF DELETE ON games BEGIN
     DELETE FROM game_rows WHERE id = old.id;
 END;
-CREATE TABLE explorer_late (
-    hash INTEGER NOT NULL,        -- Polyglot key, as positions.hash
-    game_id INTEGER NOT NULL,     -- the game (rows of deleted games stay until a vacuum)
-    next_move INTEGER NOT NULL,   -- code of the move played there the first time; -1: the game ends there
-    PRIMARY KEY (hash, game_id)
-) WITHOUT ROWID;
-CREATE TABLE explorer_deep (
-    hash INTEGER PRIMARY KEY,     -- Polyglot key, as positions.hash
-    deep_from INTEGER NOT NULL    -- the first game counted to ply 12
-);
 INSERT INTO "dedupe_segments" VALUES (1, 'dedupe_000001', 1000, 0);
 INSERT INTO "material_backlog" VALUES (0);
 INSERT INTO "explorer_tree_state" VALUES (6, 0, 1, 4, 16);

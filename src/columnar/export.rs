@@ -437,14 +437,16 @@ fn write_plies(
     let e = sqlite(conn);
     let (notes, join) = if schema.has(Schema::ENGINE_NOTES) {
         (
-            "d.clocks, d.emts, d.evals, d.nags, d.comments, d.depths, d.seldepths, d.nodes, \
+            "CAST(d.clocks AS TEXT), CAST(d.emts AS TEXT), CAST(d.evals AS TEXT), d.nags, \
+             d.comments, d.depths, d.seldepths, d.nodes, \
              (SELECT json_group_object(p.id & 16777215, p.pv) FROM ply_pvs AS p \
               WHERE p.id BETWEEN g.id * 16777216 AND g.id * 16777216 + 16777215)",
             " LEFT JOIN ply_data AS d ON d.game_id = g.id",
         )
     } else if schema.has(Schema::PLIES) {
         (
-            "d.clocks, d.emts, d.evals, d.nags, d.comments, NULL, NULL, NULL, NULL",
+            "CAST(d.clocks AS TEXT), CAST(d.emts AS TEXT), CAST(d.evals AS TEXT), d.nags, \
+             d.comments, NULL, NULL, NULL, NULL",
             " LEFT JOIN ply_data AS d ON d.game_id = g.id",
         )
     } else {

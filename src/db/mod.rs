@@ -13,6 +13,7 @@ pub mod columns;
 pub mod dates;
 mod game_id;
 mod header;
+pub mod move_codes;
 pub mod packed_fen;
 pub mod packed_moves;
 pub mod schema;
@@ -46,10 +47,11 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0020_explorer_late.sql"),
     include_str!("../../migrations/0021_explorer_deep.sql"),
     include_str!("../../migrations/0022_segment_names.sql"),
+    include_str!("../../migrations/0023_move_codes.sql"),
 ];
 
 /// The schema the migrations build, as one script: what a new file gets,
-/// in one transaction, instead of 22 migrations and their commits (some
+/// in one transaction, instead of 23 migrations and their commits (some
 /// 50 ms an import). A test checks it against the migrations.
 const SCHEMA: &str = include_str!("../../migrations/schema.sql");
 
@@ -497,6 +499,7 @@ fn migrate(conn: &Connection, path: &Path) -> Result<(), DbError> {
         }
         return apply(conn, path, SCHEMA, SCHEMA_VERSION);
     }
+    move_codes::register_migration_functions(conn).map_err(sqlite(path))?;
     for (i, sql) in MIGRATIONS.iter().enumerate().skip(version as usize) {
         apply(conn, path, sql, i as i64 + 1)?;
     }
@@ -574,6 +577,7 @@ mod tests {
     #[test]
     fn a_new_file_gets_the_schema_and_rows_the_migrations_build() {
         let migrated = Connection::open_in_memory().unwrap();
+        move_codes::register_migration_functions(&migrated).unwrap();
         for sql in MIGRATIONS {
             migrated.execute_batch(sql).unwrap();
         }
@@ -873,16 +877,20 @@ mod tests {
         let connections =
             [&plain, &open_read_only(&path).unwrap(), &open_read_write(&path).unwrap()];
         for conn in connections {
-            let read: Vec<(String, String)> = conn
+            let read: Vec<(String, move_codes::Moves)> = conn
                 .prepare("SELECT g.moves, r.packed_moves FROM games AS g JOIN game_rows AS r USING (id) ORDER BY id")
                 .unwrap()
                 .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
                 .unwrap()
                 .collect::<Result<_, _>>()
                 .unwrap();
-            let expected: Vec<(String, String)> =
-                texts.iter().map(|t| (t.to_string(), packed_moves::pack(t))).collect();
+            let expected: Vec<(String, move_codes::Moves)> =
+                texts.iter().map(|t| (t.to_string(), move_codes::Moves::of(t))).collect();
             assert_eq!(read, expected);
+            // The migration to move codes coded what it could.
+            assert_eq!(read[0].1.codes().map(<[u8]>::len), Some(32));
+            assert_eq!(read[1].1.codes().map(<[u8]>::len), Some(0));
+            assert!(matches!(read[2].1, move_codes::Moves::Packed(_)));
         }
         assert!(texts[0].len() > 2 * packed_moves::pack(texts[0]).len());
         // Writing through the view packs alike, with SQL or with the

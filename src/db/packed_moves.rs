@@ -397,7 +397,7 @@ pub fn shadow_views(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
     }
     let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
     conn.create_scalar_function(UNPACK_FUNCTION, 1, flags, |ctx| {
-        Ok(ctx.get_raw(0).as_str_or_null()?.map(unpack))
+        Ok(super::move_codes::unpack_value(ctx.get_raw(0)))
     })?;
     conn.create_scalar_function(PACK_FUNCTION, 1, flags, |ctx| {
         Ok(ctx.get_raw(0).as_str_or_null()?.map(pack))
@@ -418,7 +418,10 @@ pub fn shadow_views(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
         return Ok(());
     }
     let fen = packed_fen::unpack_sql("r.final_fen");
+    // Either form of the moves (from schema MOVE_CODES), else the packed text.
+    let moves = super::move_codes::moves_sql("r.packed_moves");
     let mut script = vec![temp(&view)
+        .replace(&moves, &format!("{UNPACK_FUNCTION}(r.packed_moves)"))
         .replace(&unpacked, &format!("{UNPACK_FUNCTION}(r.packed_moves)"))
         .replace(&fen, &format!("{UNPACK_FEN_FUNCTION}(r.final_fen)"))];
     let packed = pack_sql("new.moves");
@@ -430,7 +433,8 @@ pub fn shadow_views(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
                 temp(&sql)
                     .replace(&packed, &format!("{PACK_FUNCTION}(new.moves)"))
                     .replace(&packed_fen, &format!("{PACK_FEN_FUNCTION}(new.final_fen)"))
-                    .replace(&pv, &format!("{UNPACK_FUNCTION}(p.pv)")),
+                    .replace(&pv, &format!("{UNPACK_FUNCTION}(p.pv)"))
+                    .replace(&unpacked, &format!("{UNPACK_FUNCTION}(r.packed_moves)")),
             );
         }
     }

@@ -27,6 +27,9 @@ impl Schema {
     /// Player and site names by id, dates by their parts, packed final
     /// FENs.
     pub const COMPACT_ROWS: Schema = Schema(19);
+    /// Moves as two-byte codes (`move_codes`), the packed clocks, times and
+    /// evaluations as BLOBs.
+    pub const MOVE_CODES: Schema = Schema(23);
     /// The schema this binary writes.
     pub const CURRENT: Schema = Schema(super::SCHEMA_VERSION);
 

@@ -53,8 +53,15 @@ fn user_error(message: String) -> rusqlite::Error {
 }
 
 /// A text argument; `None` for NULL.
+/// A text argument; a BLOB is read as its bytes' text (the packed
+/// `ply_data` columns are BLOBs).
 fn text_arg(ctx: &Context<'_>, i: usize) -> rusqlite::Result<Option<String>> {
-    ctx.get::<Option<String>>(i)
+    match ctx.get_raw(i) {
+        rusqlite::types::ValueRef::Blob(bytes) => String::from_utf8(bytes.to_vec())
+            .map(Some)
+            .map_err(|e| rusqlite::Error::UserFunctionError(Box::new(e))),
+        _ => ctx.get::<Option<String>>(i),
+    }
 }
 
 /// Adds the functions to `conn`. `fen_at` reads games through a second,

@@ -57,11 +57,13 @@ pub static GAME_COLUMNS: LazyLock<String> = LazyLock::new(|| {
 pub const GAME_COLUMN_COUNT: usize = Game::NAMES.len() + 1;
 
 /// The `ply_data` row of a game, for writing its movetext back.
-const PLY_DATA: &str = "SELECT clocks, emts, evals, nags, comments, notes_form, depths, \
+const PLY_DATA: &str = "SELECT CAST(clocks AS TEXT), CAST(emts AS TEXT), CAST(evals AS TEXT), \
+    nags, comments, notes_form, depths, \
     seldepths, nodes, notes_layout, tails FROM ply_data WHERE game_id = ?1";
 
 /// [`PLY_DATA`] in a database before the engine notes.
-const PLY_DATA_17: &str = "SELECT clocks, emts, evals, nags, comments, notes_form, NULL, NULL, \
+const PLY_DATA_17: &str = "SELECT CAST(clocks AS TEXT), CAST(emts AS TEXT), CAST(evals AS TEXT), \
+    nags, comments, notes_form, NULL, NULL, \
     NULL, NULL, NULL FROM ply_data WHERE game_id = ?1";
 
 /// The principal variations of a game.

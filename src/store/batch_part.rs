@@ -8,6 +8,8 @@
 
 use rusqlite::Connection;
 
+use crate::db::move_codes::{self, CodeSet, Moves};
+
 use super::dedupe::DedupeIndex;
 use super::encode::rows::StoredGame;
 use super::game_tables::GameTables;
@@ -51,12 +53,14 @@ pub(super) struct BatchParts {
     /// The batch's rows of the explorer's tree (`None`: a database without
     /// one).
     pub tree: Option<TreeBatch>,
+    /// The move codes the stored games use.
+    pub move_codes: MoveCodes,
 }
 
 impl BatchParts {
     /// Every part, in the order a commit ends them (the dedupe index reads
     /// the committed keys last).
-    pub fn each(&mut self) -> [&mut dyn BatchPart; 9] {
+    pub fn each(&mut self) -> [&mut dyn BatchPart; 10] {
         [
             &mut self.positions,
             &mut self.image_slot,
@@ -66,6 +70,7 @@ impl BatchParts {
             &mut self.tag_names,
             &mut self.texts,
             &mut self.tree,
+            &mut self.move_codes,
             &mut self.dedupe,
         ]
     }
@@ -103,6 +108,53 @@ impl BatchPart for GameTables {
 
     fn discard(&mut self, _: &Connection) {
         GameTables::discard(self);
+    }
+}
+
+/// The codes `move_codes` holds, and those the batch's games add.
+pub(super) struct MoveCodes {
+    /// Committed, and the batch's.
+    held: CodeSet,
+    /// The batch's, in the order met.
+    new: Vec<u16>,
+}
+
+impl MoveCodes {
+    /// The codes `conn`'s table holds.
+    ///
+    /// # Errors
+    /// SQLite's.
+    pub fn stored(conn: &Connection) -> rusqlite::Result<MoveCodes> {
+        Ok(MoveCodes { held: CodeSet::stored(conn)?, new: Vec::new() })
+    }
+
+    /// Notes the codes of a stored game's moves: a check a ply, and the
+    /// rare code met for the first time.
+    pub fn add(&mut self, moves: &Moves) {
+        if let Some(codes) = moves.codes() {
+            self.held.add_new(codes, &mut self.new);
+        }
+    }
+
+    /// Writes the batch's new codes into the table.
+    ///
+    /// # Errors
+    /// SQLite's.
+    pub fn write(&mut self, conn: &Connection) -> rusqlite::Result<()> {
+        move_codes::store(conn, &self.new)
+    }
+}
+
+impl BatchPart for MoveCodes {
+    fn committed(&mut self, _: &Connection) -> rusqlite::Result<()> {
+        self.new.clear();
+        Ok(())
+    }
+
+    fn discard(&mut self, _: &Connection) {
+        for code in self.new.drain(..) {
+            self.held.remove(code);
+        }
     }
 }
 

@@ -444,6 +444,8 @@ impl Writer {
             .and_then(|rows| Ok((rows, shapes.order(Table::PlyData, PLY_DATA_COLUMNS)?)))
             .map_err(|error| WriteError::Sqlite { path: path.to_path_buf(), error })?;
         let (row_order, ply_data_order) = row_order;
+        let move_codes = super::batch_part::MoveCodes::stored(&conn)
+            .map_err(|error| WriteError::Sqlite { path: path.to_path_buf(), error })?;
         let mut writer = Writer {
             conn,
             path: path.to_path_buf(),
@@ -461,6 +463,7 @@ impl Writer {
                 texts,
                 dedupe,
                 tree: None,
+                move_codes,
             },
             page_writes,
             row_order,
@@ -784,6 +787,7 @@ impl Writer {
             None => self.put_rows(&assigned, game),
         };
         put.map_err(|e| self.sqlite(e))?;
+        self.batch.move_codes.add(&game.packed_moves);
         if !self.options.keep_duplicates {
             self.batch.stored.push(StoredGame {
                 header: game.header.clone(),
@@ -925,7 +929,7 @@ impl Writer {
         let mut given: Vec<ToSqlOutput<'_>> = Vec::with_capacity(self.row_order.len());
         assigned.values(&mut given)?;
         game.values(&mut given)?;
-        given[*MOVES_PARAM] = ToSqlOutput::from(game.packed_moves.as_str());
+        given[*MOVES_PARAM] = game.packed_moves.to_sql()?;
         given[*FINAL_FEN_PARAM] = match &game.packed_final_fen {
             Some(fen) => ToSqlOutput::from(fen.as_str()),
             None => ToSqlOutput::from(rusqlite::types::Null),
@@ -1124,6 +1128,7 @@ impl Writer {
             .dedupe
             .write_batch(&self.conn, self.options.batch_games)
             .map_err(|e| self.sqlite(e))?;
+        self.batch.move_codes.write(&self.conn).map_err(|e| self.sqlite(e))?;
         if let Some(s) = &mut self.source {
             let (id, games, dups, errors, pos, resume) =
                 (s.id, s.games, s.duplicates, s.errors, s.positions, s.resume_offset);

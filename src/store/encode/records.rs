@@ -31,11 +31,19 @@ pub(crate) fn ply_data_row<'d>(d: &'d PlyData, order: &[usize], width: usize) ->
     fn text(t: &Option<String>) -> Value<'_> {
         t.as_deref().map_or(Value::Null, Value::Text)
     }
+    // A packed form is a BLOB, so that SQL reads a ply at a fixed offset.
+    fn packed(t: &Option<String>) -> Value<'_> {
+        match t.as_deref() {
+            None => Value::Null,
+            Some(json) if json.starts_with('[') => Value::Text(json),
+            Some(packed) => Value::Blob(packed.as_bytes()),
+        }
+    }
     let given = [
         Value::Null,
-        text(&d.clocks),
-        text(&d.emts),
-        text(&d.evals),
+        packed(&d.clocks),
+        packed(&d.emts),
+        packed(&d.evals),
         text(&d.nags),
         text(&d.comments),
         d.notes_form.map_or(Value::Null, Value::Integer),
@@ -212,7 +220,7 @@ impl Encoder {
             Assigned { id: crate::db::GameId::from(1u32), source_id: 0, source_offset: 0 };
         placeholder.values(&mut given).ok()?;
         game.values(&mut given).ok()?;
-        given[p.moves] = ToSqlOutput::from(game.packed_moves.as_str());
+        given[p.moves] = rusqlite::ToSql::to_sql(&game.packed_moves).ok()?;
         given[p.final_fen] = match &game.packed_final_fen {
             Some(fen) => ToSqlOutput::from(fen.as_str()),
             None => ToSqlOutput::from(rusqlite::types::Null),

@@ -8,8 +8,9 @@ use xxhash_rust::xxh3::Xxh3;
 use super::analysis::Analysis;
 use crate::chess::{Material, Move};
 use crate::db::columns::columns;
+use crate::db::move_codes::Moves;
+use crate::db::packed_fen;
 pub use crate::db::Header;
-use crate::db::{packed_fen, packed_moves};
 use crate::notation::fen;
 use crate::notation::uci::Uci;
 use crate::pgn::movetext::NotesForm;
@@ -96,10 +97,10 @@ columns! {
         @skip pub packed_final_fen: Option<String>,
         /// Mainline in canonical SAN.
         pub moves: String,
-        /// `moves` packed, as `game_rows.packed_moves` stores it
-        /// ([`crate::db::packed_moves`]); packed here, on the workers, not
-        /// by the writer.
-        @skip pub packed_moves: String,
+        /// `moves` as `game_rows.packed_moves` stores it
+        /// ([`crate::db::move_codes`]); coded here, on the workers, not by
+        /// the writer.
+        @skip pub packed_moves: Moves,
         /// Movetext as written; `None` when the queries write it back from
         /// `moves`, the `ply_data` row and the result
         /// ([`crate::pgn::movetext`]).
@@ -320,7 +321,7 @@ impl GameRow {
             start_fen: record.start_fen,
             final_fen,
             packed_final_fen,
-            packed_moves: packed_moves::pack(&record.san),
+            packed_moves: Moves::of(&record.san),
             moves: record.san,
             movetext: rebuild.is_none().then_some(record.movetext),
             error_offset: record.error.as_ref().map(|e| e.offset as u64),
@@ -365,9 +366,9 @@ columns! {
         @flatten pub header: Header,
         /// `start_fen`.
         pub start_fen: Option<String>,
-        /// `game_rows.packed_moves`: `moves` packed (equal texts, equal
-        /// packings).
-        pub packed_moves: String,
+        /// `game_rows.packed_moves`: `moves` in either form (equal moves
+        /// compare equal).
+        pub packed_moves: Moves,
     }
 }
 
@@ -644,7 +645,7 @@ mod tests {
                 result: Some("*".into()),
                 ..Header::default()
             },
-            packed_moves: packed_moves::pack("e4 e5"),
+            packed_moves: Moves::of("e4 e5"),
             ..StoredGame::default()
         };
         assert!(a[0].same_game(&stored));

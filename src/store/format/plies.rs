@@ -10,7 +10,13 @@
 //!   two or three characters a ply (`a2d2b2Z` is 180, 178, 170 seconds),
 //!   less than half the bytes, still read by plain SQL;
 //! - `evals`: integer centipawns from White's point of view, or the string
-//!   `"#N"` for a mate in N moves (negative when Black mates).
+//!   `"#N"` for a mate in N moves (negative when Black mates); or, when
+//!   every value fits, packed as the times are (`a`, three characters a
+//!   ply: [`EVAL_LETTER`]).
+//!
+//! The packed forms are stored as BLOBs, the JSON arrays as TEXT: SQL's
+//! `substr` reads a BLOB's ply at its offset, a TEXT's by counting its
+//! characters from the start.
 //!
 //! NAGs and comments come on a few moves (a lone `{ None }` on the last
 //! move would cost a `null` for every move before it in an array): an
@@ -81,14 +87,7 @@ impl PlyData {
         Some(PlyData {
             clocks: times(&record.clocks),
             emts: times(&record.emts),
-            evals: array(&record.evals, |out, eval| match *eval {
-                Eval::Centipawns(cp) => write_int(out, cp),
-                Eval::Mate(moves) => {
-                    out.extend_from_slice(b"\"#");
-                    write_int(out, moves);
-                    out.push(b'"');
-                }
-            }),
+            evals: evals(&record.evals),
             nags: object(nag_groups(&record.nags), |out, nags| {
                 for (i, &(_, nag)) in nags.iter().enumerate() {
                     out.extend_from_slice(if i == 0 { b"\"$" } else { b" $" });
@@ -153,7 +152,7 @@ impl StoredNotes {
         Ok(StoredNotes {
             clocks: read_times(row.clocks.as_deref()).ok_or("clocks")?,
             emts: read_times(row.emts.as_deref()).ok_or("emts")?,
-            evals: read_array(row.evals.as_deref(), read_eval).ok_or("evals")?,
+            evals: read_evals(row.evals.as_deref()).ok_or("evals")?,
             nags: read_object(row.nags.as_deref()).ok_or("nags")?,
             comments: read_texts(row.comments.as_deref()).ok_or("comments")?,
             depths: read_array(row.depths.as_deref(), |t| t.parse().ok()).ok_or("depths")?,
@@ -227,6 +226,78 @@ fn times(notes: &[(u32, u32)]) -> Option<String> {
     }
     // ASCII.
     String::from_utf8(out).ok()
+}
+
+/// The packed form of evaluations: after the letter `a`, three base-64
+/// digits a ply as [`PACKED`]'s, `~~~` for none. Centipawns `cp` in
+/// [`CENTIPAWNS`] are `cp + 100000`; a mate in `n` moves in [`MATES`] is
+/// `n + 231072`. Evaluations outside are a JSON array.
+const EVAL_LETTER: u8 = b'a';
+/// Centipawns the packed form holds.
+const CENTIPAWNS: std::ops::RangeInclusive<i32> = -100_000..=100_000;
+/// Mates the packed form holds.
+const MATES: std::ops::RangeInclusive<i32> = -31_071..=31_070;
+/// The digit value of a packed mate in 0 moves.
+const MATE_ZERO: i32 = 231_072;
+
+/// Evaluations (by ply from 1, in order, one per ply) as `ply_data` stores
+/// them: packed when every one fits, else a JSON array; `None` when there
+/// are none.
+fn evals(notes: &[(u32, Eval)]) -> Option<String> {
+    let last = usize::try_from(notes.last()?.0).ok()?;
+    let value = |eval: Eval| match eval {
+        Eval::Centipawns(cp) => CENTIPAWNS.contains(&cp).then(|| cp + 100_000),
+        Eval::Mate(n) => MATES.contains(&n).then(|| n + MATE_ZERO),
+    };
+    if notes.iter().any(|&(_, eval)| value(eval).is_none()) {
+        return array(notes, |out, eval| match *eval {
+            Eval::Centipawns(cp) => write_int(out, cp),
+            Eval::Mate(moves) => {
+                out.extend_from_slice(b"\"#");
+                write_int(out, moves);
+                out.push(b'"');
+            }
+        });
+    }
+    let mut out = vec![b'~'; 1 + 3 * last];
+    out[0] = EVAL_LETTER;
+    for &(ply, eval) in notes {
+        let at = 1 + 3 * (ply as usize - 1);
+        let mut v = value(eval).unwrap_or_default() as u32;
+        for digit in out[at..at + 3].iter_mut().rev() {
+            *digit = b'0' + (v % 64) as u8;
+            v /= 64;
+        }
+    }
+    // ASCII.
+    String::from_utf8(out).ok()
+}
+
+/// Evaluations as [`evals`] writes them, by ply (index 0 for ply 1);
+/// empty for NULL.
+fn read_evals(text: Option<&str>) -> Option<Vec<Option<Eval>>> {
+    let Some(packed) = text.and_then(|t| t.as_bytes().strip_prefix(&[EVAL_LETTER])) else {
+        return read_array(text, read_eval);
+    };
+    if packed.is_empty() || packed.len() % 3 != 0 {
+        return None;
+    }
+    packed
+        .chunks(3)
+        .map(|ply| {
+            if ply == b"~~~" {
+                return Some(None);
+            }
+            let v = ply.iter().try_fold(0i32, |v, &b| {
+                (b'0'..=b'o').contains(&b).then(|| v * 64 + i32::from(b - b'0'))
+            })?;
+            Some(Some(match v {
+                0..=200_000 => Eval::Centipawns(v - 100_000),
+                _ if MATES.contains(&(v - MATE_ZERO)) => Eval::Mate(v - MATE_ZERO),
+                _ => return None,
+            }))
+        })
+        .collect()
 }
 
 /// Clocks or times as [`times`] writes them → milliseconds by ply (index
@@ -451,7 +522,18 @@ mod tests {
         assert_eq!(d.clocks.as_deref(), Some("b0L80Kj~~~~~~0JT"));
         // Hundredths: no packed form.
         assert_eq!(d.emts.as_deref(), Some("[null,1.05]"));
-        assert_eq!(d.evals.as_deref(), Some("[17,null,\"#-3\"]"));
+        // 17 + 100000 and -3 + 231072 in three base-64 digits.
+        assert_eq!(d.evals.as_deref(), Some("aHJa~~~hJM"));
+        let read = read_evals(d.evals.as_deref()).unwrap();
+        assert_eq!(read, [Some(Eval::Centipawns(17)), None, Some(Eval::Mate(-3))]);
+        // A value the packed form cannot hold: the JSON array.
+        let far = evals(&[(1, Eval::Centipawns(100_001)), (2, Eval::Mate(-31_072))]);
+        assert_eq!(far.as_deref(), Some("[100001,\"#-31072\"]"));
+        let edges = [(1, Eval::Centipawns(-100_000)), (3, Eval::Mate(31_070)), (4, Eval::Mate(0))];
+        let packed = evals(&edges).unwrap();
+        assert!(packed.starts_with('a'), "{packed}");
+        let read = read_evals(Some(&packed)).unwrap();
+        assert_eq!(read, [Some(edges[0].1), None, Some(edges[1].1), Some(edges[2].1)]);
         assert_eq!(d.nags.as_deref(), Some("{\"3\":\"$1 $18\"}"));
         assert_eq!(d.comments.as_deref(), Some("{\"3\":\"\\\"quoted\\\" \\\\ \\u0001é\"}"));
         let parsed: serde_json::Value =
@@ -664,7 +746,10 @@ mod tests {
         let conn = crate::db::open_for_write(&path).unwrap();
         for (id, notes) in cases.iter().enumerate() {
             let (clocks, emts): (String, String) = conn
-                .query_row("SELECT clocks, emts FROM ply_data WHERE game_id = ?1", [id], |r| {
+                .query_row(
+                    "SELECT CAST(clocks AS TEXT), CAST(emts AS TEXT) FROM ply_data WHERE game_id = ?1",
+                    [id],
+                    |r| {
                     Ok((r.get(0)?, r.get(1)?))
                 })
                 .unwrap();

@@ -297,11 +297,58 @@ pub fn migrate_to(conn: &Connection, version: usize) {
     }
 }
 
+/// Puts the moves and notes of a database back as schema 22 stored them:
+/// moves as packed text, the packed clocks and times as TEXT, evaluations
+/// as JSON arrays; that schema's views and triggers, no `move_codes`;
+/// `user_version` 22 (for a database of schema 23 or later).
+pub fn moves_as_schema_22(conn: &Connection) {
+    use pgnindex::db::{move_codes, packed_moves};
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+    if version < 23 {
+        return;
+    }
+    let coded: Vec<(i64, Vec<u8>)> =
+        rows(conn, "SELECT id, packed_moves FROM game_rows WHERE typeof(packed_moves) = 'blob'");
+    for (id, codes) in coded {
+        let packed = packed_moves::pack(&move_codes::decode(&codes).unwrap());
+        conn.execute("UPDATE game_rows SET packed_moves = ?2 WHERE id = ?1", (id, packed)).unwrap();
+    }
+    let v22 = Connection::open_in_memory().unwrap();
+    migrate_to(&v22, 22);
+    let sql_of = |name: &str| -> String {
+        v22.query_row("SELECT sql FROM sqlite_master WHERE name = ?1", [name], |r| r.get(0))
+            .unwrap()
+    };
+    conn.execute_batch(&format!(
+        "UPDATE ply_data SET clocks = CAST(clocks AS TEXT) WHERE typeof(clocks) = 'blob';
+         UPDATE ply_data SET emts = CAST(emts AS TEXT) WHERE typeof(emts) = 'blob';
+         UPDATE ply_data SET evals = (
+             SELECT '[' || group_concat(CASE WHEN eval IS NOT NULL THEN CAST(round(eval * 100) AS INTEGER)
+                                             WHEN mate IS NOT NULL THEN '\"#' || mate || '\"'
+                                             ELSE 'null' END, ',' ORDER BY ply) || ']'
+             FROM plies AS p
+             WHERE p.game_id = ply_data.game_id
+               AND p.ply <= (SELECT max(q.ply) FROM plies AS q WHERE q.game_id = ply_data.game_id
+                             AND (q.eval IS NOT NULL OR q.mate IS NOT NULL)))
+         WHERE typeof(evals) = 'blob';
+         DROP VIEW plies; DROP VIEW games; DROP TABLE move_codes;
+         {}; {}; {}; {}; {};
+         PRAGMA user_version = 22;",
+        sql_of("games"),
+        sql_of("games_insert"),
+        sql_of("games_update"),
+        sql_of("games_delete_row"),
+        sql_of("plies"),
+    ))
+    .unwrap();
+}
+
 /// Puts the notes of a database back as schema 17 stored them: no engine
 /// columns in `ply_data`, no `ply_pvs`, that schema's `plies` view and
 /// delete trigger; `user_version` 17 (for a database of schema 18 or
 /// later whose games have no engine notes or kept text).
 pub fn notes_as_schema_17(conn: &Connection) {
+    moves_as_schema_22(conn);
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
     if version < 18 {
         return;

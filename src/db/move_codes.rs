@@ -1,0 +1,460 @@
+//! Move codes (schema [`super::schema::Schema::MOVE_CODES`]): a game's
+//! mainline as two bytes a ply, so that plain SQL reads ply *k* at a fixed
+//! offset (`substr(codes, 2 * k + 1, 2)` over a BLOB costs the same at
+//! any ply) and finds its SAN in the table `move_codes`.
+//!
+//! A code stands for one SAN text of standard chess and Chess960, check
+//! and mate marks included: every text a piece letter, a disambiguation
+//! the piece's reach allows (a file, a rank or a square it could come
+//! from on an empty board), an optional capture and a destination can
+//! make; every pawn push, capture and promotion; the two castlings.
+//! [`SANS`] lists them in a fixed order, 42,018 of the 65,536 codes; a
+//! code is its place in that list, written big-endian (byte order is
+//! number order). The list is part of the schema and never changes: a
+//! test pins its size and a digest of it.
+//!
+//! A game whose moves include a text outside the list (a null move, a
+//! text written by hand through SQL) keeps the packed text of
+//! [`super::packed_moves`]; [`Moves`] is either form, as `game_rows`
+//! stores it.
+
+use std::sync::LazyLock;
+
+use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSqlOutput, ValueRef};
+use rusqlite::ToSql;
+
+use super::packed_moves;
+
+/// The SAN texts in code order, and the code of each.
+struct Table {
+    /// Text of each code.
+    sans: Vec<Box<str>>,
+    /// Code of each text, the text's bytes as a little-endian number
+    /// (no SAN text is longer than 7 bytes, and none holds a zero).
+    codes: foldhash::HashMap<u64, u16>,
+}
+
+static TABLE: LazyLock<Table> = LazyLock::new(|| {
+    let sans = enumerate();
+    let codes = sans
+        .iter()
+        .enumerate()
+        .map(|(code, san)| (word(san.as_bytes()).expect("a short SAN"), code as u16))
+        .collect();
+    Table { sans, codes }
+});
+
+/// Every SAN text that has a code, in code order.
+pub fn sans() -> &'static [Box<str>] {
+    &TABLE.sans
+}
+
+/// The text of a SAN of at most 8 bytes as a number, `None` if longer.
+fn word(san: &[u8]) -> Option<u64> {
+    if san.is_empty() || san.len() > 8 {
+        return None;
+    }
+    let mut bytes = [0u8; 8];
+    bytes[..san.len()].copy_from_slice(san);
+    Some(u64::from_le_bytes(bytes))
+}
+
+/// The squares a piece (`N`, `B`, `R`, `Q`, `K`) reaches from `square`
+/// (0 = a1, 7 = h1, 63 = h8) on an empty board, in square order.
+fn reach(piece: u8, square: usize) -> Vec<usize> {
+    let (file, rank) = ((square % 8) as i32, (square / 8) as i32);
+    let on_board = |f: i32, r: i32| (0..8).contains(&f) && (0..8).contains(&r);
+    let mut out = Vec::new();
+    let steps: &[(i32, i32)] = match piece {
+        b'N' => &[(1, 2), (2, 1), (-1, 2), (-2, 1), (1, -2), (2, -1), (-1, -2), (-2, -1)],
+        b'K' => &[(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1)],
+        _ => &[],
+    };
+    for &(df, dr) in steps {
+        if on_board(file + df, rank + dr) {
+            out.push(((rank + dr) * 8 + file + df) as usize);
+        }
+    }
+    let mut rays: Vec<(i32, i32)> = Vec::new();
+    if matches!(piece, b'R' | b'Q') {
+        rays.extend([(1, 0), (-1, 0), (0, 1), (0, -1)]);
+    }
+    if matches!(piece, b'B' | b'Q') {
+        rays.extend([(1, 1), (1, -1), (-1, 1), (-1, -1)]);
+    }
+    for (df, dr) in rays {
+        let (mut f, mut r) = (file + df, rank + dr);
+        while on_board(f, r) {
+            out.push((r * 8 + f) as usize);
+            f += df;
+            r += dr;
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+fn square_name(square: usize) -> String {
+    format!("{}{}", char::from(b'a' + (square % 8) as u8), square / 8 + 1)
+}
+
+/// The list of [`SANS`]: each text without a mark, then with `+`, then
+/// with `#`, in this order of texts: the castlings; the pawn moves by
+/// destination (a push, then the captures from the lower file, then the
+/// higher; promotions to N, B, R, Q); the pieces N, B, R, Q, K by
+/// destination, each without a disambiguation, then by file, by rank and
+/// by square, each without then with a capture.
+fn enumerate() -> Vec<Box<str>> {
+    let mut texts: Vec<String> = vec!["O-O".into(), "O-O-O".into()];
+    for dest in 0..64 {
+        let (file, rank) = (dest % 8, dest / 8 + 1);
+        let name = square_name(dest);
+        let promotions: &[&str] =
+            if rank == 1 || rank == 8 { &["=N", "=B", "=R", "=Q"] } else { &[""] };
+        for promotion in promotions {
+            texts.push(format!("{name}{promotion}"));
+        }
+        for from in [file.checked_sub(1), (file < 7).then_some(file + 1)].into_iter().flatten() {
+            for promotion in promotions {
+                texts.push(format!("{}x{name}{promotion}", char::from(b'a' + from as u8)));
+            }
+        }
+    }
+    for piece in [b'N', b'B', b'R', b'Q', b'K'] {
+        let letter = char::from(piece);
+        for dest in 0..64 {
+            let name = square_name(dest);
+            let origins = reach(piece, dest);
+            let mut ways = vec![String::new()];
+            if piece != b'K' {
+                let mut files: Vec<usize> = origins.iter().map(|s| s % 8).collect();
+                files.sort_unstable();
+                files.dedup();
+                let mut ranks: Vec<usize> = origins.iter().map(|s| s / 8).collect();
+                ranks.sort_unstable();
+                ranks.dedup();
+                ways.extend(files.iter().map(|&f| char::from(b'a' + f as u8).to_string()));
+                ways.extend(ranks.iter().map(|&r| (r + 1).to_string()));
+                ways.extend(origins.iter().map(|&s| square_name(s)));
+            }
+            for way in &ways {
+                for capture in ["", "x"] {
+                    texts.push(format!("{letter}{way}{capture}{name}"));
+                }
+            }
+        }
+    }
+    let mut sans = Vec::with_capacity(3 * texts.len());
+    for mark in ["", "+", "#"] {
+        sans.extend(texts.iter().map(|t| format!("{t}{mark}").into_boxed_str()));
+    }
+    sans
+}
+
+/// The code of a SAN text, `None` for a text outside the list.
+pub fn code(san: &str) -> Option<u16> {
+    TABLE.codes.get(&word(san.as_bytes())?).copied()
+}
+
+/// The SAN text of a code, `None` for a code that stands for none.
+pub fn san(code: u16) -> Option<&'static str> {
+    TABLE.sans.get(usize::from(code)).map(|s| &**s)
+}
+
+/// The codes of `moves` (SAN texts separated by single spaces), two bytes
+/// each; `None` if a text has no code.
+pub fn encode(moves: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(moves.len() / 2 + 2);
+    if moves.is_empty() {
+        return Some(out);
+    }
+    for san in moves.split(' ') {
+        out.extend_from_slice(&code(san)?.to_be_bytes());
+    }
+    Some(out)
+}
+
+/// The moves text of `codes`, `None` for an odd length or a code that
+/// stands for no text.
+pub fn decode(codes: &[u8]) -> Option<String> {
+    if !codes.len().is_multiple_of(2) {
+        return None;
+    }
+    let mut out = String::with_capacity(codes.len() * 2);
+    for (i, pair) in codes.chunks_exact(2).enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        out.push_str(san(u16::from_be_bytes([pair[0], pair[1]]))?);
+    }
+    Some(out)
+}
+
+/// A game's mainline as `game_rows.packed_moves` holds it.
+#[derive(Debug, Clone, Eq)]
+pub enum Moves {
+    /// Two bytes a ply ([`encode`]): a BLOB.
+    Codes(Vec<u8>),
+    /// The packed text of [`packed_moves`], for moves with a text that has
+    /// no code.
+    Packed(String),
+}
+
+impl Moves {
+    /// `moves` (SAN separated by spaces) as the import stores it: codes
+    /// when every text has one.
+    pub fn of(moves: &str) -> Moves {
+        encode(moves).map_or_else(|| Moves::Packed(packed_moves::pack(moves)), Moves::Codes)
+    }
+
+    /// The moves text; `None` for codes that stand for no text.
+    pub fn text(&self) -> Option<String> {
+        match self {
+            Moves::Codes(codes) => decode(codes),
+            Moves::Packed(text) => Some(packed_moves::unpack(text)),
+        }
+    }
+
+    /// The codes, `None` for the packed text.
+    pub fn codes(&self) -> Option<&[u8]> {
+        match self {
+            Moves::Codes(codes) => Some(codes),
+            Moves::Packed(_) => None,
+        }
+    }
+}
+
+impl Default for Moves {
+    /// No move.
+    fn default() -> Moves {
+        Moves::Codes(Vec::new())
+    }
+}
+
+impl PartialEq for Moves {
+    /// The same moves, whichever form holds them.
+    fn eq(&self, other: &Moves) -> bool {
+        match (self, other) {
+            (Moves::Codes(a), Moves::Codes(b)) => a == b,
+            (Moves::Packed(a), Moves::Packed(b)) => a == b,
+            _ => self.text() == other.text(),
+        }
+    }
+}
+
+impl ToSql for Moves {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(match self {
+            Moves::Codes(codes) => ToSqlOutput::from(codes.as_slice()),
+            Moves::Packed(text) => ToSqlOutput::from(text.as_str()),
+        })
+    }
+}
+
+impl FromSql for Moves {
+    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Moves> {
+        match value {
+            ValueRef::Blob(codes) => Ok(Moves::Codes(codes.to_vec())),
+            ValueRef::Text(text) => std::str::from_utf8(text)
+                .map(|t| Moves::Packed(t.to_string()))
+                .map_err(|e| FromSqlError::Other(Box::new(e))),
+            _ => Err(FromSqlError::InvalidType),
+        }
+    }
+}
+
+/// The moves text of a `packed_moves` value: codes (a BLOB) or the packed
+/// text; `None` for NULL or codes that stand for no text.
+pub fn unpack_value(value: ValueRef<'_>) -> Option<String> {
+    match value {
+        ValueRef::Blob(codes) => decode(codes),
+        ValueRef::Text(text) => Some(packed_moves::unpack(std::str::from_utf8(text).ok()?)),
+        _ => None,
+    }
+}
+
+/// SQL for a JSON array of `n + 1` zeros, `n` an SQL expression: rows a
+/// ply for `json_each` at some 16 M rows a second, the last one past the
+/// end (`substr` there reads an empty BLOB).
+pub fn rows_sql(n: &str) -> String {
+    format!("'[' || replace(printf('%.*c', {n}, 'x'), 'x', '0,') || '0]'")
+}
+
+/// SQL for the SAN text of ply `key + 1` (`key` from 0) of the codes
+/// `codes`: NULL past the end.
+pub fn san_sql(codes: &str, key: &str) -> String {
+    format!("(SELECT c.san FROM move_codes AS c WHERE c.code = substr({codes}, 2 * {key} + 1, 2))")
+}
+
+/// SQL for the moves text of a `packed_moves` value `expr`, either form.
+/// The texts are concatenated in `json_each`'s order: one scan, no join.
+pub fn moves_sql(expr: &str) -> String {
+    format!(
+        "CASE WHEN typeof({expr}) = 'blob' THEN coalesce((SELECT group_concat({san}, ' ') \
+         FROM json_each({rows}) AS j WHERE j.key < length({expr}) / 2), '') ELSE {packed} END",
+        san = san_sql(expr, "j.key"),
+        rows = rows_sql(&format!("length({expr}) / 2")),
+        packed = packed_moves::unpack_sql(expr),
+    )
+}
+
+/// Which codes a database's `move_codes` table holds: one bit a code.
+#[derive(Debug, Clone)]
+pub struct CodeSet(Box<[u64; 1024]>);
+
+impl Default for CodeSet {
+    fn default() -> CodeSet {
+        CodeSet(Box::new([0; 1024]))
+    }
+}
+
+impl CodeSet {
+    /// The codes `conn`'s `move_codes` table holds.
+    ///
+    /// # Errors
+    /// SQLite's.
+    pub fn stored(conn: &rusqlite::Connection) -> rusqlite::Result<CodeSet> {
+        let mut set = CodeSet::default();
+        let mut stmt = conn.prepare("SELECT code FROM move_codes")?;
+        let mut rows = stmt.query([])?;
+        while let Some(row) = rows.next()? {
+            if let ValueRef::Blob(&[a, b]) = row.get_ref(0)? {
+                set.insert(u16::from_be_bytes([a, b]));
+            }
+        }
+        Ok(set)
+    }
+
+    /// Adds `code`: `true` if it was not there.
+    pub fn insert(&mut self, code: u16) -> bool {
+        let (word, bit) = (usize::from(code >> 6), 1u64 << (code & 63));
+        let new = self.0[word] & bit == 0;
+        self.0[word] |= bit;
+        new
+    }
+
+    /// Takes `code` out.
+    pub fn remove(&mut self, code: u16) {
+        self.0[usize::from(code >> 6)] &= !(1u64 << (code & 63));
+    }
+
+    /// Adds the codes of `codes` (two bytes each) that are not in the set
+    /// to `new`, and to the set.
+    pub fn add_new(&mut self, codes: &[u8], new: &mut Vec<u16>) {
+        for pair in codes.chunks_exact(2) {
+            let code = u16::from_be_bytes([pair[0], pair[1]]);
+            if self.insert(code) {
+                new.push(code);
+            }
+        }
+    }
+}
+
+/// Writes the rows of `codes` into `conn`'s `move_codes` table (those it
+/// holds already are left as they are).
+///
+/// # Errors
+/// SQLite's.
+pub fn store(conn: &rusqlite::Connection, codes: &[u16]) -> rusqlite::Result<()> {
+    let mut stmt =
+        conn.prepare_cached("INSERT OR IGNORE INTO move_codes (code, san) VALUES (?1, ?2)")?;
+    for &code in codes {
+        if let Some(san) = san(code) {
+            stmt.execute(rusqlite::params![code.to_be_bytes().as_slice(), san])?;
+        }
+    }
+    Ok(())
+}
+
+/// The SQL function the migration to move codes calls: a `packed_moves`
+/// value (the packed text) → its codes (a BLOB), or the value as it is
+/// when a move has no code.
+pub const ENCODE_FUNCTION: &str = "pgnindex_move_codes";
+
+/// Registers [`ENCODE_FUNCTION`] on `conn`, and `pgnindex_move_san(code)`
+/// (a code's SAN text, NULL for none), which the migration fills
+/// `move_codes` with.
+///
+/// # Errors
+/// SQLite's.
+pub fn register_migration_functions(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
+    use rusqlite::functions::FunctionFlags;
+    let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
+    conn.create_scalar_function(ENCODE_FUNCTION, 1, flags, |ctx| {
+        Ok(match ctx.get_raw(0) {
+            ValueRef::Text(text) => {
+                let packed = std::str::from_utf8(text).unwrap_or("");
+                match encode(&packed_moves::unpack(packed)) {
+                    Some(codes) => rusqlite::types::Value::Blob(codes),
+                    None => rusqlite::types::Value::Text(packed.to_string()),
+                }
+            }
+            ValueRef::Blob(b) => rusqlite::types::Value::Blob(b.to_vec()),
+            ValueRef::Null => rusqlite::types::Value::Null,
+            ValueRef::Integer(i) => rusqlite::types::Value::Integer(i),
+            ValueRef::Real(r) => rusqlite::types::Value::Real(r),
+        })
+    })?;
+    conn.create_scalar_function("pgnindex_move_san", 1, flags, |ctx| {
+        Ok(match ctx.get_raw(0) {
+            ValueRef::Blob(&[a, b]) => san(u16::from_be_bytes([a, b])).map(str::to_string),
+            _ => None,
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_list_is_pinned() {
+        let sans = sans();
+        assert_eq!(sans.len(), 42_018);
+        // FNV-1a over the texts and their separators: any change to the
+        // list changes every database's meaning.
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        for san in sans {
+            for &b in san.as_bytes().iter().chain(b"\n") {
+                hash = (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+            }
+        }
+        assert_eq!(hash, PINNED_DIGEST, "the list of move codes changed");
+        assert_eq!(san(0), Some("O-O"));
+        assert_eq!(code("e4"), Some(code("e4").unwrap()));
+        assert_eq!(code("Nf3+").map(|c| san(c).unwrap()), Some("Nf3+"));
+    }
+
+    /// The digest of the list as first written.
+    const PINNED_DIGEST: u64 = 14_420_555_508_954_862_591;
+
+    #[test]
+    fn every_text_is_distinct_short_and_of_san_characters() {
+        let mut seen = std::collections::HashSet::new();
+        for san in sans() {
+            assert!(san.len() <= 7, "{san}");
+            assert!(san.bytes().all(|b| b"abcdefgh12345678NBRQKOx=+#-".contains(&b)), "{san}");
+            assert!(seen.insert(san.clone()), "{san} twice");
+        }
+    }
+
+    #[test]
+    fn moves_round_trip_through_codes_and_texts_outside_keep_the_packed_text() {
+        let moves = "e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7 Re1 b5 Bb3 d6 c3 O-O h3 Nb8 d4 Nbd7 \
+                     exd5 R1e2 Qh4xe1# e8=Q+ fxg1=N O-O-O#";
+        let codes = encode(moves).unwrap();
+        assert_eq!(codes.len(), 2 * moves.split(' ').count());
+        assert_eq!(decode(&codes).as_deref(), Some(moves));
+        assert_eq!(encode(""), Some(Vec::new()));
+        assert_eq!(decode(&[]).as_deref(), Some(""));
+        for outside in ["e4 --", "e4  e5", "Kab1", "e9", "exe5", "e4 "] {
+            assert_eq!(encode(outside), None, "{outside}");
+            let stored = Moves::of(outside);
+            assert!(matches!(stored, Moves::Packed(_)), "{outside}");
+            assert_eq!(stored.text().as_deref(), Some(outside));
+        }
+        assert_eq!(decode(&[0xff, 0xff]), None);
+        assert_eq!(decode(&[0]), None);
+        assert_eq!(Moves::of("e4 e5"), Moves::Packed(packed_moves::pack("e4 e5")));
+    }
+}
