@@ -1,7 +1,8 @@
 -- Moves as two-byte codes, and the packed clocks, times and evaluations as
 -- BLOBs: `plies` reads any ply at a fixed offset (`substr` counts a TEXT's
 -- characters from its start, a BLOB's bytes it skips), and makes its rows
--- without unpacking a game's moves.
+-- without unpacking a game's moves. A game without notes costs each notes
+-- column one NULL test a row.
 
 CREATE TABLE IF NOT EXISTS move_codes (
     code BLOB PRIMARY KEY,    -- two bytes, big-endian: a ply of game_rows.packed_moves (src/db/move_codes.rs)
@@ -42,7 +43,7 @@ CREATE VIEW plies AS
 SELECT r.id AS game_id,
        m.key + 1 AS ply,
        CASE WHEN typeof(r.packed_moves) = 'blob' THEN (SELECT c.san FROM move_codes AS c WHERE c.code = substr(r.packed_moves, 2 * m.key + 1, 2)) ELSE m.value END AS san,
-       CASE CAST(substr(d.clocks, 1, 1) AS TEXT)
+       CASE WHEN d.clocks IS NULL THEN NULL ELSE CASE CAST(substr(d.clocks, 1, 1) AS TEXT)
             WHEN '[' THEN CAST(d.clocks ->> m.key AS REAL)
             WHEN 'a' THEN nullif((unicode(substr(d.clocks, 2 + 2 * m.key, 1)) - 48) * 64
                                  + unicode(substr(d.clocks, 3 + 2 * m.key, 1)) - 48, 5070) * 1.0
@@ -52,8 +53,8 @@ SELECT r.id AS game_id,
             WHEN 'c' THEN nullif(((unicode(substr(d.clocks, 2 + 3 * m.key, 1)) - 48) * 64
                                   + unicode(substr(d.clocks, 3 + 3 * m.key, 1)) - 48) * 64
                                  + unicode(substr(d.clocks, 4 + 3 * m.key, 1)) - 48, 324558) * 1.0
-       END AS clock,
-       CASE CAST(substr(d.emts, 1, 1) AS TEXT)
+       END END AS clock,
+       CASE WHEN d.emts IS NULL THEN NULL ELSE CASE CAST(substr(d.emts, 1, 1) AS TEXT)
             WHEN '[' THEN CAST(d.emts ->> m.key AS REAL)
             WHEN 'a' THEN nullif((unicode(substr(d.emts, 2 + 2 * m.key, 1)) - 48) * 64
                                  + unicode(substr(d.emts, 3 + 2 * m.key, 1)) - 48, 5070) * 1.0
@@ -63,16 +64,16 @@ SELECT r.id AS game_id,
             WHEN 'c' THEN nullif(((unicode(substr(d.emts, 2 + 3 * m.key, 1)) - 48) * 64
                                   + unicode(substr(d.emts, 3 + 3 * m.key, 1)) - 48) * 64
                                  + unicode(substr(d.emts, 4 + 3 * m.key, 1)) - 48, 324558) * 1.0
-       END AS emt,
-       CASE CAST(substr(d.evals, 1, 1) AS TEXT)
+       END END AS emt,
+       CASE WHEN d.evals IS NULL THEN NULL ELSE CASE CAST(substr(d.evals, 1, 1) AS TEXT)
             WHEN 'a' THEN (nullif(min(((unicode(substr(d.evals, 2 + 3 * m.key, 1)) - 48) * 64 + unicode(substr(d.evals, 3 + 3 * m.key, 1)) - 48) * 64 + unicode(substr(d.evals, 4 + 3 * m.key, 1)) - 48, 200001), 200001) - 100000) / 100.0
             WHEN '[' THEN CASE WHEN typeof(d.evals ->> m.key) = 'integer' THEN (d.evals ->> m.key) / 100.0 END
-       END AS eval,
-       CASE CAST(substr(d.evals, 1, 1) AS TEXT)
+       END END AS eval,
+       CASE WHEN d.evals IS NULL THEN NULL ELSE CASE CAST(substr(d.evals, 1, 1) AS TEXT)
             WHEN 'a' THEN nullif(nullif(max(min(((unicode(substr(d.evals, 2 + 3 * m.key, 1)) - 48) * 64 + unicode(substr(d.evals, 3 + 3 * m.key, 1)) - 48) * 64 + unicode(substr(d.evals, 4 + 3 * m.key, 1)) - 48, 262143), 200000), 200000), 262143) - 231072
             WHEN '[' THEN CASE WHEN typeof(d.evals ->> m.key) = 'text'
                                THEN CAST(substr(d.evals ->> m.key, 2) AS INTEGER) END
-       END AS mate,
+       END END AS mate,
        d.nags ->> ('$."' || (m.key + 1) || '"') AS nags,
        CASE WHEN substr(d.comments, 1, 1) = '[' THEN d.comments ->> m.key
             ELSE d.comments ->> ('$."' || (m.key + 1) || '"') END AS comment,

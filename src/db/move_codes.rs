@@ -457,4 +457,42 @@ mod tests {
         assert_eq!(decode(&[0]), None);
         assert_eq!(Moves::of("e4 e5"), Moves::Packed(packed_moves::pack("e4 e5")));
     }
+
+    /// Every move of every position up to `depth` plies from `pos`, as
+    /// SAN: each has a code that reads back as it.
+    fn walk(pos: &crate::chess::position::Position, depth: u32, seen: &mut usize) {
+        let mut moves = crate::chess::position::MoveList::new();
+        pos.legal_moves(&mut moves);
+        for &m in moves.iter() {
+            let text = crate::notation::san::to_san(pos, m);
+            let code = code(&text).unwrap_or_else(|| panic!("{text} has no code"));
+            assert_eq!(san(code), Some(text.as_str()));
+            *seen += 1;
+            if depth > 1 {
+                let mut child = pos.clone();
+                child.play_unchecked(m);
+                walk(&child, depth - 1, seen);
+            }
+        }
+    }
+
+    #[test]
+    fn every_move_san_writes_has_a_code() {
+        let fens = [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            // Kiwipete: castlings, captures, checks, pins.
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            // Promotions with and without capture, checks and mates.
+            "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
+            // Three queens and knights: disambiguation by file, rank and square.
+            "k7/8/3Q1Q2/8/3Q4/8/1N3N2/K7 w - - 0 1",
+            "4k3/8/8/8/8/8/8/R3K2R w KQ - 0 1",
+        ];
+        let mut seen = 0;
+        for fen in fens {
+            let pos = crate::notation::fen::parse_position(fen).unwrap();
+            walk(&pos, 3, &mut seen);
+        }
+        assert!(seen > 100_000, "{seen}");
+    }
 }
