@@ -29,18 +29,26 @@ use super::packed_moves;
 struct Table {
     /// Text of each code.
     sans: Vec<Box<str>>,
-    /// Code of each text, the text's bytes as a little-endian number
-    /// (no SAN text is longer than 7 bytes, and none holds a zero).
-    codes: foldhash::HashMap<u64, u16>,
+    /// Code of each text without a mark, by [`key`] of its parts; `NONE`
+    /// where no text is.
+    codes: Box<[u16]>,
 }
+
+/// No code, in [`Table::codes`].
+const NONE: u16 = u16::MAX;
+
+/// Texts without a mark: the codes of those with `+` follow, then those
+/// with `#`, in the same order.
+const UNMARKED: u16 = 14_006;
 
 static TABLE: LazyLock<Table> = LazyLock::new(|| {
     let sans = enumerate();
-    let codes = sans
-        .iter()
-        .enumerate()
-        .map(|(code, san)| (word(san.as_bytes()).expect("a short SAN"), code as u16))
-        .collect();
+    let mut codes = vec![NONE; KEYS].into_boxed_slice();
+    for (code, san) in sans[..usize::from(UNMARKED)].iter().enumerate() {
+        let at = key(san.as_bytes()).expect("a text of the list has parts");
+        assert_eq!(codes[at], NONE, "{san} twice");
+        codes[at] = code as u16;
+    }
     Table { sans, codes }
 });
 
@@ -49,14 +57,51 @@ pub fn sans() -> &'static [Box<str>] {
     &TABLE.sans
 }
 
-/// The text of a SAN of at most 8 bytes as a number, `None` if longer.
-fn word(san: &[u8]) -> Option<u64> {
-    if san.is_empty() || san.len() > 8 {
-        return None;
-    }
-    let mut bytes = [0u8; 8];
-    bytes[..san.len()].copy_from_slice(san);
-    Some(u64::from_le_bytes(bytes))
+/// The number of [`key`]s: piece (pawn, N, B, R, Q, K, castling) ×
+/// destination × way (none, 8 files, 8 ranks, 64 squares) × capture ×
+/// promotion (none, N, B, R, Q).
+const KEYS: usize = 7 * 64 * 81 * 2 * 5;
+
+/// The parts of a SAN text without its mark as one number (castlings as
+/// piece 6, destination 0 or 1); `None` for a text that is no SAN. Reading
+/// the parts costs a few comparisons, where hashing the text and looking
+/// it up in a map of the 42,018 texts cost a cache miss a move.
+fn key(text: &[u8]) -> Option<usize> {
+    let (piece, dest, way, capture, promotion) = match text {
+        b"O-O" => (6, 0, 0, 0, 0),
+        b"O-O-O" => (6, 1, 0, 0, 0),
+        _ => {
+            let (piece, rest) = match text.first()? {
+                b'N' => (1, &text[1..]),
+                b'B' => (2, &text[1..]),
+                b'R' => (3, &text[1..]),
+                b'Q' => (4, &text[1..]),
+                b'K' => (5, &text[1..]),
+                _ => (0, text),
+            };
+            let (rest, promotion) = match rest {
+                [head @ .., b'=', p] => (head, b"NBRQ".iter().position(|&c| c == *p)? + 1),
+                _ => (rest, 0),
+            };
+            let [prefix @ .., f @ b'a'..=b'h', r @ b'1'..=b'8'] = rest else { return None };
+            let dest = usize::from(r - b'1') * 8 + usize::from(f - b'a');
+            let (prefix, capture) = match prefix {
+                [head @ .., b'x'] => (head, 1),
+                _ => (prefix, 0),
+            };
+            let way = match *prefix {
+                [] => 0,
+                [f @ b'a'..=b'h'] => 1 + usize::from(f - b'a'),
+                [r @ b'1'..=b'8'] => 9 + usize::from(r - b'1'),
+                [f @ b'a'..=b'h', r @ b'1'..=b'8'] => {
+                    17 + usize::from(r - b'1') * 8 + usize::from(f - b'a')
+                }
+                _ => return None,
+            };
+            (piece, dest, way, capture, promotion)
+        }
+    };
+    Some((((piece * 64 + dest) * 81 + way) * 2 + capture) * 5 + promotion)
 }
 
 /// The squares a piece (`N`, `B`, `R`, `Q`, `K`) reaches from `square`
@@ -153,7 +198,15 @@ fn enumerate() -> Vec<Box<str>> {
 
 /// The code of a SAN text, `None` for a text outside the list.
 pub fn code(san: &str) -> Option<u16> {
-    TABLE.codes.get(&word(san.as_bytes())?).copied()
+    let (text, mark) = match san.as_bytes() {
+        [text @ .., b'+'] => (text, 1),
+        [text @ .., b'#'] => (text, 2),
+        text => (text, 0),
+    };
+    match TABLE.codes[key(text)?] {
+        NONE => None,
+        code => Some(code + mark * UNMARKED),
+    }
 }
 
 /// The SAN text of a code, `None` for a code that stands for none.
@@ -411,6 +464,10 @@ mod tests {
     fn the_list_is_pinned() {
         let sans = sans();
         assert_eq!(sans.len(), 42_018);
+        assert_eq!(sans.len(), 3 * usize::from(UNMARKED));
+        for (i, san) in sans.iter().enumerate() {
+            assert_eq!(code(san), Some(i as u16), "{san}");
+        }
         // FNV-1a over the texts and their separators: any change to the
         // list changes every database's meaning.
         let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
