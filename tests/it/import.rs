@@ -546,6 +546,10 @@ fn a_schema_12_database_reads_the_same_tags_and_plies_once_upgraded() {
     let options = ["--quiet", "--keep-duplicates", "--no-positions"];
     let plies_dir = common::fixture("plies");
     import(&fresh, &[&options[..], &[arg(&games_dir()), arg(&plies_dir)]].concat()).success();
+    let evals = "SELECT json_group_array(json_array(game_id, CAST(evals AS TEXT))) \
+                 FROM (SELECT * FROM ply_data ORDER BY game_id)";
+    let imported_evals = text(&fresh, evals);
+    assert!(imported_evals.contains(",\"a"), "some evaluations packed: {imported_evals:.300}");
     // As a pgnindex of schema 17 stored them.
     common::notes_as_schema_17(&open(&fresh));
     let (tags, plies) = (text(&fresh, TAGS_JSON), text(&fresh, PLIES_JSON));
@@ -602,6 +606,9 @@ fn a_schema_12_database_reads_the_same_tags_and_plies_once_upgraded() {
     let old_times =
         times.replace("FROM ply_data", &format!("FROM ply_data WHERE game_id <= {old}"));
     assert_eq!(text(&db, &old_times), packed_times, "packed by the upgrade as by an import");
+    let old_evals =
+        evals.replace("FROM ply_data", &format!("FROM ply_data WHERE game_id <= {old}"));
+    assert_eq!(text(&db, &old_evals), imported_evals, "evaluations packed as by an import");
     let new: Vec<(i64, String, String)> =
         rows(&conn, &format!("SELECT ord, name, value FROM tags WHERE game_id = {}", old + 1));
     let new_pairs = [(0, "UTCDate", "2024.01.02"), (1, "NewTag", "1:2 \"x\"")];
