@@ -198,7 +198,11 @@ fn enumerate() -> Vec<Box<str>> {
 
 /// The code of a SAN text, `None` for a text outside the list.
 pub fn code(san: &str) -> Option<u16> {
-    let (text, mark) = match san.as_bytes() {
+    code_of(san.as_bytes())
+}
+
+fn code_of(san: &[u8]) -> Option<u16> {
+    let (text, mark) = match san {
         [text @ .., b'+'] => (text, 1),
         [text @ .., b'#'] => (text, 2),
         text => (text, 0),
@@ -209,6 +213,15 @@ pub fn code(san: &str) -> Option<u16> {
     }
 }
 
+/// Slots of a thread's cache of codes: a few thousand distinct texts make
+/// most games.
+const CACHE_SLOTS: usize = 1 << 14;
+
+thread_local! {
+    /// Texts as [`word`]s (0 in a slot never met), and their codes.
+    static CACHE: std::cell::RefCell<Vec<(u64, u16)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// The SAN text of a code, `None` for a code that stands for none.
 pub fn san(code: u16) -> Option<&'static str> {
     TABLE.sans.get(usize::from(code)).map(|s| &**s)
@@ -217,14 +230,53 @@ pub fn san(code: u16) -> Option<&'static str> {
 /// The codes of `moves` (SAN texts separated by single spaces), two bytes
 /// each; `None` if a text has no code.
 pub fn encode(moves: &str) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(moves.len() / 2 + 2);
-    if moves.is_empty() {
+    let bytes = moves.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len() / 2 + 2);
+    if bytes.is_empty() {
         return Some(out);
     }
-    for san in moves.split(' ') {
-        out.extend_from_slice(&code(san)?.to_be_bytes());
+    CACHE.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if cache.is_empty() {
+            cache.resize(CACHE_SLOTS, (0, 0));
+        }
+        let mut start = 0;
+        loop {
+            let end = memchr::memchr(b' ', &bytes[start..]).map_or(bytes.len(), |i| start + i);
+            let san = &bytes[start..end];
+            let code = match word(san) {
+                Some(word) => {
+                    let slot = (word.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 50) as usize;
+                    match cache[slot] {
+                        (held, code) if held == word => code,
+                        _ => {
+                            let code = code_of(san)?;
+                            cache[slot] = (word, code);
+                            code
+                        }
+                    }
+                }
+                None => return None,
+            };
+            out.extend_from_slice(&code.to_be_bytes());
+            if end == bytes.len() {
+                return Some(out);
+            }
+            start = end + 1;
+        }
+    })
+}
+
+/// A text of 1 to 7 bytes as one number, never 0: its bytes little-endian,
+/// its length in the top byte.
+fn word(text: &[u8]) -> Option<u64> {
+    if text.is_empty() || text.len() > 7 {
+        return None;
     }
-    Some(out)
+    let mut bytes = [0u8; 8];
+    bytes[..text.len()].copy_from_slice(text);
+    bytes[7] = text.len() as u8;
+    Some(u64::from_le_bytes(bytes))
 }
 
 /// The moves text of `codes`, `None` for an odd length or a code that
@@ -504,7 +556,7 @@ mod tests {
         assert_eq!(decode(&codes).as_deref(), Some(moves));
         assert_eq!(encode(""), Some(Vec::new()));
         assert_eq!(decode(&[]).as_deref(), Some(""));
-        for outside in ["e4 --", "e4  e5", "Kab1", "e9", "exe5", "e4 "] {
+        for outside in ["e4 --", "e4  e5", "Kab1", "e9", "exe5", "e4 ", "e4\0", "Qa1xh8#+"] {
             assert_eq!(encode(outside), None, "{outside}");
             let stored = Moves::of(outside);
             assert!(matches!(stored, Moves::Packed(_)), "{outside}");
