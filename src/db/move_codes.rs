@@ -218,7 +218,9 @@ fn code_of(san: &[u8]) -> Option<u16> {
 const CACHE_SLOTS: usize = 1 << 14;
 
 thread_local! {
-    /// Texts as [`word`]s (0 in a slot never met), and their codes.
+    /// Texts of 1 to 7 bytes as numbers, their bytes little-endian and
+    /// their length in the top byte (so never 0, a slot never met), and
+    /// their codes.
     static CACHE: std::cell::RefCell<Vec<(u64, u16)>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
@@ -240,43 +242,38 @@ pub fn encode(moves: &str) -> Option<Vec<u8>> {
         if cache.is_empty() {
             cache.resize(CACHE_SLOTS, (0, 0));
         }
+        // One pass: each text's number is built as its bytes go by (a
+        // move is 2 to 7 bytes: a call to search for the space, or to
+        // copy the text, would cost more than the move).
         let mut start = 0;
-        loop {
-            let end = memchr::memchr(b' ', &bytes[start..]).map_or(bytes.len(), |i| start + i);
-            let san = &bytes[start..end];
-            let code = match word(san) {
-                Some(word) => {
-                    let slot = (word.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 50) as usize;
-                    match cache[slot] {
-                        (held, code) if held == word => code,
-                        _ => {
-                            let code = code_of(san)?;
-                            cache[slot] = (word, code);
-                            code
-                        }
-                    }
+        while start <= bytes.len() {
+            let mut end = start;
+            let mut word = 0u64;
+            while end < bytes.len() && bytes[end] != b' ' {
+                if end - start < 7 {
+                    word |= u64::from(bytes[end]) << (8 * (end - start));
                 }
-                None => return None,
+                end += 1;
+            }
+            let len = end - start;
+            if len == 0 || len > 7 {
+                return None;
+            }
+            word |= (len as u64) << 56;
+            let slot = (word.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 50) as usize;
+            let code = match cache[slot] {
+                (held, code) if held == word => code,
+                _ => {
+                    let code = code_of(&bytes[start..end])?;
+                    cache[slot] = (word, code);
+                    code
+                }
             };
             out.extend_from_slice(&code.to_be_bytes());
-            if end == bytes.len() {
-                return Some(out);
-            }
             start = end + 1;
         }
+        Some(out)
     })
-}
-
-/// A text of 1 to 7 bytes as one number, never 0: its bytes little-endian,
-/// its length in the top byte.
-fn word(text: &[u8]) -> Option<u64> {
-    if text.is_empty() || text.len() > 7 {
-        return None;
-    }
-    let mut bytes = [0u8; 8];
-    bytes[..text.len()].copy_from_slice(text);
-    bytes[7] = text.len() as u8;
-    Some(u64::from_le_bytes(bytes))
 }
 
 /// The moves text of `codes`, `None` for an odd length or a code that
