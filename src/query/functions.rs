@@ -52,9 +52,8 @@ fn user_error(message: String) -> rusqlite::Error {
     rusqlite::Error::UserFunctionError(message.into())
 }
 
-/// A text argument; `None` for NULL.
-/// A text argument; a BLOB is read as its bytes' text (the packed
-/// `ply_data` columns are BLOBs).
+/// A text argument; `None` for NULL. A BLOB is read as its bytes' text
+/// (the packed `ply_data` columns are BLOBs).
 fn text_arg(ctx: &Context<'_>, i: usize) -> rusqlite::Result<Option<String>> {
     match ctx.get_raw(i) {
         rusqlite::types::ValueRef::Blob(bytes) => String::from_utf8(bytes.to_vec())
