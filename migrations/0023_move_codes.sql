@@ -10,7 +10,7 @@ CREATE TABLE IF NOT EXISTS move_codes (
 ) WITHOUT ROWID;
 
 -- Needs the functions a pgnindex connection registers for its migrations.
-UPDATE game_rows SET packed_moves = pgnindex_move_codes(packed_moves)
+UPDATE game_rows SET packed_moves = coalesce(pgnindex_move_codes(packed_moves), packed_moves)
 WHERE typeof(packed_moves) = 'text';
 INSERT INTO move_codes (code, san)
     SELECT code, san FROM (

@@ -469,8 +469,8 @@ pub fn store(conn: &rusqlite::Connection, codes: &[u16]) -> rusqlite::Result<()>
 }
 
 /// The SQL function the migration to move codes calls: a `packed_moves`
-/// value (the packed text) → its codes (a BLOB), or the value as it is
-/// when a move has no code.
+/// value (the packed text) → its codes (a BLOB); NULL for any other value,
+/// or a text with a move that has no code (the migration keeps those).
 pub const ENCODE_FUNCTION: &str = "pgnindex_move_codes";
 
 /// Registers [`ENCODE_FUNCTION`] on `conn`, and `pgnindex_move_san(code)`
@@ -485,16 +485,9 @@ pub fn register_migration_functions(conn: &rusqlite::Connection) -> rusqlite::Re
     conn.create_scalar_function(ENCODE_FUNCTION, 1, flags, |ctx| {
         Ok(match ctx.get_raw(0) {
             ValueRef::Text(text) => {
-                let packed = std::str::from_utf8(text).unwrap_or("");
-                match encode(&packed_moves::unpack(packed)) {
-                    Some(codes) => rusqlite::types::Value::Blob(codes),
-                    None => rusqlite::types::Value::Text(packed.to_string()),
-                }
+                std::str::from_utf8(text).ok().and_then(|p| encode(&packed_moves::unpack(p)))
             }
-            ValueRef::Blob(b) => rusqlite::types::Value::Blob(b.to_vec()),
-            ValueRef::Null => rusqlite::types::Value::Null,
-            ValueRef::Integer(i) => rusqlite::types::Value::Integer(i),
-            ValueRef::Real(r) => rusqlite::types::Value::Real(r),
+            _ => None,
         })
     })?;
     conn.create_scalar_function("pgnindex_move_san", 1, flags, |ctx| {
@@ -600,5 +593,36 @@ mod tests {
             walk(&pos, 3, &mut seen);
         }
         assert!(seen > 100_000, "{seen}");
+    }
+
+    #[test]
+    fn the_migration_codes_what_it_can_and_keeps_every_other_text() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        register_migration_functions(&conn).unwrap();
+        let coded = |value: &str| -> rusqlite::types::Value {
+            conn.query_row(
+                &format!("SELECT coalesce({ENCODE_FUNCTION}({value}), {value})"),
+                [],
+                |r| r.get(0),
+            )
+            .unwrap()
+        };
+        let packed = packed_moves::pack("e4 e5 Nf3");
+        let read: rusqlite::types::Value = conn
+            .query_row(&format!("SELECT {ENCODE_FUNCTION}(?1)"), [packed.as_str()], |r| r.get(0))
+            .unwrap();
+        assert_eq!(read, rusqlite::types::Value::Blob(encode("e4 e5 Nf3").unwrap()));
+        // Invalid UTF-8, a move without a code: kept as they are.
+        let invalid: Vec<u8> = conn
+            .query_row(
+                &format!("SELECT CAST(coalesce({ENCODE_FUNCTION}(CAST(X'65FF34' AS TEXT)), CAST(X'65FF34' AS TEXT)) AS BLOB)"),
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(invalid, b"e\xff4");
+        // A text kept verbatim by the packing, with a move outside the list.
+        let verbatim = format!("{}P@e4", char::from(packed_moves::VERBATIM));
+        assert_eq!(coded("char(127) || 'P@e4'"), rusqlite::types::Value::Text(verbatim));
     }
 }
