@@ -55,42 +55,6 @@ CREATE TABLE dedupe_000001 (
 CREATE TABLE deleted_games (
     game_id INTEGER PRIMARY KEY           -- a deleted games.id whose index rows may remain
 );
-CREATE VIEW players AS
-WITH sides (name, white, points, year, elo) AS (
-    SELECT white, 1,
-           CASE result WHEN '1-0' THEN 1.0 WHEN '0-1' THEN 0.0 WHEN '1/2-1/2' THEN 0.5 END,
-           year, white_elo
-    FROM games WHERE white IS NOT NULL
-    UNION ALL
-    SELECT black, 0,
-           CASE result WHEN '0-1' THEN 1.0 WHEN '1-0' THEN 0.0 WHEN '1/2-1/2' THEN 0.5 END,
-           year, black_elo
-    FROM games WHERE black IS NOT NULL
-),
-keyed AS (
-    SELECT rtrim(replace(replace(
-               replace(replace(replace(replace(lower(trim(name)),
-                   '  ', ' '), '  ', ' '), '  ', ' '), '  ', ' '),
-               ', ', ','), ' ,', ','), '. ') AS key,
-           name, white, points, year, elo
-    FROM sides
-),
-players AS (
-    SELECT key, count(*) AS games, sum(white) AS white_games, avg(points) AS score,
-           min(year) AS first_year, max(year) AS last_year, max(elo) AS max_elo
-    FROM keyed
-    WHERE trim(key, '?-') <> ''
-    GROUP BY key
-),
-spellings AS (
-    SELECT key, name,
-           row_number() OVER (PARTITION BY key ORDER BY count(*) DESC, name) AS place
-    FROM keyed
-    GROUP BY key, name
-)
-SELECT spellings.name AS name, games, white_games, games - white_games AS black_games,
-       score, first_year, last_year, max_elo
-FROM players JOIN spellings ON spellings.key = players.key AND spellings.place = 1;
 CREATE TABLE ply_data (
     game_id  INTEGER PRIMARY KEY REFERENCES game_rows(id),
     clocks   TEXT,    -- seconds on the mover's clock after the move (180, 178.6) or null; NULL when no ply has one
@@ -339,6 +303,100 @@ END;
 CREATE TRIGGER games_delete_row INSTEAD OF DELETE ON games BEGIN
     DELETE FROM game_rows WHERE id = old.id;
 END;
+CREATE TABLE player_rows (
+    key         TEXT PRIMARY KEY,     -- the name normalised as the players view groups it
+    name        TEXT NOT NULL,        -- the most frequent spelling
+    games       INTEGER NOT NULL,
+    white_games INTEGER NOT NULL,
+    score       REAL,
+    first_year  INTEGER,
+    last_year   INTEGER,
+    max_elo     INTEGER
+) WITHOUT ROWID;
+CREATE TABLE player_rows_state (current INTEGER NOT NULL);
+CREATE TABLE player_keys_changed (key TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE VIEW player_sides (game_id, key, name, white, points, year, elo) AS
+SELECT game_id, key, name, white, points, year, elo FROM (
+    SELECT game_id,
+           rtrim(replace(replace(
+               replace(replace(replace(replace(lower(trim(name)),
+                   '  ', ' '), '  ', ' '), '  ', ' '), '  ', ' '),
+               ', ', ','), ' ,', ','), '. ') AS key,
+           name, white, points, year, elo
+    FROM (
+        SELECT r.id AS game_id,
+               CASE WHEN typeof(r.white) = 'integer' THEN (SELECT t.text FROM game_texts AS t WHERE t.id = r.white) ELSE r.white END AS name,
+               1 AS white,
+               CASE r.result WHEN '1-0' THEN 1.0 WHEN '0-1' THEN 0.0 WHEN '1/2-1/2' THEN 0.5 END AS points,
+               r.year AS year, r.white_elo AS elo
+        FROM game_rows AS r WHERE r.white IS NOT NULL
+        UNION ALL
+        SELECT r.id,
+               CASE WHEN typeof(r.black) = 'integer' THEN (SELECT t.text FROM game_texts AS t WHERE t.id = r.black) ELSE r.black END,
+               0,
+               CASE r.result WHEN '0-1' THEN 1.0 WHEN '1-0' THEN 0.0 WHEN '1/2-1/2' THEN 0.5 END,
+               r.year, r.black_elo
+        FROM game_rows AS r WHERE r.black IS NOT NULL
+    )
+)
+WHERE trim(key, '?-') <> '';
+CREATE VIEW players_live (key, name, games, white_games, score, first_year, last_year, max_elo) AS
+WITH sides AS (
+    SELECT key, name, white, points, year, elo FROM player_sides
+    WHERE NOT EXISTS (SELECT 1 FROM player_keys_changed)
+       OR key IN (SELECT key FROM player_keys_changed)
+),
+grouped AS (
+    SELECT key, count(*) AS games, sum(white) AS white_games, avg(points) AS score,
+           min(year) AS first_year, max(year) AS last_year, max(elo) AS max_elo
+    FROM sides GROUP BY key
+),
+spellings AS (
+    SELECT key, name,
+           row_number() OVER (PARTITION BY key ORDER BY count(*) DESC, name) AS place
+    FROM sides GROUP BY key, name
+)
+SELECT grouped.key, spellings.name, games, white_games, score, first_year, last_year, max_elo
+FROM grouped JOIN spellings ON spellings.key = grouped.key AND spellings.place = 1;
+CREATE VIEW players AS
+SELECT name, games, white_games, games - white_games AS black_games, score, first_year,
+       last_year, max_elo
+FROM players_live;
+CREATE TRIGGER player_rows_before_delete BEFORE DELETE ON game_rows
+WHEN (SELECT current FROM player_rows_state) BEGIN
+    INSERT OR IGNORE INTO player_keys_changed
+        SELECT '' UNION ALL SELECT key FROM player_sides WHERE game_id = old.id;
+END;
+CREATE TRIGGER player_rows_before_update
+BEFORE UPDATE OF id, white, black, result, year, white_elo, black_elo ON game_rows
+WHEN (SELECT current FROM player_rows_state) BEGIN
+    INSERT OR IGNORE INTO player_keys_changed
+        SELECT '' UNION ALL SELECT key FROM player_sides WHERE game_id = old.id;
+END;
+CREATE TRIGGER player_rows_after_insert AFTER INSERT ON game_rows
+WHEN (SELECT current FROM player_rows_state) BEGIN
+    INSERT OR IGNORE INTO player_keys_changed
+        SELECT '' UNION ALL SELECT key FROM player_sides WHERE game_id = new.id;
+    DELETE FROM player_rows WHERE key IN (SELECT key FROM player_keys_changed);
+    INSERT INTO player_rows SELECT * FROM players_live;
+    DELETE FROM player_keys_changed;
+END;
+CREATE TRIGGER player_rows_after_update
+AFTER UPDATE OF id, white, black, result, year, white_elo, black_elo ON game_rows
+WHEN (SELECT current FROM player_rows_state) BEGIN
+    INSERT OR IGNORE INTO player_keys_changed
+        SELECT '' UNION ALL SELECT key FROM player_sides WHERE game_id = new.id;
+    DELETE FROM player_rows WHERE key IN (SELECT key FROM player_keys_changed);
+    INSERT INTO player_rows SELECT * FROM players_live;
+    DELETE FROM player_keys_changed;
+END;
+CREATE TRIGGER player_rows_after_delete AFTER DELETE ON game_rows
+WHEN (SELECT current FROM player_rows_state) BEGIN
+    DELETE FROM player_rows WHERE key IN (SELECT key FROM player_keys_changed);
+    INSERT INTO player_rows SELECT * FROM players_live;
+    DELETE FROM player_keys_changed;
+END;
 INSERT INTO "dedupe_segments" VALUES (1, 'dedupe_000001', 1000, 0);
 INSERT INTO "material_backlog" VALUES (0);
 INSERT INTO "explorer_tree_state" VALUES (6, 0, 1, 4, 16);
+INSERT INTO "player_rows_state" VALUES (0);

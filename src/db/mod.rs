@@ -16,6 +16,7 @@ mod header;
 pub mod move_codes;
 pub mod packed_fen;
 pub mod packed_moves;
+pub mod players;
 pub mod schema;
 mod speed;
 pub mod texts;
@@ -48,6 +49,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0021_explorer_deep.sql"),
     include_str!("../../migrations/0022_segment_names.sql"),
     include_str!("../../migrations/0023_move_codes.sql"),
+    include_str!("../../migrations/0024_player_rows.sql"),
 ];
 
 /// The schema the migrations build, as one script: what a new file gets,

@@ -30,6 +30,8 @@ impl Schema {
     /// Moves as two-byte codes (`move_codes`), the packed clocks, times and
     /// evaluations as BLOBs.
     pub const MOVE_CODES: Schema = Schema(23);
+    /// The players stored (`player_rows`) under the `players` view.
+    pub const PLAYER_ROWS: Schema = Schema(24);
     /// The schema this binary writes.
     pub const CURRENT: Schema = Schema(super::SCHEMA_VERSION);
 

@@ -13,7 +13,7 @@ use rusqlite::{Connection, Transaction, TransactionBehavior};
 
 use super::writer::{import_lock, WriteError};
 use super::{segments, tree};
-use crate::db::{self, DbError, GameId, Sharing};
+use crate::db::{self, players, DbError, GameId, Sharing};
 
 /// A database opened to delete games.
 #[derive(Debug)]
@@ -59,6 +59,9 @@ impl Deleter {
             .map_err(sqlite)?;
         let mut deleted = 0;
         let removed = tree::remove_games(&tx, ids).map_err(sqlite)?;
+        // The players are counted once, after the deletes, not by the
+        // triggers for each game.
+        players::set_live(&tx).map_err(sqlite)?;
         {
             let mut st = tx.prepare("DELETE FROM game_rows WHERE id = ?1").map_err(sqlite)?;
             for id in ids {
@@ -66,6 +69,7 @@ impl Deleter {
             }
         }
         removed.finish(&tx).map_err(sqlite)?;
+        players::rebuild(&tx).map_err(sqlite)?;
         tx.commit().map_err(sqlite)?;
         db::rest(&self.conn).map_err(sqlite)?;
         Ok(deleted)

@@ -62,6 +62,7 @@ pub fn vacuum(path: &Path, step: &mut dyn FnMut(Step)) -> Result<Vacuumed, Write
     let conn = db::open_for_import(path, Sharing::Exclusive)?;
     let sqlite = |error| WriteError::Sqlite { path: path.to_path_buf(), error };
     let (games, positions) = purge(&conn, step).map_err(sqlite)?;
+    db::players::ensure_current(&conn).map_err(sqlite)?;
     step(Step::Compacting);
     conn.execute_batch("VACUUM").map_err(sqlite)?;
     // Shared with readers in WAL mode, the log is folded into the file

@@ -24,7 +24,7 @@ use std::sync::{Arc, LazyLock};
 use std::time::Instant;
 
 use rusqlite::types::{ToSql, ToSqlOutput};
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 
 use super::append;
 use super::batch::BatchPlan;
@@ -44,7 +44,7 @@ use super::texts::GameTexts;
 use super::tree::{self, TreeBatch};
 use crate::db::columns::{columns, select_list, Columns};
 use crate::db::{self, DbError, GameId, Sharing};
-use crate::db::{dates, texts};
+use crate::db::{dates, players, texts};
 use crate::pgn::source::FileFacts;
 
 /// How the writer stores games.
@@ -268,6 +268,9 @@ pub struct Writer {
     /// Position rows this import may still merge (`segments::compact`):
     /// [`segments::MERGE_RATIO`] for each row it wrote, less what it merged.
     merge_budget: u64,
+    /// `players` reads the games until [`Writer::finish`] fills its table
+    /// again (set before the first batch).
+    players_live: bool,
 }
 
 impl std::fmt::Debug for Writer {
@@ -480,6 +483,7 @@ impl Writer {
             flusher: None,
             candidates: Vec::new(),
             merge_budget: 0,
+            players_live: false,
         };
         // A 128 MiB page cache. With schema 3's random-order dedupe index
         // 256 MiB had paid (11.7 M distinct games without positions,
@@ -646,6 +650,14 @@ impl Writer {
 
     fn begin(&mut self) -> Result<(), WriteError> {
         if !self.in_transaction {
+            if !self.players_live {
+                // Its own transaction: a killed import leaves `players`
+                // reading the games it committed.
+                let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate);
+                tx.and_then(|tx| players::set_live(&tx).and_then(|()| tx.commit()))
+                    .map_err(|e| self.sqlite(e))?;
+                self.players_live = true;
+            }
             // Read before the transaction: SQLite loads no image into a
             // schema whose transaction read pages by hand.
             let next_id = self.next_id;
@@ -1276,6 +1288,7 @@ impl Writer {
         std::mem::take(&mut self.batch.tables_slot)
             .detach(self.conn())
             .map_err(|e| self.sqlite(e))?;
+        players::ensure_current(self.conn()).map_err(|e| self.sqlite(e))?;
         if let Some(checkpointer) = self.checkpointer.take() {
             checkpointer.stop();
         }

@@ -304,3 +304,129 @@ fn the_players_view_groups_the_spellings_of_a_name() {
         open(&db).query_row("SELECT sum(games) FROM players", [], |r| r.get(0)).unwrap();
     assert_eq!(sides, 10);
 }
+
+/// The rows of `players`, and those schema 8's view (grouping the games
+/// when read) gives on the same connection.
+fn players_and_reference(conn: &rusqlite::Connection) -> (Vec<String>, Vec<String>) {
+    let v8 = include_str!("../../migrations/0008_players_view.sql");
+    let view = &v8[v8.find("CREATE VIEW players").unwrap()..];
+    let reference = view.replace("CREATE VIEW players", "CREATE TEMP VIEW players_reference");
+    conn.execute_batch(&format!("DROP VIEW IF EXISTS temp.players_reference; {reference}"))
+        .unwrap();
+    let read = |from: &str| {
+        common::column::<String>(
+            conn,
+            &format!(
+                "SELECT name || '|' || games || '|' || white_games || '|' || black_games || '|' \
+                 || ifnull(score, '') || '|' || ifnull(first_year, '') || '|' \
+                 || ifnull(last_year, '') || '|' || ifnull(max_elo, '') FROM {from} ORDER BY name"
+            ),
+        )
+    };
+    (read("players"), read("players_reference"))
+}
+
+fn reads_the_table(conn: &rusqlite::Connection) -> bool {
+    let sql: String = conn
+        .query_row("SELECT sql FROM sqlite_master WHERE name = 'players'", [], |r| r.get(0))
+        .unwrap();
+    let current: i64 =
+        conn.query_row("SELECT current FROM player_rows_state", [], |r| r.get(0)).unwrap();
+    assert_eq!(sql.ends_with("FROM player_rows"), current == 1, "{sql}");
+    current == 1
+}
+
+/// `players` reads a table pgnindex fills at the end of each write; games
+/// changed by SQL in between have their players counted again by the
+/// schema's triggers; a write cut short leaves the view grouping the games.
+/// Each time its rows are those of schema 8's view over the same games.
+#[test]
+fn the_stored_players_stay_those_the_games_give() {
+    let dir = scratch();
+    let db = dir.join("players.db");
+    let game = |white: &str, black: &str, result: &str, date: &str| {
+        format!(
+            "[Event \"E\"]\n[Date \"{date}\"]\n[White \"{white}\"]\n[Black \"{black}\"]\n\
+             [Result \"{result}\"]\n[WhiteElo \"2400\"]\n\n1. e4 e5 {result}\n\n"
+        )
+    };
+    let pgn = [
+        game("Carlsen, Magnus", "Anand, V", "1-0", "2019.01.01"),
+        game("Anand, V", "carlsen,magnus", "1/2-1/2", "2020.??.??"),
+        game("?", "-", "1-0", "2018.02.02"),
+        game("Zz", "Anand, V.", "*", "????.??.??"),
+    ]
+    .concat();
+    let input = dir.write("players.pgn", pgn);
+    import(&db, &["--quiet", arg(&input), arg(&common::twic())]).success();
+    let conn = open(&db);
+    assert!(reads_the_table(&conn));
+    let (players, reference) = players_and_reference(&conn);
+    assert!(players.len() > 100, "{}", players.len());
+    assert_eq!(players, reference);
+
+    // SQL through the view and on the table, as a user in the shell.
+    let edits = [
+        "DELETE FROM games WHERE white = 'Zz'",
+        "UPDATE games SET white = 'ANAND,  v' WHERE id = 2",
+        "UPDATE games SET result = '0-1', year = 1850 WHERE id = 1",
+        "UPDATE game_rows SET white_elo = 3000 WHERE id = 5",
+        "INSERT INTO games (white, black, result, ply_count, moves, dedupe_key, year) \
+         VALUES ('New, Player', '?', '1-0', 0, '', 1, 2001)",
+        "INSERT INTO games (white, black, result, ply_count, moves, dedupe_key) \
+         VALUES ('?', '', '1-0', 0, '', 2)",
+        "DELETE FROM game_rows WHERE id = 6",
+        "DELETE FROM games WHERE white = '?'",
+    ];
+    for edit in edits {
+        conn.execute_batch(edit).unwrap();
+        assert!(reads_the_table(&conn), "{edit}");
+        let (players, reference) = players_and_reference(&conn);
+        assert_eq!(players, reference, "{edit}");
+        let left: i64 =
+            conn.query_row("SELECT count(*) FROM player_keys_changed", [], |r| r.get(0)).unwrap();
+        assert_eq!(left, 0, "{edit}");
+    }
+    let new: Vec<String> = players_and_reference(&conn)
+        .0
+        .into_iter()
+        .filter(|p| p.starts_with("New, Player|"))
+        .collect();
+    assert_eq!(new, ["New, Player|1|1|0|1.0|2001|2001|"]);
+
+    // `delete` counts once at its end.
+    let out = run(["delete", "--db", arg(&db), "--white", "Carlsen"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(reads_the_table(&conn));
+    let (players, reference) = players_and_reference(&conn);
+    assert_eq!(players, reference);
+
+    // A write cut short: the view groups the games, and changes by SQL
+    // need no trigger.
+    pgnindex::db::players::set_live(&conn).unwrap();
+    conn.execute_batch("DELETE FROM game_rows WHERE id = 7").unwrap();
+    assert!(!reads_the_table(&conn));
+    let (players, reference) = players_and_reference(&conn);
+    assert_eq!(players, reference);
+    drop(conn);
+    // The next write fills the table again.
+    assert_eq!(run(["vacuum", "--db", arg(&db)]).code, 0);
+    let conn = open(&db);
+    assert!(reads_the_table(&conn));
+    let (players, reference) = players_and_reference(&conn);
+    assert_eq!(players, reference);
+
+    // A database of the schema before: migrated, read alike, then stored.
+    common::players_as_schema_23(&conn);
+    drop(conn);
+    let more = dir.write("more.pgn", game("Carlsen, Magnus", "New, Player", "0-1", "2022.01.01"));
+    let read = pgnindex::db::open_read_only(&db).unwrap();
+    assert_eq!(players_and_reference(&read).0, players);
+    drop(read);
+    import(&db, &["--quiet", arg(&more)]).success();
+    let conn = open(&db);
+    assert!(reads_the_table(&conn));
+    let (after, reference) = players_and_reference(&conn);
+    assert_eq!(after, reference);
+    assert_ne!(after, players);
+}

@@ -297,12 +297,40 @@ pub fn migrate_to(conn: &Connection, version: usize) {
     }
 }
 
+/// Puts the players of a database back as schema 23 had them: the
+/// `players` view grouping the games when read, no `player_rows`, its
+/// views and triggers; `user_version` 23 (for a database of schema 24 or
+/// later).
+pub fn players_as_schema_23(conn: &Connection) {
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+    if version < 24 {
+        return;
+    }
+    let v23 = Connection::open_in_memory().unwrap();
+    pgnindex::db::move_codes::register_migration_functions(&v23).unwrap();
+    migrate_to(&v23, 23);
+    let players: String = v23
+        .query_row("SELECT sql FROM sqlite_master WHERE name = 'players'", [], |r| r.get(0))
+        .unwrap();
+    conn.execute_batch(&format!(
+        "DROP TRIGGER player_rows_before_delete; DROP TRIGGER player_rows_before_update;
+         DROP TRIGGER player_rows_after_insert; DROP TRIGGER player_rows_after_update;
+         DROP TRIGGER player_rows_after_delete;
+         DROP VIEW players; DROP VIEW players_live; DROP VIEW player_sides;
+         DROP TABLE player_rows; DROP TABLE player_rows_state; DROP TABLE player_keys_changed;
+         {players};
+         PRAGMA user_version = 23;"
+    ))
+    .unwrap();
+}
+
 /// Puts the moves and notes of a database back as schema 22 stored them:
 /// moves as packed text, the packed clocks and times as TEXT, evaluations
 /// as JSON arrays; that schema's views and triggers, no `move_codes`;
 /// `user_version` 22 (for a database of schema 23 or later).
 pub fn moves_as_schema_22(conn: &Connection) {
     use pgnindex::db::{move_codes, packed_moves};
+    players_as_schema_23(conn);
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
     if version < 23 {
         return;

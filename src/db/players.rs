@@ -1,0 +1,369 @@
+//! The `players` view's stored rows (`player_rows`): the key a name is
+//! grouped by, and the one pass over the games that fills the table.
+//!
+//! A write that changes many games (an import, `delete`, `vacuum`) points
+//! `players` at the grouping done when read ([`set_live`]), changes the
+//! games, and fills the table again at its end ([`rebuild`]). Between two
+//! writes the schema's triggers count again the players of each game that
+//! SQL changes, so that the table stays exact.
+
+use std::collections::HashMap;
+
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior};
+
+use super::schema::Schema;
+
+/// What `players` reads from when the table is exact.
+const STORED: &str = "player_rows";
+/// What it reads from otherwise: the games, grouped when read.
+const LIVE: &str = "players_live";
+
+/// The `players` view reading `from`.
+fn view_sql(from: &str) -> String {
+    format!(
+        "CREATE VIEW players AS\n\
+         SELECT name, games, white_games, games - white_games AS black_games, score, first_year,\n       \
+         last_year, max_elo\n\
+         FROM {from}"
+    )
+}
+
+/// The key the `players` view groups a name under, as its SQL computes it:
+/// surrounding spaces dropped, ASCII letters in lower case, runs of up to
+/// sixteen spaces as one, no space around a comma, trailing dots and spaces
+/// dropped. `None` for a name that is no player (empty, or only `?` and
+/// `-`).
+pub fn key(name: &str) -> Option<String> {
+    let mut key = name.trim_matches(' ').to_ascii_lowercase();
+    for _ in 0..4 {
+        if key.contains("  ") {
+            key = key.replace("  ", " ");
+        }
+    }
+    if key.contains(", ") {
+        key = key.replace(", ", ",");
+    }
+    if key.contains(" ,") {
+        key = key.replace(" ,", ",");
+    }
+    key.truncate(key.trim_end_matches(['.', ' ']).len());
+    (!key.trim_matches(['?', '-']).is_empty()).then_some(key)
+}
+
+/// `true` when the database has the table and it is exact.
+///
+/// # Errors
+/// SQLite's.
+pub fn is_current(conn: &Connection) -> rusqlite::Result<bool> {
+    if !Schema::of(conn)?.has(Schema::PLAYER_ROWS) {
+        return Ok(false);
+    }
+    let current: Option<i64> =
+        conn.query_row("SELECT current FROM player_rows_state", [], |r| r.get(0)).optional()?;
+    Ok(current == Some(1))
+}
+
+/// Points `players` at the games (grouped when read) and stops the
+/// triggers' counting, before a write that changes many games. Runs inside
+/// the caller's transaction; nothing to do on a database without the
+/// table.
+///
+/// # Errors
+/// SQLite's.
+pub fn set_live(conn: &Connection) -> rusqlite::Result<()> {
+    if !Schema::of(conn)?.has(Schema::PLAYER_ROWS) {
+        return Ok(());
+    }
+    conn.execute("UPDATE player_rows_state SET current = 0 WHERE current <> 0", [])?;
+    point_view(conn, LIVE)
+}
+
+/// Fills `player_rows` from every game, points `players` at it and lets
+/// the triggers keep it. Runs inside the caller's transaction; nothing to
+/// do on a database without the table.
+///
+/// # Errors
+/// SQLite's.
+pub fn rebuild(conn: &Connection) -> rusqlite::Result<()> {
+    if !Schema::of(conn)?.has(Schema::PLAYER_ROWS) {
+        return Ok(());
+    }
+    // Stops the triggers while the table is emptied and filled.
+    conn.execute("UPDATE player_rows_state SET current = 0 WHERE current <> 0", [])?;
+    conn.execute("DELETE FROM player_rows", [])?;
+    match group(conn)? {
+        Some(players) => insert(conn, players)?,
+        // A value only SQL can have written: the view's own grouping.
+        None => {
+            conn.execute("INSERT INTO player_rows SELECT * FROM players_live", [])?;
+        }
+    }
+    conn.execute("UPDATE player_rows_state SET current = 1", [])?;
+    point_view(conn, STORED)
+}
+
+/// [`rebuild`] in a transaction of its own, if the table is not exact.
+///
+/// # Errors
+/// SQLite's.
+pub fn ensure_current(conn: &Connection) -> rusqlite::Result<()> {
+    if !Schema::of(conn)?.has(Schema::PLAYER_ROWS) || is_current(conn)? {
+        return Ok(());
+    }
+    let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
+    rebuild(&tx)?;
+    tx.commit()
+}
+
+/// Replaces the `players` view by one reading `from`, unless it does.
+fn point_view(conn: &Connection, from: &str) -> rusqlite::Result<()> {
+    let wanted = view_sql(from);
+    let now: Option<String> = conn
+        .query_row(
+            "SELECT sql FROM main.sqlite_master WHERE type = 'view' AND name = 'players'",
+            [],
+            |r| r.get(0),
+        )
+        .optional()?;
+    if now.as_deref() != Some(wanted.as_str()) {
+        conn.execute_batch(&format!("DROP VIEW IF EXISTS main.players;\n{wanted};"))?;
+    }
+    Ok(())
+}
+
+/// One player's games, as the view sums them.
+#[derive(Debug, Default)]
+struct Player {
+    key: String,
+    games: i64,
+    white_games: i64,
+    /// Points of the games with a decisive or drawn result, in halves.
+    half_points: i64,
+    scored: i64,
+    first_year: Option<i64>,
+    last_year: Option<i64>,
+    max_elo: Option<i64>,
+    /// Each spelling and its number of games.
+    spellings: Vec<(String, i64)>,
+}
+
+impl Player {
+    fn add(&mut self, white: bool, points: Option<i64>, year: Option<i64>, elo: Option<i64>) {
+        self.games += 1;
+        self.white_games += i64::from(white);
+        if let Some(points) = points {
+            self.half_points += points;
+            self.scored += 1;
+        }
+        if let Some(year) = year {
+            self.first_year = Some(self.first_year.map_or(year, |y| y.min(year)));
+            self.last_year = Some(self.last_year.map_or(year, |y| y.max(year)));
+        }
+        if let Some(elo) = elo {
+            self.max_elo = Some(self.max_elo.map_or(elo, |e| e.max(elo)));
+        }
+    }
+
+    /// The most frequent spelling; of equally frequent ones the first in
+    /// byte order (SQLite's `BINARY`).
+    fn name(&self) -> &str {
+        let best = self.spellings.iter().min_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        best.map_or("", |(s, _)| s.as_str())
+    }
+}
+
+type Hasher = foldhash::fast::FixedState;
+
+/// The players met so far, and where each name met counts: a spelling of
+/// a player (its index and the spelling's), or no player.
+#[derive(Default)]
+struct Grouping {
+    players: Vec<Player>,
+    by_key: HashMap<String, usize, Hasher>,
+    by_text: HashMap<Vec<u8>, Option<(usize, usize)>, Hasher>,
+    by_id: HashMap<i64, Option<(usize, usize)>, Hasher>,
+}
+
+impl Grouping {
+    /// The spelling `name` is, added if new.
+    fn spelling(&mut self, name: &str) -> Option<(usize, usize)> {
+        let key = key(name)?;
+        let at = match self.by_key.get(&key) {
+            Some(&at) => at,
+            None => {
+                self.players.push(Player { key: key.clone(), ..Player::default() });
+                self.by_key.insert(key, self.players.len() - 1);
+                self.players.len() - 1
+            }
+        };
+        let spellings = &mut self.players[at].spellings;
+        let s = match spellings.iter().position(|(s, _)| s == name) {
+            Some(s) => s,
+            None => {
+                spellings.push((name.to_string(), 0));
+                spellings.len() - 1
+            }
+        };
+        Some((at, s))
+    }
+}
+
+/// Every player of every game; `None` when a column holds a value of a
+/// type the import never writes (left to the view's SQL).
+fn group(conn: &Connection) -> rusqlite::Result<Option<Vec<Player>>> {
+    let mut grouping = Grouping::default();
+    let mut text_of = conn.prepare("SELECT text FROM game_texts WHERE id = ?1")?;
+    let mut st =
+        conn.prepare("SELECT white, black, result, year, white_elo, black_elo FROM game_rows")?;
+    let mut rows = st.query([])?;
+    while let Some(row) = rows.next()? {
+        let integer = |i: usize| -> rusqlite::Result<Result<Option<i64>, ()>> {
+            Ok(match row.get_ref(i)? {
+                ValueRef::Null => Ok(None),
+                ValueRef::Integer(n) => Ok(Some(n)),
+                _ => Err(()),
+            })
+        };
+        let (Ok(year), Ok(white_elo), Ok(black_elo)) = (integer(3)?, integer(4)?, integer(5)?)
+        else {
+            return Ok(None);
+        };
+        let points = match row.get_ref(2)? {
+            ValueRef::Text(b"1-0") => Some(2),
+            ValueRef::Text(b"0-1") => Some(0),
+            ValueRef::Text(b"1/2-1/2") => Some(1),
+            _ => None,
+        };
+        for (i, white, elo) in [(0, true, white_elo), (1, false, black_elo)] {
+            let spelling = match row.get_ref(i)? {
+                ValueRef::Null => None,
+                ValueRef::Text(text) => match grouping.by_text.get(text) {
+                    Some(&spelling) => spelling,
+                    None => {
+                        let Ok(name) = std::str::from_utf8(text) else { return Ok(None) };
+                        let spelling = grouping.spelling(name);
+                        grouping.by_text.insert(text.to_vec(), spelling);
+                        spelling
+                    }
+                },
+                ValueRef::Integer(id) => match grouping.by_id.get(&id) {
+                    Some(&spelling) => spelling,
+                    None => {
+                        let text: Option<String> =
+                            text_of.query_row([id], |r| r.get(0)).optional()?;
+                        let spelling = text.and_then(|name| grouping.spelling(&name));
+                        grouping.by_id.insert(id, spelling);
+                        spelling
+                    }
+                },
+                _ => return Ok(None),
+            };
+            let Some((at, s)) = spelling else { continue };
+            let points = points.map(|p| if white { p } else { 2 - p });
+            let player = &mut grouping.players[at];
+            player.add(white, points, year, elo);
+            player.spellings[s].1 += 1;
+        }
+    }
+    Ok(Some(grouping.players))
+}
+
+/// Inserts the players in key order (the table's).
+fn insert(conn: &Connection, mut players: Vec<Player>) -> rusqlite::Result<()> {
+    players.sort_unstable_by(|a, b| a.key.cmp(&b.key));
+    let mut st = conn.prepare("INSERT INTO player_rows VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")?;
+    for p in &players {
+        let score = (p.scored > 0).then(|| p.half_points as f64 / 2.0 / p.scored as f64);
+        st.execute(rusqlite::params![
+            p.key,
+            p.name(),
+            p.games,
+            p.white_games,
+            score,
+            p.first_year,
+            p.last_year,
+            p.max_elo
+        ])?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The key SQL computes (the view's expression, as in the schema).
+    fn sql_key(conn: &Connection, name: &str) -> Option<String> {
+        conn.query_row(
+            "SELECT CASE WHEN trim(k, '?-') <> '' THEN k END FROM (SELECT \
+             rtrim(replace(replace(replace(replace(replace(replace(lower(trim(?1)), \
+             '  ', ' '), '  ', ' '), '  ', ' '), '  ', ' '), ', ', ','), ' ,', ','), '. ') AS k)",
+            [name],
+            |r| r.get(0),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn the_key_is_the_one_the_views_sql_computes() {
+        let conn = Connection::open_in_memory().unwrap();
+        let fixed = [
+            "Carlsen, Magnus",
+            " CARLSEN,  Magnus. ",
+            "Carlsen , Magnus",
+            "carlsen,magnus",
+            "Ünal",
+            "?",
+            "-?-",
+            "",
+            "   ",
+            "a                                  b",
+            "x .. . ",
+            "?a?",
+            "Dr.  No.",
+        ];
+        for name in fixed {
+            assert_eq!(key(name), sql_key(&conn, name), "{name:?}");
+        }
+        // Every name of up to five characters from an alphabet of the
+        // characters the key treats specially.
+        let alphabet = [' ', ',', '.', '?', '-', 'A', 'b', 'É'];
+        let mut names = vec![String::new()];
+        let mut level = vec![String::new()];
+        for _ in 0..5 {
+            level = level
+                .iter()
+                .flat_map(|n| alphabet.iter().map(move |c| format!("{n}{c}")))
+                .collect();
+            names.extend(level.iter().cloned());
+        }
+        assert!(names.len() > 30_000);
+        for name in &names {
+            assert_eq!(key(name), sql_key(&conn, name), "{name:?}");
+        }
+    }
+
+    #[test]
+    fn a_name_takes_its_most_frequent_spelling_then_the_first_in_byte_order() {
+        let mut grouping = Grouping::default();
+        let mut add = |name: &str, white, points, year, elo| {
+            let (at, s) = grouping.spelling(name).unwrap();
+            grouping.players[at].add(white, points, year, elo);
+            grouping.players[at].spellings[s].1 += 1;
+        };
+        for name in ["b", "a", "B.", "a", "c"] {
+            add(name, true, None, None, None);
+        }
+        add("c", false, Some(2), Some(1990), Some(2500));
+        add("c", false, Some(1), Some(1980), None);
+        assert_eq!(grouping.spelling("?"), None);
+        let [a, b, c] = &grouping.players[..] else { panic!("{:?}", grouping.players) };
+        // One game each as "b" and "B.": the first in byte order.
+        assert_eq!((a.name(), b.name(), c.name()), ("B.", "a", "c"));
+        assert_eq!((a.games, b.games), (2, 2));
+        let p = c;
+        assert_eq!((p.games, p.white_games, p.half_points, p.scored), (3, 1, 3, 2));
+        assert_eq!((p.first_year, p.last_year, p.max_elo), (Some(1980), Some(1990), Some(2500)));
+    }
+}
