@@ -414,8 +414,21 @@ fn non_empty(t: &str) -> Option<&str> {
 /// The columns of the `plies` view, in its order.
 pub(super) fn plies_columns() -> Vec<Column> {
     [
-        "game_id", "ply", "san", "clock", "emt", "eval", "mate", "nags", "comment", "depth",
-        "seldepth", "nodes", "pv", "book",
+        "game_id",
+        "ply",
+        "san",
+        "clock",
+        "previous_clock",
+        "emt",
+        "eval",
+        "mate",
+        "nags",
+        "comment",
+        "depth",
+        "seldepth",
+        "nodes",
+        "pv",
+        "book",
     ]
     .into_iter()
     .map(|name| view_column("plies", name).expect("a column of plies"))
@@ -521,7 +534,10 @@ pub(super) fn push_plies(
     })?;
     for (i, san) in moves.split(' ').enumerate() {
         let ply = i as i64 + 1;
-        let notes = stored.ply(u32::try_from(ply).unwrap_or(u32::MAX));
+        let at = u32::try_from(ply).unwrap_or(u32::MAX);
+        let notes = stored.ply(at);
+        // The same side's clock, two plies back.
+        let previous = at.checked_sub(2).filter(|&p| p > 0).and_then(|p| stored.ply(p).clock);
         let seconds = |ms: Option<u32>| ms.map(|ms| f64::from(ms) / 1000.0);
         let (eval, mate) = match notes.eval {
             Some(Eval::Centipawns(cp)) => (Some(f64::from(cp) / 100.0), None),
@@ -534,6 +550,7 @@ pub(super) fn push_plies(
             .int(Some(ply))
             .text(Some(san))
             .real(seconds(notes.clock))
+            .real(seconds(previous))
             .real(seconds(notes.emt))
             .real(eval)
             .int(mate)
@@ -560,7 +577,7 @@ fn view_column(table: &str, name: &str) -> Option<Column> {
         (_, "game_id") => Column::new(name, Int64).not_null().shard_id(),
         ("plies" | "positions", "ply") => Column::new(name, Int32).not_null(),
         ("plies", "san") => Column::new(name, Text).not_null(),
-        ("plies", "clock" | "emt" | "eval") => Column::new(name, Float64),
+        ("plies", "clock" | "previous_clock" | "emt" | "eval") => Column::new(name, Float64),
         ("plies", "mate") => Column::new(name, Int32),
         ("plies", "nags" | "comment" | "pv") => Column::new(name, Text),
         ("plies", "depth" | "seldepth" | "book") => Column::new(name, Int32),

@@ -389,6 +389,33 @@ fn engine_forms_nags_and_comments() {
     assert_eq!(rows::<(i64,)>(&conn, "SELECT game_id FROM ply_data"), [(1,), (2,), (3,), (6,)]);
 }
 
+/// `previous_clock` is the clock of the same side's move before: the
+/// clock two rows back in the game, none for each side's first move.
+#[test]
+fn the_previous_clock_is_the_movers_clock_two_plies_back() {
+    let dir = scratch();
+    let db = dir.join("clocks.db");
+    let inputs = ["lichess", "chesscom", "engine"].map(|f| fixture(&format!("plies/{f}.pgn")));
+    import(&db, &[&["--quiet"], &inputs.iter().map(|p| arg(p)).collect::<Vec<_>>()[..]].concat())
+        .success();
+    let conn = open(&db);
+    let (rows, previous, differing): (i64, i64, i64) = conn
+        .query_row(
+            "SELECT count(*), count(previous_clock), total(previous_clock IS NOT back) FROM \
+             (SELECT previous_clock, lag(clock, 2) OVER (PARTITION BY game_id ORDER BY ply) AS back \
+              FROM plies)",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get::<_, f64>(2)? as i64)),
+        )
+        .unwrap();
+    assert!(previous > 100 && previous < rows, "{previous} of {rows}");
+    assert_eq!(differing, 0);
+    assert_eq!(
+        count(&conn, "SELECT count(*) FROM plies WHERE ply <= 2 AND previous_clock IS NOT NULL"),
+        0
+    );
+}
+
 #[test]
 fn the_sqlite3_shell_reads_the_view() {
     let dir = scratch();
@@ -403,8 +430,8 @@ fn the_sqlite3_shell_reads_the_view() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(
         String::from_utf8(out.stdout).unwrap(),
-        "2|1|Kd7||0.1|-0.5||||10||||\n2|2|Kd2||||-1|||10||||\n\
-         2|3|Ke6|||||$6|A \"quoted\" word; then \\ more (and more)|||||\n"
+        "2|1|Kd7|||0.1|-0.5||||10||||\n2|2|Kd2|||||-1|||10||||\n\
+         2|3|Ke6||||||$6|A \"quoted\" word; then \\ more (and more)|||||\n"
     );
     // The lookup of one game goes by the keys.
     let out = Command::new("sqlite3")
