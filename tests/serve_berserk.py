@@ -32,6 +32,12 @@ def main(url):
         ["--moves", "e2e4 c7c5", "--speed", "bullet,blitz",
          "--rating-group", "1600,1800,2000,2200,2500", "--since", "2017-01"],
     )
+    # berserk sends `history=True`, as Python writes a boolean.
+    emit(
+        "get_lichess_games",
+        explorer.get_lichess_games(play=["e2e4"], moves=100, history=True),
+        ["--moves", "e2e4"],
+    )
     emit(
         "get_lichess_games",
         explorer.get_lichess_games(position=E4_FEN, moves=100),

@@ -188,7 +188,7 @@ struct Raw {
 impl Raw {
     fn read(self, route: Route) -> Result<ExplorerQuery, ParamError> {
         match self.variant.as_deref().map(str::trim) {
-            None | Some("" | "standard" | "fromPosition" | "chess960") => {}
+            None | Some("" | "standard" | "chess" | "fromPosition" | "chess960") => {}
             Some(other) => return Err(ParamError::Variant(other.to_string())),
         }
         let start = match self.fen.as_deref().map(|f| f.replace('_', " ")) {
@@ -262,18 +262,20 @@ impl Raw {
             moves: number(self.moves.as_deref(), "moves")?.unwrap_or(12),
             top_games: count(self.top_games.as_deref(), "topGames", route.top_games())?,
             recent_games: count(self.recent_games.as_deref(), "recentGames", route.recent_games())?,
-            history: match self.history.as_deref().map(str::trim) {
-                None | Some("" | "false") => false,
-                Some("true") => true,
-                Some(other) => {
-                    return Err(ParamError::Value {
-                        name: "history",
-                        value: other.to_string(),
-                        expected: "true or false",
-                    })
-                }
-            },
+            history: flag(self.history.as_deref(), "history")?,
         })
+    }
+}
+
+/// A yes or no, spelled as lichess reads it (Python clients send `True`);
+/// empty or absent: no.
+fn flag(value: Option<&str>, name: &'static str) -> Result<bool, ParamError> {
+    match value.map(str::trim) {
+        None | Some("" | "false" | "False" | "0" | "off" | "no") => Ok(false),
+        Some("true" | "True" | "1" | "on" | "yes") => Ok(true),
+        Some(other) => {
+            Err(ParamError::Value { name, value: other.to_string(), expected: "true or false" })
+        }
     }
 }
 
@@ -387,6 +389,13 @@ mod tests {
         assert_eq!(q.filters.since.as_ref().map(|d| d.as_str()), Some("2020.01"));
         assert_eq!(q.filters.until.as_ref().map(|d| d.as_str()), Some("2021.06"));
         assert!(q.history);
+        // Yes and no as lichess spells them (berserk sends Python's).
+        for (yes, no) in [("True", "False"), ("1", "0"), ("on", "off"), ("yes", "no")] {
+            assert!(read(Route::Lichess, &format!("history={yes}")).unwrap().history, "{yes}");
+            assert!(!read(Route::Lichess, &format!("history={no}")).unwrap().history, "{no}");
+        }
+        // `chess` is lichess's other name of standard.
+        assert!(read(Route::Lichess, "variant=chess").is_ok());
         // Masters: years, no speeds or ratings.
         let q = read(Route::Masters, "since=1952&until=1970&speeds=blitz&ratings=2500").unwrap();
         assert!(q.filters.speeds.is_empty() && q.filters.rating_groups.is_empty());
@@ -418,7 +427,8 @@ mod tests {
         assert!(bad(Route::Lichess, "ratings=high").starts_with("ratings: \"high\" is not"));
         assert!(bad(Route::Lichess, "since=2020-13").starts_with("since: \"2020-13\" is not"));
         assert!(bad(Route::Lichess, "until=2020-01-05").starts_with("until: \"2020-01-05\""));
-        assert_eq!(bad(Route::Lichess, "history=yes"), "history: \"yes\" is not true or false");
+        assert_eq!(bad(Route::Lichess, "history=y"), "history: \"y\" is not true or false");
+        assert_eq!(bad(Route::Lichess, "history=TRUE"), "history: \"TRUE\" is not true or false");
         assert_eq!(bad(Route::Lichess, "fen=x&fen=y"), "fen is given more than once");
         assert_eq!(bad(Route::Player, "color=white"), "player is required");
         assert_eq!(bad(Route::Player, "player=a"), "color is required");

@@ -559,7 +559,7 @@ fn berserk_reads_the_same_counts() {
         assert_eq!(got, want, "{name} {args:?}");
         calls += 1;
     }
-    assert_eq!(calls, 5, "{text}");
+    assert_eq!(calls, 6, "{text}");
 }
 
 #[test]
