@@ -38,6 +38,14 @@ impl Route {
         }
     }
 
+    /// Moves listed when the query does not say: all of them for a player.
+    fn moves(self) -> usize {
+        match self {
+            Route::Lichess | Route::Masters => 12,
+            Route::Player => usize::MAX,
+        }
+    }
+
     /// Recent games listed when the query does not say, and the most.
     fn recent_games(self) -> (usize, usize) {
         match self {
@@ -259,7 +267,7 @@ impl Raw {
             played,
             target,
             filters,
-            moves: number(self.moves.as_deref(), "moves")?.unwrap_or(12),
+            moves: number(self.moves.as_deref(), "moves")?.unwrap_or(route.moves()),
             top_games: count(self.top_games.as_deref(), "topGames", route.top_games())?,
             recent_games: count(self.recent_games.as_deref(), "recentGames", route.recent_games())?,
             history: flag(self.history.as_deref(), "history")?,
@@ -394,6 +402,9 @@ mod tests {
             assert!(read(Route::Lichess, &format!("history={yes}")).unwrap().history, "{yes}");
             assert!(!read(Route::Lichess, &format!("history={no}")).unwrap().history, "{no}");
         }
+        // A player's moves are all listed unless the query says.
+        assert_eq!(read(Route::Player, "player=a&color=white").unwrap().moves, usize::MAX);
+        assert_eq!(read(Route::Lichess, "").unwrap().moves, 12);
         // `chess` is lichess's other name of standard.
         assert!(read(Route::Lichess, "variant=chess").is_ok());
         // Masters: years, no speeds or ratings.
