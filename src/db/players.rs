@@ -34,7 +34,7 @@ fn view_sql(from: &str) -> String {
 /// sixteen spaces as one, no space around a comma, trailing dots and spaces
 /// dropped. `None` for a name that is no player (empty, or only `?` and
 /// `-`).
-pub fn key(name: &str) -> Option<String> {
+fn key(name: &str) -> Option<String> {
     let mut key = name.trim_matches(' ').to_ascii_lowercase();
     for _ in 0..4 {
         if key.contains("  ") {
@@ -89,8 +89,6 @@ pub fn rebuild(conn: &Connection) -> rusqlite::Result<()> {
     if !Schema::of(conn)?.has(Schema::PLAYER_ROWS) {
         return Ok(());
     }
-    // Stops the triggers while the table is emptied and filled.
-    conn.execute("UPDATE player_rows_state SET current = 0 WHERE current <> 0", [])?;
     conn.execute("DELETE FROM player_rows", [])?;
     match group(conn)? {
         Some(players) => insert(conn, players)?,
