@@ -248,9 +248,21 @@ fn group(conn: &Connection) -> rusqlite::Result<Option<Vec<Player>>> {
                 ValueRef::Integer(id) => match grouping.by_id.get(&id) {
                     Some(&spelling) => spelling,
                     None => {
-                        let text: Option<String> =
-                            text_of.query_row([id], |r| r.get(0)).optional()?;
-                        let spelling = text.and_then(|name| grouping.spelling(&name));
+                        // NULL: no such text (the view's lookup gives NULL
+                        // too); a value that is not UTF-8 text goes to SQL.
+                        let text: Option<Result<Option<String>, ()>> = text_of
+                            .query_row([id], |r| {
+                                Ok(match r.get_ref(0)? {
+                                    ValueRef::Null => Ok(None),
+                                    ValueRef::Text(t) => std::str::from_utf8(t)
+                                        .map(|t| Some(t.to_string()))
+                                        .map_err(|_| ()),
+                                    _ => Err(()),
+                                })
+                            })
+                            .optional()?;
+                        let Ok(name) = text.unwrap_or(Ok(None)) else { return Ok(None) };
+                        let spelling = name.and_then(|name| grouping.spelling(&name));
                         grouping.by_id.insert(id, spelling);
                         spelling
                     }
@@ -363,5 +375,36 @@ mod tests {
         let p = c;
         assert_eq!((p.games, p.white_games, p.half_points, p.scored), (3, 1, 3, 2));
         assert_eq!((p.first_year, p.last_year, p.max_elo), (Some(1980), Some(1990), Some(2500)));
+    }
+
+    /// Names only SQL can write (a name id's text not UTF-8, a year as
+    /// text) leave the fill to the view's SQL: the same rows, no error.
+    #[test]
+    fn values_written_by_hand_are_grouped_by_the_views_sql() {
+        let conn = crate::db::schema_in_memory().unwrap();
+        let rows = |conn: &Connection, from: &str| -> Vec<String> {
+            let sql = format!(
+                "SELECT hex(key) || '|' || hex(name) || '|' || games || '|' || ifnull(first_year, '') \
+                 FROM {from} ORDER BY key"
+            );
+            let mut st = conn.prepare(&sql).unwrap();
+            st.query_map([], |r| r.get(0)).unwrap().collect::<Result<_, _>>().unwrap()
+        };
+        for (texts, year) in
+            [("(7, 'Carlsen, M'), (8, X'FF41')", "2001"), ("(7, 'Carlsen, M')", "'2001'")]
+        {
+            conn.execute_batch(&format!(
+                "DELETE FROM game_rows; DELETE FROM game_texts;
+                 INSERT INTO game_texts (id, text) VALUES {texts};
+                 INSERT INTO game_rows (id, white, black, result, year, ply_count, packed_moves, dedupe_key)
+                 VALUES (1, 7, 8, '1-0', {year}, 0, '', 1), (2, 'carlsen,m', 'Anand', '0-1', 1999, 0, '', 2);"
+            ))
+            .unwrap();
+            rebuild(&conn).unwrap();
+            assert!(is_current(&conn).unwrap());
+            let stored = rows(&conn, "player_rows");
+            assert_eq!(stored, rows(&conn, "players_live"), "{texts} {year}");
+            assert!(stored.iter().any(|r| r.starts_with("6361726C73656E2C6D|")), "{stored:?}");
+        }
     }
 }
