@@ -36,7 +36,9 @@
 //! - `exact_names`: the name filters match whole names (still
 //!   case-insensitive) instead of substrings;
 //! - `mode`: rated or casual, as lichess's events say (`Rated Blitz game`,
-//!   `Casual Rapid game`); a game whose event says neither never passes.
+//!   `Casual Rapid game`); a game whose event says neither is rated when
+//!   both players have a rating (an OTB game with Elos), casual otherwise
+//!   ([`Mode::of_game`]).
 
 use std::fmt::Write;
 
@@ -335,6 +337,16 @@ impl Mode {
         }
     }
 
+    /// The mode of a game: the one its event names, else rated when both
+    /// players have a rating.
+    pub fn of_game(event: Option<&str>, white_elo: Option<i64>, black_elo: Option<i64>) -> Mode {
+        match event.and_then(Mode::of_event) {
+            Some(mode) => mode,
+            None if white_elo.is_some() && black_elo.is_some() => Mode::Rated,
+            None => Mode::Casual,
+        }
+    }
+
     /// The mode an event names (`Rated Blitz game`), if any.
     pub fn of_event(event: &str) -> Option<Mode> {
         let word = event.split_ascii_whitespace().next()?;
@@ -618,13 +630,25 @@ impl Filters {
             f.sql += ")";
         }
         if let Some(mode) = self.mode {
-            let pattern = Value::Text(format!("{} %", mode.as_str()));
-            if ids {
-                f.sql += " AND g.event_id IN (SELECT id FROM game_texts WHERE text LIKE ?)";
-            } else {
-                f.sql += " AND g.event LIKE ?";
-            }
-            f.params.push(pattern);
+            let mut says = |word: &str| -> String {
+                f.params.push(Value::Text(format!("{word} %")));
+                match ids {
+                    true => "coalesce(g.event_id IN \
+                             (SELECT id FROM game_texts WHERE text LIKE ?), 0)"
+                        .to_string(),
+                    false => "coalesce(g.event LIKE ?, 0)".to_string(),
+                }
+            };
+            let (this, other) = match mode {
+                Mode::Rated => (says("rated"), says("casual")),
+                Mode::Casual => (says("casual"), says("rated")),
+            };
+            let rated = "g.white_elo IS NOT NULL AND g.black_elo IS NOT NULL";
+            let both = match mode {
+                Mode::Rated => rated.to_string(),
+                Mode::Casual => format!("NOT ({rated})"),
+            };
+            write!(f.sql, " AND ({this} OR NOT {other} AND {both})").unwrap();
         }
         f
     }
@@ -842,7 +866,9 @@ mod tests {
         };
         assert_eq!(select(&exact("carlsen, MAGNUS")), [1]);
         assert!(select(&exact("carlsen")).is_empty(), "a part is not the name");
-        assert!(f(|f| f.mode = Some(Mode::Rated)).is_empty(), "no event says rated");
+        // No event names a mode: rated is both players rated.
+        assert_eq!(f(|f| f.mode = Some(Mode::Rated)), [1, 3]);
+        assert_eq!(f(|f| f.mode = Some(Mode::Casual)), [2, 4, 5, 6]);
         assert_eq!(
             f(|f| {
                 f.player = Some("carlsen".into());
@@ -865,6 +891,10 @@ mod tests {
         assert_eq!(Mode::of_event("Rated Blitz game"), Some(Mode::Rated));
         assert_eq!(Mode::of_event("casual Correspondence game"), Some(Mode::Casual));
         assert_eq!(Mode::of_event("Unrated"), None);
+        assert_eq!(Mode::of_game(Some("Casual Blitz game"), Some(1), Some(2)), Mode::Casual);
+        assert_eq!(Mode::of_game(Some("Rated Blitz game"), None, None), Mode::Rated);
+        assert_eq!(Mode::of_game(Some("Olympiad"), Some(2500), Some(2600)), Mode::Rated);
+        assert_eq!(Mode::of_game(None, Some(2500), None), Mode::Casual);
         assert_eq!("CASUAL".parse::<Mode>(), Ok(Mode::Casual));
         assert!("fun".parse::<Mode>().is_err());
     }

@@ -17,11 +17,13 @@ use std::sync::Arc;
 use rusqlite::{Connection, OptionalExtension};
 use serde_json::{json, Map, Value};
 
+use super::lists;
 use super::params::{lichess_uci, ExplorerQuery, Route};
-use crate::chess::{Move, Position};
-use crate::db::GameId;
+use crate::chess::{Color, Move, Position};
+use crate::db::{GameId, Speed};
 use crate::notation::uci::Uci;
 use crate::query::explore::{explore_with, MoveStats};
+use crate::query::filter::Mode;
 use crate::query::search::{Hit, Outcome, OwnedHit, Search};
 use crate::query::summaries::Summaries;
 use crate::query::QueryError;
@@ -57,10 +59,15 @@ pub fn answer(
     // Read from the index, the explorer sees every game: the lists and the
     // history come from that one reading (the hits kept up to `FULL_SCAN`).
     let mut candidates: Vec<OwnedHit> = Vec::new();
+    // `/player`: its opponents' ratings by move (its search is filtered,
+    // so every game's hit is read).
+    let mut opponents: Option<HashMap<String, Opponents>> =
+        (query.route == Route::Player).then(HashMap::new);
     let (explorer, all_read) = explore_with(conn, &search, |hit| {
         if query.history {
             count_month(hit);
         }
+        add_opponent(opponents.as_mut(), query, hit);
         if candidates.len() as u64 <= FULL_SCAN {
             candidates.push(OwnedHit::from(hit));
         }
@@ -69,11 +76,12 @@ pub fn answer(
     let full = explorer.games <= FULL_SCAN;
     if !all_read {
         candidates.clear();
-        if full || query.history {
+        if full || query.history || opponents.is_some() {
             search.for_each_hit(conn, |hit| {
                 if query.history {
                     count_month(hit);
                 }
+                add_opponent(opponents.as_mut(), query, hit);
                 if full && (wants_lists || singles) {
                     candidates.push(OwnedHit::from(hit));
                 }
@@ -117,8 +125,25 @@ pub fn answer(
         let mut row = Map::new();
         row.insert("uci".into(), lichess_uci(m).into());
         row.insert("san".into(), stats.san.clone().into());
-        if let Some(avg) = stats.avg_elo() {
-            row.insert("averageRating".into(), avg.into());
+        match &opponents {
+            // Lichess's schema requires the integers: 0 where no game of
+            // the move has the rating.
+            Some(opponents) => {
+                let player = opponents.get(&stats.uci).copied().unwrap_or_default();
+                let average = player.average();
+                row.insert("averageOpponentRating".into(), average.unwrap_or(0).into());
+                let performance = average.and_then(|avg| {
+                    let (wins, losses) = match query.player_color {
+                        Some(Color::Black) => (stats.black_wins, stats.white_wins),
+                        _ => (stats.white_wins, stats.black_wins),
+                    };
+                    lists::performance(avg as f64, wins, stats.draws, losses)
+                });
+                row.insert("performance".into(), performance.unwrap_or(0).into());
+            }
+            None => {
+                row.insert("averageRating".into(), stats.avg_elo().unwrap_or(0).into());
+            }
         }
         row.insert("white".into(), stats.white_wins.into());
         row.insert("draws".into(), stats.draws.into());
@@ -129,28 +154,46 @@ pub fn answer(
     }
 
     let mut out = Map::new();
+    if query.route == Route::Player {
+        // Its games are indexed already: no wait in lichess's queue.
+        out.insert("queuePosition".into(), 0.into());
+    }
     out.insert("white".into(), white.into());
     out.insert("draws".into(), draws.into());
     out.insert("black".into(), black.into());
     out.insert("moves".into(), moves.into());
-    // Recent: the highest ids; top: the best average rating, ties to the
-    // most recent.
-    candidates.sort_by_key(|h| std::cmp::Reverse(h.game_id));
-    let mut top: Vec<&OwnedHit> = candidates.iter().filter(|h| average(h).is_some()).collect();
-    top.sort_by_key(|h| std::cmp::Reverse(average(h)));
-    let mut listed = |hits: &mut dyn Iterator<Item = &OwnedHit>, n: usize| {
+    // The games that played a move from the position, most recent first.
+    let mut listable: Vec<(&OwnedHit, String)> =
+        candidates.iter().filter_map(|h| Some((h, move_of(h)?))).collect();
+    listable.sort_by_key(|(h, _)| std::cmp::Reverse(h.game_id));
+    let summary: Vec<lists::Listable> = listable
+        .iter()
+        .map(|(h, _)| lists::Listable { id: h.game_id.into(), elos: (h.white_elo, h.black_elo) })
+        .collect();
+    let (top, recent) = match query.route {
+        Route::Lichess => {
+            let floor = lists::top_floor(&query.filters.rating_groups);
+            lists::lichess(&summary, floor, query.top_games, query.recent_games, |id| {
+                games.speed(id)
+            })?
+        }
+        Route::Masters => (lists::masters(&summary, query.top_games), Vec::new()),
+        Route::Player => (Vec::new(), (0..summary.len()).take(query.recent_games).collect()),
+    };
+    let mut listed = |chosen: Vec<usize>| {
         let mut list = Vec::new();
-        for hit in hits.take(n) {
-            list.push(games.entry(hit.game_id, move_of(hit))?);
+        for i in chosen {
+            let (hit, uci) = &listable[i];
+            list.push(games.entry(hit.game_id, Some(uci.clone()))?);
         }
         Ok::<_, QueryError>(Value::Array(list))
     };
     if query.route != Route::Player {
-        let list = listed(&mut top.into_iter(), query.top_games)?;
+        let list = listed(top)?;
         out.insert("topGames".into(), list);
     }
     if query.route != Route::Masters {
-        let list = listed(&mut candidates.iter(), query.recent_games)?;
+        let list = listed(recent)?;
         out.insert("recentGames".into(), list);
     }
     out.insert("opening".into(), line_opening(query));
@@ -160,15 +203,48 @@ pub fn answer(
     Ok(Value::Object(out))
 }
 
+/// Counts the rating of `/player`'s opponent in `hit` under the move it
+/// played.
+fn add_opponent(
+    opponents: Option<&mut HashMap<String, Opponents>>,
+    query: &ExplorerQuery,
+    hit: &Hit<'_>,
+) {
+    let Some(opponents) = opponents else { return };
+    let pos = &query.target.position;
+    let Some(m) = hit.next_move.and_then(|c| Uci::from_code(c)?.to_move(pos).ok()) else { return };
+    let rating = match query.player_color {
+        Some(Color::Black) => hit.white_elo,
+        _ => hit.black_elo,
+    };
+    opponents.entry(Uci::from_move(m).to_string()).or_default().add(rating);
+}
+
+/// A player's opponents' ratings over the games of one move.
+#[derive(Debug, Clone, Copy, Default)]
+struct Opponents {
+    sum: i64,
+    count: i64,
+}
+
+impl Opponents {
+    fn add(&mut self, rating: Option<i64>) {
+        if let Some(rating) = rating {
+            // Saturating: a database edited by hand may hold any integer.
+            self.sum = self.sum.saturating_add(rating);
+            self.count += 1;
+        }
+    }
+
+    /// The average, rounded; `None` without a rating.
+    fn average(self) -> Option<i64> {
+        (self.count > 0).then(|| self.sum.saturating_add(self.count / 2).div_euclid(self.count))
+    }
+}
+
 /// The move of an explorer row in `pos`.
 fn stats_move(pos: &Position, stats: &MoveStats) -> Option<Move> {
     stats.uci.parse::<Uci>().ok()?.to_move(pos).ok()
-}
-
-/// The players' average rating, when both are known.
-fn average(hit: &OwnedHit) -> Option<i64> {
-    // Saturating: a database edited by hand may hold any integer.
-    Some(hit.white_elo?.saturating_add(hit.black_elo?) / 2)
 }
 
 fn result_index(result: Outcome) -> usize {
@@ -245,6 +321,17 @@ impl<'c> GameReader<'c> {
         GameReader { conn, route }
     }
 
+    /// The speed of game `id`, if known.
+    fn speed(&mut self, id: i64) -> Result<Option<Speed>, QueryError> {
+        let e = QueryError::sqlite(self.conn);
+        let speed: Option<Option<String>> = self
+            .conn
+            .prepare_cached("SELECT speed FROM games WHERE id = ?1")
+            .and_then(|mut st| st.query_row([id], |r| r.get(0)).optional())
+            .map_err(&e)?;
+        Ok(speed.flatten().and_then(|s| s.parse().ok()))
+    }
+
     /// One game: `{uci?, id, winner, speed, mode, white, black, year,
     /// month}`; `speed` and `mode` only where known and not for
     /// `/masters`, as lichess writes its masters games. Added to lichess's
@@ -302,21 +389,45 @@ impl<'c> GameReader<'c> {
             _ => Value::Null,
         };
         out.insert("winner".into(), winner);
-        if self.route != Route::Masters {
-            if let Some(speed) = speed.as_deref().and_then(lichess_speed) {
-                out.insert("speed".into(), speed.into());
+        let known_speed = speed.as_deref().and_then(|s| s.parse::<Speed>().ok());
+        match self.route {
+            Route::Masters => {}
+            Route::Lichess => {
+                if let Some(speed) = known_speed {
+                    out.insert("speed".into(), lichess_speed(speed).into());
+                }
             }
-            if let Some(mode) = event.as_deref().and_then(crate::query::filter::Mode::of_event) {
-                out.insert("mode".into(), mode.as_str().into());
+            // Lichess's schema requires a speed here: a game without a
+            // time control is taken for a classical one (an OTB game).
+            Route::Player => {
+                let speed = known_speed.unwrap_or(Speed::Classical);
+                out.insert("speed".into(), lichess_speed(speed).into());
             }
         }
-        let player = |name: Option<String>, rating: Option<i64>| json!({ "name": name.filter(|n| n != "?").unwrap_or_default(), "rating": rating });
+        if self.route != Route::Masters {
+            let mode = Mode::of_game(event.as_deref(), white_elo, black_elo);
+            out.insert("mode".into(), mode.as_str().into());
+        }
+        // The schema requires integers: 0 for a rating or year not known.
+        let player = |name: Option<String>, rating: Option<i64>| json!({ "name": name.filter(|n| n != "?").unwrap_or_default(), "rating": rating.unwrap_or(0) });
         out.insert("white".into(), player(white, white_elo));
         out.insert("black".into(), player(black, black_elo));
-        let ym = date.as_deref().and_then(year_month);
         let year = date.as_deref().and_then(|d| d.get(..4)).and_then(|y| y.parse::<i64>().ok());
-        out.insert("year".into(), year.into());
-        out.insert("month".into(), ym.map(|(y, m)| format!("{y:04}-{m:02}")).into());
+        out.insert("year".into(), year.unwrap_or(0).into());
+        let month = date.as_deref().and_then(year_month).map(|(y, m)| format!("{y:04}-{m:02}"));
+        match (self.route, month) {
+            (_, Some(month)) => {
+                out.insert("month".into(), month.into());
+            }
+            (Route::Lichess, None) => {
+                out.insert("month".into(), Value::Null);
+            }
+            (Route::Masters, None) => {}
+            // A string is required: month 00 of the year (0000 unknown).
+            (Route::Player, None) => {
+                out.insert("month".into(), format!("{:04}-00", year.unwrap_or(0)).into());
+            }
+        }
         if let Some(result) =
             result.filter(|r| matches!(r.as_str(), "1-0" | "0-1" | "1/2-1/2" | "*"))
         {
@@ -334,17 +445,16 @@ impl<'c> GameReader<'c> {
     }
 }
 
-/// Lichess's name of a stored speed.
-fn lichess_speed(stored: &str) -> Option<&'static str> {
-    Some(match stored {
-        "ultrabullet" => "ultraBullet",
-        "bullet" => "bullet",
-        "blitz" => "blitz",
-        "rapid" => "rapid",
-        "classical" => "classical",
-        "correspondence" => "correspondence",
-        _ => return None,
-    })
+/// Lichess's name of a speed.
+fn lichess_speed(speed: Speed) -> &'static str {
+    match speed {
+        Speed::UltraBullet => "ultraBullet",
+        Speed::Bullet => "bullet",
+        Speed::Blitz => "blitz",
+        Speed::Rapid => "rapid",
+        Speed::Classical => "classical",
+        Speed::Correspondence => "correspondence",
+    }
 }
 
 #[cfg(test)]
@@ -368,24 +478,8 @@ mod tests {
     }
 
     #[test]
-    fn averages_of_any_stored_integers() {
-        let hit = |w, b| OwnedHit {
-            game_id: GameId::new(1),
-            next_move: None,
-            result: None,
-            white_elo: w,
-            black_elo: b,
-            date: None,
-        };
-        assert_eq!(average(&hit(Some(2001), Some(2000))), Some(2000));
-        assert_eq!(average(&hit(Some(i64::MAX), Some(i64::MAX))), Some(i64::MAX / 2));
-        assert_eq!(average(&hit(Some(2000), None)), None);
-    }
-
-    #[test]
     fn speeds_are_named_as_lichess_names_them() {
-        assert_eq!(lichess_speed("ultrabullet"), Some("ultraBullet"));
-        assert_eq!(lichess_speed("blitz"), Some("blitz"));
-        assert_eq!(lichess_speed("fast"), None);
+        assert_eq!(lichess_speed("ultrabullet".parse().unwrap()), "ultraBullet");
+        assert_eq!(lichess_speed(Speed::Blitz), "blitz");
     }
 }

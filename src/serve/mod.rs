@@ -18,6 +18,7 @@
 pub mod cache;
 pub mod explorer;
 pub mod listen;
+pub mod lists;
 pub mod page;
 pub mod params;
 pub mod pool;

@@ -6,7 +6,8 @@
 //! `color` and `modes`. Unknown parameters are ignored; a known one given
 //! twice is refused, as a client that sends two values surely meant one.
 
-use crate::chess::{Move, Position};
+use super::lists;
+use crate::chess::{Color, Move, Position};
 use crate::notation::{fen, uci};
 use crate::query::filter::{DateBound, Filters, Mode};
 use crate::query::target::Target;
@@ -32,8 +33,8 @@ impl Route {
     /// Top games listed when the query does not say, and the most.
     fn top_games(self) -> (usize, usize) {
         match self {
-            Route::Lichess => (4, 4),
-            Route::Masters => (15, 15),
+            Route::Lichess => (lists::TOP, lists::TOP),
+            Route::Masters => (lists::MASTERS_TOP, lists::MASTERS_TOP),
             Route::Player => (0, 0),
         }
     }
@@ -49,9 +50,8 @@ impl Route {
     /// Recent games listed when the query does not say, and the most.
     fn recent_games(self) -> (usize, usize) {
         match self {
-            Route::Lichess => (4, 4),
+            Route::Lichess | Route::Player => (lists::GAMES, lists::GAMES),
             Route::Masters => (0, 0),
-            Route::Player => (8, 8),
         }
     }
 }
@@ -69,6 +69,8 @@ pub struct ExplorerQuery {
     pub target: Target,
     /// The games counted.
     pub filters: Filters,
+    /// `/player`'s colour.
+    pub player_color: Option<Color>,
     /// The most moves listed.
     pub moves: usize,
     /// Top games listed.
@@ -236,12 +238,19 @@ impl Raw {
         }
         filters.since = date(self.since.as_deref(), "since")?;
         filters.until = date(self.until.as_deref(), "until")?;
+        let mut player_color = None;
         if route == Route::Player {
             let player = self.player.as_deref().map(str::trim).filter(|p| !p.is_empty());
             let player = player.ok_or(ParamError::Missing("player"))?.to_string();
             match self.color.as_deref().map(str::trim) {
-                Some("white") => filters.white = Some(player),
-                Some("black") => filters.black = Some(player),
+                Some("white") => {
+                    filters.white = Some(player);
+                    player_color = Some(Color::White);
+                }
+                Some("black") => {
+                    filters.black = Some(player);
+                    player_color = Some(Color::Black);
+                }
                 Some(other) => {
                     return Err(ParamError::Value {
                         name: "color",
@@ -267,6 +276,7 @@ impl Raw {
             played,
             target,
             filters,
+            player_color,
             moves: number(self.moves.as_deref(), "moves")?.unwrap_or(route.moves()),
             top_games: count(self.top_games.as_deref(), "topGames", route.top_games())?,
             recent_games: count(self.recent_games.as_deref(), "recentGames", route.recent_games())?,
@@ -355,7 +365,7 @@ mod tests {
         let q = read(Route::Lichess, "").unwrap();
         assert_eq!(q.target.position, Position::new());
         assert!(q.played.is_empty() && q.filters.is_empty() && !q.history);
-        assert_eq!((q.moves, q.top_games, q.recent_games), (12, 4, 4));
+        assert_eq!((q.moves, q.top_games, q.recent_games), (12, 4, 8));
         let q = read(Route::Masters, "topGames=100&moves=3").unwrap();
         assert_eq!((q.moves, q.top_games, q.recent_games), (3, 15, 0));
     }

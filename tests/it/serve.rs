@@ -271,13 +271,20 @@ fn explorer_counts_equal_explore() {
         got.sort();
         want.sort();
         assert_eq!(got, want, "{target}");
-        let mut averages: Vec<(String, Option<i64>)> = api_counts(&answer)
-            .into_iter()
-            .zip(answer["moves"].as_array().unwrap())
-            .map(|(row, m)| (row.0, m["averageRating"].as_i64()))
-            .collect();
-        averages.sort();
-        assert_eq!(averages, explore_averages(&db, args), "{target}: average ratings");
+        if !target.starts_with("/player") {
+            let mut averages: Vec<(String, Option<i64>)> = api_counts(&answer)
+                .into_iter()
+                .zip(answer["moves"].as_array().unwrap())
+                .map(|(row, m)| (row.0, m["averageRating"].as_i64()))
+                .collect();
+            averages.sort();
+            // Lichess's schema requires the integer: 0 where none is rated.
+            let want: Vec<(String, Option<i64>)> = explore_averages(&db, args)
+                .into_iter()
+                .map(|(uci, avg)| (uci, Some(avg.unwrap_or(0))))
+                .collect();
+            assert_eq!(averages, want, "{target}: average ratings");
+        }
         let total = |i: usize| expected.iter().map(|r| [r.1, r.2, r.3][i]).sum::<u64>();
         assert_eq!(
             (answer["white"].as_u64(), answer["draws"].as_u64(), answer["black"].as_u64()),
@@ -305,16 +312,21 @@ fn answers_have_lichess_s_fields() {
     }
     let top = a["topGames"].as_array().unwrap();
     let recent = a["recentGames"].as_array().unwrap();
-    assert_eq!((top.len(), recent.len()), (4, 4), "lichess lists 4 of each");
+    assert_eq!((top.len(), recent.len()), (4, 4), "lichess lists 8 games, up to 4 top ones");
     let g = &top[0];
     for field in ["uci", "id", "winner", "white", "black", "year", "month"] {
         assert!(g.get(field).is_some(), "topGames[0] has no {field}: {g}");
     }
     assert!(g["white"]["name"].is_string() && g["white"]["rating"].is_i64());
-    // Top games by average rating, best first.
-    let avg =
-        |g: &Value| g["white"]["rating"].as_i64().unwrap() + g["black"]["rating"].as_i64().unwrap();
-    assert!(top.windows(2).all(|w| avg(&w[0]) >= avg(&w[1])), "{top:?}");
+    // Top games come from the groups from 2000 up; no game is in both lists.
+    let rating = |g: &Value, side: &str| g[side]["rating"].as_i64().unwrap();
+    assert!(top.iter().all(|g| rating(g, "white") + rating(g, "black") >= 4000), "{top:?}");
+    let id = |g: &Value| g["id"].as_str().unwrap().to_string();
+    assert!(recent.iter().all(|r| top.iter().all(|t| id(t) != id(r))));
+    // Without those groups, no top games, and 8 recent ones.
+    let low = server.get_json("/lichess?play=e2e4&ratings=0,1000,1200,1400,1600,1800,2000,2200");
+    assert_eq!(low["topGames"].as_array().unwrap().len(), 0);
+    assert_eq!(low["recentGames"].as_array().unwrap().len(), 8);
     // Recent: the games stored last.
     let ids: Vec<u64> = recent.iter().map(|g| g["id"].as_str().unwrap().parse().unwrap()).collect();
     assert!(ids.windows(2).all(|w| w[0] > w[1]), "{ids:?}");
@@ -368,6 +380,53 @@ fn answers_have_lichess_s_fields() {
     assert!(p.get("topGames").is_none() && p["recentGames"].as_array().unwrap().len() <= 8);
     // The old routes answer as the new ones.
     assert_eq!(server.get_json("/master?play=d2d4"), masters);
+}
+
+#[test]
+fn a_player_s_moves_have_the_opponents_average_and_the_performance() {
+    let dir = scratch();
+    let db = database(&dir);
+    let server = Server::start(&db, &[]);
+    let (_, _, body) = server.request("GET", "/player?player=dannythedonkey&color=black");
+    let answer: Value = serde_json::from_str(body.trim()).unwrap();
+    assert_eq!(answer["queuePosition"], 0);
+    // The player is Black: White's ratings, by White's first move.
+    let conn = common::open(&db);
+    let mut want: Vec<(String, i64)> = conn
+        .prepare(
+            "SELECT substr(moves, 1, instr(moves || ' ', ' ') - 1) AS first, \
+             CAST(round(avg(white_elo)) AS INTEGER) FROM games \
+             WHERE lower(black) = 'dannythedonkey' AND white_elo IS NOT NULL GROUP BY first",
+        )
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    want.sort();
+    let moves = answer["moves"].as_array().unwrap();
+    let mut got: Vec<(String, i64)> = moves
+        .iter()
+        .map(|m| {
+            assert!(m.get("averageRating").is_none(), "{m}");
+            (m["san"].as_str().unwrap().to_string(), m["averageOpponentRating"].as_i64().unwrap())
+        })
+        .collect();
+    got.sort();
+    assert!(got.len() > 3, "{got:?}");
+    assert_eq!(got, want);
+    // A performance is the opponents' average moved by the score: up for
+    // a plus score of the player (Black), down for a minus one.
+    for m in moves {
+        let n = |k: &str| m[k].as_i64().unwrap();
+        let (avg, perf) = (n("averageOpponentRating"), n("performance"));
+        match n("black").cmp(&n("white")) {
+            std::cmp::Ordering::Greater => assert!(perf > avg, "{m}"),
+            std::cmp::Ordering::Less => assert!(perf < avg, "{m}"),
+            std::cmp::Ordering::Equal => assert_eq!(perf, avg, "{m}"),
+        }
+        assert!((avg - 800..=avg + 800).contains(&perf), "{m}");
+    }
 }
 
 #[test]
@@ -560,6 +619,119 @@ fn berserk_reads_the_same_counts() {
         calls += 1;
     }
     assert_eq!(calls, 6, "{text}");
+}
+
+/// Games of every kind the explorer's answers must describe: unrated,
+/// rated on one side only, undated, dated to the month or year only,
+/// untimed, unfinished, OTB with names that are no lichess user name.
+const ODD_GAMES: &str = r#"[Event "?"]
+[Site "?"]
+[Date "????.??.??"]
+[Round "?"]
+[White "Anon"]
+[Black "Nobody"]
+[Result "*"]
+
+1. a3 a6 2. h3 h6 *
+
+[Event "Rated Blitz game"]
+[Site "https://lichess.org/abcdefgh"]
+[Date "2024.05.??"]
+[Round "-"]
+[White "Anon"]
+[Black "Someone"]
+[Result "1-0"]
+[WhiteElo "1500"]
+[TimeControl "180+0"]
+
+1. a3 e5 2. h3 d5 1-0
+
+[Event "Club championship"]
+[Site "Oslo NOR"]
+[Date "1999.??.??"]
+[Round "3"]
+[White "Smith, John"]
+[Black "Anon"]
+[Result "1/2-1/2"]
+[WhiteElo "2250"]
+[BlackElo "2300"]
+
+1. a3 a6 2. h4 1/2-1/2
+
+[Event "Casual Correspondence game"]
+[Site "https://lichess.org/bcdefghi"]
+[Date "2023.01.02"]
+[Round "-"]
+[White "Smith, John"]
+[Black "Anon"]
+[Result "0-1"]
+[WhiteElo "2400"]
+[BlackElo "2500"]
+[TimeControl "-"]
+
+1. a3 a6 2. h4 h5 0-1
+"#;
+
+#[test]
+fn every_answer_fits_lichess_s_published_schema() {
+    let Some(python) = common::python_with("jsonschema") else { return };
+    let dir = scratch();
+    let db = database(&dir);
+    let odd = dir.write("odd.pgn", ODD_GAMES);
+    common::import(&db, &[arg(&odd)]).success();
+    let server = Server::start(&db, &[]);
+    let lines = [
+        "",
+        "play=e2e4",
+        "play=e2e4,c7c5",
+        "play=a2a3",
+        "play=a2a3,a7a6",
+        "play=a2a3,a7a6,h2h4",
+        "play=d2d4,g8f6,c2c4",
+    ];
+    let filters = [
+        "",
+        "&history=true",
+        "&ratings=0,1000",
+        "&ratings=2000,2200,2500",
+        "&speeds=blitz,correspondence",
+        "&topGames=0&recentGames=8",
+        "&topGames=4&recentGames=4&moves=100",
+        "&since=2000-01&until=2030-12&history=true",
+    ];
+    let mut targets = Vec::new();
+    for line in lines {
+        for filter in filters {
+            for route in ["/lichess", "/masters"] {
+                targets.push(format!("{route}?{line}{filter}"));
+            }
+        }
+        for (player, color) in [
+            ("Anon", "white"),
+            ("Anon", "black"),
+            ("Smith,%20John", "white"),
+            ("dannythedonkey", "black"),
+            ("NoSuchPlayer", "white"),
+        ] {
+            for filter in ["", "&modes=rated", "&recentGames=1&moves=1"] {
+                targets.push(format!("/player?player={player}&color={color}&{line}{filter}"));
+            }
+        }
+    }
+    let mut child = python
+        .command()
+        .arg(common::repo("tests/serve_schema.py"))
+        .arg(format!("http://{}", server.addr))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(targets.join("\n").as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(stdout.trim(), format!("ok {}", targets.len()));
 }
 
 #[test]

@@ -526,6 +526,7 @@ pub fn python_with(module: &str) -> Option<Python> {
         "duckdb" => ("DuckDB's Python package", "duckdb"),
         "berserk" => ("berserk, the Python client of lichess's API", "berserk"),
         "selenium" => ("selenium (with Debian's chromium and chromium-driver)", "selenium"),
+        "jsonschema" => ("the Python package jsonschema", "jsonschema"),
         _ => panic!("{module}: no package known for this module"),
     };
     let import = Command::new("python3").arg("-c").arg(format!("import {module}")).output();
