@@ -77,18 +77,6 @@ CREATE TABLE game_material (
     stretches BLOB NOT NULL
 );
 CREATE TABLE material_backlog (last_game_id INTEGER NOT NULL);
-CREATE TABLE explorer_tree (
-    hash INTEGER NOT NULL,        -- Polyglot key, as positions.hash
-    next_move INTEGER NOT NULL,   -- code of the move played (positions.next_move); -1: the games end there
-    games INTEGER NOT NULL,       -- games counted
-    white_wins INTEGER NOT NULL,  -- of those, result 1-0
-    draws INTEGER NOT NULL,       -- 1/2-1/2
-    black_wins INTEGER NOT NULL,  -- 0-1
-    elo_sum INTEGER NOT NULL,     -- sum of the players' ratings present
-    elo_count INTEGER NOT NULL,   -- ratings summed
-    last_date TEXT,               -- latest date whose year is known, as stored
-    PRIMARY KEY (hash, next_move)
-) WITHOUT ROWID;
 CREATE TABLE explorer_tree_state (
     max_ply INTEGER NOT NULL,     -- positions counted up to this ply
     complete INTEGER NOT NULL     -- 1: the tree is exact
@@ -407,6 +395,18 @@ JOIN json_each(CASE WHEN typeof(r.packed_moves) = 'blob' THEN '[' || replace(pri
                     ELSE (SELECT '["' || replace(g.moves, ' ', '","') || '"]' FROM games AS g WHERE g.id = r.id) END) AS m
      ON CASE WHEN typeof(r.packed_moves) = 'blob' THEN m.key < length(r.packed_moves) / 2 ELSE m.value <> '' END
 LEFT JOIN ply_pvs AS p ON p.id = r.id * 16777216 + m.key + 1;
+CREATE TABLE explorer_tree (
+    hash INTEGER NOT NULL,             -- Polyglot key, as positions.hash
+    next_move INTEGER NOT NULL,        -- code of the move played (positions.next_move); -1: the games end there
+    games INTEGER NOT NULL,            -- games counted
+    white_wins INTEGER NOT NULL,       -- of those, result 1-0
+    draws INTEGER NOT NULL,            -- 1/2-1/2
+    black_wins INTEGER NOT NULL,       -- 0-1
+    mover_elo_sum INTEGER NOT NULL,    -- sum of the ratings present of the player to move
+    mover_elo_count INTEGER NOT NULL,  -- ratings summed
+    last_date TEXT,                    -- latest date whose year is known, as stored
+    PRIMARY KEY (hash, next_move)
+) WITHOUT ROWID;
 INSERT INTO "dedupe_segments" VALUES (1, 'dedupe_000001', 1000, 0);
 INSERT INTO "material_backlog" VALUES (0);
 INSERT INTO "explorer_tree_state" VALUES (6, 0, 1, 4, 16);

@@ -51,6 +51,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0023_move_codes.sql"),
     include_str!("../../migrations/0024_player_rows.sql"),
     include_str!("../../migrations/0025_previous_clock.sql"),
+    include_str!("../../migrations/0026_mover_ratings.sql"),
 ];
 
 /// The schema the migrations build, as one script: what a new file gets,

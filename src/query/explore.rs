@@ -1,5 +1,7 @@
 //! The opening explorer: the moves played from a position, with game
-//! counts, results, average rating and last date.
+//! counts, results, the average rating of the players who chose each
+//! (the side to move, as lichess, SCID and ChessBase give it) and last
+//! date.
 //!
 //! Counts are per game and by position, not by move order: every game
 //! that reaches the position (by any move order) counts once, with the
@@ -34,10 +36,10 @@ pub struct MoveStats {
     pub draws: u64,
     /// Won by black.
     pub black_wins: u64,
-    /// Sum of the players' ratings present.
-    pub elo_sum: i64,
+    /// Sum of the ratings present of the players who made the move.
+    pub mover_elo_sum: i64,
     /// Number of ratings summed.
-    pub elo_count: u64,
+    pub mover_elo_count: u64,
     /// The latest date with a known year (as stored, `??` kept).
     pub last_date: Option<String>,
 }
@@ -51,8 +53,8 @@ impl MoveStats {
             white_wins: 0,
             draws: 0,
             black_wins: 0,
-            elo_sum: 0,
-            elo_count: 0,
+            mover_elo_sum: 0,
+            mover_elo_count: 0,
             last_date: None,
         }
     }
@@ -63,18 +65,19 @@ impl MoveStats {
         self.white_wins += other.white_wins;
         self.draws += other.draws;
         self.black_wins += other.black_wins;
-        self.elo_sum = self.elo_sum.saturating_add(other.elo_sum);
-        self.elo_count += other.elo_count;
+        self.mover_elo_sum = self.mover_elo_sum.saturating_add(other.mover_elo_sum);
+        self.mover_elo_count += other.mover_elo_count;
         if other.last_date > self.last_date {
             self.last_date = other.last_date;
         }
     }
 
-    /// The average rating of the rated players, rounded; `None` if none.
+    /// The average rating of the rated players who made the move,
+    /// rounded; `None` if none is rated.
     pub fn avg_elo(&self) -> Option<i64> {
-        (self.elo_count > 0).then(|| {
-            let n = self.elo_count as i64;
-            self.elo_sum.saturating_add(n / 2).div_euclid(n)
+        (self.mover_elo_count > 0).then(|| {
+            let n = self.mover_elo_count as i64;
+            self.mover_elo_sum.saturating_add(n / 2).div_euclid(n)
         })
     }
 
@@ -197,6 +200,7 @@ impl<'p> Tally<'p> {
 
     /// Counts one game's first hit.
     fn hit(&mut self, hit: &Hit<'_>) {
+        let white_moves = self.position.turn().is_white();
         let Some(stats) = self.games(hit.next_move, 1) else { return };
         stats.games += 1;
         match hit.result {
@@ -205,10 +209,11 @@ impl<'p> Tally<'p> {
             Some(Outcome::BlackWins) => stats.black_wins += 1,
             None => {}
         }
-        for elo in [hit.white_elo, hit.black_elo].into_iter().flatten() {
+        let mover_elo = if white_moves { hit.white_elo } else { hit.black_elo };
+        if let Some(elo) = mover_elo {
             // Saturating: a database edited by hand may hold any integer.
-            stats.elo_sum = stats.elo_sum.saturating_add(elo);
-            stats.elo_count += 1;
+            stats.mover_elo_sum = stats.mover_elo_sum.saturating_add(elo);
+            stats.mover_elo_count += 1;
         }
         if let Some(date) = hit.date.filter(|d| explorer::known_year(d)) {
             if stats.last_date.as_deref().is_none_or(|last| date > last) {
@@ -226,8 +231,8 @@ impl<'p> Tally<'p> {
         other.white_wins = n(counts.white_wins);
         other.draws = n(counts.draws);
         other.black_wins = n(counts.black_wins);
-        other.elo_sum = counts.elo_sum;
-        other.elo_count = n(counts.elo_count);
+        other.mover_elo_sum = counts.mover_elo_sum;
+        other.mover_elo_count = n(counts.mover_elo_count);
         other.last_date.clone_from(&counts.last_date);
         stats.merge(other);
     }
@@ -278,8 +283,8 @@ mod tests {
         assert_eq!(s.percent(0), 0.0);
         s.games = 3;
         s.white_wins = 2;
-        s.elo_sum = 2401 + 2400;
-        s.elo_count = 2;
+        s.mover_elo_sum = 2401 + 2400;
+        s.mover_elo_count = 2;
         assert_eq!(s.avg_elo(), Some(2401), "2400.5 rounds up");
         assert_eq!(s.percent(2), 66.7);
     }
@@ -313,8 +318,8 @@ mod tests {
         let mut b = MoveStats::new("O-O".into(), "e1g1".into());
         b.games = 3;
         b.white_wins = 3;
-        b.elo_sum = 5000;
-        b.elo_count = 2;
+        b.mover_elo_sum = 5000;
+        b.mover_elo_count = 2;
         b.last_date = Some("2021.??.??".into());
         a.merge(b);
         assert_eq!((a.games, a.white_wins, a.draws, a.avg_elo()), (5, 3, 1, Some(2500)));

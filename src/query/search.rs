@@ -474,8 +474,8 @@ impl Search {
         };
         let rows: Vec<(i64, explorer::Counts)> = conn
             .prepare_cached(
-                "SELECT next_move, games, white_wins, draws, black_wins, elo_sum, elo_count, \
-                 last_date FROM explorer_tree WHERE hash = ?1",
+                "SELECT next_move, games, white_wins, draws, black_wins, mover_elo_sum, \
+                 mover_elo_count, last_date FROM explorer_tree WHERE hash = ?1",
             )
             .and_then(|mut st| {
                 st.query_map([target.key], |r| {
@@ -484,8 +484,8 @@ impl Search {
                         white_wins: r.get(2)?,
                         draws: r.get(3)?,
                         black_wins: r.get(4)?,
-                        elo_sum: r.get(5)?,
-                        elo_count: r.get(6)?,
+                        mover_elo_sum: r.get(5)?,
+                        mover_elo_count: r.get(6)?,
                         last_date: r.get(7)?,
                     };
                     Ok((r.get(0)?, counts))

@@ -27,9 +27,11 @@ use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBe
 use super::encode::rows::PositionRow;
 use super::encode::visits::{is_first, visit, TreeShape, TreeVisits, Visit};
 use crate::chess::zobrist::BuildKeyHasher;
+use crate::chess::Color;
 use crate::db::GameId;
 use crate::store::format::explorer::{
-    deep_from, known_year_sql, state, Counts, State, DEEP_KEYS_CAP, DEEP_PLY, ENDED,
+    deep_from, known_year_sql, state, white_moves_sql, Counts, State, DEEP_KEYS_CAP, DEEP_PLY,
+    ENDED,
 };
 use crate::store::format::positions;
 
@@ -72,20 +74,21 @@ fn rebuild(conn: &Connection, state: State) -> rusqlite::Result<()> {
     conn.execute(
         &format!(
             "INSERT INTO explorer_tree (hash, next_move, games, white_wins, draws, black_wins, \
-             elo_sum, elo_count, last_date) \
+             mover_elo_sum, mover_elo_count, last_date) \
              SELECT f.hash, coalesce(f.next_move, {ENDED}), count(*), \
              count(CASE WHEN g.result = '1-0' THEN 1 END), \
              count(CASE WHEN g.result = '1/2-1/2' THEN 1 END), \
              count(CASE WHEN g.result = '0-1' THEN 1 END), \
-             coalesce(sum(g.white_elo), 0) + coalesce(sum(g.black_elo), 0), \
-             count(g.white_elo) + count(g.black_elo), \
+             coalesce(sum(CASE WHEN {white} THEN g.white_elo ELSE g.black_elo END), 0), \
+             count(CASE WHEN {white} THEN g.white_elo ELSE g.black_elo END), \
              max(CASE WHEN {} THEN g.date END) \
              FROM (SELECT hash, game_id, min(ply) AS ply, next_move FROM positions \
                    WHERE ply <= ?1{deep_rows} GROUP BY hash, game_id) AS f \
              JOIN games AS g ON g.id = f.game_id \
              WHERE f.ply <= ?1{deep_games} \
              GROUP BY f.hash, coalesce(f.next_move, {ENDED})",
-            known_year_sql("g.date")
+            known_year_sql("g.date"),
+            white = white_moves_sql("g.start_fen", "f.ply"),
         ),
         [state.max_ply],
     )?;
@@ -156,23 +159,23 @@ impl TreeBatch {
     /// Counts a stored game: its id, visits and position rows (in ply
     /// order).
     pub fn add(&mut self, id: GameId, visits: &TreeVisits, positions: &[PositionRow]) {
-        for &key in &visits.tree {
-            self.rows.entry(key).or_default().merge(&visits.counts);
+        for &(key, mover) in &visits.tree {
+            self.rows.entry(key).or_default().merge(&visits.counts[mover as usize]);
         }
         let Some(late) = &mut self.late else { return };
         let late_row = |(hash, next_move): Visit| (hash, i64::from(id), next_move);
         late.extend(visits.listed.iter().copied().map(late_row));
         let Some(deep) = &mut self.deep else { return };
-        for (hash, _) in &visits.tree[visits.tree_late..] {
+        for ((hash, _), _) in &visits.tree[visits.tree_late..] {
             if !deep.keys.contains(hash) {
                 *deep.candidates.entry(*hash).or_default() += 1;
             }
         }
-        for &(key, listed) in &visits.near {
+        for &(key, mover, listed) in &visits.near {
             // Deep first: a rebuild and a delete count a deep position's
             // games to DEEP_PLY whatever its reach.
             if deep.keys.contains(&key.0) {
-                self.rows.entry(key).or_default().merge(&visits.counts);
+                self.rows.entry(key).or_default().merge(&visits.counts[mover as usize]);
             } else if listed {
                 late.push(late_row(key));
             } else {
@@ -218,11 +221,12 @@ impl TreeBatch {
         rows.sort_unstable_by_key(|r| r.0);
         let mut st = conn.prepare_cached(
             "INSERT INTO explorer_tree (hash, next_move, games, white_wins, draws, black_wins, \
-             elo_sum, elo_count, last_date) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) \
+             mover_elo_sum, mover_elo_count, last_date) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) \
              ON CONFLICT (hash, next_move) DO UPDATE SET games = games + excluded.games, \
              white_wins = white_wins + excluded.white_wins, draws = draws + excluded.draws, \
              black_wins = black_wins + excluded.black_wins, \
-             elo_sum = elo_sum + excluded.elo_sum, elo_count = elo_count + excluded.elo_count, \
+             mover_elo_sum = mover_elo_sum + excluded.mover_elo_sum, \
+             mover_elo_count = mover_elo_count + excluded.mover_elo_count, \
              last_date = CASE WHEN last_date IS NULL OR excluded.last_date > last_date \
              THEN excluded.last_date ELSE last_date END",
         )?;
@@ -234,8 +238,8 @@ impl TreeBatch {
                 c.white_wins,
                 c.draws,
                 c.black_wins,
-                c.elo_sum,
-                c.elo_count,
+                c.mover_elo_sum,
+                c.mover_elo_count,
                 c.last_date
             ])?;
         }
@@ -330,7 +334,7 @@ pub fn remove_games(conn: &Connection, ids: &[GameId]) -> rusqlite::Result<Delet
             removed.exact = false;
             continue;
         };
-        for key in keys {
+        for (key, mover) in keys {
             let first = hits
                 .query_map(params![key, id], |r| r.get::<_, i64>(0))?
                 .map(|gpm| gpm.map(positions::unpack_gpm))
@@ -345,9 +349,10 @@ pub fn remove_games(conn: &Connection, ids: &[GameId]) -> rusqlite::Result<Delet
                 continue;
             }
             let next_move = next_move.map_or(ENDED, i64::from);
+            let mover_elo = if mover.is_white() { white_elo } else { black_elo };
             removed.rows.entry((key, next_move)).or_default().add_game(
                 result.as_deref(),
-                [white_elo, black_elo],
+                mover_elo,
                 date.as_deref(),
             );
         }
@@ -355,15 +360,15 @@ pub fn remove_games(conn: &Connection, ids: &[GameId]) -> rusqlite::Result<Delet
     Ok(removed)
 }
 
-/// The distinct keys of a stored game's positions up to ply `max_ply`;
-/// `None` if it does not replay.
-fn keys(start_fen: Option<&str>, moves: &str, max_ply: u32) -> Option<Vec<i64>> {
+/// The distinct keys of a stored game's positions up to ply `max_ply`,
+/// each with its side to move; `None` if it does not replay.
+fn keys(start_fen: Option<&str>, moves: &str, max_ply: u32) -> Option<Vec<(i64, Color)>> {
     let mut replay = crate::replay::stored::Replay::new(start_fen, moves).ok()?;
-    let mut keys = Vec::new();
+    let mut keys: Vec<(i64, Color)> = Vec::new();
     loop {
         let key = replay.position().zobrist().as_i64();
-        if !keys.contains(&key) {
-            keys.push(key);
+        if !keys.iter().any(|&(k, _)| k == key) {
+            keys.push((key, replay.position().turn()));
         }
         if replay.ply() >= max_ply || replay.step().ok()?.is_none() {
             return Some(keys);
@@ -398,8 +403,9 @@ impl DeletedGames {
         let Some(state) = self.state.filter(|s| s.complete) else { return Ok(()) };
         let mut subtract = conn.prepare(
             "UPDATE explorer_tree SET games = games - ?3, white_wins = white_wins - ?4, \
-             draws = draws - ?5, black_wins = black_wins - ?6, elo_sum = elo_sum - ?7, \
-             elo_count = elo_count - ?8 WHERE hash = ?1 AND next_move = ?2 \
+             draws = draws - ?5, black_wins = black_wins - ?6, \
+             mover_elo_sum = mover_elo_sum - ?7, mover_elo_count = mover_elo_count - ?8 \
+             WHERE hash = ?1 AND next_move = ?2 \
              RETURNING games, last_date",
         )?;
         let mut drop_row =
@@ -426,8 +432,8 @@ impl DeletedGames {
                         c.white_wins,
                         c.draws,
                         c.black_wins,
-                        c.elo_sum,
-                        c.elo_count
+                        c.mover_elo_sum,
+                        c.mover_elo_count
                     ],
                     |r| Ok((r.get(0)?, r.get(1)?)),
                 )
@@ -458,7 +464,7 @@ mod tests {
     /// Adds a game to `batch` as the writer does, its visits found as the
     /// workers find them.
     fn add(batch: &mut TreeBatch, id: GameId, positions: &[PositionRow], header: &Header) {
-        batch.add(id, &TreeVisits::of(positions, header, batch.shape()), positions);
+        batch.add(id, &TreeVisits::of(positions, header, Color::White, batch.shape()), positions);
     }
 
     #[test]
@@ -477,6 +483,7 @@ mod tests {
         let header = Header {
             result: Some("1-0".into()),
             white_elo: Some(2500),
+            black_elo: Some(2400),
             date: Some("2020.??.??".into()),
             ..Header::default()
         };
@@ -507,7 +514,10 @@ mod tests {
         keys.sort_unstable();
         assert_eq!(keys, [(7, 1), (8, 2), (9, 4), (20, 5), (21, 6), (22, 7)]);
         let c = &batch.rows[&(7, 1)];
-        assert_eq!((c.games, c.white_wins, c.elo_sum, c.elo_count), (2, 1, 2500, 1));
+        // The ratings of the side to move: White's at ply 0, Black's at 1.
+        assert_eq!((c.games, c.white_wins, c.mover_elo_sum, c.mover_elo_count), (2, 1, 2500, 1));
+        let c = &batch.rows[&(8, 2)];
+        assert_eq!((c.games, c.mover_elo_sum, c.mover_elo_count), (1, 2400, 1));
         assert_eq!(c.last_date.as_deref(), Some("2020.??.??"));
         // Late: each position past the tree's plies, once, at its first
         // occurrence, unless the game had it earlier.
@@ -525,7 +535,7 @@ mod tests {
             "CREATE TABLE explorer_deep (hash INTEGER PRIMARY KEY, deep_from); \
              CREATE TABLE explorer_late (hash, game_id, next_move, PRIMARY KEY (hash, game_id)); \
              CREATE TABLE explorer_tree (hash, next_move, games, white_wins, draws, black_wins, \
-             elo_sum, elo_count, last_date, PRIMARY KEY (hash, next_move))",
+             mover_elo_sum, mover_elo_count, last_date, PRIMARY KEY (hash, next_move))",
         )
         .unwrap();
         let state = State {

@@ -35,6 +35,7 @@ use super::encode::records::{Encoder, GameRecords, Hole, SummaryHole, TagsRecord
 use super::encode::rows::{GameRow, Header, RowOptions, StoredGame};
 use super::encode::visits::TreeVisits;
 use super::flush::Flusher;
+use super::format::explorer::first_mover;
 use super::game_tables::{self, GameTables, Shapes, Table};
 use super::image::{ImageSlot, Value};
 use super::segments::{self, Fens};
@@ -813,7 +814,8 @@ impl Writer {
             let visits = match &game.visits {
                 Some(visits) => visits,
                 None => {
-                    found = TreeVisits::of(&game.positions, &game.header, tree.shape());
+                    let first = first_mover(game.start_fen.as_deref());
+                    found = TreeVisits::of(&game.positions, &game.header, first, tree.shape());
                     &found
                 }
             };

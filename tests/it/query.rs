@@ -386,9 +386,9 @@ fn explorer_rating_and_date_agree_with_sql() {
             })
             .map(|(id, _)| id.to_string())
             .collect();
+        // After 1. e4 e5 White moves: the players of the move are White.
         let sql = format!(
-            "SELECT (sum(coalesce(white_elo, 0)) + sum(coalesce(black_elo, 0))) * 1.0 / \
-             nullif(count(white_elo) + count(black_elo), 0) AS avg, \
+            "SELECT avg(white_elo) AS avg, \
              max(CASE WHEN date GLOB '[0-9][0-9][0-9][0-9]*' THEN date END) AS last \
              FROM games WHERE id IN ({})",
             ids.join(",")

@@ -54,6 +54,8 @@ const CRAFTED: &str = r#"[Event "knights out and back, then 1. Nf3 Nf6 at ply 10
 
 [Event "the start position at ply 3, from a FEN"]
 [Result "1-0"]
+[WhiteElo "1700"]
+[BlackElo "1900"]
 [SetUp "1"]
 [FEN "rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b KQkq - 1 1"]
 
@@ -191,6 +193,9 @@ fn the_tree_answers_as_the_index_does() {
     let conn = pgnindex::db::open_read_only(&db).unwrap();
     // The crafted games, counted by hand: 1. Nf3 Nf6 is reached at ply 2
     // and, by the knights' tour, first at ply 10, beyond the tree.
+    // Black moves first in the FEN games: theirs are Black's ratings.
+    let (nf3, by_tree, _) = compare(&conn, "1. Nf3");
+    assert!(by_tree && nf3.moves.iter().any(|m| m.san == "Nf6" && m.avg_elo().is_some()));
     let (nf3_nf6, _, late) = compare(&conn, "1. Nf3 Nf6");
     assert!(late >= 1, "the game that reaches 1. Nf3 Nf6 at ply 10 is read from the index");
     assert!(nf3_nf6.moves.iter().any(|m| m.san == "d4" && m.games >= 2));
@@ -421,7 +426,12 @@ fn ratings_no_system_gives_are_not_averaged() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     let rows: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(rows[0]["uci"], "e2e4", "{rows}");
-    assert_eq!((rows[0]["games"].as_i64(), rows[0]["avg_elo"].as_i64()), (Some(4), Some(1201)));
+    // White's: 2400 twice, the other out of any rating system's range.
+    assert_eq!((rows[0]["games"].as_i64(), rows[0]["avg_elo"].as_i64()), (Some(4), Some(2400)));
+    // Black's, after 1. e4: 2 twice.
+    let out = run(["explore", "--db", arg(&db), "--moves", "e4", "--format", "json"]);
+    let rows: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!((rows[0]["games"].as_i64(), rows[0]["avg_elo"].as_i64()), (Some(4), Some(2)));
     assert_tree_rebuilds_the_same(&db);
 }
 

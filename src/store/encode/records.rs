@@ -18,6 +18,7 @@ use super::shared_ids::SharedIds;
 use super::visits::{TreeShape, TreeVisits};
 use crate::db::columns::Columns;
 use crate::db::{dates, texts};
+use crate::store::format::explorer::first_mover;
 use crate::store::format::plies::PlyData;
 use crate::store::game_tables::{record_value, Shapes, Table};
 use crate::store::image::{encode_owned, Record, RowidLeaves, Template, Value};
@@ -198,7 +199,8 @@ impl Encoder {
     /// waiting for the writer holds them once.
     pub fn encode_into(&self, game: &mut GameRow) {
         if let Some(shape) = self.tree.filter(|_| !is_skipped(game)) {
-            game.visits = Some(TreeVisits::of(&game.positions, &game.header, shape));
+            let first = first_mover(game.start_fen.as_deref());
+            game.visits = Some(TreeVisits::of(&game.positions, &game.header, first, shape));
         }
         game.records = self.encode(game);
         if game.records.is_some() {

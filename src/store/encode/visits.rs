@@ -5,8 +5,9 @@
 //! `store::tree` decides what depends on the batch (the deep positions).
 
 use super::rows::PositionRow;
+use crate::chess::Color;
 use crate::db::Header;
-use crate::store::format::explorer::{Counts, State, DEEP_PLY, ENDED};
+use crate::store::format::explorer::{mover_at, Counts, State, DEEP_PLY, ENDED};
 
 /// What of a database's tree decides which visits of a game it takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,18 +48,19 @@ pub type Visit = (i64, i64);
 /// up in its set of deep positions, which only it knows.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TreeVisits {
-    /// The game's own counts (one game), added to each row it counts in.
-    pub counts: Counts,
-    /// Within the tree's plies: counted.
-    pub tree: Vec<Visit>,
+    /// The game's own counts (one game), added to each row it counts in:
+    /// by the side to move there (White's rating where White moves).
+    pub counts: [Counts; 2],
+    /// Within the tree's plies: counted, with the side to move.
+    pub tree: Vec<(Visit, Color)>,
     /// Of those, the first past the plies `explorer_late` lists by reach,
     /// in a tree with deep positions (as deep, their late games are listed
     /// too); `tree.len()` otherwise.
     pub tree_late: usize,
     /// Past the tree's plies to [`DEEP_PLY`], in a tree with deep
-    /// positions, and whether `explorer_late` lists the position by its
-    /// reach.
-    pub near: Vec<(Visit, bool)>,
+    /// positions, with the side to move, and whether `explorer_late` lists
+    /// the position by its reach.
+    pub near: Vec<(Visit, Color, bool)>,
     /// Past those, the positions `explorer_late` lists by their reach.
     pub listed: Vec<Visit>,
     /// In a tree with deep positions, the index of the first position row
@@ -68,14 +70,18 @@ pub struct TreeVisits {
 
 impl TreeVisits {
     /// The visits of the game of `header` and `positions` (its position
-    /// rows, in ply order).
-    pub fn of(positions: &[PositionRow], header: &Header, shape: TreeShape) -> TreeVisits {
-        let mut counts = Counts::default();
-        counts.add_game(
-            header.result.as_deref(),
-            [header.white_elo, header.black_elo],
-            header.date.as_deref(),
-        );
+    /// rows, in ply order), `first` the side to move at its ply 0.
+    pub fn of(
+        positions: &[PositionRow],
+        header: &Header,
+        first: Color,
+        shape: TreeShape,
+    ) -> TreeVisits {
+        let counts = [header.white_elo, header.black_elo].map(|elo| {
+            let mut counts = Counts::default();
+            counts.add_game(header.result.as_deref(), elo, header.date.as_deref());
+            counts
+        });
         let mut visits = TreeVisits { counts, ..TreeVisits::default() };
         let past = positions.iter().take_while(|p| p.ply <= shape.max_ply).count();
         let near_end = match shape.deep {
@@ -94,9 +100,9 @@ impl TreeVisits {
                 if !(shape.deep && p.ply > shape.late_reach) {
                     visits.tree_late += 1;
                 }
-                visits.tree.push(visit(p));
+                visits.tree.push((visit(p), mover_at(first, p.ply)));
             } else {
-                visits.near.push((visit(p), listed(p)));
+                visits.near.push((visit(p), mover_at(first, p.ply), listed(p)));
             }
         }
         if shape.late {

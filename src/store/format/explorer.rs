@@ -6,6 +6,7 @@
 use rusqlite::{Connection, OptionalExtension};
 
 use crate::chess::reach::REACH_CAP;
+use crate::chess::Color;
 use crate::db::GameId;
 
 /// The plies up to which the importer does not take a position's
@@ -36,20 +37,22 @@ pub struct Counts {
     pub draws: i64,
     /// Won by black.
     pub black_wins: i64,
-    /// Sum of the players' ratings present.
-    pub elo_sum: i64,
+    /// Sum of the ratings present of the player to move (the same side in
+    /// every game: the position's).
+    pub mover_elo_sum: i64,
     /// Number of ratings summed.
-    pub elo_count: i64,
+    pub mover_elo_count: i64,
     /// The latest date whose year is known, as stored.
     pub last_date: Option<String>,
 }
 
 impl Counts {
-    /// Counts one game with these columns.
+    /// Counts one game with these columns, `mover_elo` the rating of the
+    /// side to move.
     pub(crate) fn add_game(
         &mut self,
         result: Option<&str>,
-        elos: [Option<i64>; 2],
+        mover_elo: Option<i64>,
         date: Option<&str>,
     ) {
         self.games += 1;
@@ -59,10 +62,10 @@ impl Counts {
             Some("0-1") => self.black_wins += 1,
             _ => {}
         }
-        for elo in elos.into_iter().flatten() {
+        if let Some(elo) = mover_elo {
             // Saturating: a database edited by hand may hold any integer.
-            self.elo_sum = self.elo_sum.saturating_add(elo);
-            self.elo_count += 1;
+            self.mover_elo_sum = self.mover_elo_sum.saturating_add(elo);
+            self.mover_elo_count += 1;
         }
         if let Some(date) = date.filter(|d| known_year(d)) {
             if self.last_date.as_deref().is_none_or(|last| date > last) {
@@ -77,14 +80,40 @@ impl Counts {
         self.white_wins += other.white_wins;
         self.draws += other.draws;
         self.black_wins += other.black_wins;
-        self.elo_sum = self.elo_sum.saturating_add(other.elo_sum);
-        self.elo_count += other.elo_count;
+        self.mover_elo_sum = self.mover_elo_sum.saturating_add(other.mover_elo_sum);
+        self.mover_elo_count += other.mover_elo_count;
         if let Some(date) = &other.last_date {
             if self.last_date.as_ref().is_none_or(|last| date > last) {
                 self.last_date = Some(date.clone());
             }
         }
     }
+}
+
+/// The side to move at ply 0 of a game that starts from `start_fen`
+/// (white without one, or with a FEN whose side field is not `b`).
+pub fn first_mover(start_fen: Option<&str>) -> Color {
+    match start_fen.and_then(|fen| fen.split_ascii_whitespace().nth(1)) {
+        Some("b") => Color::Black,
+        _ => Color::White,
+    }
+}
+
+/// The side to move at `ply` of a game whose ply 0 `first` moves.
+pub fn mover_at(first: Color, ply: u32) -> Color {
+    if ply % 2 == 0 {
+        first
+    } else {
+        first.other()
+    }
+}
+
+/// The same in SQL, for a game whose start FEN is `start_fen` and a ply
+/// `ply`: 1 where White moves.
+pub(crate) fn white_moves_sql(start_fen: &str, ply: &str) -> String {
+    format!(
+        "(({ply}) + coalesce(substr({start_fen}, instr({start_fen}, ' ') + 1, 1) = 'b', 0)) % 2 = 0"
+    )
 }
 
 /// `true` if a stored date's year is known (its first four characters are
@@ -145,13 +174,16 @@ pub fn state(conn: &Connection) -> rusqlite::Result<Option<State>> {
     let (late_from, late_reach, deep_games) =
         (column("late_from"), column("late_reach"), column("deep_games"));
     let clamp = |n: i64, max: u32| n.clamp(0, i64::from(max)) as u32;
+    // Before schema 26 the tree summed both players' ratings: the
+    // explorer reads the index until the next write fills it anew.
+    let movers = conn.prepare("SELECT mover_elo_sum FROM explorer_tree LIMIT 0").is_ok();
     st.query_row([], |r| {
         let late_from: Option<i64> = late_from.map(|i| r.get(i)).transpose()?.flatten();
         let late_reach: Option<i64> = late_reach.map(|i| r.get(i)).transpose()?;
         let deep_games: Option<i64> = deep_games.map(|i| r.get(i)).transpose()?;
         Ok(State {
             max_ply: r.get("max_ply")?,
-            complete: r.get("complete")?,
+            complete: r.get::<_, bool>("complete")? && movers,
             late_from: late_from.map(|id| GameId::new(clamp(id, u32::MAX))),
             late_reach: late_reach.map_or(0, |n| clamp(n, REACH_CAP)),
             // At least one game: zero would make every position deep.
