@@ -101,7 +101,7 @@ pub fn first_mover(start_fen: Option<&str>) -> Color {
 
 /// The side to move at `ply` of a game whose ply 0 `first` moves.
 pub fn mover_at(first: Color, ply: u32) -> Color {
-    if ply % 2 == 0 {
+    if ply.is_multiple_of(2) {
         first
     } else {
         first.other()
