@@ -198,7 +198,9 @@ pub fn answer(
     }
     out.insert("opening".into(), line_opening(query));
     if query.history {
-        out.insert("history".into(), history_json(&history));
+        let since = query.filters.since.as_ref().and_then(|b| first_month(b.as_str()));
+        let history = history_json(&history, since, query.filters.until.is_some());
+        out.insert("history".into(), history);
     }
     Ok(Value::Object(out))
 }
@@ -263,13 +265,20 @@ fn year_month(date: &str) -> Option<(i64, i64)> {
     (1..=12).contains(&month).then_some((year, month))
 }
 
-/// Every month from the first to the last counted, gaps as zeros.
-fn history_json(history: &BTreeMap<(i64, i64), [u64; 3]>) -> Value {
+/// The games by month, as lichess gives them: from `since` (else the
+/// first month counted) to the last month counted, gaps as zeros, and
+/// without that last month when the query has no `until` (lichess leaves
+/// out a month it may not have indexed whole).
+fn history_json(
+    history: &BTreeMap<(i64, i64), [u64; 3]>,
+    since: Option<(i64, i64)>,
+    until: bool,
+) -> Value {
     let (Some(&first), Some(&last)) = (history.keys().next(), history.keys().next_back()) else {
         return Value::Array(Vec::new());
     };
     let mut out = Vec::new();
-    let (mut year, mut month) = first;
+    let (mut year, mut month) = since.map_or(first, |since| since.min(first));
     while (year, month) <= last {
         let [white, draws, black] = history.get(&(year, month)).copied().unwrap_or_default();
         out.push(json!({
@@ -280,7 +289,18 @@ fn history_json(history: &BTreeMap<(i64, i64), [u64; 3]>) -> Value {
         }));
         (year, month) = if month == 12 { (year + 1, 1) } else { (year, month + 1) };
     }
+    if !until {
+        out.pop();
+    }
     Value::Array(out)
+}
+
+/// The month a `since` bound starts (`2020.05`, or `2020`: January).
+fn first_month(bound: &str) -> Option<(i64, i64)> {
+    let mut parts = bound.split('.');
+    let year = parts.next()?.parse().ok()?;
+    let month = parts.next().map_or(Some(1), |m| m.parse().ok())?;
+    Some((year, month))
 }
 
 /// The opening of a named position, as `{eco, name}`, else null.
@@ -469,12 +489,18 @@ mod tests {
         let mut h = BTreeMap::new();
         h.insert((2019, 11), [1, 0, 0]);
         h.insert((2020, 2), [0, 1, 2]);
-        let v = history_json(&h);
-        let months: Vec<&str> =
-            v.as_array().unwrap().iter().map(|m| m["month"].as_str().unwrap()).collect();
-        assert_eq!(months, ["2019-11", "2019-12", "2020-01", "2020-02"]);
+        let months = |v: Value| -> Vec<String> {
+            v.as_array().unwrap().iter().map(|m| m["month"].as_str().unwrap().to_string()).collect()
+        };
+        let v = history_json(&h, None, true);
         assert_eq!(v[3]["black"], 2);
-        assert_eq!(history_json(&BTreeMap::new()), json!([]));
+        assert_eq!(months(v), ["2019-11", "2019-12", "2020-01", "2020-02"]);
+        // From `since`, zeros first; without `until`, the last month left out.
+        let v = history_json(&h, Some((2019, 9)), false);
+        assert_eq!(months(v), ["2019-09", "2019-10", "2019-11", "2019-12", "2020-01"]);
+        assert_eq!(first_month("2019.09"), Some((2019, 9)));
+        assert_eq!(first_month("1952"), Some((1952, 1)));
+        assert_eq!(history_json(&BTreeMap::new(), Some((2019, 9)), true), json!([]));
     }
 
     #[test]

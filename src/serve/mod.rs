@@ -3,6 +3,7 @@
 //!
 //! Routes (lichess's, with its old aliases): `GET /lichess`, `/masters`,
 //! `/player` (ND-JSON: one line, the games are indexed already),
+//! `/lichess/history` (`/lichess` with `history=true`),
 //! `/masters/pgn/{id}` (`application/x-chess-pgn`), `/master`,
 //! `/master/pgn/{id}`, `/personal`; and the page: `/`, its `/assets/…`,
 //! and the three routes it uses ([`page`]). Queries are read by [`params`] and
@@ -176,6 +177,7 @@ impl App {
 pub fn router(app: Arc<App>, cors: bool) -> Router {
     let app = Router::new()
         .route("/lichess", get(lichess))
+        .route("/lichess/history", get(lichess_history))
         .route("/masters", get(masters))
         .route("/player", get(player))
         .route("/masters/pgn/{id}", get(game_pgn))
@@ -260,13 +262,25 @@ impl IntoResponse for ApiError {
 /// An explorer answer as JSON text, from the cache when the database has
 /// not changed since it was made.
 async fn explore(app: Arc<App>, route: Route, query: Option<String>) -> Result<Arc<str>, ApiError> {
+    explore_with_history(app, route, query, false).await
+}
+
+/// [`explore`], with the games by month whatever the query says when
+/// `history` (lichess's `/lichess/history`).
+async fn explore_with_history(
+    app: Arc<App>,
+    route: Route,
+    query: Option<String>,
+    history: bool,
+) -> Result<Arc<str>, ApiError> {
     let text = query.unwrap_or_default();
-    let key = format!("{route:?}?{text}");
+    let key = format!("{route:?}{}?{text}", if history { "/history" } else { "" });
     let version = app.cache.version();
     if let Some(answer) = app.cache.get(&key, &version) {
         return Ok(answer);
     }
-    let query: ExplorerQuery = params::parse(route, &text)?;
+    let mut query: ExplorerQuery = params::parse(route, &text)?;
+    query.history |= history;
     let reader = Arc::clone(&app);
     let value = app
         .pool
@@ -290,6 +304,13 @@ fn text_response(mut body: String, content_type: &'static str, line: bool) -> Re
 
 async fn lichess(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Response {
     match explore(app, Route::Lichess, query).await {
+        Ok(answer) => text_response(answer.to_string(), "application/json", false),
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn lichess_history(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Response {
+    match explore_with_history(app, Route::Lichess, query, true).await {
         Ok(answer) => text_response(answer.to_string(), "application/json", false),
         Err(e) => e.into_response(),
     }

@@ -430,6 +430,38 @@ fn a_player_s_moves_have_the_opponents_average_and_the_performance() {
 }
 
 #[test]
+fn history_runs_from_since_and_leaves_out_the_last_month_without_until() {
+    let dir = scratch();
+    let db = database(&dir);
+    let server = Server::start(&db, &[]);
+    let months = |target: &str| -> Vec<(String, u64)> {
+        let answer = server.get_json(target);
+        let history = answer["history"].as_array().unwrap_or_else(|| panic!("{target}: {answer}"));
+        history
+            .iter()
+            .map(|m| {
+                let n = |k: &str| m[k].as_u64().unwrap();
+                (m["month"].as_str().unwrap().to_string(), n("white") + n("draws") + n("black"))
+            })
+            .collect()
+    };
+    let whole = months("/lichess?play=e2e4&history=true&until=3000-12");
+    assert!(whole.len() > 2 && whole.last().unwrap().1 > 0, "{whole:?}");
+    let open = months("/lichess?play=e2e4&history=true");
+    assert_eq!(open[..], whole[..whole.len() - 1], "without until, the last month is left out");
+    let since = months("/lichess?play=e2e4&history=true&since=1990-01&until=3000-12");
+    assert_eq!(since[0], ("1990-01".to_string(), 0));
+    assert_eq!(since[since.len() - whole.len()..], whole[..]);
+    assert!(since[..since.len() - whole.len()].iter().all(|m| m.1 == 0));
+    // lichess's older route: the same answer with the history.
+    assert_eq!(months("/lichess/history?play=e2e4"), open);
+    assert_eq!(
+        server.get_json("/lichess/history?play=e2e4&history=false"),
+        server.get_json("/lichess?play=e2e4&history=true")
+    );
+}
+
+#[test]
 fn game_pgn_is_show_s() {
     let dir = scratch();
     let db = database(&dir);
