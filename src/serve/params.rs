@@ -18,6 +18,12 @@ pub const MAX_QUERY: usize = 8192;
 /// The most moves `play` may hold.
 pub const MAX_PLAY: usize = 1000;
 
+/// The longest `player` name read. Lichess takes user names of at most 30
+/// letters, digits, `_` and `-`; a database holds OTB names too
+/// (`Carlsen, Magnus`), so any name up to this length without a control
+/// character is looked up.
+pub const MAX_PLAYER: usize = 100;
+
 /// Which explorer a route is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Route {
@@ -232,8 +238,12 @@ impl Raw {
         let target = Target { last_move, ..Target::from_position(pos) };
 
         let mut filters = Filters::default();
+        // Lichess reads speeds on /lichess and /player, ratings and history
+        // on /lichess only: elsewhere they are unknown parameters, ignored.
         if route != Route::Masters {
             filters.speeds = list(self.speeds.as_deref(), "speeds", "a list of speeds")?;
+        }
+        if route == Route::Lichess {
             filters.rating_groups = list(self.ratings.as_deref(), "ratings", "a list of ratings")?;
         }
         filters.since = date(self.since.as_deref(), "since")?;
@@ -242,6 +252,17 @@ impl Raw {
         if route == Route::Player {
             let player = self.player.as_deref().map(str::trim).filter(|p| !p.is_empty());
             let player = player.ok_or(ParamError::Missing("player"))?.to_string();
+            let chars = player.chars().count();
+            if chars > MAX_PLAYER {
+                return Err(ParamError::TextTooLong { name: "player", chars, most: MAX_PLAYER });
+            }
+            if player.chars().any(char::is_control) {
+                return Err(ParamError::Value {
+                    name: "player",
+                    value: player,
+                    expected: "a name (it holds a control character)",
+                });
+            }
             match self.color.as_deref().map(str::trim) {
                 Some("white") => {
                     filters.white = Some(player);
@@ -280,7 +301,7 @@ impl Raw {
             moves: number(self.moves.as_deref(), "moves")?.unwrap_or(route.moves()),
             top_games: count(self.top_games.as_deref(), "topGames", route.top_games())?,
             recent_games: count(self.recent_games.as_deref(), "recentGames", route.recent_games())?,
-            history: flag(self.history.as_deref(), "history")?,
+            history: route == Route::Lichess && flag(self.history.as_deref(), "history")?,
         })
     }
 }
@@ -425,6 +446,9 @@ mod tests {
         assert_eq!(q.filters.black.as_deref(), Some("DrNykterstein"));
         assert!(q.filters.exact_names && q.filters.white.is_none());
         assert_eq!(q.filters.mode, Some(Mode::Rated));
+        // A player's games are not filtered by rating nor given by month.
+        let q = read(Route::Player, "player=a&color=white&ratings=2500&history=x").unwrap();
+        assert!(q.filters.rating_groups.is_empty() && !q.history);
         let q = read(Route::Player, "player=a&color=white&modes=rated,casual").unwrap();
         assert_eq!(q.filters.mode, None, "both modes: every game");
         assert_eq!((q.top_games, q.recent_games), (0, 8));
@@ -453,6 +477,10 @@ mod tests {
         assert_eq!(bad(Route::Lichess, "fen=x&fen=y"), "fen is given more than once");
         assert_eq!(bad(Route::Player, "color=white"), "player is required");
         assert_eq!(bad(Route::Player, "player=a"), "color is required");
+        let long = format!("player={}&color=white", "a".repeat(101));
+        assert_eq!(bad(Route::Player, &long), "player: 101 characters, at most 100");
+        assert!(bad(Route::Player, "player=a%07b&color=white").starts_with("player: \"a\\u{7}b\""));
+        assert!(read(Route::Player, "player=Smith,%20John&color=white").is_ok());
         assert!(bad(Route::Player, "player=a&color=red").starts_with("color: \"red\""));
         let long = format!("play={}", "e2e4,".repeat(2000));
         assert!(bad(Route::Lichess, &long).starts_with("the query is 10005 bytes long"));
