@@ -1,7 +1,8 @@
 """Calls a running `pgnindex serve` through berserk, the Python client of
 lichess's API, and prints one JSON line per call: the call, what berserk
 returned, and the `pgnindex explore` arguments that ask the same question
-(tests/it/serve.rs compares the counts).
+(tests/it/serve.rs compares the counts; the masters calls with the masters
+database the server was given).
 
     python3 tests/serve_berserk.py http://127.0.0.1:PORT
 """
@@ -52,6 +53,12 @@ def main(url):
         "get_player_games",
         explorer.get_player_games("dannythedonkey", "black", play=["e2e4"], moves=100),
         ["--moves", "e2e4", "--black", "dannythedonkey", "--exact-names"],
+    )
+    # lichess's defaults: every move of the start position.
+    emit(
+        "get_player_games",
+        explorer.get_player_games("dannythedonkey", "white"),
+        ["--white", "dannythedonkey", "--exact-names"],
     )
     emit("get_otb_master_game", explorer.get_otb_master_game("3"), [])
 

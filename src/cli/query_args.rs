@@ -213,9 +213,16 @@ pub struct FilterArgs {
     #[arg(long, help_heading = "Filters")]
     pub exact_names: bool,
     /// Rated or casual games, as lichess's events say ("Rated Blitz
-    /// game"); games whose event says neither are left out.
+    /// game"); a game whose event says neither is rated when both players
+    /// have a rating.
     #[arg(long, value_name = "MODE", help_heading = "Filters")]
     pub mode: Option<String>,
+    /// Masters games, as lichess's masters explorer holds them: both
+    /// players rated, averaging 2200 or more, not played online (a site
+    /// that is an address, a domain or an internet server; an event
+    /// naming lichess's rated or casual).
+    #[arg(long, help_heading = "Filters")]
+    pub masters: bool,
 }
 
 impl FilterArgs {
@@ -251,6 +258,7 @@ impl FilterArgs {
             rating_groups: self.rating_group.iter().map(|r| r.parse()).collect::<Result<_, _>>()?,
             exact_names: self.exact_names,
             mode: self.mode.as_deref().map(str::parse).transpose()?,
+            masters: self.masters,
         };
         filters.check()?;
         Ok(filters)

@@ -52,6 +52,13 @@ pub struct ServeArgs {
     /// elsewhere.
     #[arg(long)]
     cors: bool,
+    /// A database of masters games that `/masters` and `/masters/pgn/ID`
+    /// answer from (for example one imported from TWIC). Without it they
+    /// answer from the games of `--db` that lichess's masters collection
+    /// would hold: both players rated, averaging 2200 or more, not played
+    /// online.
+    #[arg(long, value_name = "PATH")]
+    masters: Option<std::path::PathBuf>,
     /// Database reads at the same time, each on its own read-only
     /// connection (default: the number of cores, at least 2).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
@@ -84,7 +91,14 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<Exit> {
     if let Some(port) = args.port {
         bind.set_port(port);
     }
-    let config = Config { db: args.db.path(), bind, cors: args.cors, connections, limits };
+    let config = Config {
+        db: args.db.path(),
+        masters: args.masters.clone(),
+        bind,
+        cors: args.cors,
+        connections,
+        limits,
+    };
     let path = config.db.display().to_string();
     let stopping = {
         let stop = std::sync::Arc::clone(&stop);

@@ -38,7 +38,9 @@
 //! - `mode`: rated or casual, as lichess's events say (`Rated Blitz game`,
 //!   `Casual Rapid game`); a game whose event says neither is rated when
 //!   both players have a rating (an OTB game with Elos), casual otherwise
-//!   ([`Mode::of_game`]).
+//!   ([`Mode::of_game`]);
+//! - `masters`: lichess's masters games: both players rated, averaging at
+//!   least 2200, not played online (by the site and the event).
 
 use std::fmt::Write;
 
@@ -276,7 +278,21 @@ pub struct Filters {
     pub exact_names: bool,
     /// Rated or casual, by the event.
     pub mode: Option<Mode>,
+    /// Masters games, as lichess's masters collection holds them: both
+    /// players rated, averaging at least [`MASTERS_AVERAGE`], and not
+    /// played online ([`ONLINE_SITES`], or an event naming lichess's
+    /// mode).
+    pub masters: bool,
 }
+
+/// The lowest average rating of a masters game.
+pub const MASTERS_AVERAGE: i64 = 2200;
+
+/// The sites of online games, as `LIKE` patterns (case-insensitive): an
+/// address (`https://lichess.org/…`, `www.…`), a domain (`Chess.com`,
+/// `playchess.org`) or a server (`Internet Chess Club`, `Free Internet
+/// Chess Server`).
+pub const ONLINE_SITES: [&str; 6] = ["%://%", "%www.%", "%.com%", "%.org%", "%.net%", "%internet%"];
 
 /// One of lichess's rating groups: the games whose players' average rating
 /// (rounded down) is at least [`RatingGroup::floor`] and below the next
@@ -628,6 +644,39 @@ impl Filters {
                 f.sql += ")";
             }
             f.sql += ")";
+        }
+        if self.masters {
+            let rated = "g.white_elo IS NOT NULL AND g.black_elo IS NOT NULL";
+            write!(f.sql, " AND {rated} AND (g.white_elo + g.black_elo) / 2 >= {MASTERS_AVERAGE}")
+                .unwrap();
+            let any =
+                |column: &str| vec![format!("{column} LIKE ?"); ONLINE_SITES.len()].join(" OR ");
+            let sites = || ONLINE_SITES.iter().map(|p| Value::Text((*p).to_string()));
+            let dictionary = format!("(SELECT id FROM game_texts WHERE {})", any("text"));
+            let online_site = if names {
+                f.params.extend(sites().chain(sites()));
+                format!(
+                    "CASE WHEN typeof(g.site) = 'integer' THEN g.site IN {dictionary} ELSE {} END",
+                    any("g.site")
+                )
+            } else if ids {
+                f.params.extend(sites());
+                format!("g.site_id IN {dictionary}")
+            } else {
+                f.params.extend(sites());
+                any("g.site")
+            };
+            let online_event = if ids {
+                "g.event_id IN (SELECT id FROM game_texts \
+                 WHERE text LIKE 'rated %' OR text LIKE 'casual %')"
+            } else {
+                "g.event LIKE 'rated %' OR g.event LIKE 'casual %'"
+            };
+            write!(
+                f.sql,
+                " AND NOT coalesce({online_site}, 0) AND NOT coalesce({online_event}, 0)"
+            )
+            .unwrap();
         }
         if let Some(mode) = self.mode {
             let mut says = |word: &str| -> String {

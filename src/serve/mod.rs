@@ -48,6 +48,8 @@ use crate::query::QueryError;
 pub struct Config {
     /// The database.
     pub db: PathBuf,
+    /// The database `/masters` reads; `None`: the masters games of `db`.
+    pub masters: Option<PathBuf>,
     /// The address to listen on.
     pub bind: SocketAddr,
     /// Add `Access-Control-Allow-Origin: *` to every answer.
@@ -89,17 +91,11 @@ pub fn run(
     ready: impl FnOnce(SocketAddr),
     stop: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
-    let pool = Arc::new(Pool::open(&config.db, config.connections)?);
-    // The games' summaries are read before the first request.
-    let summaries = pool.blocking(|conn| {
-        Arc::new(Summaries::default()).refreshed(conn).map_err(QueryError::sqlite(conn))
-    })?;
-    let app = Arc::new(App {
-        pool,
-        cache: Cache::new(&config.db, CACHE_BYTES),
-        summaries: Mutex::new((0, summaries)),
-        names: Mutex::new((0, NameCounts::default())),
-    });
+    let masters = match &config.masters {
+        Some(path) => Some(Arc::new(App::open(path, config.connections, None, true)?)),
+        None => None,
+    };
+    let app = Arc::new(App::open(&config.db, config.connections, masters, false)?);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .thread_name("pgnindex-http")
         .worker_threads(2)
@@ -135,9 +131,40 @@ pub struct App {
     /// The games of each player name, read at the first name search, and
     /// the pool's generation they were read from.
     names: Mutex<(u64, NameCounts)>,
+    /// The masters database (`serve --masters`).
+    masters: Option<Arc<App>>,
+    /// This is the masters database: `/masters` reads all of its games.
+    masters_only: bool,
 }
 
 impl App {
+    /// Opens the database at `path` for `connections` reads at a time, its
+    /// games' summaries read before the first request.
+    fn open(
+        path: &std::path::Path,
+        connections: usize,
+        masters: Option<Arc<App>>,
+        masters_only: bool,
+    ) -> Result<App, ServeError> {
+        let pool = Arc::new(Pool::open(path, connections)?);
+        let summaries = pool.blocking(|conn| {
+            Arc::new(Summaries::default()).refreshed(conn).map_err(QueryError::sqlite(conn))
+        })?;
+        Ok(App {
+            pool,
+            cache: Cache::new(path, CACHE_BYTES),
+            summaries: Mutex::new((0, summaries)),
+            names: Mutex::new((0, NameCounts::default())),
+            masters,
+            masters_only,
+        })
+    }
+
+    /// Where `/masters` reads: the masters database, else this one.
+    fn masters(self: &Arc<App>) -> Arc<App> {
+        Arc::clone(self.masters.as_ref().unwrap_or(self))
+    }
+
     /// The summaries held, with the games `conn`'s snapshot has stored since
     /// they were read (one reader at a time adds them); read anew from the
     /// start for a database file replaced since.
@@ -265,6 +292,12 @@ async fn explore(app: Arc<App>, route: Route, query: Option<String>) -> Result<A
     explore_with_history(app, route, query, false).await
 }
 
+/// `/masters`: from the masters database, else from the main one's
+/// masters games.
+async fn explore_masters(app: Arc<App>, query: Option<String>) -> Result<Arc<str>, ApiError> {
+    explore_with_history(app.masters(), Route::Masters, query, false).await
+}
+
 /// [`explore`], with the games by month whatever the query says when
 /// `history` (lichess's `/lichess/history`).
 async fn explore_with_history(
@@ -281,6 +314,8 @@ async fn explore_with_history(
     }
     let mut query: ExplorerQuery = params::parse(route, &text)?;
     query.history |= history;
+    // `/masters` over the main database: its masters games.
+    query.filters.masters = route == Route::Masters && !app.masters_only;
     let reader = Arc::clone(&app);
     let value = app
         .pool
@@ -317,7 +352,7 @@ async fn lichess_history(State(app): State<Arc<App>>, RawQuery(query): RawQuery)
 }
 
 async fn masters(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Response {
-    match explore(app, Route::Masters, query).await {
+    match explore_masters(app, query).await {
         Ok(answer) => text_response(answer.to_string(), "application/json", false),
         Err(e) => e.into_response(),
     }
@@ -331,7 +366,7 @@ async fn player(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Respo
 }
 
 async fn game_pgn(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
-    game_route(app, id, page::game_pgn, "application/x-chess-pgn").await
+    game_route(app.masters(), id, page::game_pgn, "application/x-chess-pgn").await
 }
 
 async fn position(RawQuery(query): RawQuery) -> Response {

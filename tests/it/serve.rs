@@ -149,7 +149,8 @@ impl Drop for Server {
     }
 }
 
-/// A database of the lichess, chess.com and OTB fixtures.
+/// A database of the lichess, chess.com and OTB fixtures (TWIC's games of
+/// online events, and OTB games of masters).
 fn database(dir: &common::Scratch) -> std::path::PathBuf {
     let db = dir.join("games.db");
     let games = common::games_dir();
@@ -160,6 +161,7 @@ fn database(dir: &common::Scratch) -> std::path::PathBuf {
             arg(&games.join("lichess/lichess_DannyTheDonkey_2019-01-29.pgn")),
             arg(&games.join("chesscom/schmitz874-chesscom-live.pgn")),
             arg(&games.join("otb/twic-01-232games.pgn")),
+            arg(&fixture("serve/carlsen-otb-150.pgn")),
         ],
     )
     .success();
@@ -224,7 +226,7 @@ fn explorer_counts_equal_explore() {
     let dir = scratch();
     let db = database(&dir);
     let server = Server::start(&db, &[]);
-    let cases: [(&str, &[&str]); 8] = [
+    let cases: [(&str, &[&str]); 9] = [
         ("/lichess?moves=100", &[]),
         // Past the tree's plies: every game's summary read.
         (
@@ -251,8 +253,9 @@ fn explorer_counts_equal_explore() {
         ),
         (
             "/masters?play=d2d4,g8f6&since=1990&moves=100",
-            &["--moves", "d2d4 g8f6", "--since", "1990"],
+            &["--moves", "d2d4 g8f6", "--since", "1990", "--masters"],
         ),
+        ("/masters?moves=100", &["--masters"]),
         (
             "/player?player=dannythedonkey&color=white&play=e2e4&moves=100",
             &["--moves", "e2e4", "--white", "dannythedonkey", "--exact-names"],
@@ -359,13 +362,13 @@ fn answers_have_lichess_s_fields() {
         (g["winner"].as_str(), g["result"].as_str()),
         (Some("white"), Some("1-0")) | (Some("black"), Some("0-1")) | (None, Some("1/2-1/2" | "*"))
     )));
-    assert!(listed.iter().any(|g| g["event"] == "Lichess Titled Arena"), "{listed:?}");
+    assert!(listed.iter().any(|g| g["event"].is_string() && g["round"].is_string()), "{listed:?}");
     let (_, _, body) = server.request("GET", "/player?player=Carlsen,M&color=black");
     let carlsen: Value = serde_json::from_str(body.trim()).unwrap();
     let g = &carlsen["recentGames"][0];
     assert_eq!(
         (g["event"].as_str(), g["round"].as_str()),
-        (Some("Lindores Abbey Final 8"), Some("1.12"))
+        (Some("World Blitz 2019"), Some("21.1"))
     );
     // /player: ND-JSON, one line; recent games only.
     let (status, headers, body) =
@@ -459,6 +462,50 @@ fn history_runs_from_since_and_leaves_out_the_last_month_without_until() {
         server.get_json("/lichess/history?play=e2e4&history=false"),
         server.get_json("/lichess?play=e2e4&history=true")
     );
+}
+
+#[test]
+fn masters_are_the_rated_otb_games_or_a_database_of_their_own() {
+    let dir = scratch();
+    let db = database(&dir);
+    let odd = dir.write("odd.pgn", ODD_GAMES);
+    common::import(&db, &[arg(&odd)]).success();
+    let server = Server::start(&db, &[]);
+    // 1. a3: the OTB game averaging 2275 is a masters game; the online one
+    // averaging 2450 (lichess.org), the unrated and the one-rated are not.
+    let a3 = server.get_json("/masters?play=a2a3");
+    let total = |v: &Value| ["white", "draws", "black"].map(|k| v[k].as_u64().unwrap());
+    assert_eq!(total(&a3), [0, 1, 0], "{a3}");
+    assert_eq!(api_counts(&a3), explore_counts(&db, &["--moves", "a3", "--masters"]));
+    assert_eq!(total(&server.get_json("/lichess?play=a2a3")).iter().sum::<u64>(), 3, "and a *");
+    let masters = server.get_json("/masters?moves=100");
+    let mut got = api_counts(&masters);
+    let mut want = explore_counts(&db, &["--masters"]);
+    got.sort();
+    want.sort();
+    assert_eq!(got, want);
+    let all: u64 = total(&server.get_json("/lichess?moves=100")).iter().sum();
+    assert!(total(&masters).iter().sum::<u64>() < all);
+    drop(server);
+
+    // A database of its own: every game of it, its ids, its PGN.
+    let twic = dir.join("twic.db");
+    common::import(&twic, &[arg(&common::games_dir().join("otb/twic-01-232games.pgn"))]).success();
+    let server = Server::start(&db, &["--masters", arg(&twic)]);
+    let masters = server.get_json("/masters?moves=100&topGames=15");
+    let mut got = api_counts(&masters);
+    let mut want = explore_counts(&twic, &[]);
+    got.sort();
+    want.sort();
+    assert_eq!(got, want);
+    assert_eq!(total(&masters).iter().sum::<u64>(), 232);
+    let id = masters["topGames"][0]["id"].as_str().unwrap().to_string();
+    let (status, _, pgn) = server.request("GET", &format!("/masters/pgn/{id}"));
+    assert_eq!(status, 200);
+    let show = common::pgnindex().args(["show", "--db", arg(&twic), &id]).output().unwrap();
+    assert_eq!(pgn.trim(), String::from_utf8_lossy(&show.stdout).trim());
+    // The other routes read --db.
+    assert_eq!(total(&server.get_json("/lichess?play=a2a3")).iter().sum::<u64>(), 3);
 }
 
 #[test]
@@ -614,7 +661,10 @@ fn berserk_reads_the_same_counts() {
     let Some(python) = common::python_with("berserk") else { return };
     let dir = scratch();
     let db = database(&dir);
-    let server = Server::start(&db, &[]);
+    // Masters from a database of their own.
+    let masters = dir.join("masters.db");
+    common::import(&masters, &[arg(&fixture("serve/carlsen-otb-150.pgn"))]).success();
+    let server = Server::start(&db, &["--masters", arg(&masters)]);
     let script = common::repo("tests/serve_berserk.py");
     let out =
         python.command().arg(&script).arg(format!("http://{}", server.addr)).output().unwrap();
@@ -632,8 +682,9 @@ fn berserk_reads_the_same_counts() {
             .iter()
             .map(|a| a.as_str().unwrap().to_string())
             .collect();
+        let db = if name.contains("master") { &masters } else { &db };
         if name == "get_otb_master_game" {
-            let show = common::pgnindex().args(["show", "--db", arg(&db), "3"]).output().unwrap();
+            let show = common::pgnindex().args(["show", "--db", arg(db), "3"]).output().unwrap();
             assert_eq!(
                 answer.as_str().unwrap().trim(),
                 String::from_utf8_lossy(&show.stdout).trim()
@@ -643,14 +694,14 @@ fn berserk_reads_the_same_counts() {
         }
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let mut got = api_counts(answer);
-        let mut want = explore_counts(&db, &args);
+        let mut want = explore_counts(db, &args);
         got.sort();
         want.sort();
         assert!(!want.is_empty(), "{name}: tests nothing");
         assert_eq!(got, want, "{name} {args:?}");
         calls += 1;
     }
-    assert_eq!(calls, 6, "{text}");
+    assert_eq!(calls, 7, "{text}");
 }
 
 /// Games of every kind the explorer's answers must describe: unrated,
