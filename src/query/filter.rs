@@ -659,9 +659,6 @@ impl Filters {
                     "CASE WHEN typeof(g.site) = 'integer' THEN g.site IN {dictionary} ELSE {} END",
                     any("g.site")
                 )
-            } else if ids {
-                f.params.extend(sites());
-                format!("g.site_id IN {dictionary}")
             } else {
                 f.params.extend(sites());
                 any("g.site")
@@ -918,6 +915,12 @@ mod tests {
         // No event names a mode: rated is both players rated.
         assert_eq!(f(|f| f.mode = Some(Mode::Rated)), [1, 3]);
         assert_eq!(f(|f| f.mode = Some(Mode::Casual)), [2, 4, 5, 6]);
+        // Both rated, averaging 2200 or more, played in Oslo.
+        assert_eq!(f(|f| f.masters = true), [1, 3]);
+        let masters = Filters { masters: true, ..Filters::default() };
+        for schema in [Schema::GAME_ROWS.version() - 1, Schema::COMPACT_ROWS.version() - 1] {
+            assert_eq!(select_at(&masters, Schema::new(schema)), [1, 3], "schema {schema}");
+        }
         assert_eq!(
             f(|f| {
                 f.player = Some("carlsen".into());
