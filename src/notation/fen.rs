@@ -294,10 +294,11 @@ pub fn parse_position_strict(text: &str) -> Result<Position, FenError> {
     Ok(Fen::from_ascii_strict(text.as_bytes())?.into_position()?)
 }
 
-/// Parses a FEN as lichess's explorer reads one: castling rights that the
-/// position cannot have (no rook there, a king off its square, a letter
-/// given twice) are dropped rather than refused; anything else is refused
-/// as by [`parse_position`].
+/// Parses a FEN as lichess's explorer reads one: an en-passant square no
+/// pawn can have passed and castling rights that the position cannot have
+/// (no rook there, a king off its square, a letter given twice) are
+/// dropped rather than refused; anything else is refused as by
+/// [`parse_position`].
 ///
 /// # Errors
 /// As [`parse_position`], for what dropping rights does not mend.
@@ -306,6 +307,8 @@ pub fn parse_position_strict(text: &str) -> Result<Position, FenError> {
 /// use pgnindex::notation::fen::{parse_position, parse_position_repaired, write};
 /// let fen = "4k3/8/8/8/8/8/8/4K2R w KQkq - 0 1";
 /// assert!(parse_position(fen).is_err());
+/// assert_eq!(write(&parse_position_repaired(fen)?), "4k3/8/8/8/8/8/8/4K2R w K - 0 1");
+/// let fen = "4k3/8/8/8/8/8/8/4K2R w KQkq e6 0 1";
 /// assert_eq!(write(&parse_position_repaired(fen)?), "4k3/8/8/8/8/8/8/4K2R w K - 0 1");
 /// # Ok::<_, pgnindex::notation::fen::FenError>(())
 /// ```
@@ -316,6 +319,19 @@ pub fn parse_position_repaired(text: &str) -> Result<Position, FenError> {
     };
     let fields: Vec<&str> = text.split_ascii_whitespace().collect();
     let Some(&castling) = fields.get(2) else { return Err(error) };
+    // An en-passant square no pawn could have passed is dropped first:
+    // the rights are then tried against the position it leaves.
+    let mut fields = fields;
+    if fields.len() >= 4 && fields[3] != "-" {
+        let parses = |rights: &str, ep: &str| {
+            let mut trial = fields.clone();
+            (trial[2], trial[3]) = (rights, ep);
+            parse_position(&trial.join(" ")).is_ok()
+        };
+        if !parses("-", fields[3]) && parses("-", "-") {
+            fields[3] = "-";
+        }
+    }
     let with = |rights: &str| {
         let mut fields = fields.clone();
         fields[2] = rights;

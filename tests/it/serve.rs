@@ -1266,7 +1266,8 @@ fn a_directory_is_not_a_database() {
 }
 
 #[test]
-fn castling_rights_a_position_cannot_have_are_dropped_and_impossible_checks_refused() {
+fn castling_rights_and_en_passant_squares_a_position_cannot_have_are_dropped_and_impossible_checks_refused(
+) {
     let dir = scratch();
     let db = database(&dir);
     let server = Server::start(&db, &[]);
@@ -1274,6 +1275,10 @@ fn castling_rights_a_position_cannot_have_are_dropped_and_impossible_checks_refu
     let doubled = server
         .get_json("/lichess?fen=rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR_w_KQkqKQkq_-_0_1");
     assert_eq!(api_counts(&doubled), api_counts(&start), "read as the start position");
+    // An en-passant square no pawn passed is dropped, as lichess repairs it.
+    let passed =
+        server.get_json("/lichess?fen=rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR_w_KQkq_e6_0_1");
+    assert_eq!(api_counts(&passed), api_counts(&start), "read as the start position");
     let (status, _, body) =
         server.request("GET", "/lichess?fen=4k3/8/8/8/8/3n4/4rb2/4K3_w_-_-_0_1");
     assert_eq!(status, 400, "{body}");
