@@ -7,9 +7,12 @@ following (board, table, FEN and line show one position); leaves it by a
 move on the board; refuses a bad FEN and clears the error at the next
 answer; promotes a pawn dragged to the last rank to a knight from a pasted
 FEN, in a position no game reaches; shows "no games" for an empty list;
-finds a player from a part of the name in lower case; opens a game with
-clocks and evaluations by its link; fits a 390 px wide screen, with the
-board's coordinates; and saves a screenshot. Prints "ok" when every check
+finds a player from a part of the name in lower case; switches between
+the masters', lichess's and a player's explorer; keeps the line in the
+address across a reload; draws a move's arrow while its row is under the
+pointer; plays moves pasted in the FEN box; keeps the board's side across
+reloads; opens a game with clocks and evaluations by its link; fits a
+390 px wide screen, with the board's coordinates; and saves a screenshot. Prints "ok" when every check
 passed.
 
     python3 tests/serve_browser.py URL GAME_ID UNRATED_GAME_ID SCREENSHOT.png
@@ -22,6 +25,7 @@ import urllib.parse
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
@@ -92,7 +96,7 @@ def main(url, game_id, unrated_id, screenshot):
                 return False
             if ply is not None and s["ply"] != ply:
                 return False
-            answer = fetch("/lichess?moves=30&fen=" + urllib.parse.quote(s["fen"]))
+            answer = fetch("/lichess?moves=256&fen=" + urllib.parse.quote(s["fen"]))
             return answer is not None and s["table"] == [m["uci"] for m in answer["moves"]]
         return check
 
@@ -147,7 +151,7 @@ def main(url, game_id, unrated_id, screenshot):
         wait.until(lambda d: displayed("viewer"))
         wait.until(one_position(fens[reached], reached))
         assert f"ply {reached}/" in driver.find_element(By.ID, "clocks").text
-        assert driver.find_element(By.ID, "pgn-link").get_attribute("href").endswith("/masters/pgn/" + listed_id)
+        assert driver.find_element(By.ID, "pgn-link").get_attribute("href").endswith("/api/pgn/" + listed_id)
         for _ in range(2):
             driver.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
         wait.until(one_position(fens[reached + 2], reached + 2))
@@ -161,7 +165,7 @@ def main(url, game_id, unrated_id, screenshot):
         # A move on the board that the game did not play leaves the game
         # (one that other games played, so that the lists have games).
         legal = fetch("/api/position?fen=" + urllib.parse.quote(fens[1]))
-        table = fetch("/lichess?moves=30&fen=" + urllib.parse.quote(fens[1]))
+        table = fetch("/lichess?moves=256&fen=" + urllib.parse.quote(fens[1]))
         played = [m["uci"] for m in table["moves"] if m["uci"] != game["plies"][1]["uci"]]
         other = next(m for m in legal["moves"] if m["lichess"] == played[0])
         after = fetch("/api/position?fen=" + urllib.parse.quote(fens[1]) + "&play=" + other["uci"])
@@ -226,11 +230,13 @@ def main(url, game_id, unrated_id, screenshot):
         # player's explorer has no top games.
         driver.get(url + "/")
         wait.until(lambda d: css("#explorer tbody tr"))
+        css('#dbs button[data-db="player"]')[0].click()
+        wait.until(lambda d: d.find_element(By.ID, "empty").text == "choose a player")
         player = driver.find_element(By.ID, "player")
         player.send_keys("dannythedon", Keys.ENTER)
         wait.until(lambda d: player.get_attribute("value") == "DannyTheDonkey")
         wait.until(lambda d: css("#recent li[data-id]") and not displayed("top-head"))
-        answer = fetch("/player?player=DannyTheDonkey&color=white&moves=30")
+        answer = fetch("/player?player=DannyTheDonkey&color=white")
         wait.until(lambda d: d.find_element(By.ID, "total").text == f"{answer['white'] + answer['draws'] + answer['black']:,}")
         player.clear()
         player.send_keys("kasparov", Keys.ENTER)
@@ -244,7 +250,50 @@ def main(url, game_id, unrated_id, screenshot):
         wait.until(lambda d: player.get_attribute("value") == name and not displayed("player-hint"))
         player.clear()
         player.send_keys(Keys.ENTER)
+        wait.until(lambda d: d.find_element(By.ID, "empty").text == "choose a player")
+        css('#dbs button[data-db="lichess"]')[0].click()
         wait.until(lambda d: displayed("top-head"))
+
+        # The database switch: the masters' games.
+        def total_is(answer):
+            n = answer["white"] + answer["draws"] + answer["black"]
+            return lambda d: d.find_element(By.ID, "total").text == f"{n:,}"
+        css('#dbs button[data-db="masters"]')[0].click()
+        wait.until(total_is(fetch("/masters?moves=256")))
+        assert not displayed("recent-head"), "masters list top games only"
+        css('#dbs button[data-db="lichess"]')[0].click()
+        wait.until(total_is(fetch("/lichess?moves=256")))
+
+        # The line is in the address: a reload keeps it.
+        driver.get(url + "/?play=e2e4,c7c5")
+        wait.until(piece_on("c5", "p"))
+        wait.until(lambda d: [m.text for m in css("#line .mv")] == ["e4", "c5"] and shown()["ply"] == 2)
+        css('#explorer tbody tr[data-uci="g1f3"]')[0].click()
+        wait.until(lambda d: "play=e2e4%2Cc7c5%2Cg1f3" in d.current_url)
+        driver.refresh()
+        wait.until(lambda d: [m.text for m in css("#line .mv")] == ["e4", "c5", "Nf3"])
+
+        # A move's row under the pointer draws its arrow on the board.
+        row = wait.until(lambda d: css('#explorer tbody tr[data-uci="d7d6"]'))[0]
+        ActionChains(driver).move_to_element(row).perform()
+        wait.until(lambda d: css("#arrows polygon"))
+        assert driver.find_element(By.ID, "arrows").get_attribute("data-move") == "d7d6"
+        ActionChains(driver).move_to_element(driver.find_element(By.ID, "opening")).perform()
+        wait.until(lambda d: not css("#arrows polygon"))
+
+        # Moves pasted in the FEN box are played from the start.
+        fen = driver.find_element(By.ID, "fen")
+        fen.clear()
+        fen.send_keys("1. d4 Nf6 2. c4", Keys.ENTER)
+        wait.until(lambda d: [m.text for m in css("#line .mv")] == ["d4", "Nf6", "c4"])
+        wait.until(piece_on("c4", "P"))
+
+        # The settings last across reloads: the board stays flipped.
+        driver.find_element(By.ID, "flip").click()
+        driver.get(url + "/")
+        wait.until(lambda d: [c.text for c in css("#board .coord.file")] == list("hgfedcba"))
+        driver.find_element(By.ID, "flip").click()
+        wait.until(lambda d: [c.text for c in css("#board .coord.file")] == list("abcdefgh"))
 
         # A game with clocks and evaluations, by its link.
         driver.get(f"{url}/#game={game_id}")

@@ -14,7 +14,7 @@
 //!   read is read as English descriptive notation (`P-K4 P-K4 N-KB3`). From
 //!   the standard start, or from `--from-fen` (read as `--fen`).
 
-use crate::chess::Position;
+use crate::chess::{Move, Position};
 use crate::notation::descriptive;
 use crate::notation::epd::Epd;
 use crate::notation::fen::{self, FenError};
@@ -37,6 +37,10 @@ pub enum TargetError {
     /// `--moves` has no move.
     #[error("--moves: no move given")]
     NoMoves,
+    /// A null move in a line that is played on a board
+    /// ([`Target::line`]).
+    #[error("--moves: {0}: a null move is no move of a line")]
+    NullMove(String),
     /// A move of `--moves` cannot be read or played.
     #[error("--moves: {numbered}: {} in {fen}", error.reason())]
     Move {
@@ -158,6 +162,39 @@ impl Target {
         }
         let last_move = replay.moves.last().map(|m| m.map_or(Uci::Null, Uci::from_move));
         Ok(Target { last_move, ..Target::from_position(pos) })
+    }
+
+    /// The moves of a SAN line (`1. e4 c5 2. Nf3`, numbers, comments and
+    /// results skipped; other languages' letters read) from `start`.
+    ///
+    /// # Errors
+    /// [`TargetError::NoMoves`], or [`TargetError::Move`] for the first
+    /// move that cannot be played (a null move among them).
+    pub fn line(text: &str, start: &Position) -> Result<Vec<Move>, TargetError> {
+        let tokens = move_tokens(text);
+        if tokens.is_empty() {
+            return Err(TargetError::NoMoves);
+        }
+        let texts: Vec<&[u8]> = tokens.iter().map(|t| t.as_bytes()).collect();
+        let replay = san::replay(start, &texts, None);
+        let mut pos = start.clone();
+        let mut moves = Vec::with_capacity(replay.moves.len());
+        for (index, m) in replay.moves.iter().enumerate() {
+            let Some(m) = *m else {
+                return Err(TargetError::NullMove(san::numbered(&pos, tokens[index].as_bytes())));
+            };
+            pos.play_unchecked(m);
+            moves.push(m);
+        }
+        if let Some((index, error)) = replay.error {
+            return Err(TargetError::Move {
+                index,
+                numbered: san::numbered(&pos, tokens[index].as_bytes()),
+                error: error.into(),
+                fen: fen::write(&pos),
+            });
+        }
+        Ok(moves)
     }
 
     /// `true` if `pos` is the target position: same placement, side to

@@ -213,6 +213,7 @@ pub fn router(app: Arc<App>, cors: bool) -> Router {
         .route("/personal", get(player))
         .route("/api/position", get(position))
         .route("/api/game/{id}", get(game))
+        .route("/api/pgn/{id}", get(pgn))
         .route("/api/players", get(players))
         .route("/", get(asset))
         .route("/assets/{name}", get(asset))
@@ -370,7 +371,11 @@ async fn game_pgn(State(app): State<Arc<App>>, Path(id): Path<String>) -> Respon
 }
 
 async fn position(RawQuery(query): RawQuery) -> Response {
-    match params::parse(Route::Lichess, query.as_deref().unwrap_or("")) {
+    let query = match page::with_line(query.as_deref().unwrap_or("")) {
+        Ok(query) => query,
+        Err(e) => return ApiError::from(e).into_response(),
+    };
+    match params::parse(Route::Lichess, &query) {
         Ok(q) => json_response(&page::position(&q), "application/json", false),
         Err(e) => ApiError::from(e).into_response(),
     }
@@ -389,8 +394,30 @@ async fn players(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Resp
     }
 }
 
-async fn game(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
-    game_route(app, id, page::game_json, "application/json").await
+async fn game(
+    State(app): State<Arc<App>>,
+    Path(id): Path<String>,
+    RawQuery(query): RawQuery,
+) -> Response {
+    game_route(from_db(app, query), id, page::game_json, "application/json").await
+}
+
+/// `/api/pgn/{id}`: a game of the database as PGN, for the page.
+async fn pgn(
+    State(app): State<Arc<App>>,
+    Path(id): Path<String>,
+    RawQuery(query): RawQuery,
+) -> Response {
+    game_route(from_db(app, query), id, page::game_pgn, "application/x-chess-pgn").await
+}
+
+/// The database a page's request names: `db=masters` is the one
+/// `/masters` reads, anything else the main one.
+fn from_db(app: Arc<App>, query: Option<String>) -> Arc<App> {
+    match query.as_deref() {
+        Some("db=masters") => app.masters(),
+        _ => app,
+    }
 }
 
 /// A route answering one game, whole or refused when too large.

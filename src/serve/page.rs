@@ -12,12 +12,13 @@ use std::fmt::Write as _;
 use rusqlite::Connection;
 use serde_json::{json, Value};
 
-use super::params::{lichess_uci, ExplorerQuery, ParamError, MAX_QUERY};
+use super::params::{lichess_uci, ExplorerQuery, ParamError, Route, MAX_QUERY};
 use crate::chess::MoveList;
 use crate::db::GameId;
 use crate::notation::{fen, san, uci::Uci};
 use crate::query::game::{self, StoredSize};
 use crate::query::players;
+use crate::query::target::Target;
 use crate::query::QueryError;
 use crate::replay::stored::Replay;
 
@@ -61,6 +62,16 @@ pub fn asset(path: &str) -> Option<&'static Asset> {
 /// rook), `to` where the moving piece lands.
 pub fn position(query: &ExplorerQuery) -> Value {
     let pos = &query.target.position;
+    let mut at = query.start.clone();
+    let line: Vec<Value> = query
+        .played
+        .iter()
+        .map(|&m| {
+            let san = san::to_san(&at, m);
+            at.play_unchecked(m);
+            json!({ "uci": Uci::from_move(m).to_string(), "san": san })
+        })
+        .collect();
     let mut list = MoveList::new();
     pos.legal_moves(&mut list);
     let mut moves: Vec<Value> = list
@@ -87,7 +98,37 @@ pub fn position(query: &ExplorerQuery) -> Value {
         "check": pos.is_check(),
         "lastMove": query.played.last().map(|&m| Uci::from_move(m).to_string()),
         "moves": moves,
+        "line": line,
     })
+}
+
+/// The query of `/api/position` with a SAN line (`pgn=1. e4 c5`, played
+/// from `fen`) turned into lichess's `play`, as [`super::params::parse`]
+/// reads it; the query as it is without `pgn`.
+///
+/// # Errors
+/// [`ParamError`] when the query cannot be read or the line played.
+pub fn with_line(query: &str) -> Result<String, ParamError> {
+    if query.len() > MAX_QUERY {
+        return Err(ParamError::TooLong(query.len()));
+    }
+    let pairs: Vec<(String, String)> =
+        form_urlencoded::parse(query.as_bytes()).into_owned().collect();
+    let Some((_, line)) = pairs.iter().find(|(name, _)| name == "pgn") else {
+        return Ok(query.to_string());
+    };
+    let mut rest = form_urlencoded::Serializer::new(String::new());
+    for (name, value) in pairs.iter().filter(|(name, _)| name != "pgn" && name != "play") {
+        rest.append_pair(name, value);
+    }
+    let rest = rest.finish();
+    let start = super::params::parse(Route::Lichess, &rest)?.start;
+    let moves = Target::line(line, &start)
+        .map_err(|e| ParamError::Line(e.to_string().trim_start_matches("--moves: ").to_string()))?;
+    let play: Vec<String> = moves.iter().map(|&m| Uci::from_move(m).to_string()).collect();
+    let mut out = form_urlencoded::Serializer::new(rest);
+    out.append_pair("play", &play.join(","));
+    Ok(out.finish())
 }
 
 /// The longest part of a name `/api/players` looks for, in characters.

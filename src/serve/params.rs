@@ -133,6 +133,10 @@ pub enum ParamError {
     /// A parameter the route needs.
     #[error("{0} is required")]
     Missing(&'static str),
+    /// A SAN line (`pgn` of the page's `/api/position`) that cannot be
+    /// played.
+    #[error("pgn: {0}")]
+    Line(String),
     /// A text parameter longer than the route reads.
     #[error("{name}: {chars} characters, at most {most}")]
     TextTooLong {

@@ -11,6 +11,7 @@ const RATINGS = ["0", "1000", "1200", "1400", "1600", "1800", "2000", "2200", "2
 const START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
 const state = {
+  db: "lichess", // the explorer asked: masters, lichess or player
   startFen: null, // null: the standard start
   line: [], // moves played: {uci, san, fen}, `fen` once known
   cursor: 0, // moves of `line` on the board
@@ -88,23 +89,37 @@ function positionQuery() {
   return q;
 }
 
+// The explorer's answer for the database chosen; null for the player's
+// before a player is chosen.
 function explorerUrl() {
   const q = positionQuery();
+  // Every move of the position: no position has more than 218.
+  q.set("moves", "256");
+  if ($("since").value) q.set("since", state.db === "masters" ? $("since").value.slice(0, 4) : $("since").value);
+  if ($("until").value) q.set("until", state.db === "masters" ? $("until").value.slice(0, 4) : $("until").value);
+  if (state.db === "masters") return "/masters?" + q;
   const speeds = SPEEDS.filter((s) => $("speed-" + s).checked);
   if (speeds.length < SPEEDS.length) q.set("speeds", speeds.join(","));
-  const ratings = RATINGS.filter((r) => $("rating-" + r).checked);
-  if (ratings.length < RATINGS.length) q.set("ratings", ratings.join(","));
-  if ($("since").value) q.set("since", $("since").value);
-  if ($("until").value) q.set("until", $("until").value);
-  q.set("moves", "30");
-  if (state.player) {
+  if (state.db === "player") {
+    if (!state.player) return null;
     q.set("player", state.player);
     q.set("color", $("color").value);
     return "/player?" + q;
   }
-  q.set("topGames", "4");
-  q.set("recentGames", "4");
+  const ratings = RATINGS.filter((r) => $("rating-" + r).checked);
+  if (ratings.length < RATINGS.length) q.set("ratings", ratings.join(","));
   return "/lichess?" + q;
+}
+
+// `?db=masters` for a game of the masters database, else nothing.
+const gameDb = () => (state.db === "masters" ? "?db=masters" : "");
+
+// The line in the address, so that a reload or a shared link shows it.
+function keepInAddress() {
+  const q = positionQuery();
+  if (state.db !== "lichess") q.set("db", state.db);
+  const search = q.toString() ? "?" + q : "";
+  if (location.search !== search) history.replaceState(null, "", location.pathname + search + location.hash);
 }
 
 // Shows the position of `state.cursor` everywhere: the board, the FEN, the
@@ -121,12 +136,14 @@ async function refresh() {
     $("fen").value = fen;
   }
   drawLine();
+  keepInAddress();
   if (state.game) drawGame();
   $("explorer").classList.add("loading");
+  const url = explorerUrl();
   try {
     const [position, explorer] = await Promise.all([
       getJson("/api/position?" + positionQuery()),
-      getJson(explorerUrl()),
+      url ? getJson(url) : null,
     ]);
     if (request !== state.request) return;
     state.position = position;
@@ -198,6 +215,43 @@ function drawBoard(fen, lastMove, check) {
       board.append(sq);
     }
   }
+  board.append(svgEl("svg", { id: "arrows", viewBox: "0 0 8 8" }));
+}
+
+function svgEl(tag, attrs) {
+  const node = document.createElementNS("http://www.w3.org/2000/svg", tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  return node;
+}
+
+// The centre of a square in the board's 8 × 8 drawing.
+function centre(square) {
+  const file = "abcdefgh".indexOf(square[0]);
+  const rank = Number(square[1]) - 1;
+  const x = state.flipped ? 7 - file : file;
+  const y = state.flipped ? rank : 7 - rank;
+  return [x + 0.5, y + 0.5];
+}
+
+// Draws the arrow of the explorer's move `lichessUci` (none: clears it).
+function showArrow(lichessUci) {
+  const svg = $("arrows");
+  if (!svg) return;
+  svg.replaceChildren();
+  const move = lichessUci && state.position && state.position.moves.find((m) => m.lichess === lichessUci || m.uci === lichessUci);
+  if (!move) return;
+  const [x1, y1] = centre(move.from);
+  const [x2, y2] = centre(move.to);
+  const length = Math.hypot(x2 - x1, y2 - y1);
+  // The shaft stops where the head starts.
+  const [ux, uy] = [(x2 - x1) / length, (y2 - y1) / length];
+  const [bx, by] = [x2 - ux * 0.45, y2 - uy * 0.45];
+  const head = [[x2, y2], [bx - uy * 0.28, by + ux * 0.28], [bx + uy * 0.28, by - ux * 0.28]];
+  svg.append(
+    svgEl("line", { x1, y1, x2: bx, y2: by, stroke: "rgba(21, 120, 27, 0.8)", "stroke-width": 0.18, "stroke-linecap": "round" }),
+    svgEl("polygon", { class: "arrow-head", points: head.map((p) => p.join(",")).join(" "), fill: "rgba(21, 120, 27, 0.8)" }),
+  );
+  svg.dataset.move = lichessUci;
 }
 
 function movesFrom(square) {
@@ -322,6 +376,13 @@ function bar(white, draws, black) {
 }
 
 function drawExplorer(data) {
+  if (!data) {
+    // The player's database before a player is chosen.
+    data = { opening: null, white: 0, draws: 0, black: 0, moves: [] };
+    $("empty").textContent = "choose a player";
+  } else {
+    $("empty").textContent = "no games in this position";
+  }
   $("opening").textContent = data.opening ? `${data.opening.eco} ${data.opening.name}` : "";
   const total = data.white + data.draws + data.black;
   $("empty").hidden = total > 0;
@@ -334,8 +395,10 @@ function drawExplorer(data) {
       el("td", {}, m.san),
       el("td", {}, games.toLocaleString("en")),
       el("td", {}, bar(m.white, m.draws, m.black)),
-      el("td", {}, m.averageRating ? String(m.averageRating) : ""));
+      el("td", {}, m.averageRating ? String(m.averageRating) : m.performance ? String(m.performance) : ""));
     row.addEventListener("click", () => playExplorerMove(m.uci));
+    row.addEventListener("mouseenter", () => showArrow(m.uci));
+    row.addEventListener("mouseleave", () => showArrow(null));
     body.append(row);
   }
   $("total").textContent = total.toLocaleString("en");
@@ -385,7 +448,7 @@ async function openGame(id) {
   const here = knownFen() || (state.position && state.position.fen);
   let game;
   try {
-    game = await getJson("/api/game/" + encodeURIComponent(id));
+    game = await getJson("/api/game/" + encodeURIComponent(id) + gameDb());
   } catch (e) {
     return;
   }
@@ -399,7 +462,7 @@ async function openGame(id) {
   $("lists").hidden = true;
   const tag = (name) => (game.tags.find((t) => t[0] === name) || [])[1] || "?";
   $("viewer-title").textContent = `${tag("White")} – ${tag("Black")}  ${tag("Result")}`;
-  $("pgn-link").href = "/masters/pgn/" + game.id;
+  $("pgn-link").href = "/api/pgn/" + game.id + gameDb();
   $("tags").replaceChildren(...game.tags.map(([k, v]) => el("tr", {}, el("td", {}, k), el("td", {}, v))));
   drawChart();
   refresh();
@@ -491,6 +554,7 @@ function choosePlayer(name) {
   playerHint("");
   if (state.player === (name || null)) return;
   state.player = name || null;
+  saveSettings();
   refresh();
 }
 
@@ -535,6 +599,87 @@ function suggestPlayers() {
 
 // ---- set up ------------------------------------------------------------------
 
+// ---- the database and the settings --------------------------------------------
+
+function chooseDb(db) {
+  state.db = db;
+  for (const b of document.querySelectorAll("#dbs button")) b.classList.toggle("on", b.dataset.db === db);
+  $("speeds").hidden = db === "masters";
+  $("ratings").hidden = db !== "lichess";
+  $("player-row").hidden = db !== "player";
+  $("player-hint").hidden = db !== "player" || !$("player-hint").textContent;
+  // The player's table shows the performance, the others the average rating.
+  $("explorer").querySelector("thead th:last-child").textContent = db === "player" ? "Perf" : "Avg";
+}
+
+const SETTINGS = "pgnindex-explorer";
+
+// The filters, the colour, the side of the board and the database, kept
+// across reloads.
+function saveSettings() {
+  const settings = {
+    db: state.db,
+    flipped: state.flipped,
+    speeds: SPEEDS.filter((s) => $("speed-" + s).checked),
+    ratings: RATINGS.filter((r) => $("rating-" + r).checked),
+    since: $("since").value,
+    until: $("until").value,
+    color: $("color").value,
+    player: state.player,
+  };
+  try {
+    localStorage.setItem(SETTINGS, JSON.stringify(settings));
+  } catch (e) {
+    // Storage refused (a private window): the settings last the page.
+  }
+}
+
+function loadSettings() {
+  let settings = null;
+  try {
+    settings = JSON.parse(localStorage.getItem(SETTINGS) || "null");
+  } catch (e) {
+    return;
+  }
+  if (!settings) return;
+  for (const s of SPEEDS) $("speed-" + s).checked = (settings.speeds || SPEEDS).includes(s);
+  for (const r of RATINGS) $("rating-" + r).checked = (settings.ratings || RATINGS).includes(r);
+  $("since").value = settings.since || "";
+  $("until").value = settings.until || "";
+  if (settings.color === "black") $("color").value = "black";
+  state.flipped = !!settings.flipped;
+  if (settings.player) {
+    state.player = settings.player;
+    $("player").value = settings.player;
+  }
+  if (["masters", "lichess", "player"].includes(settings.db)) chooseDb(settings.db);
+}
+
+// The line of the address (`?fen=…&play=…&db=…`), played with its SAN.
+async function lineFromAddress() {
+  const q = new URLSearchParams(location.search);
+  if (["masters", "lichess", "player"].includes(q.get("db"))) chooseDb(q.get("db"));
+  if (!q.get("fen") && !q.get("play")) return;
+  await setLine(new URLSearchParams([...q].filter(([k]) => k === "fen" || k === "play")));
+}
+
+// Asks the server for the line of `query` (`fen` with `play` or `pgn`) and
+// shows it at its end; an error leaves the board as it was.
+async function setLine(query) {
+  let position;
+  try {
+    position = await getJson("/api/position?" + query);
+  } catch (e) {
+    return false;
+  }
+  const fen = query.get("fen");
+  state.startFen = fen && fenKey(fen) !== fenKey(START) ? fen : null;
+  state.line = position.line.map((m) => ({ uci: m.uci, san: m.san }));
+  state.cursor = state.line.length;
+  if (state.line.length) state.line[state.line.length - 1].fen = position.fen;
+  return true;
+}
+
 function setUp() {
   for (const s of SPEEDS) {
     $("speeds").append(el("label", {}, el("input", { type: "checkbox", id: "speed-" + s, checked: "" }), " " + s));
@@ -542,9 +687,21 @@ function setUp() {
   for (const r of RATINGS) {
     $("ratings").append(el("label", {}, el("input", { type: "checkbox", id: "rating-" + r, checked: "" }), " " + r));
   }
+  loadSettings();
+  chooseDb(state.db);
+  for (const b of document.querySelectorAll("#dbs button")) {
+    b.addEventListener("click", () => {
+      if (b.dataset.db === state.db) return;
+      if (state.game) closeGame();
+      chooseDb(b.dataset.db);
+      saveSettings();
+      refresh();
+    });
+  }
   $("filters").addEventListener("change", (e) => {
     if (e.target === $("player")) submitPlayer();
     else if (e.target !== $("color") || state.player) refresh();
+    saveSettings();
   });
   // Enter changes the input, which asks for the name (above): the form
   // itself is not sent.
@@ -556,15 +713,26 @@ function setUp() {
   $("last").addEventListener("click", () => goTo(Infinity));
   $("flip").addEventListener("click", () => {
     state.flipped = !state.flipped;
+    saveSettings();
     const p = state.position;
     if (p) drawBoard(p.fen, p.lastMove, p.check);
     else refresh();
   });
   $("close-game").addEventListener("click", closeGame);
-  // A FEN the server refuses leaves the board as it was.
+  // A FEN the server refuses leaves the board as it was; moves (no `/`)
+  // are played from the start of the line.
   $("fen-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     const fen = $("fen").value.trim();
+    if (fen && !fen.includes("/")) {
+      const q = new URLSearchParams({ pgn: fen });
+      if (state.startFen) q.set("fen", state.startFen);
+      if (await setLine(q)) {
+        closeGame();
+        refresh();
+      }
+      return;
+    }
     let position;
     try {
       position = await getJson("/api/position?" + new URLSearchParams(fen ? { fen } : {}));
@@ -586,7 +754,7 @@ function setUp() {
     else return;
     e.preventDefault();
   });
-  refresh();
+  lineFromAddress().then(refresh);
   // A link to a game: #game=ID opens it in the viewer.
   const openLinked = () => {
     const linked = /^#game=(\d+)$/.exec(location.hash);
