@@ -433,6 +433,27 @@ fn a_player_s_moves_have_the_opponents_average_and_the_performance() {
 }
 
 #[test]
+fn a_move_s_average_rating_is_that_of_the_players_who_made_it() {
+    let dir = scratch();
+    let db = dir.join("odd.db");
+    let odd = dir.write("odd.pgn", ODD_GAMES);
+    common::import(&db, &[arg(&odd)]).success();
+    let server = Server::start(&db, &[]);
+    let average = |target: &str, uci: &str| {
+        let answer = server.get_json(target);
+        let row = answer["moves"].as_array().unwrap().iter().find(|m| m["uci"] == uci).cloned();
+        row.unwrap_or_else(|| panic!("{target}: no {uci}: {answer}"))["averageRating"].as_i64()
+    };
+    // 1. a3 by White rated 1500, 2250 and 2400 (and one unrated).
+    assert_eq!(average("/lichess", "a2a3"), Some(2050));
+    // 1... a6 by Black rated 2300 and 2500; 1... e5 by an unrated player.
+    assert_eq!(average("/lichess?play=a2a3", "a7a6"), Some(2400));
+    assert_eq!(average("/lichess?play=a2a3", "e7e5"), Some(0));
+    // The same from the index (a filter) as from the tree.
+    assert_eq!(average("/lichess?play=a2a3&since=1900-01", "a7a6"), Some(2400));
+}
+
+#[test]
 fn history_runs_from_since_and_leaves_out_the_last_month_without_until() {
     let dir = scratch();
     let db = database(&dir);
