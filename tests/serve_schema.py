@@ -120,32 +120,30 @@ HISTORY = {
     },
 }
 
-LICHESS = {
-    "type": "object",
-    "properties": {
+def explorer(game, lists):
+    """The answer of `/lichess` or `/masters`: the moves' games are `game`,
+    `lists` the lists of games beside the top games and the history."""
+    properties = {
         "opening": NULLABLE_OPENING,
         "white": COUNT,
         "draws": COUNT,
         "black": COUNT,
-        "moves": {"type": "array", "items": move_row(LICHESS_GAME, ["averageRating"])},
-        "topGames": {"type": "array", "items": listed(LICHESS_GAME)},
-        "recentGames": {"type": "array", "items": listed(LICHESS_GAME)},
-        "history": HISTORY,
-    },
-    "required": ["opening", "white", "draws", "black", "moves", "topGames"],
-}
-MASTERS = {
-    "type": "object",
-    "properties": {
-        "opening": NULLABLE_OPENING,
-        "white": COUNT,
-        "draws": COUNT,
-        "black": COUNT,
-        "moves": {"type": "array", "items": move_row(MASTERS_GAME, ["averageRating"])},
-        "topGames": {"type": "array", "items": listed(MASTERS_GAME)},
-    },
-    "required": ["opening", "white", "draws", "black", "moves", "topGames"],
-}
+        "moves": {"type": "array", "items": move_row(game, ["averageRating"])},
+        "topGames": {"type": "array", "items": listed(game)},
+    }
+    properties.update(lists)
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": ["opening", "white", "draws", "black", "moves", "topGames"],
+    }
+
+
+LICHESS = explorer(
+    LICHESS_GAME,
+    {"recentGames": {"type": "array", "items": listed(LICHESS_GAME)}, "history": HISTORY},
+)
+MASTERS = explorer(MASTERS_GAME, {})
 PLAYER = {
     "type": "object",
     "properties": {

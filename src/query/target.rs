@@ -153,12 +153,7 @@ impl Target {
             }
         }
         if let Some((index, error)) = replay.error {
-            return Err(TargetError::Move {
-                index,
-                numbered: san::numbered(&pos, tokens[index].as_bytes()),
-                error: error.into(),
-                fen: fen::write(&pos),
-            });
+            return Err(TargetError::at(&pos, index, tokens[index], error.into()));
         }
         let last_move = replay.moves.last().map(|m| m.map_or(Uci::Null, Uci::from_move));
         Ok(Target { last_move, ..Target::from_position(pos) })
@@ -187,12 +182,7 @@ impl Target {
             moves.push(m);
         }
         if let Some((index, error)) = replay.error {
-            return Err(TargetError::Move {
-                index,
-                numbered: san::numbered(&pos, tokens[index].as_bytes()),
-                error: error.into(),
-                fen: fen::write(&pos),
-            });
+            return Err(TargetError::at(&pos, index, tokens[index], error.into()));
         }
         Ok(moves)
     }
@@ -203,6 +193,18 @@ impl Target {
     /// do not count.
     pub fn matches(&self, pos: &Position) -> bool {
         same_position(&self.position, pos)
+    }
+}
+
+impl TargetError {
+    /// Move `index` of a list, `text`, cannot be played in `pos`.
+    fn at(pos: &Position, index: usize, text: &str, error: MoveError) -> TargetError {
+        TargetError::Move {
+            index,
+            numbered: san::numbered(pos, text.as_bytes()),
+            error,
+            fen: fen::write(pos),
+        }
     }
 }
 
