@@ -237,7 +237,8 @@ def main(url, game_id, unrated_id, screenshot):
         wait.until(lambda d: player.get_attribute("value") == "DannyTheDonkey")
         wait.until(lambda d: css("#recent li[data-id]") and not displayed("top-head"))
         answer = fetch("/player?player=DannyTheDonkey&color=white")
-        wait.until(lambda d: d.find_element(By.ID, "total").text == f"{answer['white'] + answer['draws'] + answer['black']:,}")
+        games = answer["white"] + answer["draws"] + answer["black"] + answer["unfinished"]
+        wait.until(lambda d: d.find_element(By.ID, "total").text == f"{games:,}")
         player.clear()
         player.send_keys("kasparov", Keys.ENTER)
         wait.until(lambda d: "no player matches" in d.find_element(By.ID, "player-hint").text)
@@ -256,7 +257,7 @@ def main(url, game_id, unrated_id, screenshot):
 
         # The database switch: the masters' games.
         def total_is(answer):
-            n = answer["white"] + answer["draws"] + answer["black"]
+            n = answer["white"] + answer["draws"] + answer["black"] + answer["unfinished"]
             return lambda d: d.find_element(By.ID, "total").text == f"{n:,}"
         css('#dbs button[data-db="masters"]')[0].click()
         wait.until(total_is(fetch("/masters?moves=256")))

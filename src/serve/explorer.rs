@@ -108,11 +108,12 @@ pub fn answer(
 
     let mut games = GameReader::new(conn, query.route);
     let mut moves = Vec::new();
-    let (mut white, mut draws, mut black) = (0u64, 0u64, 0u64);
+    let (mut white, mut draws, mut black, mut unfinished) = (0u64, 0u64, 0u64, 0u64);
     for stats in &explorer.moves {
         white += stats.white_wins;
         draws += stats.draws;
         black += stats.black_wins;
+        unfinished += unfinished_of(stats);
     }
     for stats in explorer.moves.iter().take(query.moves) {
         let Some(m) = stats_move(pos, stats) else { continue };
@@ -148,6 +149,7 @@ pub fn answer(
         row.insert("white".into(), stats.white_wins.into());
         row.insert("draws".into(), stats.draws.into());
         row.insert("black".into(), stats.black_wins.into());
+        row.insert("unfinished".into(), unfinished_of(stats).into());
         row.insert("game".into(), game);
         row.insert("opening".into(), opening_json(&after));
         moves.push(Value::Object(row));
@@ -161,6 +163,7 @@ pub fn answer(
     out.insert("white".into(), white.into());
     out.insert("draws".into(), draws.into());
     out.insert("black".into(), black.into());
+    out.insert("unfinished".into(), unfinished.into());
     out.insert("moves".into(), moves.into());
     // The games that played a move from the position, most recent first.
     let mut listable: Vec<(&OwnedHit, String)> =
@@ -242,6 +245,12 @@ impl Opponents {
     fn average(self) -> Option<i64> {
         (self.count > 0).then(|| self.sum.saturating_add(self.count / 2).div_euclid(self.count))
     }
+}
+
+/// A move's games without a result (`*`, or none), which lichess's three
+/// counts leave out.
+fn unfinished_of(stats: &MoveStats) -> u64 {
+    stats.games.saturating_sub(stats.white_wins + stats.draws + stats.black_wins)
 }
 
 /// The move of an explorer row in `pos`.

@@ -498,7 +498,12 @@ fn masters_are_the_rated_otb_games_or_a_database_of_their_own() {
     let total = |v: &Value| ["white", "draws", "black"].map(|k| v[k].as_u64().unwrap());
     assert_eq!(total(&a3), [0, 1, 0], "{a3}");
     assert_eq!(api_counts(&a3), explore_counts(&db, &["--moves", "a3", "--masters"]));
-    assert_eq!(total(&server.get_json("/lichess?play=a2a3")).iter().sum::<u64>(), 3, "and a *");
+    let lichess_a3 = server.get_json("/lichess?play=a2a3");
+    assert_eq!(total(&lichess_a3).iter().sum::<u64>(), 3, "and a *");
+    // Counted apart, beyond lichess's fields: the unfinished game.
+    assert_eq!(lichess_a3["unfinished"], 1);
+    let a6 = lichess_a3["moves"].as_array().unwrap().iter().find(|m| m["uci"] == "a7a6").unwrap();
+    assert_eq!((a6["draws"].as_u64(), a6["unfinished"].as_u64()), (Some(1), Some(1)));
     let masters = server.get_json("/masters?moves=100");
     let mut got = api_counts(&masters);
     let mut want = explore_counts(&db, &["--masters"]);

@@ -362,11 +362,13 @@ function step(delta) {
 
 // ---- the explorer ------------------------------------------------------------
 
-function bar(white, draws, black) {
-  const total = white + draws + black;
+// White's wins, draws, Black's wins and unfinished games (`*`), apart.
+function bar(white, draws, black, unfinished = 0) {
+  const total = white + draws + black + unfinished;
   const div = el("div", { class: "bar" });
   if (total === 0) return div;
-  for (const [cls, n] of [["w", white], ["d", draws], ["b", black]]) {
+  for (const [cls, n] of [["w", white], ["d", draws], ["b", black], ["u", unfinished]]) {
+    if (cls === "u" && n === 0) continue;
     const pct = (100 * n) / total;
     const span = el("span", { class: cls, style: `width:${pct}%` }, pct >= 12 ? pct.toFixed(0) + "%" : "");
     span.title = `${n} (${pct.toFixed(1)}%)`;
@@ -384,17 +386,17 @@ function drawExplorer(data) {
     $("empty").textContent = "no games in this position";
   }
   $("opening").textContent = data.opening ? `${data.opening.eco} ${data.opening.name}` : "";
-  const total = data.white + data.draws + data.black;
+  const total = data.white + data.draws + data.black + (data.unfinished || 0);
   $("empty").hidden = total > 0;
   $("explorer").hidden = total === 0;
   const body = $("explorer").querySelector("tbody");
   body.replaceChildren();
   for (const m of data.moves) {
-    const games = m.white + m.draws + m.black;
+    const games = m.white + m.draws + m.black + (m.unfinished || 0);
     const row = el("tr", { "data-uci": m.uci },
       el("td", {}, m.san),
       el("td", {}, games.toLocaleString("en")),
-      el("td", {}, bar(m.white, m.draws, m.black)),
+      el("td", {}, bar(m.white, m.draws, m.black, m.unfinished || 0)),
       el("td", {}, m.averageRating ? String(m.averageRating) : m.performance ? String(m.performance) : ""));
     row.addEventListener("click", () => playExplorerMove(m.uci));
     row.addEventListener("mouseenter", () => showArrow(m.uci));
@@ -402,7 +404,7 @@ function drawExplorer(data) {
     body.append(row);
   }
   $("total").textContent = total.toLocaleString("en");
-  $("total-bar").replaceChildren(bar(data.white, data.draws, data.black));
+  $("total-bar").replaceChildren(bar(data.white, data.draws, data.black, data.unfinished || 0));
   // A list the answer does not have (`/player` has no top games) is not shown.
   $("top-head").hidden = $("top").hidden = total === 0 || !data.topGames;
   $("recent-head").hidden = $("recent").hidden = total === 0 || !data.recentGames;
