@@ -10,9 +10,11 @@
 //! - [`import`]: the import pipeline from inputs to the writer thread;
 //! - [`db`]: the SQLite file and its schema;
 //! - [`query`]: searching, exploring and exporting a database;
-//! - [`columnar`]: a database's tables as Parquet files, for other engines.
+//! - [`columnar`]: a database's tables as Parquet files, for other engines;
+//! - [`book`]: Polyglot opening books, read and made from stored games.
 #![warn(missing_docs)]
 
+pub mod book;
 pub mod chess;
 pub mod columnar;
 pub mod db;

@@ -12,6 +12,7 @@ macro_rules! say {
     };
 }
 
+mod book;
 mod delete;
 mod exit;
 mod explore;
@@ -61,6 +62,9 @@ enum Command {
     /// The moves played from a position (default: the start), with games,
     /// results, average rating and last date.
     Explore(explore::ExploreArgs),
+    /// A Polyglot opening book from the games the filters select, by
+    /// `polyglot make-book`'s rules; --probe lists a book's moves.
+    Book(book::BookArgs),
     /// One game as PGN (export format) or JSON.
     Show(show::ShowArgs),
     /// Every game that matches a position and filters, as PGN; or the
@@ -104,6 +108,7 @@ pub fn main() -> ExitCode {
         Command::Import(args) => (import::run(&args), false),
         Command::Find(args) => (find::run(&args), true),
         Command::Explore(args) => (explore::run(&args), true),
+        Command::Book(args) => (book::run(&args), true),
         Command::Show(args) => (show::run(&args), true),
         Command::Export(args) => (export::run(&args), true),
         Command::Info(args) => (info::run(&args), true),
@@ -127,7 +132,8 @@ pub fn main() -> ExitCode {
 
 /// The exit of a failed query command: [`Exit::Failure`] when the
 /// database is missing or cannot be read, or the output (PGN or Parquet)
-/// cannot be written, or the command line is wrong ([`exit::UsageError`]);
+/// cannot be written, a book cannot be read or is no Polyglot book, or
+/// the command line is wrong ([`exit::UsageError`]);
 /// [`Exit::Invalid`] for the rest (a bad position, filter or SQL
 /// statement, no such game).
 fn query_exit(err: &anyhow::Error) -> Exit {
@@ -136,6 +142,7 @@ fn query_exit(err: &anyhow::Error) -> Exit {
             || e.is::<pgnindex::store::writer::WriteError>()
             || e.is::<io::Error>()
             || e.is::<pgnindex::columnar::ColumnarError>()
+            || e.is::<pgnindex::book::BookError>()
             || e.is::<exit::UsageError>()
             || matches!(
                 e.downcast_ref::<pgnindex::query::QueryError>(),

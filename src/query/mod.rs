@@ -8,6 +8,8 @@
 //! - [`material`]: material (`KRP-KR`) and piece pattern searches, from
 //!   the material index;
 //! - [`explore`]: the moves played from a position, aggregated;
+//! - [`mainlines`]: the selected games' results, starts and moves, in id
+//!   order, for replaying them all;
 //! - [`game`]: a stored game read back; [`pgn`]: written as export PGN;
 //! - [`info`]: what a database holds;
 //! - [`players`]: the stored names containing a part of one;
@@ -27,6 +29,7 @@ pub mod format;
 pub mod functions;
 pub mod game;
 pub mod info;
+pub mod mainlines;
 pub mod material;
 pub mod pgn;
 pub mod players;

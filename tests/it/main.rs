@@ -7,6 +7,7 @@ pub mod common;
 
 mod analysis;
 mod board;
+mod book;
 mod cli;
 mod closed_outputs;
 mod compact;

@@ -538,6 +538,15 @@ pub fn python_with(module: &str) -> Option<Python> {
         }
         Err(e) => format!("python3 does not run ({e})"),
     };
+    skip_without_reference(&missing);
+    None
+}
+
+/// Says on one line that the comparison with a reference that is
+/// `missing` is skipped, or fails the test under
+/// [`REQUIRE_REFERENCES`].
+#[track_caller]
+fn skip_without_reference(missing: &str) {
     let required = std::env::var_os(REQUIRE_REFERENCES).is_some_and(|v| !v.is_empty() && v != "0");
     assert!(!required, "{missing}, and {REQUIRE_REFERENCES} is set");
     // Straight to the process's stderr: the test harness shows what a
@@ -545,7 +554,22 @@ pub fn python_with(module: &str) -> Option<Python> {
     let test = std::thread::current().name().filter(|n| *n != "main").map(str::to_string);
     let test = test.map_or(String::new(), |name| format!("{name}: "));
     let _ = writeln!(std::io::stderr(), "{test}skipped: {missing}");
-    None
+}
+
+/// The `polyglot` program (Debian's package `polyglot` installs it in
+/// `/usr/games`), whose `make-book` the books are compared with; `None`
+/// after one line on stderr when it is not installed.
+#[track_caller]
+pub fn polyglot() -> Option<PathBuf> {
+    let on_path = std::env::var_os("PATH")
+        .map(|paths| std::env::split_paths(&paths).map(|d| d.join("polyglot")).collect::<Vec<_>>())
+        .unwrap_or_default();
+    let found =
+        on_path.into_iter().chain([PathBuf::from("/usr/games/polyglot")]).find(|p| p.is_file());
+    if found.is_none() {
+        skip_without_reference("polyglot is not installed (apt-get install polyglot)");
+    }
+    found
 }
 
 // ---------------------------------------------------------------------------
