@@ -54,6 +54,8 @@ pub struct Rules {
     pub side: Option<Color>,
     /// Every entry weighs 1.
     pub uniform: bool,
+    /// Unfinished games (`*`) count, as draws (polyglot's way).
+    pub unfinished: bool,
 }
 
 impl Default for Rules {
@@ -64,6 +66,7 @@ impl Default for Rules {
             min_score: 0.0,
             side: None,
             uniform: false,
+            unfinished: true,
         }
     }
 }
@@ -202,16 +205,20 @@ pub struct Unreadable {
 fn events_of(
     game: &Mainline,
     order: u64,
-    max_ply: u32,
+    rules: &Rules,
     out: &mut Vec<Event>,
 ) -> Result<(), Unreadable> {
+    let ending = Ending::of(&game.result);
+    if ending == Ending::Unfinished && !rules.unfinished {
+        return Ok(());
+    }
+    let max_ply = rules.max_ply;
     let unreadable = |reason: String| Unreadable { id: game.id, reason };
     let mut pos = match &game.start_fen {
         None => Position::new(),
         Some(text) => fen::parse_position(text)
             .map_err(|e| unreadable(format!("stored start position '{text}': {e}")))?,
     };
-    let ending = Ending::of(&game.result);
     for (ply, san) in game.moves.sans().take(max_ply as usize).enumerate() {
         let san =
             san.ok_or_else(|| unreadable(format!("ply {}: a move code of no move", ply + 1)))?;
@@ -318,7 +325,8 @@ impl Maker {
     /// [`BookError::Io`] writing a run.
     pub fn add(&mut self, games: &[Mainline]) -> Result<(), BookError> {
         let first = self.games;
-        let max_ply = self.rules.max_ply;
+        let rules = &self.rules;
+        let max_ply = rules.max_ply;
         let parts: Vec<(Vec<Event>, Vec<Unreadable>)> = games
             .par_chunks(256)
             .enumerate()
@@ -327,7 +335,7 @@ impl Maker {
                 let mut bad = Vec::new();
                 for (i, game) in games.iter().enumerate() {
                     let order = first + (chunk * 256 + i) as u64;
-                    if let Err(e) = events_of(game, order, max_ply, &mut events) {
+                    if let Err(e) = events_of(game, order, rules, &mut events) {
                         bad.push(e);
                     }
                 }
@@ -555,7 +563,11 @@ mod tests {
         assert_eq!(names.iter().filter(|s| **s == "e4").count(), 1);
         assert!(!names.contains(&"d4") && !names.contains(&"c5"), "{three:?}");
         // Spilled runs give the same book.
-        assert_eq!(make(rules, &games, 2), all);
+        assert_eq!(make(rules.clone(), &games, 2), all);
+        // Without the unfinished game, e5 has two games.
+        let finished = make(Rules { unfinished: false, ..rules }, &games, 1 << 20);
+        assert!(finished.contains(&("e4".into(), 4, 3)), "{finished:?}");
+        assert!(!finished.iter().any(|(san, _, _)| san == "e5"), "{finished:?}");
     }
 
     #[test]

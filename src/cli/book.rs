@@ -38,14 +38,15 @@ const BATCH: usize = 4096;
 #[derive(Debug, Args)]
 #[command(after_help = "\
 Examples:
-  pgnindex book -o white.bin --player Carlsen --only-white --max-ply 16
-  pgnindex book -o masters.bin --min-elo 2400 --min-games 5 --counts masters.csv
-  pgnindex book --probe white.bin --moves \"1. e4 c5\"
+  pgnindex book -o white.bin --white Carlsen --only-white --max-ply 16
+  pgnindex book -o strong.bin --min-elo 2400 --min-games 2 --counts strong.csv
+  pgnindex book --probe strong.bin --moves \"1. d4\"
 
 A book counts, for each position of each selected game's first --max-ply
 plies and the move played there, the times it was played (n) and a score:
 2 when the side that moved won the game, 1 for a draw or an unfinished game
-(*), 0 for a loss, as `polyglot make-book` counts them. An entry is kept
+(*; --finished-only leaves them out), 0 for a loss, as `polyglot make-book`
+counts them. An entry is kept
 when n is at least --min-games, its score above 0 and at least --min-score
 percent of 2n; its weight is its score (1 with --uniform). Games from a FEN
 setup or Chess960 add their positions under the same keys.
@@ -81,6 +82,10 @@ pub struct BookArgs {
     /// Every kept move weighs 1.
     #[arg(long, help_heading = "Book")]
     uniform: bool,
+    /// Leave out the unfinished games (*), which count as draws
+    /// otherwise, as polyglot counts them.
+    #[arg(long, help_heading = "Book")]
+    finished_only: bool,
     /// Also write each entry's games, results and weight to FILE as CSV.
     #[arg(long, value_name = "FILE", help_heading = "Book")]
     counts: Option<PathBuf>,
@@ -177,6 +182,7 @@ fn make(args: &BookArgs) -> anyhow::Result<Exit> {
             _ => None,
         },
         uniform: args.uniform,
+        unfinished: !args.finished_only,
     };
     rules.check()?;
     let filters = args.filters.filters()?;
@@ -254,6 +260,15 @@ fn make(args: &BookArgs) -> anyhow::Result<Exit> {
         counted(summary.games, "game"),
         args.max_ply
     );
+    if summary.entries == 0 && summary.candidates > 0 {
+        say!(
+            "pgnindex: note: the book is empty: none of the {} moves counted was kept by \
+             --min-games {} and --min-score {}",
+            thousands(summary.candidates),
+            args.min_games,
+            args.min_score
+        );
+    }
     Ok(Exit::Success)
 }
 
