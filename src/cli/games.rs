@@ -67,7 +67,7 @@ pub struct CheckArgs {
 
 /// Counts over all inputs.
 #[derive(Debug, Default, Clone, Copy)]
-struct Stats {
+pub(super) struct Stats {
     games: u64,
     errors: u64,
     skipped: u64,
@@ -78,12 +78,12 @@ struct Stats {
 }
 
 /// A game with its location, handed to the printer.
-struct Located<'r> {
-    input: &'r InputName,
-    number: u64,
-    record: GameRecord,
+pub(super) struct Located<'r> {
+    pub(super) input: &'r InputName,
+    pub(super) number: u64,
+    pub(super) record: GameRecord,
     /// Line and column of the error, if any.
-    error_at: Option<(usize, usize)>,
+    pub(super) error_at: Option<(usize, usize)>,
 }
 
 /// Reads every input and calls `each` for every game in input order;
@@ -92,7 +92,7 @@ struct Located<'r> {
 /// stderr and counted; reading goes on with the next input. Returns the
 /// counts; the first error of `each` or `warn` stops, and is returned
 /// unless it is a broken pipe (the counts so far, `closed`).
-fn for_each_game(
+pub(super) fn for_each_game(
     pool: &rayon::ThreadPool,
     inputs: &[std::ffi::OsString],
     options: ReplayOptions,

@@ -22,6 +22,7 @@ mod games;
 mod import;
 mod info;
 mod interrupt;
+mod novelty;
 mod output_file;
 mod perft;
 mod progress;
@@ -65,6 +66,9 @@ enum Command {
     /// A Polyglot opening book from the games the filters select, by
     /// `polyglot make-book`'s rules; --probe lists a book's moves.
     Book(book::BookArgs),
+    /// Where games leave the database's games: the first position no
+    /// other game reached, the move, and what was known before it.
+    Novelty(novelty::NoveltyArgs),
     /// One game as PGN (export format) or JSON.
     Show(show::ShowArgs),
     /// Every game that matches a position and filters, as PGN; or the
@@ -109,6 +113,7 @@ pub fn main() -> ExitCode {
         Command::Find(args) => (find::run(&args), true),
         Command::Explore(args) => (explore::run(&args), true),
         Command::Book(args) => (book::run(&args), true),
+        Command::Novelty(args) => (novelty::run(&args), true),
         Command::Show(args) => (show::run(&args), true),
         Command::Export(args) => (export::run(&args), true),
         Command::Info(args) => (info::run(&args), true),

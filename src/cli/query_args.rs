@@ -259,6 +259,8 @@ impl FilterArgs {
             exact_names: self.exact_names,
             mode: self.mode.as_deref().map(str::parse).transpose()?,
             masters: self.masters,
+            before: None,
+            exclude: Vec::new(),
         };
         filters.check()?;
         Ok(filters)

@@ -51,6 +51,7 @@ use super::error::QueryError;
 
 use crate::db::schema::Schema;
 use crate::db::texts::{self, is_text_column};
+use crate::db::GameId;
 use crate::db::Speed;
 
 /// Why a filter value was refused.
@@ -283,6 +284,11 @@ pub struct Filters {
     /// played online ([`ONLINE_SITES`], or an event naming lichess's
     /// mode).
     pub masters: bool,
+    /// Played before this date: the first day of its period (`2024.05`:
+    /// before May 2024); undated games are left out.
+    pub before: Option<DateBound>,
+    /// Games left out by id (the game a query is about).
+    pub exclude: Vec<GameId>,
 }
 
 /// The lowest average rating of a masters game.
@@ -598,7 +604,8 @@ impl Filters {
         // others as text with unknown parts read as zeros.
         let parts = schema.has(Schema::COMPACT_ROWS);
         let as_text = "g.date GLOB '[0-9][0-9][0-9][0-9]*' AND replace(g.date, '?', '0')";
-        let bounds = [(&self.since, ">=", 0, ""), (&self.until, "<=", 99, "~")];
+        let bounds =
+            [(&self.since, ">=", 0, ""), (&self.until, "<=", 99, "~"), (&self.before, "<", 0, "")];
         for (bound, op, fill, end) in bounds {
             let Some(d) = bound else { continue };
             // '~' sorts after digits, '.' and '?': every date of the period.
@@ -615,6 +622,11 @@ impl Filters {
                 let _ = write!(f.sql, " AND {as_text} {op} ?");
                 f.params.push(text);
             }
+        }
+        if !self.exclude.is_empty() {
+            let marks = vec!["?"; self.exclude.len()].join(", ");
+            let _ = write!(f.sql, " AND g.id NOT IN ({marks})");
+            f.params.extend(self.exclude.iter().map(|id| Value::Integer(i64::from(id.get()))));
         }
         if let Some(n) = self.min_plies {
             f.sql += " AND g.ply_count >= ?";

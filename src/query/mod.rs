@@ -8,6 +8,7 @@
 //! - [`material`]: material (`KRP-KR`) and piece pattern searches, from
 //!   the material index;
 //! - [`explore`]: the moves played from a position, aggregated;
+//! - [`novelty`]: where a game leaves the database's games;
 //! - [`mainlines`]: the selected games' results, starts and moves, in id
 //!   order, for replaying them all;
 //! - [`game`]: a stored game read back; [`pgn`]: written as export PGN;
@@ -31,6 +32,7 @@ pub mod game;
 pub mod info;
 pub mod mainlines;
 pub mod material;
+pub mod novelty;
 pub mod pgn;
 pub mod players;
 pub mod search;

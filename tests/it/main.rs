@@ -21,6 +21,7 @@ mod groundtruth;
 mod import;
 mod import_misuse;
 mod material;
+mod novelty;
 mod openings;
 mod output;
 mod packed_moves;

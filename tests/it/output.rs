@@ -247,8 +247,8 @@ fn the_example_commands_of_help_and_guide_run_on_the_bundled_files() {
     std::os::unix::fs::symlink(common::repo("fixtures"), dir.join("fixtures")).unwrap();
     let mut examples: Vec<(String, String)> = Vec::new();
     for cmd in [
-        "import", "find", "explore", "book", "show", "export", "info", "sql", "check", "fens",
-        "perft",
+        "import", "find", "explore", "book", "novelty", "show", "export", "info", "sql", "check",
+        "fens", "perft",
     ] {
         let help = run([cmd, "--help"]).success().stdout;
         let found = help_examples(&help);
