@@ -16,6 +16,7 @@ use super::exit::{Exit, UsageError};
 use super::query_args::{
     self, BoardArgs, DbArgs, FilterArgs, MaterialArgs, PositionArgs, RowsFormat,
 };
+use super::repertoire::{self, RepertoireArgs};
 use super::words::counted;
 
 /// The columns of `explore` in CSV and JSON.
@@ -115,6 +116,8 @@ pub struct ExploreArgs {
     material: MaterialArgs,
     #[command(flatten)]
     board: BoardArgs,
+    #[command(flatten)]
+    repertoire: RepertoireArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t = RowsFormat::Table)]
     format: RowsFormat,
@@ -123,6 +126,17 @@ pub struct ExploreArgs {
 /// Runs `explore`.
 pub fn run(args: &ExploreArgs) -> anyhow::Result<Exit> {
     let filters = args.filters.filters()?;
+    if args.repertoire.repertoire.is_some() {
+        if args.material.is_set() || args.board.board {
+            return Err(UsageError(
+                "--repertoire groups where games leave it: not with --material, --pattern or --board",
+            )
+            .into());
+        }
+        let (conn, _) = args.db.open()?;
+        repertoire::explore(&args.repertoire, &conn, &filters, args.format)?;
+        return Ok(Exit::Success);
+    }
     if args.board.board && args.format == RowsFormat::Csv {
         return Err(UsageError(
             "--board: CSV has no place for a board (--format json gives its FEN)",

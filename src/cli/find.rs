@@ -12,6 +12,7 @@ use pgnindex::query::target::Target;
 
 use super::exit::{Exit, UsageError};
 use super::query_args::{self, BoardArgs, DbArgs, FilterArgs, MaterialArgs, PositionArgs};
+use super::repertoire::{self, RepertoireArgs};
 use super::words::counted;
 
 /// The columns of `find`: `error` says why a game's replay stopped, if it
@@ -68,6 +69,8 @@ pub struct FindArgs {
     material: MaterialArgs,
     #[command(flatten)]
     board: BoardArgs,
+    #[command(flatten)]
+    repertoire: RepertoireArgs,
     /// Show at most N games (0: all).
     #[arg(long, value_name = "N", default_value_t = 100)]
     limit: u64,
@@ -84,6 +87,32 @@ pub struct FindArgs {
 
 /// Runs `find`.
 pub fn run(args: &FindArgs) -> anyhow::Result<Exit> {
+    if args.repertoire.repertoire.is_some() {
+        if args.material.is_set() || args.board.board || args.format == FindFormat::Pgn {
+            return Err(UsageError(
+                "--repertoire lists where games leave it: not with --material, --pattern, \
+                 --board or --format pgn",
+            )
+            .into());
+        }
+        let filters = args.filters.filters()?;
+        let (conn, _) = args.db.open()?;
+        let format = match args.format {
+            FindFormat::Csv => RowFormat::Csv,
+            FindFormat::Json => RowFormat::Json,
+            _ => RowFormat::Table,
+        };
+        repertoire::find(
+            &args.repertoire,
+            &conn,
+            &filters,
+            format,
+            args.offset,
+            args.limit,
+            args.count,
+        )?;
+        return Ok(Exit::Success);
+    }
     let search = Search {
         target: args.position.target()?,
         filters: args.filters.filters()?,

@@ -27,6 +27,7 @@ mod output_file;
 mod perft;
 mod progress;
 mod query_args;
+mod repertoire;
 mod serve;
 mod show;
 mod sql;
@@ -148,6 +149,7 @@ fn query_exit(err: &anyhow::Error) -> Exit {
             || e.is::<io::Error>()
             || e.is::<pgnindex::columnar::ColumnarError>()
             || e.is::<pgnindex::book::BookError>()
+            || e.is::<pgnindex::query::repertoire::RepertoireError>()
             || e.is::<exit::UsageError>()
             || matches!(
                 e.downcast_ref::<pgnindex::query::QueryError>(),

@@ -9,6 +9,7 @@
 //!   the material index;
 //! - [`explore`]: the moves played from a position, aggregated;
 //! - [`novelty`]: where a game leaves the database's games;
+//! - [`repertoire`]: a PGN's lines, and where games leave them;
 //! - [`mainlines`]: the selected games' results, starts and moves, in id
 //!   order, for replaying them all;
 //! - [`game`]: a stored game read back; [`pgn`]: written as export PGN;
@@ -35,6 +36,7 @@ pub mod material;
 pub mod novelty;
 pub mod pgn;
 pub mod players;
+pub mod repertoire;
 pub mod search;
 pub mod sql;
 pub mod summaries;

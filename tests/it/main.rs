@@ -35,6 +35,7 @@ mod progress;
 mod query;
 mod query_errors;
 mod reliability;
+mod repertoire;
 mod roundtrip;
 mod serve;
 mod tour;
