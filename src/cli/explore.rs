@@ -87,6 +87,7 @@ Examples:
   pgnindex explore --fen \"r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq -\" --format json
   pgnindex explore --material KQ-KRR --either-color --min-elo 2400
   pgnindex explore --moves \"1. e4 e5 2. Nf3 Nc6 3. Bb5\" --board
+  pgnindex explore --repertoire fixtures/repertoire/white-e4.pgn --color black
 
 Without a position: the standard start position. Counts are per game and by
 position: a game that reaches the position by any move order counts once,
@@ -100,6 +101,9 @@ that material (or pattern) and how they ended, their average rating and the
 plies played after the first such position. With --either-color, \"white\" is
 the side with the spec's first material: in a game that reaches it with the
 colours swapped, a win for Black counts as one for that side.
+
+With --repertoire FILE: the moves by which the games leave the lines of that
+PGN (its mainlines and variations), grouped by position, most games first.
 
 --board draws the position above the table, the last move of --moves marked.
 With --format json the output is an object, {\"board\": {\"fen\", \"flipped\",

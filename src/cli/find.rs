@@ -43,6 +43,7 @@ Examples:
   pgnindex find --opening sicilian --min-elo 2500 --count
   pgnindex find --material KRP-KR --either-color --material-plies 10
   pgnindex find --pattern \"Nd5 pd6 .e4\" --since 2020
+  pgnindex find --repertoire fixtures/repertoire/white-e4.pgn --color white
   pgnindex find --moves \"1. e4 c5 2. Nf3 d6 3. d4\" --board --count
 
 Games are listed in id (import) order with the first ply where the position
