@@ -129,15 +129,20 @@ pub fn run(args: &NoveltyArgs) -> anyhow::Result<Exit> {
                     record.fens.iter().map(|f| fen::parse_position(f).ok()).collect();
                 let sans: Vec<String> =
                     record.san.split_ascii_whitespace().map(str::to_string).collect();
-                if let Some(positions) = positions.filter(|p| p.len() == record.keys.len()) {
-                    subjects.push(Subject {
-                        label: format!("{name} #{number}"),
-                        white: tag("White"),
-                        black: tag("Black"),
-                        line: Line { positions, keys: record.keys, sans },
-                        itself: Vec::new(),
-                    });
-                }
+                let Some(positions) = positions.filter(|p| p.len() == record.keys.len()) else {
+                    say!(
+                        "pgnindex: warning: {name} #{number}: its positions cannot be read back \
+                         from their FENs; left out"
+                    );
+                    return Ok(());
+                };
+                subjects.push(Subject {
+                    label: format!("{name} #{number}"),
+                    white: tag("White"),
+                    black: tag("Black"),
+                    line: Line { positions, keys: record.keys, sans },
+                    itself: Vec::new(),
+                });
                 Ok(())
             },
             |_, _, _, _| Ok(()),
