@@ -179,7 +179,12 @@ pub fn run(args: &NoveltyArgs) -> anyhow::Result<Exit> {
             found.ply.map(u64::from).into(),
             found.san.clone().into(),
             found.known.as_ref().map(|k| k.games).into(),
-            found.known.as_ref().map(|k| moves_text(&k.moves)).into(),
+            match &found.known {
+                Some(known) => moves_text(&known.moves).into(),
+                // A table says it in words; CSV leaves the cells empty.
+                None if format == RowFormat::Table => "never leaves the database".into(),
+                None => Cell::from(None::<String>),
+            },
         ];
         if format != RowFormat::Table {
             cells.push(

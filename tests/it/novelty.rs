@@ -119,6 +119,12 @@ fn before_a_date_and_pgn_files_judge_a_game_against_what_was_known() {
     let out = run(["novelty", "--db", arg(&db), arg(&copy), "--format", "csv"]).success();
     let third = out.stdout.lines().nth(3).unwrap();
     assert!(third.starts_with("copy.pgn #3,x,f,,,"), "{third}");
+    let table = run(["novelty", "--db", arg(&db), arg(&copy)]).success();
+    assert!(
+        table.stdout.lines().nth(4).unwrap().ends_with("never leaves the database"),
+        "{}",
+        table.stdout
+    );
     // Nothing to look at, or no such game: one line, exit 2 and 1.
     let r = run(["novelty", "--db", arg(&db)]);
     assert_eq!((r.code, r.stderr.lines().count()), (2, 1), "{}", r.stderr);
