@@ -219,9 +219,9 @@ fn events_of(
         Some(text) => fen::parse_position(text)
             .map_err(|e| unreadable(format!("stored start position '{text}': {e}")))?,
     };
-    for (ply, san) in game.moves.sans().take(max_ply as usize).enumerate() {
-        let san =
-            san.ok_or_else(|| unreadable(format!("ply {}: a move code of no move", ply + 1)))?;
+    for (ply, coded) in game.moves.coded_sans().take(max_ply as usize).enumerate() {
+        let (san, code) =
+            coded.ok_or_else(|| unreadable(format!("ply {}: a move code of no move", ply + 1)))?;
         let parsed = San::from_ascii(san.as_bytes())
             .map_err(|e| unreadable(format!("ply {} '{san}': {e}", ply + 1)))?;
         if parsed == San::Null {
@@ -239,7 +239,7 @@ fn events_of(
             key: pos.zobrist().0,
             order: (order << 16) | ply as u64,
             mv: PolyMove::of(m).raw(),
-            san: move_codes::code(san).unwrap_or(u16::MAX),
+            san: code.unwrap_or(u16::MAX),
             flags: ending as u8 | if mover == Color::White { 4 } else { 0 },
         });
         pos.play_unchecked(m);

@@ -140,7 +140,7 @@ fn probe(args: &BookArgs, path: &Path) -> anyhow::Result<Exit> {
         writeln!(
             out,
             "{} in {} for this position",
-            counted(rows_of(entries, &illegal), "move"),
+            counted((entries.len() - illegal.len()) as u64, "move"),
             path.display()
         )?;
     }
@@ -156,10 +156,6 @@ fn probe(args: &BookArgs, path: &Path) -> anyhow::Result<Exit> {
         );
     }
     Ok(Exit::Success)
-}
-
-fn rows_of(entries: &[pgnindex::book::polyglot::Entry], illegal: &[String]) -> u64 {
-    (entries.len() - illegal.len()) as u64
 }
 
 fn make(args: &BookArgs) -> anyhow::Result<Exit> {

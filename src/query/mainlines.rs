@@ -38,13 +38,22 @@ impl StoredMoves {
     /// The SAN of each move in order; `None` for a code that stands for
     /// no text (a database changed by hand).
     pub fn sans(&self) -> impl Iterator<Item = Option<&str>> {
+        self.coded_sans().map(|m| m.map(|(san, _)| san))
+    }
+
+    /// [`StoredMoves::sans`] with each move's [`move_codes`] code (`None`
+    /// for a text without one): read from the codes as stored, looked up
+    /// only for moves stored as text.
+    pub fn coded_sans(&self) -> impl Iterator<Item = Option<(&str, Option<u16>)>> {
         let (codes, text): (&[u8], &str) = match self {
             StoredMoves::Codes(codes) => (codes, ""),
             StoredMoves::Text(text) => (&[], text),
         };
-        let coded =
-            codes.chunks_exact(2).map(|c| move_codes::san(u16::from_be_bytes([c[0], c[1]])));
-        coded.chain(text.split_ascii_whitespace().map(Some))
+        let coded = codes.chunks_exact(2).map(|c| {
+            let code = u16::from_be_bytes([c[0], c[1]]);
+            move_codes::san(code).map(|san| (san, Some(code)))
+        });
+        coded.chain(text.split_ascii_whitespace().map(|san| Some((san, move_codes::code(san)))))
     }
 }
 
