@@ -26,7 +26,18 @@ use pgnindex::pgn::{split, LineIndex, RawComment, RawTag, Reader, Skip, Syntax, 
 const MAX_LOCATE_CHECKS: usize = 64;
 
 fuzz_target!(|data: &[u8]| {
-    let all = ReplayOptions { keys: true, fens: true, notation: None, tags: true, commands: true, san: true, movetext: true, openings: true, rebuild: true };
+    let all = ReplayOptions {
+        keys: true,
+        reach_after: Some(0),
+        fens: true,
+        notation: None,
+        tags: true,
+        commands: true,
+        san: true,
+        movetext: true,
+        openings: true,
+        rebuild: true,
+    };
     let whole = read_chunk(data, 0, all);
     check_chunked(data, all, &whole);
 
@@ -130,8 +141,8 @@ fn describe(g: &pgnindex::replay::parallel::LocatedGame, offset: usize, line: us
         r.outcome,
         r.skipped,
         r.notation,
-        r.clocks,
-        r.evals,
+        r.notes.clocks,
+        r.notes.evals,
     )
 }
 

@@ -29,8 +29,8 @@
 //! - promotion `P-K8(Q)`, `P-K8=Q`, `P-K8/Q`, `P-Q8Q`, `PxN(Q)`, `(Kt)`.
 //!
 //! A move may span several words (`B-B4 dis ch`, `PxP e.p.`, `Castles KR`):
-//! [`tokens`] reads a whole movetext (move numbers, comments, NAGs,
-//! variations, results) into move texts, each one move with its words.
+//! `pgn::descriptive` cuts a whole movetext into move texts, each one move
+//! with its words.
 //!
 //! Resolution ([`Descriptive::to_move`]) is by brute force over the legal
 //! moves: descriptive notation is read only for games that SAN could not
@@ -251,8 +251,9 @@ enum Kind {
 
 /// The words that mark a check, a mate or en passant after a move, longest
 /// first where one ends another. Not trusted (the board decides), except
-/// `e.p.`, which [`strip_marks`] reports.
-const MARKS: [&[u8]; 15] = [
+/// `e.p.`, which a move's reading reports; the movetext's tokenizer joins
+/// them to the move before.
+pub const MARKS: [&[u8]; 15] = [
     b"dis. ch.",
     b"dbl. ch.",
     b"check",
@@ -885,310 +886,6 @@ fn full_name(pos: &Position, m: Move) -> String {
     format!("{text} ({})", super::san::San::from_move(pos, m))
 }
 
-/// One item of a movetext, as [`tokens`] reads it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Token<'a> {
-    /// A move with its words (`PxP e.p.`, `Castles (Q)`, `R(QB1)-Q1`), and
-    /// the byte offset of its first word.
-    Move(String, usize),
-    /// A comment's text without its braces or `;`.
-    Comment(&'a [u8]),
-}
-
-/// Reads a movetext into its moves and comments, lazily (a reader stops at
-/// its first bad move without reading the rest). Move numbers (`1.`,
-/// `1...`, `1`), NAGs, `!`/`?`, `%` lines, the draw-offer mark `(=)` and
-/// variations are dropped; a result (`1-0`, `0-1`, `1/2-1/2`, `½-½`, `*`)
-/// ends it. Words that only qualify a move — check marks (`ch`, `dis`,
-/// `mate`, `+`, `#`), `e.p.`, a castling side after `Castles` (`KR`,
-/// `QR`), `sq` (`R-Q sq`), a short parenthesised square or piece (`(QB1)`,
-/// `(Q)`) — join the move before them (unless a comment comes between), as
-/// do the parts of a move written with spaces around its sign (`Kt x P`,
-/// `P - K4`); a `(` opens a variation otherwise. Commas separate like
-/// spaces.
-///
-/// ```
-/// use pgnindex::notation::descriptive::{tokens, Token};
-/// let moves: Vec<String> = tokens(b"1. P-K4 {best} P-K4 2 P-Q4 (2 N-KB3) PxP e.p. 1-0")
-///     .filter_map(|t| match t {
-///         Token::Move(m, _) => Some(m),
-///         Token::Comment(_) => None,
-///     })
-///     .collect();
-/// assert_eq!(moves, ["P-K4", "P-K4", "P-Q4", "PxP e.p."]);
-/// ```
-pub fn tokens(text: &[u8]) -> Tokens<'_> {
-    Tokens { text, at: 0, pending: None, queued: None }
-}
-
-/// The iterator of [`tokens`].
-#[derive(Debug, Clone)]
-pub struct Tokens<'a> {
-    text: &'a [u8],
-    at: usize,
-    /// The last move read, which the next words may still join.
-    pending: Option<(String, usize)>,
-    /// A comment read after `pending`, given after it.
-    queued: Option<&'a [u8]>,
-}
-
-/// What [`Tokens::scan`] finds next.
-enum Item<'a> {
-    Word(&'a [u8], usize),
-    Qualifier(&'a [u8]),
-    Comment(&'a [u8]),
-}
-
-impl<'a> Tokens<'a> {
-    /// The next word, comment or parenthesised qualifier; `None` at the
-    /// end or at a result.
-    fn scan(&mut self) -> Option<Item<'a>> {
-        let text = self.text;
-        while self.at < text.len() {
-            let i = self.at;
-            match text[i] {
-                // Some books put commas between moves.
-                b if b.is_ascii_whitespace() || b == b',' => self.at += 1,
-                b'{' => {
-                    let end =
-                        memchr::memchr(b'}', &text[i + 1..]).map_or(text.len(), |e| i + 1 + e);
-                    self.at = end + 1;
-                    return Some(Item::Comment(&text[i + 1..end]));
-                }
-                b';' => {
-                    self.at = line_end(text, i);
-                    return Some(Item::Comment(&text[i + 1..self.at]));
-                }
-                b'%' if i == 0 || matches!(text[i - 1], b'\n' | b'\r') => {
-                    self.at = line_end(text, i);
-                }
-                b'$' => {
-                    self.at += 1;
-                    while self.at < text.len() && text[self.at].is_ascii_digit() {
-                        self.at += 1;
-                    }
-                }
-                b'(' => {
-                    if let Some(n) = qualifier_group(&text[i..]) {
-                        self.at += n;
-                        return Some(Item::Qualifier(&text[i..i + n]));
-                    } else if text[i..].starts_with(b"(=)") {
-                        self.at += 3;
-                    } else {
-                        self.at = skip_variation(text, i);
-                    }
-                }
-                b')' | b'}' => self.at += 1,
-                _ => {
-                    let end = word_end(text, i);
-                    self.at = end;
-                    let word = &text[i..end];
-                    if crate::pgn::GameResult::from_ascii(word).is_some() {
-                        self.at = text.len();
-                        return None;
-                    }
-                    let (word, offset) = strip_number(word, i);
-                    let noise = word.is_empty()
-                        || word.iter().all(|&c| b"!?.".contains(&c))
-                        || word == "…".as_bytes();
-                    if !noise {
-                        return Some(Item::Word(word, offset));
-                    }
-                }
-            }
-        }
-        None
-    }
-}
-
-impl<'a> Iterator for Tokens<'a> {
-    type Item = Token<'a>;
-
-    fn next(&mut self) -> Option<Token<'a>> {
-        if let Some(comment) = self.queued.take() {
-            return Some(Token::Comment(comment));
-        }
-        loop {
-            let Some(item) = self.scan() else {
-                return self.pending.take().map(|(m, offset)| Token::Move(m, offset));
-            };
-            match item {
-                Item::Comment(comment) => match self.pending.take() {
-                    Some((m, offset)) => {
-                        self.queued = Some(comment);
-                        return Some(Token::Move(m, offset));
-                    }
-                    None => return Some(Token::Comment(comment)),
-                },
-                // A qualifier with no move before it means nothing.
-                Item::Qualifier(q) => {
-                    if let Some((m, _)) = &mut self.pending {
-                        m.push_str(&String::from_utf8_lossy(q));
-                    }
-                }
-                Item::Word(word, offset) => {
-                    if let Some((m, _)) = &mut self.pending {
-                        let castles = m.starts_with("Castles") || m.starts_with("castles");
-                        // `Kt x P`, `P - K4`: a move cut at its sign.
-                        let cut = m.ends_with(['-', 'x', '×'])
-                            || word.starts_with(b"-")
-                            || word.starts_with(b"x")
-                            || word.starts_with("×".as_bytes());
-                        if cut || is_mark(word) || (castles && is_castling_side(word)) {
-                            m.push(' ');
-                            m.push_str(&String::from_utf8_lossy(word));
-                            continue;
-                        }
-                    }
-                    let word = String::from_utf8_lossy(word).into_owned();
-                    if let Some((m, offset)) = self.pending.replace((word, offset)) {
-                        return Some(Token::Move(m, offset));
-                    }
-                }
-            }
-        }
-    }
-}
-
-fn line_end(text: &[u8], from: usize) -> usize {
-    memchr::memchr2(b'\n', b'\r', &text[from..]).map_or(text.len(), |e| from + e)
-}
-
-/// The end of the word at `start`: the next space, brace, `;`, `$` or `)`,
-/// or a `(` that does not open a qualifier glued to the word (`R(QB1)`).
-fn word_end(text: &[u8], start: usize) -> usize {
-    let mut i = start;
-    while i < text.len() {
-        match text[i] {
-            c if c.is_ascii_whitespace() => break,
-            b'{' | b'}' | b';' | b'$' | b')' | b',' => break,
-            b'(' => match qualifier_group(&text[i..]) {
-                Some(n) => i += n,
-                None => break,
-            },
-            _ => i += 1,
-        }
-    }
-    i
-}
-
-/// The length of a parenthesised qualifier at the start of `s` — a square
-/// or a piece, `(QB1)`, `(Q)`, `(Q R)`, `(Kt)` — or `None` for a
-/// variation.
-fn qualifier_group(s: &[u8]) -> Option<usize> {
-    let close = s.iter().take(9).position(|&b| b == b')')?;
-    let inner = &s[1..close];
-    // Spaces and line ends too: an export may break `(Q R)` across lines.
-    let letters = inner.iter().filter(|&&b| !b.is_ascii_whitespace() && b != b'.').count();
-    let qualifier = (1..=4).contains(&letters)
-        && inner.iter().all(|&b| b"KQRBNPt12345678.".contains(&b) || b.is_ascii_whitespace())
-        && inner.iter().any(|b| b.is_ascii_uppercase());
-    qualifier.then_some(close + 1)
-}
-
-/// Skips the variation whose `(` is at `open`, nested ones and comments in
-/// it included; the offset after its `)` (or the end of the text).
-fn skip_variation(text: &[u8], open: usize) -> usize {
-    let mut depth = 0usize;
-    let mut i = open;
-    while i < text.len() {
-        match text[i] {
-            b'(' => depth += 1,
-            b')' => {
-                depth -= 1;
-                if depth == 0 {
-                    return i + 1;
-                }
-            }
-            b'{' => {
-                i = memchr::memchr(b'}', &text[i..]).map_or(text.len(), |e| i + e);
-            }
-            b';' => i = line_end(text, i),
-            _ => {}
-        }
-        i += 1;
-    }
-    text.len()
-}
-
-/// Splits a leading move number (`12.`, `12...`, `12…`, a bare `12`) off
-/// a word; castling written with zeros (`0-0`) is not a number.
-fn strip_number(word: &[u8], offset: usize) -> (&[u8], usize) {
-    let digits = word.iter().take_while(|b| b.is_ascii_digit()).count();
-    if digits == 0 {
-        return (word, offset);
-    }
-    let mut i = digits;
-    loop {
-        match &word[i..] {
-            [b'.', ..] => i += 1,
-            [0xe2, 0x80, 0xa6, ..] => i += 3,
-            _ => break,
-        }
-    }
-    if i == digits && digits < word.len() {
-        return (word, offset);
-    }
-    (&word[i..], offset + i)
-}
-
-/// Words that mark a check, mate or en passant, and the `sq` of a first
-/// rank (they join their move).
-fn is_mark(word: &[u8]) -> bool {
-    let word = match word {
-        [rest @ .., b'!' | b'?'] if !rest.is_empty() => rest,
-        _ => word,
-    };
-    MARKS.contains(&word)
-        || matches!(
-            word,
-            b"double" | b"disc." | b"disc" | b"dbl." | b"dis.ch." | b"dis.ch" | b"sq" | b"sq."
-        )
-}
-
-/// The side named after `Castles`: `K`, `KR`, `Q`, `QR` (dots allowed).
-fn is_castling_side(word: &[u8]) -> bool {
-    let w: Vec<u8> = word.iter().copied().filter(|&b| b != b'.').collect();
-    matches!(w.as_slice(), b"K" | b"KR" | b"Q" | b"QR")
-}
-
-/// The result of [`replay`]: the moves played, and the first that could
-/// not be, with the byte offset of its text.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Replay {
-    /// The moves played, in order.
-    pub moves: Vec<Move>,
-    /// The move texts read, in order (the played ones and the failed one).
-    pub texts: Vec<String>,
-    /// The first move that failed: its byte offset in the text, and why.
-    pub error: Option<(usize, DescriptiveError)>,
-}
-
-/// Replays a whole movetext ([`tokens`]) from `start`, the pieces' origins
-/// followed ([`parse_move_in_game`]).
-pub fn replay(start: &Position, text: &[u8]) -> Replay {
-    let mut pos = start.clone();
-    let mut origins = Origins::new(start);
-    let mut replay = Replay { moves: Vec::new(), texts: Vec::new(), error: None };
-    for token in tokens(text) {
-        let Token::Move(t, offset) = token else { continue };
-        let result = parse_move_in_game(&pos, &origins, t.as_bytes());
-        replay.texts.push(t);
-        match result {
-            Ok(m) => {
-                origins.play(m);
-                pos.play_unchecked(m);
-                replay.moves.push(m);
-            }
-            Err(e) => {
-                replay.error = Some((offset, e));
-                break;
-            }
-        }
-    }
-    replay
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1217,31 +914,6 @@ mod tests {
             pos.play_unchecked(m);
         }
         fen(&pos)
-    }
-
-    fn replay_fen(text: &str) -> String {
-        let r = replay(&Position::new(), text.as_bytes());
-        assert_eq!(r.error, None, "{text}");
-        let mut pos = Position::new();
-        for m in r.moves {
-            pos.play_unchecked(m);
-        }
-        fen(&pos)
-    }
-
-    #[test]
-    fn evans_gambit_accepted() {
-        // python-chess, after 1.e4 e5 2.Nf3 Nc6 3.Bc4 Bc5 4.b4 Bxb4.
-        let reference = "r1bqk1nr/pppp1ppp/2n5/4p3/1bB1P3/5N2/P1PP1PPP/RNBQK2R w KQkq - 0 5";
-        assert_eq!(replay_fen("P-K4 P-K4 N-KB3 N-QB3 B-B4 B-B4 P-QN4 BxNP"), reference);
-        assert_eq!(
-            replay_fen("1. P-K4 P-K4 2. Kt-KB3 Kt-QB3 3. B-B4 B-B4 4. P-QKt4 BxKtP *"),
-            reference
-        );
-        assert_eq!(
-            replay_fen("1 P-K4 P-K4 2 N-KB3 2...N-QB3 3.B-B4 B-B4 4. P-QN4 B×NP"),
-            reference
-        );
     }
 
     #[test]
@@ -1281,14 +953,17 @@ mod tests {
             let text = format!(
                 "1. P-K3 Kt-KB3 2. Kt-QB3 Kt-Kt1 3. Kt-K4 Kt-KB3 4. Kt-Kt3 Kt-Kt1 5. {last}"
             );
-            let r = replay(&Position::new(), text.as_bytes());
             let mut pos = Position::new();
+            let mut origins = Origins::new(&pos);
             let mut last = String::new();
-            for m in r.moves {
+            for word in text.split_whitespace().filter(|w| !w.ends_with('.')) {
+                let m = parse_move_in_game(&pos, &origins, word.as_bytes())
+                    .map_err(|e| e.to_string())?;
                 last = san::to_san(&pos, m);
+                origins.play(m);
                 pos.play_unchecked(m);
             }
-            r.error.map_or(Ok(last), |(_, e)| Err(e.to_string()))
+            Ok::<_, String>(last)
         };
         assert_eq!(moves("QKt-K2"), Ok("N3e2".to_string()));
         assert_eq!(moves("KKt-K2"), Ok("N1e2".to_string()));
@@ -1336,8 +1011,6 @@ mod tests {
         let fen_text = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1";
         check(fen_text, &["O-O", "0-0", "Castles", "Castles KR", "Castles K", "Castles(K)"], "O-O");
         check(fen_text, &["O-O-O", "0-0-0", "Castles QR", "Castles (Q)", "Castles Q.R."], "O-O-O");
-        let r = replay(&parse_position(fen_text).unwrap(), b"Castles (Q\nR)");
-        assert_eq!((r.moves.len(), r.error), (1, None));
         // A plain `Castles` is the queen's side when only that is legal.
         check("r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K1NR w KQkq - 0 1", &["Castles"], "O-O-O");
         assert_eq!(
@@ -1406,74 +1079,11 @@ mod tests {
         }
     }
 
-    fn moves(text: &str) -> Vec<String> {
-        tokens(text.as_bytes())
-            .filter_map(|t| match t {
-                Token::Move(m, _) => Some(m),
-                Token::Comment(_) => None,
-            })
-            .collect()
-    }
-
     #[test]
-    fn tokens_of_a_movetext() {
-        assert_eq!(
-            moves(
-                "1. P-K4 P-K4 2. Kt-KB3 {a comment (P-Q4)} Kt-QB3 ; to the end\n3 B-B4 $1 B-B4! \
-                   (3... P-Q3 (3... N-B3) 4. P-Q4) 4.P-QKt4 BxKtP 5...R(QB1)-Q1 R/QB1-Q1 \
-                   P-K8 (Q) Castles (Q R) Castles KR O-O-O B-B4 dis ch Q-R5 dbl. ch. PxP e.p. \
-                   Q-R5 mate R-Q sq (=) 1-0 P-K4"
-            ),
-            [
-                "P-K4",
-                "P-K4",
-                "Kt-KB3",
-                "Kt-QB3",
-                "B-B4",
-                "B-B4!",
-                "P-QKt4",
-                "BxKtP",
-                "R(QB1)-Q1",
-                "R/QB1-Q1",
-                "P-K8(Q)",
-                "Castles(Q R)",
-                "Castles KR",
-                "O-O-O",
-                "B-B4 dis ch",
-                "Q-R5 dbl. ch.",
-                "PxP e.p.",
-                "Q-R5 mate",
-                "R-Q sq",
-            ]
-        );
-        // Offsets of the first word; comments kept for their commands.
-        let t: Vec<Token> = tokens(b"1. P-K4 {[%clk 0:01:00]} 1... P-K4 ch *").collect();
-        assert_eq!(
-            t,
-            [
-                Token::Move("P-K4".into(), 3),
-                Token::Comment(b"[%clk 0:01:00]"),
-                Token::Move("P-K4 ch".into(), 30),
-            ]
-        );
-        assert_eq!(moves("0-0 0-0-0 12. 0-0 1/2-1/2"), ["0-0", "0-0-0", "0-0"]);
-        assert_eq!(moves("P-K4(P-Q4) P-K4 (unclosed"), ["P-K4", "P-K4"]);
-        assert_eq!(
-            moves("1. P - K4, P-K4, 2. Kt x P, Kt ×P ch"),
-            ["P - K4", "P-K4", "Kt x P", "Kt ×P ch"]
-        );
+    fn moves_written_with_spaces_or_dashes() {
         check(&after("e4 d5"), &["P x P", "P x Q P"], "exd5");
         check("", &["P–K4"], "e4");
         check("", &["Kt–KB3"], "Nf3");
-    }
-
-    #[test]
-    fn replay_stops_at_the_first_bad_move() {
-        let r = replay(&Position::new(), b"1. P-K4 P-K4 2. N-B3 N-QB3");
-        assert_eq!(r.moves.len(), 2);
-        let (offset, e) = r.error.unwrap();
-        assert_eq!(offset, 16);
-        assert_eq!(e.reason(), "ambiguous move: could be N-QB3 (Nc3), N-KB3 (Nf3)");
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! no legality, no SQL, no threads.
 
 pub mod commands;
+pub mod descriptive;
 pub mod keyed;
 pub mod movetext;
 pub mod reader;

@@ -27,9 +27,10 @@ use std::ops::ControlFlow;
 
 use super::game::Game;
 use crate::chess::Position;
-use crate::notation::{descriptive, fen, san};
+use crate::notation::{fen, san};
 use crate::pgn::movetext::Lines;
 use crate::pgn::{Reader, Visitor};
+use crate::replay::descriptive;
 
 pub use crate::pgn::movetext::STOP_MARK;
 
@@ -119,7 +120,7 @@ fn descriptive_stop(game: &Game) -> Option<usize> {
         Some(text) => fen::parse_position(text).ok()?,
         None => Position::new(),
     };
-    let replay = descriptive::replay(&start, game.movetext.as_bytes());
+    let replay = descriptive::read(&start, game.movetext.as_bytes());
     let (offset, _) = replay.error?;
     if replay.moves.len() != game.ply_count as usize {
         return None;

@@ -15,12 +15,12 @@
 //!   the standard start, or from `--from-fen` (read as `--fen`).
 
 use crate::chess::{Move, Position};
-use crate::notation::descriptive;
 use crate::notation::epd::Epd;
 use crate::notation::fen::{self, FenError};
 use crate::notation::moves::MoveError;
 use crate::notation::san;
 use crate::notation::uci::Uci;
+use crate::replay::descriptive;
 
 /// Why a position argument could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -125,7 +125,7 @@ impl Target {
         if replay.error.is_some() {
             // SAN failed in every language: descriptive notation, if it
             // reads every move or more than SAN did.
-            let desc = descriptive::replay(&start, text.as_bytes());
+            let desc = descriptive::read(&start, text.as_bytes());
             if desc.error.is_none() || desc.moves.len() > replay.moves.len() {
                 let mut pos = start;
                 for &m in &desc.moves {

@@ -6,13 +6,17 @@
 //! `fens`, `check` and the import all read games this way. [`stored`]
 //! replays a stored game (canonical SAN) for the queries and the explorer.
 
+pub mod descriptive;
 pub mod inputs;
+mod notes;
 pub mod openings;
 pub mod parallel;
+mod rebuild;
 mod replayer;
 pub mod stored;
 mod tags;
 
+pub use notes::Notes;
 pub use replayer::{
     GameError, GameRecord, ReplayOptions, Replayer, Skipped, VariantKind, MAX_SYNTAX, MORE_SYNTAX,
 };

@@ -263,7 +263,7 @@ proptest! {
             pos.play_unchecked(m);
             check_position(&pos, &origins, &texts)?;
         }
-        let replay = descriptive::replay(&Position::new(), game.as_bytes());
+        let replay = pgnindex::replay::descriptive::read(&Position::new(), game.as_bytes());
         prop_assert_eq!(replay.error, None, "{}", game);
         prop_assert_eq!(replay.moves, played, "{}", game);
     }
@@ -292,7 +292,7 @@ proptest! {
             }
         }
         text.extend_from_slice(&bytes);
-        let replay = descriptive::replay(&Position::new(), &text);
+        let replay = pgnindex::replay::descriptive::read(&Position::new(), &text);
         let mut pos = Position::new();
         for m in &replay.moves {
             prop_assert!(pos.is_legal(*m));

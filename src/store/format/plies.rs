@@ -34,7 +34,7 @@
 
 use crate::pgn::commands::Eval;
 use crate::pgn::movetext::PlyNotes;
-use crate::replay::GameRecord;
+use crate::replay::{GameRecord, Notes};
 
 /// The `ply_data` columns of one game; a column is `None` when no ply has
 /// a value of its kind.
@@ -71,38 +71,30 @@ pub struct PlyData {
 impl PlyData {
     /// The row of a game replayed with its notes, `None` when it has none.
     pub fn new(record: &GameRecord) -> Option<PlyData> {
-        if record.clocks.is_empty()
-            && record.emts.is_empty()
-            && record.evals.is_empty()
-            && record.nags.is_empty()
-            && record.comment_ends.is_empty()
-            && record.depths.is_empty()
-            && record.nodes.is_empty()
-            && record.pv_ends.is_empty()
-            && record.tails.is_empty()
-        {
+        let notes = &record.notes;
+        if notes.is_empty() && record.tails.is_empty() {
             return None;
         }
         let uint = |out: &mut Vec<u8>, n: &u32| write_uint(out, u64::from(*n));
         Some(PlyData {
-            clocks: times(&record.clocks),
-            emts: times(&record.emts),
-            evals: evals(&record.evals),
-            nags: object(nag_groups(&record.nags), |out, nags| {
+            clocks: times(&notes.clocks),
+            emts: times(&notes.emts),
+            evals: evals(&notes.evals),
+            nags: object(nag_groups(&notes.nags), |out, nags| {
                 for (i, &(_, nag)) in nags.iter().enumerate() {
                     out.extend_from_slice(if i == 0 { b"\"$" } else { b" $" });
                     write_uint(out, u64::from(nag));
                 }
                 out.push(b'"');
             }),
-            comments: comments(record),
+            comments: comments(notes),
             notes_form: None,
-            depths: array(&record.depths, uint),
-            seldepths: array(&record.seldepths, uint),
-            nodes: array(&record.nodes, |out, n| write_uint(out, *n)),
+            depths: array(&notes.depths, uint),
+            seldepths: array(&notes.seldepths, uint),
+            nodes: array(&notes.nodes, |out, n| write_uint(out, *n)),
             notes_layout: None,
             tails: object(record.tails.iter().map(|(p, t)| (*p, t.as_str())), write_string),
-            pvs: record.pvs().map(|(ply, pv)| (ply, crate::db::packed_moves::pack(pv))).collect(),
+            pvs: notes.pvs().map(|(ply, pv)| (ply, crate::db::packed_moves::pack(pv))).collect(),
         })
     }
 }
@@ -111,16 +103,16 @@ impl PlyData {
 /// by ply, as the clocks, when more than half the plies up to the last
 /// comment have one (an engine's comment after every move: the keys of an
 /// object would cost some 8 bytes a ply), else an object from the ply.
-fn comments(record: &GameRecord) -> Option<String> {
-    let last = record.comment_ends.last()?.0;
+fn comments(notes: &Notes) -> Option<String> {
+    let last = notes.comment_ends.last()?.0;
     // The texts, their quotes and keys: a comment of megabytes is then
     // written without the copies of a growing buffer.
-    let capacity = record.comment_text.len() + 16 * record.comment_ends.len() + 2;
-    if 2 * record.comment_ends.len() > last as usize {
-        let texts: Vec<(u32, &str)> = record.comments().collect();
+    let capacity = notes.comment_text.len() + 16 * notes.comment_ends.len() + 2;
+    if 2 * notes.comment_ends.len() > last as usize {
+        let texts: Vec<(u32, &str)> = notes.comments().collect();
         return array_in(Vec::with_capacity(capacity), &texts, |out, text| write_string(out, text));
     }
-    object_in(Vec::with_capacity(capacity), record.comments(), write_string)
+    object_in(Vec::with_capacity(capacity), notes.comments(), write_string)
 }
 
 /// A `ply_data` row read back: each ply's notes, as
@@ -621,14 +613,14 @@ mod tests {
             let fen = original.start_fen.as_ref().map(|f| format!("[FEN \"{f}\"]\n\n"));
             let again = read(&format!("{}{movetext}", fen.unwrap_or_default()));
             assert_eq!(again.san, original.san, "{movetext}");
-            assert_eq!(again.clocks, original.clocks, "{movetext}");
-            assert_eq!(again.emts, original.emts, "{movetext}");
-            assert_eq!(again.evals, original.evals, "{movetext}");
-            assert_eq!(again.nags, original.nags, "{movetext}");
+            assert_eq!(again.notes.clocks, original.notes.clocks, "{movetext}");
+            assert_eq!(again.notes.emts, original.notes.emts, "{movetext}");
+            assert_eq!(again.notes.evals, original.notes.evals, "{movetext}");
+            assert_eq!(again.notes.nags, original.notes.nags, "{movetext}");
             // Comments equal but for white space.
             let words = |g: &GameRecord| -> Vec<(u32, String)> {
                 let words = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
-                g.comments().map(|(ply, text)| (ply, words(text))).collect()
+                g.notes.comments().map(|(ply, text)| (ply, words(text))).collect()
             };
             assert_eq!(words(&again), words(&original), "{movetext}");
             assert_eq!(again.outcome, original.outcome);
