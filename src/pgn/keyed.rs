@@ -169,6 +169,11 @@ pub struct Keyed<'a> {
     pub clock: Option<u32>,
     /// The comment's keys in order.
     pub layout: Layout,
+    /// The comment is exactly what [`write`] gives back from these values
+    /// and its other items in its own layout: ASCII, trimmed, items
+    /// separated by `, `, single-spaced, each value in the writer's form.
+    /// A rebuild may then take it as written back without writing it.
+    pub exact: bool,
 }
 
 /// The items of a comment: its text split at commas, each trimmed; the
@@ -252,29 +257,61 @@ pub fn read(text: &[u8]) -> Option<Keyed<'_>> {
         emt: None,
         clock: None,
         layout: Layout { text: [0; MAX_LAYOUT], len: 0 },
+        exact: false,
     };
     let mut layout = LayoutWriter { layout: &mut keyed.layout, seen: [0; MAX_KEYS], keys: 0 };
     let mut known = false;
     let (mut depth, mut seldepth, mut nodes, mut pv, mut eval, mut emt, mut clock) =
         (None, None, None, None, None, None, None);
+    let body = text.strip_suffix(b",").unwrap_or(text);
+    // Where the next item starts when the items are written as the writer
+    // writes them.
+    let mut exact = text.is_ascii();
+    let mut next_start = 0;
     for item in items(text) {
         let eq = item.iter().position(|&b| b == b'=')?;
-        let (key, value) = (&item[..eq], item[eq + 1..].trim_ascii());
+        let (key, raw_value) = (&item[..eq], &item[eq + 1..]);
+        let value = raw_value.trim_ascii();
         if key.is_empty() || !key.iter().all(u8::is_ascii_alphanumeric) {
             return None;
         }
+        if exact {
+            // Items are sub-slices of `body`: its offset says what lies
+            // before the item.
+            let start = item.as_ptr() as usize - body.as_ptr() as usize;
+            exact = start == next_start
+                && (start == 0 || body[start - 2..start] == *b", ")
+                && value.len() == raw_value.len()
+                && single_spaced(item);
+            next_start = start + item.len() + 2;
+        }
         let mut hms = false;
+        let mut form = ValueText::default();
         let read = match key {
-            b"d" => number(value).map(|d| depth = Some(d)),
-            b"sd" => number(value).map(|d| seldepth = Some(d)),
-            b"n" => long_number(value).map(|n| nodes = Some(n)),
+            b"d" => number(value).map(|d| {
+                form.push_str(itoa::Buffer::new().format(d));
+                depth = Some(d)
+            }),
+            b"sd" => number(value).map(|d| {
+                form.push_str(itoa::Buffer::new().format(d));
+                seldepth = Some(d)
+            }),
+            b"n" => long_number(value).map(|n| {
+                form.push_str(itoa::Buffer::new().format(n));
+                nodes = Some(n)
+            }),
             b"pv" if !value.is_empty() => {
+                form.push_bytes(value);
                 pv = Some(value);
                 Some(())
             }
-            b"wv" => white_view(value).map(|e| eval = Some(e)),
+            b"wv" => white_view(value).map(|e| {
+                write_white_view(&mut form, e);
+                eval = Some(e)
+            }),
             b"mt" | b"tl" => time(value).map(|(ms, is_hms)| {
                 hms = is_hms;
+                write_time(&mut form, ms, hms);
                 if key == b"mt" {
                     emt = Some(ms);
                 } else {
@@ -283,6 +320,7 @@ pub fn read(text: &[u8]) -> Option<Keyed<'_>> {
             }),
             _ => None,
         };
+        exact &= read.is_none() || form.as_bytes() == value;
         if read.is_none() && is_known(key) {
             // A known key with a value written otherwise: no column, and
             // no layout can place it as text.
@@ -295,6 +333,7 @@ pub fn read(text: &[u8]) -> Option<Keyed<'_>> {
     if text.ends_with(b",") {
         layout.push_byte(b',')?;
     }
+    keyed.exact = exact && next_start == body.len() + 2;
     (keyed.depth, keyed.seldepth, keyed.nodes, keyed.pv) = (depth, seldepth, nodes, pv);
     (keyed.eval, keyed.emt, keyed.clock) = (eval, emt, clock);
     known.then_some(keyed)
@@ -420,20 +459,7 @@ pub fn write(out: &mut String, layout: &Layout, notes: &PlyNotes<'_>) {
                 if let Some(ms) = if key == "mt" { notes.emt } else { notes.clock } {
                     item(out, key);
                     out.push('=');
-                    if clock {
-                        let s = ms / 1000;
-                        for (i, part) in [s / 3600, s / 60 % 60, s % 60].into_iter().enumerate() {
-                            if i > 0 {
-                                out.push(':');
-                            }
-                            if part < 10 {
-                                out.push('0');
-                            }
-                            out.push_str(numbers.format(part));
-                        }
-                    } else {
-                        out.push_str(numbers.format(ms));
-                    }
+                    write_time(out, ms, clock);
                 }
             }
             _ => {
@@ -455,9 +481,76 @@ pub fn write(out: &mut String, layout: &Layout, notes: &PlyNotes<'_>) {
     }
 }
 
+/// `mt=` / `tl=` as [`read`] found it: milliseconds, or `HH:MM:SS` when
+/// `hms`.
+fn write_time(out: &mut impl Text, ms: u32, hms: bool) {
+    let mut numbers = itoa::Buffer::new();
+    if !hms {
+        out.push_str(numbers.format(ms));
+        return;
+    }
+    let s = ms / 1000;
+    for (i, part) in [s / 3600, s / 60 % 60, s % 60].into_iter().enumerate() {
+        if i > 0 {
+            out.push(':');
+        }
+        if part < 10 {
+            out.push('0');
+        }
+        out.push_str(numbers.format(part));
+    }
+}
+
+/// Where the writer's values go: the comment, or one value to compare.
+trait Text {
+    fn push_str(&mut self, s: &str);
+    fn push(&mut self, c: char);
+}
+
+impl Text for String {
+    fn push_str(&mut self, s: &str) {
+        String::push_str(self, s)
+    }
+    fn push(&mut self, c: char) {
+        String::push(self, c)
+    }
+}
+
+/// One value as the writer writes it, on the stack; a longer one (a
+/// `pv=`, compared as it is) keeps its slice.
+#[derive(Default)]
+struct ValueText<'a> {
+    bytes: [u8; 32],
+    len: usize,
+    whole: Option<&'a [u8]>,
+}
+
+impl<'a> ValueText<'a> {
+    fn push_bytes(&mut self, bytes: &'a [u8]) {
+        self.whole = Some(bytes);
+    }
+
+    fn as_bytes(&self) -> &[u8] {
+        self.whole.unwrap_or(&self.bytes[..self.len])
+    }
+}
+
+impl Text for ValueText<'_> {
+    fn push_str(&mut self, s: &str) {
+        // No value the writer formats is longer; a longer one compares
+        // unequal, cut.
+        let end = (self.len + s.len()).min(self.bytes.len());
+        self.bytes[self.len..end].copy_from_slice(&s.as_bytes()[..end - self.len]);
+        self.len = end;
+    }
+    fn push(&mut self, c: char) {
+        self.push_str(c.encode_utf8(&mut [0; 4]));
+    }
+}
+
 /// `wv=` as TCEC writes it: pawns with two decimals (`0.60`, `-1.47`),
 /// `M12` / `-M12` for mates.
-fn write_white_view(out: &mut String, eval: Eval) {
+fn write_white_view(out: &mut impl Text, eval: Eval) {
     let (negative, value) = match eval {
         Eval::Centipawns(cp) => (cp < 0, cp.unsigned_abs()),
         Eval::Mate(moves) => (moves < 0, moves.unsigned_abs()),
@@ -634,6 +727,57 @@ mod tests {
         let k = read(b"wv=-M3").unwrap();
         assert_eq!(k.eval, Some(Eval::Mate(-3)));
         assert_eq!(written(&k, &k.layout, ""), "wv=-M3");
+    }
+
+    #[test]
+    fn a_comment_in_the_writers_form_is_exact() {
+        for text in [MODERN, SEASON_10, "d=40, wv=M12, pv=Qh7,", "wv=-M3", "d=0, wv=-0.05"] {
+            let k = read(text.as_bytes()).unwrap();
+            assert!(k.exact, "{text}");
+            assert_eq!(written(&k, &k.layout, &others(text)), text.trim(), "{text}");
+        }
+        for text in [
+            "d=029, wv=0.60",
+            "d=29 , wv=0.60",
+            "d=29,wv=0.60",
+            "d=29,  wv=0.60",
+            "d=29, wv= 0.60",
+            "d=29, wv=0.6",
+            "d=29, wv=-0.00",
+            "d=29, pv=e4  e5",
+            "d=29, pv=e4\ne5",
+            "d=29, s=1  kN/s",
+            "d=29, mt=1:02:03",
+            "d=29, mt=00:00:01.5",
+            "d=29, wv=0.60 ,",
+            "d=29, s=caf\u{e9}",
+        ] {
+            let k = read(text.as_bytes()).unwrap_or_else(|| panic!("{text:?} not keyed"));
+            assert!(!k.exact, "{text}");
+        }
+    }
+
+    /// Pieces of keyed comments, put together at random below.
+    const PIECES: [&str; 24] = [
+        "d=", "sd=", "n=", "pv=", "wv=", "mt=", "tl=", "s=", "tb=", "0", "1", "29", "007", ".",
+        "60", "M", "-", ":", "e4", " ", ", ", ",", "  ", "kN/s",
+    ];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(5000))]
+
+        #[test]
+        fn an_exact_comment_is_what_the_writer_gives_back(
+            pieces in proptest::collection::vec(0..PIECES.len(), 1..24),
+        ) {
+            let text: String = pieces.iter().map(|&i| PIECES[i]).collect();
+            if let Some(k) = read(text.as_bytes()) {
+                if k.exact {
+                    let rest = others(&text);
+                    proptest::prop_assert_eq!(written(&k, &k.layout, &rest), text.trim());
+                }
+            }
+        }
     }
 
     #[test]

@@ -181,6 +181,9 @@ fn hand_over(text: &mut String) -> String {
 pub(super) struct LastComment {
     /// Its layout, if it was read as keyed.
     pub(super) keyed: Option<Layout>,
+    /// Read as keyed, it is exactly what the writer gives back in its own
+    /// layout ([`keyed::Keyed::exact`]).
+    pub(super) keyed_exact: bool,
     /// It was read with its line breaks taken out (a wrapped number).
     pub(super) unwrapped: bool,
 }
@@ -340,6 +343,7 @@ impl NoteReader {
         }
         self.joined = joined;
         self.last.keyed = Some(k.layout);
+        self.last.keyed_exact = k.exact;
     }
 
     /// An engine score whose number a line break cut (`{0.\n68/29 292}`,

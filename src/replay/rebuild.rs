@@ -5,7 +5,7 @@
 //! written by move (the game's `tails`).
 
 use super::notes::{without_line_breaks, LastComment, Notes, KEPT_CAPACITY};
-use crate::pgn::movetext::{self as written, NotesForm};
+use crate::pgn::movetext::{self as written, NotesForm, PlyNotes};
 use crate::pgn::GameResult;
 
 /// The rebuild's state for one game. Reuse one per thread: its buffers are
@@ -93,6 +93,21 @@ impl Rebuild {
             }
         }
         let white_moved = (ply % 2 == 1) == white_first;
+        // A keyed comment in the writer's exact form, in the game's layout
+        // (every comment of a TCEC game has the same keys): given back
+        // without writing it.
+        if let (Some(own), true) = (last.keyed, last.keyed_exact) {
+            let form = NotesForm::Keyed(own);
+            if self.form.is_none_or(|game| game == form) {
+                debug_assert!(
+                    self.gives_back(raw, form, white_moved, &notes),
+                    "{}",
+                    String::from_utf8_lossy(raw)
+                );
+                self.form = Some(form);
+                return;
+            }
+        }
         // A keyed comment: the game's layout, with the keys this comment
         // adds.
         let keyed = match (last.keyed, self.form) {
@@ -124,13 +139,7 @@ impl Rebuild {
             (None, None) => &candidates,
         };
         for &form in forms {
-            self.scratch.clear();
-            written::write_comment(&mut self.scratch, form, white_moved, &notes);
-            let same = written::same_normalised(raw, self.scratch.as_bytes());
-            if self.scratch.capacity() > KEPT_CAPACITY {
-                self.scratch = String::new();
-            }
-            if same {
+            if self.gives_back(raw, form, white_moved, &notes) {
                 if notes.eval.is_some() || notes.depth.is_some() || keyed.is_some() {
                     self.form = Some(form);
                 }
@@ -138,6 +147,23 @@ impl Rebuild {
             }
         }
         self.raw_plies.push(ply);
+    }
+
+    /// Whether the writer gives back `raw` from `notes` in `form`.
+    fn gives_back(
+        &mut self,
+        raw: &[u8],
+        form: NotesForm,
+        white_moved: bool,
+        notes: &PlyNotes<'_>,
+    ) -> bool {
+        self.scratch.clear();
+        written::write_comment(&mut self.scratch, form, white_moved, notes);
+        let same = written::same_normalised(raw, self.scratch.as_bytes());
+        if self.scratch.capacity() > KEPT_CAPACITY {
+            self.scratch = String::new();
+        }
+        same
     }
 
     /// The text as written after each move of the plies kept raw (ply 0:
