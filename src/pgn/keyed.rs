@@ -32,7 +32,7 @@ pub struct Layout {
 
 impl PartialEq for Layout {
     fn eq(&self, other: &Layout) -> bool {
-        self.as_str() == other.as_str()
+        self.as_bytes() == other.as_bytes()
     }
 }
 
@@ -49,6 +49,11 @@ impl Layout {
     pub fn as_str(&self) -> &str {
         // Built from ASCII only.
         std::str::from_utf8(&self.text[..usize::from(self.len)]).unwrap_or_default()
+    }
+
+    /// The layout's bytes (ASCII).
+    fn as_bytes(&self) -> &[u8] {
+        &self.text[..usize::from(self.len)]
     }
 
     /// The layout as `ply_data.notes_layout` stores it.
@@ -101,7 +106,7 @@ impl Layout {
 
     /// `true` when the comments end with a comma.
     fn trailing_comma(&self) -> bool {
-        self.as_str().ends_with(',')
+        self.as_bytes().ends_with(b",")
     }
 
     /// This layout with the keys of `other` (a comment's own layout) it
@@ -170,9 +175,10 @@ pub struct Keyed<'a> {
     /// The comment's keys in order.
     pub layout: Layout,
     /// The comment is exactly what [`write`] gives back from these values
-    /// and its other items in its own layout: ASCII, trimmed, items
-    /// separated by `, `, single-spaced, each value in the writer's form.
-    /// A rebuild may then take it as written back without writing it.
+    /// and its other items in its own layout: [`plain`], trimmed, items
+    /// separated by `, `, each value in the writer's form. A rebuild may
+    /// then take it as written back without writing it, and its items
+    /// need no white space made single.
     pub exact: bool,
 }
 
@@ -238,6 +244,13 @@ pub fn single_spaced(text: &[u8]) -> bool {
     !odd
 }
 
+/// Whether `text` is printable ASCII with no run of spaces: the bytes
+/// checked without a branch each, the runs searched for.
+pub fn plain(text: &[u8]) -> bool {
+    text.iter().fold(true, |ok, &b| ok & (b' '..=b'~').contains(&b))
+        && memchr::memmem::find(text, b"  ").is_none()
+}
+
 /// Reads a comment of `key=value` items (at least one of them a key read
 /// into a column, with a value as TCEC writes it); `None` for any other
 /// comment.
@@ -266,7 +279,7 @@ pub fn read(text: &[u8]) -> Option<Keyed<'_>> {
     let body = text.strip_suffix(b",").unwrap_or(text);
     // Where the next item starts when the items are written as the writer
     // writes them.
-    let mut exact = text.is_ascii();
+    let mut exact = plain(text);
     let mut next_start = 0;
     for item in items(text) {
         let eq = item.iter().position(|&b| b == b'=')?;
@@ -281,8 +294,7 @@ pub fn read(text: &[u8]) -> Option<Keyed<'_>> {
             let start = item.as_ptr() as usize - body.as_ptr() as usize;
             exact = start == next_start
                 && (start == 0 || body[start - 2..start] == *b", ")
-                && value.len() == raw_value.len()
-                && single_spaced(item);
+                && value.len() == raw_value.len();
             next_start = start + item.len() + 2;
         }
         let mut hms = false;

@@ -324,9 +324,14 @@ impl NoteReader {
         // The buffer kept between comments.
         let mut joined = std::mem::take(&mut self.joined);
         joined.clear();
+        // An exact comment's items are plain ASCII, single spaced already.
+        let push_words = |out: &mut Vec<u8>, item: &[u8]| match k.exact {
+            true => out.extend_from_slice(item),
+            false => keyed::push_words(out, item),
+        };
         if let Some(pv) = k.pv {
             if notes.pv_ends.last().is_none_or(|p| p.0 != ply) {
-                keyed::push_words(&mut joined, pv);
+                push_words(&mut joined, pv);
                 push_decoded(&mut notes.pv_text, &joined);
                 notes.pv_ends.push((ply, notes.pv_text.len()));
             }
@@ -336,7 +341,7 @@ impl NoteReader {
             if i > 0 {
                 joined.extend_from_slice(b", ");
             }
-            keyed::push_words(&mut joined, item);
+            push_words(&mut joined, item);
         }
         if !joined.is_empty() {
             self.add_text(ply, &joined);
