@@ -127,10 +127,7 @@ impl Target {
             // reads every move or more than SAN did.
             let desc = descriptive::read(&start, text.as_bytes());
             if desc.error.is_none() || desc.moves.len() > replay.moves.len() {
-                let mut pos = start;
-                for &m in &desc.moves {
-                    pos.play_unchecked(m);
-                }
+                let pos = desc.end;
                 if let Some((_, error)) = desc.error {
                     let index = desc.moves.len();
                     return Err(TargetError::Move {
