@@ -298,41 +298,41 @@ pub fn read(text: &[u8]) -> Option<Keyed<'_>> {
             next_start = start + item.len() + 2;
         }
         let mut hms = false;
-        let mut form = ValueText::default();
         let read = match key {
             b"d" => number(value).map(|d| {
-                form.push_str(itoa::Buffer::new().format(d));
-                depth = Some(d)
+                depth = Some(d);
+                Value::Number(d.into())
             }),
             b"sd" => number(value).map(|d| {
-                form.push_str(itoa::Buffer::new().format(d));
-                seldepth = Some(d)
+                seldepth = Some(d);
+                Value::Number(d.into())
             }),
             b"n" => long_number(value).map(|n| {
-                form.push_str(itoa::Buffer::new().format(n));
-                nodes = Some(n)
+                nodes = Some(n);
+                Value::Number(n)
             }),
             b"pv" if !value.is_empty() => {
-                form.push_bytes(value);
                 pv = Some(value);
-                Some(())
+                Some(Value::Pv)
             }
             b"wv" => white_view(value).map(|e| {
-                write_white_view(&mut form, e);
-                eval = Some(e)
+                eval = Some(e);
+                Value::Eval(e)
             }),
             b"mt" | b"tl" => time(value).map(|(ms, is_hms)| {
                 hms = is_hms;
-                write_time(&mut form, ms, hms);
                 if key == b"mt" {
                     emt = Some(ms);
                 } else {
                     clock = Some(ms);
                 }
+                Value::Time(ms, is_hms)
             }),
             _ => None,
         };
-        exact &= read.is_none() || form.as_bytes() == value;
+        if let (true, Some(read)) = (exact, read) {
+            exact = read.written_as(value);
+        }
         if read.is_none() && is_known(key) {
             // A known key with a value written otherwise: no column, and
             // no layout can place it as text.
@@ -513,6 +513,31 @@ fn write_time(out: &mut impl Text, ms: u32, hms: bool) {
     }
 }
 
+/// A value [`read`] took into a column.
+#[derive(Clone, Copy)]
+enum Value {
+    Number(u64),
+    Eval(Eval),
+    /// Milliseconds, and `true` when written `HH:MM:SS`.
+    Time(u32, bool),
+    /// A principal variation, kept as written.
+    Pv,
+}
+
+impl Value {
+    /// Whether `text` is this value as [`write`] writes it.
+    fn written_as(self, text: &[u8]) -> bool {
+        let mut form = ValueText::default();
+        match self {
+            Value::Number(n) => form.push_str(itoa::Buffer::new().format(n)),
+            Value::Eval(e) => write_white_view(&mut form, e),
+            Value::Time(ms, hms) => write_time(&mut form, ms, hms),
+            Value::Pv => return true,
+        }
+        form.bytes[..form.len] == *text
+    }
+}
+
 /// Where the writer's values go: the comment, or one value to compare.
 trait Text {
     fn push_str(&mut self, s: &str);
@@ -528,26 +553,14 @@ impl Text for String {
     }
 }
 
-/// One value as the writer writes it, on the stack; a longer one (a
-/// `pv=`, compared as it is) keeps its slice.
+/// One value as the writer writes it, on the stack.
 #[derive(Default)]
-struct ValueText<'a> {
+struct ValueText {
     bytes: [u8; 32],
     len: usize,
-    whole: Option<&'a [u8]>,
 }
 
-impl<'a> ValueText<'a> {
-    fn push_bytes(&mut self, bytes: &'a [u8]) {
-        self.whole = Some(bytes);
-    }
-
-    fn as_bytes(&self) -> &[u8] {
-        self.whole.unwrap_or(&self.bytes[..self.len])
-    }
-}
-
-impl Text for ValueText<'_> {
+impl Text for ValueText {
     fn push_str(&mut self, s: &str) {
         // No value the writer formats is longer; a longer one compares
         // unequal, cut.
