@@ -22,10 +22,11 @@ use crate::columnar::ColumnarError;
 use crate::notation::moves::Notation;
 use crate::pgn::source::{self, expand_inputs, Compression, InputName, Source, SourceError};
 use crate::replay::inputs::{read_inputs, ChunkPlace, InputStart, InputVisitor};
-use crate::replay::parallel::Chunk;
+use crate::replay::parallel::{Chunk, GameMap, LocatedGame};
 use crate::replay::ReplayOptions;
 use crate::store::encode::records::Encoder;
 use crate::store::encode::rows::{GameRow, RowOptions};
+use crate::store::encode::visits::ChunkTree;
 use crate::store::writer::{Problem, SourceStart, Totals, WriteError, Writer, WriterOptions};
 use crate::timings::{self, Span, Stage};
 
@@ -335,6 +336,34 @@ pub fn run(
     run_into(inputs, pool, options, observer, open).map(|(summary, ())| summary)
 }
 
+/// What the workers make of the games read: their rows, encoded as
+/// records when the writer gave an [`Encoder`], and each chunk's tree sums.
+struct Build {
+    rows: RowOptions,
+    encoder: Option<Arc<Encoder>>,
+}
+
+impl GameMap<GameRow> for Build {
+    fn game(&self, game: LocatedGame) -> GameRow {
+        timings::timed_cpu(Span::Encode, || {
+            let mut row = GameRow::build(game, self.rows);
+            if let Some(encoder) = &self.encoder {
+                encoder.encode_into(&mut row);
+            }
+            row
+        })
+    }
+
+    fn chunk(&self, games: &mut [GameRow]) {
+        timings::timed_cpu(Span::Encode, || {
+            if games.iter().any(|g| g.visits.is_some()) {
+                let sums = ChunkTree::of(games.iter().filter_map(|g| g.visits.as_ref()));
+                games[0].chunk_tree = Some(Box::new(sums));
+            }
+        })
+    }
+}
+
 /// Imports `inputs` into Parquet files, shard `parquet.shard` of the lake
 /// in the directory `dir`, as an import into a new database followed by
 /// `export --format parquet` writes them, without a database
@@ -441,16 +470,7 @@ fn run_into<S: Store>(
         openings: true,
         rebuild: true,
     };
-    let rows = options.rows;
-    let build = move |game| {
-        timings::timed_cpu(Span::Encode, || {
-            let mut row = GameRow::build(game, rows);
-            if let Some(encoder) = &encoder {
-                encoder.encode_into(&mut row);
-            }
-            row
-        })
-    };
+    let build = Build { rows: options.rows, encoder };
     let summary = Summary { not_pgn: inputs.skipped.len() as u64, ..Summary::default() };
     let mut feed = Feed {
         tx,

@@ -10,7 +10,7 @@
 
 use std::ops::ControlFlow;
 
-use super::parallel::{self, Chunk, LocatedGame};
+use super::parallel::{self, Chunk, GameMap};
 use super::ReplayOptions;
 use crate::pgn::source::{InputName, Source, SourceError};
 
@@ -92,7 +92,7 @@ pub fn read_inputs<G: Send>(
     names: &[InputName],
     pool: &rayon::ThreadPool,
     options: ReplayOptions,
-    build: &(impl Fn(LocatedGame) -> G + Sync),
+    build: &impl GameMap<G>,
     visitor: &mut impl InputVisitor<G>,
 ) -> InputTotals {
     let mut totals = InputTotals::default();
@@ -140,6 +140,7 @@ mod tests {
 
     use super::*;
     use crate::pgn::source::expand_inputs;
+    use crate::replay::parallel::LocatedGame;
 
     /// Records every hook call as a line.
     #[derive(Default)]

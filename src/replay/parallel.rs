@@ -41,6 +41,24 @@ pub struct LocatedGame {
     pub warnings: Vec<(usize, usize, String)>,
 }
 
+/// What the workers make of each game read, and then of the games of a
+/// chunk together: a function of the game, or a type with a chunk's step
+/// too (sums over a chunk's games, so that the thread that takes the
+/// chunks adds one sum, not every game).
+pub trait GameMap<G>: Sync {
+    /// The game as the caller keeps it.
+    fn game(&self, game: LocatedGame) -> G;
+
+    /// Called once a chunk's games are made, in order, on the same worker.
+    fn chunk(&self, _games: &mut [G]) {}
+}
+
+impl<G, F: Fn(LocatedGame) -> G + Sync> GameMap<G> for F {
+    fn game(&self, game: LocatedGame) -> G {
+        self(game)
+    }
+}
+
 /// The games of one chunk, in order (as [`LocatedGame`]s, or whatever the
 /// caller's per-game function made of them on the worker).
 #[derive(Debug)]
@@ -69,7 +87,7 @@ pub fn read_chunk_with<G>(
     data: &[u8],
     offset: usize,
     options: ReplayOptions,
-    map: &impl Fn(LocatedGame) -> G,
+    map: &impl GameMap<G>,
 ) -> Chunk<G> {
     read_chunk_at(data, offset, 0, options, map)
 }
@@ -95,7 +113,7 @@ fn read_chunk_at<G>(
     offset: usize,
     column_base: usize,
     options: ReplayOptions,
-    map: &impl Fn(LocatedGame) -> G,
+    map: &impl GameMap<G>,
 ) -> Chunk<G> {
     let mut lines = LineIndex::continuing(data, column_base);
     let mut reader = Reader::new(data);
@@ -118,12 +136,13 @@ fn read_chunk_at<G>(
             (None, Some(_)) => Some(lines.locate(record.offset)),
             (None, None) => None,
         };
-        games.push(map(LocatedGame { record, error_at, warnings }));
+        games.push(map.game(LocatedGame { record, error_at, warnings }));
     }
     // Text after the last game is skipped while looking for one more: it
     // is reported too, or a cut before the next game would hide it.
     let trailing = skipped_warnings(data, &mut reader, &mut lines);
     let line_breaks = lines.locate(data.len()).0 - 1;
+    map.chunk(&mut games);
     Chunk { offset, len: data.len(), line_breaks, games, trailing }
 }
 
@@ -167,7 +186,7 @@ pub fn read_block<G: Send>(
     column_base: usize,
     options: ReplayOptions,
     chunk_size: usize,
-    map: &(impl Fn(LocatedGame) -> G + Sync),
+    map: &impl GameMap<G>,
     emit: impl FnMut(Chunk<G>) -> ControlFlow<()>,
 ) -> ControlFlow<()> {
     read_block_cut(pool, block, None, Overlong::No, column_base, options, chunk_size, map, emit)
@@ -184,7 +203,7 @@ fn read_block_cut<G: Send>(
     column_base: usize,
     options: ReplayOptions,
     chunk_size: usize,
-    map: &(impl Fn(LocatedGame) -> G + Sync),
+    map: &impl GameMap<G>,
     mut emit: impl FnMut(Chunk<G>) -> ControlFlow<()>,
 ) -> ControlFlow<()> {
     let cut = Cut { block, boundaries, column_base, offset: 0, overlong };
@@ -233,7 +252,7 @@ fn read_block_guessed<G: Send>(
     column_base: usize,
     options: ReplayOptions,
     chunk_size: usize,
-    map: &(impl Fn(LocatedGame) -> G + Sync),
+    map: &impl GameMap<G>,
     mut emit: impl FnMut(Chunk<G>) -> ControlFlow<()>,
 ) -> ControlFlow<()> {
     let chunk_size = chunk_size.max(1);
@@ -317,11 +336,7 @@ impl Job<'_> {
     /// Reads the chunk: `None` for a cell whose start could not be guessed,
     /// or whose guessed chunk would be unusually long (it is read again
     /// from a known start).
-    fn read<G>(
-        self,
-        options: ReplayOptions,
-        map: &impl Fn(LocatedGame) -> G,
-    ) -> (u64, Option<Chunk<G>>) {
+    fn read<G>(self, options: ReplayOptions, map: &impl GameMap<G>) -> (u64, Option<Chunk<G>>) {
         match self {
             Job::Cut { bytes, offset, column_base, block_offset, kind } => {
                 let data = bytes.get();
@@ -485,7 +500,7 @@ fn overlong_chunk<G>(
     column_base: usize,
     game: bool,
     options: ReplayOptions,
-    map: &impl Fn(LocatedGame) -> G,
+    map: &impl GameMap<G>,
 ) -> Chunk<G> {
     let mut lines = LineIndex::continuing(data, column_base);
     let mut games = Vec::new();
@@ -496,9 +511,10 @@ fn overlong_chunk<G>(
         let mut record = replayer.end_game();
         record.skipped = Some(Skipped::TooLong { bytes: data.len() });
         let error_at = Some(lines.locate(0));
-        games.push(map(LocatedGame { record, error_at, warnings: Vec::new() }));
+        games.push(map.game(LocatedGame { record, error_at, warnings: Vec::new() }));
     }
     let line_breaks = lines.locate(data.len()).0 - 1;
+    map.chunk(&mut games);
     Chunk { offset, len: data.len(), line_breaks, games, trailing: Vec::new() }
 }
 
@@ -532,7 +548,7 @@ enum Next<'a> {
 fn dispatch<'a, G: Send>(
     pool: &rayon::ThreadPool,
     options: ReplayOptions,
-    map: &(impl Fn(LocatedGame) -> G + Sync),
+    map: &impl GameMap<G>,
     mut next: impl FnMut(bool) -> Next<'a>,
     mut emit: impl FnMut(usize, Option<Chunk<G>>, u64) -> Verdict<'a>,
 ) -> ControlFlow<()> {
@@ -684,7 +700,7 @@ pub fn read_source<G: Send>(
     source: Source,
     pool: &rayon::ThreadPool,
     options: ReplayOptions,
-    map: &(impl Fn(LocatedGame) -> G + Sync),
+    map: &impl GameMap<G>,
     emit: impl FnMut(Chunk<G>, u64, usize) -> ControlFlow<()>,
 ) -> Result<(), SourceError> {
     let reading =
@@ -706,7 +722,7 @@ struct Reading<'a, M> {
 }
 
 /// [`read_source`] as `reading` says.
-fn read_source_sized<G: Send, M: Fn(LocatedGame) -> G + Sync>(
+fn read_source_sized<G: Send, M: GameMap<G>>(
     source: Source,
     reading: &Reading<'_, M>,
     mut emit: impl FnMut(Chunk<G>, u64, usize) -> ControlFlow<()>,
@@ -798,7 +814,7 @@ struct Block {
 /// [`read_source_sized`] for a stream on several threads: a thread reads
 /// the blocks and cuts them at boundaries while the workers read the
 /// block before; the chunks of consecutive blocks go through one window.
-fn read_ahead<G: Send, M: Fn(LocatedGame) -> G + Sync>(
+fn read_ahead<G: Send, M: GameMap<G>>(
     source: Source,
     reading: &Reading<'_, M>,
     mut emit: impl FnMut(Chunk<G>, u64) -> ControlFlow<()>,

@@ -20,12 +20,13 @@
 //! the next import or delete rebuilds it from the position index
 //! ([`ensure_complete`]).
 
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 
 use super::encode::rows::PositionRow;
-use super::encode::visits::{is_first, visit, TreeShape, TreeVisits, Visit};
+use super::encode::visits::{is_first, visit, ChunkTree, TreeShape, TreeVisits, Visit};
 use crate::chess::zobrist::BuildKeyHasher;
 use crate::chess::Color;
 use crate::db::GameId;
@@ -159,18 +160,52 @@ impl TreeBatch {
     /// Counts a stored game: its id, visits and position rows (in ply
     /// order).
     pub fn add(&mut self, id: GameId, visits: &TreeVisits, positions: &[PositionRow]) {
+        self.add_rows(visits);
+        self.add_visits(id, visits, positions);
+    }
+
+    /// Counts a stored game's visits within the tree's plies: the part of
+    /// [`TreeBatch::add`] that a [`ChunkTree`] sums.
+    pub fn add_rows(&mut self, visits: &TreeVisits) {
         for &(key, mover) in &visits.tree {
             self.rows.entry(key).or_default().merge(&visits.counts[mover as usize]);
         }
+        if let (Some(_), Some(deep)) = (&self.late, &mut self.deep) {
+            for ((hash, _), _) in &visits.tree[visits.tree_late..] {
+                if !deep.keys.contains(hash) {
+                    *deep.candidates.entry(*hash).or_default() += 1;
+                }
+            }
+        }
+    }
+
+    /// Counts the sums of a chunk's games, every one of them stored: what
+    /// [`TreeBatch::add_rows`] of each would count.
+    pub fn add_chunk(&mut self, chunk: ChunkTree) {
+        for (key, counts) in chunk.rows {
+            match self.rows.entry(key) {
+                Entry::Occupied(mut row) => row.get_mut().merge(&counts),
+                Entry::Vacant(row) => {
+                    row.insert(counts);
+                }
+            }
+        }
+        if let (Some(_), Some(deep)) = (&self.late, &mut self.deep) {
+            for (hash, games) in chunk.late {
+                if !deep.keys.contains(&hash) {
+                    *deep.candidates.entry(hash).or_default() += games;
+                }
+            }
+        }
+    }
+
+    /// Counts the rest of a stored game's part past [`TreeBatch::add_rows`]:
+    /// its late visits and those of deep positions.
+    pub fn add_visits(&mut self, id: GameId, visits: &TreeVisits, positions: &[PositionRow]) {
         let Some(late) = &mut self.late else { return };
         let late_row = |(hash, next_move): Visit| (hash, i64::from(id), next_move);
         late.extend(visits.listed.iter().copied().map(late_row));
         let Some(deep) = &mut self.deep else { return };
-        for ((hash, _), _) in &visits.tree[visits.tree_late..] {
-            if !deep.keys.contains(hash) {
-                *deep.candidates.entry(*hash).or_default() += 1;
-            }
-        }
         for &(key, mover, listed) in &visits.near {
             // Deep first: a rebuild and a delete count a deep position's
             // games to DEEP_PLY whatever its reach.
@@ -588,5 +623,62 @@ mod tests {
         // Without the schema's column, no position is deep.
         let old = TreeBatch::new(&conn, State { deep_games: None, ..state }).unwrap();
         assert!(old.deep.is_none());
+    }
+
+    #[test]
+    fn a_chunk_s_sums_count_as_its_games_one_by_one() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute("CREATE TABLE explorer_deep (hash INTEGER PRIMARY KEY, deep_from)", [])
+            .unwrap();
+        let state = State {
+            max_ply: LATE_AFTER,
+            complete: true,
+            late_from: Some(GameId::new(1)),
+            late_reach: 3,
+            deep_games: Some(2),
+        };
+        let row = |hash, ply| PositionRow { hash, ply, next_move: Some(ply as u16), reach: 5 };
+        let header = |result: &str, elo, date: &str| Header {
+            result: Some(result.into()),
+            white_elo: Some(elo),
+            black_elo: Some(elo + 1),
+            date: Some(date.into()),
+            ..Header::default()
+        };
+        // Games sharing their first plies, one repeating a position.
+        let games: Vec<(Vec<PositionRow>, Header)> = (0..6)
+            .map(|g: i64| {
+                let rows: Vec<_> =
+                    (0..=8).map(|ply| row(10 * i64::from(ply) + g % 3, ply)).collect();
+                let result = ["1-0", "0-1", "1/2-1/2"][g as usize % 3];
+                (rows, header(result, 1500 + g, &format!("20{:02}.01.01", 20 - g)))
+            })
+            .chain([(vec![row(1, 0), row(1, 2), row(2, 3)], Header::default())])
+            .collect();
+        let mut one_by_one = TreeBatch::new(&conn, state).unwrap();
+        let mut summed = TreeBatch::new(&conn, state).unwrap();
+        let visits: Vec<TreeVisits> = games
+            .iter()
+            .map(|(rows, h)| TreeVisits::of(rows, h, Color::White, one_by_one.shape()))
+            .collect();
+        for (id, ((rows, _), v)) in games.iter().zip(&visits).enumerate() {
+            let id = GameId::new(id as u32 + 1);
+            one_by_one.add(id, v, rows);
+            summed.add_visits(id, v, rows);
+        }
+        let sums = ChunkTree::of(&visits);
+        assert_eq!(sums.games, games.len());
+        assert!(sums.rows.len() < visits.iter().map(|v| v.tree.len()).sum());
+        summed.add_chunk(sums);
+        let sorted = |b: &TreeBatch| {
+            let mut rows: Vec<_> = b.rows.iter().map(|(k, c)| (*k, c.clone())).collect();
+            rows.sort_unstable_by_key(|r| r.0);
+            rows
+        };
+        assert_eq!(sorted(&summed), sorted(&one_by_one));
+        let (a, b) = (summed.deep.unwrap(), one_by_one.deep.unwrap());
+        assert!(!b.candidates.is_empty());
+        assert_eq!(a.candidates, b.candidates);
+        assert_eq!(summed.late, one_by_one.late);
     }
 }

@@ -33,7 +33,7 @@ use super::checkpoint::Checkpointer;
 use super::dedupe::DedupeIndex;
 use super::encode::records::{Encoder, GameRecords, Hole, SummaryHole, TagsRecord};
 use super::encode::rows::{GameRow, Header, RowOptions, StoredGame};
-use super::encode::visits::TreeVisits;
+use super::encode::visits::{ChunkTree, TreeVisits};
 use super::flush::Flusher;
 use super::format::explorer::first_mover;
 use super::game_tables::{self, GameTables, Shapes, Table};
@@ -716,7 +716,11 @@ impl Writer {
         left: Option<u64>,
     ) -> Result<ControlFlow<()>, WriteError> {
         self.plan.read(end.saturating_sub(offset));
-        for game in games {
+        let sums = games.first_mut().and_then(|g| g.chunk_tree.take());
+        // The games stored whose tree rows wait for the chunk's end.
+        let mut counted = Vec::new();
+        for i in 0..games.len() {
+            let game = &mut games[i];
             game.locate(offset, line);
             let source = self.source.as_mut().expect("a source was begun");
             source.game_number += 1;
@@ -732,11 +736,15 @@ impl Writer {
                 let at = game.offset;
                 self.report_strict_stop(game);
                 self.count(|s| s.resume_offset = at);
+                self.count_tree_rows(games, &counted, sums);
                 self.commit()?;
                 return Ok(ControlFlow::Break(()));
             }
-            self.store(game)?;
+            if self.store(game)? {
+                counted.push(i);
+            }
         }
+        self.count_tree_rows(games, &counted, sums);
         // Text skipped after the chunk's last game; it is in the chunk, so
         // a resumed run that skips the chunk skips these too.
         let skip = self.source.as_ref().is_some_and(|s| end <= s.resume_offset);
@@ -765,8 +773,31 @@ impl Writer {
         Ok(ControlFlow::Continue(()))
     }
 
-    /// Stores one game (or counts it as a duplicate / skipped).
-    fn store(&mut self, game: &mut GameRow) -> Result<(), WriteError> {
+    /// Adds to the tree the rows of the chunk's games stored with visits
+    /// found on the workers (`counted`, indices into `games`): the chunk's
+    /// sums when they are those of exactly these games, else each game's.
+    fn count_tree_rows(
+        &mut self,
+        games: &[GameRow],
+        counted: &[usize],
+        sums: Option<Box<ChunkTree>>,
+    ) {
+        let Some(tree) = &mut self.batch.tree else { return };
+        match sums {
+            // The sums count every game with visits; the stored ones are all.
+            Some(sums) if sums.games == counted.len() => tree.add_chunk(*sums),
+            _ => {
+                for visits in counted.iter().filter_map(|&i| games[i].visits.as_ref()) {
+                    tree.add_rows(visits);
+                }
+            }
+        }
+    }
+
+    /// Stores one game (or counts it as a duplicate / skipped): `true` when
+    /// it is stored and its tree rows, from its visits found on a worker,
+    /// are left to [`Writer::count_tree_rows`].
+    fn store(&mut self, game: &mut GameRow) -> Result<bool, WriteError> {
         self.begin()?;
         let source = self.source.as_ref().expect("a source was begun");
         let (source_id, number) = (source.id, source.game_number);
@@ -783,12 +814,12 @@ impl Writer {
             )?;
             self.count(|s| s.errors += 1);
             self.totals.errors += 1;
-            return self.record_warnings(number, None, game);
+            return self.record_warnings(number, None, game).map(|()| false);
         }
         if !self.options.keep_duplicates && self.is_duplicate(game)? {
             self.count(|s| s.duplicates += 1);
             self.totals.duplicates += 1;
-            return Ok(());
+            return Ok(false);
         }
         let id = GameId::try_from(self.next_id)
             .map_err(|_| WriteError::TooManyGames { path: self.path.clone() })?;
@@ -809,17 +840,19 @@ impl Writer {
             });
         }
         self.batch.dedupe.insert(game.dedupe_key, id);
+        let mut rows_left = false;
         if let Some(tree) = &mut self.batch.tree {
-            let found;
-            let visits = match &game.visits {
-                Some(visits) => visits,
+            match &game.visits {
+                Some(visits) => {
+                    tree.add_visits(id, visits, &game.positions);
+                    rows_left = true;
+                }
                 None => {
                     let first = first_mover(game.start_fen.as_deref());
-                    found = TreeVisits::of(&game.positions, &game.header, first, tree.shape());
-                    &found
+                    let found = TreeVisits::of(&game.positions, &game.header, first, tree.shape());
+                    tree.add(id, &found, &game.positions);
                 }
-            };
-            tree.add(id, visits, &game.positions);
+            }
         }
         if game.fens.len() == game.positions.len() {
             let plies = game.positions.iter().map(|p| p.ply as u16);
@@ -848,7 +881,7 @@ impl Writer {
                 error,
             )?;
         }
-        self.record_warnings(number, Some(id), game)
+        self.record_warnings(number, Some(id), game).map(|()| rows_left)
     }
 
     /// Adds the rows of the game `assigned` names to the batch's per-game

@@ -133,6 +133,9 @@ columns! {
         /// workers ([`super::records::Encoder`]); `None`: the writer finds
         /// it.
         @skip pub visits: Option<super::visits::TreeVisits>,
+        /// On the first game of a chunk: the sum of the tree visits of the
+        /// chunk's games, made on the worker ([`super::visits::ChunkTree`]).
+        @skip pub chunk_tree: Option<Box<super::visits::ChunkTree>>,
     }
 }
 
@@ -335,6 +338,7 @@ impl GameRow {
             warnings: game.warnings,
             records: None,
             visits: None,
+            chunk_tree: None,
         }
     }
 

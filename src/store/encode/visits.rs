@@ -4,6 +4,8 @@
 //! does with it, and the game's counts, read once from its header.
 //! `store::tree` decides what depends on the batch (the deep positions).
 
+use std::collections::HashMap;
+
 use super::rows::PositionRow;
 use crate::chess::Color;
 use crate::db::Header;
@@ -116,6 +118,41 @@ impl TreeVisits {
         }
         visits.far_from = shape.deep.then_some(near_end);
         visits
+    }
+}
+
+/// The tree's part of the games of one chunk summed on the worker that
+/// read it, so that the writer adds a chunk's few hundred distinct rows
+/// instead of every game's visits: the sums of [`TreeVisits::tree`] by
+/// visit, and the games of each position of its late part.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ChunkTree {
+    /// Each visit within the tree's plies and the counts of its games.
+    pub rows: Vec<(Visit, Counts)>,
+    /// Each position of the visits past [`TreeVisits::tree_late`] and its
+    /// games.
+    pub late: Vec<(i64, u32)>,
+    /// The games summed.
+    pub games: usize,
+}
+
+impl ChunkTree {
+    /// The sums of `visits`, a chunk's games' own.
+    pub fn of<'v>(visits: impl IntoIterator<Item = &'v TreeVisits>) -> ChunkTree {
+        type Fixed = foldhash::fast::FixedState;
+        let mut rows: HashMap<Visit, Counts, Fixed> = HashMap::default();
+        let mut late: HashMap<i64, u32, Fixed> = HashMap::default();
+        let mut games = 0;
+        for v in visits {
+            games += 1;
+            for &(key, mover) in &v.tree {
+                rows.entry(key).or_default().merge(&v.counts[mover as usize]);
+            }
+            for &((hash, _), _) in &v.tree[v.tree_late..] {
+                *late.entry(hash).or_default() += 1;
+            }
+        }
+        ChunkTree { rows: rows.into_iter().collect(), late: late.into_iter().collect(), games }
     }
 }
 
