@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::Instant;
 
+use crate::chess::reach::REACH_CAP;
 use crate::columnar::shard::{ShardOptions, ShardWriter};
 use crate::columnar::sink::TableStats;
 use crate::columnar::ColumnarError;
@@ -23,10 +24,11 @@ use crate::notation::moves::Notation;
 use crate::pgn::source::{self, expand_inputs, Compression, InputName, Source, SourceError};
 use crate::replay::inputs::{read_inputs, ChunkPlace, InputStart, InputVisitor};
 use crate::replay::parallel::{Chunk, GameMap, LocatedGame};
-use crate::replay::ReplayOptions;
+use crate::replay::{Reaches, ReplayOptions};
 use crate::store::encode::records::Encoder;
 use crate::store::encode::rows::{GameRow, RowOptions};
 use crate::store::encode::visits::ChunkTree;
+use crate::store::format::explorer::LATE_AFTER;
 use crate::store::writer::{Problem, SourceStart, Totals, WriteError, Writer, WriterOptions};
 use crate::timings::{self, Span, Stage};
 
@@ -458,9 +460,18 @@ fn run_into<S: Store>(
         },
     };
 
+    // The bounds are compared only with the tree's `late_reach`: none is
+    // needed past it, nor without a tree. Without an encoder the writer
+    // finds the tree's part and the workers cannot know the tree.
+    let within = match &encoder {
+        Some(encoder) => encoder.tree().map(|shape| shape.late_reach()),
+        None => Some(REACH_CAP),
+    };
     let replay = ReplayOptions {
         keys: options.rows.positions,
-        reach_after: options.rows.positions.then_some(crate::store::format::explorer::LATE_AFTER),
+        reaches: within
+            .filter(|_| options.rows.positions)
+            .map(|within| Reaches { after: LATE_AFTER, within }),
         fens: options.rows.positions && options.rows.fens,
         notation: options.notation,
         tags: true,

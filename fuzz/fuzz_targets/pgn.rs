@@ -16,7 +16,8 @@ use std::ops::ControlFlow;
 
 use libfuzzer_sys::fuzz_target;
 use pgnindex::replay::parallel::{read_chunk, Chunk};
-use pgnindex::replay::ReplayOptions;
+use pgnindex::chess::reach::REACH_CAP;
+use pgnindex::replay::{Reaches, ReplayOptions};
 use pgnindex::notation::lang::Lang;
 use pgnindex::notation::moves::Notation;
 use pgnindex::pgn::commands::commands;
@@ -28,7 +29,7 @@ const MAX_LOCATE_CHECKS: usize = 64;
 fuzz_target!(|data: &[u8]| {
     let all = ReplayOptions {
         keys: true,
-        reach_after: Some(0),
+        reaches: Some(Reaches { after: 0, within: REACH_CAP }),
         fens: true,
         notation: None,
         tags: true,

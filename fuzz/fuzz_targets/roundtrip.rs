@@ -116,7 +116,7 @@ fn check_pgn(start: &Position, played: &[Move], path: &[Position]) {
     }
     text.push_str("*\n");
     let mut reader = Reader::new(text.as_bytes());
-    let options = ReplayOptions { keys: true, reach_after: None, fens: true, notation: None, tags: true, commands: true, san: true, movetext: true, openings: true, rebuild: true };
+    let options = ReplayOptions { keys: true, reaches: None, fens: true, notation: None, tags: true, commands: true, san: true, movetext: true, openings: true, rebuild: true };
     let mut replayer = Replayer::new(options);
     let game = reader.read_game(&mut replayer).expect("one game");
     assert!(reader.read_game(&mut replayer).is_none(), "one game only:\n{text}");

@@ -97,16 +97,23 @@ impl Reach {
     /// move) are taken first, and most positions of a game are past the cap
     /// by those.
     pub fn reach(&self, pos: &Position) -> Option<u32> {
+        self.reach_within(pos, REACH_CAP)
+    }
+
+    /// [`Reach::reach`] when it is at most `cap` (itself at most
+    /// [`REACH_CAP`]), else `None`.
+    pub fn reach_within(&self, pos: &Position, cap: u32) -> Option<u32> {
+        let cap = cap.min(REACH_CAP);
         // One side captured at least half the men gone, one move each.
         let gone = self.start.occupied().count().saturating_sub(pos.board().occupied().count());
-        if 2 * gone.div_ceil(2) > REACH_CAP + 1 {
+        if 2 * gone.div_ceil(2) > cap + 1 {
             return None;
         }
         let rough = [self.rough_moves(pos, Color::White), self.rough_moves(pos, Color::Black)];
-        if self.plies(pos, rough) > REACH_CAP {
+        if self.plies(pos, rough) > cap {
             return None;
         }
-        Some(self.min_plies(pos)).filter(|&n| n <= REACH_CAP)
+        Some(self.min_plies(pos)).filter(|&n| n <= cap)
     }
 
     /// The plies for `moves` (each side's) made from the start's turn to
@@ -328,7 +335,8 @@ mod tests {
     }
 
     /// Random games from `start`: the bound never exceeds the plies played,
-    /// and [`reach`] is the bound up to the cap.
+    /// and [`Reach::reach`] and [`Reach::reach_within`] are the bound up to
+    /// their caps.
     fn random_games(start: &Position, games: usize, mut x: u64) {
         let mut moves = MoveList::new();
         let bound = Reach::new(start);
@@ -341,6 +349,10 @@ mod tests {
                     bound.reach(&pos),
                     Some(min_plies(start, &pos)).filter(|&n| n <= REACH_CAP)
                 );
+                for cap in 0..=REACH_CAP + 1 {
+                    let within = Some(min_plies(start, &pos)).filter(|&n| n <= cap.min(REACH_CAP));
+                    assert_eq!(bound.reach_within(&pos, cap), within, "within {cap}");
+                }
                 pos.legal_moves(&mut moves);
                 if moves.is_empty() {
                     break;

@@ -18,6 +18,7 @@ mod tags;
 
 pub use notes::Notes;
 pub use replayer::{
-    GameError, GameRecord, ReplayOptions, Replayer, Skipped, VariantKind, MAX_SYNTAX, MORE_SYNTAX,
+    GameError, GameRecord, Reaches, ReplayOptions, Replayer, Skipped, VariantKind, MAX_SYNTAX,
+    MORE_SYNTAX,
 };
 pub use tags::TagPairs;

@@ -37,14 +37,25 @@ pub const MAX_SYNTAX: usize = 100;
 /// located at the first one not listed.
 pub const MORE_SYNTAX: &str = "more syntax problems from here on are not listed";
 
+/// Which positions' [`Reach::reach_within`] a replay records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reaches {
+    /// Those past this ply.
+    pub after: u32,
+    /// Bounds of at most this many plies; the farther ones are 255 (what
+    /// the caller compares the bounds with: the less it asks, the fewer
+    /// positions need more than the cheap bounds).
+    pub within: u32,
+}
+
 /// What to record besides tags, moves and the final position.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ReplayOptions {
     /// Record the Polyglot key of every position (ply 0 to the end).
     pub keys: bool,
-    /// With the keys, record [`Reach::reach`] of the positions past this
-    /// ply ([`GameRecord::reaches`]).
-    pub reach_after: Option<u32>,
+    /// With the keys, record how early the positions past some ply could
+    /// be reached ([`GameRecord::reaches`]).
+    pub reaches: Option<Reaches>,
     /// Record the FEN of every position.
     pub fens: bool,
     /// Read moves in this notation only (no detection).
@@ -123,10 +134,11 @@ pub struct GameRecord {
     pub moves: Vec<Option<Move>>,
     /// Polyglot keys of every position, if asked for (`moves.len() + 1`).
     pub keys: Vec<u64>,
-    /// With the keys and [`ReplayOptions::reach_after`], each position's
-    /// [`Reach::reach`] from the standard start position, 255 for `None`
-    /// and for the positions up to that ply: whether a game from the
-    /// standard start could reach it in its first plies. Empty otherwise.
+    /// With the keys and [`ReplayOptions::reaches`], each position's
+    /// [`Reach::reach_within`] from the standard start position, 255 for
+    /// `None` and for the positions up to their ply: whether a game from
+    /// the standard start could reach it in its first plies. Empty
+    /// otherwise.
     pub reaches: Vec<u8>,
     /// FENs of every position, if asked for (`moves.len() + 1`).
     pub fens: Vec<String>,
@@ -313,10 +325,11 @@ impl<'a> Replayer<'a> {
     fn record_position(&mut self) {
         if self.options.keys {
             self.keys.push(self.pos.zobrist().0);
-            if let Some(after) = self.options.reach_after {
+            if let Some(reaches) = self.options.reaches {
                 // Past the first plies only: there, every position is early.
-                let reach = if self.moves.len() as u32 > after {
-                    Reach::standard().reach(&self.pos).map_or(u8::MAX, |n| n as u8)
+                let reach = if self.moves.len() as u32 > reaches.after {
+                    let within = Reach::standard().reach_within(&self.pos, reaches.within);
+                    within.map_or(u8::MAX, |n| n as u8)
                 } else {
                     u8::MAX
                 };

@@ -8,15 +8,16 @@ use std::ffi::OsStr;
 use crate::common;
 
 use common::{arg, files_under, fixture, run, scratch};
+use pgnindex::chess::reach::REACH_CAP;
 use pgnindex::notation::fen;
 use pgnindex::pgn::{split, LineIndex};
 use pgnindex::replay::parallel::{read_chunk, Chunk};
-use pgnindex::replay::ReplayOptions;
+use pgnindex::replay::{Reaches, ReplayOptions};
 use similar_asserts::assert_eq;
 
 /// Everything recorded, as the fuzz target reads.
 const ALL: ReplayOptions = ReplayOptions {
-    reach_after: Some(0),
+    reaches: Some(Reaches { after: 0, within: REACH_CAP }),
     keys: true,
     fens: true,
     notation: None,

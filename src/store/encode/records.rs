@@ -194,6 +194,12 @@ impl Encoder {
         })
     }
 
+    /// The shape of the tree whose part of each game it finds, if the
+    /// database has a tree.
+    pub fn tree(&self) -> Option<TreeShape> {
+        self.tree
+    }
+
     /// Encodes `game`'s rows into its [`GameRow::records`], and frees what
     /// the records hold in its place (its notes and material): a chunk
     /// waiting for the writer holds them once.

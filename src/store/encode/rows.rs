@@ -57,9 +57,9 @@ pub struct PositionRow {
     pub ply: u32,
     /// [`Uci::code`] of the move played from it, `None` at the end.
     pub next_move: Option<u16>,
-    /// [`crate::chess::reach::Reach::reach`] of the position from the
+    /// [`crate::chess::reach::Reach::reach_within`] of the position from the
     /// standard start, 255 for `None` and where it was not taken
-    /// ([`crate::replay::ReplayOptions::reach_after`]).
+    /// ([`crate::replay::ReplayOptions::reaches`]).
     pub reach: u8,
 }
 
