@@ -117,6 +117,10 @@ struct Deep {
     games: u32,
     /// The deep positions the database holds.
     keys: HashSet<i64, BuildKeyHasher>,
+    /// A bit per few keys' worth of key space, set where a key of `keys`
+    /// falls: most positions of a game past [`DEEP_PLY`] are no deep
+    /// position, and a bit tells them apart before a look-up in `keys`.
+    seen: KeyBits,
     /// The batch's games at their first occurrence of a position that is
     /// not deep, past ply `late_reach`, to [`DEEP_PLY`], and that
     /// `explorer_late` does not list by its reach.
@@ -140,7 +144,7 @@ impl TreeBatch {
                     .prepare("SELECT hash FROM explorer_deep")?
                     .query_map([], |r| r.get(0))?
                     .collect::<rusqlite::Result<_>>()?;
-                Some(Deep { games, keys, ..Deep::default() })
+                Some(Deep { seen: KeyBits::of(&keys), games, keys, ..Deep::default() })
             }
             None => None,
         };
@@ -172,7 +176,7 @@ impl TreeBatch {
         }
         if let (Some(_), Some(deep)) = (&self.late, &mut self.deep) {
             for ((hash, _), _) in &visits.tree[visits.tree_late..] {
-                if !deep.keys.contains(hash) {
+                if !deep.holds(*hash) {
                     *deep.candidates.entry(*hash).or_default() += 1;
                 }
             }
@@ -192,7 +196,7 @@ impl TreeBatch {
         }
         if let (Some(_), Some(deep)) = (&self.late, &mut self.deep) {
             for (hash, games) in chunk.late {
-                if !deep.keys.contains(&hash) {
+                if !deep.holds(hash) {
                     *deep.candidates.entry(hash).or_default() += games;
                 }
             }
@@ -209,7 +213,7 @@ impl TreeBatch {
         for &(key, mover, listed) in &visits.near {
             // Deep first: a rebuild and a delete count a deep position's
             // games to DEEP_PLY whatever its reach.
-            if deep.keys.contains(&key.0) {
+            if deep.holds(key.0) {
                 self.rows.entry(key).or_default().merge(&visits.counts[mover as usize]);
             } else if listed {
                 late.push(late_row(key));
@@ -222,7 +226,7 @@ impl TreeBatch {
         if let Some(from) = visits.far_from.filter(|_| !deep.keys.is_empty()) {
             for (i, p) in positions.iter().enumerate().skip(from) {
                 let listed = u32::from(p.reach) <= self.shape.late_reach();
-                if !listed && deep.keys.contains(&p.hash) && is_first(positions, i) {
+                if !listed && deep.holds(p.hash) && is_first(positions, i) {
                     late.push(late_row(visit(p)));
                 }
             }
@@ -297,12 +301,56 @@ impl TreeBatch {
     /// counted to [`DEEP_PLY`] from the next batch on.
     pub fn committed(&mut self) {
         if let Some(deep) = &mut self.deep {
-            deep.keys.extend(deep.added.drain(..));
+            if !deep.added.is_empty() {
+                deep.keys.extend(deep.added.drain(..));
+                deep.seen = KeyBits::of(&deep.keys);
+            }
         }
     }
 }
 
+/// A set of bits that holds at least one bit set for each key of a set:
+/// a key whose bit is clear is not in the set.
+#[derive(Debug, Default)]
+struct KeyBits {
+    words: Vec<u64>,
+}
+
+impl KeyBits {
+    /// The bits of `keys`: about 32 bits a key, so that about one key in
+    /// 32 that is not in the set finds its bit set.
+    fn of(keys: &HashSet<i64, BuildKeyHasher>) -> KeyBits {
+        let words = (keys.len() / 2).next_power_of_two().max(16);
+        let mut bits = KeyBits { words: vec![0; words] };
+        for &key in keys {
+            let (word, bit) = bits.place(key);
+            bits.words[word] |= bit;
+        }
+        bits
+    }
+
+    /// The word and bit of `key` (Polyglot keys are uniform in their bits).
+    fn place(&self, key: i64) -> (usize, u64) {
+        let key = key as u64;
+        ((key >> 6) as usize & (self.words.len() - 1), 1 << (key & 63))
+    }
+
+    /// `false` if `key` is in no set these bits were made of.
+    fn may_hold(&self, key: i64) -> bool {
+        if self.words.is_empty() {
+            return true;
+        }
+        let (word, bit) = self.place(key);
+        self.words[word] & bit != 0
+    }
+}
+
 impl Deep {
+    /// `true` if `key` is a deep position.
+    fn holds(&self, key: i64) -> bool {
+        self.seen.may_hold(key) && self.keys.contains(&key)
+    }
+
     /// Makes deep the candidates with enough games, from the game after the
     /// batch's last (the batch's late visits of them are not listed), and
     /// empties the candidates.
@@ -623,6 +671,23 @@ mod tests {
         // Without the schema's column, no position is deep.
         let old = TreeBatch::new(&conn, State { deep_games: None, ..state }).unwrap();
         assert!(old.deep.is_none());
+    }
+
+    #[test]
+    fn the_bits_of_a_set_of_keys_hold_each_key_and_few_others() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as i64
+        };
+        let keys: HashSet<i64, BuildKeyHasher> = (0..3000).map(|_| next()).collect();
+        let bits = KeyBits::of(&keys);
+        assert!(keys.iter().all(|&k| bits.may_hold(k)));
+        let others = (0..100_000).map(|_| next()).filter(|&k| bits.may_hold(k)).count();
+        assert!(others < 5000, "{others} of 100,000 other keys");
+        assert!(KeyBits::default().may_hold(next()));
     }
 
     #[test]
