@@ -544,6 +544,19 @@ mod tests {
     use crate::db::Header;
     use crate::store::format::explorer::{known_year, LATE_AFTER};
 
+    /// A tree of [`LATE_AFTER`] plies listing from the first game the late
+    /// visits of reach 3 and under, whose positions two games of a batch
+    /// make deep.
+    fn deep_state() -> State {
+        State {
+            max_ply: LATE_AFTER,
+            complete: true,
+            late_from: Some(GameId::new(1)),
+            late_reach: 3,
+            deep_games: Some(2),
+        }
+    }
+
     /// Adds a game to `batch` as the writer does, its visits found as the
     /// workers find them.
     fn add(batch: &mut TreeBatch, id: GameId, positions: &[PositionRow], header: &Header) {
@@ -621,13 +634,7 @@ mod tests {
              mover_elo_sum, mover_elo_count, last_date, PRIMARY KEY (hash, next_move))",
         )
         .unwrap();
-        let state = State {
-            max_ply: LATE_AFTER,
-            complete: true,
-            late_from: Some(GameId::new(1)),
-            late_reach: 3,
-            deep_games: Some(2),
-        };
+        let state = deep_state();
         let mut batch = TreeBatch::new(&conn, state).unwrap();
         let row = |hash, ply| PositionRow { hash, ply, next_move: Some(ply as u16), reach: 5 };
         // 50 at ply 8 in two games, 51 at ply 9 in one, 50 again at ply 13.
@@ -695,13 +702,7 @@ mod tests {
         let conn = Connection::open_in_memory().unwrap();
         conn.execute("CREATE TABLE explorer_deep (hash INTEGER PRIMARY KEY, deep_from)", [])
             .unwrap();
-        let state = State {
-            max_ply: LATE_AFTER,
-            complete: true,
-            late_from: Some(GameId::new(1)),
-            late_reach: 3,
-            deep_games: Some(2),
-        };
+        let state = deep_state();
         let row = |hash, ply| PositionRow { hash, ply, next_move: Some(ply as u16), reach: 5 };
         let header = |result: &str, elo, date: &str| Header {
             result: Some(result.into()),
