@@ -24,6 +24,7 @@ import sys
 import urllib.parse
 
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
@@ -74,7 +75,9 @@ def main(url, game_id, unrated_id, screenshot):
                  "--disable-component-update", "--disable-sync", "--window-size=1200,1000"]:
         options.add_argument(flag)
     driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
-    wait = WebDriverWait(driver, 30)
+    # The page redraws the board and lists as answers come: an element
+    # found may be replaced before it is read, and the wait tries again.
+    wait = WebDriverWait(driver, 30, ignored_exceptions=(StaleElementReferenceException,))
     css = lambda selector: driver.find_elements(By.CSS_SELECTOR, selector)
 
     def piece_on(square, piece):
