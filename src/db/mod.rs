@@ -430,7 +430,32 @@ pub fn set_busy_handler(handler: fn(i32) -> bool) {
     let _ = BUSY_HANDLER.set(handler);
 }
 
+/// How long an empty file is given to become a database: a first import
+/// creates its file empty and takes its lock a moment later.
+const EMPTY_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
 fn open_existing_as(path: &Path, mode: OpenFlags, immutable: bool) -> Result<Connection, DbError> {
+    let deadline = std::time::Instant::now() + EMPTY_WAIT;
+    loop {
+        match open_existing_once(path, mode, immutable) {
+            // Read again once the import holds it: its busy handler then
+            // waits for the import, saying why.
+            Err(DbError::NotOurs { .. })
+                if std::fs::metadata(path).is_ok_and(|m| m.len() == 0)
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            opened => return opened,
+        }
+    }
+}
+
+fn open_existing_once(
+    path: &Path,
+    mode: OpenFlags,
+    immutable: bool,
+) -> Result<Connection, DbError> {
     let flags = mode | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let conn = if immutable {
         Connection::open_with_flags(immutable_uri(path), flags | OpenFlags::SQLITE_OPEN_URI)

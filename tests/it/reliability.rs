@@ -1204,6 +1204,41 @@ fn terminal_escapes_in_names_are_not_printed() {
     }
 }
 
+/// A query that finds the database file empty, as a first import leaves
+/// it for a moment before it locks it, reads it again once it holds a
+/// database; a file that stays empty is no database.
+#[test]
+fn a_query_reads_a_database_file_found_empty_again() {
+    let dir = scratch();
+    let pgn = dir.write(
+        "g.pgn",
+        "[Event \"x\"]\n[White \"A\"]\n[Black \"B\"]\n[Result \"1-0\"]\n\n1. e4 e5 1-0\n",
+    );
+    let made = dir.join("made.db");
+    import("a small database", &made, &["--exclusive", arg(&pgn)]).0.success();
+    let bytes = std::fs::read(&made).unwrap();
+    let db = dir.join("late.db");
+    File::create(&db).unwrap();
+    let filled = {
+        let db = db.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(200));
+            // Into the same file, as the import writes into the one it made.
+            let mut file = std::fs::OpenOptions::new().write(true).open(&db).unwrap();
+            file.write_all(&bytes).unwrap();
+        })
+    };
+    let out: Run = command().args(["find", "--count", "--db", arg(&db)]).output().unwrap().into();
+    filled.join().unwrap();
+    assert_eq!((out.code, out.stdout.trim()), (0, "1"), "{}", out.stderr);
+    let empty = dir.join("empty.db");
+    File::create(&empty).unwrap();
+    let out: Run =
+        command().args(["find", "--count", "--db", arg(&empty)]).output().unwrap().into();
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("not a pgnindex database"), "{}", out.stderr);
+}
+
 /// A query started during a first import (which holds the database alone)
 /// waits for it, and once it has waited a second says why, once.
 #[test]
