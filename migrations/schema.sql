@@ -142,7 +142,6 @@ CREATE TRIGGER games_delete AFTER DELETE ON game_rows BEGIN
                                          ELSE min(old.ply_count, coalesce(max_ply, 65535), 65535) + 1 END, 0)
     WHERE id = old.source_id;
 END;
-CREATE INDEX games_summary ON game_rows(id, result, white_elo, black_elo, date, year, month, day, eco, event_id);
 CREATE TABLE explorer_late (
     hash INTEGER NOT NULL,        -- Polyglot key, as positions.hash
     game_id INTEGER NOT NULL,     -- the game (rows of deleted games stay until a vacuum)
@@ -407,6 +406,7 @@ CREATE TABLE explorer_tree (
     last_date TEXT,                    -- latest date whose year is known, as stored
     PRIMARY KEY (hash, next_move)
 ) WITHOUT ROWID;
+CREATE INDEX games_summary ON game_rows(id, result, white_elo, black_elo, date, year, month, day, eco, event_id, speed_id);
 INSERT INTO "dedupe_segments" VALUES (1, 'dedupe_000001', 1000, 0);
 INSERT INTO "material_backlog" VALUES (0);
 INSERT INTO "explorer_tree_state" VALUES (6, 0, 1, 4, 16);

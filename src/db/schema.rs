@@ -32,6 +32,8 @@ impl Schema {
     pub const MOVE_CODES: Schema = Schema(23);
     /// The players stored (`player_rows`) under the `players` view.
     pub const PLAYER_ROWS: Schema = Schema(24);
+    /// The speed in the `games_summary` index.
+    pub const SUMMARY_SPEED: Schema = Schema(27);
     /// The schema this binary writes.
     pub const CURRENT: Schema = Schema(super::SCHEMA_VERSION);
 

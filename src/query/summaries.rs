@@ -17,7 +17,7 @@ use std::sync::Arc;
 use rusqlite::Connection;
 
 use super::search::Outcome;
-use crate::db::GameId;
+use crate::db::{GameId, Speed};
 
 /// Games held at most (256 MiB): the games past it are read from the
 /// database.
@@ -27,13 +27,18 @@ pub const MAX_GAMES: i64 = 1 << 25;
 const CHUNK: usize = 1 << 16;
 
 /// `white_elo`, `black_elo`, `year` (each [`NONE`] when absent) and the
-/// other bits: month (4), day (5), result (2), held (1).
+/// other bits: month (4), day (5), result (2), held (1), speed (3).
 type Packed = [u16; 4];
 
 /// An absent rating or year.
 const NONE: u16 = u16::MAX;
 /// The bit of a row that is held.
 const HELD: u16 = 1 << 11;
+/// Where the speed's bits start: 0 when not read, else 1 + its place in
+/// [`Speed::ALL`], or [`NO_SPEED`].
+const SPEED_SHIFT: u16 = 12;
+/// The speed bits of a game without a speed.
+const NO_SPEED: u16 = 7;
 
 /// One game's columns, as the explorer reads them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,6 +52,10 @@ pub struct Summary {
     /// Year, month and day of the date, when its year is known (an unknown
     /// month or day is `None`).
     pub date: Option<(u16, Option<u8>, Option<u8>)>,
+    /// The speed, when the summaries hold it: `Some(None)` for a game
+    /// without one; `None` on a database whose summary index lacks it
+    /// (schema before 27), where it is read from the game's row.
+    pub speed: Option<Option<Speed>>,
 }
 
 impl Summary {
@@ -94,19 +103,45 @@ impl Summaries {
             return Ok(Arc::clone(self));
         }
         let mut next = Summaries::clone(self);
-        let mut st = conn.prepare(
-            "SELECT id, result, white_elo, black_elo, date IS NULL, year, month, day \
-             FROM game_rows INDEXED BY games_summary WHERE id > ?1 AND id <= ?2 ORDER BY id",
-        )?;
+        // The speeds by their text's id; the column is read only where the
+        // index holds it.
+        let speeds = if schema.has(crate::db::schema::Schema::SUMMARY_SPEED) {
+            let mut st = conn.prepare(
+                "SELECT id, text FROM game_texts WHERE text IN (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?;
+            let names = Speed::ALL.map(Speed::as_str);
+            let found =
+                st.query_map(names, |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
+            let mut speeds = Vec::new();
+            for row in found {
+                let (id, text) = row?;
+                speeds.extend(Speed::from_name(&text).map(|speed| (id, speed)));
+            }
+            Some(speeds)
+        } else {
+            None
+        };
+        let speed_column = if speeds.is_some() { "speed_id" } else { "NULL" };
+        let mut st = conn.prepare(&format!(
+            "SELECT id, result, white_elo, black_elo, date IS NULL, year, month, day, {speed_column} \
+             FROM game_rows INDEXED BY games_summary WHERE id > ?1 AND id <= ?2 ORDER BY id"
+        ))?;
         let mut rows = st.query([self.read_to, last])?;
         while let Some(r) = rows.next()? {
             let id: i64 = r.get(0)?;
+            let speed = speeds.as_ref().map(|speeds| {
+                let text_id: Option<i64> = r.get(8)?;
+                Ok::<_, rusqlite::Error>(
+                    text_id.and_then(|t| speeds.iter().find(|(id, _)| *id == t).map(|&(_, s)| s)),
+                )
+            });
             let packed = pack(
                 r.get_ref(1)?.as_str_or_null()?,
                 r.get(2)?,
                 r.get(3)?,
                 r.get(4)?,
                 [r.get(5)?, r.get(6)?, r.get(7)?],
+                speed.transpose()?,
             );
             next.set(id, packed);
         }
@@ -148,6 +183,11 @@ impl Summaries {
             white_elo: elo(packed[0]),
             black_elo: elo(packed[1]),
             date: (packed[2] != NONE).then(|| (packed[2], part(bits & 15), part(bits >> 4 & 31))),
+            speed: match bits >> SPEED_SHIFT {
+                0 => None,
+                NO_SPEED => Some(None),
+                n => Some(Speed::ALL.get(usize::from(n) - 1).copied()),
+            },
         })
     }
 
@@ -163,13 +203,15 @@ impl Summaries {
 }
 
 /// A row packed, or not held (all zeros) when a column does not fit:
-/// `date_from_parts` is `false` when the date is kept as written.
+/// `date_from_parts` is `false` when the date is kept as written; `speed`
+/// is `None` when not read.
 fn pack(
     result: Option<&str>,
     white_elo: Option<i64>,
     black_elo: Option<i64>,
     date_from_parts: bool,
     [year, month, day]: [Option<i64>; 3],
+    speed: Option<Option<Speed>>,
 ) -> Packed {
     const NOT_HELD: Packed = [0; 4];
     let elo = |v: Option<i64>| match v {
@@ -199,7 +241,12 @@ fn pack(
         Some(Outcome::Draw) => 2,
         Some(Outcome::BlackWins) => 3,
     };
-    [white, black, year, HELD | result << 9 | day << 4 | month]
+    let speed = match speed {
+        None => 0,
+        Some(None) => NO_SPEED,
+        Some(Some(speed)) => 1 + Speed::ALL.iter().position(|&s| s == speed).unwrap_or(0) as u16,
+    };
+    [white, black, year, speed << SPEED_SHIFT | HELD | result << 9 | day << 4 | month]
 }
 
 #[cfg(test)]
@@ -215,26 +262,30 @@ mod tests {
                       result: &str,
                       elo: Option<i64>,
                       date: &str,
-                      parts: [Option<i64>; 3]| {
+                      parts: [Option<i64>; 3],
+                      speed: Option<&str>| {
             conn.execute(
                 "INSERT INTO games (id, ply_count, moves, movetext, dedupe_key, result, \
-                 white_elo, date, year, month, day) VALUES (?1, 0, '', '', 0, ?2, ?3, ?4, ?5, ?6, ?7)",
-                rusqlite::params![id, result, elo, date, parts[0], parts[1], parts[2]],
+                 white_elo, date, year, month, day, speed) \
+                 VALUES (?1, 0, '', '', 0, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                rusqlite::params![id, result, elo, date, parts[0], parts[1], parts[2], speed],
             )
             .unwrap();
         };
-        insert(1, "1-0", Some(2400), "2024.03.??", [Some(2024), Some(3), None]);
-        insert(2, "0-1", None, "2024.3.9", [Some(2024), Some(3), Some(9)]);
+        insert(1, "1-0", Some(2400), "2024.03.??", [Some(2024), Some(3), None], Some("blitz"));
+        insert(2, "0-1", None, "2024.3.9", [Some(2024), Some(3), Some(9)], None);
         let first = Arc::new(Summaries::default()).refreshed(&conn).unwrap();
         let one = first.get(GameId::new(1)).unwrap();
         assert_eq!((one.result, one.white_elo), (Some(Outcome::WhiteWins), Some(2400)));
         assert_eq!(one.write_date(&mut String::new()), Some("2024.03.??"));
+        assert_eq!(one.speed, Some(Some(Speed::Blitz)));
         assert_eq!(first.get(GameId::new(2)), None, "a date kept as written is read from SQLite");
         assert!(Arc::ptr_eq(&first, &first.refreshed(&conn).unwrap()), "nothing new");
-        insert(3, "1/2-1/2", None, "????.??.??", [None, None, None]);
-        insert(4, "*", Some(1500), "1999.12.31", [Some(1999), Some(12), Some(31)]);
+        insert(3, "1/2-1/2", None, "????.??.??", [None, None, None], Some("classical"));
+        insert(4, "*", Some(1500), "1999.12.31", [Some(1999), Some(12), Some(31)], None);
         let next = first.refreshed(&conn).unwrap();
         assert_eq!(next.get(GameId::new(4)).unwrap().black_elo, None);
+        assert_eq!(next.get(GameId::new(4)).unwrap().speed, Some(None));
         assert_eq!(next.len(), 2, "games 1 and 4");
         assert_eq!(first.len(), 1, "a snapshot does not change");
         // Without the summary index nothing is held.
@@ -245,13 +296,20 @@ mod tests {
     #[test]
     fn rows_read_back_as_stored_and_the_odd_ones_are_not_held() {
         let mut s = Summaries::default();
-        s.set(1, pack(Some("1-0"), Some(2400), None, true, [Some(2024), Some(3), None]));
-        s.set(3, pack(Some("*"), None, Some(0), true, [None, None, None]));
-        s.set(4, pack(Some("0-1"), Some(70_000), None, true, [None, None, None]));
-        s.set(5, pack(Some("1/2-1/2"), None, None, false, [Some(2024), Some(3), Some(9)]));
+        s.set(1, pack(Some("1-0"), Some(2400), None, true, [Some(2024), Some(3), None], None));
+        s.set(3, pack(Some("*"), None, Some(0), true, [None, None, None], Some(None)));
+        s.set(4, pack(Some("0-1"), Some(70_000), None, true, [None, None, None], None));
+        s.set(5, pack(Some("1/2-1/2"), None, None, false, [Some(2024), Some(3), Some(9)], None));
         s.set(
             CHUNK as i64 + 2,
-            pack(Some("1/2-1/2"), Some(65_534), None, true, [Some(0), Some(12), Some(31)]),
+            pack(
+                Some("1/2-1/2"),
+                Some(65_534),
+                None,
+                true,
+                [Some(0), Some(12), Some(31)],
+                Some(Some(Speed::Correspondence)),
+            ),
         );
         let g = |id| s.get(GameId::new(id));
         let first = g(1).unwrap();
@@ -259,14 +317,17 @@ mod tests {
         assert_eq!((first.white_elo, first.black_elo), (Some(2400), None));
         let mut out = String::new();
         assert_eq!(first.write_date(&mut out), Some("2024.03.??"));
+        assert_eq!(first.speed, None, "a speed not read");
         assert_eq!(g(2), None, "a gap");
         let third = g(3).unwrap();
         assert_eq!((third.result, third.black_elo, third.date), (None, Some(0), None));
+        assert_eq!(third.speed, Some(None), "a game without a speed");
         assert_eq!(g(4), None, "a rating past 16 bits");
         assert_eq!(g(5), None, "a date kept as written");
         let far = g(CHUNK as u32 + 2).unwrap();
         assert_eq!(far.write_date(&mut out), Some("0000.12.31"));
         assert_eq!((far.result, far.white_elo), (Some(Outcome::Draw), Some(65_534)));
+        assert_eq!(far.speed, Some(Some(Speed::Correspondence)));
         assert_eq!(g(CHUNK as u32 + 3), None);
         assert_eq!(s.len(), 3);
     }

@@ -46,8 +46,11 @@ pub fn answer(
     query: &ExplorerQuery,
     summaries: Option<Arc<Summaries>>,
 ) -> Result<Value, QueryError> {
-    let search =
-        Search { target: Some(query.target.clone()), filters: query.filters.clone(), summaries };
+    let search = Search {
+        target: Some(query.target.clone()),
+        filters: query.filters.clone(),
+        summaries: summaries.clone(),
+    };
     let pos = &query.target.position;
     let wants_lists = query.top_games > 0 || query.recent_games > 0;
     let mut history: BTreeMap<(i64, i64), [u64; 3]> = BTreeMap::new();
@@ -106,7 +109,7 @@ pub fn answer(
         }
     }
 
-    let mut games = GameReader::new(conn, query.route);
+    let mut games = GameReader::new(conn, query.route, summaries);
     let mut moves = Vec::new();
     let (mut white, mut draws, mut black, mut unfinished) = (0u64, 0u64, 0u64, 0u64);
     for stats in &explorer.moves {
@@ -343,15 +346,28 @@ fn line_opening(query: &ExplorerQuery) -> Value {
 struct GameReader<'c> {
     conn: &'c Connection,
     route: Route,
+    /// The summaries held, which hold the speeds the lists rank by.
+    summaries: Option<Arc<Summaries>>,
 }
 
 impl<'c> GameReader<'c> {
-    fn new(conn: &'c Connection, route: Route) -> GameReader<'c> {
-        GameReader { conn, route }
+    fn new(
+        conn: &'c Connection,
+        route: Route,
+        summaries: Option<Arc<Summaries>>,
+    ) -> GameReader<'c> {
+        GameReader { conn, route, summaries }
     }
 
-    /// The speed of game `id`, if known.
+    /// The speed of game `id`, if known: from the summaries where they
+    /// hold it, else from its row.
     fn speed(&mut self, id: i64) -> Result<Option<Speed>, QueryError> {
+        let held = u32::try_from(id)
+            .ok()
+            .and_then(|id| self.summaries.as_ref()?.get(crate::db::GameId::new(id))?.speed);
+        if let Some(speed) = held {
+            return Ok(speed);
+        }
         let e = QueryError::sqlite(self.conn);
         let speed: Option<Option<String>> = self
             .conn

@@ -386,6 +386,41 @@ fn answers_have_lichess_s_fields() {
 }
 
 #[test]
+fn top_games_are_the_same_with_the_speeds_held_in_memory_or_read_from_the_rows() {
+    let dir = scratch();
+    let db = database(&dir);
+    // The same games where the summary index lacks the speed, as a
+    // database of version 26 has it: the server reads each speed from its
+    // game's row there.
+    let older = dir.join("older.db");
+    std::fs::copy(&db, &older).unwrap();
+    let conn = rusqlite::Connection::open(&older).unwrap();
+    conn.execute_batch(
+        "DROP INDEX games_summary; \
+         CREATE INDEX games_summary ON game_rows(id, result, white_elo, black_elo, date, year, \
+         month, day, eco, event_id); PRAGMA user_version = 26;",
+    )
+    .unwrap();
+    drop(conn);
+    let (held, read) = (Server::start(&db, &[]), Server::start(&older, &[]));
+    let mut speeds = std::collections::BTreeSet::new();
+    // Lines where bullet games rank among OTB ones, and the usual ones.
+    for line in
+        ["", "&play=e2e4", "&play=e2e4,g8f6", "&play=d2d4,c7c5", "&play=b2b3", "&play=c2c4,e7e6"]
+    {
+        let target = format!("/lichess?topGames=15&recentGames=0{line}");
+        let (a, b) = (held.get_json(&target), read.get_json(&target));
+        assert_eq!(a["topGames"], b["topGames"], "{target}");
+        for g in a["topGames"].as_array().unwrap() {
+            speeds.insert(g.get("speed").map(Value::to_string));
+        }
+    }
+    assert!(speeds.len() >= 2, "top games of one speed only: {speeds:?}");
+    held.stop();
+    read.stop();
+}
+
+#[test]
 fn a_player_s_moves_have_the_opponents_average_and_the_performance() {
     let dir = scratch();
     let db = database(&dir);
