@@ -122,15 +122,19 @@ pub struct SegmentImage {
     last: Option<(i64, i64)>,
     /// A row not after the one before it: the image is refused.
     disorder: Option<(i64, i64)>,
+    /// Distinct hashes in the image.
+    hashes: u64,
 }
 
 /// The keys of the rows encoded so far: the first, the last, and the
-/// first that did not come after the one before.
+/// first that did not come after the one before; and how many times the
+/// hash changed from one row to the next (the first row's counts).
 #[derive(Debug, Clone, Copy)]
 struct Order {
     first: Option<(i64, i64)>,
     last: Option<(i64, i64)>,
     disorder: Option<(i64, i64)>,
+    hashes: u64,
 }
 
 /// Encodes `rows` as a segment's records (with their FEN from `fens`, if
@@ -146,6 +150,9 @@ fn encode_rows(
         let key = (p.hash, p.gpm());
         if order.last.is_some_and(|last| last >= key) {
             order.disorder.get_or_insert(key);
+        }
+        if order.last.is_none_or(|last| last.0 != key.0) {
+            order.hashes += 1;
         }
         order.first.get_or_insert(key);
         order.last = Some(key);
@@ -202,6 +209,8 @@ pub struct BuiltSegment {
     with_fens: bool,
     /// Bytes per page of `image`.
     page_size: usize,
+    /// Distinct hashes among the rows.
+    hashes: u64,
 }
 
 impl BuiltSegment {
@@ -229,6 +238,7 @@ impl SegmentImage {
             fens,
             last: None,
             disorder: None,
+            hashes: 0,
         }
     }
 
@@ -241,10 +251,10 @@ impl SegmentImage {
     /// Adds the rows `rows`, which follow the rows added before in key
     /// order.
     pub fn push(&mut self, rows: &[PendingPosition]) {
-        let SegmentImage { builder, record, fens, last, disorder, .. } = self;
-        let order = Order { first: None, last: *last, disorder: *disorder };
+        let SegmentImage { builder, record, fens, last, disorder, hashes, .. } = self;
+        let order = Order { first: None, last: *last, disorder: *disorder, hashes: *hashes };
         let order = encode_rows(rows, fens, record, order, |r| builder.push(r));
-        (*last, *disorder) = (order.last, order.disorder);
+        (*last, *disorder, *hashes) = (order.last, order.disorder, order.hashes);
     }
 
     /// `n` empty stretches for the rows that come next, to fill on other
@@ -252,7 +262,7 @@ impl SegmentImage {
     /// [`ImageBuilder::stretches`]: the first starts an empty image, every
     /// other gets two rows or none).
     pub fn stretches(&self, n: usize) -> Vec<SegmentStretch<'_>> {
-        let order = Order { first: None, last: None, disorder: None };
+        let order = Order { first: None, last: None, disorder: None, hashes: 0 };
         let new =
             |leaves| SegmentStretch { leaves, record: Record::default(), fens: &self.fens, order };
         self.builder.stretches(n).into_iter().map(new).collect()
@@ -265,6 +275,9 @@ impl SegmentImage {
         if self.last.is_some_and(|last| last >= first) {
             self.disorder.get_or_insert(first);
         }
+        // The stretch counted its first hash, which may go on from here.
+        let continued = self.last.is_some_and(|last| last.0 == first.0);
+        self.hashes += order.hashes - u64::from(continued);
         self.disorder = self.disorder.or(order.disorder);
         self.last = order.last;
         self.builder.append(leaves);
@@ -286,7 +299,7 @@ impl SegmentImage {
             .builder
             .finish()
             .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
-        Ok(BuiltSegment { image, rows, with_fens, page_size: self.page_size })
+        Ok(BuiltSegment { image, rows, with_fens, page_size: self.page_size, hashes: self.hashes })
     }
 }
 
@@ -402,13 +415,14 @@ pub fn write_segment(
     batch: usize,
     writes: PageWrites,
 ) -> rusqlite::Result<Option<SegmentPages>> {
-    let BuiltSegment { image, rows, with_fens, page_size } = segment;
+    let BuiltSegment { image, rows, with_fens, page_size, hashes } = segment;
     if rows == 0 {
         return Ok(None);
     }
     let (id, name) = next_segment(conn)?;
     conn.execute_batch(&table_sql(&name, with_fens, Layout::Packed))?;
     register(conn, id, &name, level_for(rows, batch, FANOUT), rows as i64, with_fens)?;
+    write_statistics(conn, &name, rows as i64, Some(hashes as i64))?;
     rewrite_view(conn)?;
     // The free list is read after the B-tree layer's last allocation.
     let mut free = Vec::new();
@@ -456,6 +470,71 @@ fn free_pages(conn: &Connection, pages: usize, free: &mut Vec<u32>) -> rusqlite:
         return Err(corrupt(format!("{} free pages listed of {count}", free.len())));
     }
     Ok(true)
+}
+
+/// Writes the query planner's statistics of the segment `name` as
+/// `ANALYZE` would (its `sqlite_stat1` row): `rows` rows, `hashes` distinct
+/// hashes. `PRAGMA optimize` leaves a table with statistics alone, so that
+/// the end of an import does not read every page of its new segments
+/// again to count what their writer counted. Without `hashes`, nothing is
+/// written, and `PRAGMA optimize` counts.
+fn write_statistics(
+    conn: &Connection,
+    name: &str,
+    rows: i64,
+    hashes: Option<i64>,
+) -> rusqlite::Result<()> {
+    let Some(hashes) = hashes.filter(|&h| h > 0 && rows > 0) else { return Ok(()) };
+    if !has_statistics_table(conn)? {
+        // Makes `sqlite_stat1`, which only `ANALYZE` may create.
+        conn.execute_batch("ANALYZE sqlite_schema")?;
+    }
+    // Rows per hash rounded up, and one row per key, as `ANALYZE` writes.
+    let stat = format!("{rows} {} 1", (rows + hashes - 1) / hashes);
+    conn.execute("DELETE FROM sqlite_stat1 WHERE tbl = ?1", [name])?;
+    conn.execute("INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES (?1, ?1, ?2)", [name, &stat])?;
+    Ok(())
+}
+
+/// Whether the database has SQLite's `sqlite_stat1`.
+fn has_statistics_table(conn: &Connection) -> rusqlite::Result<bool> {
+    conn.query_row(
+        "SELECT count(*) > 0 FROM sqlite_schema WHERE type = 'table' AND name = 'sqlite_stat1'",
+        [],
+        |r| r.get(0),
+    )
+}
+
+/// The distinct hashes of segment `name` as its statistics give them
+/// (rows over rows per hash: at most their number), if it has any.
+fn counted_hashes(conn: &Connection, name: &str) -> rusqlite::Result<Option<i64>> {
+    if !has_statistics_table(conn)? {
+        return Ok(None);
+    }
+    let stat: Option<String> = conn
+        .query_row("SELECT stat FROM sqlite_stat1 WHERE tbl = ?1 AND idx = ?1", [name], |r| {
+            r.get(0)
+        })
+        .optional()?;
+    let mut numbers = stat.as_deref().unwrap_or("").split(' ').map(str::parse::<i64>);
+    Ok(match (numbers.next(), numbers.next()) {
+        (Some(Ok(rows)), Some(Ok(per_hash))) if per_hash > 0 => Some(rows / per_hash),
+        _ => None,
+    })
+}
+
+/// The distinct hashes of the segments `parts` merged: the sum of theirs
+/// (a hash in two parts counts twice), if each has statistics.
+fn merged_hashes<'a>(
+    conn: &Connection,
+    parts: impl IntoIterator<Item = &'a str>,
+) -> rusqlite::Result<Option<i64>> {
+    let mut sum = 0;
+    for part in parts {
+        let Some(hashes) = counted_hashes(conn, part)? else { return Ok(None) };
+        sum += hashes;
+    }
+    Ok(Some(sum))
 }
 
 /// Registers the [`Layout::Packed`] segment `name`.
@@ -632,11 +711,13 @@ fn merge(
     let total =
         copy_merged(conn, &name, columns, Layout::Packed.key(), &arms, &game_id, after_commit)?;
     let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
+    let hashes = merged_hashes(&tx, packed.iter().map(|p| p.name.as_str()))?;
     for part in &packed {
         tx.execute("DELETE FROM position_segments WHERE name = ?1", [&part.name])?;
         tx.execute_batch(&format!("DROP TABLE {}", part.name))?;
     }
     register(&tx, id, &name, level + 1, total, with_fens)?;
+    write_statistics(&tx, &name, total, hashes)?;
     rewrite_view(&tx)?;
     tx.commit()
 }
@@ -700,9 +781,11 @@ fn repack(
         }
     }
     let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
+    let hashes = counted_hashes(&tx, &part.name)?;
     tx.execute("DELETE FROM position_segments WHERE name = ?1", [&part.name])?;
     tx.execute_batch(&format!("DROP TABLE {}", part.name))?;
     register(&tx, id, &name, level, total, with_fens)?;
+    write_statistics(&tx, &name, total, hashes)?;
     rewrite_view(&tx)?;
     tx.commit()?;
     Ok(Segment { name, with_fens, layout: Layout::Packed })
@@ -1099,6 +1182,64 @@ mod tests {
         assert_eq!(orphan, 0);
         assert_eq!(view(&conn), expected);
     }
+    #[test]
+    fn a_segment_carries_the_statistics_analyze_writes_and_a_merge_an_estimate() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = crate::db::open_for_write(&dir.path().join("t.db")).unwrap();
+        // Built in stretches cut inside runs of one hash, the distinct
+        // hashes are those of the image built in one go.
+        let mut all: Vec<PendingPosition> =
+            (1..=3).flat_map(|g| rows(g, 300, GameId::new(g as u32))).collect();
+        all.sort_unstable_by_key(|p| (p.hash, p.gpm()));
+        let mut whole = SegmentImage::new(Vec::new());
+        whole.push(&all);
+        let mut cut = SegmentImage::new(Vec::new());
+        let mut filled = Vec::new();
+        let mut stretches = cut.stretches(3).into_iter();
+        for part in [&all[..1], &all[1..301], &all[301..]] {
+            let mut stretch = stretches.next().unwrap();
+            stretch.push(part);
+            filled.push(stretch.filled());
+        }
+        filled.into_iter().for_each(|f| cut.append(f));
+        let (whole, cut) = (whole.finish().unwrap(), cut.finish().unwrap());
+        assert_eq!((whole.hashes, cut.hashes), (50, 50));
+
+        let stat = |name: &str| -> String {
+            conn.query_row("SELECT stat FROM sqlite_stat1 WHERE tbl = ?1", [name], |r| r.get(0))
+                .unwrap()
+        };
+        let names = |conn: &Connection| -> Vec<String> {
+            let mut st = conn.prepare("SELECT name FROM position_segments ORDER BY id").unwrap();
+            st.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
+        };
+        for game in 1..=FANOUT as u32 {
+            let n = 100 + 10 * game as usize;
+            write(&conn, &mut rows(u64::from(game), n, GameId::new(game)), Vec::new(), 100);
+        }
+        let written: Vec<String> = names(&conn).iter().map(|n| stat(n)).collect();
+        conn.execute_batch("ANALYZE").unwrap();
+        let analyzed: Vec<String> = names(&conn).iter().map(|n| stat(n)).collect();
+        assert_eq!(written, analyzed);
+        // Merged, the rows are counted and the hashes summed over the
+        // parts, each part's read back from its statistics (rows over rows
+        // per hash).
+        let hashes: usize = written
+            .iter()
+            .map(|s| {
+                let n: Vec<usize> = s.split(' ').map(|x| x.parse().unwrap()).collect();
+                n[0] / n[1]
+            })
+            .sum();
+        merge_all(&conn);
+        let merged = names(&conn);
+        assert_eq!(merged.len(), 1);
+        let total: usize = (1..=FANOUT).map(|g| 100 + 10 * g).sum();
+        assert_eq!(stat(&merged[0]), format!("{total} {} 1", total.div_ceil(hashes)));
+        conn.execute_batch("ANALYZE").unwrap();
+        assert_eq!(stat(&merged[0]), format!("{total} {} 1", total.div_ceil(50)));
+    }
+
     #[test]
     fn deleted_games_leave_the_view_at_once_and_the_segments_at_a_merge() {
         let dir = tempfile::tempdir().unwrap();

@@ -1330,6 +1330,14 @@ impl Writer {
         if let Some(flusher) = self.flusher.take() {
             flusher.stop();
         }
+        // The statistics the segments were given are read first, so that
+        // `PRAGMA optimize` analyzes only the tables without any.
+        let has_stat = "SELECT count(*) > 0 FROM sqlite_schema WHERE name = 'sqlite_stat1'";
+        let has_stat: bool =
+            self.conn().query_row(has_stat, [], |r| r.get(0)).map_err(|e| self.sqlite(e))?;
+        if has_stat {
+            self.conn().execute_batch("ANALYZE sqlite_schema").map_err(|e| self.sqlite(e))?;
+        }
         self.conn()
             .execute_batch(
                 "PRAGMA optimize; PRAGMA synchronous = FULL; PRAGMA wal_checkpoint(TRUNCATE);",
