@@ -395,8 +395,40 @@ impl Search {
         // game is dropped when the window is full (its lower plies may lie
         // beyond it).
         let window = 2 * n + 8;
+        // Each segment's highest game of the key first, by one seek: the
+        // segments are read from the one with the highest, and the rest
+        // are left once `n` games above their highest are found (a game's
+        // rows are all in one segment).
+        let mut order: Vec<(Option<GameId>, &str)> = Vec::with_capacity(statements.len());
+        for segment in &statements {
+            let highest = match &segment.highest {
+                Some(sql) => {
+                    let gpm: Option<i64> = conn
+                        .prepare_cached(sql)
+                        .and_then(|mut st| st.query_row([target.key], |r| r.get(0)))
+                        .map_err(&e)?;
+                    match gpm {
+                        Some(gpm) => Some(positions::unpack_gpm(gpm).0),
+                        None => continue,
+                    }
+                }
+                None => None,
+            };
+            order.push((highest, segment.rows.as_str()));
+        }
+        // Unknown (`None`) first, as the highest.
+        order.sort_by_key(|&(highest, _)| std::cmp::Reverse(highest.map_or(i64::MAX, i64::from)));
         let mut games: Vec<(GameId, Option<u16>)> = Vec::new();
-        for sql in &statements {
+        for (highest, sql) in order {
+            if let Some(highest) = highest {
+                if games.len() >= n {
+                    games.sort_unstable_by_key(|g| std::cmp::Reverse(g.0));
+                    games.truncate(n);
+                    if games[n - 1].0 > highest {
+                        break;
+                    }
+                }
+            }
             let mut params = vec![Value::Integer(target.key)];
             params.extend(filters.params.iter().cloned());
             params.push(Value::Integer(window as i64));

@@ -462,3 +462,40 @@ fn an_upgraded_database_gets_its_tree() {
     compare_all(&db);
     assert_tree_rebuilds_the_same(&db);
 }
+
+#[test]
+fn the_games_stored_last_come_from_every_segment_that_may_hold_them() {
+    let dir = scratch();
+    let db = corpus_db(&dir);
+    // A small import's segment, then batches enough to merge the ones
+    // before it with the ones after: segments whose games interleave.
+    let small = dir.write("small.pgn", CRAFTED);
+    import(&db, &[arg(&small), "--keep-duplicates"]).success();
+    import(&db, &[arg(&games_dir()), "--keep-duplicates", "--batch-games", "97"]).success();
+    let conn = pgnindex::db::open_read_only(&db).unwrap();
+    let segments: i64 =
+        conn.query_row("SELECT count(*) FROM position_segments", [], |r| r.get(0)).unwrap();
+    assert!(segments >= 3, "{segments} segments");
+    let long: GameId = conn
+        .query_row("SELECT id FROM games WHERE event = 'long'", [], |r| r.get::<_, u32>(0))
+        .map(GameId::new)
+        .unwrap();
+    for moves in ["", "1. e4", "1. d4", "1. e4 c5", "1. d4 Nf6 2. c4", "1. e4 c6 2. d4 d5"] {
+        let s = search(moves);
+        let mut all: Vec<(GameId, Option<u16>)> = Vec::new();
+        s.for_each_hit(&conn, |hit| all.push((hit.game_id, hit.next_move))).unwrap();
+        // The long game reaches 1. e4 only past the plies the lists read.
+        all.retain(|h| !(moves == "1. e4" && h.0 == long));
+        all.sort_unstable_by_key(|h| std::cmp::Reverse(h.0));
+        for n in [1, 5, 40, 100, 1000, 3000] {
+            let last: Vec<(GameId, Option<u16>)> = s
+                .last_hits(&conn, n)
+                .unwrap()
+                .iter()
+                .map(|hit| (hit.game_id, hit.next_move))
+                .collect();
+            let expected: Vec<_> = all.iter().take(n).copied().collect();
+            assert_eq!(last, expected, "the last {n} games after '{moves}'");
+        }
+    }
+}

@@ -388,18 +388,30 @@ pub fn hits_after_sql(
     Ok(Some(arms.join(" UNION ALL ")))
 }
 
-/// One statement per segment that lists the rows of live games of one key
-/// at plies below [`LONG_PLY`], the highest game ids first (a game's rows
-/// together, highest ply first), each as its `gpm`: the parameters are the
-/// key, `filter`'s (as for [`ordered_hits_sql`]) and the most rows to
-/// read. In a packed segment the key's rows are read backwards from their
-/// end, so the cost is the rows read, whatever the key's total. `None` as
-/// for [`ordered_hits_sql`].
+/// How [`last_hits_sql`] reads one segment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LastHitsSql {
+    /// Lists the rows of live games of one key at plies below
+    /// [`LONG_PLY`], the highest game ids first (a game's rows together,
+    /// highest ply first), each as its `gpm`: the parameters are the key,
+    /// the filter's (as for [`ordered_hits_sql`]) and the most rows to
+    /// read. In a packed segment the key's rows are read backwards from
+    /// their end, so the cost is the rows read, whatever the key's total.
+    pub rows: String,
+    /// The highest `gpm` of the key (parameter) in the segment, NULL when
+    /// it has none: its game is the highest the segment may list, found
+    /// by one seek. `None` for a segment of the split layout, whose `gpm`
+    /// is computed.
+    pub highest: Option<String>,
+}
+
+/// How to read each segment for the games with the highest ids that
+/// reach a key. `None` as for [`ordered_hits_sql`].
 pub fn last_hits_sql(
     conn: &Connection,
     table: &str,
     filter: &str,
-) -> rusqlite::Result<Option<Vec<String>>> {
+) -> rusqlite::Result<Option<Vec<LastHitsSql>>> {
     let Some(segments) = layouts(conn)? else { return Ok(None) };
     let statements = segments
         .iter()
@@ -410,14 +422,17 @@ pub fn last_hits_sql(
             } else {
                 format!(" JOIN {table} AS g ON g.id = {game_id}")
             };
-            format!(
+            let rows = format!(
                 "SELECT {} AS k FROM {} AS p{join} WHERE p.hash = ? AND {} AND {}{filter} \
                  ORDER BY k DESC LIMIT ?",
                 gpm_sql(segment.layout),
                 segment.name,
                 short_plies_sql(segment.layout, true),
                 live(&game_id)
-            )
+            );
+            let highest = (segment.layout == Layout::Packed)
+                .then(|| format!("SELECT max(gpm) FROM {} WHERE hash = ?", segment.name));
+            LastHitsSql { rows, highest }
         })
         .collect();
     Ok(Some(statements))
