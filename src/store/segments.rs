@@ -497,7 +497,7 @@ fn write_statistics(
 }
 
 /// Whether the database has SQLite's `sqlite_stat1`.
-fn has_statistics_table(conn: &Connection) -> rusqlite::Result<bool> {
+pub(super) fn has_statistics_table(conn: &Connection) -> rusqlite::Result<bool> {
     conn.query_row(
         "SELECT count(*) > 0 FROM sqlite_schema WHERE type = 'table' AND name = 'sqlite_stat1'",
         [],

@@ -1332,10 +1332,7 @@ impl Writer {
         }
         // The statistics the segments were given are read first, so that
         // `PRAGMA optimize` analyzes only the tables without any.
-        let has_stat = "SELECT count(*) > 0 FROM sqlite_schema WHERE name = 'sqlite_stat1'";
-        let has_stat: bool =
-            self.conn().query_row(has_stat, [], |r| r.get(0)).map_err(|e| self.sqlite(e))?;
-        if has_stat {
+        if segments::has_statistics_table(self.conn()).map_err(|e| self.sqlite(e))? {
             self.conn().execute_batch("ANALYZE sqlite_schema").map_err(|e| self.sqlite(e))?;
         }
         self.conn()
