@@ -7,7 +7,8 @@
 #
 #   benches/serve-positions.sh PGNINDEX DB [RUNS]      (RUNS defaults to 3)
 #
-# PORT (default 9110) is the port used. The positions: the start, 1. e4,
+# PORT (default 9110) is the port used; ROUTE (default lichess) the route
+# asked (`masters`: the masters games of DB). The positions: the start, 1. e4,
 # 1. e4 c5, an open Sicilian at 6 plies, the Queen's Gambit Declined at 8,
 # the Ruy Lopez at 10 and 12, and a rare line of 20 plies from one game of
 # the corpus's lichess file.
@@ -18,6 +19,8 @@ bin=$1
 db=$2
 runs=${3:-3}
 port=${PORT:-9110}
+route=${ROUTE:-lichess}
+[[ $route =~ ^(lichess|masters)$ ]] || { echo "$0: ROUTE must be lichess or masters" >&2; exit 2; }
 for tool in curl python3; do
     command -v "$tool" >/dev/null || { echo "$0: $tool is needed" >&2; exit 2; }
 done
@@ -46,7 +49,7 @@ request() {
         sleep 0.1
     done
     local t
-    t=$(curl -s -o "$out" -w '%{time_total}' "http://127.0.0.1:$port/lichess?play=$1")
+    t=$(curl -s -o "$out" -w '%{time_total}' "http://127.0.0.1:$port/$route?play=$1")
     kill "$pid"
     wait "$pid" 2>/dev/null || true
     python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(round(float(sys.argv[2])*1000), d['white']+d['draws']+d['black'])" "$out" "$t"

@@ -407,6 +407,18 @@ CREATE TABLE explorer_tree (
     PRIMARY KEY (hash, next_move)
 ) WITHOUT ROWID;
 CREATE INDEX games_summary ON game_rows(id, result, white_elo, black_elo, date, year, month, day, eco, event_id, speed_id);
+CREATE TABLE explorer_masters (
+    hash INTEGER NOT NULL,             -- Polyglot key, as positions.hash
+    next_move INTEGER NOT NULL,        -- code of the move played (positions.next_move); -1: the games end there
+    games INTEGER NOT NULL,            -- masters games counted
+    white_wins INTEGER NOT NULL,       -- of those, result 1-0
+    draws INTEGER NOT NULL,            -- 1/2-1/2
+    black_wins INTEGER NOT NULL,       -- 0-1
+    mover_elo_sum INTEGER NOT NULL,    -- sum of the ratings of the player to move
+    mover_elo_count INTEGER NOT NULL,  -- ratings summed
+    last_date TEXT,                    -- latest date whose year is known, as stored
+    PRIMARY KEY (hash, next_move)
+) WITHOUT ROWID;
 INSERT INTO "dedupe_segments" VALUES (1, 'dedupe_000001', 1000, 0);
 INSERT INTO "material_backlog" VALUES (0);
 INSERT INTO "explorer_tree_state" VALUES (6, 0, 1, 4, 16);

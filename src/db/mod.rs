@@ -53,6 +53,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0025_previous_clock.sql"),
     include_str!("../../migrations/0026_mover_ratings.sql"),
     include_str!("../../migrations/0027_summary_speed.sql"),
+    include_str!("../../migrations/0028_explorer_masters.sql"),
 ];
 
 /// The schema the migrations build, as one script: what a new file gets,

@@ -34,6 +34,8 @@ impl Schema {
     pub const PLAYER_ROWS: Schema = Schema(24);
     /// The speed in the `games_summary` index.
     pub const SUMMARY_SPEED: Schema = Schema(27);
+    /// `explorer_masters`, the tree of the masters games.
+    pub const MASTERS_TREE: Schema = Schema(28);
     /// The schema this binary writes.
     pub const CURRENT: Schema = Schema(super::SCHEMA_VERSION);
 

@@ -53,6 +53,7 @@ use crate::db::schema::Schema;
 use crate::db::texts::{self, is_text_column};
 use crate::db::GameId;
 use crate::db::Speed;
+use crate::store::format::explorer::{MASTERS_AVERAGE, ONLINE_EVENT_STARTS, ONLINE_SITE_PARTS};
 
 /// Why a filter value was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -281,8 +282,8 @@ pub struct Filters {
     pub mode: Option<Mode>,
     /// Masters games, as lichess's masters collection holds them: both
     /// players rated, averaging at least [`MASTERS_AVERAGE`], and not
-    /// played online ([`ONLINE_SITES`], or an event naming lichess's
-    /// mode).
+    /// played online (by the site, or an event naming lichess's mode):
+    /// [`crate::store::format::explorer::is_masters`].
     pub masters: bool,
     /// Played before this date: the first day of its period (`2024.05`:
     /// before May 2024); undated games are left out.
@@ -290,15 +291,6 @@ pub struct Filters {
     /// Games left out by id (the game a query is about).
     pub exclude: Vec<GameId>,
 }
-
-/// The lowest average rating of a masters game.
-pub const MASTERS_AVERAGE: i64 = 2200;
-
-/// The sites of online games, as `LIKE` patterns (case-insensitive): an
-/// address (`https://lichess.org/…`, `www.…`), a domain (`Chess.com`,
-/// `playchess.org`) or a server (`Internet Chess Club`, `Free Internet
-/// Chess Server`).
-pub const ONLINE_SITES: [&str; 6] = ["%://%", "%www.%", "%.com%", "%.org%", "%.net%", "%internet%"];
 
 /// One of lichess's rating groups: the games whose players' average rating
 /// (rounded down) is at least [`RatingGroup::floor`] and below the next
@@ -661,26 +653,28 @@ impl Filters {
             let rated = "g.white_elo IS NOT NULL AND g.black_elo IS NOT NULL";
             write!(f.sql, " AND {rated} AND (g.white_elo + g.black_elo) / 2 >= {MASTERS_AVERAGE}")
                 .unwrap();
-            let any =
-                |column: &str| vec![format!("{column} LIKE ?"); ONLINE_SITES.len()].join(" OR ");
-            let sites = || ONLINE_SITES.iter().map(|p| Value::Text((*p).to_string()));
-            let dictionary = format!("(SELECT id FROM game_texts WHERE {})", any("text"));
+            // Each game's own text looked up, not the dictionary searched for
+            // every online text: a database of online games has a site per
+            // game, and a query reads far fewer games than that.
+            let any = |column: &str| {
+                ONLINE_SITE_PARTS.map(|part| format!("{column} LIKE '%{part}%'")).join(" OR ")
+            };
+            let starts = |column: &str| {
+                ONLINE_EVENT_STARTS.map(|start| format!("{column} LIKE '{start}%'")).join(" OR ")
+            };
+            let text_of = |id: &str, test: &dyn Fn(&str) -> String| {
+                format!("(SELECT {} FROM game_texts AS t WHERE t.id = {id})", test("t.text"))
+            };
             let online_site = if names {
-                f.params.extend(sites().chain(sites()));
                 format!(
-                    "CASE WHEN typeof(g.site) = 'integer' THEN g.site IN {dictionary} ELSE {} END",
+                    "CASE WHEN typeof(g.site) = 'integer' THEN {} ELSE {} END",
+                    text_of("g.site", &any),
                     any("g.site")
                 )
             } else {
-                f.params.extend(sites());
                 any("g.site")
             };
-            let online_event = if ids {
-                "g.event_id IN (SELECT id FROM game_texts \
-                 WHERE text LIKE 'rated %' OR text LIKE 'casual %')"
-            } else {
-                "g.event LIKE 'rated %' OR g.event LIKE 'casual %'"
-            };
+            let online_event = if ids { text_of("g.event_id", &starts) } else { starts("g.event") };
             write!(
                 f.sql,
                 " AND NOT coalesce({online_site}, 0) AND NOT coalesce({online_event}, 0)"

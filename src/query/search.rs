@@ -471,8 +471,9 @@ impl Search {
     }
 
     /// The explorer's tree for the target, when it can answer this search
-    /// (no filters, a complete tree, rows for the target's key or a deep
-    /// target): `row` is
+    /// (no filters, or only [`Filters::masters`], whose games
+    /// `explorer_masters` counts; a complete tree; rows for the target's
+    /// key or a deep target): `row` is
     /// called with each tree row's move (`None`: the games end there) and
     /// counts, then `each` with the games whose first hit of the target is
     /// beyond the tree's plies, in game id order (the same hits as
@@ -497,18 +498,23 @@ impl Search {
     ) -> Result<bool, QueryError> {
         let e = QueryError::sqlite(conn);
         let Some(target) = &self.target else { return Ok(false) };
-        if !self.filters.is_empty() {
+        // The masters games alone are counted in a tree of their own.
+        let masters = self.filters == Filters { masters: true, ..Filters::default() };
+        if !self.filters.is_empty() && !masters {
             return Ok(false);
         }
         let _snapshot = Snapshot::begin(conn)?;
-        let Some(state) = explorer::state(conn).map_err(&e)?.filter(|s| s.complete) else {
+        let Some(state) =
+            explorer::state(conn).map_err(&e)?.filter(|s| s.complete && (s.masters || !masters))
+        else {
             return Ok(false);
         };
+        let table = if masters { "explorer_masters" } else { "explorer_tree" };
         let rows: Vec<(i64, explorer::Counts)> = conn
-            .prepare_cached(
+            .prepare_cached(&format!(
                 "SELECT next_move, games, white_wins, draws, black_wins, mover_elo_sum, \
-                 mover_elo_count, last_date FROM explorer_tree WHERE hash = ?1",
-            )
+                 mover_elo_count, last_date FROM {table} WHERE hash = ?1"
+            ))
             .and_then(|mut st| {
                 st.query_map([target.key], |r| {
                     let counts = explorer::Counts {
@@ -528,8 +534,9 @@ impl Search {
         // The games `explorer_late` lists, from `listed_from` on: a deep
         // position's from its `deep_from`, the others' by their reach.
         let deep_from = explorer::deep_from(conn, &state, target.key).map_err(&e)?;
-        // A deep position is the tree's even before it counts a game.
-        if rows.is_empty() && deep_from.is_none() {
+        // A deep position is the tree's even before it counts a game; a
+        // position of the tree may have no masters game in it.
+        if rows.is_empty() && deep_from.is_none() && !(masters && in_tree(conn, target.key)?) {
             return Ok(false);
         }
         let listed_from = deep_from.or_else(|| {
@@ -562,10 +569,45 @@ impl Search {
             return Ok(false);
         }
         late.sort_unstable();
+        if masters {
+            late = self.passing(conn, late)?;
+        }
         for (next_move, counts) in &rows {
             row(u16::try_from(*next_move).ok(), counts);
         }
         fold_summaries(conn, self.summaries.as_deref(), late.into_iter(), each).map(|()| true)
+    }
+
+    /// The games of `hits` (in id order) that pass the filters, in order.
+    fn passing(
+        &self,
+        conn: &Connection,
+        hits: Vec<(GameId, Option<u16>)>,
+    ) -> Result<Vec<(GameId, Option<u16>)>, QueryError> {
+        if hits.is_empty() {
+            return Ok(hits);
+        }
+        let filters = self.filters.sql_for(conn)?;
+        let sql = format!(
+            "SELECT g.id FROM {} AS g WHERE g.id IN (SELECT value FROM json_each(?1)){} \
+             ORDER BY g.id",
+            filters.table, filters.sql
+        );
+        let ids = hits.iter().map(|h| u32::from(h.0).to_string()).collect::<Vec<_>>().join(",");
+        let mut params = vec![Value::Text(format!("[{ids}]"))];
+        params.extend(filters.params.iter().cloned());
+        let passed: Vec<GameId> = conn
+            .prepare_cached(&sql)
+            .and_then(|mut st| st.query_map(params_from_iter(&params), |r| r.get(0))?.collect())
+            .map_err(QueryError::sqlite(conn))?;
+        let mut passed = passed.into_iter().peekable();
+        Ok(hits
+            .into_iter()
+            .filter(|h| {
+                while passed.next_if(|&id| id < h.0).is_some() {}
+                passed.peek() == Some(&h.0)
+            })
+            .collect())
     }
 
     /// Adds to `late` the games below `below` (all without it) whose first
@@ -682,6 +724,13 @@ impl Search {
         }
         Ok(())
     }
+}
+
+/// `true` if the explorer's tree has rows of the position `key`.
+fn in_tree(conn: &Connection, key: i64) -> Result<bool, QueryError> {
+    conn.prepare_cached("SELECT 1 FROM explorer_tree WHERE hash = ?1 LIMIT 1")
+        .and_then(|mut st| st.exists([key]))
+        .map_err(QueryError::sqlite(conn))
 }
 
 /// Calls `each` with `hits` (in game id order) completed by their games'

@@ -79,7 +79,9 @@ pub fn answer(
     let full = explorer.games <= FULL_SCAN;
     if !all_read {
         candidates.clear();
-        if full || query.history || opponents.is_some() {
+        // Without a game counted there is none to find (a position of the
+        // tree without masters games, say).
+        if explorer.games > 0 && (full || query.history || opponents.is_some()) {
             search.for_each_hit(conn, |hit| {
                 if query.history {
                     count_month(hit);

@@ -14,6 +14,11 @@
 //! past [`DEEP_PLY`] are listed in `explorer_late`. The set of deep
 //! positions lives in the writer's memory ([`DEEP_KEYS_CAP`] at most).
 //!
+//! `explorer_masters` counts the masters games
+//! ([`crate::store::format::explorer::is_masters`]) as the tree counts
+//! every game, over the same visits, so that their explorer answers from
+//! counts too.
+//!
 //! The writer adds each batch's games in the batch's transaction
 //! ([`TreeBatch`]); [`remove_games`] takes games out before a delete. A
 //! game deleted any other way marks the tree incomplete (a trigger), and
@@ -31,8 +36,8 @@ use crate::chess::zobrist::BuildKeyHasher;
 use crate::chess::Color;
 use crate::db::GameId;
 use crate::store::format::explorer::{
-    deep_from, known_year_sql, state, white_moves_sql, Counts, State, DEEP_KEYS_CAP, DEEP_PLY,
-    ENDED,
+    deep_from, is_masters, known_year_sql, masters_sql, state, white_moves_sql, Counts, State,
+    DEEP_KEYS_CAP, DEEP_PLY, ENDED,
 };
 use crate::store::format::positions;
 
@@ -58,10 +63,9 @@ pub fn ensure_complete(conn: &Connection) -> rusqlite::Result<Option<State>> {
     Ok(Some(State { complete: true, ..state }))
 }
 
-/// Fills the tree from the `positions` view and the games, and marks it
-/// complete. Runs inside the caller's transaction.
+/// Fills the tree (and the masters' tree) from the `positions` view and
+/// the games, and marks it complete. Runs inside the caller's transaction.
 fn rebuild(conn: &Connection, state: State) -> rusqlite::Result<()> {
-    conn.execute("DELETE FROM explorer_tree", [])?;
     // A deep position's games from its `deep_from` count to DEEP_PLY.
     let (deep_rows, deep_games) = match state.deep_games {
         Some(_) => (
@@ -70,30 +74,64 @@ fn rebuild(conn: &Connection, state: State) -> rusqlite::Result<()> {
         ),
         None => (String::new(), ""),
     };
-    // The first occurrence of each position in each game (SQLite takes a
-    // bare column from the row of the group's min()), then summed by move.
-    conn.execute(
-        &format!(
-            "INSERT INTO explorer_tree (hash, next_move, games, white_wins, draws, black_wins, \
-             mover_elo_sum, mover_elo_count, last_date) \
-             SELECT f.hash, coalesce(f.next_move, {ENDED}), count(*), \
-             count(CASE WHEN g.result = '1-0' THEN 1 END), \
-             count(CASE WHEN g.result = '1/2-1/2' THEN 1 END), \
-             count(CASE WHEN g.result = '0-1' THEN 1 END), \
-             coalesce(sum(CASE WHEN {white} THEN g.white_elo ELSE g.black_elo END), 0), \
-             count(CASE WHEN {white} THEN g.white_elo ELSE g.black_elo END), \
-             max(CASE WHEN {} THEN g.date END) \
-             FROM (SELECT hash, game_id, min(ply) AS ply, next_move FROM positions \
-                   WHERE ply <= ?1{deep_rows} GROUP BY hash, game_id) AS f \
-             JOIN games AS g ON g.id = f.game_id \
-             WHERE f.ply <= ?1{deep_games} \
-             GROUP BY f.hash, coalesce(f.next_move, {ENDED})",
+    let white = white_moves_sql("g.start_fen", "f.ply");
+    // The columns of the tables, summed over the games where `m` holds.
+    let sums = |m: &str, prefix: &str| {
+        format!(
+            "count(CASE WHEN {m} THEN 1 END) AS {prefix}games, \
+             count(CASE WHEN {m} AND g.result = '1-0' THEN 1 END) AS {prefix}white_wins, \
+             count(CASE WHEN {m} AND g.result = '1/2-1/2' THEN 1 END) AS {prefix}draws, \
+             count(CASE WHEN {m} AND g.result = '0-1' THEN 1 END) AS {prefix}black_wins, \
+             coalesce(sum(CASE WHEN {m} THEN CASE WHEN {white} THEN g.white_elo \
+             ELSE g.black_elo END END), 0) AS {prefix}mover_elo_sum, \
+             count(CASE WHEN {m} THEN CASE WHEN {white} THEN g.white_elo \
+             ELSE g.black_elo END END) AS {prefix}mover_elo_count, \
+             max(CASE WHEN {m} AND {} THEN g.date END) AS {prefix}last_date",
             known_year_sql("g.date"),
-            white = white_moves_sql("g.start_fen", "f.ply"),
-        ),
-        [state.max_ply],
-    )?;
-    conn.execute("UPDATE explorer_tree_state SET complete = 1", []).map(drop)
+        )
+    };
+    let columns = "games, white_wins, draws, black_wins, mover_elo_sum, mover_elo_count, last_date";
+    let masters = match state.masters {
+        true => {
+            conn.execute_batch(&format!(
+                "DELETE FROM explorer_masters; \
+                 CREATE TEMP TABLE masters_ids (id INTEGER PRIMARY KEY); \
+                 INSERT INTO masters_ids SELECT g.id FROM games AS g WHERE {};",
+                masters_sql("g")
+            ))?;
+            format!(", {}", sums("f.game_id IN temp.masters_ids", "m_"))
+        }
+        false => String::new(),
+    };
+    // The first occurrence of each position in each game (SQLite takes a
+    // bare column from the row of the group's min()), then summed by move,
+    // of every game and of the masters games in one reading of the index.
+    conn.execute_batch(&format!(
+        "DELETE FROM explorer_tree; \
+         CREATE TEMP TABLE explorer_sums AS \
+         SELECT f.hash AS hash, coalesce(f.next_move, {ENDED}) AS next_move, {all}{masters} \
+         FROM (SELECT hash, game_id, min(ply) AS ply, next_move FROM positions \
+               WHERE ply <= {max_ply}{deep_rows} GROUP BY hash, game_id) AS f \
+         JOIN games AS g ON g.id = f.game_id \
+         WHERE f.ply <= {max_ply}{deep_games} \
+         GROUP BY f.hash, coalesce(f.next_move, {ENDED}); \
+         INSERT INTO explorer_tree (hash, next_move, {columns}) \
+         SELECT hash, next_move, {columns} FROM explorer_sums;",
+        all = sums("1", ""),
+        max_ply = state.max_ply,
+    ))?;
+    if state.masters {
+        let m_columns =
+            columns.split(", ").map(|c| format!("m_{c}")).collect::<Vec<_>>().join(", ");
+        conn.execute_batch(&format!(
+            "INSERT INTO explorer_masters (hash, next_move, {columns}) \
+             SELECT hash, next_move, {m_columns} FROM explorer_sums WHERE m_games > 0; \
+             DROP TABLE temp.masters_ids;"
+        ))?;
+    }
+    conn.execute_batch(
+        "DROP TABLE temp.explorer_sums; UPDATE explorer_tree_state SET complete = 1;",
+    )
 }
 
 /// The tree rows of one batch of games, summed in memory, and their late
@@ -102,13 +140,18 @@ fn rebuild(conn: &Connection, state: State) -> rusqlite::Result<()> {
 #[derive(Debug)]
 pub struct TreeBatch {
     shape: TreeShape,
-    rows: HashMap<(i64, i64), Counts, foldhash::fast::RandomState>,
+    rows: Rows,
+    /// The rows of `explorer_masters`; `None` for a database without it.
+    masters: Option<Rows>,
     /// `explorer_late` rows, `(hash, game_id, next_move)`; `None` for a
     /// database without the table.
     late: Option<Vec<(i64, i64, i64)>>,
     /// `None` for a tree without deep positions.
     deep: Option<Deep>,
 }
+
+/// Tree rows summed by (position, move).
+type Rows = HashMap<(i64, i64), Counts, foldhash::fast::RandomState>;
 
 /// The writer's deep positions, and the batch's candidates.
 #[derive(Debug, Default)]
@@ -151,6 +194,7 @@ impl TreeBatch {
         Ok(TreeBatch {
             shape: TreeShape::of(&state),
             rows: HashMap::default(),
+            masters: state.masters.then(HashMap::default),
             late: state.late_listed_from().map(|_| Vec::new()),
             deep,
         })
@@ -174,6 +218,11 @@ impl TreeBatch {
         for &(key, mover) in &visits.tree {
             self.rows.entry(key).or_default().merge(&visits.counts[mover as usize]);
         }
+        if let Some(masters) = self.masters.as_mut().filter(|_| visits.masters) {
+            for &(key, mover) in &visits.tree {
+                masters.entry(key).or_default().merge(&visits.counts[mover as usize]);
+            }
+        }
         if let (Some(_), Some(deep)) = (&self.late, &mut self.deep) {
             for ((hash, _), _) in &visits.tree[visits.tree_late..] {
                 if !deep.holds(*hash) {
@@ -186,13 +235,9 @@ impl TreeBatch {
     /// Counts the sums of a chunk's games, every one of them stored: what
     /// [`TreeBatch::add_rows`] of each would count.
     pub fn add_chunk(&mut self, chunk: ChunkTree) {
-        for (key, counts) in chunk.rows {
-            match self.rows.entry(key) {
-                Entry::Occupied(mut row) => row.get_mut().merge(&counts),
-                Entry::Vacant(row) => {
-                    row.insert(counts);
-                }
-            }
+        add_sums(&mut self.rows, chunk.rows);
+        if let Some(masters) = &mut self.masters {
+            add_sums(masters, chunk.masters);
         }
         if let (Some(_), Some(deep)) = (&self.late, &mut self.deep) {
             for (hash, games) in chunk.late {
@@ -215,6 +260,9 @@ impl TreeBatch {
             // games to DEEP_PLY whatever its reach.
             if deep.holds(key.0) {
                 self.rows.entry(key).or_default().merge(&visits.counts[mover as usize]);
+                if let Some(masters) = self.masters.as_mut().filter(|_| visits.masters) {
+                    masters.entry(key).or_default().merge(&visits.counts[mover as usize]);
+                }
             } else if listed {
                 late.push(late_row(key));
             } else {
@@ -252,42 +300,19 @@ impl TreeBatch {
                 st.execute(params![hash, game_id, next_move])?;
             }
         }
-        if self.rows.is_empty() {
-            return Ok(());
+        write_rows(conn, "explorer_tree", &mut self.rows)?;
+        match &mut self.masters {
+            Some(masters) => write_rows(conn, "explorer_masters", masters),
+            None => Ok(()),
         }
-        let mut rows: Vec<((i64, i64), Counts)> = self.rows.drain().collect();
-        // In key order: each row's B-tree page is visited once.
-        rows.sort_unstable_by_key(|r| r.0);
-        let mut st = conn.prepare_cached(
-            "INSERT INTO explorer_tree (hash, next_move, games, white_wins, draws, black_wins, \
-             mover_elo_sum, mover_elo_count, last_date) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) \
-             ON CONFLICT (hash, next_move) DO UPDATE SET games = games + excluded.games, \
-             white_wins = white_wins + excluded.white_wins, draws = draws + excluded.draws, \
-             black_wins = black_wins + excluded.black_wins, \
-             mover_elo_sum = mover_elo_sum + excluded.mover_elo_sum, \
-             mover_elo_count = mover_elo_count + excluded.mover_elo_count, \
-             last_date = CASE WHEN last_date IS NULL OR excluded.last_date > last_date \
-             THEN excluded.last_date ELSE last_date END",
-        )?;
-        for ((hash, next_move), c) in &rows {
-            st.execute(params![
-                hash,
-                next_move,
-                c.games,
-                c.white_wins,
-                c.draws,
-                c.black_wins,
-                c.mover_elo_sum,
-                c.mover_elo_count,
-                c.last_date
-            ])?;
-        }
-        Ok(())
     }
 
     /// Forgets the batch (its transaction was rolled back).
     pub fn clear(&mut self) {
         self.rows.clear();
+        if let Some(masters) = &mut self.masters {
+            masters.clear();
+        }
         if let Some(late) = &mut self.late {
             late.clear();
         }
@@ -307,6 +332,54 @@ impl TreeBatch {
             }
         }
     }
+}
+
+/// Adds a chunk's sums to a batch's rows.
+fn add_sums(rows: &mut Rows, sums: Vec<((i64, i64), Counts)>) {
+    for (key, counts) in sums {
+        match rows.entry(key) {
+            Entry::Occupied(mut row) => row.get_mut().merge(&counts),
+            Entry::Vacant(row) => {
+                row.insert(counts);
+            }
+        }
+    }
+}
+
+/// Adds `rows` to `table` (the tree or the masters' tree), one statement
+/// per row, and empties them.
+fn write_rows(conn: &Connection, table: &str, rows: &mut Rows) -> rusqlite::Result<()> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let mut rows: Vec<((i64, i64), Counts)> = rows.drain().collect();
+    // In key order: each row's B-tree page is visited once.
+    rows.sort_unstable_by_key(|r| r.0);
+    let mut st = conn.prepare_cached(&format!(
+        "INSERT INTO {table} (hash, next_move, games, white_wins, draws, black_wins, \
+         mover_elo_sum, mover_elo_count, last_date) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) \
+         ON CONFLICT (hash, next_move) DO UPDATE SET games = games + excluded.games, \
+         white_wins = white_wins + excluded.white_wins, draws = draws + excluded.draws, \
+         black_wins = black_wins + excluded.black_wins, \
+         mover_elo_sum = mover_elo_sum + excluded.mover_elo_sum, \
+         mover_elo_count = mover_elo_count + excluded.mover_elo_count, \
+         last_date = CASE WHEN last_date IS NULL OR excluded.last_date > last_date \
+         THEN excluded.last_date ELSE last_date END"
+    ))?;
+    for ((hash, next_move), c) in &rows {
+        st.execute(params![
+            hash,
+            next_move,
+            c.games,
+            c.white_wins,
+            c.draws,
+            c.black_wins,
+            c.mover_elo_sum,
+            c.mover_elo_count,
+            c.last_date
+        ])?;
+    }
+    Ok(())
 }
 
 /// A set of bits that holds at least one bit set for each key of a set:
@@ -401,18 +474,42 @@ pub fn remove_games(conn: &Connection, ids: &[GameId]) -> rusqlite::Result<Delet
     // Past the tree's plies, a deep position's games from its `deep_from`.
     let deep_ply = if state.deep_games().is_some() { DEEP_PLY } else { state.max_ply };
     let mut game = conn.prepare(
-        "SELECT start_fen, moves, result, white_elo, black_elo, date FROM games \
+        "SELECT start_fen, moves, result, white_elo, black_elo, date, site, event FROM games \
          WHERE id = ?1 AND final_fen IS NOT NULL",
     )?;
-    type Row = (Option<String>, String, Option<String>, Option<i64>, Option<i64>, Option<String>);
+    /// The columns of a game that the tree reads.
+    struct Row {
+        start_fen: Option<String>,
+        moves: String,
+        result: Option<String>,
+        white_elo: Option<i64>,
+        black_elo: Option<i64>,
+        date: Option<String>,
+        site: Option<String>,
+        event: Option<String>,
+    }
     for id in ids {
         let row: Option<Row> = game
             .query_row([id], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?))
+                Ok(Row {
+                    start_fen: r.get(0)?,
+                    moves: r.get(1)?,
+                    result: r.get(2)?,
+                    white_elo: r.get(3)?,
+                    black_elo: r.get(4)?,
+                    date: r.get(5)?,
+                    site: r.get(6)?,
+                    event: r.get(7)?,
+                })
             })
             .optional()?;
         // No such game, or one whose FEN tag could not be read: no rows.
-        let Some((start_fen, moves, result, white_elo, black_elo, date)) = row else { continue };
+        let Some(Row { start_fen, moves, result, white_elo, black_elo, date, site, event }) = row
+        else {
+            continue;
+        };
+        let masters =
+            state.masters && is_masters(white_elo, black_elo, site.as_deref(), event.as_deref());
         let Some(keys) = keys(start_fen.as_deref(), &moves, deep_ply) else {
             removed.exact = false;
             continue;
@@ -433,11 +530,12 @@ pub fn remove_games(conn: &Connection, ids: &[GameId]) -> rusqlite::Result<Delet
             }
             let next_move = next_move.map_or(ENDED, i64::from);
             let mover_elo = if mover.is_white() { white_elo } else { black_elo };
-            removed.rows.entry((key, next_move)).or_default().add_game(
-                result.as_deref(),
-                mover_elo,
-                date.as_deref(),
-            );
+            let mut counts = Counts::default();
+            counts.add_game(result.as_deref(), mover_elo, date.as_deref());
+            if masters {
+                removed.masters.entry((key, next_move)).or_default().merge(&counts);
+            }
+            removed.rows.entry((key, next_move)).or_default().merge(&counts);
         }
     }
     Ok(removed)
@@ -464,13 +562,15 @@ fn keys(start_fen: Option<&str>, moves: &str, max_ply: u32) -> Option<Vec<(i64, 
 pub struct DeletedGames {
     state: Option<State>,
     rows: HashMap<(i64, i64), Counts>,
+    /// The masters games' part of `rows`.
+    masters: HashMap<(i64, i64), Counts>,
     /// `false` if a game's rows could not be found.
     exact: bool,
 }
 
 impl Default for DeletedGames {
     fn default() -> DeletedGames {
-        DeletedGames { state: None, rows: HashMap::new(), exact: true }
+        DeletedGames { state: None, rows: HashMap::new(), masters: HashMap::new(), exact: true }
     }
 }
 
@@ -484,58 +584,77 @@ impl DeletedGames {
     /// Database errors.
     pub fn finish(self, conn: &Connection) -> rusqlite::Result<()> {
         let Some(state) = self.state.filter(|s| s.complete) else { return Ok(()) };
-        let mut subtract = conn.prepare(
-            "UPDATE explorer_tree SET games = games - ?3, white_wins = white_wins - ?4, \
-             draws = draws - ?5, black_wins = black_wins - ?6, \
-             mover_elo_sum = mover_elo_sum - ?7, mover_elo_count = mover_elo_count - ?8 \
-             WHERE hash = ?1 AND next_move = ?2 \
-             RETURNING games, last_date",
-        )?;
-        let mut drop_row =
-            conn.prepare("DELETE FROM explorer_tree WHERE hash = ?1 AND next_move = ?2")?;
-        // The games left that count in the row, by their first occurrence.
-        let mut last_date = conn.prepare(&format!(
-            "SELECT max(CASE WHEN {} THEN g.date END) \
-             FROM (SELECT game_id, min(ply) AS ply, next_move FROM positions WHERE hash = ?1 \
-                   GROUP BY game_id) AS f JOIN games AS g ON g.id = f.game_id \
-             WHERE (f.ply <= ?3 OR f.ply <= {DEEP_PLY} AND f.game_id >= ?4) \
-             AND coalesce(f.next_move, {ENDED}) = ?2",
-            known_year_sql("g.date")
-        ))?;
-        let mut set_date = conn.prepare(
-            "UPDATE explorer_tree SET last_date = ?3 WHERE hash = ?1 AND next_move = ?2",
-        )?;
-        for ((hash, next_move), c) in &self.rows {
-            let left: Option<(i64, Option<String>)> = subtract
-                .query_row(
-                    params![
-                        hash,
-                        next_move,
-                        c.games,
-                        c.white_wins,
-                        c.draws,
-                        c.black_wins,
-                        c.mover_elo_sum,
-                        c.mover_elo_count
-                    ],
-                    |r| Ok((r.get(0)?, r.get(1)?)),
-                )
-                .optional()?;
-            let Some((games, last)) = left else { continue };
-            if games <= 0 {
-                drop_row.execute(params![hash, next_move])?;
-            } else if c.last_date.is_some() && c.last_date >= last {
-                let deep_from = deep_from(conn, &state, *hash)?.map_or(i64::MAX, i64::from);
-                let date: Option<String> = last_date
-                    .query_row(params![hash, next_move, state.max_ply, deep_from], |r| r.get(0))?;
-                set_date.execute(params![hash, next_move, date])?;
-            }
+        subtract(conn, &state, "explorer_tree", &self.rows, "")?;
+        if state.masters {
+            let masters = format!(" AND {}", masters_sql("g"));
+            subtract(conn, &state, "explorer_masters", &self.masters, &masters)?;
         }
         if self.exact {
             conn.execute("UPDATE explorer_tree_state SET complete = 1", [])?;
         }
         Ok(())
     }
+}
+
+/// Subtracts `rows` from `table` (the tree or the masters' tree), whose
+/// games pass `games_sql` (a condition on the `games` view `g`, after
+/// `AND`): rows left without games are dropped, and a `last_date` that
+/// may have been a deleted game's is read again from the games left.
+fn subtract(
+    conn: &Connection,
+    state: &State,
+    table: &str,
+    rows: &HashMap<(i64, i64), Counts>,
+    games_sql: &str,
+) -> rusqlite::Result<()> {
+    let mut subtract = conn.prepare(&format!(
+        "UPDATE {table} SET games = games - ?3, white_wins = white_wins - ?4, \
+         draws = draws - ?5, black_wins = black_wins - ?6, \
+         mover_elo_sum = mover_elo_sum - ?7, mover_elo_count = mover_elo_count - ?8 \
+         WHERE hash = ?1 AND next_move = ?2 \
+         RETURNING games, last_date"
+    ))?;
+    let mut drop_row =
+        conn.prepare(&format!("DELETE FROM {table} WHERE hash = ?1 AND next_move = ?2"))?;
+    // The games left that count in the row, by their first occurrence.
+    let mut last_date = conn.prepare(&format!(
+        "SELECT max(CASE WHEN {} THEN g.date END) \
+         FROM (SELECT game_id, min(ply) AS ply, next_move FROM positions WHERE hash = ?1 \
+               GROUP BY game_id) AS f JOIN games AS g ON g.id = f.game_id \
+         WHERE (f.ply <= ?3 OR f.ply <= {DEEP_PLY} AND f.game_id >= ?4) \
+         AND coalesce(f.next_move, {ENDED}) = ?2{games_sql}",
+        known_year_sql("g.date")
+    ))?;
+    let mut set_date = conn.prepare(&format!(
+        "UPDATE {table} SET last_date = ?3 WHERE hash = ?1 AND next_move = ?2"
+    ))?;
+    for ((hash, next_move), c) in rows {
+        let left: Option<(i64, Option<String>)> = subtract
+            .query_row(
+                params![
+                    hash,
+                    next_move,
+                    c.games,
+                    c.white_wins,
+                    c.draws,
+                    c.black_wins,
+                    c.mover_elo_sum,
+                    c.mover_elo_count
+                ],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        let Some((games, last)) = left else { continue };
+        if games <= 0 {
+            drop_row.execute(params![hash, next_move])?;
+        } else if c.last_date.is_some() && c.last_date >= last {
+            let deep_from = deep_from(conn, state, *hash)?.map_or(i64::MAX, i64::from);
+            let date: Option<String> = last_date
+                .query_row(params![hash, next_move, state.max_ply, deep_from], |r| r.get(0))?;
+            set_date.execute(params![hash, next_move, date])?;
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -554,6 +673,7 @@ mod tests {
             late_from: Some(GameId::new(1)),
             late_reach: 3,
             deep_games: Some(2),
+            masters: true,
         }
     }
 
@@ -590,6 +710,7 @@ mod tests {
             late_from: Some(GameId::new(1)),
             late_reach: 3,
             deep_games: None,
+            masters: false,
         };
         let conn = Connection::open_in_memory().unwrap();
         let mut batch = TreeBatch::new(&conn, state).unwrap();

@@ -12,6 +12,7 @@ use std::path::Path;
 use common::{arg, games_dir, import, open, run, scratch, twic};
 use pgnindex::db::GameId;
 use pgnindex::query::explore::{explore, explore_without_tree, Explorer};
+use pgnindex::query::filter::Filters;
 use pgnindex::query::search::Search;
 use pgnindex::query::target::Target;
 use pgnindex::store::format::explorer;
@@ -68,6 +69,36 @@ const CRAFTED: &str = r#"[Event "knights out and back, then 1. Nf3 Nf6 at ply 10
 [Date "2029.01.01"]
 
 1. c4 e6 2. d4 Nf6 3. Nc3 Bb4 1/2-1/2
+
+"#;
+
+/// Games of masters, and others as close to them as can be: online by
+/// the site or the event, an average of exactly 2200.
+const MASTERS: &str = r#"[Event "masters rated, but online"]
+[Site "https://lichess.org/abcdefgh"]
+[Result "0-1"]
+[WhiteElo "2700"]
+[BlackElo "2690"]
+[Date "2032.01.01"]
+
+1. d4 Nf6 2. c4 e6 3. Nc3 Bb4 0-1
+
+[Event "Rated Classical game"]
+[Site "Oslo"]
+[Result "1-0"]
+[WhiteElo "2700"]
+[BlackElo "2690"]
+
+1. d4 Nf6 2. c4 e6 3. Nf3 d5 4. Nc3 Be7 1-0
+
+[Event "Casual"]
+[Site "Oslo NOR"]
+[Result "0-1"]
+[WhiteElo "2300"]
+[BlackElo "2101"]
+[Date "2028.03.04"]
+
+1. d4 Nf6 2. c4 e6 3. Nc3 Bb4 4. e3 O-O 5. Nf3 d5 6. Bd3 c5 7. O-O Nc6 8. a3 Bxc3 0-1
 "#;
 
 /// Positions compared, as `--moves`: the start and every ply of one game
@@ -110,10 +141,19 @@ fn search(moves: &str) -> Search {
     Search { target: Some(target), ..Search::default() }
 }
 
+/// [`search`] of the masters games only.
+fn search_masters(moves: &str) -> Search {
+    Search { filters: Filters { masters: true, ..Filters::default() }, ..search(moves) }
+}
+
 /// The explorer with the tree and without, which must agree; also whether
 /// the tree answered, and how many games it left to the index.
 fn compare(conn: &Connection, moves: &str) -> (Explorer, bool, u64) {
-    let s = search(moves);
+    compare_search(conn, moves, search(moves))
+}
+
+/// [`compare`] of `s`, a search for the position after `moves`.
+fn compare_search(conn: &Connection, moves: &str, s: Search) -> (Explorer, bool, u64) {
     let with = explore(conn, &s).unwrap();
     let without = explore_without_tree(conn, &s).unwrap();
     assert_eq!(with, without, "after '{moves}'");
@@ -136,6 +176,9 @@ fn compare_all(db: &Path) -> usize {
             assert!(by_tree, "the tree answers '{moves}'");
         }
         answered += usize::from(by_tree);
+        // The masters' tree answers where the tree does.
+        let (_, masters_by_tree, _) = compare_search(&conn, moves, search_masters(moves));
+        assert_eq!(masters_by_tree, by_tree, "the masters' tree answers '{moves}'");
     }
     answered
 }
@@ -148,16 +191,17 @@ fn is_deep(conn: &Connection, moves: &str) -> bool {
         > 0
 }
 
-/// The tree's rows, in key order.
-fn tree_rows(conn: &Connection) -> Vec<String> {
-    common::text_rows(conn, "SELECT * FROM explorer_tree ORDER BY hash, next_move")
+/// The tree's and the masters' tree's rows, in key order.
+fn tree_rows(conn: &Connection) -> [Vec<String>; 2] {
+    ["explorer_tree", "explorer_masters"]
+        .map(|t| common::text_rows(conn, &format!("SELECT * FROM {t} ORDER BY hash, next_move")))
 }
 
 /// The tree as kept up equals the tree rebuilt from the position index.
 fn assert_tree_rebuilds_the_same(db: &Path) {
     let conn = pgnindex::db::open_read_write(db).unwrap();
     let kept = tree_rows(&conn);
-    assert!(!kept.is_empty());
+    assert!(!kept[0].is_empty());
     conn.execute("UPDATE explorer_tree_state SET complete = 0", []).unwrap();
     tree::ensure_complete(&conn).unwrap();
     assert_eq!(tree_rows(&conn), kept);
@@ -169,7 +213,10 @@ fn corpus_db(dir: &common::Scratch) -> std::path::PathBuf {
     let db = dir.join("t.db");
     let crafted = dir.write("crafted.pgn", CRAFTED);
     let long = dir.write("long.pgn", long_game());
-    import(&db, &[arg(&crafted), arg(&long), arg(&games_dir()), "--batch-games", "97"]).success();
+    let masters = dir.write("masters.pgn", MASTERS);
+    let games = games_dir();
+    let files = [arg(&crafted), arg(&long), arg(&games), arg(&masters), "--batch-games", "97"];
+    import(&db, &files).success();
     db
 }
 
@@ -498,4 +545,33 @@ fn the_games_stored_last_come_from_every_segment_that_may_hold_them() {
             assert_eq!(last, expected, "the last {n} games after '{moves}'");
         }
     }
+}
+
+#[test]
+fn the_masters_tree_counts_the_masters_games_only() {
+    let dir = scratch();
+    let db = dir.join("m.db");
+    let crafted = dir.write("crafted.pgn", CRAFTED);
+    let masters = dir.write("masters.pgn", MASTERS);
+    import(&db, &[arg(&crafted), arg(&masters)]).success();
+    let conn = pgnindex::db::open_read_only(&db).unwrap();
+    // Four games reach it within the tree's plies: the transposition, the
+    // two played online, the one averaging exactly 2200.
+    let moves = "1. d4 Nf6 2. c4 e6";
+    let (all, by_tree, _) = compare(&conn, moves);
+    assert!(by_tree);
+    assert_eq!(all.games, 4);
+    let (masters, by_tree, late) = compare_search(&conn, moves, search_masters(moves));
+    assert!(by_tree && late == 0);
+    assert_eq!(masters.games, 2);
+    let nc3: Vec<_> =
+        masters.moves.iter().map(|m| (m.san.as_str(), m.draws, m.black_wins)).collect();
+    assert_eq!(nc3, [("Nc3", 1, 1)]);
+    assert_eq!(masters.moves[0].avg_elo(), Some(2450), "White's 2600 and 2300");
+    // A position of the tree without a masters game: none, from the tree.
+    let (none, by_tree, _) = compare_search(&conn, "1. f3 e5", search_masters("1. f3 e5"));
+    assert!(by_tree);
+    assert_eq!(none.games, 0);
+    drop(conn);
+    assert_tree_rebuilds_the_same(&db);
 }

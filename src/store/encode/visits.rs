@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use super::rows::PositionRow;
 use crate::chess::Color;
 use crate::db::Header;
-use crate::store::format::explorer::{mover_at, Counts, State, DEEP_PLY, ENDED};
+use crate::store::format::explorer::{is_masters, mover_at, Counts, State, DEEP_PLY, ENDED};
 
 /// What of a database's tree decides which visits of a game it takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,6 +68,9 @@ pub struct TreeVisits {
     /// In a tree with deep positions, the index of the first position row
     /// past [`DEEP_PLY`].
     pub far_from: Option<usize>,
+    /// The game is a masters game ([`is_masters`]): its rows count in
+    /// `explorer_masters` too.
+    pub masters: bool,
 }
 
 impl TreeVisits {
@@ -84,7 +87,13 @@ impl TreeVisits {
             counts.add_game(header.result.as_deref(), elo, header.date.as_deref());
             counts
         });
-        let mut visits = TreeVisits { counts, ..TreeVisits::default() };
+        let masters = is_masters(
+            header.white_elo,
+            header.black_elo,
+            header.site.as_deref(),
+            header.event.as_deref(),
+        );
+        let mut visits = TreeVisits { counts, masters, ..TreeVisits::default() };
         let past = positions.iter().take_while(|p| p.ply <= shape.max_ply).count();
         let near_end = match shape.deep {
             true => past + positions[past..].iter().take_while(|p| p.ply <= DEEP_PLY).count(),
@@ -129,6 +138,8 @@ impl TreeVisits {
 pub struct ChunkTree {
     /// Each visit within the tree's plies and the counts of its games.
     pub rows: Vec<(Visit, Counts)>,
+    /// The same, of the masters games only.
+    pub masters: Vec<(Visit, Counts)>,
     /// Each position of the visits past [`TreeVisits::tree_late`] and its
     /// games.
     pub late: Vec<(i64, u32)>,
@@ -141,18 +152,27 @@ impl ChunkTree {
     pub fn of<'v>(visits: impl IntoIterator<Item = &'v TreeVisits>) -> ChunkTree {
         type Fixed = foldhash::fast::FixedState;
         let mut rows: HashMap<Visit, Counts, Fixed> = HashMap::default();
+        let mut masters: HashMap<Visit, Counts, Fixed> = HashMap::default();
         let mut late: HashMap<i64, u32, Fixed> = HashMap::default();
         let mut games = 0;
         for v in visits {
             games += 1;
             for &(key, mover) in &v.tree {
                 rows.entry(key).or_default().merge(&v.counts[mover as usize]);
+                if v.masters {
+                    masters.entry(key).or_default().merge(&v.counts[mover as usize]);
+                }
             }
             for &((hash, _), _) in &v.tree[v.tree_late..] {
                 *late.entry(hash).or_default() += 1;
             }
         }
-        ChunkTree { rows: rows.into_iter().collect(), late: late.into_iter().collect(), games }
+        ChunkTree {
+            rows: rows.into_iter().collect(),
+            masters: masters.into_iter().collect(),
+            late: late.into_iter().collect(),
+            games,
+        }
     }
 }
 

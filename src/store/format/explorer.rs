@@ -7,6 +7,7 @@ use rusqlite::{Connection, OptionalExtension};
 
 use crate::chess::reach::REACH_CAP;
 use crate::chess::Color;
+use crate::db::schema::Schema;
 use crate::db::GameId;
 
 /// The plies up to which the importer does not take a position's
@@ -120,6 +121,58 @@ pub(crate) fn white_moves_sql(start_fen: &str, ply: &str) -> String {
     )
 }
 
+/// The lowest average rating of a masters game.
+pub const MASTERS_AVERAGE: i64 = 2200;
+
+/// What the site of an online game contains (ASCII case aside): an
+/// address (`https://lichess.org/…`, `www.…`), a domain (`Chess.com`,
+/// `playchess.org`) or a server (`Internet Chess Club`, `Free Internet
+/// Chess Server`).
+pub const ONLINE_SITE_PARTS: [&str; 6] = ["://", "www.", ".com", ".org", ".net", "internet"];
+
+/// What the event of a game played online begins with (ASCII case
+/// aside): lichess's modes (`Rated Blitz game`, `Casual Rapid game`).
+pub const ONLINE_EVENT_STARTS: [&str; 2] = ["rated ", "casual "];
+
+/// `true` for a masters game, as lichess's masters collection holds them:
+/// both players rated, averaging (rounded down) at least
+/// [`MASTERS_AVERAGE`], and not played online (its site contains none of
+/// [`ONLINE_SITE_PARTS`] and its event starts with none of
+/// [`ONLINE_EVENT_STARTS`]). The same test as the query filter's SQL.
+pub fn is_masters(
+    white_elo: Option<i64>,
+    black_elo: Option<i64>,
+    site: Option<&str>,
+    event: Option<&str>,
+) -> bool {
+    let (Some(white), Some(black)) = (white_elo, black_elo) else { return false };
+    if (i128::from(white) + i128::from(black)) / 2 < i128::from(MASTERS_AVERAGE) {
+        return false;
+    }
+    let online_site = site.is_some_and(|site| {
+        let site = site.to_ascii_lowercase();
+        ONLINE_SITE_PARTS.iter().any(|part| site.contains(part))
+    });
+    let online_event = event.is_some_and(|event| {
+        ONLINE_EVENT_STARTS.iter().any(|start| {
+            event.len() >= start.len()
+                && event.as_bytes()[..start.len()].eq_ignore_ascii_case(start.as_bytes())
+        })
+    });
+    !online_site && !online_event
+}
+
+/// [`is_masters`] in SQL, for the `games` view's columns under alias `g`.
+pub(crate) fn masters_sql(g: &str) -> String {
+    let sites = ONLINE_SITE_PARTS.map(|part| format!("{g}.site LIKE '%{part}%'")).join(" OR ");
+    let events = ONLINE_EVENT_STARTS.map(|start| format!("{g}.event LIKE '{start}%'")).join(" OR ");
+    format!(
+        "{g}.white_elo IS NOT NULL AND {g}.black_elo IS NOT NULL \
+         AND ({g}.white_elo + {g}.black_elo) / 2 >= {MASTERS_AVERAGE} \
+         AND NOT coalesce({sites}, 0) AND NOT coalesce({events}, 0)"
+    )
+}
+
 /// `true` if a stored date's year is known (its first four characters are
 /// digits): the dates the explorer's `last_date` considers.
 pub fn known_year(date: &str) -> bool {
@@ -148,6 +201,9 @@ pub struct State {
     /// The games of one batch that make a position deep; `None` before
     /// schema 21 (no position is).
     pub deep_games: Option<u32>,
+    /// `explorer_masters` counts the masters games as the tree counts
+    /// every game (from schema 28).
+    pub masters: bool,
 }
 
 impl State {
@@ -181,6 +237,7 @@ pub fn state(conn: &Connection) -> rusqlite::Result<Option<State>> {
     // Before schema 26 the tree summed both players' ratings: the
     // explorer reads the index until the next write fills it anew.
     let movers = conn.prepare("SELECT mover_elo_sum FROM explorer_tree LIMIT 0").is_ok();
+    let masters = Schema::of(conn)?.has(Schema::MASTERS_TREE);
     st.query_row([], |r| {
         let late_from: Option<i64> = late_from.map(|i| r.get(i)).transpose()?.flatten();
         let late_reach: Option<i64> = late_reach.map(|i| r.get(i)).transpose()?;
@@ -192,6 +249,7 @@ pub fn state(conn: &Connection) -> rusqlite::Result<Option<State>> {
             late_reach: late_reach.map_or(0, |n| clamp(n, REACH_CAP)),
             // At least one game: zero would make every position deep.
             deep_games: deep_games.map(|n| clamp(n, u32::MAX).max(1)),
+            masters,
         })
     })
     .optional()
@@ -209,4 +267,49 @@ pub fn deep_from(conn: &Connection, state: &State, hash: i64) -> rusqlite::Resul
     conn.prepare_cached("SELECT deep_from FROM explorer_deep WHERE hash = ?1")?
         .query_row([hash], |r| r.get(0))
         .optional()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn masters_games_are_told_apart_the_same_in_rust_and_sql() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch("CREATE TABLE g (white_elo, black_elo, site, event)").unwrap();
+        let sites = [None, Some("Oslo NOR"), Some("https://lichess.org/x"), Some("Chess.com")];
+        let sites = [&sites[..], &[Some("WWW.example"), Some("Internet Chess Club")]].concat();
+        let events =
+            [None, Some("Casual"), Some("CASUAL Blitz game"), Some("Rated x"), Some("Ratedx")];
+        let elos = [None, Some(2199), Some(2200), Some(2201), Some(i64::MAX)];
+        let mut cases = Vec::new();
+        for white in elos {
+            for black in elos {
+                for site in &sites {
+                    for event in events {
+                        cases.push((white, black, *site, event));
+                    }
+                }
+            }
+        }
+        let mut st =
+            conn.prepare(&format!("SELECT coalesce({}, 0) FROM g", masters_sql("g"))).unwrap();
+        let mut passed = 0;
+        for (white, black, site, event) in cases {
+            conn.execute("DELETE FROM g", []).unwrap();
+            conn.execute(
+                "INSERT INTO g VALUES (?1, ?2, ?3, ?4)",
+                rusqlite::params![white, black, site, event],
+            )
+            .unwrap();
+            let sql: bool = st.query_row([], |r| r.get(0)).unwrap();
+            let rust = is_masters(white, black, site, event);
+            assert_eq!(rust, sql, "{white:?} {black:?} {site:?} {event:?}");
+            passed += usize::from(rust);
+        }
+        // Both rated, averaging 2200 or more (13 of the 16 pairs of ratings:
+        // not 2199 with 2199 or 2200), on a site (2) and with an event (3)
+        // not online.
+        assert_eq!(passed, 13 * 2 * 3);
+    }
 }

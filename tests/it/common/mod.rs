@@ -319,7 +319,7 @@ pub fn players_as_schema_23(conn: &Connection) {
          DROP VIEW players; DROP VIEW players_live; DROP VIEW player_sides;
          DROP TABLE player_rows; DROP TABLE player_rows_state; DROP TABLE player_keys_changed;
          {players};
-         PRAGMA user_version = 23;"
+         DROP TABLE IF EXISTS explorer_masters; PRAGMA user_version = 23;"
     ))
     .unwrap();
 }
@@ -361,7 +361,7 @@ pub fn moves_as_schema_22(conn: &Connection) {
          WHERE typeof(evals) = 'blob';
          DROP VIEW plies; DROP VIEW games; DROP TABLE move_codes;
          {}; {}; {}; {}; {};
-         PRAGMA user_version = 22;",
+         DROP TABLE IF EXISTS explorer_masters; PRAGMA user_version = 22;",
         sql_of("games"),
         sql_of("games_insert"),
         sql_of("games_update"),
@@ -412,7 +412,7 @@ pub fn notes_as_schema_17(conn: &Connection) {
          ALTER TABLE ply_data DROP COLUMN nodes; ALTER TABLE ply_data DROP COLUMN notes_layout;
          ALTER TABLE ply_data DROP COLUMN tails;
          {}; {};
-         PRAGMA user_version = 17;",
+         DROP TABLE IF EXISTS explorer_masters; PRAGMA user_version = 17;",
         sql_of("plies"),
         sql_of("games_delete")
     ))
@@ -448,7 +448,7 @@ pub fn games_as_schema_15(conn: &Connection) {
          UPDATE sqlite_master SET sql = replace(sql, 'REFERENCES game_rows(id)', 'REFERENCES games(id)')
          WHERE type = 'table';
          PRAGMA writable_schema = OFF;
-         PRAGMA user_version = 15;
+         DROP TABLE IF EXISTS explorer_masters; PRAGMA user_version = 15;
          PRAGMA foreign_keys = ON;",
         schema.join(";\n")
     ))
