@@ -269,6 +269,12 @@ pub struct Writer {
     /// Position rows this import may still merge (`segments::compact`):
     /// [`segments::MERGE_RATIO`] for each row it wrote, less what it merged.
     merge_budget: u64,
+    /// The dedupe index's full levels are merged before the next batch
+    /// stores a game, not after the commit that fills them: the next
+    /// batch's pages then take those the merge frees, and an import that
+    /// ends on a full level leaves no free pages behind (the next import
+    /// merges it).
+    dedupe_due: bool,
     /// `players` reads the games until [`Writer::finish`] fills its table
     /// again (set before the first batch).
     players_live: bool,
@@ -484,6 +490,7 @@ impl Writer {
             flusher: None,
             candidates: Vec::new(),
             merge_budget: 0,
+            dedupe_due: true,
             players_live: false,
         };
         // A 128 MiB page cache. With schema 3's random-order dedupe index
@@ -798,6 +805,14 @@ impl Writer {
     /// it is stored and its tree rows, from its visits found on a worker,
     /// are left to [`Writer::count_tree_rows`].
     fn store(&mut self, game: &mut GameRow) -> Result<bool, WriteError> {
+        if self.dedupe_due && !self.in_transaction {
+            self.dedupe_due = false;
+            let after_commit = |conn: &Connection| match &self.checkpointer {
+                Some(checkpointer) => checkpointer.after_commit(conn),
+                None => Ok(()),
+            };
+            self.batch.dedupe.compact(&self.conn, &after_commit).map_err(|e| self.sqlite(e))?;
+        }
         self.begin()?;
         let source = self.source.as_ref().expect("a source was begun");
         let (source_id, number) = (source.id, source.game_number);
@@ -1247,7 +1262,7 @@ impl Writer {
         let merged = segments::compact(self.conn(), &mut budget, &after_commit);
         self.merge_budget = budget;
         merged.map_err(|e| self.sqlite(e))?;
-        self.batch.dedupe.compact(&self.conn, &after_commit).map_err(|e| self.sqlite(e))?;
+        self.dedupe_due = true;
         if let Some(flusher) = &self.flusher {
             flusher.request();
         }

@@ -906,3 +906,38 @@ fn a_row_stored_by_sql_beside_rows_appended_as_pages() {
     assert_eq!(by_date, 2);
     assert_eq!(count(&conn, "SELECT count(*) FROM ply_data WHERE comments LIKE '%Long%'"), 2);
 }
+
+/// `n` distinct games, `tag` in each White name.
+fn distinct_games(tag: &str, n: usize) -> String {
+    (0..n).map(|i| format!("[White \"{tag} {i}\"]\n[Result \"1-0\"]\n\n1. e4 e5 1-0\n\n")).collect()
+}
+
+#[test]
+fn an_import_that_fills_a_level_of_dedupe_segments_leaves_no_free_pages() {
+    let dir = scratch();
+    let db = dir.join("d.db");
+    let fanout = pgnindex::store::dedupe::FANOUT;
+    // A segment for each file: the import ends with a full level.
+    let files: Vec<PathBuf> = (0..fanout)
+        .map(|i| dir.write(format!("{i}.pgn"), distinct_games(&format!("file {i}"), 10)))
+        .collect();
+    let mut args: Vec<&str> = files.iter().map(|f| arg(f)).collect();
+    args.push("--no-positions");
+    import(&db, &args).success();
+    let conn = open(&db);
+    let levels = "SELECT level, count(*) FROM dedupe_segments GROUP BY level ORDER BY level";
+    let full = rows::<(i64, i64)>(&conn, levels);
+    let level = full[0].0;
+    assert_eq!(full, [(level, fanout as i64)]);
+    assert_eq!(count(&conn, "PRAGMA freelist_count"), 0);
+    // The next import merges the full level before it stores its games.
+    let more = dir.write("more.pgn", distinct_games("more", 10));
+    import(&db, &[arg(&more), "--no-positions"]).success();
+    assert_eq!(rows::<(i64, i64)>(&conn, levels), [(level, 1), (level + 1, 1)]);
+    // Every game is still found by its key: an import of them all again
+    // adds none.
+    args.push(arg(&more));
+    args.push("--force");
+    import(&db, &args).success();
+    assert_eq!(count(&conn, "SELECT count(*) FROM games"), 10 * fanout as i64 + 10);
+}
