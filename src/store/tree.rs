@@ -346,6 +346,24 @@ fn add_sums(rows: &mut Rows, sums: Vec<((i64, i64), Counts)>) {
     }
 }
 
+/// A tree row's columns in table order, as statement parameters `?1` to
+/// `?9`.
+fn row_params<'a>(key: &'a (i64, i64), c: &'a Counts) -> [&'a dyn rusqlite::ToSql; 9] {
+    let Counts { games, white_wins, draws, black_wins, mover_elo_sum, mover_elo_count, last_date } =
+        c;
+    [
+        &key.0,
+        &key.1,
+        games,
+        white_wins,
+        draws,
+        black_wins,
+        mover_elo_sum,
+        mover_elo_count,
+        last_date,
+    ]
+}
+
 /// Adds `rows` to `table` (the tree or the masters' tree), one statement
 /// per row, and empties them.
 fn write_rows(conn: &Connection, table: &str, rows: &mut Rows) -> rusqlite::Result<()> {
@@ -366,18 +384,8 @@ fn write_rows(conn: &Connection, table: &str, rows: &mut Rows) -> rusqlite::Resu
          last_date = CASE WHEN last_date IS NULL OR excluded.last_date > last_date \
          THEN excluded.last_date ELSE last_date END"
     ))?;
-    for ((hash, next_move), c) in &rows {
-        st.execute(params![
-            hash,
-            next_move,
-            c.games,
-            c.white_wins,
-            c.draws,
-            c.black_wins,
-            c.mover_elo_sum,
-            c.mover_elo_count,
-            c.last_date
-        ])?;
+    for (key, counts) in &rows {
+        st.execute(&row_params(key, counts)[..])?;
     }
     Ok(())
 }
@@ -628,21 +636,10 @@ fn subtract(
     let mut set_date = conn.prepare(&format!(
         "UPDATE {table} SET last_date = ?3 WHERE hash = ?1 AND next_move = ?2"
     ))?;
-    for ((hash, next_move), c) in rows {
+    for (key @ (hash, next_move), c) in rows {
+        // All but the date, which is read again below when it may change.
         let left: Option<(i64, Option<String>)> = subtract
-            .query_row(
-                params![
-                    hash,
-                    next_move,
-                    c.games,
-                    c.white_wins,
-                    c.draws,
-                    c.black_wins,
-                    c.mover_elo_sum,
-                    c.mover_elo_count
-                ],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
+            .query_row(&row_params(key, c)[..8], |r| Ok((r.get(0)?, r.get(1)?)))
             .optional()?;
         let Some((games, last)) = left else { continue };
         if games <= 0 {
