@@ -53,7 +53,7 @@ use crate::db::schema::Schema;
 use crate::db::texts::{self, is_text_column};
 use crate::db::GameId;
 use crate::db::Speed;
-use crate::store::format::explorer::{MASTERS_AVERAGE, ONLINE_EVENT_STARTS, ONLINE_SITE_PARTS};
+use crate::store::format::explorer::{online_event_sql, online_site_sql, MASTERS_AVERAGE};
 
 /// Why a filter value was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -656,25 +656,22 @@ impl Filters {
             // Each game's own text looked up, not the dictionary searched for
             // every online text: a database of online games has a site per
             // game, and a query reads far fewer games than that.
-            let any = |column: &str| {
-                ONLINE_SITE_PARTS.map(|part| format!("{column} LIKE '%{part}%'")).join(" OR ")
-            };
-            let starts = |column: &str| {
-                ONLINE_EVENT_STARTS.map(|start| format!("{column} LIKE '{start}%'")).join(" OR ")
-            };
-            let text_of = |id: &str, test: &dyn Fn(&str) -> String| {
+            let text_of = |id: &str, test: fn(&str) -> String| {
                 format!("(SELECT {} FROM game_texts AS t WHERE t.id = {id})", test("t.text"))
             };
             let online_site = if names {
                 format!(
                     "CASE WHEN typeof(g.site) = 'integer' THEN {} ELSE {} END",
-                    text_of("g.site", &any),
-                    any("g.site")
+                    text_of("g.site", online_site_sql),
+                    online_site_sql("g.site")
                 )
             } else {
-                any("g.site")
+                online_site_sql("g.site")
             };
-            let online_event = if ids { text_of("g.event_id", &starts) } else { starts("g.event") };
+            let online_event = match ids {
+                true => text_of("g.event_id", online_event_sql),
+                false => online_event_sql("g.event"),
+            };
             write!(
                 f.sql,
                 " AND NOT coalesce({online_site}, 0) AND NOT coalesce({online_event}, 0)"

@@ -164,13 +164,25 @@ pub fn is_masters(
 
 /// [`is_masters`] in SQL, for the `games` view's columns under alias `g`.
 pub(crate) fn masters_sql(g: &str) -> String {
-    let sites = ONLINE_SITE_PARTS.map(|part| format!("{g}.site LIKE '%{part}%'")).join(" OR ");
-    let events = ONLINE_EVENT_STARTS.map(|start| format!("{g}.event LIKE '{start}%'")).join(" OR ");
     format!(
         "{g}.white_elo IS NOT NULL AND {g}.black_elo IS NOT NULL \
          AND ({g}.white_elo + {g}.black_elo) / 2 >= {MASTERS_AVERAGE} \
-         AND NOT coalesce({sites}, 0) AND NOT coalesce({events}, 0)"
+         AND NOT coalesce({}, 0) AND NOT coalesce({}, 0)",
+        online_site_sql(&format!("{g}.site")),
+        online_event_sql(&format!("{g}.event"))
     )
+}
+
+/// SQL true when the text `site` is an online game's site (NULL for a
+/// NULL site).
+pub(crate) fn online_site_sql(site: &str) -> String {
+    ONLINE_SITE_PARTS.map(|part| format!("{site} LIKE '%{part}%'")).join(" OR ")
+}
+
+/// SQL true when the text `event` is an online game's event (NULL for a
+/// NULL event).
+pub(crate) fn online_event_sql(event: &str) -> String {
+    ONLINE_EVENT_STARTS.map(|start| format!("{event} LIKE '{start}%'")).join(" OR ")
 }
 
 /// `true` if a stored date's year is known (its first four characters are
