@@ -23,7 +23,7 @@ use crate::columnar::ColumnarError;
 use crate::notation::moves::Notation;
 use crate::pgn::source::{self, expand_inputs, Compression, InputName, Source, SourceError};
 use crate::replay::inputs::{read_inputs, ChunkPlace, InputStart, InputVisitor};
-use crate::replay::parallel::{Chunk, GameMap, LocatedGame};
+use crate::replay::parallel::{window, Chunk, GameMap, LocatedGame};
 use crate::replay::{Reaches, ReplayOptions};
 use crate::store::encode::records::Encoder;
 use crate::store::encode::rows::{GameRow, RowOptions};
@@ -32,12 +32,15 @@ use crate::store::format::explorer::LATE_AFTER;
 use crate::store::writer::{Problem, SourceStart, Totals, WriteError, Writer, WriterOptions};
 use crate::timings::{self, Span, Stage};
 
-/// Chunks waiting for the writer (each about 4 MB of rows): the workers
-/// go on reading while the writer commits a batch (about a second for
-/// eight million position rows), which every commit stalled at 32. 64
-/// took a 1 GB import from 23–26 s to 21–22 s for 140 MB more memory; 128
-/// gained another 4 % for 250 MB more.
-const CHANNEL: usize = 64;
+/// Chunks of rows (each about 4 MB) between the workers and the writer
+/// at most: those the workers hold ([`window`]) and those waiting for the
+/// writer, who go on being read while the writer commits a batch (about a
+/// second for eight million position rows). 64 waiting took a 1 GB import
+/// from 23–26 s to 21–22 s for 140 MB more memory than 32; 128 gained
+/// another 4 % for 250 MB more.
+const CHUNKS_HELD: usize = 70;
+/// Chunks waiting for the writer at least, however many the workers hold.
+const CHANNEL_MIN: usize = 16;
 
 /// Everything an import can be asked.
 #[derive(Debug, Clone, Default)]
@@ -425,7 +428,8 @@ fn run_into<S: Store>(
         let summary = Summary { interrupted: true, ..Summary::default() };
         return Ok((summary, S::Output::default()));
     }
-    let (tx, rx) = mpsc::sync_channel::<Message>(CHANNEL);
+    let waiting = CHUNKS_HELD.saturating_sub(window(pool.current_num_threads())).max(CHANNEL_MIN);
+    let (tx, rx) = mpsc::sync_channel::<Message>(waiting);
     let (reply_tx, reply_rx) = mpsc::channel::<SourceStart>();
     let (opened_tx, opened_rx) = mpsc::channel::<Result<Option<Arc<Encoder>>, ImportError>>();
     let interrupt = options.interrupt.clone();

@@ -24,6 +24,18 @@ const BLOCK: usize = 8 << 20;
 const MAX_BLOCK: usize = 64 << 20;
 /// Chunks handed to one worker at a time.
 const CHUNK: usize = 1 << 20;
+/// Chunks handed out and not yet taken, at most, whatever the threads: an
+/// import's chunk holds its games' rows (several MB) until the writer
+/// takes it, so that a window of three a thread made `--threads 16` hold
+/// 400 MB more than `--threads 2`.
+const MAX_WINDOW: usize = 24;
+
+/// Chunks handed out to a pool of `threads` and not yet taken: three a
+/// thread, so that an uneven chunk does not idle the others, within
+/// [`MAX_WINDOW`] but at least one a thread.
+pub fn window(threads: usize) -> usize {
+    (3 * threads).min(MAX_WINDOW).max(threads)
+}
 /// A chunk (block) with no boundary for this many times its target size is
 /// cut at a forced cut ([`split::forced_cut`]) if there is one: text
 /// without line breaks must not make one worker hold a whole block.
@@ -552,7 +564,7 @@ fn dispatch<'a, G: Send>(
     mut next: impl FnMut(bool) -> Next<'a>,
     mut emit: impl FnMut(usize, Option<Chunk<G>>, u64) -> Verdict<'a>,
 ) -> ControlFlow<()> {
-    let in_flight = 3 * pool.current_num_threads();
+    let in_flight = window(pool.current_num_threads());
     type Done<G> = (usize, std::thread::Result<(u64, Option<Chunk<G>>)>);
     let (tx, rx) = std::sync::mpsc::channel::<Done<G>>();
     let mut flow = ControlFlow::Continue(());
@@ -907,6 +919,15 @@ mod tests {
 
     use super::*;
     use crate::pgn::source::InputName;
+
+    #[test]
+    fn the_window_gives_each_thread_a_chunk_and_stops_growing_with_the_threads() {
+        assert_eq!(window(1), 3);
+        assert_eq!(window(2), 6);
+        assert_eq!(window(8), MAX_WINDOW);
+        assert_eq!(window(16), MAX_WINDOW);
+        assert_eq!(window(40), 40);
+    }
 
     /// Every fixture game file, with text between games that is skipped
     /// with a warning, and a game that fails.
