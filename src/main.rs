@@ -15,8 +15,8 @@ static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 // jemalloc keeps freed pages for ten seconds by default; an import frees
 // each chunk's rows as the writer takes them, so that a 1 GB import at
-// `--threads 16` peaked 80 MB higher. One second returns them sooner at
-// no measured cost (docs/benchmarks.md, Import).
+// `--threads 16` peaked 80 MB higher. One second returns them sooner,
+// at no cost measured on the kinds of file.
 #[cfg(not(target_env = "msvc"))]
 #[export_name = "_rjem_malloc_conf"]
 static MALLOC_CONF: &std::ffi::c_char =
