@@ -8,20 +8,21 @@
 //! - reading the input cut at every game boundary, as the parallel reader
 //!   may cut it, gives the same games, errors and warnings at the same
 //!   lines and columns as reading it whole (the output must not depend on
-//!   threads or chunk sizes);
+//!   threads or chunk sizes); so does reading it cut where the reading
+//!   meets a boundary, as a mapped input is read;
 //! - `LineIndex` answers the same incrementally as from scratch.
 #![no_main]
 
 use std::ops::ControlFlow;
 
 use libfuzzer_sys::fuzz_target;
-use pgnindex::replay::parallel::{read_chunk, Chunk};
 use pgnindex::chess::reach::REACH_CAP;
-use pgnindex::replay::{Reaches, ReplayOptions};
 use pgnindex::notation::lang::Lang;
 use pgnindex::notation::moves::Notation;
 use pgnindex::pgn::commands::commands;
 use pgnindex::pgn::{split, LineIndex, RawComment, RawTag, Reader, Skip, Syntax, Visitor};
+use pgnindex::replay::parallel::{read_chunk, read_cut_while_reading, Chunk};
+use pgnindex::replay::{Reaches, ReplayOptions};
 
 /// Offsets checked against a fresh `LineIndex` (each costs a scan).
 const MAX_LOCATE_CHECKS: usize = 64;
@@ -41,6 +42,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let whole = read_chunk(data, 0, all);
     check_chunked(data, all, &whole);
+    check_cut_while_reading(data, all, &whole);
 
     // Every visitor sees the same game starts, whatever it skips.
     let mut events =
@@ -104,6 +106,22 @@ fn check_chunked(data: &[u8], options: ReplayOptions, whole: &Chunk) {
     }
     assert_eq!(cut.len(), expected.len(), "games: cut {cut:#?}\nwhole {expected:#?}");
     assert_eq!(base_line, whole.line_breaks, "line breaks");
+}
+
+/// Reads `data` cut where the reading meets a boundary past each cell of
+/// a few bytes, as a mapped input is read, and compares with `whole`.
+fn check_cut_while_reading(data: &[u8], options: ReplayOptions, whole: &Chunk) {
+    let expected = output(whole, 0, 0);
+    for cell in [1, 16] {
+        let mut cut = Vec::new();
+        let mut base_line = 0;
+        for chunk in read_cut_while_reading(data, cell, options) {
+            cut.extend(output(&chunk, chunk.offset, base_line));
+            base_line += chunk.line_breaks;
+        }
+        assert_eq!(cut, expected, "read in cells of {cell}");
+        assert_eq!(base_line, whole.line_breaks, "line breaks, cells of {cell}");
+    }
 }
 
 /// What the CLI prints for a chunk, in order: each game's warnings and the

@@ -198,6 +198,16 @@ fn skip_tag_line_from(data: &[u8], at: usize, ends: &mut ValueEnds) -> usize {
     }
 }
 
+/// `true` if the bytes around `at` make it a boundary: a whole tag pair
+/// starts a line there, after movetext. Whether `at` lies in a comment is
+/// not asked: the caller knows it outside any (a reader reached it
+/// between games).
+pub fn is_boundary_at(data: &[u8], at: usize) -> bool {
+    (at == 0 || matches!(data[at - 1], b'\n' | b'\r'))
+        && is_tag_start(&data[at..])
+        && follows_movetext(&data[..at])
+}
+
 /// `true` if `data` starts with a whole tag pair `[Name "value"]`, exactly
 /// as the reader requires to end a game at a tag line.
 fn is_tag_start(data: &[u8]) -> bool {

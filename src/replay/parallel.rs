@@ -10,6 +10,7 @@ use std::ops::{ControlFlow, Range};
 use std::sync::Arc;
 
 use super::{GameRecord, ReplayOptions, Replayer, Skipped};
+use crate::pgn::reader::is_space;
 use crate::pgn::source::{Source, SourceError};
 use crate::pgn::visitor::Visitor;
 use crate::pgn::{split, LineIndex, Reader};
@@ -127,13 +128,81 @@ fn read_chunk_at<G>(
     options: ReplayOptions,
     map: &impl GameMap<G>,
 ) -> Chunk<G> {
+    read_games(data, offset, column_base, None, options, map).expect(UNCUT)
+}
+
+/// Reads `data` on the calling thread in the chunks that cells of
+/// `chunk_size` bytes make, each ended where its reading meets a boundary
+/// past the next cell's start, however far: a mapped input's chunks where
+/// no stretch is too long to cut. What `pgn` fuzzing compares with reading
+/// `data` whole.
+pub fn read_cut_while_reading(
+    data: &[u8],
+    chunk_size: usize,
+    options: ReplayOptions,
+) -> Vec<Chunk> {
+    let mut chunks = Vec::new();
+    let mut start = 0;
+    while start < data.len() {
+        let min = next_cell(start, chunk_size) - start;
+        let cut = CutWhileReading { min, give_up: usize::MAX };
+        let base = column_at(data, start, 0);
+        let chunk = read_games(&data[start..], start, base, Some(cut), options, &|g| g);
+        let chunk = chunk.expect(UNCUT);
+        start += chunk.len;
+        chunks.push(chunk);
+    }
+    chunks
+}
+
+/// A chunk read to the end of its bytes, or with no bound on its length,
+/// is never given up.
+const UNCUT: &str = "a chunk read to its end is read";
+
+/// Where [`read_games`] cuts its chunk as it reads (offsets in its bytes).
+#[derive(Clone, Copy)]
+struct CutWhileReading {
+    /// The chunk ends at the first boundary at or after this.
+    min: usize,
+    /// Past this without one, the reading is given up.
+    give_up: usize,
+}
+
+/// The games of `data` as a chunk: all of them, or with `cut`, those
+/// before the first boundary at or after `cut.min` that the reader meets
+/// between games — the chunk's end found by the reading, with no scan of
+/// its bytes before it; `None` if the reader passes `cut.give_up`
+/// without one. The reader sees all of `data`, as a reader of the whole
+/// input would: a comment that closes far on is read as one.
+fn read_games<G>(
+    data: &[u8],
+    offset: usize,
+    column_base: usize,
+    cut: Option<CutWhileReading>,
+    options: ReplayOptions,
+    map: &impl GameMap<G>,
+) -> Option<Chunk<G>> {
     let mut lines = LineIndex::continuing(data, column_base);
     let mut reader = Reader::new(data);
+    if let Some(cut) = cut {
+        reader.stop_before_tags_from(cut.min);
+    }
     let mut replayer = Replayer::new(options);
     // About one game a kilobyte: the results seldom grow, each growth a
     // copy of every game so far. Bounded for a chunk of one huge game.
-    let mut games = Vec::with_capacity((data.len() / 1024 + 1).min(4096));
-    while let Some(record) = reader.read_game(&mut replayer) {
+    let expected = cut.map_or(data.len(), |cut| cut.min);
+    let mut games = Vec::with_capacity((expected / 1024 + 1).min(4096));
+    let end = loop {
+        let Some(record) = reader.read_game(&mut replayer) else {
+            // The end of the data, or the reader stopped before tags at a
+            // line start: a cut if the text around it makes a boundary.
+            let at = reader.position();
+            if at == data.len() || split::is_boundary_at(data, at) {
+                break at;
+            }
+            reader.stop_before_tags_from(at + 1);
+            continue;
+        };
         let mut warnings = skipped_warnings(data, &mut reader, &mut lines);
         if options.keys && record.moves.len() >= INDEXED_POSITIONS {
             let (l, c) = lines.locate(record.offset);
@@ -149,13 +218,18 @@ fn read_chunk_at<G>(
             (None, None) => None,
         };
         games.push(map.game(LocatedGame { record, error_at, warnings }));
-    }
+        // Not given up when only spaces are left: the data ends there.
+        let at = reader.position();
+        if cut.is_some_and(|cut| at > cut.give_up) && !data[at..].iter().all(|&b| is_space(b)) {
+            return None;
+        }
+    };
     // Text after the last game is skipped while looking for one more: it
     // is reported too, or a cut before the next game would hide it.
     let trailing = skipped_warnings(data, &mut reader, &mut lines);
-    let line_breaks = lines.locate(data.len()).0 - 1;
+    let line_breaks = lines.locate(end).0 - 1;
     map.chunk(&mut games);
-    Chunk { offset, len: data.len(), line_breaks, games, trailing }
+    Some(Chunk { offset, len: end, line_breaks, games, trailing })
 }
 
 /// Warnings for the text `reader` skipped since the last call.
@@ -219,6 +293,19 @@ fn read_block_cut<G: Send>(
     mut emit: impl FnMut(Chunk<G>) -> ControlFlow<()>,
 ) -> ControlFlow<()> {
     let cut = Cut { block, boundaries, column_base, offset: 0, overlong };
+    if pool.current_num_threads() <= 1 && boundaries.is_none() && overlong == Overlong::No {
+        // The chunks of the cells, read in turn.
+        let chunk_size = chunk_size.max(1);
+        let mut start = 0;
+        while start < block.len() {
+            let cell = start / chunk_size;
+            let job = Job::Cell { block, column_base, cell, start: Some(start), chunk_size };
+            let chunk = job.read(options, map).1.expect(CUT);
+            start = chunk.offset + chunk.len;
+            emit(chunk)?;
+        }
+        return ControlFlow::Continue(());
+    }
     if pool.current_num_threads() <= 1 {
         // Same chunks, read in turn: memory stays bounded by one chunk.
         let mut start = 0;
@@ -253,11 +340,13 @@ const CUT: &str = "a chunk cut on the calling thread is read";
 /// boundary at or after the cell's start to the first at or after the next
 /// cell's start (empty when one game covers the cell). Each worker guesses
 /// where its chunk starts by scanning from a little before its cell — not
-/// knowing whether that is inside a comment — and finds its end by scanning
-/// on from there. The calling thread only checks, in input order, that each
-/// chunk starts where the one before ended (which that chunk's worker found
-/// scanning from a true boundary); a chunk that does not is read again from
-/// there. The chunks are those [`chunk_end`] cuts on one thread.
+/// knowing whether that is inside a comment — and ends it where its
+/// reading, from there, meets a boundary between games past the next
+/// cell's start (so its bytes are not scanned twice). The calling thread
+/// only checks, in input order, that each chunk starts where the one before
+/// ended (which that chunk's worker found reading from a true boundary); a
+/// chunk that does not is read again from there. One thread cuts the same
+/// chunks.
 fn read_block_guessed<G: Send>(
     pool: &rayon::ThreadPool,
     block: &[u8],
@@ -379,11 +468,20 @@ impl Job<'_> {
                     };
                     return (0, Some(empty));
                 }
+                let base = column_at(block, start, column_base);
+                let data = &block[start..];
+                let window = chunk_size.saturating_mul(FORCE_AFTER);
+                // As [`chunk_end`] cuts: past the window only when the
+                // block goes on for more than two chunks.
+                let give_up = if data.len() <= 2 * chunk_size { usize::MAX } else { window };
+                let cut = CutWhileReading { min: min - start, give_up };
+                if let Some(chunk) = read_games(data, start, base, Some(cut), options, map) {
+                    return (0, Some(chunk));
+                }
                 let end = chunk_end(block, start, min, chunk_size, None);
-                if guessed && end - start > chunk_size.saturating_mul(FORCE_AFTER) {
+                if guessed && end - start > window {
                     return (0, None);
                 }
-                let base = column_at(block, start, column_base);
                 (0, Some(read_chunk_at(&block[start..end], start, base, options, map)))
             }
         }
@@ -1114,13 +1212,41 @@ mod tests {
         let open = || Source::open(&InputName::Path(path.clone())).unwrap();
         let expect = report(open(), 1, BLOCK, CHUNK);
         // Cells shorter than a game (many empty chunks, guesses inside
-        // comments and tag sections), and longer.
+        // comments and tag sections), and longer; one thread cuts where
+        // its reading meets a boundary, as the workers do.
         for chunk_size in [64, 1000, 5 << 10, 64 << 10] {
-            for threads in [2, 3] {
+            for threads in [1, 2, 3] {
                 let got = report(open(), threads, BLOCK, chunk_size);
                 assert_same(&got, &expect, &format!("{threads} threads, cells of {chunk_size}"));
             }
         }
+    }
+
+    #[test]
+    fn a_reading_that_reaches_the_end_is_not_given_up() {
+        // From its second chunk's start, more than the eight cells past
+        // which a reading is given up: read to the end, the malformed tag
+        // line and the one after it are one game, as when read whole; given
+        // up, the forced cut after `*` would part them.
+        let text: &[u8] = b"[Event \"?\"]\n\n1. e4 *\n[Result \"0-1\"] e4 *\n\
+            [Result\xe0\xdd1/2-1/2\"] e4 *\n[Result \"1-0\"] e4 0-1\n\
+            [Res.O-O Kf8 11.Bxf7 Kxf7 12.Bxf6 Bxf6 13.Qh5+ Kf8 \n14.Qh8+ 1-0\n";
+        let options = ReplayOptions { tags: true, ..ReplayOptions::default() };
+        let starts = |chunks: &[Chunk]| -> Vec<(usize, usize)> {
+            let games = chunks.iter().flat_map(|c| c.games.iter().map(|g| (c.offset, g)));
+            games.map(|(at, g)| (at + g.record.offset, g.record.tags.len())).collect()
+        };
+        let whole = starts(&[read_chunk(text, 0, options)]);
+        assert_eq!(whole.len(), 4, "{whole:?}");
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        let mut chunks = Vec::new();
+        let flow = read_block(&pool, text, 0, options, 16, &|g| g, |chunk| {
+            chunks.push(chunk);
+            ControlFlow::Continue(())
+        });
+        assert!(flow.is_continue());
+        assert!(chunks.len() >= 2, "{} chunks", chunks.len());
+        assert_eq!(starts(&chunks), whole);
     }
 
     #[test]
