@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# Times `pgnindex check --threads 2` against a peer built on the pgn-reader
-# and shakmaty crates, alternated in the same minutes, on one input (see
-# benches/bench-input.sh and benches/bench-kinds.sh). The peer reads the
-# input with pgn-reader in chunks of about 1 MB cut at game boundaries, on
-# 2 rayon threads, and replays each game's mainline SAN moves on shakmaty
-# with legality checks; it prints `games G errors E bytes B seconds S`.
+# Times `pgnindex check` against a peer built on the pgn-reader and
+# shakmaty crates, alternated in the same minutes, on one input (see
+# benches/bench-input.sh and benches/bench-kinds.sh). The peer maps the
+# input, reads it with pgn-reader in chunks of about 1 MB cut at `[Event `
+# lines, on rayon threads, and replays each game's mainline SAN moves on
+# shakmaty with legality checks and the Polyglot key of each position
+# (shakmaty's incremental Zobrist update, as `check` keys each position);
+# it prints `games G errors E bytes B seconds S`.
 #
 #   benches/bench-vs-pgn-reader.sh INPUT [ROUNDS]      (ROUNDS defaults to 5)
 #
+# THREADS (default 2) is the threads each side reads on.
 # PEER (required) is the path of that peer binary, `pgnreader-check`. Its
 # crates are GPL-3, so it lives in a throw-away crate outside the
 # repository and never enters it. BIN is the pgnindex binary; without it
@@ -24,6 +27,8 @@ set -euo pipefail
 [[ $# -ge 1 && $# -le 2 ]] || { echo "usage: $0 INPUT [ROUNDS]" >&2; exit 2; }
 input=$1
 rounds=${2:-5}
+threads=${THREADS:-2}
+[[ $threads =~ ^[1-9][0-9]*$ ]] || { echo "$0: THREADS must be a positive integer" >&2; exit 2; }
 [[ -f $input ]] || { echo "$0: not a file: $input" >&2; exit 2; }
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "$0: ROUNDS must be a positive integer" >&2; exit 2; }
 [[ -x /usr/bin/time ]] || { echo "$0: /usr/bin/time (GNU time) is needed" >&2; exit 2; }
@@ -48,7 +53,7 @@ trap 'rm -rf -- "$tmp"' EXIT
 
 cat -- "$input" >/dev/null
 echo "input: $input, $(stat -c %s -- "$input") bytes, $(LC_ALL=C grep -c '^\[Event ' -- "$input" || true) games ('[Event ' lines)"
-echo "pgnindex: $bin; peer: $peer"
+echo "pgnindex: $bin; peer: $peer; $threads threads each"
 echo "machine: $(nproc) cores; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # timed NAME COMMAND...: runs it under GNU time, prints the figures and
@@ -58,17 +63,21 @@ timed() {
     local name=$1
     shift
     status=0
+    local start=$EPOCHREALTIME
     /usr/bin/time -f '%e %U %S %M' -o "$tmp/time" "$@" >"$tmp/$name.out" 2>&1 || status=$?
+    local end=$EPOCHREALTIME
     local wall user sys rss
     # GNU time writes "Command exited with non-zero status N" first then.
-    read -r wall user sys rss < <(tail -n 1 "$tmp/time")
+    # Its wall time has two decimals: a run of 50 ms needs more.
+    read -r _ user sys rss < <(tail -n 1 "$tmp/time")
+    wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }')
     echo "$wall" >>"$tmp/$name.walls"
     printf '%-9s wall %6s s, user %6s s, sys %5s s, peak RSS %5d MiB, exit %d\n' \
         "$name:" "$wall" "$user" "$sys" "$((rss / 1024))" "$status"
 }
 
 run_pgnindex() {
-    timed pgnindex "$bin" check --threads 2 "$input"
+    timed pgnindex "$bin" check --threads "$threads" "$input"
     # Exit 1 only says that a game has an error; 2: INPUT unreadable.
     if ((status > 1)); then
         tail -n 5 "$tmp/pgnindex.out" >&2
@@ -78,7 +87,7 @@ run_pgnindex() {
 }
 
 run_peer() {
-    timed peer "$peer" "$input" --threads 2
+    timed peer "$peer" "$input" --threads "$threads"
     if ((status != 0)); then
         tail -n 5 "$tmp/peer.out" >&2
         echo "$0: the peer failed (exit $status)" >&2
