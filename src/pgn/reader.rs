@@ -48,8 +48,8 @@ pub struct Reader<'a> {
     line: Option<(usize, usize)>,
     /// The last search for the end of a value a stray quote left open.
     value_ends: Cell<ValueEnds>,
-    /// [`Reader::read_game`] stops before a game whose tags start a line at
-    /// or after this offset.
+    /// [`Reader::read_game`] stops before a game whose tags start at or
+    /// after this offset.
     stop_from: usize,
 }
 
@@ -168,9 +168,9 @@ impl<'a> Reader<'a> {
     }
 
     /// Makes [`Reader::read_game`] return `None`, the cursor on the `[`,
-    /// before a game whose tags start a line at or after `offset` (a
-    /// caller cutting the input where games start); the next call reads
-    /// that game if the stop was moved past it.
+    /// before a game whose tags start at or after `offset` (a caller
+    /// cutting the input where games start); the next call reads that
+    /// game if the stop was moved past it.
     pub fn stop_before_tags_from(&mut self, offset: usize) {
         self.stop_from = offset;
     }
@@ -263,7 +263,7 @@ impl<'a> Reader<'a> {
             self.skip_spaces();
             let b = self.peek()?;
             match b {
-                b'[' if self.pos >= self.stop_from && self.at_line_start(self.pos) => return None,
+                b'[' if self.pos >= self.stop_from => return None,
                 b'[' | b'{' | b'0'..=b'9' | b'*' => break,
                 b'%' | b';' => self.pos = self.line_end(self.pos),
                 _ if self.looks_like_move() => break,

@@ -208,6 +208,13 @@ pub fn is_boundary_at(data: &[u8], at: usize) -> bool {
         && follows_movetext(&data[..at])
 }
 
+/// `true` if a forced cut ([`forced_cut`]) may be made at `at`: a whole
+/// tag pair right after a game result. Where a reader meets one between
+/// games, the cut breaks no game.
+pub fn is_forced_cut_at(data: &[u8], at: usize) -> bool {
+    data.get(at) == Some(&b'[') && follows_result(data, at)
+}
+
 /// `true` if `data` starts with a whole tag pair `[Name "value"]`, exactly
 /// as the reader requires to end a game at a tag line.
 fn is_tag_start(data: &[u8]) -> bool {

@@ -194,10 +194,14 @@ fn read_games<G>(
     let mut games = Vec::with_capacity((expected / 1024 + 1).min(4096));
     let end = loop {
         let Some(record) = reader.read_game(&mut replayer) else {
-            // The end of the data, or the reader stopped before tags at a
-            // line start: a cut if the text around it makes a boundary.
+            // The end of the data, or the reader stopped before tags: a cut
+            // if the text around them makes a boundary, or a forced cut
+            // (text without line breaks), here breaking no game.
             let at = reader.position();
-            if at == data.len() || split::is_boundary_at(data, at) {
+            if at == data.len()
+                || split::is_boundary_at(data, at)
+                || split::is_forced_cut_at(data, at)
+            {
                 break at;
             }
             reader.stop_before_tags_from(at + 1);
@@ -1247,6 +1251,38 @@ mod tests {
         assert!(flow.is_continue());
         assert!(chunks.len() >= 2, "{} chunks", chunks.len());
         assert_eq!(starts(&chunks), whole);
+    }
+
+    #[test]
+    fn games_without_line_breaks_are_cut_between_games_only() {
+        // No boundary anywhere: every cut is made after a result. One in
+        // the comment, which a cut by text alone would take, is no cut.
+        let game = "[Event \"g\"] 1. e4 { a note 1-0 [Event \"not a game\"] } e5 2. Nf3 1-0 ";
+        let text = game.repeat(40);
+        let text = text.as_bytes();
+        let options = ReplayOptions { tags: true, ..ReplayOptions::default() };
+        let whole: Vec<(usize, usize)> = read_chunk(text, 0, options)
+            .games
+            .iter()
+            .map(|g| (g.record.offset, g.record.moves.len()))
+            .collect();
+        assert_eq!(whole.len(), 40);
+        assert!(whole.iter().all(|&(_, moves)| moves == 3), "{whole:?}");
+        for threads in [1, 2] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let (mut games, mut chunks) = (Vec::new(), 0);
+            let flow = read_block(&pool, text, 0, options, 64, &|g| g, |chunk| {
+                chunks += 1;
+                let at = chunk.offset;
+                games.extend(
+                    chunk.games.iter().map(|g| (at + g.record.offset, g.record.moves.len())),
+                );
+                ControlFlow::Continue(())
+            });
+            assert!(flow.is_continue());
+            assert!(chunks > 10, "{threads} threads: {chunks} chunks");
+            assert_eq!(games, whole, "{threads} threads");
+        }
     }
 
     #[test]
