@@ -492,15 +492,18 @@ impl Job<'_> {
     }
 }
 
-/// What a scan from a little before `at` takes for the first boundary at or
-/// after it; `None` if it finds none before `limit` (and the block goes on).
-/// Only a guess: the scan does not know whether it starts in a comment.
+/// What a scan from a little before `at` takes for the first place at or
+/// after it where a reading would end a chunk: a boundary, or tags right
+/// after a result (text without line breaks); `None` if it finds neither
+/// before `limit` (and the block goes on). Only a guess: the scan does not
+/// know whether it starts in a comment.
 fn guessed_start(block: &[u8], at: usize, limit: usize) -> Option<usize> {
     // Enough text before `at` for the rule that a boundary follows movetext.
     const LOOK_BACK: usize = 1024;
     let from = at.saturating_sub(LOOK_BACK);
     let to = limit.min(block.len());
     let found = from + split::next_boundary_after(&block[from..to], 0, at - from);
+    let found = split::forced_cut(block, at, found).unwrap_or(found);
     (found < to || to == block.len()).then_some(found)
 }
 
