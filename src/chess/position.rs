@@ -501,7 +501,8 @@ impl Position {
 
     /// The one legal move [`Position::moves_to`] would list with this
     /// `promotion`; `None` if there is none or more than one (ambiguous).
-    /// What SAN resolution needs, without filling a list.
+    /// What SAN resolution needs, without filling a list: the origins are
+    /// one bitboard, so the common case takes no closure and no count.
     #[inline]
     pub fn unique_move_to(
         &self,
@@ -510,14 +511,28 @@ impl Position {
         from_mask: Bitboard,
         promotion: Option<Role>,
     ) -> Option<Move> {
-        let (mut found, mut count) = (None, 0u32);
-        self.for_each_move_to(role, to, from_mask, |m| {
-            if m.promotion() == promotion {
-                found = Some(m);
-                count += 1;
-            }
-        });
-        found.filter(|_| count == 1)
+        let Some((froms, capture)) = self.origins_to(role, to, from_mask) else {
+            let (mut found, mut count) = (None, 0u32);
+            self.for_each_en_passant_to(to, from_mask, |m| {
+                if m.promotion() == promotion {
+                    found = Some(m);
+                    count += 1;
+                }
+            });
+            return found.filter(|_| count == 1);
+        };
+        if froms.more_than_one() {
+            return None;
+        }
+        let from = froms.first()?;
+        // A pawn reaching the last rank promotes, to one of four roles;
+        // no other move does.
+        let promotes = role == Role::Pawn && matches!(to.rank(), Rank::First | Rank::Eighth);
+        let fits = match promotion {
+            None => !promotes,
+            Some(p) => promotes && Role::PROMOTIONS.contains(&p),
+        };
+        fits.then_some(Move::Normal { role, from, capture, to, promotion })
     }
 
     /// Calls `f` with each move [`Position::moves_to`] lists, in its order.
@@ -529,31 +544,59 @@ impl Position {
         from_mask: Bitboard,
         mut f: impl FnMut(Move),
     ) {
+        let Some((froms, capture)) = self.origins_to(role, to, from_mask) else {
+            self.for_each_en_passant_to(to, from_mask, f);
+            return;
+        };
+        for from in froms {
+            if role == Role::Pawn {
+                for_each_pawn_move(from, to, capture, &mut f);
+            } else {
+                f(Move::Normal { role, from, capture, to, promotion: None });
+            }
+        }
+    }
+
+    /// Calls `f` with each legal en-passant capture onto `to` from
+    /// `from_mask`.
+    #[inline(never)]
+    fn for_each_en_passant_to(&self, to: Square, from_mask: Bitboard, f: impl FnMut(Move)) {
+        // En passant is checked by simulating the capture, which also
+        // covers evasions and the discovered check along the rank.
+        let mut moves = MoveList::new();
+        self.gen_en_passant(to, &mut moves);
+        moves.iter().copied().filter(|m| from_mask.contains(m.from())).for_each(f);
+    }
+
+    /// The squares in `from_mask` from which a piece of `role` of the side
+    /// to move moves legally to `to`, and the role it captures there;
+    /// `None` for a pawn on the en-passant square, which
+    /// [`Position::for_each_en_passant_to`] checks.
+    #[inline]
+    fn origins_to(
+        &self,
+        role: Role,
+        to: Square,
+        from_mask: Bitboard,
+    ) -> Option<(Bitboard, Option<Role>)> {
         let us = self.turn;
         let them = us.other();
         if self.board.by_color(us).contains(to) {
-            return;
+            return Some((Bitboard::EMPTY, None));
         }
         let king = self.king_of(us);
         let occ = self.board.occupied();
         let capture =
             if self.board.by_color(them).contains(to) { self.board.role_at(to) } else { None };
         if role == Role::King {
-            if from_mask.contains(king)
+            let legal = from_mask.contains(king)
                 && attacks::king_attacks(king).contains(to)
-                && !self.board.attacks_to(to, them, occ.without(king)).any()
-            {
-                f(Move::Normal { role, from: king, capture, to, promotion: None });
-            }
-            return;
+                && !self.board.attacks_to(to, them, occ.without(king)).any();
+            let froms = if legal { Bitboard::from_square(king) } else { Bitboard::EMPTY };
+            return Some((froms, capture));
         }
         if role == Role::Pawn && self.ep_square == Some(to) {
-            // En passant is checked by simulating the capture, which also
-            // covers evasions and the discovered check along the rank.
-            let mut moves = MoveList::new();
-            self.gen_en_passant(to, &mut moves);
-            moves.iter().filter(|m| from_mask.contains(m.from())).for_each(|&m| f(m));
-            return;
+            return None;
         }
         let checkers = self.checkers();
         if let Some(checker) = checkers.first() {
@@ -562,7 +605,7 @@ impl Position {
             if checkers.more_than_one()
                 || !attacks::between(king, checker).with(checker).contains(to)
             {
-                return;
+                return Some((Bitboard::EMPTY, capture));
             }
         }
         let froms = match role {
@@ -586,16 +629,13 @@ impl Position {
             Role::Pawn => Bitboard::EMPTY,
             _ => attacks::attacks(us, role, to, occ) & self.our(role),
         } & from_mask;
+        let mut legal = froms;
         for from in froms {
             if self.is_pinned_away(king, from, to) {
-                continue;
-            }
-            if role == Role::Pawn {
-                for_each_pawn_move(from, to, capture, &mut f);
-            } else {
-                f(Move::Normal { role, from, capture, to, promotion: None });
+                legal.discard(from);
             }
         }
+        Some((legal, capture))
     }
 
     /// `true` if the piece of the side to move on `from` is pinned to its
