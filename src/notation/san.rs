@@ -626,9 +626,11 @@ pub fn parse_move(pos: &Position, text: &[u8], lang: Lang) -> Result<Move, MoveT
     Ok(San::from_ascii_lang(text, lang)?.to_move(pos)?)
 }
 
-/// The legal move of the commonest texts — `e4`, `Nf3`, `Nxe5` and `exd5`
-/// (`:` for `x` too), each with an optional `+` or `#` — read and resolved
-/// in one step, without going through a [`San`] value.
+/// The legal move of the commonest texts — `e4`, `Nf3`, `Nxe5`, `exd5`
+/// (`:` for `x` too) and castling (`O-O`, `0-0-0`), each with an optional
+/// `+` or `#` — read and resolved in one step, without going through a
+/// [`San`] value. Its canonical SAN is that of [`San::from_unique_move`]:
+/// no other move of its role reaches its square.
 ///
 /// `None` means "not one of these shapes, or no unique legal move": the
 /// caller then takes the general path ([`parse_move`]), which gives the
@@ -643,6 +645,12 @@ pub fn quick_move(pos: &Position, text: &[u8], lang: Lang) -> Option<Move> {
         [f @ b'a'..=b'h', r @ b'1'..=b'8'] => {
             let to = square_of(f, r);
             (Role::Pawn, to, Bitboard::from_file(to.file()))
+        }
+        [b'O', b'-', b'O'] | [b'0', b'-', b'0'] => {
+            return pos.castling_move_to(CastlingSide::KingSide)
+        }
+        [b'O', b'-', b'O', b'-', b'O'] | [b'0', b'-', b'0', b'-', b'0'] => {
+            return pos.castling_move_to(CastlingSide::QueenSide)
         }
         [p @ b'A'..=b'Z', f @ b'a'..=b'h', r @ b'1'..=b'8']
         | [p @ b'A'..=b'Z', b'x' | b':', f @ b'a'..=b'h', r @ b'1'..=b'8'] => {
@@ -660,6 +668,34 @@ pub fn quick_move(pos: &Position, text: &[u8], lang: Lang) -> Option<Move> {
         _ => return None,
     };
     pos.unique_move_to(role, to, mask, None)
+}
+
+/// The legal move of a piece move whose origin's file or rank is written
+/// (`Nbd7`, `R1e2`, `Raxe1`, each with an optional `+` or `#`), read and
+/// resolved in one step as [`quick_move`] does; its canonical SAN may need
+/// that disambiguation ([`San::from_move`]). `None`: the general path
+/// decides.
+#[inline]
+pub fn quick_disambiguated_move(pos: &Position, text: &[u8], lang: Lang) -> Option<Move> {
+    let s = match text {
+        [rest @ .., b'+' | b'#'] => rest,
+        _ => text,
+    };
+    let (p, origin, f, r) = match *s {
+        [p @ b'A'..=b'Z', o, f @ b'a'..=b'h', r @ b'1'..=b'8']
+        | [p @ b'A'..=b'Z', o, b'x' | b':', f @ b'a'..=b'h', r @ b'1'..=b'8'] => (p, o, f, r),
+        _ => return None,
+    };
+    let role = lang.role(p)?;
+    if matches!(role, Role::Pawn | Role::King) {
+        return None;
+    }
+    let mask = match origin {
+        b'a'..=b'h' => Bitboard::from_file(file_of(origin)),
+        b'1'..=b'8' => Bitboard::from_rank(rank_of(origin)),
+        _ => return None,
+    };
+    pos.unique_move_to(role, square_of(f, r), mask, None)
 }
 
 /// The canonical SAN of `m` with its `+`/`#` suffix.
@@ -997,7 +1033,8 @@ mod tests {
         // language, on positions of random play and a few with pins,
         // checks, en passant and promotions: `quick_move` finds the move
         // the general path finds, or leaves the text to it.
-        let mut texts: Vec<Vec<u8>> = Vec::new();
+        let mut texts: Vec<Vec<u8>> =
+            ["O-O", "O-O-O", "0-0", "0-0-0"].iter().map(|t| t.as_bytes().to_vec()).collect();
         for f in b'a'..=b'h' {
             for r in b'1'..=b'8' {
                 let mut shapes = vec![vec![f, r]];
@@ -1018,6 +1055,8 @@ mod tests {
         }
         let mut positions: Vec<Position> = [
             "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+            "r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1",
+            "r3k2r/8/8/8/8/5n2/8/R3K2R w KQkq - 0 1",
             "4k3/8/8/2KPp2r/8/8/8/8 w - e6 0 1",
             "4k3/1P6/8/8/4b3/8/3N4/4K3 w - - 0 1",
             "4k3/4r3/8/b7/8/2N5/4R3/4K3 w - - 0 1",
@@ -1056,6 +1095,72 @@ mod tests {
             }
         }
         assert!(found > 10_000, "{found} moves found");
+    }
+
+    #[test]
+    fn quick_disambiguated_move_agrees_with_the_general_path() {
+        // Every piece move written with its origin's file or rank, the true
+        // one or another, with and without `x`, in every language's
+        // letters, on positions of random play and a few with rivals and
+        // pins: the quick path finds exactly what the general path finds.
+        let mut positions: Vec<Position> = [
+            "4k3/8/8/8/1N3N2/8/8/R3K2R w - - 0 1",
+            "4k3/4r3/8/8/8/2N1N3/4R3/R3K3 w - - 0 1",
+            "3rk2r/8/8/8/8/8/8/4K3 b - - 0 1",
+        ]
+        .iter()
+        .map(|fen| parse_position(fen).unwrap())
+        .collect();
+        crate::chess::position::random_play(0x5851_f42d_4c95_7f2d, 200, |pos| {
+            positions.push(pos.clone());
+        });
+        let (mut found, mut tried) = (0, 0);
+        for pos in &positions {
+            let mut moves = MoveList::new();
+            pos.legal_moves(&mut moves);
+            for lang in Lang::ALL {
+                for letter in b'A'..=b'Z' {
+                    let Some(role) = lang.role(letter) else { continue };
+                    for m in moves.iter().filter(|m| m.role() == role) {
+                        let (from, to) = (m.from(), m.to());
+                        let other_file = (from.file().index() as u8 + 1) % 8;
+                        let other_rank = (from.rank().index() as u8 + 1) % 8;
+                        for origin in [
+                            from.file().char() as u8,
+                            from.rank().char() as u8,
+                            b'a' + other_file,
+                            b'1' + other_rank,
+                        ] {
+                            for x in [&b""[..], b"x"] {
+                                let text = [
+                                    &[letter, origin][..],
+                                    x,
+                                    &[to.file().char() as u8, to.rank().char() as u8],
+                                ]
+                                .concat();
+                                let quick = quick_disambiguated_move(pos, &text, lang);
+                                // Pawns and kings are left to the general path.
+                                let general = if matches!(role, Role::Pawn | Role::King) {
+                                    None
+                                } else {
+                                    parse_move(pos, &text, lang).ok()
+                                };
+                                assert_eq!(
+                                    quick,
+                                    general,
+                                    "{} in {lang:?} at {}",
+                                    String::from_utf8_lossy(&text),
+                                    crate::notation::fen::write(pos)
+                                );
+                                tried += 1;
+                                found += usize::from(quick.is_some());
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(found > 5_000 && tried > 2 * found, "{found} of {tried} texts read");
     }
 
     #[test]

@@ -408,6 +408,10 @@ impl<'a> Replayer<'a> {
             // English failed earlier; only collect the rest for the retry.
             return if detect { ControlFlow::Continue(()) } else { ControlFlow::Break(()) };
         }
+        if let Some(m) = san::quick_disambiguated_move(&self.pos, san, self.lang) {
+            self.take_move(m, false);
+            return ControlFlow::Continue(());
+        }
         match self.play(san) {
             Ok(()) => ControlFlow::Continue(()),
             Err(message) => {
