@@ -4,6 +4,7 @@
 pub mod commands;
 pub mod descriptive;
 pub mod keyed;
+mod line_breaks;
 pub mod movetext;
 pub mod reader;
 mod scan;

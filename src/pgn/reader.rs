@@ -28,8 +28,8 @@ use std::cell::Cell;
 use std::collections::HashSet;
 use std::ops::ControlFlow;
 
-use super::scan;
 use super::visitor::{GameResult, RawComment, RawTag, Syntax, Visitor};
+use super::{line_breaks, scan};
 
 /// Reads games from a block of bytes that starts at a game boundary.
 pub struct Reader<'a> {
@@ -985,14 +985,14 @@ impl<'a> LineIndex<'a> {
         if offset < self.at {
             // Step back over the line breaks between, not from the start:
             // queries come in near order, this keeps them linear.
-            self.line -= count_line_breaks(self.data, offset, self.at);
+            self.line -= line_breaks::count(self.data, offset, self.at);
             self.line_start = line_start(self.data, offset);
             self.at = offset;
         }
         if offset > self.at {
             // Counted in bulk: a chunk's line count is one query over all
             // of it.
-            let breaks = count_line_breaks(self.data, self.at, offset);
+            let breaks = line_breaks::count(self.data, self.at, offset);
             if breaks > 0 {
                 self.line += breaks;
                 // The last of them ends in at..offset; a `\r` at `offset - 1`
@@ -1020,19 +1020,6 @@ impl<'a> LineIndex<'a> {
         let base = if first { self.column_base } else { 0 };
         (self.line, base + offset - self.line_start + 1 - bom)
     }
-}
-
-/// Line breaks (`\n`, `\r\n` once, lone `\r`) whose last byte lies in
-/// `data[from..to]`: those that end a line between the two offsets. A `\r`
-/// is told from the `\r` of a `\r\n` by the byte after it, even when that
-/// byte is at `to` (outside the range).
-fn count_line_breaks(data: &[u8], from: usize, to: usize) -> usize {
-    let part = &data[from..to];
-    let lf = memchr::memchr_iter(b'\n', part).count();
-    let lone_cr = memchr::memchr_iter(b'\r', part)
-        .filter(|&i| data.get(from + i + 1) != Some(&b'\n'))
-        .count();
-    lf + lone_cr
 }
 
 /// The offset where the line holding `offset` starts: after the last line
