@@ -712,6 +712,37 @@ pub(crate) fn parse_tag<'d>(
     start: usize,
     ends: &mut ValueEnds,
 ) -> Option<TagPair<'d>> {
+    parse_plain_tag(data, start).or_else(|| parse_any_tag(data, start, ends))
+}
+
+/// [`parse_tag`] for the form nearly every tag pair has, `[Name "value"]`
+/// with one space, no escape and a name of at most 24 bytes, found word by
+/// word; `None` for any other form, which [`parse_any_tag`] reads (and
+/// reads alike: every byte that ends a name is below `#` or a bracket).
+#[inline]
+fn parse_plain_tag(data: &[u8], start: usize) -> Option<TagPair<'_>> {
+    let name_start = start + 1;
+    let len = scan::find_below_or2(b'"' + 1, b'[', b']', &data[name_start..], 24)?;
+    let name_end = name_start + len;
+    if len == 0 || data.get(name_end..name_end + 2) != Some(&b" \""[..]) {
+        return None;
+    }
+    let value_start = name_end + 2;
+    let quote = value_start + scan::find3(b'"', b'\\', b'\n', &data[value_start..])?;
+    if data[quote] != b'"' || data.get(quote + 1) != Some(&b']') {
+        return None;
+    }
+    Some(TagPair {
+        name: &data[name_start..name_end],
+        value: &data[value_start..quote],
+        end: quote + 2,
+        stray: None,
+    })
+}
+
+/// [`parse_tag`] for every form.
+#[inline(never)]
+fn parse_any_tag<'d>(data: &'d [u8], start: usize, ends: &mut ValueEnds) -> Option<TagPair<'d>> {
     let mut i = start + 1;
     while i < data.len() && matches!(data[i], b' ' | b'\t') {
         i += 1;
@@ -1349,7 +1380,38 @@ mod tests {
         (line, offset - start + 1)
     }
 
+    /// The fields of a tag pair, to compare two readings of one.
+    fn tag_fields<'d>(
+        tag: Option<TagPair<'d>>,
+    ) -> Option<(&'d [u8], &'d [u8], usize, Option<usize>)> {
+        tag.map(|t| (t.name, t.value, t.end, t.stray))
+    }
+
     proptest::proptest! {
+        #[test]
+        fn a_plain_tag_reads_as_any_tag_does(
+            body in proptest::collection::vec(proptest::sample::select(vec![
+                b'E', b'v', b'_', b'1', b' ', b'\t', b'"', b'\\', b'[', b']', b'\n', b'\r', b'!', 0x01, 0xc3,
+            ]), 0..60),
+        ) {
+            // Mostly well-formed pairs, with each kind of byte that could
+            // end a name or a value early.
+            let mut data = b"[Event \"".to_vec();
+            data.extend_from_slice(&body);
+            data.extend_from_slice(b"\"]\n[Site \"x\"]\n");
+            let plain_value = !body.iter().any(|b| matches!(b, b'"' | b'\\' | b'\n'));
+            proptest::prop_assert!(!plain_value || parse_plain_tag(&data, 0).is_some());
+            for text in [&data[..], &data[7..]] {
+                let mut text = text.to_vec();
+                text[0] = b'[';
+                let plain = parse_plain_tag(&text, 0);
+                if plain.is_some() {
+                    let any = parse_any_tag(&text, 0, &mut ValueEnds::default());
+                    proptest::prop_assert_eq!(tag_fields(plain), tag_fields(any));
+                }
+            }
+        }
+
         #[test]
         fn line_index_agrees_with_a_walk_from_the_start(
             data in proptest::collection::vec(proptest::sample::select(vec![b'a', b'\n', b'\r']), 0..300),

@@ -81,6 +81,31 @@ pub(crate) fn find3(a: u8, b: u8, c: u8, hay: &[u8]) -> Option<usize> {
     )
 }
 
+/// The high bit of each byte of `word` below `limit` (at most 128), exact
+/// for the lowest such byte, as [`matches`] is.
+#[inline(always)]
+fn below(word: u64, limit: u8) -> u64 {
+    word.wrapping_sub(LO * u64::from(limit)) & !word & HI
+}
+
+/// The index of the first byte of `hay` that is below `limit` (at most
+/// 128) or is `a` or `b`, if one is among its first `max` bytes, searched
+/// word by word: `None` also where a word would run past the end of `hay`
+/// (the caller then reads byte by byte). What ends a tag name.
+#[inline]
+pub(crate) fn find_below_or2(limit: u8, a: u8, b: u8, hay: &[u8], max: usize) -> Option<usize> {
+    let mut i = 0;
+    while i < max && i + 8 <= hay.len() {
+        let w = word_at(hay, i);
+        let mask = below(w, limit) | matches(w, a) | matches(w, b);
+        if mask != 0 {
+            return Some(i + (mask.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
@@ -118,7 +143,27 @@ mod tests {
         prop::sample::select(vec![0x00, 0x01, 0x7c, 0x7d, 0x7e, 0x7f, 0x80, 0xfd, 0xfe, 0xff])
     }
 
+    /// Bytes around the limits a tag name's search uses.
+    fn name_byte() -> impl Strategy<Value = u8> {
+        prop::sample::select(vec![
+            0x00, 0x01, 0x1f, 0x20, 0x21, 0x22, 0x23, b'a', 0x5b, 0x5d, 0x7f, 0x80, 0xa2, 0xff,
+        ])
+    }
+
     proptest! {
+        #[test]
+        fn find_below_or2_agrees_with_a_byte_by_byte_search(
+            hay in proptest::collection::vec(name_byte(), 0..60),
+            a in name_byte(), b in name_byte(), limit in 0u8..=128,
+        ) {
+            let first = hay.iter().position(|&x| x < limit || x == a || x == b);
+            match find_below_or2(limit, a, b, &hay, 24) {
+                Some(i) => prop_assert_eq!(Some(i), first),
+                // Not found: none in the words searched.
+                None => prop_assert!(first.is_none_or(|i| i >= 24.min(hay.len() & !7))),
+            }
+        }
+
         #[test]
         fn agrees_with_memchr(hay in proptest::collection::vec(byte(), 0..200),
                               a in byte(), b in byte(), c in byte()) {
