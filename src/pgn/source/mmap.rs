@@ -33,8 +33,10 @@ pub(super) fn map_file(file: &File) -> Option<memmap2::Mmap> {
 }
 
 /// Pages are handed back in steps of this many bytes: a multiple of every
-/// page size, and few enough calls.
-const RELEASE_STEP: usize = 1 << 20;
+/// page size, and few calls, since each one interrupts the cores running
+/// workers to flush their TLBs (in steps of 1 MB, `check` on 2 threads took
+/// 4 % more CPU on a file of long comments).
+const RELEASE_STEP: usize = 16 << 20;
 
 /// Hands the pages of a mapped input back once they have been read: mapped
 /// pages count as the process's resident memory until they are unmapped, so
