@@ -989,18 +989,16 @@ mod tests {
         // the byte writer and the text writer give the same SAN, and the
         // SAN without rival search equals the canonical one exactly when
         // no other legal move of the role reaches the square.
-        let mut positions: Vec<Position> = [
-            "4k3/8/8/8/8/8/8/R3K2R w KQ - 0 1",
-            "1k6/8/8/3N1N2/8/3N1N2/8/4K3 w - - 0 1",
-            "k7/4P3/8/8/8/8/8/4K2R w K - 0 1",
-            "2k5/8/8/8/Q6Q/8/8/Q3K3 w - - 0 1",
-        ]
-        .iter()
-        .map(|fen| parse_position(fen).unwrap())
-        .collect();
-        crate::chess::position::random_play(0x51ed_270b_2763_7ab1, 200, |pos| {
-            positions.push(pos.clone());
-        });
+        let positions = positions_from(
+            &[
+                "4k3/8/8/8/8/8/8/R3K2R w KQ - 0 1",
+                "1k6/8/8/3N1N2/8/3N1N2/8/4K3 w - - 0 1",
+                "k7/4P3/8/8/8/8/8/4K2R w K - 0 1",
+                "2k5/8/8/8/Q6Q/8/8/Q3K3 w - - 0 1",
+            ],
+            0x51ed_270b_2763_7ab1,
+            200,
+        );
         let (mut with_rivals, mut moves) = (0, 0);
         for pos in &positions {
             let mut legal = MoveList::new();
@@ -1025,6 +1023,15 @@ mod tests {
             }
         }
         assert!(moves > 5_000 && with_rivals > 20, "{moves} moves, {with_rivals} with rivals");
+    }
+
+    /// The positions of `fens`, then those of `plies` plies of random play
+    /// from `seed`.
+    fn positions_from(fens: &[&str], seed: u64, plies: usize) -> Vec<Position> {
+        let mut positions: Vec<Position> =
+            fens.iter().map(|fen| parse_position(fen).unwrap()).collect();
+        crate::chess::position::random_play(seed, plies, |pos| positions.push(pos.clone()));
+        positions
     }
 
     #[test]
@@ -1053,21 +1060,19 @@ mod tests {
                 }
             }
         }
-        let mut positions: Vec<Position> = [
-            "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
-            "r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1",
-            "r3k2r/8/8/8/8/5n2/8/R3K2R w KQkq - 0 1",
-            "4k3/8/8/2KPp2r/8/8/8/8 w - e6 0 1",
-            "4k3/1P6/8/8/4b3/8/3N4/4K3 w - - 0 1",
-            "4k3/4r3/8/b7/8/2N5/4R3/4K3 w - - 0 1",
-            "r3k2r/8/8/8/3q4/8/8/R3K2R w KQkq - 0 1",
-        ]
-        .iter()
-        .map(|fen| parse_position(fen).unwrap())
-        .collect();
-        crate::chess::position::random_play(0x9e37_79b9_7f4a_7c15, 300, |pos| {
-            positions.push(pos.clone());
-        });
+        let positions = positions_from(
+            &[
+                "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+                "r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1",
+                "r3k2r/8/8/8/8/5n2/8/R3K2R w KQkq - 0 1",
+                "4k3/8/8/2KPp2r/8/8/8/8 w - e6 0 1",
+                "4k3/1P6/8/8/4b3/8/3N4/4K3 w - - 0 1",
+                "4k3/4r3/8/b7/8/2N5/4R3/4K3 w - - 0 1",
+                "r3k2r/8/8/8/3q4/8/8/R3K2R w KQkq - 0 1",
+            ],
+            0x9e37_79b9_7f4a_7c15,
+            300,
+        );
         let mut found = 0;
         for pos in &positions {
             for lang in Lang::ALL {
@@ -1103,17 +1108,15 @@ mod tests {
         // one or another, with and without `x`, in every language's
         // letters, on positions of random play and a few with rivals and
         // pins: the quick path finds exactly what the general path finds.
-        let mut positions: Vec<Position> = [
-            "4k3/8/8/8/1N3N2/8/8/R3K2R w - - 0 1",
-            "4k3/4r3/8/8/8/2N1N3/4R3/R3K3 w - - 0 1",
-            "3rk2r/8/8/8/8/8/8/4K3 b - - 0 1",
-        ]
-        .iter()
-        .map(|fen| parse_position(fen).unwrap())
-        .collect();
-        crate::chess::position::random_play(0x5851_f42d_4c95_7f2d, 200, |pos| {
-            positions.push(pos.clone());
-        });
+        let positions = positions_from(
+            &[
+                "4k3/8/8/8/1N3N2/8/8/R3K2R w - - 0 1",
+                "4k3/4r3/8/8/8/2N1N3/4R3/R3K3 w - - 0 1",
+                "3rk2r/8/8/8/8/8/8/4K3 b - - 0 1",
+            ],
+            0x5851_f42d_4c95_7f2d,
+            200,
+        );
         let (mut found, mut tried) = (0, 0);
         for pos in &positions {
             let mut moves = MoveList::new();
