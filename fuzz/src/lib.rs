@@ -94,7 +94,9 @@ pub fn check_move_round_trip(pos: &Position, m: Move) {
 
 /// Checks that [`Position::moves_to`], the backward lookup SAN resolution
 /// relies on, finds exactly the legal moves of full move generation, for
-/// every role and target square, with and without an origin mask.
+/// every role and target square, with and without an origin mask; and that
+/// [`Position::unique_move_to`] finds the one among them with each
+/// promotion, if only one has it.
 pub fn check_moves_to(pos: &Position) {
     let all = legal_moves(pos);
     let mut found = MoveList::new();
@@ -122,6 +124,17 @@ pub fn check_moves_to(pos: &Position) {
                     assert!(
                         found.contains(m),
                         "moves_to({role:?}, {to}) in {} misses {m:?}",
+                        fen::write(pos)
+                    );
+                }
+                for promotion in [None].into_iter().chain(Role::ALL.map(Some)) {
+                    let with: Vec<&Move> =
+                        expected.iter().filter(|m| m.promotion() == promotion).collect();
+                    let unique = if with.len() == 1 { Some(*with[0]) } else { None };
+                    assert_eq!(
+                        pos.unique_move_to(role, to, mask, promotion),
+                        unique,
+                        "unique_move_to({role:?}, {to}, {promotion:?}) in {}",
                         fen::write(pos)
                     );
                 }

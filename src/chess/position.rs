@@ -1061,6 +1061,49 @@ mod tests {
     }
 
     #[test]
+    fn unique_move_to_finds_the_one_legal_move_of_its_kind() {
+        // Against full move generation: for every role, square, origin mask
+        // and promotion, a move is found exactly when one legal move fits.
+        let mut found = 0;
+        random_play(0x0dd_ba11, 600, |pos| {
+            let mut legal = MoveList::new();
+            pos.legal_moves(&mut legal);
+            for role in Role::ALL {
+                for to in Square::all() {
+                    let masks = [
+                        Bitboard::FULL,
+                        Bitboard::from_file(to.file()),
+                        Bitboard::from_rank(to.rank()),
+                    ];
+                    for mask in masks {
+                        for promotion in [None].into_iter().chain(Role::ALL.map(Some)) {
+                            let fitting: Vec<Move> = legal
+                                .iter()
+                                .copied()
+                                .filter(|m| {
+                                    !matches!(m, Move::Castle { .. })
+                                        && m.role() == role
+                                        && m.to() == to
+                                        && mask.contains(m.from())
+                                        && m.promotion() == promotion
+                                })
+                                .collect();
+                            let expected = (fitting.len() == 1).then(|| fitting[0]);
+                            assert_eq!(
+                                pos.unique_move_to(role, to, mask, promotion),
+                                expected,
+                                "{role:?} to {to} from {mask:?}, {promotion:?}"
+                            );
+                            found += usize::from(expected.is_some());
+                        }
+                    }
+                }
+            }
+        });
+        assert!(found > 10_000, "{found} moves found");
+    }
+
+    #[test]
     fn setup_errors() {
         let mut s = Setup::standard();
         s.board.discard_piece_at(Square::E8);
