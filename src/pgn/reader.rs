@@ -83,14 +83,21 @@ impl<'a> SeenNames<'a> {
         }
     }
 
+    #[inline]
     fn insert(&mut self, name: &'a [u8]) {
         self.list.push(name);
         if self.list.len() > Self::LIST {
-            if self.set.is_empty() {
-                self.set.extend(self.list.iter().copied());
-            } else {
-                self.set.insert(name);
-            }
+            self.insert_in_set(name);
+        }
+    }
+
+    /// [`SeenNames::insert`] past [`SeenNames::LIST`] names.
+    #[inline(never)]
+    fn insert_in_set(&mut self, name: &'a [u8]) {
+        if self.set.is_empty() {
+            self.set.extend(self.list.iter().copied());
+        } else {
+            self.set.insert(name);
         }
     }
 }
