@@ -372,6 +372,11 @@ impl<'a> Reader<'a> {
                 if self.token(visitor, &mut state).is_break() {
                     break;
                 }
+                // Most tokens end at one space: past it without a turn of
+                // the loop.
+                if self.data.get(self.pos) == Some(&b' ') {
+                    self.pos += 1;
+                }
             } else if class & SPACE != 0 {
                 self.pos += 1;
                 self.skip_spaces();
@@ -393,6 +398,32 @@ impl<'a> Reader<'a> {
     #[inline(always)]
     fn token<V: Visitor<'a>>(&mut self, visitor: &mut V, state: &mut Movetext) -> ControlFlow<()> {
         let token_start = self.pos;
+        if self.data[token_start].is_ascii_digit() {
+            if let Some(number_end) = move_number_end(self.data, token_start) {
+                // A move number (`12.`, `12...`): a new game if it is move 1
+                // after an empty line, else nothing to hand on but the move
+                // written against it (`12.Nf3`).
+                if self.data[token_start] == b'1'
+                    && self.data[token_start + 1] == b'.'
+                    && state.moves_seen
+                    && state.depth == 0
+                    && blank_line_before(self.data, token_start)
+                {
+                    return ControlFlow::Break(());
+                }
+                return match self.data.get(number_end) {
+                    Some(&b) if !is_delimiter(b) => {
+                        let end = token_end(self.data, number_end);
+                        self.pos = end;
+                        self.hand_on(&self.data[number_end..end], number_end, visitor, state)
+                    }
+                    _ => {
+                        self.pos = number_end;
+                        ControlFlow::Continue(())
+                    }
+                };
+            }
+        }
         let end = token_end(self.data, token_start);
         let mut token = &self.data[token_start..end];
         let mut offset = token_start;
@@ -429,6 +460,19 @@ impl<'a> Reader<'a> {
                 }
             }
         }
+        self.hand_on(token, offset, visitor, state)
+    }
+
+    /// A token read, its move number stripped: noise, a move or a suffix
+    /// annotation, handed on to `visitor`.
+    #[inline(always)]
+    fn hand_on<V: Visitor<'a>>(
+        &mut self,
+        token: &'a [u8],
+        offset: usize,
+        visitor: &mut V,
+        state: &mut Movetext,
+    ) -> ControlFlow<()> {
         if is_noise(token) {
             return ControlFlow::Continue(());
         }
@@ -876,6 +920,22 @@ fn token_end(data: &[u8], start: usize) -> usize {
     end
 }
 
+/// The end of the move number at `start` (digits, then dots), if the token
+/// is one and no `…` follows (half the tokens of most files, read here
+/// without [`token_end`]'s window). `None` for any other token.
+#[inline(always)]
+fn move_number_end(data: &[u8], start: usize) -> Option<usize> {
+    let mut i = start;
+    while data.get(i).is_some_and(u8::is_ascii_digit) {
+        i += 1;
+    }
+    let digits_end = i;
+    while data.get(i) == Some(&b'.') {
+        i += 1;
+    }
+    (i > digits_end && data.get(i) != Some(&0xe2)).then_some(i)
+}
+
 /// What the movetext loop carries from token to token.
 struct Movetext {
     /// The visitor asked to skip the rest (or the whole movetext).
@@ -1143,6 +1203,27 @@ mod tests {
         let g = games("1. 0-0 0-0-0 1/2-1/2");
         assert_eq!(sans(&g[0]), ["0-0", "0-0-0"]);
         assert_eq!(g[0].last().unwrap(), "result 1/2-1/2");
+    }
+
+    #[test]
+    fn move_numbers_glued_spaced_or_before_a_delimiter() {
+        let text = "1.e4 1...e5 2. Nf3{c} 2...Nc6 3.{x} Bb5 3...\ta6 4.$1 O-O 10.Ba4!? 10...";
+        let g = games(text);
+        let moves: Vec<&str> = g[0].iter().filter_map(|e| e.strip_prefix("san ")).collect();
+        let at = |san: &str| format!("{san}@{}", text.find(san).unwrap());
+        assert_eq!(
+            moves,
+            [at("e4"), at("e5"), at("Nf3"), at("Nc6"), at("Bb5"), at("a6"), at("O-O"), at("Ba4")]
+        );
+        assert!(g[0].contains(&"nag 1".to_string()) && g[0].contains(&"nag 5".to_string()));
+        assert_eq!(g[0].iter().filter(|e| e.starts_with("comment")).count(), 2);
+        // Move 1 after an empty line starts a game, glued or not; another
+        // number does not.
+        let g = games("1.e4 e5\n\n1.d4 d5\n\n2.c4 *");
+        assert_eq!(g.len(), 2);
+        assert_eq!(sans(&g[1]), ["d4", "d5", "c4"]);
+        let g = games("1.e4 e5\n\n1. d4 *");
+        assert_eq!(g.len(), 2);
     }
 
     #[test]
