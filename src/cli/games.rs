@@ -13,7 +13,7 @@ use pgnindex::notation::moves::Notation;
 use pgnindex::pgn::source::{expand_inputs, InputName, SourceError};
 use pgnindex::replay::inputs::{read_inputs, ChunkPlace, InputVisitor};
 use pgnindex::replay::parallel::{Chunk, LocatedGame};
-use pgnindex::replay::{GameRecord, ReplayOptions, Skipped};
+use pgnindex::replay::{GameError, GameRecord, ReplayOptions, Skipped};
 
 use super::exit::Exit;
 
@@ -77,13 +77,31 @@ pub(super) struct Stats {
     closed: bool,
 }
 
-/// A game with its location, handed to the printer.
-pub(super) struct Located<'r> {
+/// A game with its location, handed to the printer: `R` is what the
+/// workers kept of its record (the whole [`GameRecord`], or less).
+pub(super) struct Located<'r, R = GameRecord> {
     pub(super) input: &'r InputName,
     pub(super) number: u64,
-    pub(super) record: GameRecord,
+    pub(super) record: R,
     /// Line and column of the error, if any.
     pub(super) error_at: Option<(usize, usize)>,
+}
+
+/// A game as a worker hands it over: what `keep` made of its record, and
+/// what the printer reports.
+pub(super) struct Kept<R> {
+    record: R,
+    errors: bool,
+    skipped: bool,
+    error_at: Option<(usize, usize)>,
+    warnings: Vec<(usize, usize, String)>,
+}
+
+/// Why a game was not read to its end, if it was not: all `check` keeps of
+/// a game (the rest of its record is dropped on the worker that made it).
+pub(super) struct Problems {
+    skipped: Option<Skipped>,
+    error: Option<GameError>,
 }
 
 /// Reads every input and calls `each` for every game in input order;
@@ -92,11 +110,15 @@ pub(super) struct Located<'r> {
 /// stderr and counted; reading goes on with the next input. Returns the
 /// counts; the first error of `each` or `warn` stops, and is returned
 /// unless it is a broken pipe (the counts so far, `closed`).
-pub(super) fn for_each_game(
+///
+/// `keep` runs on the workers: what it makes of each record is what `each`
+/// gets (the record is dropped there, not on the calling thread).
+pub(super) fn for_each_game<R: Send>(
     pool: &rayon::ThreadPool,
     inputs: &[std::ffi::OsString],
     options: ReplayOptions,
-    each: impl FnMut(Located<'_>) -> io::Result<()>,
+    keep: impl Fn(GameRecord) -> R + Sync,
+    each: impl FnMut(Located<'_, R>) -> io::Result<()>,
     warn: impl FnMut(&InputName, usize, usize, &str) -> io::Result<()>,
 ) -> anyhow::Result<Stats> {
     let inputs = expand_inputs(inputs)?;
@@ -105,7 +127,14 @@ pub(super) fn for_each_game(
     }
     let names = inputs.names;
     let mut printer = Printer { stats: Stats::default(), each, warn, io_error: None };
-    let read = read_inputs(&names, pool, options, &|g| g, &mut printer);
+    let map = |game: LocatedGame| Kept {
+        errors: game.record.error.is_some(),
+        skipped: game.record.skipped.is_some(),
+        record: keep(game.record),
+        error_at: game.error_at,
+        warnings: game.warnings,
+    };
+    let read = read_inputs(&names, pool, options, &map, &mut printer);
     let mut stats = Stats { games: read.games, bytes: read.bytes, ..printer.stats };
     match printer.io_error {
         Some(e) if e.kind() == io::ErrorKind::BrokenPipe => stats.closed = true,
@@ -125,25 +154,25 @@ struct Printer<E, W> {
     io_error: Option<io::Error>,
 }
 
-impl<E, W> Printer<E, W>
-where
-    E: FnMut(Located<'_>) -> io::Result<()>,
-    W: FnMut(&InputName, usize, usize, &str) -> io::Result<()>,
-{
-    fn print(
+impl<E, W> Printer<E, W> {
+    fn print<R>(
         &mut self,
         name: &InputName,
-        chunk: Chunk<LocatedGame>,
+        chunk: Chunk<Kept<R>>,
         place: ChunkPlace,
-    ) -> io::Result<()> {
+    ) -> io::Result<()>
+    where
+        E: FnMut(Located<'_, R>) -> io::Result<()>,
+        W: FnMut(&InputName, usize, usize, &str) -> io::Result<()>,
+    {
         // Lines before the chunk, for file-wide line numbers.
         let base_line = place.lines_before;
         for (number, game) in (place.games_before + 1..).zip(chunk.games) {
             for (l, c, message) in &game.warnings {
                 (self.warn)(name, base_line + l, *c, message)?;
             }
-            self.stats.errors += u64::from(game.record.error.is_some());
-            self.stats.skipped += u64::from(game.record.skipped.is_some());
+            self.stats.errors += u64::from(game.errors);
+            self.stats.skipped += u64::from(game.skipped);
             let error_at = game.error_at.map(|(l, c)| (base_line + l, c));
             (self.each)(Located { input: name, number, record: game.record, error_at })?;
         }
@@ -154,9 +183,9 @@ where
     }
 }
 
-impl<E, W> InputVisitor<LocatedGame> for Printer<E, W>
+impl<R, E, W> InputVisitor<Kept<R>> for Printer<E, W>
 where
-    E: FnMut(Located<'_>) -> io::Result<()>,
+    E: FnMut(Located<'_, R>) -> io::Result<()>,
     W: FnMut(&InputName, usize, usize, &str) -> io::Result<()>,
 {
     fn unreadable(&mut self, _name: &InputName, error: &SourceError) -> ControlFlow<()> {
@@ -168,7 +197,7 @@ where
     fn chunk(
         &mut self,
         name: &InputName,
-        chunk: Chunk<LocatedGame>,
+        chunk: Chunk<Kept<R>>,
         place: ChunkPlace,
     ) -> ControlFlow<()> {
         match self.print(name, chunk, place) {
@@ -230,15 +259,26 @@ fn lower_priority() {
 #[cfg(target_os = "linux")]
 const WORKER_NICE: libc::c_int = 10;
 
-fn error_text(game: &Located<'_>) -> Option<String> {
-    match &game.record.skipped {
+impl Problems {
+    fn of(record: GameRecord) -> Problems {
+        Problems { skipped: record.skipped, error: record.error }
+    }
+}
+
+/// The line `check` and `fens` print for a game not read to its end.
+fn error_text<R>(
+    game: &Located<'_, R>,
+    skipped: Option<&Skipped>,
+    error: Option<&GameError>,
+) -> Option<String> {
+    match skipped {
         Some(Skipped::Variant(variant)) => {
             return Some(format!("skipped: variant \"{variant}\" is not standard chess"));
         }
         Some(skipped) => return Some(format!("skipped: {skipped}")),
         None => {}
     }
-    let e = game.record.error.as_ref()?;
+    let e = error?;
     let (line, col) = game.error_at.unwrap_or((0, 0));
     Some(format!("{}:{line}:{col}: {}", game.input, e.message))
 }
@@ -258,19 +298,22 @@ pub fn run_fens(args: &FensArgs) -> anyhow::Result<Exit> {
         &pool,
         &args.inputs,
         options,
+        |record| record,
         |game| {
             let n = game.number;
             if every_ply {
                 for (ply, (f, k)) in game.record.fens.iter().zip(&game.record.keys).enumerate() {
                     writeln!(out, "{n}\t{ply}\t{f}\t{k:016x}")?;
                 }
-                if let Some(e) = error_text(&game) {
+                let (skipped, error) = (game.record.skipped.as_ref(), game.record.error.as_ref());
+                if let Some(e) = error_text(&game, skipped, error) {
                     writeln!(out, "{n}\terror: {e}")?;
                 }
             } else {
                 let final_fen = fen::write(&game.record.final_position);
                 write!(out, "{n}\t{}\t{final_fen}", game.record.plies())?;
-                match error_text(&game) {
+                let (skipped, error) = (game.record.skipped.as_ref(), game.record.error.as_ref());
+                match error_text(&game, skipped, error) {
                     Some(e) => writeln!(out, "\terror: {e}")?,
                     None => writeln!(out)?,
                 }
@@ -300,9 +343,11 @@ pub fn run_check(args: &CheckArgs) -> anyhow::Result<Exit> {
         &pool,
         &args.inputs,
         options,
+        Problems::of,
         |game| {
             if game.record.error.is_some() {
-                if let Some(e) = error_text(&game) {
+                let (skipped, error) = (game.record.skipped.as_ref(), game.record.error.as_ref());
+                if let Some(e) = error_text(&game, skipped, error) {
                     writeln!(out.borrow_mut(), "{e}")?;
                 }
             }

@@ -103,6 +103,7 @@ pub fn run(args: &NoveltyArgs) -> anyhow::Result<Exit> {
             &pool,
             &args.inputs,
             options,
+            |record| record,
             |game| {
                 let file = game.input.to_string();
                 let name = std::path::Path::new(&file)
