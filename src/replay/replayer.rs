@@ -581,6 +581,10 @@ impl<'a> Visitor<'a> for Replayer<'a> {
     }
 
     fn comment(&mut self, comment: RawComment<'a>) {
+        if !self.options.commands && !self.rebuild.possible {
+            // Neither read nor written back (`check`).
+            return;
+        }
         // Comments of variations are skipped with them.
         match self.note_ply() {
             Some(ply) if crate::pgn::movetext::is_stop_mark(comment.0) => {
