@@ -1,12 +1,15 @@
 //! Byte searches tuned for the short stretches PGN is made of: a tag value
 //! or a `{[%clk 0:03:00]}` comment is a few dozen bytes, where `memchr`'s
-//! setup costs more than the search. The first [`SHORT`] bytes are searched
-//! eight at a time in a `u64` (SWAR); longer haystacks go on with `memchr`.
+//! dispatch and setup cost more than the search. On x86-64 the first
+//! [`HEAD`] bytes are searched sixteen at a time with SSE2; a haystack
+//! shorter than sixteen bytes, or any on other processors, eight at a time
+//! in a `u64` (SWAR) for its first [`SHORT`] bytes. Longer haystacks go on
+//! with `memchr`.
 
-/// Bytes searched word by word before handing over to `memchr`: a clock
-/// comment or a tag value fits; an engine's comment of hundreds of bytes
-/// goes on to `memchr` after four words (at 64 bytes, eight words were a
-/// twentieth of reading such games).
+/// Bytes searched word by word before handing over to `memchr` (where the
+/// SSE2 search is not used): a clock comment or a tag value fits; an
+/// engine's comment of hundreds of bytes goes on to `memchr` after four
+/// words (at 64 bytes, eight words were a twentieth of reading such games).
 const SHORT: usize = 32;
 
 const LO: u64 = 0x0101_0101_0101_0101;
@@ -29,15 +32,33 @@ fn word_at(hay: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(bytes)
 }
 
-/// Searches `hay` for the first byte among `needles` (one to three bytes),
-/// via `found` (the SWAR mask of a word) and `long` (memchr for the rest).
+/// Bytes searched sixteen at a time with SSE2 (every x86-64 processor has
+/// it: no detection at run time, no setup) before handing over to `memchr`,
+/// whose wider search pays for its dispatch on longer stretches only.
+#[cfg(target_arch = "x86_64")]
+const HEAD: usize = 64;
+
+/// Searches `hay` for the first byte among the needles: `head` searches
+/// a stretch of at least 16 bytes (SSE2), `found` the SWAR mask of a word,
+/// `is_needle` one byte, `long` (memchr) the rest.
 #[inline(always)]
 fn find_with(
     hay: &[u8],
+    head: impl Fn(&[u8]) -> Option<usize>,
     found: impl Fn(u64) -> u64,
     is_needle: impl Fn(u8) -> bool,
     long: impl Fn(&[u8]) -> Option<usize>,
 ) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    if hay.len() >= 16 {
+        let n = hay.len().min(HEAD);
+        if let Some(i) = head(&hay[..n]) {
+            return Some(i);
+        }
+        return if hay.len() > n { long(&hay[n..]).map(|i| n + i) } else { None };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = &head;
     let mut i = 0;
     let words_end = hay.len().min(SHORT) & !7;
     while i < words_end {
@@ -53,10 +74,24 @@ fn find_with(
     hay[i..].iter().position(|&b| is_needle(b)).map(|n| i + n)
 }
 
+#[cfg(target_arch = "x86_64")]
+use memchr::arch::x86_64::sse2::memchr as sse2;
+
 /// The index of the first `a` in `hay`.
 #[inline]
 pub(crate) fn find(a: u8, hay: &[u8]) -> Option<usize> {
-    find_with(hay, |w| matches(w, a), |b| b == a, |rest| memchr::memchr(a, rest))
+    find_with(
+        hay,
+        |head| {
+            #[cfg(target_arch = "x86_64")]
+            return sse2::One::new(a).and_then(|s| s.find(head));
+            #[cfg(not(target_arch = "x86_64"))]
+            return memchr::memchr(a, head);
+        },
+        |w| matches(w, a),
+        |b| b == a,
+        |rest| memchr::memchr(a, rest),
+    )
 }
 
 /// The index of the first `a` or `b` in `hay`.
@@ -64,6 +99,12 @@ pub(crate) fn find(a: u8, hay: &[u8]) -> Option<usize> {
 pub(crate) fn find2(a: u8, b: u8, hay: &[u8]) -> Option<usize> {
     find_with(
         hay,
+        |head| {
+            #[cfg(target_arch = "x86_64")]
+            return sse2::Two::new(a, b).and_then(|s| s.find(head));
+            #[cfg(not(target_arch = "x86_64"))]
+            return memchr::memchr2(a, b, head);
+        },
         |w| matches(w, a) | matches(w, b),
         |x| x == a || x == b,
         |rest| memchr::memchr2(a, b, rest),
@@ -75,6 +116,12 @@ pub(crate) fn find2(a: u8, b: u8, hay: &[u8]) -> Option<usize> {
 pub(crate) fn find3(a: u8, b: u8, c: u8, hay: &[u8]) -> Option<usize> {
     find_with(
         hay,
+        |head| {
+            #[cfg(target_arch = "x86_64")]
+            return sse2::Three::new(a, b, c).and_then(|s| s.find(head));
+            #[cfg(not(target_arch = "x86_64"))]
+            return memchr::memchr3(a, b, c, head);
+        },
         |w| matches(w, a) | matches(w, b) | matches(w, c),
         |x| x == a || x == b || x == c,
         |rest| memchr::memchr3(a, b, c, rest),
