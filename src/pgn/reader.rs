@@ -898,11 +898,20 @@ fn value_end(data: &[u8], from: usize) -> (usize, bool) {
 }
 
 /// The end of the token that starts at `start` (the next delimiter, or the
-/// end of `data`). Tokens are short: the next eight bytes are classified
-/// without a branch per byte (a loop that stops at the delimiter costs a
-/// mispredicted exit per token).
+/// end of `data`). Tokens are short: the next bytes are classified without
+/// a branch per byte (a loop that stops at the delimiter costs a
+/// mispredicted exit per token), sixteen at once with SSE2 on x86-64,
+/// eight by table elsewhere.
 #[inline(always)]
 fn token_end(data: &[u8], start: usize) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(window) = data.get(start + 1..start + 17) {
+        let mask = delimiters_in(window.try_into().expect("16 bytes"));
+        if mask != 0 {
+            return start + 1 + mask.trailing_zeros() as usize;
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
     if let Some(window) = data.get(start + 1..start + 9) {
         let mut mask = 0u32;
         for (k, &b) in window.iter().enumerate() {
@@ -918,6 +927,40 @@ fn token_end(data: &[u8], start: usize) -> usize {
         end += 1;
     }
     end
+}
+
+/// Bit k set where `bytes[k]` is a delimiter ([`is_delimiter`]): spaces
+/// (tab to carriage return, and ` `), brackets of the three kinds, `;`
+/// and `$`, found by compares on all sixteen bytes at once.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn delimiters_in(bytes: &[u8; 16]) -> u32 {
+    use std::arch::x86_64::{
+        _mm_and_si128, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8,
+        _mm_or_si128, _mm_set1_epi8, _mm_sub_epi8,
+    };
+    // SAFETY: SSE2 is part of every x86-64 processor, and the one load
+    // reads exactly the sixteen bytes of `bytes` (unaligned).
+    unsafe {
+        let v = _mm_loadu_si128(bytes.as_ptr().cast());
+        let byte = |b: u8| _mm_set1_epi8(b as i8);
+        // `\t` to `\r`: 0 to 4 once 9 is taken off (wrapping below 9).
+        let t = _mm_sub_epi8(v, byte(9));
+        let control_spaces = _mm_cmpeq_epi8(_mm_min_epu8(t, byte(4)), t);
+        let space = _mm_cmpeq_epi8(v, byte(b' '));
+        // `[` and `]` are `{` and `}` but for bit 5; `(` and `)` differ in
+        // bit 0.
+        let folded = _mm_or_si128(v, byte(0x20));
+        let braces =
+            _mm_or_si128(_mm_cmpeq_epi8(folded, byte(b'{')), _mm_cmpeq_epi8(folded, byte(b'}')));
+        let parens = _mm_cmpeq_epi8(_mm_and_si128(v, byte(0xfe)), byte(b'('));
+        let others = _mm_or_si128(_mm_cmpeq_epi8(v, byte(b';')), _mm_cmpeq_epi8(v, byte(b'$')));
+        let all = _mm_or_si128(
+            _mm_or_si128(control_spaces, space),
+            _mm_or_si128(_mm_or_si128(braces, parens), others),
+        );
+        _mm_movemask_epi8(all) as u32
+    }
 }
 
 /// The end of the move number at `start` (digits, then dots), if the token
@@ -1203,6 +1246,19 @@ mod tests {
         let g = games("1. 0-0 0-0-0 1/2-1/2");
         assert_eq!(sans(&g[0]), ["0-0", "0-0-0"]);
         assert_eq!(g[0].last().unwrap(), "result 1/2-1/2");
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn delimiters_in_sixteen_bytes_are_the_delimiters() {
+        for b in 0..=255u8 {
+            for k in 0..16 {
+                let mut bytes = [b'a'; 16];
+                bytes[k] = b;
+                let expected = if is_delimiter(b) { 1 << k } else { 0 };
+                assert_eq!(delimiters_in(&bytes), expected, "byte {b:#x} at {k}");
+            }
+        }
     }
 
     #[test]
