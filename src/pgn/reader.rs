@@ -382,6 +382,9 @@ impl<'a> Reader<'a> {
                 self.skip_spaces();
             } else if b == b'{' {
                 self.read_brace_comment(visitor, state.skipping);
+                if self.data.get(self.pos) == Some(&b' ') {
+                    self.pos += 1;
+                }
             } else if self.other(b, visitor, &mut state).is_break() {
                 break;
             }
