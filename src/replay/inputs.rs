@@ -31,7 +31,9 @@ pub struct ChunkPlace {
     /// Byte offset of the chunk in its input (decompressed).
     pub offset: u64,
     /// Lines of the input before the chunk: add them to the chunk's line
-    /// numbers for the input's own.
+    /// numbers for the input's own. Counted for a chunk with lines to
+    /// place; for another, the lines up to the chunks before it that were
+    /// not counted.
     pub lines_before: usize,
     /// Games of all inputs before the chunk's first game.
     pub games_before: u64,

@@ -80,8 +80,11 @@ pub struct Chunk<G = LocatedGame> {
     pub offset: usize,
     /// Its length in bytes.
     pub len: usize,
-    /// Line breaks in the chunk (to number the lines of the next one).
-    pub line_breaks: usize,
+    /// Line breaks in the chunk (to number the lines of the next one);
+    /// `None` when they were not counted: a chunk cut on its worker from an
+    /// input held whole ([`read_block`]) is counted only if it has a line
+    /// to place, and the others only when a later chunk needs them.
+    pub line_breaks: Option<usize>,
     /// The games.
     pub games: Vec<G>,
     /// Warnings after the last game (text skipped at the end of the chunk):
@@ -102,7 +105,7 @@ pub fn read_chunk_with<G>(
     options: ReplayOptions,
     map: &impl GameMap<G>,
 ) -> Chunk<G> {
-    read_chunk_at(data, offset, 0, options, map)
+    read_chunk_at(data, offset, 0, Lines::All, options, map)
 }
 
 /// The positions of a game a database indexes: plies 0 to 65,535 (the
@@ -125,10 +128,22 @@ fn read_chunk_at<G>(
     data: &[u8],
     offset: usize,
     column_base: usize,
+    lines: Lines,
     options: ReplayOptions,
     map: &impl GameMap<G>,
 ) -> Chunk<G> {
-    read_games(data, offset, column_base, None, options, map).expect(UNCUT)
+    read_games(data, offset, column_base, None, lines, options, map).expect(UNCUT)
+}
+
+/// Which chunks' line breaks their worker counts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Lines {
+    /// Every chunk's.
+    All,
+    /// Only those of a chunk with a line to place: the rest are counted on
+    /// the calling thread when a later chunk needs them (most inputs have
+    /// none, and counting was a tenth of reading long comments).
+    Placed,
 }
 
 /// Reads `data` on the calling thread in the chunks that cells of
@@ -147,7 +162,7 @@ pub fn read_cut_while_reading(
         let min = next_cell(start, chunk_size) - start;
         let cut = CutWhileReading { min, give_up: usize::MAX };
         let base = column_at(data, start, 0);
-        let chunk = read_games(&data[start..], start, base, Some(cut), options, &|g| g);
+        let chunk = read_games(&data[start..], start, base, Some(cut), Lines::All, options, &|g| g);
         let chunk = chunk.expect(UNCUT);
         start += chunk.len;
         chunks.push(chunk);
@@ -179,6 +194,7 @@ fn read_games<G>(
     offset: usize,
     column_base: usize,
     cut: Option<CutWhileReading>,
+    count: Lines,
     options: ReplayOptions,
     map: &impl GameMap<G>,
 ) -> Option<Chunk<G>> {
@@ -192,6 +208,7 @@ fn read_games<G>(
     // copy of every game so far. Bounded for a chunk of one huge game.
     let expected = cut.map_or(data.len(), |cut| cut.min);
     let mut games = Vec::with_capacity((expected / 1024 + 1).min(4096));
+    let mut placed = false;
     let end = loop {
         let Some(record) = reader.read_game(&mut replayer) else {
             // The end of the data, or the reader stopped before tags: a cut
@@ -221,6 +238,7 @@ fn read_games<G>(
             (None, Some(_)) => Some(lines.locate(record.offset)),
             (None, None) => None,
         };
+        placed |= error_at.is_some() || !warnings.is_empty();
         games.push(map.game(LocatedGame { record, error_at, warnings }));
         // Not given up when only spaces are left: the data ends there.
         let at = reader.position();
@@ -231,7 +249,8 @@ fn read_games<G>(
     // Text after the last game is skipped while looking for one more: it
     // is reported too, or a cut before the next game would hide it.
     let trailing = skipped_warnings(data, &mut reader, &mut lines);
-    let line_breaks = lines.locate(end).0 - 1;
+    placed |= !trailing.is_empty();
+    let line_breaks = (placed || count == Lines::All).then(|| lines.locate(end).0 - 1);
     map.chunk(&mut games);
     Some(Chunk { offset, len: end, line_breaks, games, trailing })
 }
@@ -446,7 +465,9 @@ impl Job<'_> {
             Job::Cut { bytes, offset, column_base, block_offset, kind } => {
                 let data = bytes.get();
                 let chunk = match kind {
-                    ChunkKind::Games => read_chunk_at(data, offset, column_base, options, map),
+                    ChunkKind::Games => {
+                        read_chunk_at(data, offset, column_base, Lines::All, options, map)
+                    }
                     ChunkKind::TooLong | ChunkKind::Rest => {
                         let game = kind == ChunkKind::TooLong;
                         overlong_chunk(data, offset, column_base, game, options, map)
@@ -466,7 +487,7 @@ impl Job<'_> {
                     let empty = Chunk {
                         offset: start,
                         len: 0,
-                        line_breaks: 0,
+                        line_breaks: Some(0),
                         games: Vec::new(),
                         trailing: Vec::new(),
                     };
@@ -479,14 +500,15 @@ impl Job<'_> {
                 // block goes on for more than two chunks.
                 let give_up = if data.len() <= 2 * chunk_size { usize::MAX } else { window };
                 let cut = CutWhileReading { min: min - start, give_up };
-                if let Some(chunk) = read_games(data, start, base, Some(cut), options, map) {
+                let count = Lines::Placed;
+                if let Some(chunk) = read_games(data, start, base, Some(cut), count, options, map) {
                     return (0, Some(chunk));
                 }
                 let end = chunk_end(block, start, min, chunk_size, None);
                 if guessed && end - start > window {
                     return (0, None);
                 }
-                (0, Some(read_chunk_at(&block[start..end], start, base, options, map)))
+                (0, Some(read_chunk_at(&block[start..end], start, base, count, options, map)))
             }
         }
     }
@@ -630,7 +652,7 @@ fn overlong_chunk<G>(
         let error_at = Some(lines.locate(0));
         games.push(map.game(LocatedGame { record, error_at, warnings: Vec::new() }));
     }
-    let line_breaks = lines.locate(data.len()).0 - 1;
+    let line_breaks = Some(lines.locate(data.len()).0 - 1);
     map.chunk(&mut games);
     Chunk { offset, len: data.len(), line_breaks, games, trailing: Vec::new() }
 }
@@ -807,7 +829,8 @@ fn cut_block(
 /// ([`Source::for_each_block`]), each read by [`read_block`] with `map` on
 /// the workers. `emit(chunk, offset, lines)` gets the chunks in input
 /// order with the chunk's offset in the (decompressed) input and the number
-/// of lines before it (add it to the chunk's line numbers); `Break` stops.
+/// of lines before it (add it to the chunk's line numbers; exact for a
+/// chunk with lines to place, see [`Chunk::line_breaks`]); `Break` stops.
 /// A stream is read (and decompressed, and scanned for boundaries) a block
 /// ahead on a thread of its own, so that the workers never wait for it.
 ///
@@ -845,23 +868,25 @@ fn read_source_sized<G: Send, M: GameMap<G>>(
     mut emit: impl FnMut(Chunk<G>, u64, usize) -> ControlFlow<()>,
 ) -> Result<(), SourceError> {
     let Reading { pool, options, block_size, chunk_size, max_block, map } = *reading;
-    let mut lines_before = 0usize;
+    let lines = std::cell::RefCell::new(LinesBefore::default());
     // Chunks come back in input order, and nothing reads a chunk's bytes
     // once it is emitted: the pages before its end can go.
     let mut release = source.releaser();
-    let mut emit = |chunk: Chunk<G>, block_offset: u64| {
-        let (offset, line_breaks) = (block_offset + chunk.offset as u64, chunk.line_breaks);
+    let mut emit = |chunk: Chunk<G>, block: &[u8], block_offset: u64| {
+        let offset = block_offset + chunk.offset as u64;
         let end = offset + chunk.len as u64;
-        let flow = emit(chunk, offset, lines_before);
-        lines_before += line_breaks;
+        let before = lines.borrow_mut().take(&chunk, block);
+        let flow = emit(chunk, offset, before);
         if let Some(release) = &mut release {
             release.release_to(end);
         }
         flow
     };
     if source.is_stream() && pool.current_num_threads() > 1 {
-        return read_ahead(source, reading, emit);
+        // Its chunks are all cut before they are read, and counted.
+        return read_ahead(source, reading, |chunk, offset| emit(chunk, &[], offset));
     }
+    let stream = source.is_stream();
     let mut column_base = 0usize;
     // The boundaries the last cut found, scanning the buffer the next block
     // is cut from: its chunks are cut there (a second scan of every byte
@@ -885,11 +910,57 @@ fn read_source_sized<G: Send, M: GameMap<G>>(
             options,
             chunk_size,
             map,
-            |c| emit(c, block_offset),
+            |c| emit(c, block, block_offset),
         );
+        if stream {
+            // The next block's lines come after these.
+            lines.borrow_mut().end_block(block);
+        }
         column_base = column_at(block, block.len(), column_base);
         flow
     })
+}
+
+/// The lines of an input before each of its chunks, taken in order.
+#[derive(Default)]
+struct LinesBefore {
+    /// Line breaks before the first chunk not counted yet (or the next).
+    counted: usize,
+    /// Where the chunks not counted yet start in the current block; they
+    /// run up to the next chunk.
+    uncounted_from: Option<usize>,
+}
+
+impl LinesBefore {
+    /// The lines before `chunk`, a chunk of `block`: exact when the chunk
+    /// has lines to place (its own were counted), the lines of the chunks
+    /// before it that were not counted being counted here then; for
+    /// another chunk, the lines before the first of those.
+    fn take<G>(&mut self, chunk: &Chunk<G>, block: &[u8]) -> usize {
+        let Some(breaks) = chunk.line_breaks else {
+            self.uncounted_from.get_or_insert(chunk.offset);
+            return self.counted;
+        };
+        if let Some(from) = self.uncounted_from.take() {
+            self.counted += breaks_between(block, from, chunk.offset);
+        }
+        let before = self.counted;
+        self.counted += breaks;
+        before
+    }
+
+    /// Counts what is left uncounted of `block`, for a block after it.
+    fn end_block(&mut self, block: &[u8]) {
+        if let Some(from) = self.uncounted_from.take() {
+            self.counted += breaks_between(block, from, block.len());
+        }
+    }
+}
+
+/// The line breaks in `block[from..to]` as a worker reading from `from`
+/// counts them.
+fn breaks_between(block: &[u8], from: usize, to: usize) -> usize {
+    LineIndex::new(&block[from..]).locate(to - from).0 - 1
 }
 
 /// A buffer holding a block, sent back to the reading thread when the last

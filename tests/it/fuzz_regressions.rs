@@ -65,7 +65,7 @@ fn read_cut_everywhere(data: &[u8]) -> Vec<String> {
     for range in split::chunks(data, 1) {
         let chunk = read_chunk(&data[range.clone()], range.start, ALL);
         out.extend(output(&chunk, range.start, base_line));
-        base_line += chunk.line_breaks;
+        base_line += chunk.line_breaks.expect("every line break is counted");
     }
     out
 }
