@@ -666,19 +666,21 @@ impl<'a> Reader<'a> {
         let open = self.pos - 1;
         while let Some(rel) = memchr::memchr3(b'(', b')', b'{', &self.data[self.pos..]) {
             let at = self.pos + rel;
-            // A ';' comment or a tag line between here and `at` changes things.
+            // A ';' comment, an escape line or a tag line between here and
+            // `at` changes things: the first two hide what follows on their
+            // line, as they do outside variations.
             let segment = &self.data[self.pos..at];
-            if let Some(semi) = memchr::memchr2(b';', b'[', segment) {
-                let at2 = self.pos + semi;
-                if self.data[at2] == b'[' {
-                    if self.at_line_start(at2) && self.parse_tag(at2).is_some() {
+            if let Some(rel) = memchr::memchr3(b';', b'[', b'%', segment) {
+                let at2 = self.pos + rel;
+                match self.data[at2] {
+                    b'[' if self.at_line_start(at2) && self.parse_tag(at2).is_some() => {
                         self.pos = at2;
                         visitor.syntax(Syntax { offset: open, message: "unterminated variation" });
                         return false;
                     }
-                    self.pos = at2 + 1;
-                } else {
-                    self.pos = self.line_end(at2);
+                    b';' => self.pos = self.line_end(at2),
+                    b'%' if self.at_line_start(at2) => self.pos = self.line_end(at2),
+                    _ => self.pos = at2 + 1,
                 }
                 continue;
             }
