@@ -57,46 +57,103 @@ pub struct Cli {
 enum Command {
     /// Import PGN files into the SQLite database (created if missing):
     /// headers, moves, and every position by Polyglot key.
-    Import(import::ImportArgs),
+    Import(Deferred<import::ImportArgs>),
     /// Find games by position (--fen, --epd, --moves) and headers; list
     /// them, count them or print them as PGN.
-    Find(find::FindArgs),
+    Find(Deferred<find::FindArgs>),
     /// The moves played from a position (default: the start), with games,
     /// results, average rating and last date.
-    Explore(explore::ExploreArgs),
+    Explore(Deferred<explore::ExploreArgs>),
     /// A Polyglot opening book from the games the filters select, by
     /// `polyglot make-book`'s rules; --probe lists a book's moves.
-    Book(book::BookArgs),
+    Book(Deferred<book::BookArgs>),
     /// Where games leave the database's games: the first position no
     /// other game reached, the move, and what was known before it.
-    Novelty(novelty::NoveltyArgs),
+    Novelty(Deferred<novelty::NoveltyArgs>),
     /// One game as PGN (export format) or JSON.
-    Show(show::ShowArgs),
+    Show(Deferred<show::ShowArgs>),
     /// Every game that matches a position and filters, as PGN; or the
     /// database's tables as Parquet files (--format parquet).
-    Export(export::ExportArgs),
+    Export(Deferred<export::ExportArgs>),
     /// What a database holds: games, positions, sources, errors, dates.
-    Info(info::InfoArgs),
+    Info(Deferred<info::InfoArgs>),
     /// Run SQL on the database (read-only unless --write), with the
     /// functions polyglot_key(fen), fen_at(game_id, ply), material_at(game_id,
     /// ply), piece_at(game_id, ply, square), san_to_uci(fen, san).
-    Sql(sql::SqlArgs),
+    Sql(Deferred<sql::SqlArgs>),
     /// Delete the games `find` lists for a position and filters.
-    Delete(delete::DeleteArgs),
+    Delete(Deferred<delete::DeleteArgs>),
     /// Drop the index rows of deleted games and compact the database file.
-    Vacuum(vacuum::VacuumArgs),
+    Vacuum(Deferred<vacuum::VacuumArgs>),
     /// Answer lichess's opening explorer API from the database over HTTP
     /// (read-only, on 127.0.0.1:9002 unless --bind says otherwise).
-    Serve(serve::ServeArgs),
+    Serve(Deferred<serve::ServeArgs>),
     /// Count the leaf nodes of the legal-move tree (move-generator check).
-    Perft(perft::PerftArgs),
+    Perft(Deferred<perft::PerftArgs>),
     /// Replay every game; print `GAME PLIES FINAL_FEN [error]` per game, or
     /// every position with --every-ply.
-    Fens(games::FensArgs),
+    Fens(Deferred<games::FensArgs>),
     /// Validate PGN: print each error as FILE:LINE:COL: message, then a
     /// summary. Exit 0 if all games are good, 1 if any has an error, 2 if
     /// an input cannot be read.
-    Check(games::CheckArgs),
+    Check(Deferred<games::CheckArgs>),
+}
+
+/// A subcommand's arguments, added to its clap command only when that
+/// subcommand runs or its help is shown: building every subcommand's
+/// arguments took most of clap's part of each start.
+#[derive(Debug)]
+struct Deferred<T>(T);
+
+impl<T: clap::Args> clap::Args for Deferred<T> {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        cmd.defer(|cmd| keeping_about(cmd, T::augment_args))
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        cmd.defer(|cmd| keeping_about(cmd, T::augment_args_for_update))
+    }
+
+    fn group_id() -> Option<clap::Id> {
+        T::group_id()
+    }
+}
+
+/// `augment(cmd)` with `cmd`'s descriptions kept: the subcommand's own, not
+/// its arguments struct's, which deferred arguments would otherwise set
+/// last.
+fn keeping_about(cmd: clap::Command, augment: fn(clap::Command) -> clap::Command) -> clap::Command {
+    let (about, long_about) = (cmd.get_about().cloned(), cmd.get_long_about().cloned());
+    let cmd = augment(cmd);
+    let cmd = match about {
+        Some(about) => cmd.about(about),
+        None => cmd.about(None::<&str>),
+    };
+    match long_about {
+        Some(long_about) => cmd.long_about(long_about),
+        None => cmd.long_about(None::<&str>),
+    }
+}
+
+impl<T: clap::FromArgMatches> clap::FromArgMatches for Deferred<T> {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        T::from_arg_matches(matches).map(Deferred)
+    }
+
+    fn from_arg_matches_mut(matches: &mut clap::ArgMatches) -> Result<Self, clap::Error> {
+        T::from_arg_matches_mut(matches).map(Deferred)
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        self.0.update_from_arg_matches(matches)
+    }
+
+    fn update_from_arg_matches_mut(
+        &mut self,
+        matches: &mut clap::ArgMatches,
+    ) -> Result<(), clap::Error> {
+        self.0.update_from_arg_matches_mut(matches)
+    }
 }
 
 /// Runs the command line and maps the result to an exit code: the
@@ -107,21 +164,21 @@ enum Command {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let (result, query) = match cli.command {
-        Command::Perft(args) => (perft::run(&args), false),
-        Command::Fens(args) => (games::run_fens(&args), false),
-        Command::Check(args) => (games::run_check(&args), false),
-        Command::Import(args) => (import::run(&args), false),
-        Command::Find(args) => (find::run(&args), true),
-        Command::Explore(args) => (explore::run(&args), true),
-        Command::Book(args) => (book::run(&args), true),
-        Command::Novelty(args) => (novelty::run(&args), true),
-        Command::Show(args) => (show::run(&args), true),
-        Command::Export(args) => (export::run(&args), true),
-        Command::Info(args) => (info::run(&args), true),
-        Command::Sql(args) => (sql::run(&args), true),
-        Command::Delete(args) => (delete::run(&args), true),
-        Command::Vacuum(args) => (vacuum::run(&args), false),
-        Command::Serve(args) => (serve::run(&args), false),
+        Command::Perft(Deferred(args)) => (perft::run(&args), false),
+        Command::Fens(Deferred(args)) => (games::run_fens(&args), false),
+        Command::Check(Deferred(args)) => (games::run_check(&args), false),
+        Command::Import(Deferred(args)) => (import::run(&args), false),
+        Command::Find(Deferred(args)) => (find::run(&args), true),
+        Command::Explore(Deferred(args)) => (explore::run(&args), true),
+        Command::Book(Deferred(args)) => (book::run(&args), true),
+        Command::Novelty(Deferred(args)) => (novelty::run(&args), true),
+        Command::Show(Deferred(args)) => (show::run(&args), true),
+        Command::Export(Deferred(args)) => (export::run(&args), true),
+        Command::Info(Deferred(args)) => (info::run(&args), true),
+        Command::Sql(Deferred(args)) => (sql::run(&args), true),
+        Command::Delete(Deferred(args)) => (delete::run(&args), true),
+        Command::Vacuum(Deferred(args)) => (vacuum::run(&args), false),
+        Command::Serve(Deferred(args)) => (serve::run(&args), false),
     };
     match result {
         Ok(exit) => exit.into(),
@@ -187,6 +244,21 @@ mod tests {
     #[test]
     fn clap_definitions_are_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn deferred_arguments_keep_each_subcommand_its_own_help() {
+        let help = parse(&["check", "--help"]).unwrap_err();
+        assert_eq!(help.kind(), clap::error::ErrorKind::DisplayHelp);
+        let text = help.to_string();
+        assert!(text.starts_with("Validate PGN: print each error"), "{text}");
+        assert!(text.contains("--threads"), "{text}");
+        let top = parse(&["--help"]).unwrap_err().to_string();
+        assert!(top.contains("Replay every game; print"), "{top}");
+        assert!(!top.contains("Arguments of"), "{top}");
+        // The arguments are there when the subcommand runs.
+        assert!(parse(&["check", "--threads", "2", "a.pgn"]).is_ok());
+        assert!(parse(&["check", "--no-such-flag", "a.pgn"]).is_err());
     }
 
     #[test]
