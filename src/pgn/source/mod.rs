@@ -226,8 +226,12 @@ pub(super) fn check_text(name: &InputName, head: &[u8]) -> Result<(), SourceErro
         what,
         utf16: bom,
     };
-    let control = |b: &u8| matches!(b, 0x00..=0x08 | 0x0b | 0x0e..=0x1f | 0x7f);
-    let controls = head.iter().filter(|b| control(b)).count();
+    // Counted a run of 255 bytes at a time in a byte: vector code, where a
+    // count per byte took 30 instructions.
+    let controls: usize = head
+        .chunks(255)
+        .map(|run| usize::from(run.iter().fold(0u8, |n, &b| n + u8::from(is_control(b)))))
+        .sum();
     // UTF-16 is told by its byte-order mark and a NUL soon after.
     let utf16 = bom && head.iter().take(4).any(|&b| b == 0);
     if !utf16 && (controls <= MAX_CONTROLS || controls * 32 <= head.len()) {
@@ -236,8 +240,18 @@ pub(super) fn check_text(name: &InputName, head: &[u8]) -> Result<(), SourceErro
     Err(match memchr::memchr(0, head) {
         Some(_) if utf16 => binary(0, "UTF-16's byte-order mark at"),
         Some(at) => binary(at, "a NUL byte at"),
-        None => binary(head.iter().position(control).unwrap_or(0), "control characters from"),
+        None => {
+            let at = head.iter().position(|&b| is_control(b)).unwrap_or(0);
+            binary(at, "control characters from")
+        }
     })
+}
+
+/// A control character other than tab, line breaks and form feed. Its
+/// comparisons are joined without branches, so that loops over bytes
+/// vectorise.
+fn is_control(b: u8) -> bool {
+    (b <= 0x08) | (b == 0x0b) | (0x0e..=0x1f).contains(&b) | (b == 0x7f)
 }
 
 /// The end of [`SourceError::Binary`]'s message: how to convert UTF-16.
