@@ -117,6 +117,12 @@ pub struct PlyNotes<'a> {
 }
 
 impl PlyNotes<'_> {
+    /// `true` when a keyed layout writes these notes: an engine's depth,
+    /// score or line. Without them, the notes are written as commands.
+    pub fn written_keyed(&self) -> bool {
+        self.depth.is_some() || self.eval.is_some() || !self.pv.is_empty()
+    }
+
     /// `true` when an engine wrote any of the notes the score forms carry.
     fn engine(&self) -> bool {
         self.eval.is_some() || self.depth.is_some()
@@ -129,9 +135,7 @@ impl PlyNotes<'_> {
 pub fn write_comment(out: &mut String, form: NotesForm, white_moved: bool, notes: &PlyNotes<'_>) {
     let mover = |eval: Eval| if white_moved { eval } else { -eval };
     match form {
-        NotesForm::Keyed(layout)
-            if notes.depth.is_some() || notes.eval.is_some() || !notes.pv.is_empty() =>
-        {
+        NotesForm::Keyed(layout) if notes.written_keyed() => {
             keyed::write(out, &layout, notes);
             return;
         }

@@ -95,8 +95,9 @@ impl Rebuild {
         let white_moved = (ply % 2 == 1) == white_first;
         // A keyed comment in the writer's exact form, in the game's layout
         // (every comment of a TCEC game has the same keys): given back
-        // without writing it.
-        if let (Some(own), true) = (last.keyed, last.keyed_exact) {
+        // without writing it. Only notes an engine wrote are written keyed
+        // (`{n=3}` alone is not).
+        if let (Some(own), true, true) = (last.keyed, last.keyed_exact, notes.written_keyed()) {
             let form = NotesForm::Keyed(own);
             if self.form.is_none_or(|game| game == form) {
                 debug_assert!(

@@ -237,5 +237,5 @@ fn fuzz_fixtures() {
         }
         n += 1;
     }
-    assert!(n >= 8, "fixtures/fuzz holds the fuzzers' inputs");
+    assert!(n >= 9, "fixtures/fuzz holds the fuzzers' inputs");
 }
