@@ -24,6 +24,7 @@ use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSqlOutput, ValueRe
 use rusqlite::ToSql;
 
 use super::packed_moves;
+use crate::notation::san;
 
 /// The SAN texts in code order, and the code of each.
 struct Table {
@@ -43,7 +44,7 @@ const UNMARKED: u16 = 14_006;
 
 static TABLE: LazyLock<Table> = LazyLock::new(|| {
     let sans = enumerate();
-    let mut codes = vec![NONE; KEYS].into_boxed_slice();
+    let mut codes = vec![NONE; san::SAN_KEYS as usize].into_boxed_slice();
     for (code, san) in sans[..usize::from(UNMARKED)].iter().enumerate() {
         let at = key(san.as_bytes()).expect("a text of the list has parts");
         assert_eq!(codes[at], NONE, "{san} twice");
@@ -57,19 +58,15 @@ pub fn sans() -> &'static [Box<str>] {
     &TABLE.sans
 }
 
-/// The number of [`key`]s: piece (pawn, N, B, R, Q, K, castling) ×
-/// destination × way (none, 8 files, 8 ranks, 64 squares) × capture ×
-/// promotion (none, N, B, R, Q).
-const KEYS: usize = 7 * 64 * 81 * 2 * 5;
-
-/// The parts of a SAN text without its mark as one number (castlings as
-/// piece 6, destination 0 or 1); `None` for a text that is no SAN. Reading
-/// the parts costs a few comparisons, where hashing the text and looking
-/// it up in a map of the 42,018 texts cost a cache miss a move.
+/// The parts of a SAN text without its mark as one number
+/// ([`san::parts_key`], castlings as piece 6, destination 0 or 1); `None`
+/// for a text that is no SAN. Reading the parts costs a few comparisons,
+/// where hashing the text and looking it up in a map of the 42,018 texts
+/// cost a cache miss a move.
 fn key(text: &[u8]) -> Option<usize> {
     let (piece, dest, way, capture, promotion) = match text {
-        b"O-O" => (6, 0, 0, 0, 0),
-        b"O-O-O" => (6, 1, 0, 0, 0),
+        b"O-O" => (6, 0, 0, false, 0),
+        b"O-O-O" => (6, 1, 0, false, 0),
         _ => {
             let (piece, rest) = match text.first()? {
                 b'N' => (1, &text[1..]),
@@ -80,28 +77,28 @@ fn key(text: &[u8]) -> Option<usize> {
                 _ => (0, text),
             };
             let (rest, promotion) = match rest {
-                [head @ .., b'=', p] => (head, b"NBRQ".iter().position(|&c| c == *p)? + 1),
+                [head @ .., b'=', p] => (head, b"NBRQ".iter().position(|&c| c == *p)? as u32 + 1),
                 _ => (rest, 0),
             };
             let [prefix @ .., f @ b'a'..=b'h', r @ b'1'..=b'8'] = rest else { return None };
-            let dest = usize::from(r - b'1') * 8 + usize::from(f - b'a');
+            let dest = u32::from(r - b'1') * 8 + u32::from(f - b'a');
             let (prefix, capture) = match prefix {
-                [head @ .., b'x'] => (head, 1),
-                _ => (prefix, 0),
+                [head @ .., b'x'] => (head, true),
+                _ => (prefix, false),
             };
             let way = match *prefix {
                 [] => 0,
-                [f @ b'a'..=b'h'] => 1 + usize::from(f - b'a'),
-                [r @ b'1'..=b'8'] => 9 + usize::from(r - b'1'),
+                [f @ b'a'..=b'h'] => 1 + u32::from(f - b'a'),
+                [r @ b'1'..=b'8'] => 9 + u32::from(r - b'1'),
                 [f @ b'a'..=b'h', r @ b'1'..=b'8'] => {
-                    17 + usize::from(r - b'1') * 8 + usize::from(f - b'a')
+                    17 + u32::from(r - b'1') * 8 + u32::from(f - b'a')
                 }
                 _ => return None,
             };
             (piece, dest, way, capture, promotion)
         }
     };
-    Some((((piece * 64 + dest) * 81 + way) * 2 + capture) * 5 + promotion)
+    san::parts_key(piece, dest, way, capture, promotion).map(|k| k as usize)
 }
 
 /// The squares a piece (`N`, `B`, `R`, `Q`, `K`) reaches from `square`
@@ -213,6 +210,17 @@ fn code_of(san: &[u8]) -> Option<u16> {
     }
 }
 
+/// The code of a move's [`san::SanPlus::key`], `None` if its text has
+/// none.
+#[inline]
+pub fn code_of_key(key: u32) -> Option<u16> {
+    let mark = (key % 3) as u16;
+    match *TABLE.codes.get((key / 3) as usize)? {
+        NONE => None,
+        code => Some(code + mark * UNMARKED),
+    }
+}
+
 /// Slots of a thread's cache of codes: a few thousand distinct texts make
 /// most games.
 const CACHE_SLOTS: usize = 1 << 14;
@@ -307,6 +315,20 @@ impl Moves {
     /// when every text has one.
     pub fn of(moves: &str) -> Moves {
         encode(moves).map_or_else(|| Moves::Packed(packed_moves::pack(moves)), Moves::Codes)
+    }
+
+    /// The codes of a mainline of `plies` moves given as their
+    /// [`san::SanPlus::key`]s, as the replay records them: `None` unless
+    /// every move has a key with a code (then [`Moves::of`] its text).
+    pub fn of_keys(keys: &[u32], plies: usize) -> Option<Moves> {
+        if keys.len() != plies {
+            return None;
+        }
+        let mut codes = Vec::with_capacity(2 * keys.len());
+        for &key in keys {
+            codes.extend_from_slice(&code_of_key(key)?.to_be_bytes());
+        }
+        Some(Moves::Codes(codes))
     }
 
     /// The moves text; `None` for codes that stand for no text.
@@ -565,6 +587,9 @@ mod tests {
         for &m in moves.iter() {
             let text = crate::notation::san::to_san(pos, m);
             let code = code(&text).unwrap_or_else(|| panic!("{text} has no code"));
+            // The replay's way: the key of the move's parts.
+            let plus = san::SanPlus::from_move(pos, m);
+            assert_eq!(plus.key().and_then(code_of_key), Some(code), "{text}");
             assert_eq!(san(code), Some(text.as_str()));
             *seen += 1;
             if depth > 1 {

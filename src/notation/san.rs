@@ -29,6 +29,37 @@ use crate::chess::{
     attacks, Bitboard, CastlingSide, File, Move, MoveList, Piece, Position, Rank, Role, Square,
 };
 
+/// Keys of pawn moves in [`parts_key`]: destination × way (none or a
+/// file) × capture × promotion.
+const PAWN_KEYS: u32 = 64 * 9 * 2 * 5;
+
+/// How many [`parts_key`]s there are: the two castlings, the pawn moves,
+/// and the moves of N, B, R, Q and K by destination × way × capture.
+pub const SAN_KEYS: u32 = 2 + PAWN_KEYS + 5 * 64 * 81 * 2;
+
+/// The parts of a SAN text without its suffix as one number below
+/// [`SAN_KEYS`], so that a table indexed by it (the schema's move codes)
+/// is found without reading the text: `piece` 0 for a pawn, 1 to 5 for
+/// N, B, R, Q, K, 6 for a castling (`dest` 0 king side, 1 queen side);
+/// `dest` the destination (0 = a1, 63 = h8); `way` the disambiguation (0
+/// none, 1 + file, 9 + rank, 17 + square); `promotion` 0 for none, 1 to 4
+/// for N, B, R, Q. `None` for parts no SAN text has (a pawn disambiguated
+/// by rank or square, a piece that promotes).
+#[inline]
+pub fn parts_key(piece: u32, dest: u32, way: u32, capture: bool, promotion: u32) -> Option<u32> {
+    let capture = u32::from(capture);
+    match piece {
+        6 if dest < 2 && way == 0 && capture == 0 && promotion == 0 => Some(dest),
+        0 if dest < 64 && way <= 8 && promotion <= 4 => {
+            Some(2 + ((dest * 9 + way) * 2 + capture) * 5 + promotion)
+        }
+        1..=5 if dest < 64 && way < 81 && promotion == 0 => {
+            Some(2 + PAWN_KEYS + (((piece - 1) * 64 + dest) * 81 + way) * 2 + capture)
+        }
+        _ => None,
+    }
+}
+
 /// A syntax error: the text is not SAN in the given language.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("'{text}' is not a move: {reason}")]
@@ -439,6 +470,36 @@ impl San {
         }
     }
 
+    /// The parts of the canonical text as one number below [`SAN_KEYS`]
+    /// ([`parts_key`]); `None` for a null move and for parts no SAN text
+    /// has (a king promotion).
+    #[inline]
+    pub fn key(&self) -> Option<u32> {
+        let (role, file, rank, capture, to, promotion) = match *self {
+            San::Castle(CastlingSide::KingSide) => return parts_key(6, 0, 0, false, 0),
+            San::Castle(CastlingSide::QueenSide) => return parts_key(6, 1, 0, false, 0),
+            San::Null => return None,
+            San::Normal { role, file, rank, capture, to, promotion } => {
+                (role, file, rank, capture, to, promotion)
+            }
+        };
+        let way = match (file, rank) {
+            (None, None) => 0,
+            (Some(f), None) => 1 + f.index(),
+            (None, Some(r)) => 9 + r.index(),
+            (Some(f), Some(r)) => 17 + r.index() * 8 + f.index(),
+        };
+        let promotion = match promotion {
+            None => 0,
+            Some(Role::Knight) => 1,
+            Some(Role::Bishop) => 2,
+            Some(Role::Rook) => 3,
+            Some(Role::Queen) => 4,
+            Some(_) => return None,
+        };
+        parts_key(role.index() as u32, to.index() as u32, way, capture, promotion)
+    }
+
     /// Appends the canonical text.
     pub fn append_to(&self, out: &mut String) {
         let (buf, n) = self.ascii();
@@ -527,6 +588,18 @@ impl SanPlus {
         if let Some(suffix) = self.suffix {
             out.push(suffix.char());
         }
+    }
+
+    /// [`San::key`] with the suffix: `3 * key + mark`, the mark 0 for
+    /// none, 1 for `+`, 2 for `#`.
+    #[inline]
+    pub fn key(&self) -> Option<u32> {
+        let mark = match self.suffix {
+            None => 0,
+            Some(Suffix::Check) => 1,
+            Some(Suffix::Checkmate) => 2,
+        };
+        Some(3 * self.san.key()? + mark)
     }
 
     /// Appends the text as bytes (see [`San::append_ascii`]).

@@ -168,6 +168,10 @@ pub struct GameRecord {
     /// The mainline in canonical SAN (with `+`/`#`), space separated, `--`
     /// for a null move; empty unless asked for.
     pub san: String,
+    /// The [`crate::notation::san::SanPlus::key`] of each move of `san`
+    /// that has one (as many as `moves` when every move has one, as the
+    /// schema's move codes are read from).
+    pub san_keys: Vec<u32>,
     /// The movetext as written (decoded to UTF-8) when asked for and
     /// `rebuild` is `None`; empty otherwise (the notes write it back).
     pub movetext: String,
@@ -229,6 +233,8 @@ pub struct Replayer<'a> {
     rebuild: Rebuild,
     /// The mainline's SAN so far (ASCII).
     san: Vec<u8>,
+    /// The [`san::SanPlus::key`] of each move of `san` that has one.
+    san_keys: Vec<u32>,
     movetext: &'a [u8],
     /// The byte offset of `movetext` in the block.
     movetext_offset: usize,
@@ -303,6 +309,11 @@ impl<'a> Replayer<'a> {
                 san::SanPlus::from_move_and_play(&mut self.pos, m)
             };
             san.append_ascii(&mut self.san);
+            // A move without a key leaves the keys short: the game's
+            // codes are then read from its text.
+            if let Some(key) = san.key() {
+                self.san_keys.push(key);
+            }
         } else {
             self.pos.play_unchecked(m);
         }
@@ -471,6 +482,7 @@ impl<'a> Replayer<'a> {
         self.reaches.clear();
         self.fens.clear();
         self.san.clear();
+        self.san_keys.clear();
         self.opening = None;
     }
 
@@ -697,6 +709,7 @@ impl<'a> Visitor<'a> for Replayer<'a> {
             tails,
             // ASCII by construction: the check cannot fail.
             san: String::from_utf8(self.san.clone()).unwrap_or_default(),
+            san_keys: self.san_keys.clone(),
             movetext: if self.options.movetext && rebuild.is_none() {
                 crate::pgn::source::decode_text(self.movetext).into_owned()
             } else {

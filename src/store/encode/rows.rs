@@ -324,7 +324,8 @@ impl GameRow {
             start_fen: record.start_fen,
             final_fen,
             packed_final_fen,
-            packed_moves: Moves::of(&record.san),
+            packed_moves: Moves::of_keys(&record.san_keys, record.moves.len())
+                .unwrap_or_else(|| Moves::of(&record.san)),
             moves: record.san,
             movetext: rebuild.is_none().then_some(record.movetext),
             error_offset: record.error.as_ref().map(|e| e.offset as u64),
