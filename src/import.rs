@@ -350,7 +350,7 @@ struct Build {
 
 impl GameMap<GameRow> for Build {
     fn game(&self, game: LocatedGame) -> GameRow {
-        timings::timed_cpu(Span::Encode, || {
+        timings::timed_share(Span::Encode, || {
             let mut row = GameRow::build(game, self.rows);
             if let Some(encoder) = &self.encoder {
                 encoder.encode_into(&mut row);
@@ -360,7 +360,7 @@ impl GameMap<GameRow> for Build {
     }
 
     fn chunk(&self, games: &mut [GameRow]) {
-        timings::timed_cpu(Span::Encode, || {
+        timings::timed_share(Span::Encode, || {
             if games.iter().any(|g| g.visits.is_some()) {
                 let sums = ChunkTree::of(games.iter().filter_map(|g| g.visits.as_ref()));
                 games[0].chunk_tree = Some(Box::new(sums));

@@ -84,7 +84,8 @@ impl Stage {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Span {
     /// The workers turning replayed games into rows: CPU time, part of
-    /// [`Stage::Replay`]'s.
+    /// [`Stage::Replay`]'s, counted as its share of each chunk's
+    /// ([`timed_share`]).
     Encode,
     /// The writer waiting for games: the stages before it were behind.
     WriterIdle,
@@ -176,6 +177,79 @@ pub fn timed_cpu<T>(span: Span, f: impl FnOnce() -> T) -> T {
         add_span(span, end.saturating_sub(start));
     }
     result
+}
+
+/// Runs `f`, counting its share of the CPU time of the calling thread's
+/// [`Stretch`] to `span` when counting is on: the wall time of `f` (a clock
+/// read of some 30 ns) over the stretch's wall time, times the stretch's
+/// CPU time, so that work done once a game pays for no system call. Outside
+/// a stretch, [`timed_cpu`].
+pub fn timed_share<T>(span: Span, f: impl FnOnce() -> T) -> T {
+    if !enabled() {
+        return f();
+    }
+    if !IN_STRETCH.get() {
+        return timed_cpu(span, f);
+    }
+    let start = Instant::now();
+    let result = f();
+    let wall = nanos(start.elapsed());
+    SHARES.with(|shares| {
+        let mut all = shares.get();
+        all[span as usize] += wall;
+        shares.set(all);
+    });
+    result
+}
+
+thread_local! {
+    /// Whether a [`Stretch`] is open on this thread.
+    static IN_STRETCH: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// The wall nanoseconds of each span counted by [`timed_share`] in the
+    /// open stretch.
+    static SHARES: std::cell::Cell<[u64; Span::COUNT]> =
+        const { std::cell::Cell::new([0; Span::COUNT]) };
+}
+
+/// A stretch of work on one thread (a chunk of games) whose CPU time the
+/// spans counted by [`timed_share`] in it share: two reads of the thread's
+/// CPU clock a stretch, where a read a game would cost some 0.6 µs of
+/// system call each. The shares are added when it is dropped.
+#[derive(Debug)]
+pub struct Stretch {
+    cpu: Duration,
+    wall: Instant,
+}
+
+impl Stretch {
+    /// Opens a stretch on the calling thread, if counting is on and none
+    /// is open.
+    pub fn begin() -> Option<Stretch> {
+        if !enabled() || IN_STRETCH.get() {
+            return None;
+        }
+        let cpu = thread_cpu()?;
+        IN_STRETCH.set(true);
+        SHARES.set([0; Span::COUNT]);
+        Some(Stretch { cpu, wall: Instant::now() })
+    }
+}
+
+impl Drop for Stretch {
+    fn drop(&mut self) {
+        IN_STRETCH.set(false);
+        let shares = SHARES.replace([0; Span::COUNT]);
+        let wall = nanos(self.wall.elapsed()).max(1);
+        let Some(now) = thread_cpu() else { return };
+        let cpu = nanos(now.saturating_sub(self.cpu));
+        for (i, &share) in shares.iter().enumerate() {
+            if share > 0 {
+                // The share of the wall time is at most the whole.
+                let part = u128::from(cpu) * u128::from(share.min(wall)) / u128::from(wall);
+                SPANS[i].fetch_add(part as u64, Ordering::Relaxed);
+            }
+        }
+    }
 }
 
 /// Counts the CPU time its thread spends from [`ThreadClock::start`] until
@@ -357,6 +431,47 @@ mod tests {
 
     /// Work of 10 s of CPU, 2 s of it on the writer: at most 5 times one
     /// core's speed, from 5 cores on.
+    /// Spins until the calling thread has had `ms` of CPU (or 5 s passed).
+    fn spin(ms: u64) {
+        let (start, cpu) = (Instant::now(), thread_cpu());
+        let spun = || match (thread_cpu(), cpu) {
+            (Some(now), Some(cpu)) => now - cpu,
+            _ => start.elapsed(),
+        };
+        let mut x = 0u64;
+        while spun() < Duration::from_millis(ms) && start.elapsed() < Duration::from_secs(5) {
+            x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(7));
+        }
+    }
+
+    #[test]
+    fn a_stretch_shares_its_cpu_time_among_the_spans_in_it() {
+        enable();
+        let counted = || Report::now().span(Span::Encode);
+        let before = counted();
+        let shared = std::thread::spawn(move || {
+            let stretch = Stretch::begin();
+            assert!(Stretch::begin().is_none(), "one stretch at a time");
+            timed_share(Span::Encode, || spin(30));
+            spin(30);
+            let cpu = thread_cpu().zip(stretch.as_ref().map(|s| s.cpu)).map(|(a, b)| a - b);
+            drop(stretch);
+            cpu
+        })
+        .join()
+        .unwrap();
+        if let Some(cpu) = shared {
+            // About half of the stretch's CPU time (other tests' imports
+            // may add to the span meanwhile: no upper bound).
+            let added = counted() - before;
+            assert!(added >= Duration::from_millis(5), "{added:?} of {cpu:?}");
+            // Outside a stretch, the span is counted too.
+            let before = counted();
+            std::thread::spawn(|| timed_share(Span::Encode, || spin(20))).join().unwrap();
+            assert!(counted() - before >= Duration::from_millis(10));
+        }
+    }
+
     #[test]
     fn the_serial_stage_bounds_the_speed_up() {
         let mut r =

@@ -198,6 +198,8 @@ fn read_games<G>(
     options: ReplayOptions,
     map: &impl GameMap<G>,
 ) -> Option<Chunk<G>> {
+    // The chunk's CPU time, shared by what the map counts in it.
+    let _stretch = timings::Stretch::begin();
     let mut lines = LineIndex::continuing(data, column_base);
     let mut reader = Reader::new(data);
     if let Some(cut) = cut {
@@ -641,6 +643,7 @@ fn overlong_chunk<G>(
     options: ReplayOptions,
     map: &impl GameMap<G>,
 ) -> Chunk<G> {
+    let _stretch = timings::Stretch::begin();
     let mut lines = LineIndex::continuing(data, column_base);
     let mut games = Vec::new();
     if game {
