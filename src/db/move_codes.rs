@@ -214,10 +214,9 @@ fn code_of(san: &[u8]) -> Option<u16> {
 /// none.
 #[inline]
 pub fn code_of_key(key: u32) -> Option<u16> {
-    let mark = (key % 3) as u16;
     match *TABLE.codes.get((key / 3) as usize)? {
         NONE => None,
-        code => Some(code + mark * UNMARKED),
+        code => Some(code + (key % 3) as u16 * UNMARKED),
     }
 }
 
@@ -324,9 +323,9 @@ impl Moves {
         if keys.len() != plies {
             return None;
         }
-        let mut codes = Vec::with_capacity(2 * keys.len());
-        for &key in keys {
-            codes.extend_from_slice(&code_of_key(key)?.to_be_bytes());
+        let mut codes = vec![0u8; 2 * keys.len()];
+        for (out, &key) in codes.chunks_exact_mut(2).zip(keys) {
+            out.copy_from_slice(&code_of_key(key)?.to_be_bytes());
         }
         Some(Moves::Codes(codes))
     }

@@ -100,13 +100,11 @@ impl TreeVisits {
             false => past,
         };
         let listed = |p: &PositionRow| u32::from(p.reach) <= shape.late_reach;
-        // The distinct keys of the rows before the one looked at: a dozen.
-        let mut seen = Vec::with_capacity(near_end);
+        let mut seen = KeySet::for_rows(near_end);
         for (i, p) in positions[..near_end].iter().enumerate() {
-            if seen.contains(&p.hash) {
+            if !seen.insert(p.hash) {
                 continue;
             }
-            seen.push(p.hash);
             if i < past {
                 if !(shape.deep && p.ply > shape.late_reach) {
                     visits.tree_late += 1;
@@ -127,6 +125,37 @@ impl TreeVisits {
         }
         visits.far_from = shape.deep.then_some(near_end);
         visits
+    }
+}
+
+/// The keys of a game's rows seen so far (open addressing, linear
+/// probing): a look-up a row, where a scan of the rows before cost as
+/// many comparisons as there were rows.
+struct KeySet {
+    slots: Vec<Option<i64>>,
+}
+
+impl KeySet {
+    /// An empty set with room for the keys of `rows` rows.
+    fn for_rows(rows: usize) -> KeySet {
+        KeySet { slots: vec![None; (2 * rows).next_power_of_two().max(16)] }
+    }
+
+    /// Adds `key`; `false` if the set held it.
+    fn insert(&mut self, key: i64) -> bool {
+        let mask = self.slots.len() - 1;
+        // Polyglot keys are uniform: their low bits place them.
+        let mut i = key as usize & mask;
+        loop {
+            match self.slots[i] {
+                None => {
+                    self.slots[i] = Some(key);
+                    return true;
+                }
+                Some(held) if held == key => return false,
+                Some(_) => i = (i + 1) & mask,
+            }
+        }
     }
 }
 
@@ -184,4 +213,22 @@ pub fn visit(p: &PositionRow) -> Visit {
 /// `true` if row `i` of `positions` is its position's first occurrence.
 pub fn is_first(positions: &[PositionRow], i: usize) -> bool {
     !positions[..i].iter().any(|q| q.hash == positions[i].hash)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_set_tells_keys_apart_whose_low_bits_collide() {
+        let mut set = KeySet::for_rows(3);
+        let keys = [0, 16, -16, 1 << 40, i64::MIN, 5];
+        for key in keys {
+            assert!(set.insert(key), "{key} is new");
+        }
+        for key in keys {
+            assert!(!set.insert(key), "{key} was seen");
+        }
+        assert!(set.insert(32));
+    }
 }
