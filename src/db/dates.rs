@@ -9,6 +9,34 @@
 /// the writer asks for each game.
 pub fn kept(date: &str, year: Option<i64>, month: Option<i64>, day: Option<i64>) -> bool {
     let Some(year) = year.filter(|y| (0..=9999).contains(y)) else { return true };
+    // The usual parts, two digits or none, compared without formatting.
+    let two = |part: Option<i64>| match part {
+        None => Some(*b"??"),
+        Some(p @ 0..=99) => Some([b'0' + (p / 10) as u8, b'0' + (p % 10) as u8]),
+        Some(_) => None,
+    };
+    if let (Some(m), Some(d)) = (two(month), two(day)) {
+        let y = year as u16;
+        let digit = |n: u16| b'0' + (n % 10) as u8;
+        let written = [
+            digit(y / 1000),
+            digit(y / 100),
+            digit(y / 10),
+            digit(y),
+            b'.',
+            m[0],
+            m[1],
+            b'.',
+            d[0],
+            d[1],
+        ];
+        return date.as_bytes() != written;
+    }
+    kept_formatted(date, year, month, day)
+}
+
+/// [`kept`] by formatting the parts, for a year of 0 to 9999.
+fn kept_formatted(date: &str, year: i64, month: Option<i64>, day: Option<i64>) -> bool {
     let mut rest = Rest(date);
     write_date(&mut rest, year, month, day).is_err() || !rest.0.is_empty()
 }
@@ -91,6 +119,28 @@ pub fn stored_sql(table: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// The comparison without formatting answers as formatting does.
+        #[test]
+        fn kept_compares_as_the_formatted_date_does(
+            year in 0i64..=9999,
+            month in proptest::option::of(-3i64..=120),
+            day in proptest::option::of(-3i64..=120),
+            other in "[0-9?.]{0,11}",
+        ) {
+            let mut written = String::new();
+            write_date(&mut written, year, month, day).unwrap();
+            for date in [written.as_str(), &other, &written[..written.len() - 1]] {
+                proptest::prop_assert_eq!(
+                    kept(date, Some(year), month, day),
+                    kept_formatted(date, year, month, day),
+                    "{}", date
+                );
+            }
+            proptest::prop_assert!(!kept(&written, Some(year), month, day));
+        }
+    }
 
     #[test]
     fn the_parts_write_back_only_the_canonical_form() {

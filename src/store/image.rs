@@ -252,6 +252,11 @@ fn integer_type(i: i64) -> (u64, usize) {
 
 /// Appends SQLite's varint of `v` ([`varint`]).
 fn put_varint(out: &mut Vec<u8>, v: u64) {
+    // Most serial types are one byte (integers, NULL, short texts).
+    if v < 0x80 {
+        out.push(v as u8);
+        return;
+    }
     let (bytes, len) = varint(v);
     out.extend_from_slice(&bytes[..len]);
 }
