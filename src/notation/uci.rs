@@ -183,6 +183,21 @@ impl Uci {
         }
     }
 
+    /// The [`Uci::code`] of `m`'s text, castling written king takes rook
+    /// in a Chess960 game (`chess960`) and as [`Uci::from_move`] writes it
+    /// otherwise: a game's every move is coded, without building its
+    /// [`Uci`].
+    #[inline]
+    pub fn move_code(m: Move, chess960: bool) -> u16 {
+        let (from, to, promotion) = match m {
+            Move::Normal { from, to, promotion, .. } => (from, to, promotion),
+            Move::EnPassant { from, to } => (from, to, None),
+            Move::Castle { king, rook } if chess960 => (king, rook, None),
+            Move::Castle { .. } => return Uci::from_move(m).code(),
+        };
+        (from.index() + 64 * to.index() + 4096 * promotion.map_or(0, Role::index)) as u16
+    }
+
     /// The move of a compact integer; `None` if no move has that code.
     pub fn from_code(code: u16) -> Option<Uci> {
         if code == 0 {
@@ -203,6 +218,46 @@ impl Uci {
 mod tests {
     use super::*;
     use crate::notation::fen::parse_position;
+
+    /// Every move of every position up to `depth` plies from `pos`: its
+    /// [`Uci::move_code`] is the code of the [`Uci`] the import wrote
+    /// before (king takes rook for a Chess960 castling).
+    fn walk_codes(pos: &Position, depth: u32, seen: &mut usize) {
+        let mut moves = MoveList::new();
+        pos.legal_moves(&mut moves);
+        for &m in moves.iter() {
+            for chess960 in [false, true] {
+                let uci = match m {
+                    Move::Castle { king, rook } if chess960 => {
+                        Uci::Normal { from: king, to: rook, promotion: None }
+                    }
+                    m => Uci::from_move(m),
+                };
+                assert_eq!(Uci::move_code(m, chess960), uci.code(), "{m:?}");
+            }
+            *seen += 1;
+            if depth > 1 {
+                let mut child = pos.clone();
+                child.play_unchecked(m);
+                walk_codes(&child, depth - 1, seen);
+            }
+        }
+    }
+
+    #[test]
+    fn a_moves_code_is_its_uci_texts() {
+        let mut seen = 0;
+        for fen in [
+            // Kiwipete: castlings, en passant, promotions by capture.
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
+            // Chess960: the king on b1, rooks on a1 and h1.
+            "1r4kr/8/8/8/8/8/8/RK5R w HAhb - 0 1",
+        ] {
+            walk_codes(&parse_position(fen).unwrap(), 3, &mut seen);
+        }
+        assert!(seen > 10_000, "{seen}");
+    }
 
     #[test]
     fn compact_codes_round_trip() {

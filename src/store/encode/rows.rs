@@ -6,7 +6,7 @@
 use xxhash_rust::xxh3::Xxh3;
 
 use super::analysis::Analysis;
-use crate::chess::{Material, Move};
+use crate::chess::Material;
 use crate::db::columns::columns;
 use crate::db::move_codes::Moves;
 use crate::db::packed_fen;
@@ -276,24 +276,17 @@ impl GameRow {
             let last = ply_count.min(u64::from(options.max_ply));
             let last = u16::try_from(last).unwrap_or(u16::MAX);
             debug_assert_eq!(usize::from(u16::MAX) + 1, INDEXED_POSITIONS);
-            positions.reserve_exact(record.keys.len().min(usize::from(last) + 1));
-            for (ply, &key) in (0..=last).zip(&record.keys) {
-                let reach = record.reaches.get(usize::from(ply)).copied().unwrap_or(u8::MAX);
-                let next_move = record.moves.get(usize::from(ply)).map(|m| match *m {
-                    // UCI writes castling as king takes rook in Chess960,
-                    // as e1g1 in standard chess.
-                    Some(Move::Castle { king, rook }) if record.chess960 => {
-                        Uci::Normal { from: king, to: rook, promotion: None }.code()
-                    }
-                    Some(m) => Uci::from_move(m).code(),
+            let indexed = record.keys.len().min(usize::from(last) + 1);
+            positions.reserve_exact(indexed);
+            let chess960 = record.chess960;
+            for (ply, &key) in record.keys[..indexed].iter().enumerate() {
+                let reach = record.reaches.get(ply).copied().unwrap_or(u8::MAX);
+                let next_move = record.moves.get(ply).map(|m| match *m {
+                    Some(m) => Uci::move_code(m, chess960),
                     None => Uci::Null.code(),
                 });
-                positions.push(PositionRow {
-                    hash: key as i64,
-                    ply: u32::from(ply),
-                    next_move,
-                    reach,
-                });
+                // `indexed` is at most 65,536: the ply fits.
+                positions.push(PositionRow { hash: key as i64, ply: ply as u32, next_move, reach });
             }
             if options.fens {
                 fens = record.fens.into_iter().take(positions.len()).collect();
