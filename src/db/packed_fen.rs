@@ -109,11 +109,17 @@ thread_local! {
     static CACHE: RefCell<Vec<[u128; 2]>> = const { RefCell::new(Vec::new()) };
 }
 
+/// Units looked up in the cache at once: a FEN has 8.
+const BATCH: usize = 8;
+
 /// `fen` packed.
 ///
 /// No merge's left symbol ends with `/` (none was learnt across one), so
 /// no merge spans the end of a rank: each rank with its `/` (the last one
 /// with the rest of the FEN) packs alone, and most are found in a cache.
+/// The cache entries of a position's units are read before any is used,
+/// so that their loads overlap: in an import, the cache is mostly out of
+/// the processor's caches, and one load after the other waited for each.
 pub fn pack(fen: &str) -> String {
     let tables = &*TABLES;
     if !fen.bytes().all(|c| tables.fen[usize::from(c)]) {
@@ -122,37 +128,89 @@ pub fn pack(fen: &str) -> String {
         out.push_str(fen);
         return out;
     }
-    let mut out = Vec::with_capacity(fen.len());
+    let bytes = fen.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
     // Allocated only when a unit is not in the cache.
     let mut scratch = (Vec::new(), Vec::new());
     CACHE.with_borrow_mut(|cache| {
         if cache.is_empty() {
             cache.resize(CACHE_SLOTS, [0, 0]);
         }
-        for unit in fen.as_bytes().split_inclusive(|&c| c == b'/') {
-            if unit.len() > CACHED_UNIT {
-                pack_unit(tables, unit, &mut scratch);
-                out.extend_from_slice(&scratch.0);
-                continue;
+        let mut start = 0;
+        while start < bytes.len() {
+            // The next units: their bounds, keys, slots and entries.
+            let mut units = [(0usize, 0usize, 0u128, 0usize, [0u128; 2]); BATCH];
+            let mut n = 0;
+            while n < BATCH && start < bytes.len() {
+                let end = bytes[start..]
+                    .iter()
+                    .position(|&c| c == b'/')
+                    .map_or(bytes.len(), |i| start + i + 1);
+                let (key, slot) = match unit_key(bytes, start, end) {
+                    Some(key) => {
+                        let slot =
+                            ((key ^ (key >> 64)) as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 52;
+                        (key, slot as usize % CACHE_SLOTS)
+                    }
+                    None => (0, usize::MAX),
+                };
+                let entry = cache.get(slot).copied().unwrap_or([0, 0]);
+                units[n] = (start, end, key, slot, entry);
+                n += 1;
+                start = end;
             }
-            let mut key = [0u8; 16];
-            key[..unit.len()].copy_from_slice(unit);
-            let key = u128::from_le_bytes(key);
-            let slot = ((key ^ (key >> 64)) as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 52;
-            let entry = &mut cache[slot as usize % CACHE_SLOTS];
-            if entry[0] != key {
-                pack_unit(tables, unit, &mut scratch);
-                let mut packed = [0u8; 16];
-                packed[..scratch.0.len()].copy_from_slice(&scratch.0);
-                *entry = [key, u128::from_le_bytes(packed)];
+            for &(from, to, key, slot, entry) in &units[..n] {
+                let unit = &bytes[from..to];
+                if slot == usize::MAX {
+                    pack_unit(tables, unit, &mut scratch);
+                    out.extend_from_slice(&scratch.0);
+                    continue;
+                }
+                let packed = if entry[0] == key {
+                    entry[1]
+                } else {
+                    pack_unit(tables, unit, &mut scratch);
+                    let mut packed = [0u8; 16];
+                    packed[..scratch.0.len()].copy_from_slice(&scratch.0);
+                    let packed = u128::from_le_bytes(packed);
+                    cache[slot] = [key, packed];
+                    packed
+                };
+                let len = 16 - packed.leading_zeros() as usize / 8;
+                out.extend_from_slice(&packed.to_le_bytes()[..len]);
             }
-            let packed = entry[1].to_le_bytes();
-            let len = 16 - entry[1].leading_zeros() as usize / 8;
-            out.extend_from_slice(&packed[..len]);
         }
     });
     // Codes and FEN characters are ASCII.
     String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// The cache key of the unit `bytes[from..to]`: its bytes as a
+/// little-endian number padded with zeros; `None` for a unit longer than
+/// [`CACHED_UNIT`].
+#[inline]
+fn unit_key(bytes: &[u8], from: usize, to: usize) -> Option<u128> {
+    let len = to - from;
+    if len > CACHED_UNIT {
+        return None;
+    }
+    let key = match bytes.get(from..from + 16) {
+        // One load, then the bytes past the unit cleared.
+        Some(window) => {
+            let word = u128::from_le_bytes(window.try_into().ok()?);
+            if len == 16 {
+                word
+            } else {
+                word & ((1u128 << (8 * len)) - 1)
+            }
+        }
+        None => {
+            let mut key = [0u8; 16];
+            key[..len].copy_from_slice(&bytes[from..to]);
+            u128::from_le_bytes(key)
+        }
+    };
+    Some(key)
 }
 
 /// Packs one unit into `scratch.0` (its symbols; `scratch.1` holds the
@@ -316,6 +374,27 @@ mod tests {
             let packed = pack(&fen);
             prop_assert_eq!(&packed, &pack_by_definition(&fen));
             prop_assert_eq!(unpack(&packed), fen);
+        }
+    }
+
+    #[test]
+    fn texts_of_many_units_pack_as_the_definition_says_found_in_the_cache_or_not() {
+        // More units than one batch of lookups, units repeated within a
+        // batch, units of 15, 16 and 17 bytes, and a text that ends in `/`.
+        let texts = [
+            "8/8/8/8/8/8/8/8/8/8/8/8/8/8/8/8/8/8/8/8",
+            "pp3ppp/pp3ppp/PP3PPP/PP3PPP/pp3ppp/1p1p1p1p/1p1p1p1p/pp3ppp/PP3PPP/ w",
+            "r1bq1rk1 b KQkq/r1bq1rk1 b KQkq-/r1bq1rk1 b KQkq--/8",
+            "/",
+            "//",
+            "RNBQKBNR w KQkq - 0 1",
+        ];
+        for _ in 0..2 {
+            for text in texts {
+                let packed = pack(text);
+                assert_eq!(packed, pack_by_definition(text), "{text}");
+                assert_eq!(unpack(&packed), text);
+            }
         }
     }
 
