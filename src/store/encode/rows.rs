@@ -277,17 +277,18 @@ impl GameRow {
             let last = u16::try_from(last).unwrap_or(u16::MAX);
             debug_assert_eq!(usize::from(u16::MAX) + 1, INDEXED_POSITIONS);
             let indexed = record.keys.len().min(usize::from(last) + 1);
-            positions.reserve_exact(indexed);
             let chess960 = record.chess960;
-            for (ply, &key) in record.keys[..indexed].iter().enumerate() {
-                let reach = record.reaches.get(ply).copied().unwrap_or(u8::MAX);
-                let next_move = record.moves.get(ply).map(|m| match *m {
+            let (moves, reaches) = (&record.moves, &record.reaches);
+            // One pass of known length: no capacity check per row.
+            positions.extend(record.keys[..indexed].iter().enumerate().map(|(ply, &key)| {
+                let reach = reaches.get(ply).copied().unwrap_or(u8::MAX);
+                let next_move = moves.get(ply).map(|m| match *m {
                     Some(m) => Uci::move_code(m, chess960),
                     None => Uci::Null.code(),
                 });
                 // `indexed` is at most 65,536: the ply fits.
-                positions.push(PositionRow { hash: key as i64, ply: ply as u32, next_move, reach });
-            }
+                PositionRow { hash: key as i64, ply: ply as u32, next_move, reach }
+            }));
             if options.fens {
                 fens = record.fens.into_iter().take(positions.len()).collect();
             }
@@ -382,7 +383,7 @@ pub fn normalise(value: &str) -> String {
 /// [`normalise`] into `out` (cleared first), reusing its buffer.
 fn normalise_into(value: &str, out: &mut String) {
     if value.is_ascii() {
-        return normalise_ascii_into(value.as_bytes(), out);
+        return normalise_ascii_into(value, out);
     }
     normalise_unicode_into(value, out);
 }
@@ -402,29 +403,32 @@ fn normalise_unicode_into(value: &str, out: &mut String) {
 }
 
 /// [`normalise_unicode_into`] for ASCII text (nearly every tag value),
-/// byte by byte: the same output (the dedupe keys of stored games depend on
+/// word by word: the same output (the dedupe keys of stored games depend on
 /// it), without decoding characters and their lower-case expansions.
-fn normalise_ascii_into(value: &[u8], out: &mut String) {
+fn normalise_ascii_into(value: &str, out: &mut String) {
     out.clear();
     // The ASCII characters `char::is_whitespace` accepts (vertical tab
     // included, unlike `u8::is_ascii_whitespace`).
     let space = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r');
-    let mut unknown = true;
-    let mut gap = false;
-    for &b in value {
-        if space(b) {
-            gap = !out.is_empty();
+    let bytes = value.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if space(bytes[i]) {
+            i += 1;
             continue;
         }
-        if gap {
-            out.push(' ');
-            unknown = false;
-            gap = false;
+        let word = i;
+        while i < bytes.len() && !space(bytes[i]) {
+            i += 1;
         }
-        unknown &= matches!(b, b'?' | b'.' | b'-');
-        out.push(char::from(b.to_ascii_lowercase()));
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        // ASCII: every byte is a character's boundary.
+        out.push_str(&value[word..i]);
     }
-    if unknown {
+    out.make_ascii_lowercase();
+    if out.bytes().all(|b| matches!(b, b'?' | b'.' | b'-')) {
         out.clear();
     }
 }
@@ -502,7 +506,7 @@ mod tests {
             normalise_unicode_into(&value, &mut general);
             proptest::prop_assert_eq!(&fast, &general);
             if value.is_ascii() {
-                normalise_ascii_into(value.as_bytes(), &mut fast);
+                normalise_ascii_into(&value, &mut fast);
                 proptest::prop_assert_eq!(fast, general);
             }
         }
