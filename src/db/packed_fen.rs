@@ -138,34 +138,32 @@ pub fn pack(fen: &str) -> String {
         }
         let mut start = 0;
         while start < bytes.len() {
-            // The next units: their bounds, keys, slots and entries.
-            let mut units = [(0usize, 0usize, 0u128, 0usize, [0u128; 2]); BATCH];
+            // The next units: their bounds, and the key, slot and entry of
+            // those the cache may hold.
+            let mut units = [(0usize, 0usize, None); BATCH];
             let mut n = 0;
             while n < BATCH && start < bytes.len() {
                 let end = bytes[start..]
                     .iter()
                     .position(|&c| c == b'/')
                     .map_or(bytes.len(), |i| start + i + 1);
-                let (key, slot) = match unit_key(bytes, start, end) {
-                    Some(key) => {
-                        let slot =
-                            ((key ^ (key >> 64)) as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 52;
-                        (key, slot as usize % CACHE_SLOTS)
-                    }
-                    None => (0, usize::MAX),
-                };
-                let entry = cache.get(slot).copied().unwrap_or([0, 0]);
-                units[n] = (start, end, key, slot, entry);
+                let cached = unit_key(bytes, start, end).map(|key| {
+                    let slot =
+                        ((key ^ (key >> 64)) as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 52;
+                    let slot = slot as usize % CACHE_SLOTS;
+                    (key, slot, cache[slot])
+                });
+                units[n] = (start, end, cached);
                 n += 1;
                 start = end;
             }
-            for &(from, to, key, slot, entry) in &units[..n] {
+            for &(from, to, cached) in &units[..n] {
                 let unit = &bytes[from..to];
-                if slot == usize::MAX {
+                let Some((key, slot, entry)) = cached else {
                     pack_unit(tables, unit, &mut scratch);
                     out.extend_from_slice(&scratch.0);
                     continue;
-                }
+                };
                 let packed = if entry[0] == key {
                     entry[1]
                 } else {
@@ -380,11 +378,11 @@ mod tests {
     #[test]
     fn texts_of_many_units_pack_as_the_definition_says_found_in_the_cache_or_not() {
         // More units than one batch of lookups, units repeated within a
-        // batch, units of 15, 16 and 17 bytes, and a text that ends in `/`.
+        // batch, units of 15, 16 and 17 bytes, texts that end in `/`.
         let texts = [
             "8/8/8/8/8/8/8/8/8/8/8/8/8/8/8/8/8/8/8/8",
             "pp3ppp/pp3ppp/PP3PPP/PP3PPP/pp3ppp/1p1p1p1p/1p1p1p1p/pp3ppp/PP3PPP/ w",
-            "r1bq1rk1 b KQkq/r1bq1rk1 b KQkq-/r1bq1rk1 b KQkq--/8",
+            "r1bq1rk1 b KQk/r1bq1rk1 b KQkq/r1bq1rk1 b KQkq-/8",
             "/",
             "//",
             "RNBQKBNR w KQkq - 0 1",
