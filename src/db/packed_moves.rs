@@ -189,11 +189,19 @@ fn space_mask(chunk: &[u8]) -> u64 {
     const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
     let mut mask = 0;
     for (i, word) in chunk.chunks(8).enumerate() {
-        let mut padded = [0u8; 8];
-        padded[..word.len()].copy_from_slice(word);
+        // A whole word read as one (a copy of a slice of unknown length
+        // is a call to `memcpy`).
+        let word = match <[u8; 8]>::try_from(word) {
+            Ok(whole) => u64::from_le_bytes(whole),
+            Err(_) => {
+                let mut padded = [0u8; 8];
+                padded[..word.len()].copy_from_slice(word);
+                u64::from_le_bytes(padded)
+            }
+        };
         // A byte becomes zero where it was a space; its high bit is then
         // set in `zeros` and in no other byte (no carry crosses bytes).
-        let x = u64::from_le_bytes(padded) ^ 0x2020_2020_2020_2020;
+        let x = word ^ 0x2020_2020_2020_2020;
         let zeros = !(((x & LOW7) + LOW7) | x | LOW7);
         // The eight high bits gathered into the top byte, in byte order.
         let bits = (zeros >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56;

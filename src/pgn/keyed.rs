@@ -13,6 +13,7 @@
 
 use super::commands::{count, exact_centipawns, parse_clock, split_decimal_at, Eval};
 use super::movetext::PlyNotes;
+use super::scan;
 
 /// The longest [`Layout`] text.
 const MAX_LAYOUT: usize = 240;
@@ -247,8 +248,11 @@ pub fn single_spaced(text: &[u8]) -> bool {
 /// Whether `text` is printable ASCII with no run of spaces: the bytes
 /// checked without a branch each, the runs searched for.
 pub fn plain(text: &[u8]) -> bool {
+    // Built once: `memmem::find` builds its searcher at every call.
+    static DOUBLE_SPACE: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"  "));
     text.iter().fold(true, |ok, &b| ok & (b' '..=b'~').contains(&b))
-        && memchr::memmem::find(text, b"  ").is_none()
+        && DOUBLE_SPACE.find(text).is_none()
 }
 
 /// Reads a comment of `key=value` items (at least one of them a key read
@@ -281,13 +285,20 @@ pub fn read(text: &[u8]) -> Option<Keyed<'_>> {
     // writes them.
     let mut exact = plain(text);
     let mut next_start = 0;
-    for item in items(text) {
-        let eq = item.iter().position(|&b| b == b'=')?;
-        let (key, raw_value) = (&item[..eq], &item[eq + 1..]);
-        let value = raw_value.trim_ascii();
-        if key.is_empty() || !key.iter().all(u8::is_ascii_alphanumeric) {
+    // The items, as [`items`] cuts them: each comma searched for with the
+    // short-stretch search (`memchr`'s setup costs more than an item of a
+    // few bytes).
+    let mut from = 0;
+    loop {
+        let end = scan::find(b',', &body[from..]).map_or(body.len(), |i| from + i);
+        let item = body[from..end].trim_ascii();
+        // `key=`, the key of ASCII letters and digits.
+        let eq = item.iter().position(|b| !b.is_ascii_alphanumeric())?;
+        if item[eq] != b'=' || eq == 0 {
             return None;
         }
+        let (key, raw_value) = (&item[..eq], &item[eq + 1..]);
+        let value = raw_value.trim_ascii();
         if exact {
             // Items are sub-slices of `body`: its offset says what lies
             // before the item.
@@ -298,30 +309,33 @@ pub fn read(text: &[u8]) -> Option<Keyed<'_>> {
             next_start = start + item.len() + 2;
         }
         let mut hms = false;
-        let read = match key {
-            b"d" => number(value).map(|d| {
+        // Keys told apart as numbers: a match on byte strings of different
+        // lengths compares through calls to `memcmp`.
+        let print = fingerprint(key);
+        let read = match print {
+            D => number(value).map(|d| {
                 depth = Some(d);
-                Value::Number(d.into())
+                Value::Number
             }),
-            b"sd" => number(value).map(|d| {
+            SD => number(value).map(|d| {
                 seldepth = Some(d);
-                Value::Number(d.into())
+                Value::Number
             }),
-            b"n" => long_number(value).map(|n| {
+            N => long_number(value).map(|n| {
                 nodes = Some(n);
-                Value::Number(n)
+                Value::Number
             }),
-            b"pv" if !value.is_empty() => {
+            PV if !value.is_empty() => {
                 pv = Some(value);
                 Some(Value::Pv)
             }
-            b"wv" => white_view(value).map(|e| {
+            WV => white_view(value).map(|e| {
                 eval = Some(e);
                 Value::Eval(e)
             }),
-            b"mt" | b"tl" => time(value).map(|(ms, is_hms)| {
+            MT | TL => time(value).map(|(ms, is_hms)| {
                 hms = is_hms;
-                if key == b"mt" {
+                if print == MT {
                     emt = Some(ms);
                 } else {
                     clock = Some(ms);
@@ -333,14 +347,18 @@ pub fn read(text: &[u8]) -> Option<Keyed<'_>> {
         if let (true, Some(read)) = (exact, read) {
             exact = read.written_as(value);
         }
-        if read.is_none() && is_known(key) {
+        if read.is_none() && KNOWN.contains(&print) {
             // A known key with a value written otherwise: no column, and
             // no layout can place it as text.
             return None;
         }
         known |= read.is_some();
         // A key twice: the layout cannot tell the two apart.
-        layout.push(key, hms)?;
+        layout.push(key, print, hms)?;
+        if end == body.len() {
+            break;
+        }
+        from = end + 1;
     }
     if text.ends_with(b",") {
         layout.push_byte(b',')?;
@@ -364,8 +382,8 @@ struct LayoutWriter<'l> {
 }
 
 impl LayoutWriter<'_> {
-    fn push(&mut self, key: &[u8], hms: bool) -> Option<()> {
-        let print = fingerprint(key);
+    /// Appends `key`, whose [`fingerprint`] is `print`.
+    fn push(&mut self, key: &[u8], print: u64, hms: bool) -> Option<()> {
         if self.seen[..self.keys].contains(&print) && (key.len() < 8 || self.long_seen(key)) {
             return None;
         }
@@ -390,7 +408,11 @@ impl LayoutWriter<'_> {
     fn push_bytes(&mut self, bytes: &[u8]) -> Option<()> {
         let len = usize::from(self.layout.len);
         let end = len + bytes.len();
-        self.layout.text.get_mut(len..end)?.copy_from_slice(bytes);
+        // Byte by byte: a key is a few bytes, which a copy of a slice of
+        // unknown length makes a call to `memcpy`.
+        for (to, &b) in self.layout.text.get_mut(len..end)?.iter_mut().zip(bytes) {
+            *to = b;
+        }
         self.layout.len = u8::try_from(end).ok()?;
         Some(())
     }
@@ -404,17 +426,30 @@ impl LayoutWriter<'_> {
 }
 
 /// A key's first 7 bytes and its length, as one number.
-fn fingerprint(key: &[u8]) -> u64 {
-    let mut print = (key.len().min(255) as u64) << 56;
-    for (i, &b) in key.iter().take(7).enumerate() {
-        print |= u64::from(b) << (8 * i);
+const fn fingerprint(key: &[u8]) -> u64 {
+    let len = if key.len() < 255 { key.len() } else { 255 };
+    let mut print = (len as u64) << 56;
+    let mut i = 0;
+    while i < key.len() && i < 7 {
+        print |= (key[i] as u64) << (8 * i);
+        i += 1;
     }
     print
 }
 
+/// The fingerprints of the keys read into columns.
+const D: u64 = fingerprint(b"d");
+const SD: u64 = fingerprint(b"sd");
+const N: u64 = fingerprint(b"n");
+const PV: u64 = fingerprint(b"pv");
+const WV: u64 = fingerprint(b"wv");
+const MT: u64 = fingerprint(b"mt");
+const TL: u64 = fingerprint(b"tl");
+const KNOWN: [u64; 7] = [D, SD, N, PV, WV, MT, TL];
+
 /// `true` for a key read into a column.
 fn is_known(key: &[u8]) -> bool {
-    matches!(key, b"d" | b"sd" | b"n" | b"pv" | b"wv" | b"mt" | b"tl")
+    KNOWN.contains(&fingerprint(key))
 }
 
 /// The items of `text` that [`read`] leaves as text, in order.
@@ -516,7 +551,8 @@ fn write_time(out: &mut impl Text, ms: u32, hms: bool) {
 /// A value [`read`] took into a column.
 #[derive(Clone, Copy)]
 enum Value {
-    Number(u64),
+    /// A count, read from digits alone.
+    Number,
     Eval(Eval),
     /// Milliseconds, and `true` when written `HH:MM:SS`.
     Time(u32, bool),
@@ -529,7 +565,10 @@ impl Value {
     fn written_as(self, text: &[u8]) -> bool {
         let mut form = ValueText::default();
         match self {
-            Value::Number(n) => form.push_str(itoa::Buffer::new().format(n)),
+            // Read from digits alone: written so unless led by a zero.
+            Value::Number | Value::Time(_, false) => {
+                return text.len() == 1 || text.first() != Some(&b'0')
+            }
             Value::Eval(e) => write_white_view(&mut form, e),
             Value::Time(ms, hms) => write_time(&mut form, ms, hms),
             Value::Pv => return true,
