@@ -192,24 +192,20 @@ fn items(text: &[u8]) -> impl Iterator<Item = &[u8]> {
 }
 
 /// Where the pieces of `bytes` between its commas lie, as `split(',')`
-/// gives them; the commas found by memchr (a `pv=` item runs hundreds of
-/// bytes, and a `str` split by a `char` costs a searcher per piece).
+/// gives them; the commas found by the short-stretch search (most items
+/// are a few bytes, where `memchr`'s setup costs more than the search; a
+/// `pv=` item of hundreds goes on to `memchr`; a `str` split by a `char`
+/// costs a searcher per piece).
 fn comma_pieces(bytes: &[u8]) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
-    let mut from = 0;
-    let mut commas = memchr::memchr_iter(b',', bytes);
+    let mut from = Some(0);
     std::iter::from_fn(move || {
-        let end = match commas.next() {
-            Some(comma) => comma,
-            None if from <= bytes.len() => bytes.len(),
-            None => return None,
-        };
-        let piece = from..end;
-        from = end + 1;
-        Some(piece)
+        let start = from?;
+        let end = scan::find(b',', &bytes[start..]).map_or(bytes.len(), |i| start + i);
+        from = (end < bytes.len()).then_some(end + 1);
+        Some(start..end)
     })
 }
 
-/// `text` split at its commas ([`comma_pieces`]).
 fn comma_split(text: &str) -> impl Iterator<Item = &str> {
     // A comma is ASCII: every piece starts and ends on a character.
     comma_pieces(text.as_bytes()).map(move |piece| &text[piece])
@@ -285,13 +281,7 @@ pub fn read(text: &[u8]) -> Option<Keyed<'_>> {
     // writes them.
     let mut exact = plain(text);
     let mut next_start = 0;
-    // The items, as [`items`] cuts them: each comma searched for with the
-    // short-stretch search (`memchr`'s setup costs more than an item of a
-    // few bytes).
-    let mut from = 0;
-    loop {
-        let end = scan::find(b',', &body[from..]).map_or(body.len(), |i| from + i);
-        let item = body[from..end].trim_ascii();
+    for item in items(text) {
         // `key=`, the key of ASCII letters and digits.
         let eq = item.iter().position(|b| !b.is_ascii_alphanumeric())?;
         if item[eq] != b'=' || eq == 0 {
@@ -355,10 +345,6 @@ pub fn read(text: &[u8]) -> Option<Keyed<'_>> {
         known |= read.is_some();
         // A key twice: the layout cannot tell the two apart.
         layout.push(key, print, hms)?;
-        if end == body.len() {
-            break;
-        }
-        from = end + 1;
     }
     if text.ends_with(b",") {
         layout.push_byte(b',')?;
