@@ -255,6 +255,26 @@ pub fn plain(text: &[u8]) -> bool {
 /// into a column, with a value as TCEC writes it); `None` for any other
 /// comment.
 pub fn read(text: &[u8]) -> Option<Keyed<'_>> {
+    read_items(text, |_| {})
+}
+
+/// [`read`], appending to `others` the items it leaves as text, as
+/// written, joined by `, ` (for an exact comment, [`other_items`] joined
+/// so): the comment is cut into items once. On `None`, what was appended
+/// is of no use.
+pub fn read_into<'t>(text: &'t [u8], others: &mut Vec<u8>) -> Option<Keyed<'t>> {
+    let start = others.len();
+    read_items(text, |item| {
+        if others.len() > start {
+            others.extend_from_slice(b", ");
+        }
+        others.extend_from_slice(item);
+    })
+}
+
+/// [`read`], calling `other` with each item left as text, in order.
+#[inline(always)]
+fn read_items(text: &[u8], mut other: impl FnMut(&[u8])) -> Option<Keyed<'_>> {
     let text = text.trim_ascii();
     // Out at once for prose and commands: the first item is `key=`.
     let first = text.iter().position(|&b| !b.is_ascii_alphanumeric())?;
@@ -343,6 +363,9 @@ pub fn read(text: &[u8]) -> Option<Keyed<'_>> {
             return None;
         }
         known |= read.is_some();
+        if read.is_none() {
+            other(item);
+        }
         // A key twice: the layout cannot tell the two apart.
         layout.push(key, print, hms)?;
     }

@@ -196,7 +196,7 @@ pub(super) struct NoteReader {
     pub(super) notes: Notes,
     /// How the last comment was written.
     last: LastComment,
-    /// A keyed comment's items joined.
+    /// A keyed comment's items left as text, joined.
     joined: Vec<u8>,
 }
 
@@ -248,13 +248,20 @@ impl NoteReader {
                 }),
                 None => whole_comment(text),
             },
-            Some(b'a'..=b'z' | b'A'..=b'Z') => match keyed::read(text) {
-                Some(k) => {
-                    self.keyed(text, &k, ply);
+            Some(b'a'..=b'z' | b'A'..=b'Z') => {
+                // The buffer kept between comments.
+                let mut others = std::mem::take(&mut self.joined);
+                others.clear();
+                let read = keyed::read_into(text, &mut others);
+                if let Some(k) = &read {
+                    self.keyed(text, k, &others, ply);
+                }
+                self.joined = others;
+                if read.is_some() {
                     return;
                 }
-                None => whole_comment(text),
-            },
+                whole_comment(text)
+            }
             Some(_) => whole_comment(text),
         };
         if whole.is_none()
@@ -300,8 +307,9 @@ impl NoteReader {
     }
 
     /// Records a keyed comment (TCEC's `d=27, …, wv=0.60,`) of ply `ply`:
-    /// its values in their lists, its other items as the comment text.
-    fn keyed(&mut self, text: &[u8], k: &keyed::Keyed<'_>, ply: u32) {
+    /// its values in their lists, its other items as the comment text
+    /// (`others`: those items as written, joined by `, `).
+    fn keyed(&mut self, text: &[u8], k: &keyed::Keyed<'_>, others: &[u8], ply: u32) {
         let notes = &mut self.notes;
         if let Some(d) = k.depth {
             first_of_ply(&mut notes.depths, ply, d);
@@ -321,32 +329,39 @@ impl NoteReader {
         if let Some(ms) = k.clock {
             first_of_ply(&mut notes.clocks, ply, ms);
         }
-        // The buffer kept between comments.
-        let mut joined = std::mem::take(&mut self.joined);
-        joined.clear();
-        // An exact comment's items are plain ASCII, single spaced already.
-        let push_words = |out: &mut Vec<u8>, item: &[u8]| match k.exact {
-            true => out.extend_from_slice(item),
-            false => keyed::push_words(out, item),
-        };
+        // An exact comment's items are plain ASCII, single spaced already:
+        // taken as written. The others' runs of white space are made one
+        // space.
         if let Some(pv) = k.pv {
             if notes.pv_ends.last().is_none_or(|p| p.0 != ply) {
-                push_words(&mut joined, pv);
-                push_decoded(&mut notes.pv_text, &joined);
+                if k.exact {
+                    push_decoded(&mut notes.pv_text, pv);
+                } else {
+                    let mut words = Vec::with_capacity(pv.len());
+                    keyed::push_words(&mut words, pv);
+                    push_decoded(&mut notes.pv_text, &words);
+                }
                 notes.pv_ends.push((ply, notes.pv_text.len()));
             }
         }
-        joined.clear();
-        for (i, item) in keyed::other_items(text).enumerate() {
-            if i > 0 {
-                joined.extend_from_slice(b", ");
+        if k.exact {
+            // Single spaced, no space at either end: as the words of
+            // `add_text` would be.
+            if !others.is_empty() {
+                self.add_words(ply, others, push_decoded);
             }
-            push_words(&mut joined, item);
+        } else {
+            let mut joined = Vec::with_capacity(others.len());
+            for (i, item) in keyed::other_items(text).enumerate() {
+                if i > 0 {
+                    joined.extend_from_slice(b", ");
+                }
+                keyed::push_words(&mut joined, item);
+            }
+            if !joined.is_empty() {
+                self.add_text(ply, &joined);
+            }
         }
-        if !joined.is_empty() {
-            self.add_text(ply, &joined);
-        }
-        self.joined = joined;
         self.last.keyed = Some(k.layout);
         self.last.keyed_exact = k.exact;
     }
@@ -399,15 +414,21 @@ impl NoteReader {
     /// Adds `text` to the comment of ply `ply` (after a space if it has
     /// one already).
     fn add_text(&mut self, ply: u32, text: &[u8]) {
+        self.add_words(ply, text, push_comment_words);
+    }
+
+    /// [`NoteReader::add_text`], the text appended by `push`.
+    #[inline(always)]
+    fn add_words(&mut self, ply: u32, text: &[u8], push: fn(&mut String, &[u8])) {
         let notes = &mut self.notes;
         match notes.comment_ends.last_mut() {
             Some((p, end)) if *p == ply => {
                 notes.comment_text.push(' ');
-                push_comment_words(&mut notes.comment_text, text);
+                push(&mut notes.comment_text, text);
                 *end = notes.comment_text.len();
             }
             _ => {
-                push_comment_words(&mut notes.comment_text, text);
+                push(&mut notes.comment_text, text);
                 notes.comment_ends.push((ply, notes.comment_text.len()));
             }
         }
