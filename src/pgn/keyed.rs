@@ -264,12 +264,30 @@ pub fn read(text: &[u8]) -> Option<Keyed<'_>> {
 /// is of no use.
 pub fn read_into<'t>(text: &'t [u8], others: &mut Vec<u8>) -> Option<Keyed<'t>> {
     let start = others.len();
-    read_items(text, |item| {
+    // Items `, ` apart are copied as one run: one copy, not one an item.
+    let mut run = 0..0;
+    let flush = |others: &mut Vec<u8>, run: &std::ops::Range<usize>| {
         if others.len() > start {
             others.extend_from_slice(b", ");
         }
-        others.extend_from_slice(item);
-    })
+        others.extend_from_slice(&text[run.clone()]);
+    };
+    let keyed = read_items(text, |item| {
+        // Items are sub-slices of `text`.
+        let at = item.as_ptr() as usize - text.as_ptr() as usize;
+        if !run.is_empty() && at == run.end + 2 && text[run.end..at] == *b", " {
+            run.end = at + item.len();
+            return;
+        }
+        if !run.is_empty() {
+            flush(others, &run);
+        }
+        run = at..at + item.len();
+    });
+    if !run.is_empty() {
+        flush(others, &run);
+    }
+    keyed
 }
 
 /// [`read`], calling `other` with each item left as text, in order.
@@ -401,7 +419,16 @@ impl LayoutWriter<'_> {
         if self.layout.len > 0 {
             self.push_byte(b',')?;
         }
-        self.push_bytes(key)?;
+        let len = usize::from(self.layout.len);
+        if key.len() < 8 && len + 8 <= MAX_LAYOUT {
+            // The key is the fingerprint's low bytes, zeros after them:
+            // written as one word (beyond the layout's end, zeros stay).
+            let word = (print & 0x00ff_ffff_ffff_ffff).to_le_bytes();
+            self.layout.text[len..len + 8].copy_from_slice(&word);
+            self.layout.len = u8::try_from(len + key.len()).ok()?;
+        } else {
+            self.push_bytes(key)?;
+        }
         if hms {
             self.push_byte(b':')?;
         }
@@ -417,11 +444,7 @@ impl LayoutWriter<'_> {
     fn push_bytes(&mut self, bytes: &[u8]) -> Option<()> {
         let len = usize::from(self.layout.len);
         let end = len + bytes.len();
-        // Byte by byte: a key is a few bytes, which a copy of a slice of
-        // unknown length makes a call to `memcpy`.
-        for (to, &b) in self.layout.text.get_mut(len..end)?.iter_mut().zip(bytes) {
-            *to = b;
-        }
+        self.layout.text.get_mut(len..end)?.copy_from_slice(bytes);
         self.layout.len = u8::try_from(end).ok()?;
         Some(())
     }
@@ -691,6 +714,21 @@ mod tests {
         mb=+0+0+0+0+0,";
     const SEASON_10: &str = " d=28, pd=d5, mt=00:02:46, tl=01:57:28, s=14000 kN/s, \
         n=2330658606, pv=d4 d5 c4 c6, tb=0, R50=50, wv=0.24, ";
+
+    #[test]
+    fn read_into_reads_as_read_and_hands_over_the_items_left_as_text() {
+        let exact = ["d=1, pd=e4, s=5, pv=e4 e5, tb=0, h=1.0, wv=0.10, R50=49", MODERN];
+        for text in exact.iter().chain(&[SEASON_10, "pd=e4, d=3", "d=1,  s=2"]) {
+            let mut others = b"before".to_vec();
+            let keyed = read_into(text.as_bytes(), &mut others);
+            assert_eq!(keyed, read(text.as_bytes()), "{text}");
+            if exact.contains(text) {
+                assert!(keyed.unwrap().exact, "{text}");
+                let items: Vec<&[u8]> = other_items(text.as_bytes()).collect();
+                assert_eq!(others, [&b"before"[..], &items.join(&b", "[..])].concat(), "{text}");
+            }
+        }
+    }
 
     proptest::proptest! {
         #[test]
