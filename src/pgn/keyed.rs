@@ -206,6 +206,7 @@ fn comma_pieces(bytes: &[u8]) -> impl Iterator<Item = std::ops::Range<usize>> + 
     })
 }
 
+/// `text` split at its commas ([`comma_pieces`]).
 fn comma_split(text: &str) -> impl Iterator<Item = &str> {
     // A comma is ASCII: every piece starts and ends on a character.
     comma_pieces(text.as_bytes()).map(move |piece| &text[piece])

@@ -197,7 +197,7 @@ pub(super) struct NoteReader {
     /// How the last comment was written.
     last: LastComment,
     /// A keyed comment's items left as text, joined.
-    joined: Vec<u8>,
+    others: Vec<u8>,
 }
 
 impl NoteReader {
@@ -250,13 +250,13 @@ impl NoteReader {
             },
             Some(b'a'..=b'z' | b'A'..=b'Z') => {
                 // The buffer kept between comments.
-                let mut others = std::mem::take(&mut self.joined);
+                let mut others = std::mem::take(&mut self.others);
                 others.clear();
                 let read = keyed::read_into(text, &mut others);
                 if let Some(k) = &read {
                     self.keyed(text, k, &others, ply);
                 }
-                self.joined = others;
+                self.others = others;
                 if read.is_some() {
                     return;
                 }
