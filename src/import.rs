@@ -167,7 +167,7 @@ trait Store {
     fn begin_source(
         &mut self,
         name: &str,
-        facts: Option<&source::FileFacts>,
+        facts: Option<source::Facts>,
         force: bool,
     ) -> Result<SourceStart, ImportError>;
 
@@ -208,7 +208,7 @@ impl Store for Writer {
     fn begin_source(
         &mut self,
         name: &str,
-        facts: Option<&source::FileFacts>,
+        facts: Option<source::Facts>,
         force: bool,
     ) -> Result<SourceStart, ImportError> {
         Ok(Writer::begin_source(self, name, facts, force)?)
@@ -252,10 +252,11 @@ impl Store for ShardWriter {
     fn begin_source(
         &mut self,
         name: &str,
-        facts: Option<&source::FileFacts>,
+        facts: Option<source::Facts>,
         force: bool,
     ) -> Result<SourceStart, ImportError> {
-        Ok(ShardWriter::begin_source(self, name, facts, force))
+        let facts = facts.map(source::Facts::finish).transpose()?;
+        Ok(ShardWriter::begin_source(self, name, facts.as_ref(), force))
     }
 
     fn add_chunk(
@@ -296,7 +297,7 @@ impl Store for ShardWriter {
 enum Message {
     Begin {
         name: String,
-        facts: Option<source::FileFacts>,
+        facts: Option<source::Facts>,
         force: bool,
     },
     Chunk {
@@ -559,12 +560,36 @@ impl Feed<'_> {
     }
 }
 
+/// The facts of the input `name`: a regular file's fingerprint computed on
+/// a thread of its own while the file is read (the writer waits for it
+/// only where it needs it), another file's read first, as it can be read
+/// once only.
+fn start_facts(name: &InputName) -> Result<Option<source::Facts>, SourceError> {
+    let Some(meta) = source::file_meta(name)? else { return Ok(None) };
+    let known = |name: &InputName| Ok(source::file_facts(name)?.map(source::Facts::Known));
+    if !meta.regular {
+        return known(name);
+    }
+    let InputName::Path(path) = name else { return known(name) };
+    let path = path.clone();
+    let thread =
+        std::thread::Builder::new().name(Stage::Fingerprint.thread().into()).spawn(move || {
+            let _clock = timings::ThreadClock::start(Stage::Fingerprint);
+            source::path_facts(&path)
+        });
+    match thread {
+        Ok(thread) => Ok(Some(source::Facts::Hashing { meta, thread })),
+        // No thread to spare: the fingerprint first, as it can.
+        Err(_) => known(name),
+    }
+}
+
 impl InputVisitor<GameRow> for Feed<'_> {
     fn begin(&mut self, name: &InputName) -> InputStart {
         if self.options.interrupted() {
             return InputStart::Stop;
         }
-        let facts = match source::file_facts(name) {
+        let facts = match start_facts(name) {
             Ok(f) => f,
             Err(e) => {
                 self.observer.unreadable(&e);
@@ -572,7 +597,7 @@ impl InputVisitor<GameRow> for Feed<'_> {
                 return InputStart::Skip;
             }
         };
-        let size = facts.as_ref().map(|f| f.size);
+        let size = facts.as_ref().map(source::Facts::size);
         let begin = Message::Begin { name: name.to_string(), facts, force: self.options.force };
         if self.send(begin).is_break() {
             return InputStart::Stop;
@@ -708,7 +733,7 @@ fn write_messages<S: Store>(
         }
         match message {
             Message::Begin { name, facts, force } => {
-                let start = writer.begin_source(&name, facts.as_ref(), force)?;
+                let start = writer.begin_source(&name, facts, force)?;
                 if reply.send(start).is_err() {
                     break;
                 }

@@ -19,6 +19,8 @@ pub enum Stage {
     Split,
     /// Reading and decompressing a stream, a block ahead.
     Read,
+    /// Reading a file whole for its fingerprint, beside its import.
+    Fingerprint,
     /// The workers: tokenizing, replaying and encoding each game's rows.
     Replay,
     /// The writer: dedupe, the rows into SQLite, the commits.
@@ -37,7 +39,8 @@ pub enum Stage {
 
 impl Stage {
     /// Every stage, in pipeline order.
-    pub const ALL: [Stage; 9] = [
+    pub const ALL: [Stage; 10] = [
+        Stage::Fingerprint,
         Stage::Read,
         Stage::Split,
         Stage::Replay,
@@ -54,6 +57,7 @@ impl Stage {
         match self {
             Stage::Split => "split",
             Stage::Read => "read",
+            Stage::Fingerprint => "fingerprint",
             Stage::Replay => "replay",
             Stage::Write => "write",
             Stage::Sort => "sort",
@@ -69,6 +73,7 @@ impl Stage {
         match self {
             Stage::Split => "pgnindex",
             Stage::Read => "pgnindex-read",
+            Stage::Fingerprint => "pgnindex-hash",
             Stage::Replay => "pgnindex-worker-N",
             Stage::Write => "pgnindex-writer",
             Stage::Sort => "pgnindex-sort",
@@ -350,7 +355,7 @@ impl Report {
             (Some(Stage::Replay), share(self.cpu(Stage::Replay)) / workers.max(1) as f64),
             (None, share(self.disk())),
         ];
-        for stage in [Stage::Read, Stage::Split, Stage::Sort, Stage::Parquet] {
+        for stage in [Stage::Fingerprint, Stage::Read, Stage::Split, Stage::Sort, Stage::Parquet] {
             candidates.push((Some(stage), share(self.cpu(stage))));
         }
         let (stage, busy) =

@@ -18,7 +18,7 @@ pub(super) fn print(report: &Report, wall: Duration, workers: usize) {
         "where the time went: wall {:.2} s, CPU {total:.2} s ({used:.2} of {cores} cores)",
         seconds(wall)
     );
-    say!("  {:<11}{:<26}{:>8}{:>8}", "stage", "threads", "CPU s", "share");
+    say!("  {:<13}{:<26}{:>8}{:>8}", "stage", "threads", "CPU s", "share");
     for stage in Stage::ALL {
         let threads = report.threads(stage);
         if threads == 0 {
@@ -31,7 +31,7 @@ pub(super) fn print(report: &Report, wall: Duration, workers: usize) {
         };
         let share = 100.0 * cpu / total.max(1e-9);
         let notes = notes(report, stage, wall);
-        let line = format!("  {:<11}{who:<26}{cpu:>8.2}{share:>7.1} %", stage.name());
+        let line = format!("  {:<13}{who:<26}{cpu:>8.2}{share:>7.1} %", stage.name());
         say!("{}", if notes.is_empty() { line } else { format!("{line}  {notes}") });
     }
     let behind = seconds(report.span(Span::WriterBehind));

@@ -46,7 +46,7 @@ use super::tree::{self, TreeBatch};
 use crate::db::columns::{columns, select_list, Columns};
 use crate::db::{self, DbError, GameId, Sharing};
 use crate::db::{dates, players, texts};
-use crate::pgn::source::FileFacts;
+use crate::pgn::source::{Facts, SourceError};
 
 /// How the writer stores games.
 #[derive(Debug, Clone, Copy)]
@@ -127,6 +127,9 @@ pub enum WriteError {
         /// SQLite's error.
         error: rusqlite::Error,
     },
+    /// The input could not be read to the end for its fingerprint.
+    #[error(transparent)]
+    Fingerprint(#[from] SourceError),
     /// The database file could not be written to disk at the end.
     #[error("{}: cannot write the database to disk: {error}", path.display())]
     Sync {
@@ -177,6 +180,10 @@ pub struct Totals {
 struct CurrentSource {
     id: i64,
     name: String,
+    /// The file's fingerprint being computed: its row holds none yet, and
+    /// gets it in the first commit ([`Writer::commit`]), so that no games
+    /// of the source are committed without it.
+    hashing: Option<Facts>,
     resume_offset: u64,
     game_number: u64,
     started: Instant,
@@ -573,11 +580,23 @@ impl Writer {
     pub fn begin_source(
         &mut self,
         name: &str,
-        facts: Option<&FileFacts>,
+        facts: Option<Facts>,
         force: bool,
     ) -> Result<SourceStart, WriteError> {
         self.commit()?;
         self.plan.begin_input();
+        // A file of a size no source has was neither imported nor cut: its
+        // fingerprint can come later, and the file is read meanwhile.
+        let (facts, hashing) = match facts {
+            Some(hashing @ Facts::Hashing { .. })
+                if !self.has_source_of_size(hashing.size())? =>
+            {
+                (None, Some(hashing))
+            }
+            Some(facts) => (Some(facts.finish()?), None),
+            None => (None, None),
+        };
+        let facts = facts.as_ref();
         let mut resume = None;
         if let Some(facts) = facts {
             let found: Option<(i64, Option<String>, u64)> = self
@@ -617,6 +636,13 @@ impl Writer {
                 (id, offset)
             }
             None => {
+                if hashing.is_some() {
+                    // The row is committed with the batch that fills in its
+                    // fingerprint.
+                    self.begin_batch()?;
+                }
+                let size = facts.map(|f| f.size).or(hashing.as_ref().map(Facts::size));
+                let mtime = facts.map_or(hashing.as_ref().and_then(Facts::mtime), |f| f.mtime);
                 self.conn()
                     .execute(
                         &format!(
@@ -625,8 +651,8 @@ impl Writer {
                         ),
                         params![
                             name,
-                            facts.map(|f| f.size),
-                            facts.and_then(|f| f.mtime),
+                            size,
+                            mtime,
                             facts.map(|f| f.fingerprint.as_str()),
                             indexed,
                             max_ply
@@ -639,6 +665,7 @@ impl Writer {
         self.source = Some(CurrentSource {
             id,
             name: name.to_string(),
+            hashing,
             resume_offset,
             game_number: 0,
             started: Instant::now(),
@@ -648,6 +675,45 @@ impl Writer {
             positions: 0,
         });
         Ok(SourceStart::Import { source_id: id, resume_offset })
+    }
+
+    /// Begins a batch's transaction, unless one is open: the dedupe
+    /// segments merged first if due, outside any.
+    fn begin_batch(&mut self) -> Result<(), WriteError> {
+        if self.dedupe_due && !self.in_transaction {
+            self.dedupe_due = false;
+            let after_commit = |conn: &Connection| match &self.checkpointer {
+                Some(checkpointer) => checkpointer.after_commit(conn),
+                None => Ok(()),
+            };
+            self.batch.dedupe.compact(&self.conn, &after_commit).map_err(|e| self.sqlite(e))?;
+        }
+        self.begin()
+    }
+
+    /// `true` if a source of `size` bytes was begun before.
+    fn has_source_of_size(&self, size: u64) -> Result<bool, WriteError> {
+        self.conn()
+            .query_row("SELECT EXISTS (SELECT 1 FROM sources WHERE size = ?1)", [size], |r| {
+                r.get(0)
+            })
+            .map_err(|e| self.sqlite(e))
+    }
+
+    /// Writes the current source's fingerprint into its row, once computed
+    /// (waiting for it).
+    fn store_fingerprint(&mut self) -> Result<(), WriteError> {
+        let Some(source) = self.source.as_mut() else { return Ok(()) };
+        let Some(hashing) = source.hashing.take() else { return Ok(()) };
+        let id = source.id;
+        let facts = hashing.finish()?;
+        self.conn()
+            .execute(
+                "UPDATE sources SET size = ?2, mtime = ?3, fingerprint = ?4 WHERE id = ?1",
+                params![id, facts.size, facts.mtime, facts.fingerprint],
+            )
+            .map_err(|e| self.sqlite(e))?;
+        Ok(())
     }
 
     /// The `positions_indexed` and `max_ply` of a source this import
@@ -805,15 +871,7 @@ impl Writer {
     /// it is stored and its tree rows, from its visits found on a worker,
     /// are left to [`Writer::count_tree_rows`].
     fn store(&mut self, game: &mut GameRow) -> Result<bool, WriteError> {
-        if self.dedupe_due && !self.in_transaction {
-            self.dedupe_due = false;
-            let after_commit = |conn: &Connection| match &self.checkpointer {
-                Some(checkpointer) => checkpointer.after_commit(conn),
-                None => Ok(()),
-            };
-            self.batch.dedupe.compact(&self.conn, &after_commit).map_err(|e| self.sqlite(e))?;
-        }
-        self.begin()?;
+        self.begin_batch()?;
         let source = self.source.as_ref().expect("a source was begun");
         let (source_id, number) = (source.id, source.game_number);
         self.batch_games += 1;
@@ -1174,6 +1232,7 @@ impl Writer {
     }
 
     fn commit_inner(&mut self) -> Result<(), WriteError> {
+        self.store_fingerprint()?;
         self.plan.ended();
         // The batch's rows are sorted and written beside the rest.
         self.batch.positions.finish(std::mem::take(&mut self.fens));
@@ -1555,17 +1614,69 @@ mod tests {
         assert!(rows.len() >= 6 && last <= 30, "{rows:?}");
     }
 
+    /// A file's fingerprint computed while it is imported: the row gets it
+    /// with the first commit, so that a cut run is resumed and a finished
+    /// one recognised, by a fingerprint the next run waits for only when a
+    /// source of the same size exists.
+    #[test]
+    fn a_fingerprint_computed_beside_the_import_is_committed_with_the_first_batch() {
+        use crate::pgn::source::{file_meta, path_facts, InputName};
+        let dir = tempfile::tempdir().unwrap();
+        let (db, pgn) = (dir.path().join("t.db"), dir.path().join("g.pgn"));
+        std::fs::write(&pgn, "[Event \"x\"]\n\n1. e4 *\n").unwrap();
+        let hashing = || {
+            let meta = file_meta(&InputName::Path(pgn.clone())).unwrap().unwrap();
+            let path = pgn.clone();
+            Facts::Hashing { meta, thread: std::thread::spawn(move || path_facts(&path)) }
+        };
+        let row = || -> (Option<String>, Option<i64>, bool) {
+            let conn = Connection::open(&db).unwrap();
+            conn.query_row(
+                "SELECT fingerprint, size, finished_at IS NOT NULL FROM sources",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .unwrap()
+        };
+        let expected = path_facts(&pgn).unwrap();
+        let mut writer = Writer::open(&db, WriterOptions::default(), Box::new(drop)).unwrap();
+        let start = writer.begin_source("g.pgn", Some(hashing()), false).unwrap();
+        assert!(matches!(start, SourceStart::Import { resume_offset: 0, .. }), "{start:?}");
+        writer.abandon_source().unwrap();
+        writer.finish().unwrap();
+        let (fingerprint, size, finished) = row();
+        assert_eq!(fingerprint.as_deref(), Some(expected.fingerprint.as_str()));
+        assert_eq!(size, Some(expected.size as i64));
+        assert!(!finished);
+        // Same size: the fingerprint is waited for, and the cut source resumed.
+        let mut writer = Writer::open(&db, WriterOptions::default(), Box::new(drop)).unwrap();
+        let start = writer.begin_source("g.pgn", Some(hashing()), false).unwrap();
+        let SourceStart::Import { source_id, .. } = start else { panic!("{start:?}") };
+        assert_eq!(source_id, 1);
+        writer.end_source().unwrap();
+        writer.finish().unwrap();
+        assert!(row().2);
+        let mut writer = Writer::open(&db, WriterOptions::default(), Box::new(drop)).unwrap();
+        let start = writer.begin_source("g.pgn", Some(hashing()), false).unwrap();
+        assert!(matches!(start, SourceStart::AlreadyImported { source_id: 1 }), "{start:?}");
+        writer.finish().unwrap();
+    }
+
     /// A source records how it was indexed; a resumed run with other
     /// settings leaves the least of them.
     #[test]
     fn sources_record_their_indexing_and_a_resumed_run_keeps_the_least() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.db");
-        let facts = |n: u8| FileFacts { size: 1, mtime: None, fingerprint: format!("{n:032x}") };
+        let facts = |n: u8| crate::pgn::source::FileFacts {
+            size: 1,
+            mtime: None,
+            fingerprint: format!("{n:032x}"),
+        };
         let run = |index: RowOptions, n: u8| {
             let options = WriterOptions { index, ..WriterOptions::default() };
             let mut writer = Writer::open(&path, options, Box::new(drop)).unwrap();
-            writer.begin_source("t.pgn", Some(&facts(n)), false).unwrap();
+            writer.begin_source("t.pgn", Some(Facts::Known(facts(n))), false).unwrap();
             // Cut: the source stays unfinished, and the next run resumes it.
             writer.abandon_source().unwrap();
             writer.finish().unwrap();

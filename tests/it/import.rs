@@ -402,10 +402,11 @@ fn timings_say_where_the_time_went() {
         let stderr = import(&db, &["--timings", "--threads", "2", arg(&input)]).success().stderr;
         let stages = stage_lines(&stderr);
         let names: Vec<&str> = stages.iter().map(|s| s.0.as_str()).collect();
+        // Each file's fingerprint is computed beside its import.
         let expect: &[&str] = if read {
-            &["read", "split", "replay", "write", "sort", "sync", "free"]
+            &["fingerprint", "read", "split", "replay", "write", "sort", "sync", "free"]
         } else {
-            &["split", "replay", "write", "sort", "sync", "free"]
+            &["fingerprint", "split", "replay", "write", "sort", "sync", "free"]
         };
         // A checkpoint thread runs only for a shared import.
         assert_eq!(

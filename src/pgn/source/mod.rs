@@ -40,7 +40,7 @@ mod testing;
 
 pub use compression::{detect_compression, detect_foreign, Compression, Foreign};
 pub use decode::decode_text;
-pub use facts::{file_facts, FileFacts};
+pub use facts::{file_facts, file_meta, path_facts, Facts, FileFacts, FileMeta};
 pub use inputs::{expand_inputs, InputName, Inputs};
 pub use mmap::Releaser;
 
