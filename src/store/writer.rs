@@ -1362,6 +1362,15 @@ impl Writer {
     /// # Errors
     /// Database errors.
     pub fn abandon_source(&mut self) -> Result<(), WriteError> {
+        if let Some(source) = self.source.as_mut() {
+            // A file that could not be read for its fingerprint either
+            // keeps the games read from it, and no fingerprint: a later run
+            // reads it again from its start.
+            source.hashing = match source.hashing.take().map(Facts::finish) {
+                Some(Ok(facts)) => Some(Facts::Known(facts)),
+                Some(Err(_)) | None => None,
+            };
+        }
         self.commit()?;
         if let Some(source) = self.source.take() {
             let seconds = source.started.elapsed().as_secs_f64();
@@ -1660,6 +1669,39 @@ mod tests {
         let start = writer.begin_source("g.pgn", Some(hashing()), false).unwrap();
         assert!(matches!(start, SourceStart::AlreadyImported { source_id: 1 }), "{start:?}");
         writer.finish().unwrap();
+    }
+
+    /// A fingerprint that cannot be computed: a source read to its end
+    /// fails to commit (its row would not know it), one abandoned keeps its
+    /// games and no fingerprint.
+    #[test]
+    fn a_fingerprint_that_fails_fails_the_commit_unless_the_source_is_abandoned() {
+        use crate::pgn::source::{path_facts, FileMeta};
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("t.db");
+        let gone = dir.path().join("gone.pgn");
+        let failing = || {
+            let meta = FileMeta { size: 7, mtime: None, regular: true };
+            let path = gone.clone();
+            Facts::Hashing { meta, thread: std::thread::spawn(move || path_facts(&path)) }
+        };
+        let mut writer = Writer::open(&db, WriterOptions::default(), Box::new(drop)).unwrap();
+        writer.begin_source("gone.pgn", Some(failing()), false).unwrap();
+        let error = writer.end_source().unwrap_err();
+        assert!(matches!(error, WriteError::Fingerprint(_)), "{error}");
+        assert!(error.to_string().contains("gone.pgn"), "{error}");
+        writer.begin_source("gone.pgn", Some(failing()), false).unwrap();
+        writer.abandon_source().unwrap();
+        writer.finish().unwrap();
+        let conn = Connection::open(&db).unwrap();
+        let rows: Vec<(Option<String>, Option<i64>)> = conn
+            .prepare("SELECT fingerprint, size FROM sources")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(rows, [(None, Some(7))]);
     }
 
     /// A source records how it was indexed; a resumed run with other
