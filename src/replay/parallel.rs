@@ -678,6 +678,48 @@ enum Next<'a> {
     End,
 }
 
+/// What the workers finished, handed to the calling thread a few at a
+/// time: it is woken once as many as it waits for are there, not by each.
+struct Finished<T> {
+    /// The results, and how many the calling thread waits for (none is
+    /// woken while it does not wait).
+    state: std::sync::Mutex<(Vec<T>, usize)>,
+    ready: std::sync::Condvar,
+}
+
+impl<T> Default for Finished<T> {
+    fn default() -> Self {
+        Finished {
+            state: std::sync::Mutex::new((Vec::new(), usize::MAX)),
+            ready: std::sync::Condvar::new(),
+        }
+    }
+}
+
+impl<T> Finished<T> {
+    /// Adds a result, waking the calling thread if it was the last it
+    /// waited for.
+    fn push(&self, item: T) {
+        let mut state = self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        state.0.push(item);
+        if state.0.len() == state.1 {
+            self.ready.notify_one();
+        }
+    }
+
+    /// Waits until at least `wanted` results are there, and moves them all
+    /// to `into`.
+    fn take(&self, wanted: usize, into: &mut Vec<T>) {
+        let mut state = self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        state.1 = wanted;
+        while state.0.len() < wanted {
+            state = self.ready.wait(state).unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+        state.1 = usize::MAX;
+        into.append(&mut state.0);
+    }
+}
+
 /// Hands the chunks `next` gives to `pool`, a few per thread at a time
 /// (memory stays bounded), and calls `emit` with each result and its
 /// block's offset in input order as they complete: no barrier between
@@ -696,28 +738,34 @@ fn dispatch<'a, G: Send>(
 ) -> ControlFlow<()> {
     let in_flight = window(pool.current_num_threads());
     type Done<G> = (usize, std::thread::Result<(u64, Option<Chunk<G>>)>);
-    let (tx, rx) = std::sync::mpsc::channel::<Done<G>>();
+    let finished = Finished::<Done<G>>::default();
     let mut flow = ControlFlow::Continue(());
     pool.in_place_scope(|scope| {
         let mut pending: BTreeMap<usize, (u64, Option<Chunk<G>>)> = BTreeMap::new();
         let (mut spawned, mut emitted, mut ended) = (0usize, 0usize, false);
+        let mut done = Vec::new();
+        let finished = &finished;
         let spawn = |job: Job<'a>, index: usize| {
-            let tx = tx.clone();
             scope.spawn(move |_| {
-                // The receiver may be gone after a Break; nothing to do then.
                 // A panic is carried back and resumed on the calling
                 // thread, which would otherwise wait for it forever.
                 let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     job.read(options, map)
                 }));
-                let _ = tx.send((index, result));
+                finished.push((index, result));
             });
         };
         loop {
+            // The next job is not ready yet (a stream's block): woken by
+            // each chunk done, to ask again.
+            let mut starved = false;
             while flow.is_continue() && !ended && spawned - emitted < in_flight {
                 match next(spawned == emitted) {
                     Next::Job(job) => spawn(job, spawned),
-                    Next::Later => break,
+                    Next::Later => {
+                        starved = true;
+                        break;
+                    }
                     Next::End => {
                         ended = true;
                         break;
@@ -731,9 +779,16 @@ fn dispatch<'a, G: Send>(
             if emitted == spawned {
                 continue;
             }
-            let Ok((index, result)) = rx.recv() else { break };
-            let done = result.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            pending.insert(index, done);
+            // Woken once half the window is done, not for every chunk: on
+            // as many cores as workers, each wake takes a core from one.
+            // Half the window still keeps every worker busy.
+            let running = spawned - emitted - pending.len();
+            let wanted = if starved { 1 } else { (in_flight / 2).clamp(1, running.max(1)) };
+            finished.take(wanted, &mut done);
+            for (index, result) in done.drain(..) {
+                let chunk = result.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                pending.insert(index, chunk);
+            }
             while let Some((block_offset, chunk)) = pending.remove(&emitted) {
                 match emit(emitted, chunk, block_offset) {
                     Verdict::Take(taken) => {
