@@ -17,6 +17,7 @@
 //! into the file (written once, not twice) and the file is synced once at
 //! the end.
 
+use std::collections::HashSet;
 use std::fs::File;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
@@ -285,6 +286,8 @@ pub struct Writer {
     /// `players` reads the games until [`Writer::finish`] fills its table
     /// again (set before the first batch).
     players_live: bool,
+    /// The sizes of the sources begun, read once ([`Writer::has_source_of_size`]).
+    source_sizes: Option<HashSet<u64>>,
 }
 
 impl std::fmt::Debug for Writer {
@@ -499,6 +502,7 @@ impl Writer {
             merge_budget: 0,
             dedupe_due: true,
             players_live: false,
+            source_sizes: None,
         };
         // A 128 MiB page cache. With schema 3's random-order dedupe index
         // 256 MiB had paid (11.7 M distinct games without positions,
@@ -587,13 +591,16 @@ impl Writer {
         self.plan.begin_input();
         // A file of a size no source has was neither imported nor cut: its
         // fingerprint can come later, and the file is read meanwhile.
+        let seen = match &facts {
+            Some(facts) => self.has_source_of_size(facts.size())?,
+            None => false,
+        };
+        let meta = facts.as_ref().map(|f| (f.size(), f.mtime()));
         let (facts, hashing) = match facts {
-            Some(hashing @ Facts::Hashing { .. })
-                if !self.has_source_of_size(hashing.size())? =>
-            {
-                (None, Some(hashing))
-            }
-            Some(facts) => (Some(facts.finish()?), None),
+            Some(hashing @ Facts::Hashing { .. }) if !seen => (None, Some(hashing)),
+            // A file that cannot be read for its fingerprint is read as far
+            // as it can be, its source without one (its reading says why).
+            Some(facts) => (facts.finish().ok(), None),
             None => (None, None),
         };
         let facts = facts.as_ref();
@@ -641,8 +648,11 @@ impl Writer {
                     // fingerprint.
                     self.begin_batch()?;
                 }
-                let size = facts.map(|f| f.size).or(hashing.as_ref().map(Facts::size));
-                let mtime = facts.map_or(hashing.as_ref().and_then(Facts::mtime), |f| f.mtime);
+                let (size, mtime) = match (facts, meta) {
+                    (Some(facts), _) => (Some(facts.size), facts.mtime),
+                    (None, Some((size, mtime))) => (Some(size), mtime),
+                    (None, None) => (None, None),
+                };
                 self.conn()
                     .execute(
                         &format!(
@@ -691,13 +701,18 @@ impl Writer {
         self.begin()
     }
 
-    /// `true` if a source of `size` bytes was begun before.
-    fn has_source_of_size(&self, size: u64) -> Result<bool, WriteError> {
-        self.conn()
-            .query_row("SELECT EXISTS (SELECT 1 FROM sources WHERE size = ?1)", [size], |r| {
-                r.get(0)
-            })
-            .map_err(|e| self.sqlite(e))
+    /// `true` if a source of `size` bytes was begun before; the size
+    /// counts as begun from now on. The sizes are read from the database
+    /// once, not for each file of an import of many.
+    fn has_source_of_size(&mut self, size: u64) -> Result<bool, WriteError> {
+        if self.source_sizes.is_none() {
+            let sizes: rusqlite::Result<HashSet<u64>> = self
+                .conn()
+                .prepare("SELECT DISTINCT size FROM sources WHERE size IS NOT NULL")
+                .and_then(|mut st| st.query_map([], |r| r.get(0))?.collect());
+            self.source_sizes = Some(sizes.map_err(|e| self.sqlite(e))?);
+        }
+        Ok(!self.source_sizes.get_or_insert_default().insert(size))
     }
 
     /// Writes the current source's fingerprint into its row, once computed
@@ -1363,8 +1378,8 @@ impl Writer {
     /// Database errors.
     pub fn abandon_source(&mut self) -> Result<(), WriteError> {
         if let Some(source) = self.source.as_mut() {
-            // A file that could not be read for its fingerprint either
-            // keeps the games read from it, and no fingerprint: a later run
+            // A file that could not be read whole for its fingerprint keeps
+            // the games read from it, without a fingerprint: a later run
             // reads it again from its start.
             source.hashing = match source.hashing.take().map(Facts::finish) {
                 Some(Ok(facts)) => Some(Facts::Known(facts)),
@@ -1672,8 +1687,9 @@ mod tests {
     }
 
     /// A fingerprint that cannot be computed: a source read to its end
-    /// fails to commit (its row would not know it), one abandoned keeps its
-    /// games and no fingerprint.
+    /// fails to commit (its row would not know it); one abandoned, or one
+    /// whose fingerprint was needed at its start, keeps its games and no
+    /// fingerprint.
     #[test]
     fn a_fingerprint_that_fails_fails_the_commit_unless_the_source_is_abandoned() {
         use crate::pgn::source::{path_facts, FileMeta};
@@ -1690,7 +1706,9 @@ mod tests {
         let error = writer.end_source().unwrap_err();
         assert!(matches!(error, WriteError::Fingerprint(_)), "{error}");
         assert!(error.to_string().contains("gone.pgn"), "{error}");
-        writer.begin_source("gone.pgn", Some(failing()), false).unwrap();
+        // Its size met before: waited for at once, failing, and read.
+        let start = writer.begin_source("gone.pgn", Some(failing()), false).unwrap();
+        assert!(matches!(start, SourceStart::Import { .. }), "{start:?}");
         writer.abandon_source().unwrap();
         writer.finish().unwrap();
         let conn = Connection::open(&db).unwrap();

@@ -62,7 +62,7 @@ pub enum Facts {
     Hashing {
         /// What was read before the thread started.
         meta: FileMeta,
-        /// The thread computing [`file_facts`].
+        /// The thread computing [`path_facts`].
         thread: std::thread::JoinHandle<Result<FileFacts, SourceError>>,
     },
 }
