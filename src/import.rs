@@ -255,7 +255,9 @@ impl Store for ShardWriter {
         facts: Option<source::Facts>,
         force: bool,
     ) -> Result<SourceStart, ImportError> {
-        let facts = facts.map(source::Facts::finish).transpose()?;
+        // A file that cannot be read for its fingerprint is read as far as
+        // it can be, without one (its reading says why).
+        let facts = facts.and_then(|facts| facts.finish().ok());
         Ok(ShardWriter::begin_source(self, name, facts.as_ref(), force))
     }
 
