@@ -568,11 +568,8 @@ impl Feed<'_> {
 /// once only.
 fn start_facts(name: &InputName) -> Result<Option<source::Facts>, SourceError> {
     let Some(meta) = source::file_meta(name)? else { return Ok(None) };
-    let known = |name: &InputName| Ok(source::file_facts(name)?.map(source::Facts::Known));
-    if !meta.regular {
-        return known(name);
-    }
-    let InputName::Path(path) = name else { return known(name) };
+    let known = || Ok(source::file_facts(name)?.map(source::Facts::Known));
+    let (InputName::Path(path), true) = (name, meta.regular) else { return known() };
     let path = path.clone();
     let thread =
         std::thread::Builder::new().name(Stage::Fingerprint.thread().into()).spawn(move || {
@@ -582,7 +579,7 @@ fn start_facts(name: &InputName) -> Result<Option<source::Facts>, SourceError> {
     match thread {
         Ok(thread) => Ok(Some(source::Facts::Hashing { meta, thread })),
         // No thread to spare: the fingerprint first, as it can.
-        Err(_) => known(name),
+        Err(_) => known(),
     }
 }
 
