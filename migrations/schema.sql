@@ -239,17 +239,6 @@ END;
 CREATE TRIGGER games_delete_row INSTEAD OF DELETE ON games BEGIN
     DELETE FROM game_rows WHERE id = old.id;
 END;
-CREATE TABLE player_rows (
-    key         TEXT PRIMARY KEY,     -- the name normalised as the players view groups it
-    name        TEXT NOT NULL,        -- the most frequent spelling
-    games       INTEGER NOT NULL,
-    white_games INTEGER NOT NULL,
-    score       REAL,
-    first_year  INTEGER,
-    last_year   INTEGER,
-    max_elo     INTEGER
-) WITHOUT ROWID;
-CREATE TABLE player_rows_state (current INTEGER NOT NULL);
 CREATE TABLE player_keys_changed (key TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE VIEW player_sides (game_id, key, name, white, points, year, elo) AS
 SELECT game_id, key, name, white, points, year, elo FROM (
@@ -276,28 +265,6 @@ SELECT game_id, key, name, white, points, year, elo FROM (
     )
 )
 WHERE trim(key, '?-') <> '';
-CREATE VIEW players_live (key, name, games, white_games, score, first_year, last_year, max_elo) AS
-WITH sides AS (
-    SELECT key, name, white, points, year, elo FROM player_sides
-    WHERE NOT EXISTS (SELECT 1 FROM player_keys_changed)
-       OR key IN (SELECT key FROM player_keys_changed)
-),
-grouped AS (
-    SELECT key, count(*) AS games, sum(white) AS white_games, avg(points) AS score,
-           min(year) AS first_year, max(year) AS last_year, max(elo) AS max_elo
-    FROM sides GROUP BY key
-),
-spellings AS (
-    SELECT key, name,
-           row_number() OVER (PARTITION BY key ORDER BY count(*) DESC, name) AS place
-    FROM sides GROUP BY key, name
-)
-SELECT grouped.key, spellings.name, games, white_games, score, first_year, last_year, max_elo
-FROM grouped JOIN spellings ON spellings.key = grouped.key AND spellings.place = 1;
-CREATE VIEW players AS
-SELECT name, games, white_games, games - white_games AS black_games, score, first_year,
-       last_year, max_elo
-FROM players_live;
 CREATE TRIGGER player_rows_before_delete BEFORE DELETE ON game_rows
 WHEN (SELECT current FROM player_rows_state) BEGIN
     INSERT OR IGNORE INTO player_keys_changed
@@ -308,29 +275,6 @@ BEFORE UPDATE OF id, white, black, result, year, white_elo, black_elo ON game_ro
 WHEN (SELECT current FROM player_rows_state) BEGIN
     INSERT OR IGNORE INTO player_keys_changed
         SELECT '' UNION ALL SELECT key FROM player_sides WHERE game_id = old.id;
-END;
-CREATE TRIGGER player_rows_after_insert AFTER INSERT ON game_rows
-WHEN (SELECT current FROM player_rows_state) BEGIN
-    INSERT OR IGNORE INTO player_keys_changed
-        SELECT '' UNION ALL SELECT key FROM player_sides WHERE game_id = new.id;
-    DELETE FROM player_rows WHERE key IN (SELECT key FROM player_keys_changed);
-    INSERT INTO player_rows SELECT * FROM players_live;
-    DELETE FROM player_keys_changed;
-END;
-CREATE TRIGGER player_rows_after_update
-AFTER UPDATE OF id, white, black, result, year, white_elo, black_elo ON game_rows
-WHEN (SELECT current FROM player_rows_state) BEGIN
-    INSERT OR IGNORE INTO player_keys_changed
-        SELECT '' UNION ALL SELECT key FROM player_sides WHERE game_id = new.id;
-    DELETE FROM player_rows WHERE key IN (SELECT key FROM player_keys_changed);
-    INSERT INTO player_rows SELECT * FROM players_live;
-    DELETE FROM player_keys_changed;
-END;
-CREATE TRIGGER player_rows_after_delete AFTER DELETE ON game_rows
-WHEN (SELECT current FROM player_rows_state) BEGIN
-    DELETE FROM player_rows WHERE key IN (SELECT key FROM player_keys_changed);
-    INSERT INTO player_rows SELECT * FROM players_live;
-    DELETE FROM player_keys_changed;
 END;
 CREATE VIEW plies AS
 SELECT r.id AS game_id,
@@ -419,7 +363,85 @@ CREATE TABLE explorer_masters (
     last_date TEXT,                    -- latest date whose year is known, as stored
     PRIMARY KEY (hash, next_move)
 ) WITHOUT ROWID;
+CREATE TABLE player_rows (
+    key         TEXT PRIMARY KEY,     -- the name normalised as the players view groups it
+    name        TEXT NOT NULL,        -- the most frequent spelling
+    games       INTEGER NOT NULL,
+    white_games INTEGER NOT NULL,
+    score       REAL,
+    first_year  INTEGER,
+    last_year   INTEGER,
+    max_elo     INTEGER,
+    scored      INTEGER               -- games with a result 1-0, 0-1 or 1/2-1/2 (those score averages)
+) WITHOUT ROWID;
+CREATE TABLE player_spellings (
+    key   TEXT NOT NULL,     -- player_rows.key
+    name  TEXT NOT NULL,     -- a spelling of the player's name
+    games INTEGER NOT NULL,  -- the player's games under that spelling
+    PRIMARY KEY (key, name)
+) WITHOUT ROWID;
+CREATE TABLE player_rows_state (current INTEGER NOT NULL, tallied INTEGER NOT NULL);
+CREATE VIEW players_live (key, name, games, white_games, score, first_year, last_year, max_elo, scored) AS
+WITH sides AS (
+    SELECT key, name, white, points, year, elo FROM player_sides
+    WHERE NOT EXISTS (SELECT 1 FROM player_keys_changed)
+       OR key IN (SELECT key FROM player_keys_changed)
+),
+grouped AS (
+    SELECT key, count(*) AS games, sum(white) AS white_games, avg(points) AS score,
+           min(year) AS first_year, max(year) AS last_year, max(elo) AS max_elo,
+           count(points) AS scored
+    FROM sides GROUP BY key
+),
+spellings AS (
+    SELECT key, name,
+           row_number() OVER (PARTITION BY key ORDER BY count(*) DESC, name) AS place
+    FROM sides GROUP BY key, name
+)
+SELECT grouped.key, spellings.name, games, white_games, score, first_year, last_year, max_elo,
+       scored
+FROM grouped JOIN spellings ON spellings.key = grouped.key AND spellings.place = 1;
+CREATE VIEW players AS
+SELECT name, games, white_games, games - white_games AS black_games, score, first_year,
+       last_year, max_elo
+FROM players_live;
+CREATE TRIGGER player_rows_after_insert AFTER INSERT ON game_rows
+WHEN (SELECT current FROM player_rows_state) BEGIN
+    INSERT OR IGNORE INTO player_keys_changed
+        SELECT '' UNION ALL SELECT key FROM player_sides WHERE game_id = new.id;
+    DELETE FROM player_rows WHERE key IN (SELECT key FROM player_keys_changed);
+    INSERT INTO player_rows SELECT * FROM players_live;
+    DELETE FROM player_keys_changed;
+END;
+CREATE TRIGGER player_rows_after_update
+AFTER UPDATE OF id, white, black, result, year, white_elo, black_elo ON game_rows
+WHEN (SELECT current FROM player_rows_state) BEGIN
+    INSERT OR IGNORE INTO player_keys_changed
+        SELECT '' UNION ALL SELECT key FROM player_sides WHERE game_id = new.id;
+    DELETE FROM player_rows WHERE key IN (SELECT key FROM player_keys_changed);
+    INSERT INTO player_rows SELECT * FROM players_live;
+    DELETE FROM player_keys_changed;
+END;
+CREATE TRIGGER player_rows_after_delete AFTER DELETE ON game_rows
+WHEN (SELECT current FROM player_rows_state) BEGIN
+    DELETE FROM player_rows WHERE key IN (SELECT key FROM player_keys_changed);
+    INSERT INTO player_rows SELECT * FROM players_live;
+    DELETE FROM player_keys_changed;
+END;
+CREATE TRIGGER player_tallies_after_insert AFTER INSERT ON game_rows
+WHEN (SELECT tallied FROM player_rows_state) BEGIN
+    UPDATE player_rows_state SET tallied = 0;
+END;
+CREATE TRIGGER player_tallies_after_update
+AFTER UPDATE OF id, white, black, result, year, white_elo, black_elo ON game_rows
+WHEN (SELECT tallied FROM player_rows_state) BEGIN
+    UPDATE player_rows_state SET tallied = 0;
+END;
+CREATE TRIGGER player_tallies_after_delete AFTER DELETE ON game_rows
+WHEN (SELECT tallied FROM player_rows_state) BEGIN
+    UPDATE player_rows_state SET tallied = 0;
+END;
 INSERT INTO "dedupe_segments" VALUES (1, 'dedupe_000001', 1000, 0);
 INSERT INTO "material_backlog" VALUES (0);
 INSERT INTO "explorer_tree_state" VALUES (6, 0, 1, 4, 16);
-INSERT INTO "player_rows_state" VALUES (0);
+INSERT INTO "player_rows_state" VALUES (0, 0);

@@ -33,13 +33,15 @@ pub enum Stage {
     Sync,
     /// Freeing the stored rows.
     Free,
+    /// Counting the players of the games stored.
+    Players,
     /// Encoding, compressing and writing Parquet files (`--parquet`).
     Parquet,
 }
 
 impl Stage {
     /// Every stage, in pipeline order.
-    pub const ALL: [Stage; 10] = [
+    pub const ALL: [Stage; 11] = [
         Stage::Fingerprint,
         Stage::Read,
         Stage::Split,
@@ -49,6 +51,7 @@ impl Stage {
         Stage::Checkpoint,
         Stage::Sync,
         Stage::Free,
+        Stage::Players,
         Stage::Parquet,
     ];
 
@@ -64,6 +67,7 @@ impl Stage {
             Stage::Checkpoint => "checkpoint",
             Stage::Sync => "sync",
             Stage::Free => "free",
+            Stage::Players => "players",
             Stage::Parquet => "parquet",
         }
     }
@@ -80,6 +84,7 @@ impl Stage {
             Stage::Checkpoint => "pgnindex-checkpoint",
             Stage::Sync => "pgnindex-flush",
             Stage::Free => "pgnindex-free",
+            Stage::Players => "pgnindex-players",
             Stage::Parquet => "pgnindex-parquet",
         }
     }

@@ -54,6 +54,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0026_mover_ratings.sql"),
     include_str!("../../migrations/0027_summary_speed.sql"),
     include_str!("../../migrations/0028_explorer_masters.sql"),
+    include_str!("../../migrations/0029_player_tallies.sql"),
 ];
 
 /// The schema the migrations build, as one script: what a new file gets,

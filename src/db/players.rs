@@ -64,6 +64,16 @@ pub fn is_current(conn: &Connection) -> rusqlite::Result<bool> {
     Ok(current == Some(1))
 }
 
+/// What a write of pgnindex found when it began ([`set_live`]), for
+/// [`finish_write`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[must_use]
+pub struct Live {
+    /// The stored players and their tallies held every game: the write's
+    /// games can be added to them.
+    tallied: bool,
+}
+
 /// Points `players` at the games (grouped when read) and stops the
 /// triggers' counting, before a write that changes many games. Runs inside
 /// the caller's transaction; nothing to do on a database without the
@@ -71,33 +81,71 @@ pub fn is_current(conn: &Connection) -> rusqlite::Result<bool> {
 ///
 /// # Errors
 /// SQLite's.
-pub fn set_live(conn: &Connection) -> rusqlite::Result<()> {
-    if !Schema::of(conn)?.has(Schema::PLAYER_ROWS) {
-        return Ok(());
+pub fn set_live(conn: &Connection) -> rusqlite::Result<Live> {
+    let schema = Schema::of(conn)?;
+    if !schema.has(Schema::PLAYER_ROWS) {
+        return Ok(Live { tallied: false });
     }
-    conn.execute("UPDATE player_rows_state SET current = 0 WHERE current <> 0", [])?;
-    point_view(conn, LIVE)
+    let tallied = schema.has(Schema::PLAYER_TALLIES) && {
+        let (current, tallied): (i64, i64) =
+            conn.query_row("SELECT current, tallied FROM player_rows_state", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })?;
+        let empty: bool =
+            conn.query_row("SELECT NOT EXISTS (SELECT 1 FROM game_rows)", [], |r| r.get(0))?;
+        // No games: nothing to have counted, whatever the table holds.
+        if empty {
+            conn.execute_batch("DELETE FROM player_rows; DELETE FROM player_spellings;")?;
+        }
+        (current == 1 && tallied == 1) || empty
+    };
+    if schema.has(Schema::PLAYER_TALLIES) {
+        conn.execute("UPDATE player_rows_state SET current = 0, tallied = ?1", [tallied])?;
+    } else {
+        conn.execute("UPDATE player_rows_state SET current = 0 WHERE current <> 0", [])?;
+    }
+    point_view(conn, LIVE)?;
+    Ok(Live { tallied })
 }
 
-/// Fills `player_rows` from every game, points `players` at it and lets
-/// the triggers keep it. Runs inside the caller's transaction; nothing to
-/// do on a database without the table.
+/// Fills `player_rows` (and its tallies) from every game, points `players`
+/// at it and lets the triggers keep it. Runs inside the caller's
+/// transaction; nothing to do on a database without the table.
 ///
 /// # Errors
 /// SQLite's.
 pub fn rebuild(conn: &Connection) -> rusqlite::Result<()> {
-    if !Schema::of(conn)?.has(Schema::PLAYER_ROWS) {
+    let schema = Schema::of(conn)?;
+    if !schema.has(Schema::PLAYER_ROWS) {
         return Ok(());
     }
+    let tallies = schema.has(Schema::PLAYER_TALLIES);
     conn.execute("DELETE FROM player_rows", [])?;
-    match group(conn)? {
-        Some(players) => insert(conn, players)?,
-        // A value only SQL can have written: the view's own grouping.
+    if tallies {
+        conn.execute("DELETE FROM player_spellings", [])?;
+    }
+    let tallied = match group(conn)? {
+        Some(grouping) => {
+            let mut players = grouping.players;
+            players.sort_unstable_by(|a, b| a.key.cmp(&b.key));
+            let mut writes = Writes::new(conn, tallies)?;
+            for player in &players {
+                writes.player(player)?;
+            }
+            tallies
+        }
+        // A value only SQL can have written: the view's own grouping, and
+        // no tallies (the next write counts every game again).
         None => {
             conn.execute("INSERT INTO player_rows SELECT * FROM players_live", [])?;
+            false
         }
+    };
+    if tallies {
+        conn.execute("UPDATE player_rows_state SET current = 1, tallied = ?1", [tallied])?;
+    } else {
+        conn.execute("UPDATE player_rows_state SET current = 1", [])?;
     }
-    conn.execute("UPDATE player_rows_state SET current = 1", [])?;
     point_view(conn, STORED)
 }
 
@@ -112,6 +160,158 @@ pub fn ensure_current(conn: &Connection) -> rusqlite::Result<()> {
     let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
     rebuild(&tx)?;
     tx.commit()
+}
+
+/// Ends a write of pgnindex that began with [`set_live`] (`live`; `None`
+/// if it never began), in a transaction of its own: `players` reads the
+/// stored table again, exact. When the table and its tallies held every
+/// game before the write, and nothing but the write changed the games
+/// since, the players of the games the write added, `added`, are added to
+/// it; otherwise (or without `added`) every game is counted again
+/// ([`rebuild`]).
+///
+/// # Errors
+/// SQLite's.
+pub fn finish_write(
+    conn: &Connection,
+    live: Option<Live>,
+    added: Option<Tally>,
+) -> rusqlite::Result<()> {
+    let Some(added) = added.filter(|_| live.is_some_and(|live| live.tallied)) else {
+        return ensure_current(conn);
+    };
+    if !Schema::of(conn)?.has(Schema::PLAYER_TALLIES) {
+        return ensure_current(conn);
+    }
+    let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
+    let tallied: i64 = tx.query_row("SELECT tallied FROM player_rows_state", [], |r| r.get(0))?;
+    if tallied == 1 {
+        add(&tx, added.grouping.players)?;
+        tx.execute("UPDATE player_rows_state SET current = 1", [])?;
+        point_view(&tx, STORED)?;
+    } else {
+        rebuild(&tx)?;
+    }
+    tx.commit()
+}
+
+/// Adds `players` to the stored rows and tallies.
+fn add(conn: &Connection, mut players: Vec<Player>) -> rusqlite::Result<()> {
+    players.sort_unstable_by(|a, b| a.key.cmp(&b.key));
+    let mut stored = conn.prepare(
+        "SELECT name, games, white_games, score, first_year, last_year, max_elo, scored \
+         FROM player_rows WHERE key = ?1",
+    )?;
+    let mut spellings = conn.prepare("SELECT name, games FROM player_spellings WHERE key = ?1")?;
+    let mut writes = Writes::new(conn, true)?;
+    for mut player in players {
+        let before = stored
+            .query_row([&player.key], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    Player {
+                        games: r.get(1)?,
+                        white_games: r.get(2)?,
+                        half_points: 0,
+                        scored: r.get::<_, Option<i64>>(7)?.unwrap_or(0),
+                        first_year: r.get(4)?,
+                        last_year: r.get(5)?,
+                        max_elo: r.get(6)?,
+                        ..Player::default()
+                    },
+                    r.get::<_, Option<f64>>(3)?,
+                ))
+            })
+            .optional()?;
+        let Some((name, mut before, score)) = before else {
+            writes.player(&player)?;
+            continue;
+        };
+        // `score` is the half-points over twice `scored`, rounded once:
+        // the product gives the half-points back.
+        before.half_points = score.map_or(0, |s| (s * 2.0 * before.scored as f64).round() as i64);
+        before.spellings = spellings
+            .query_map([&player.key], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<rusqlite::Result<_>>()?;
+        if before.spellings.is_empty() {
+            before.spellings.push((name, before.games));
+        }
+        player.merge(before);
+        writes.delete_spellings(&player.key)?;
+        writes.player(&player)?;
+    }
+    Ok(())
+}
+
+/// The statements that write players and their tallies.
+struct Writes<'c> {
+    row: rusqlite::CachedStatement<'c>,
+    spelling: Option<rusqlite::CachedStatement<'c>>,
+    delete_spellings: Option<rusqlite::CachedStatement<'c>>,
+}
+
+impl<'c> Writes<'c> {
+    /// With the tallies or without (a schema before them).
+    fn new(conn: &'c Connection, tallies: bool) -> rusqlite::Result<Writes<'c>> {
+        Ok(if tallies {
+            Writes {
+                row: conn.prepare_cached(
+                    "INSERT OR REPLACE INTO player_rows \
+                     (key, name, games, white_games, score, first_year, last_year, max_elo, scored) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                )?,
+                spelling: Some(
+                    conn.prepare_cached("INSERT INTO player_spellings VALUES (?1, ?2, ?3)")?,
+                ),
+                delete_spellings: Some(
+                    conn.prepare_cached("DELETE FROM player_spellings WHERE key = ?1")?,
+                ),
+            }
+        } else {
+            Writes {
+                row: conn.prepare_cached(
+                    "INSERT INTO player_rows \
+                     (key, name, games, white_games, score, first_year, last_year, max_elo) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                )?,
+                spelling: None,
+                delete_spellings: None,
+            }
+        })
+    }
+
+    /// Writes `p`'s row, and its spellings if it has several.
+    fn player(&mut self, p: &Player) -> rusqlite::Result<()> {
+        let score = (p.scored > 0).then(|| p.half_points as f64 / 2.0 / p.scored as f64);
+        let (key, name) = (p.key.as_str(), p.name());
+        let (games, white, first, last, elo) =
+            (p.games, p.white_games, p.first_year, p.last_year, p.max_elo);
+        match &mut self.spelling {
+            Some(spelling) => {
+                self.row.execute(rusqlite::params![
+                    key, name, games, white, score, first, last, elo, p.scored
+                ])?;
+                if p.spellings.len() > 1 {
+                    for (name, games) in &p.spellings {
+                        spelling.execute(rusqlite::params![key, name, games])?;
+                    }
+                }
+            }
+            None => {
+                self.row
+                    .execute(rusqlite::params![key, name, games, white, score, first, last, elo])?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Forgets the spellings of the player `key`.
+    fn delete_spellings(&mut self, key: &str) -> rusqlite::Result<()> {
+        match &mut self.delete_spellings {
+            Some(delete) => delete.execute([key]).map(drop),
+            None => Ok(()),
+        }
+    }
 }
 
 /// Replaces the `players` view by one reading `from`, unless it does.
@@ -163,6 +363,25 @@ impl Player {
         }
     }
 
+    /// Adds the games of `other`, the same player.
+    fn merge(&mut self, other: Player) {
+        self.games += other.games;
+        self.white_games += other.white_games;
+        self.half_points += other.half_points;
+        self.scored += other.scored;
+        let least = |a: Option<i64>, b: Option<i64>| a.into_iter().chain(b).min();
+        let most = |a: Option<i64>, b: Option<i64>| a.into_iter().chain(b).max();
+        self.first_year = least(self.first_year, other.first_year);
+        self.last_year = most(self.last_year, other.last_year);
+        self.max_elo = most(self.max_elo, other.max_elo);
+        for (name, games) in other.spellings {
+            match self.spellings.iter_mut().find(|(s, _)| *s == name) {
+                Some((_, n)) => *n += games,
+                None => self.spellings.push((name, games)),
+            }
+        }
+    }
+
     /// The most frequent spelling; of equally frequent ones the first in
     /// byte order (SQLite's `BINARY`).
     fn name(&self) -> &str {
@@ -205,11 +424,80 @@ impl Grouping {
         };
         Some((at, s))
     }
+
+    /// Counts a game of the spelling `spelling` (if a player's), with
+    /// White if `white`, of result `points` (in halves, White's), `year`,
+    /// and the player's rating `elo`.
+    fn count(
+        &mut self,
+        spelling: Option<(usize, usize)>,
+        white: bool,
+        points: Option<i64>,
+        year: Option<i64>,
+        elo: Option<i64>,
+    ) {
+        let Some((at, s)) = spelling else { return };
+        let points = points.map(|p| if white { p } else { 2 - p });
+        let player = &mut self.players[at];
+        player.add(white, points, year, elo);
+        player.spellings[s].1 += 1;
+    }
+}
+
+/// White's points of a game of result `result`, in halves: `None` for a
+/// result that scores none (`*`, or anything else).
+fn points(result: &[u8]) -> Option<i64> {
+    match result {
+        b"1-0" => Some(2),
+        b"0-1" => Some(0),
+        b"1/2-1/2" => Some(1),
+        _ => None,
+    }
+}
+
+/// The players of games counted one by one as a write stores them, to be
+/// added to the stored ones at its end ([`finish_write`]).
+#[derive(Default)]
+pub struct Tally {
+    grouping: Grouping,
+}
+
+impl std::fmt::Debug for Tally {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tally").field("players", &self.grouping.players.len()).finish()
+    }
+}
+
+impl Tally {
+    /// Counts a game as `game_rows` stores it: its White and Black names,
+    /// result, year and ratings.
+    pub fn add_game(
+        &mut self,
+        [white, black]: [Option<&str>; 2],
+        result: Option<&str>,
+        year: Option<i64>,
+        [white_elo, black_elo]: [Option<i64>; 2],
+    ) {
+        let points = result.and_then(|r| points(r.as_bytes()));
+        for (name, is_white, elo) in [(white, true, white_elo), (black, false, black_elo)] {
+            let Some(name) = name else { continue };
+            let grouping = &mut self.grouping;
+            let spelling = match grouping.by_text.get(name.as_bytes()) {
+                Some(&spelling) => spelling,
+                None => {
+                    let spelling = grouping.spelling(name);
+                    grouping.by_text.insert(name.as_bytes().to_vec(), spelling);
+                    spelling
+                }
+            };
+            grouping.count(spelling, is_white, points, year, elo);
+        }
+    }
 }
 
 /// Every player of every game; `None` when a column holds a value of a
 /// type the import never writes (left to the view's SQL).
-fn group(conn: &Connection) -> rusqlite::Result<Option<Vec<Player>>> {
+fn group(conn: &Connection) -> rusqlite::Result<Option<Grouping>> {
     let mut grouping = Grouping::default();
     let mut text_of = conn.prepare("SELECT text FROM game_texts WHERE id = ?1")?;
     let mut st =
@@ -228,9 +516,7 @@ fn group(conn: &Connection) -> rusqlite::Result<Option<Vec<Player>>> {
             return Ok(None);
         };
         let points = match row.get_ref(2)? {
-            ValueRef::Text(b"1-0") => Some(2),
-            ValueRef::Text(b"0-1") => Some(0),
-            ValueRef::Text(b"1/2-1/2") => Some(1),
+            ValueRef::Text(result) => points(result),
             _ => None,
         };
         for (i, white, elo) in [(0, true, white_elo), (1, false, black_elo)] {
@@ -269,34 +555,10 @@ fn group(conn: &Connection) -> rusqlite::Result<Option<Vec<Player>>> {
                 },
                 _ => return Ok(None),
             };
-            let Some((at, s)) = spelling else { continue };
-            let points = points.map(|p| if white { p } else { 2 - p });
-            let player = &mut grouping.players[at];
-            player.add(white, points, year, elo);
-            player.spellings[s].1 += 1;
+            grouping.count(spelling, white, points, year, elo);
         }
     }
-    Ok(Some(grouping.players))
-}
-
-/// Inserts the players in key order (the table's).
-fn insert(conn: &Connection, mut players: Vec<Player>) -> rusqlite::Result<()> {
-    players.sort_unstable_by(|a, b| a.key.cmp(&b.key));
-    let mut st = conn.prepare("INSERT INTO player_rows VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")?;
-    for p in &players {
-        let score = (p.scored > 0).then(|| p.half_points as f64 / 2.0 / p.scored as f64);
-        st.execute(rusqlite::params![
-            p.key,
-            p.name(),
-            p.games,
-            p.white_games,
-            score,
-            p.first_year,
-            p.last_year,
-            p.max_elo
-        ])?;
-    }
-    Ok(())
+    Ok(Some(grouping))
 }
 
 #[cfg(test)]

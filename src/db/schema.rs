@@ -36,6 +36,9 @@ impl Schema {
     pub const SUMMARY_SPEED: Schema = Schema(27);
     /// `explorer_masters`, the tree of the masters games.
     pub const MASTERS_TREE: Schema = Schema(28);
+    /// The players' tallies (`player_rows.scored`, `player_spellings`),
+    /// so that an import adds its games' players to the stored ones.
+    pub const PLAYER_TALLIES: Schema = Schema(29);
     /// The schema this binary writes.
     pub const CURRENT: Schema = Schema(super::SCHEMA_VERSION);
 

@@ -60,8 +60,8 @@ impl Deleter {
         let mut deleted = 0;
         let removed = tree::remove_games(&tx, ids).map_err(sqlite)?;
         // The players are counted once, after the deletes, not by the
-        // triggers for each game.
-        players::set_live(&tx).map_err(sqlite)?;
+        // triggers for each game: all of them (a delete adds none).
+        let _all_counted_again = players::set_live(&tx).map_err(sqlite)?;
         {
             let mut st = tx.prepare("DELETE FROM game_rows WHERE id = ?1").map_err(sqlite)?;
             for id in ids {

@@ -39,6 +39,7 @@ use super::flush::Flusher;
 use super::format::explorer::first_mover;
 use super::game_tables::{self, GameTables, Shapes, Table};
 use super::image::{ImageSlot, Value};
+use super::player_tally::PlayerTally;
 use super::segments::{self, Fens};
 use super::sorter::PositionSorter;
 use super::tag_names::TagNames;
@@ -284,8 +285,10 @@ pub struct Writer {
     /// merges it).
     dedupe_due: bool,
     /// `players` reads the games until [`Writer::finish`] fills its table
-    /// again (set before the first batch).
-    players_live: bool,
+    /// again (set before the first batch), and what it found then.
+    players_live: Option<players::Live>,
+    /// The players of the games stored, counted beside the writer.
+    player_tally: Option<PlayerTally>,
     /// The sizes of the sources begun, read once ([`Writer::has_source_of_size`]).
     source_sizes: Option<HashSet<u64>>,
 }
@@ -501,7 +504,8 @@ impl Writer {
             candidates: Vec::new(),
             merge_budget: 0,
             dedupe_due: true,
-            players_live: false,
+            players_live: None,
+            player_tally: Some(PlayerTally::start()),
             source_sizes: None,
         };
         // A 128 MiB page cache. With schema 3's random-order dedupe index
@@ -739,13 +743,16 @@ impl Writer {
 
     fn begin(&mut self) -> Result<(), WriteError> {
         if !self.in_transaction {
-            if !self.players_live {
+            if self.players_live.is_none() {
                 // Its own transaction: a killed import leaves `players`
                 // reading the games it committed.
                 let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate);
-                tx.and_then(|tx| players::set_live(&tx).and_then(|()| tx.commit()))
+                let live = tx
+                    .and_then(|tx| {
+                        players::set_live(&tx).and_then(|live| tx.commit().map(|()| live))
+                    })
                     .map_err(|e| self.sqlite(e))?;
-                self.players_live = true;
+                self.players_live = Some(live);
             }
             // Read before the transaction: SQLite loads no image into a
             // schema whose transaction read pages by hand.
@@ -969,7 +976,11 @@ impl Writer {
                 error,
             )?;
         }
-        self.record_warnings(number, Some(id), game).map(|()| rows_left)
+        self.record_warnings(number, Some(id), game)?;
+        if let Some(tally) = &mut self.player_tally {
+            tally.push(game);
+        }
+        Ok(rows_left)
     }
 
     /// Adds the rows of the game `assigned` names to the batch's per-game
@@ -1421,7 +1432,8 @@ impl Writer {
         std::mem::take(&mut self.batch.tables_slot)
             .detach(self.conn())
             .map_err(|e| self.sqlite(e))?;
-        players::ensure_current(self.conn()).map_err(|e| self.sqlite(e))?;
+        let tally = self.player_tally.take().and_then(PlayerTally::finish);
+        players::finish_write(self.conn(), self.players_live, tally).map_err(|e| self.sqlite(e))?;
         if let Some(checkpointer) = self.checkpointer.take() {
             checkpointer.stop();
         }

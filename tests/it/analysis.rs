@@ -403,7 +403,7 @@ fn the_stored_players_stay_those_the_games_give() {
 
     // A write cut short: the view groups the games, and changes by SQL
     // need no trigger.
-    pgnindex::db::players::set_live(&conn).unwrap();
+    let _live = pgnindex::db::players::set_live(&conn).unwrap();
     conn.execute_batch("DELETE FROM game_rows WHERE id = 7").unwrap();
     assert!(!reads_the_table(&conn));
     let (players, reference) = players_and_reference(&conn);
@@ -429,4 +429,88 @@ fn the_stored_players_stay_those_the_games_give() {
     let (after, reference) = players_and_reference(&conn);
     assert_eq!(after, reference);
     assert_ne!(after, players);
+}
+
+/// An import adds its games' players to those stored (their spellings and
+/// scored games kept beside them), without counting the games before it
+/// again; after a change by SQL it counts every game again. Each time the
+/// rows are those of schema 8's view over the same games.
+#[test]
+fn an_import_adds_its_players_to_the_stored_ones() {
+    let dir = scratch();
+    let db = dir.join("added.db");
+    let game = |white: &str, black: &str, result: &str, date: &str, elo: u32| {
+        format!(
+            "[Event \"E\"]\n[Date \"{date}\"]\n[White \"{white}\"]\n[Black \"{black}\"]\n\
+             [Result \"{result}\"]\n[WhiteElo \"{elo}\"]\n\n1. e4 e5 {result}\n\n"
+        )
+    };
+    let tallied = |conn: &rusqlite::Connection| -> i64 {
+        conn.query_row("SELECT tallied FROM player_rows_state", [], |r| r.get(0)).unwrap()
+    };
+    let max_elo = |conn: &rusqlite::Connection, key: &str| -> Option<i64> {
+        conn.query_row("SELECT max_elo FROM player_rows WHERE key = ?1", [key], |r| r.get(0))
+            .unwrap()
+    };
+    let first = [
+        game("Carlsen, Magnus", "Anand, V", "1-0", "2019.01.01", 2800),
+        game("Carlsen, Magnus", "Zz", "1/2-1/2", "2019.02.01", 2810),
+        game("carlsen,magnus", "Anand, V", "*", "2018.??.??", 2700),
+        game("Alone", "Anand, V.", "0-1", "????.??.??", 2000),
+    ]
+    .concat();
+    import(&db, &["--quiet", arg(&dir.write("first.pgn", first))]).success();
+    let conn = open(&db);
+    assert!(reads_the_table(&conn));
+    assert_eq!(tallied(&conn), 1);
+    let (players, reference) = players_and_reference(&conn);
+    assert_eq!(players, reference);
+    let spellings: Vec<String> = common::column(
+        &conn,
+        "SELECT key || '|' || name || '|' || games FROM player_spellings ORDER BY key, name",
+    );
+    assert_eq!(
+        spellings,
+        [
+            "anand,v|Anand, V|2",
+            "anand,v|Anand, V.|1",
+            "carlsen,magnus|Carlsen, Magnus|2",
+            "carlsen,magnus|carlsen,magnus|1"
+        ]
+    );
+
+    // A player the next import does not meet keeps its row as it was: a
+    // value written by hand into the table stays.
+    conn.execute("UPDATE player_rows SET max_elo = 9999 WHERE key = 'alone'", []).unwrap();
+    let second = [
+        game("carlsen,magnus", "New", "0-1", "2017.05.05", 2900),
+        game("carlsen,magnus", "Zz", "1-0", "2021.01.01", 2600),
+        game("Anand, V.", "Zz", "*", "2016.01.01", 2750),
+        game("Anand, V.", "Carlsen, Magnus", "0-1", "2022.01.01", 2751),
+    ]
+    .concat();
+    import(&db, &["--quiet", arg(&dir.write("second.pgn", second))]).success();
+    assert!(reads_the_table(&conn));
+    assert_eq!(tallied(&conn), 1);
+    assert_eq!(max_elo(&conn, "alone"), Some(9999));
+    conn.execute("UPDATE player_rows SET max_elo = 2000 WHERE key = 'alone'", []).unwrap();
+    let (players, reference) = players_and_reference(&conn);
+    assert_eq!(players, reference);
+    // Three games each way now: the first spelling in byte order.
+    assert!(
+        players.contains(&"Carlsen, Magnus|6|5|1|0.7|2017|2022|2900".to_string()),
+        "{players:?}"
+    );
+
+    // SQL changes a game: the next import counts every game again.
+    conn.execute_batch("UPDATE games SET white = 'Alone' WHERE id = 5").unwrap();
+    assert_eq!(tallied(&conn), 0);
+    conn.execute("UPDATE player_rows SET max_elo = 9999 WHERE key = 'zz'", []).unwrap();
+    let third = game("New", "Alone", "1/2-1/2", "2023.01.01", 2100);
+    import(&db, &["--quiet", arg(&dir.write("third.pgn", third))]).success();
+    assert!(reads_the_table(&conn));
+    assert_eq!(tallied(&conn), 1);
+    assert_eq!(max_elo(&conn, "zz"), None);
+    let (players, reference) = players_and_reference(&conn);
+    assert_eq!(players, reference);
 }

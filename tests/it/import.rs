@@ -404,9 +404,9 @@ fn timings_say_where_the_time_went() {
         let names: Vec<&str> = stages.iter().map(|s| s.0.as_str()).collect();
         // Each file's fingerprint is computed beside its import.
         let expect: &[&str] = if read {
-            &["fingerprint", "read", "split", "replay", "write", "sort", "sync", "free"]
+            &["fingerprint", "read", "split", "replay", "write", "sort", "sync", "free", "players"]
         } else {
-            &["fingerprint", "split", "replay", "write", "sort", "sync", "free"]
+            &["fingerprint", "split", "replay", "write", "sort", "sync", "free", "players"]
         };
         // A checkpoint thread runs only for a shared import.
         assert_eq!(

@@ -312,6 +312,13 @@ pub fn players_as_schema_23(conn: &Connection) {
     let players: String = v23
         .query_row("SELECT sql FROM sqlite_master WHERE name = 'players'", [], |r| r.get(0))
         .unwrap();
+    if version >= 29 {
+        conn.execute_batch(
+            "DROP TRIGGER player_tallies_after_insert; DROP TRIGGER player_tallies_after_update;
+             DROP TRIGGER player_tallies_after_delete; DROP TABLE player_spellings;",
+        )
+        .unwrap();
+    }
     conn.execute_batch(&format!(
         "DROP TRIGGER player_rows_before_delete; DROP TRIGGER player_rows_before_update;
          DROP TRIGGER player_rows_after_insert; DROP TRIGGER player_rows_after_update;
