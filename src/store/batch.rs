@@ -14,16 +14,23 @@
 //! No batch is ended below a quarter of a full one, so that a batch's
 //! segment is of the full batches' level ([`super::segments::level_for`])
 //! and an input adds only a few segments to merge.
+//!
+//! The per-game rows a batch holds (their bytes) are planned alike: games
+//! with long notes fill a batch's rows before its positions, and the same
+//! ramp and early end keep the writer busy, and the memory first touched
+//! by a small input small (the next batches reuse it).
 
 /// The rows of the first batch of an input, as a right shift of a full
 /// batch's: a quarter, then a half, then full ones.
 const RAMP: u32 = 2;
 
-/// Decides where the batches of position rows end.
+/// Decides where the batches end.
 #[derive(Debug, Clone)]
 pub struct BatchPlan {
-    /// Rows of a full batch.
+    /// Position rows of a full batch.
     full: usize,
+    /// Bytes of per-game rows of a full batch.
+    full_bytes: usize,
     /// Batches ended since the input began.
     ended: u32,
     /// Input bytes read into the current batch.
@@ -31,10 +38,11 @@ pub struct BatchPlan {
 }
 
 impl BatchPlan {
-    /// A plan with full batches of `full` rows.
+    /// A plan with full batches of `full` position rows, or of
+    /// `full_bytes` bytes of per-game rows.
     #[must_use]
-    pub fn new(full: usize) -> BatchPlan {
-        BatchPlan { full, ended: 0, bytes: 0 }
+    pub fn new(full: usize, full_bytes: usize) -> BatchPlan {
+        BatchPlan { full, full_bytes, ended: 0, bytes: 0 }
     }
 
     /// A new input begins (its first batches are small again).
@@ -54,24 +62,28 @@ impl BatchPlan {
         self.bytes = self.bytes.saturating_add(bytes);
     }
 
-    /// Rows of the current batch under which it is never ended early.
-    fn least(&self) -> usize {
-        self.full >> RAMP
+    /// Whether a batch holding `rows` position rows and `row_bytes` bytes
+    /// of per-game rows should end now, with `left` bytes of the input
+    /// still to read (`None`: not known).
+    #[must_use]
+    pub fn is_full(&self, rows: usize, row_bytes: usize, left: Option<u64>) -> bool {
+        self.measure_full(rows, self.full, left)
+            || self.measure_full(row_bytes, self.full_bytes, left)
     }
 
-    /// Whether a batch holding `rows` position rows should end now, with
-    /// `left` bytes of the input still to read (`None`: not known).
-    #[must_use]
-    pub fn is_full(&self, rows: usize, left: Option<u64>) -> bool {
-        let limit = self.full >> RAMP.saturating_sub(self.ended);
-        if rows >= limit {
+    /// Whether a batch holding `held` of a measure whose full batch holds
+    /// `full` should end now.
+    fn measure_full(&self, held: usize, full: usize, left: Option<u64>) -> bool {
+        let limit = full >> RAMP.saturating_sub(self.ended);
+        if held >= limit {
             return true;
         }
         match left {
-            Some(left) if rows >= self.least() && self.bytes > 0 => {
-                // The rows still to come, at the batch's rows per byte.
-                let to_come = left as f64 * rows as f64 / self.bytes as f64;
-                to_come <= rows as f64 / 2.0
+            // Never ended early below a quarter of a full batch.
+            Some(left) if held >= full >> RAMP && self.bytes > 0 => {
+                // What is still to come, at the batch's rate per byte.
+                let to_come = left as f64 * held as f64 / self.bytes as f64;
+                to_come <= held as f64 / 2.0
             }
             _ => false,
         }
@@ -86,14 +98,14 @@ mod tests {
     /// `rows_per_byte` rows per byte, read in chunks of `chunk` bytes,
     /// its length known or not.
     fn batches(full: usize, bytes: u64, rows_per_byte: u64, chunk: u64, known: bool) -> Vec<usize> {
-        let mut plan = BatchPlan::new(full);
+        let mut plan = BatchPlan::new(full, usize::MAX);
         let (mut read, mut rows, mut sizes) = (0u64, 0usize, Vec::new());
         while read < bytes {
             let n = chunk.min(bytes - read);
             read += n;
             rows += (n * rows_per_byte) as usize;
             plan.read(n);
-            if plan.is_full(rows, known.then_some(bytes - read)) {
+            if plan.is_full(rows, 0, known.then_some(bytes - read)) {
                 sizes.push(rows);
                 rows = 0;
                 plan.ended();
@@ -128,13 +140,18 @@ mod tests {
 
     #[test]
     fn a_new_input_ramps_again() {
-        let mut plan = BatchPlan::new(1000);
+        let mut plan = BatchPlan::new(1000, 4000);
         plan.ended();
         plan.ended();
-        assert!(!plan.is_full(999, None));
+        assert!(!plan.is_full(999, 3999, None));
         plan.begin_input();
-        assert!(plan.is_full(250, None));
-        assert!(!plan.is_full(249, None));
+        assert!(plan.is_full(250, 0, None));
+        assert!(!plan.is_full(249, 999, None));
+        // The per-game rows' bytes ramp alike.
+        assert!(plan.is_full(0, 1000, None));
+        plan.ended();
+        assert!(!plan.is_full(0, 1999, None));
+        assert!(plan.is_full(0, 2000, None));
     }
 
     #[test]

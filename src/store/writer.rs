@@ -377,8 +377,9 @@ static STORED_GAME: LazyLock<String> = LazyLock::new(|| {
     format!("SELECT {columns} FROM games AS g JOIN game_rows AS r ON r.id = g.id WHERE g.id = ?1")
 });
 
-/// The per-game rows a batch holds in memory at most, in bytes: their
-/// image takes as much again while it is copied. Games with long notes
+/// The per-game rows a full batch holds in memory at most, in bytes (the
+/// first batches of an input less, [`BatchPlan`]): their image takes as
+/// much again while it is copied. Games with long notes
 /// (TCEC's engine comments, 26 KB a game) end a batch before its games
 /// or positions would.
 const TABLES_BYTES: usize = 64 << 20;
@@ -493,7 +494,7 @@ impl Writer {
             ply_data_order,
             batch_first_id: 1,
             scratch: Default::default(),
-            plan: BatchPlan::new(options.batch_positions),
+            plan: BatchPlan::new(options.batch_positions, TABLES_BYTES),
             fens: Vec::new(),
             batch_games: 0,
             source: None,
@@ -859,9 +860,8 @@ impl Writer {
         if let Some(source) = &mut self.source {
             source.resume_offset = source.resume_offset.max(end);
         }
-        if self.plan.is_full(self.batch.positions.len(), left)
-            || self.batch_games >= self.options.batch_games
-            || self.batch.tables.bytes() >= TABLES_BYTES
+        let (rows, row_bytes) = (self.batch.positions.len(), self.batch.tables.bytes());
+        if self.plan.is_full(rows, row_bytes, left) || self.batch_games >= self.options.batch_games
         {
             self.commit()?;
         }
