@@ -204,7 +204,14 @@ fn add(conn: &Connection, mut players: Vec<Player>) -> rusqlite::Result<()> {
     )?;
     let mut spellings = conn.prepare("SELECT name, games FROM player_spellings WHERE key = ?1")?;
     let mut writes = Writes::new(conn, true)?;
+    // The first import into a database: no player to look up.
+    let none_before: bool =
+        conn.query_row("SELECT NOT EXISTS (SELECT 1 FROM player_rows)", [], |r| r.get(0))?;
     for mut player in players {
+        if none_before {
+            writes.player(&player)?;
+            continue;
+        }
         let before = stored
             .query_row([&player.key], |r| {
                 Ok((
