@@ -234,9 +234,7 @@ fn add(conn: &Connection, mut players: Vec<Player>) -> rusqlite::Result<()> {
             writes.player(&player)?;
             continue;
         };
-        // `score` is the half-points over twice `scored`, rounded once:
-        // the product gives the half-points back.
-        before.half_points = score.map_or(0, |s| (s * 2.0 * before.scored as f64).round() as i64);
+        before.half_points = half_points(score, before.scored);
         before.spellings = spellings
             .query_map([&player.key], |r| Ok((r.get(0)?, r.get(1)?)))?
             .collect::<rusqlite::Result<_>>()?;
@@ -248,6 +246,13 @@ fn add(conn: &Connection, mut players: Vec<Player>) -> rusqlite::Result<()> {
         writes.player(&player)?;
     }
     Ok(())
+}
+
+/// The half-points of a stored `score` over `scored` games: the score is
+/// their quotient by twice `scored`, rounded once, so that the product
+/// rounds back to them.
+fn half_points(score: Option<f64>, scored: i64) -> i64 {
+    score.map_or(0, |s| (s * 2.0 * scored as f64).round() as i64)
 }
 
 /// The statements that write players and their tallies.
@@ -621,6 +626,19 @@ mod tests {
         for name in &names {
             assert_eq!(key(name), sql_key(&conn, name), "{name:?}");
         }
+    }
+
+    #[test]
+    fn a_stored_score_gives_its_half_points_back() {
+        for scored in [1, 2, 3, 7, 1_000, 999_999, 10_000_019, 1 << 40] {
+            for half in
+                [0, 1, scored / 3, scored - 1, scored, scored + 1, 2 * scored - 1, 2 * scored]
+            {
+                let score = half as f64 / 2.0 / scored as f64;
+                assert_eq!(half_points(Some(score), scored), half, "{half} / {scored}");
+            }
+        }
+        assert_eq!(half_points(None, 0), 0);
     }
 
     #[test]
