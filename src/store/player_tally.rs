@@ -1,7 +1,8 @@
 //! The players of the games an import stores, counted on a thread of
 //! their own ([`PlayerTally`]) as the writer hands them over: at its end
 //! the import adds them to the stored players
-//! ([`players::finish_write`]) instead of reading every game again.
+//! ([`crate::db::players::finish_write`]) instead of reading every game
+//! again.
 
 use std::sync::mpsc::{self, SyncSender};
 use std::thread::JoinHandle;
