@@ -238,11 +238,15 @@ fn add(conn: &Connection, mut players: Vec<Player>) -> rusqlite::Result<()> {
         before.spellings = spellings
             .query_map([&player.key], |r| Ok((r.get(0)?, r.get(1)?)))?
             .collect::<rusqlite::Result<_>>()?;
-        if before.spellings.is_empty() {
+        // None stored: one spelling, the name, in all its games.
+        let stored_spellings = !before.spellings.is_empty();
+        if !stored_spellings {
             before.spellings.push((name, before.games));
         }
         player.merge(before);
-        writes.delete_spellings(&player.key)?;
+        if stored_spellings {
+            writes.delete_spellings(&player.key)?;
+        }
         writes.player(&player)?;
     }
     Ok(())
