@@ -55,6 +55,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0027_summary_speed.sql"),
     include_str!("../../migrations/0028_explorer_masters.sql"),
     include_str!("../../migrations/0029_player_tallies.sql"),
+    include_str!("../../migrations/0030_plies_reads.sql"),
 ];
 
 /// The schema the migrations build, as one script: what a new file gets,
@@ -993,5 +994,46 @@ mod tests {
             sources(&conn)[1..],
             [(Some(true), 0), (Some(true), 0), (None, 0), (Some(false), 0)]
         );
+    }
+
+    #[test]
+    fn the_programs_connections_read_pvs_by_function_and_plain_sqlite_by_the_chain() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("pv.db");
+        let conn = open_for_write(&path).unwrap();
+        conn.execute(
+            "INSERT INTO games (id, ply_count, moves, dedupe_key) VALUES (1, 2, 'e4 e5', 0)",
+            [],
+        )
+        .unwrap();
+        let pvs = [packed_moves::pack("Nf3 d5 c4 e6 g3 Nf6"), "\u{7f}P@e4 Nf3".to_string()];
+        for (ply, pv) in (1..).zip(&pvs) {
+            conn.execute(
+                "INSERT INTO ply_pvs (id, pv) VALUES (16777216 + ?1, ?2)",
+                rusqlite::params![ply, pv],
+            )
+            .unwrap();
+        }
+        drop(conn);
+        let plain = Connection::open(&path).unwrap();
+        let view: String = plain
+            .query_row("SELECT sql FROM sqlite_master WHERE name = 'plies'", [], |r| r.get(0))
+            .unwrap();
+        assert!(view.contains(&packed_moves::ply_pv_sql()), "{view}");
+        let program = open_read_only(&path).unwrap();
+        let shadow: String = program
+            .query_row("SELECT sql FROM sqlite_temp_master WHERE name = 'plies'", [], |r| r.get(0))
+            .unwrap();
+        assert!(shadow.contains("pgnindex_unpacked_moves(p.pv)") && !shadow.contains("p0(v)"));
+        for conn in [&plain, &program] {
+            let read: Vec<Option<String>> = conn
+                .prepare("SELECT pv FROM plies WHERE game_id = 1 ORDER BY ply")
+                .unwrap()
+                .query_map([], |r| r.get(0))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            assert_eq!(read, [Some("Nf3 d5 c4 e6 g3 Nf6".into()), Some("P@e4 Nf3".into())]);
+        }
     }
 }

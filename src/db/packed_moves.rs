@@ -360,6 +360,28 @@ pub fn unpack_sql(expr: &str) -> String {
     )
 }
 
+/// Where the `plies` view finds its ply's `ply_pvs` row.
+const PLY_PV_FROM: &str = "FROM ply_pvs AS p WHERE p.id = r.id * 16777216 + m.key + 1";
+
+/// The `pv` column of the `plies` view (from schema 30): the ply's
+/// `ply_pvs` row looked up and unpacked as [`unpack_sql`] does, in one
+/// subquery that SQLite evaluates only where `pv` is read (a join would
+/// look the row up for every ply).
+pub fn ply_pv_sql() -> String {
+    let tables = &*TABLES;
+    let steps =
+        CODES.iter().map(|&code| format!("char({code}), '{}'", tables.text[usize::from(code)]));
+    let chain = chain_sql("v", steps.collect());
+    let last = chain.rfind(" SELECT x FROM s").expect("a chain ends with its select");
+    let steps = &chain["(WITH ".len()..last];
+    let end = &chain[last + " SELECT x FROM ".len()..chain.len() - 1];
+    let steps = steps.replacen("), s1(x) AS", " FROM p0), s1(x) AS", 1);
+    format!(
+        "(WITH p0(v) AS (SELECT p.pv {PLY_PV_FROM}), {steps} SELECT CASE WHEN substr(v, 1, 1) = \
+         char({VERBATIM}) THEN substr(v, 2) ELSE x END FROM p0, {end})"
+    )
+}
+
 /// `(WITH s0(x) AS (SELECT replace(…(expr, from, to)…)), s1(x) AS (SELECT
 /// replace(…(x …)…) FROM s0), … SELECT x FROM sN)`: `replace(x, step)`
 /// for each step in order.
@@ -435,6 +457,7 @@ pub fn shadow_views(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
     let packed = pack_sql("new.moves");
     let packed_fen = packed_fen::pack_sql("new.final_fen");
     let pv = unpack_sql("p.pv");
+    let ply_pv = ply_pv_sql();
     for name in ["games_insert", "games_update", "games_delete_row", "plies"] {
         if let Some(sql) = sql_of(name)? {
             script.push(
@@ -442,6 +465,7 @@ pub fn shadow_views(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
                     .replace(&packed, &format!("{PACK_FUNCTION}(new.moves)"))
                     .replace(&packed_fen, &format!("{PACK_FEN_FUNCTION}(new.final_fen)"))
                     .replace(&pv, &format!("{UNPACK_FUNCTION}(p.pv)"))
+                    .replace(&ply_pv, &format!("(SELECT {UNPACK_FUNCTION}(p.pv) {PLY_PV_FROM})"))
                     .replace(&unpacked, &format!("{UNPACK_FUNCTION}(r.packed_moves)")),
             );
         }

@@ -581,3 +581,62 @@ fn move_numbers_go_on_past_the_largest_a_fen_can_give() {
     let exported = out(&["export"]);
     assert!(exported.contains("4294967295... Kd7 4294967296. Kd2 Ke7 *"), "{exported}");
 }
+
+#[test]
+fn the_view_reads_what_its_previous_version_read() {
+    let dir = scratch();
+    let forms = dir.join("forms.pgn");
+    // Whole seconds past the tenths' range (`c`), a ply without a clock
+    // between two with one, evaluations that stop before the last ply,
+    // and values only the JSON arrays hold.
+    std::fs::write(
+        &forms,
+        "[Event \"Forms\"]\n[Result \"*\"]\n\n1. e4 { [%clk 10:00:00] [%eval 0.2] } e5 { [%clk \
+         1:59:58] [%eval #-3] } 2. Nf3 { [%eval 0.3] } Nc6 { [%clk 1:58:00] } 3. Bb5 { [%clk \
+         1:59:00] } a6 *\n\n[Event \"Forms\"]\n[Result \"*\"]\n\n1. d4 { [%eval 2000.0] [%emt \
+         0:00:01.5] } d5 { [%eval -0.5] } 2. c4 { [%eval #12] } *\n",
+    )
+    .unwrap();
+    let db = dir.join("forms.db");
+    let inputs = ["lichess", "chesscom", "engine", "engines"]
+        .map(|f| fixture(&format!("plies/{f}.pgn")))
+        .into_iter()
+        .chain([forms]);
+    let args: Vec<String> = inputs.map(|p| arg(&p).to_string()).collect();
+    let args: Vec<&str> = ["--quiet"].into_iter().chain(args.iter().map(String::as_str)).collect();
+    import(&db, &args).success();
+    let conn = open(&db);
+    let before = include_str!("../../migrations/0025_previous_clock.sql");
+    let view = &before[before.find("CREATE VIEW plies AS").unwrap()..];
+    let view = &view[..view.find(";\n").unwrap()];
+    conn.execute_batch(&view.replacen("CREATE VIEW plies", "CREATE TEMP VIEW plies_before", 1))
+        .unwrap();
+    let forms = |column: &str| {
+        count(
+            &conn,
+            &format!(
+                "SELECT count(DISTINCT CAST(substr({column}, 1, 1) AS TEXT)) FROM ply_data \
+                 WHERE {column} IS NOT NULL"
+            ),
+        )
+    };
+    assert_eq!((forms("clocks"), forms("emts"), forms("evals")), (4, 3, 2));
+    assert!(count(&conn, "SELECT count(*) FROM ply_data WHERE instr(clocks, '~') > 0") > 0);
+    assert!(count(&conn, "SELECT count(*) FROM plies WHERE pv IS NOT NULL") > 0);
+    for (a, b) in [("plies", "plies_before"), ("plies_before", "plies")] {
+        assert_eq!(
+            count(
+                &conn,
+                &format!("SELECT count(*) FROM (SELECT * FROM {a} EXCEPT SELECT * FROM {b})")
+            ),
+            0
+        );
+    }
+    assert_eq!(
+        count(&conn, "SELECT count(*) FROM plies"),
+        count(&conn, "SELECT count(*) FROM plies_before")
+    );
+    let beyond = "SELECT count(*) FROM plies AS p JOIN ply_data AS d USING (game_id) \
+                  WHERE length(d.evals) < 1 + 3 * p.ply AND CAST(substr(d.evals, 1, 1) AS TEXT) = 'a'";
+    assert!(count(&conn, beyond) > 0);
+}
