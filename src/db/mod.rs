@@ -1025,6 +1025,7 @@ mod tests {
             .query_row("SELECT sql FROM sqlite_temp_master WHERE name = 'plies'", [], |r| r.get(0))
             .unwrap();
         assert!(shadow.contains("pgnindex_unpacked_moves(p.pv)") && !shadow.contains("p0(v)"));
+        assert!(shadow.contains("coalesce(unicode(") && !shadow.contains("instr(CAST("));
         for conn in [&plain, &program] {
             let read: Vec<Option<String>> = conn
                 .prepare("SELECT pv FROM plies WHERE game_id = 1 ORDER BY ply")

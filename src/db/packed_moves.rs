@@ -360,6 +360,25 @@ pub fn unpack_sql(expr: &str) -> String {
     )
 }
 
+/// How the `plies` view (from schema 30) reads the base-64 digit of a
+/// packed character `S`: `(instr(DIGITS, S) + 63) % 65`, where `~` and an
+/// empty `S` (past the array's end) are digit 64. Debian's `sqlite3` 3.40
+/// turns a BLOB into TEXT for `unicode()`, but not for `instr()` on two
+/// BLOBs; the bundled SQLite does neither, and its `unicode()` is the
+/// faster.
+const VIEW_DIGIT: [&str; 2] = [
+    "(instr(CAST('~0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmno' AS BLOB), ",
+    ") + 63) % 65",
+];
+
+/// [`VIEW_DIGIT`] as a pgnindex connection reads it: `unicode()`, with
+/// `~` and an empty `S` as digit 78.
+const SHADOW_DIGIT: [&str; 2] = ["coalesce(unicode(", ") - 48, 78)"];
+
+/// The values of two and three no-value digits, in the view then in its
+/// shadow: each ends a `nullif()`.
+const NO_VALUE: [(&str, &str); 2] = [(", 4160)", ", 5070)"), (", 266304)", ", 324558)")];
+
 /// Where the `plies` view finds its ply's `ply_pvs` row.
 const PLY_PV_FROM: &str = "FROM ply_pvs AS p WHERE p.id = r.id * 16777216 + m.key + 1";
 
@@ -466,6 +485,10 @@ pub fn shadow_views(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
                     .replace(&packed_fen, &format!("{PACK_FEN_FUNCTION}(new.final_fen)"))
                     .replace(&pv, &format!("{UNPACK_FUNCTION}(p.pv)"))
                     .replace(&ply_pv, &format!("(SELECT {UNPACK_FUNCTION}(p.pv) {PLY_PV_FROM})"))
+                    .replace(VIEW_DIGIT[0], SHADOW_DIGIT[0])
+                    .replace(VIEW_DIGIT[1], SHADOW_DIGIT[1])
+                    .replace(NO_VALUE[0].0, NO_VALUE[0].1)
+                    .replace(NO_VALUE[1].0, NO_VALUE[1].1)
                     .replace(&unpacked, &format!("{UNPACK_FUNCTION}(r.packed_moves)")),
             );
         }

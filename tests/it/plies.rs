@@ -639,4 +639,14 @@ fn the_view_reads_what_its_previous_version_read() {
     let beyond = "SELECT count(*) FROM plies AS p JOIN ply_data AS d USING (game_id) \
                   WHERE length(d.evals) < 1 + 3 * p.ply AND CAST(substr(d.evals, 1, 1) AS TEXT) = 'a'";
     assert!(count(&conn, beyond) > 0);
+    // This program's connections read the view with functions of their own
+    // (and the bundled SQLite's faster `unicode()`): the same values.
+    let fingerprint = "SELECT count(*) || ' ' || total(clock) || ' ' || total(previous_clock) || ' ' \
+                       || total(emt) || ' ' || total(eval) || ' ' || total(mate) || ' ' || count(clock) \
+                       || ' ' || count(emt) || ' ' || count(eval) || ' ' || count(mate) || ' ' \
+                       || group_concat(coalesce(pv, '-'), '|') FROM plies";
+    let plain: String = conn.query_row(fingerprint, [], |r| r.get(0)).unwrap();
+    let program = run(["sql", "--format", "csv", "--db", arg(&db), fingerprint]).success();
+    assert_eq!(program.stdout.lines().nth(1), Some(plain.as_str()));
+    assert!(plain.contains("Nf3") || plain.contains("e4"), "{plain}");
 }
