@@ -72,7 +72,8 @@ def main():
     opts = parser.parse_args()
     os.makedirs(opts.dir, exist_ok=True)
     run(["cargo", "build", "--release", "--quiet"], cwd=REPO)
-    pgnindex = os.path.join(REPO, "target", "release", "pgnindex")
+    target = os.environ.get("CARGO_TARGET_DIR") or os.path.join(REPO, "target")
+    pgnindex = os.path.join(target, "release", "pgnindex")
     inputs = [os.path.join(opts.dir, f"{kind}.pgn") for kind in ("lichess", "otb")]
     if not all(os.path.exists(p) for p in inputs):
         run([os.path.join(REPO, "benches", "bench-kinds.sh"), opts.dir, str(opts.mb)])
