@@ -648,5 +648,4 @@ fn the_view_reads_what_its_previous_version_read() {
     let plain: String = conn.query_row(fingerprint, [], |r| r.get(0)).unwrap();
     let program = run(["sql", "--format", "csv", "--db", arg(&db), fingerprint]).success();
     assert_eq!(program.stdout.lines().nth(1), Some(plain.as_str()));
-    assert!(plain.contains("Nf3") || plain.contains("e4"), "{plain}");
 }
