@@ -351,10 +351,7 @@ pub fn pack_sql(expr: &str) -> String {
 /// The SQL expression that unpacks the stored text `expr` as [`unpack`]
 /// does.
 pub fn unpack_sql(expr: &str) -> String {
-    let tables = &*TABLES;
-    let steps =
-        CODES.iter().map(|&code| format!("char({code}), '{}'", tables.text[usize::from(code)]));
-    let chain = chain_sql(expr, steps.collect());
+    let chain = unpack_chain_sql(expr);
     format!(
         "CASE WHEN substr({expr}, 1, 1) = char({VERBATIM}) THEN substr({expr}, 2) ELSE {chain} END"
     )
@@ -386,10 +383,7 @@ const PLY_PV_FROM: &str = "FROM ply_pvs AS p WHERE p.id = r.id * 16777216 + m.ke
 /// subquery that SQLite evaluates only where `pv` is read (a join would
 /// look the row up for every ply).
 pub fn ply_pv_sql() -> String {
-    let tables = &*TABLES;
-    let steps =
-        CODES.iter().map(|&code| format!("char({code}), '{}'", tables.text[usize::from(code)]));
-    let chain = chain_sql("v", steps.collect());
+    let chain = unpack_chain_sql("v");
     let last = chain.rfind(" SELECT x FROM s").expect("a chain ends with its select");
     let steps = &chain["(WITH ".len()..last];
     let end = &chain[last + " SELECT x FROM ".len()..chain.len() - 1];
@@ -398,6 +392,15 @@ pub fn ply_pv_sql() -> String {
         "(WITH p0(v) AS (SELECT p.pv {PLY_PV_FROM}), {steps} SELECT CASE WHEN substr(v, 1, 1) = \
          char({VERBATIM}) THEN substr(v, 2) ELSE x END FROM p0, {end})"
     )
+}
+
+/// The chain of `replace()` calls ([`chain_sql`]) that puts back each
+/// code's text in `expr`.
+fn unpack_chain_sql(expr: &str) -> String {
+    let tables = &*TABLES;
+    let steps =
+        CODES.iter().map(|&code| format!("char({code}), '{}'", tables.text[usize::from(code)]));
+    chain_sql(expr, steps.collect())
 }
 
 /// `(WITH s0(x) AS (SELECT replace(…(expr, from, to)…)), s1(x) AS (SELECT
@@ -478,18 +481,20 @@ pub fn shadow_views(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
     let ply_pv = ply_pv_sql();
     for name in ["games_insert", "games_update", "games_delete_row", "plies"] {
         if let Some(sql) = sql_of(name)? {
-            script.push(
-                temp(&sql)
-                    .replace(&packed, &format!("{PACK_FUNCTION}(new.moves)"))
-                    .replace(&packed_fen, &format!("{PACK_FEN_FUNCTION}(new.final_fen)"))
-                    .replace(&pv, &format!("{UNPACK_FUNCTION}(p.pv)"))
+            let mut sql = temp(&sql)
+                .replace(&packed, &format!("{PACK_FUNCTION}(new.moves)"))
+                .replace(&packed_fen, &format!("{PACK_FEN_FUNCTION}(new.final_fen)"))
+                .replace(&pv, &format!("{UNPACK_FUNCTION}(p.pv)"))
+                .replace(&unpacked, &format!("{UNPACK_FUNCTION}(r.packed_moves)"));
+            if name == "plies" {
+                sql = sql
                     .replace(&ply_pv, &format!("(SELECT {UNPACK_FUNCTION}(p.pv) {PLY_PV_FROM})"))
                     .replace(VIEW_DIGIT[0], SHADOW_DIGIT[0])
                     .replace(VIEW_DIGIT[1], SHADOW_DIGIT[1])
                     .replace(NO_VALUE[0].0, NO_VALUE[0].1)
-                    .replace(NO_VALUE[1].0, NO_VALUE[1].1)
-                    .replace(&unpacked, &format!("{UNPACK_FUNCTION}(r.packed_moves)")),
-            );
+                    .replace(NO_VALUE[1].0, NO_VALUE[1].1);
+            }
+            script.push(sql);
         }
     }
     conn.execute_batch(&script.join(";\n"))
