@@ -655,7 +655,7 @@ fn sort_bucket(rows: &mut Vec<PendingPosition>, scratch: &mut Vec<PendingPositio
         rows.sort_unstable_by_key(order);
         return;
     }
-    let bits = rows.len().ilog2() - 2;
+    let bits = (rows.len().ilog2() - 2).min(64 - BUCKET_BITS);
     let shift = 64 - BUCKET_BITS - bits;
     let mask = (1u64 << bits) - 1;
     let digit = |p: &PendingPosition| ((p.hash as u64) >> shift & mask) as usize;
