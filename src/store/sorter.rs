@@ -640,7 +640,7 @@ fn merge(runs: &mut [Partitioned], mut take: impl FnMut(&[PendingPosition])) {
 }
 
 /// Below this many rows a bucket is sorted by comparisons alone.
-const RADIX_MIN: usize = 256;
+const COUNTING_MIN: usize = 256;
 
 /// Sorts the rows of one bucket in [`order`], leaving them in `rows`. Their
 /// keys share the bucket's high bits and are spread evenly below them: one
@@ -651,7 +651,7 @@ const RADIX_MIN: usize = 256;
 /// order and so are found sorted). Seven byte-wide passes of a radix sort
 /// over the 54 bits took over twice as long.
 fn sort_bucket(rows: &mut Vec<PendingPosition>, scratch: &mut Vec<PendingPosition>) {
-    if rows.len() < RADIX_MIN {
+    if rows.len() < COUNTING_MIN {
         rows.sort_unstable_by_key(order);
         return;
     }
@@ -859,7 +859,7 @@ mod tests {
                 .map(|p| PendingPosition { hash: p.hash & ((1 << 54) - 1) | (3 << 54), ..p })
                 .collect()
         };
-        for (n, seed) in [(RADIX_MIN - 1, 1), (RADIX_MIN, 2), (5_000, 3), (20_000, 4)] {
+        for (n, seed) in [(COUNTING_MIN - 1, 1), (COUNTING_MIN, 2), (5_000, 3), (20_000, 4)] {
             let input = in_bucket(rows(n, seed));
             let expected = sorted(input.clone());
             let mut got = input.clone();
