@@ -27,6 +27,8 @@ pub enum Stage {
     Write,
     /// Sorting each batch's positions into a table image.
     Sort,
+    /// Reading and merging position segments for the writer to append.
+    Merge,
     /// Copying the write-ahead log into the database file.
     Checkpoint,
     /// Syncing the database file to the disk while importing.
@@ -41,13 +43,14 @@ pub enum Stage {
 
 impl Stage {
     /// Every stage, in pipeline order.
-    pub const ALL: [Stage; 11] = [
+    pub const ALL: [Stage; 12] = [
         Stage::Fingerprint,
         Stage::Read,
         Stage::Split,
         Stage::Replay,
         Stage::Write,
         Stage::Sort,
+        Stage::Merge,
         Stage::Checkpoint,
         Stage::Sync,
         Stage::Free,
@@ -64,6 +67,7 @@ impl Stage {
             Stage::Replay => "replay",
             Stage::Write => "write",
             Stage::Sort => "sort",
+            Stage::Merge => "merge",
             Stage::Checkpoint => "checkpoint",
             Stage::Sync => "sync",
             Stage::Free => "free",
@@ -81,6 +85,7 @@ impl Stage {
             Stage::Replay => "pgnindex-worker-N",
             Stage::Write => "pgnindex-writer",
             Stage::Sort => "pgnindex-sort",
+            Stage::Merge => "pgnindex-merge",
             Stage::Checkpoint => "pgnindex-checkpoint",
             Stage::Sync => "pgnindex-flush",
             Stage::Free => "pgnindex-free",
@@ -360,7 +365,14 @@ impl Report {
             (Some(Stage::Replay), share(self.cpu(Stage::Replay)) / workers.max(1) as f64),
             (None, share(self.disk())),
         ];
-        for stage in [Stage::Fingerprint, Stage::Read, Stage::Split, Stage::Sort, Stage::Parquet] {
+        for stage in [
+            Stage::Fingerprint,
+            Stage::Read,
+            Stage::Split,
+            Stage::Sort,
+            Stage::Merge,
+            Stage::Parquet,
+        ] {
             candidates.push((Some(stage), share(self.cpu(stage))));
         }
         let (stage, busy) =

@@ -24,6 +24,7 @@ mod flush;
 pub mod format;
 pub mod game_tables;
 mod image;
+mod merger;
 mod player_tally;
 pub mod segments;
 mod sorter;
