@@ -20,6 +20,8 @@ use std::cmp::Reverse;
 use std::collections::binary_heap::PeekMut;
 use std::collections::{BinaryHeap, HashSet};
 
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
 use std::sync::mpsc;
 
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
@@ -67,13 +69,13 @@ struct TreeCursor {
 }
 
 impl TreeCursor {
-    fn new(name: &str, page_size: usize, root: u32, read: &mut PageReader<'_>) -> Result<Self> {
+    fn new(name: &str, page_size: usize, root: u32, read: &mut PageReader) -> Result<Self> {
         let mut cursor = TreeCursor { name: name.to_string(), page_size, stack: Vec::new() };
         cursor.descend(root, read)?;
         Ok(cursor)
     }
 
-    fn descend(&mut self, pgno: u32, read: &mut PageReader<'_>) -> Result<()> {
+    fn descend(&mut self, pgno: u32, read: &mut PageReader) -> Result<()> {
         if self.stack.len() >= 40 {
             return Err(self.corrupt(pgno, "a tree deeper than 40 levels"));
         }
@@ -100,7 +102,7 @@ impl TreeCursor {
     }
 
     /// The next row, `None` after the last.
-    fn next(&mut self, read: &mut PageReader<'_>) -> Result<Option<Row>> {
+    fn next(&mut self, read: &mut PageReader) -> Result<Option<Row>> {
         loop {
             let Some(frame) = self.stack.last_mut() else { return Ok(None) };
             if !frame.interior {
@@ -197,16 +199,57 @@ fn integer(serial: u8, bytes: &[u8]) -> Option<(i64, usize)> {
 
 type Result<T> = rusqlite::Result<T>;
 
-/// Reads pages of the database as the connection's transaction sees
-/// them.
-struct PageReader<'c> {
-    conn: &'c Connection,
+/// Where the merge's thread reads the parts' pages, which no write of
+/// the merge changes (it writes new pages, and the new table's).
+enum PageReader {
+    /// A read-only connection of its own, for a database shared through
+    /// the write-ahead log, where committed pages may be in the log.
+    Connection(Connection),
+    /// The file, for a database in a rollback-journal mode (locked by the
+    /// writer for itself, as `--exclusive` does), where every committed
+    /// page is in the file.
+    File { file: File, page_size: usize },
 }
 
-impl PageReader<'_> {
-    fn page(&mut self, pgno: u32) -> Result<Vec<u8>> {
-        append::read_page(self.conn, pgno)
+impl PageReader {
+    /// The reader of the database `conn` opens, in pages of `page_size`
+    /// bytes: `None` for a database shared through the write-ahead log
+    /// but locked by `conn` alone, where no other connection can read.
+    fn open(conn: &Connection, page_size: usize) -> Result<Option<PageReader>> {
+        let pragma = |name: &str| -> Result<String> {
+            conn.query_row(&format!("PRAGMA main.{name}"), [], |r| r.get(0))
+        };
+        let path = conn.path().unwrap_or_default();
+        let (journal, locking) = (pragma("journal_mode")?, pragma("locking_mode")?);
+        if !journal.eq_ignore_ascii_case("wal") {
+            let file = File::open(path).map_err(|e| io_error(path, &e))?;
+            return Ok(Some(PageReader::File { file, page_size }));
+        }
+        if locking.eq_ignore_ascii_case("exclusive") {
+            return Ok(None);
+        }
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        Ok(Some(PageReader::Connection(Connection::open_with_flags(path, flags)?)))
     }
+
+    fn page(&mut self, pgno: u32) -> Result<Vec<u8>> {
+        match self {
+            PageReader::Connection(conn) => append::read_page(conn, pgno),
+            PageReader::File { file, page_size } => {
+                let mut page = vec![0; *page_size];
+                let at = u64::from(pgno.saturating_sub(1)) * *page_size as u64;
+                file.seek(SeekFrom::Start(at))
+                    .and_then(|_| file.read_exact(&mut page))
+                    .map_err(|e| corrupt(format!("page {pgno} of the database: {e}")))?;
+                Ok(page)
+            }
+        }
+    }
+}
+
+/// An error opening the database file `path` for reading.
+fn io_error(path: &str, error: &std::io::Error) -> rusqlite::Error {
+    corrupt(format!("{path}: {error}"))
 }
 
 /// `true` if [`merge_pages`] can merge `parts`: each holds two integer
@@ -229,7 +272,9 @@ pub(super) struct Merged {
 /// `deleted_games`, into the empty table `dest` of the same shape, in
 /// transactions of [`CHUNK_ROWS`] rows, calling `after_commit` after each.
 /// Runs outside any transaction. A cut merge leaves `dest` partly filled:
-/// the caller registers it only once this returns.
+/// the caller registers it only once this returns. `None`, and nothing
+/// written, where the parts cannot be read beside the writer
+/// ([`PageReader::open`]).
 ///
 /// # Errors
 /// Database errors; parts whose pages do not read as such a table, or
@@ -240,7 +285,7 @@ pub(super) fn merge_pages(
     dest: &str,
     parts: &[Segment],
     after_commit: &dyn Fn(&Connection) -> Result<()>,
-) -> Result<Merged> {
+) -> Result<Option<Merged>> {
     merge_in_chunks(conn, page_size, dest, parts, after_commit, CHUNK_ROWS)
 }
 
@@ -252,7 +297,10 @@ fn merge_in_chunks(
     parts: &[Segment],
     after_commit: &dyn Fn(&Connection) -> Result<()>,
     chunk_rows: u64,
-) -> Result<Merged> {
+) -> Result<Option<Merged>> {
+    // The parts are read on a thread of its own, while this one writes the
+    // chunks read before.
+    let Some(reader) = PageReader::open(conn, page_size)? else { return Ok(None) };
     let deleted: HashSet<u32> = {
         let mut st = conn.prepare("SELECT game_id FROM deleted_games")?;
         let ids = st.query_map([], |r| r.get::<_, i64>(0))?;
@@ -264,14 +312,7 @@ fn merge_in_chunks(
     for part in parts {
         roots.push((part.name.clone(), append::root_of(conn, &part.name)?));
     }
-    // The parts are read on a connection of their own, on a thread of its
-    // own, while this one writes the chunks read before.
-    let path = conn.path().unwrap_or_default();
-    let reader = Connection::open_with_flags(
-        path,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )?;
-    let producer = Producer { conn: reader, page_size, roots, deleted, chunk_rows };
+    let producer = Producer { reader, page_size, roots, deleted, chunk_rows };
     std::thread::scope(|scope| {
         let (chunks, incoming) = mpsc::sync_channel::<Result<Leaves>>(1);
         let read = std::thread::Builder::new()
@@ -293,7 +334,7 @@ fn merge_in_chunks(
         drop(incoming);
         let merged =
             read.join().unwrap_or_else(|_| Err(corrupt("the merge's reader panicked".into())));
-        appended.and(merged)
+        appended.and(merged).map(Some)
     })
 }
 
@@ -310,7 +351,7 @@ fn append_chunk(conn: &Connection, page_size: usize, root: u32, leaves: Leaves) 
 
 /// Reads and merges the parts' rows into chunks of leaves.
 struct Producer {
-    conn: Connection,
+    reader: PageReader,
     page_size: usize,
     /// Each part's name and root page.
     roots: Vec<(String, u32)>,
@@ -322,7 +363,7 @@ struct Producer {
 impl Producer {
     /// Sends every chunk of the merged rows to `chunks`, or the error that
     /// stopped it; the rows and hashes merged.
-    fn run(self, chunks: &mpsc::SyncSender<Result<Leaves>>) -> Result<Merged> {
+    fn run(mut self, chunks: &mpsc::SyncSender<Result<Leaves>>) -> Result<Merged> {
         let result = self.merge(chunks);
         if let Err(e) = &result {
             // The writer learns of it from the channel (unless it stopped).
@@ -332,18 +373,17 @@ impl Producer {
         result
     }
 
-    fn merge(&self, chunks: &mpsc::SyncSender<Result<Leaves>>) -> Result<Merged> {
-        let Producer { conn, page_size, roots, deleted, chunk_rows } = self;
+    fn merge(&mut self, chunks: &mpsc::SyncSender<Result<Leaves>>) -> Result<Merged> {
+        let Producer { reader, page_size, roots, deleted, chunk_rows } = self;
         let page_size = *page_size;
-        let mut reader = PageReader { conn };
         let mut cursors = Vec::with_capacity(roots.len());
         // Each part's next row, and the heap of their keys: it holds small
         // entries, and takes the next row of the part it gave in one sift.
         let mut current = Vec::with_capacity(roots.len());
         let mut heap = BinaryHeap::with_capacity(roots.len());
         for (i, (name, root)) in roots.iter().enumerate() {
-            let mut cursor = TreeCursor::new(name, page_size, *root, &mut reader)?;
-            let first = cursor.next(&mut reader)?;
+            let mut cursor = TreeCursor::new(name, page_size, *root, reader)?;
+            let first = cursor.next(reader)?;
             if let Some(row) = first {
                 heap.push(Reverse((row.key, i)));
             }
@@ -361,7 +401,7 @@ impl Producer {
                 let Some(mut top) = heap.peek_mut() else { break };
                 let Reverse((key, i)) = *top;
                 let row = current[i];
-                match cursors[i].next(&mut reader)? {
+                match cursors[i].next(reader)? {
                     Some(next) if next.key <= key => {
                         return Err(corrupt(format!(
                             "position segment {}: row {:?} after {key:?}",
@@ -408,15 +448,24 @@ mod tests {
     use crate::store::format::positions::Layout;
     use crate::store::image::{Record, Value};
 
-    /// A database of `page_size` bytes a page, with the tables a merge
-    /// reads, and a table `name` per part holding `rows` rows each,
-    /// inserted by SQLite in an order of its own (its trees have interior
-    /// rows and leaves partly full).
+    /// A database of `page_size` bytes a page, shared through the
+    /// write-ahead log, with the tables a merge reads, and a table
+    /// `part{i}` per part holding its rows, inserted by SQLite in an order
+    /// of its own (its trees have interior rows and leaves partly full).
     fn database(page_size: usize, parts: &[Vec<(i64, i64)>]) -> (tempfile::TempDir, Connection) {
+        database_in(page_size, parts, "PRAGMA journal_mode = WAL")
+    }
+
+    /// [`database`] in the journal and locking mode `modes` sets.
+    fn database_in(
+        page_size: usize,
+        parts: &[Vec<(i64, i64)>],
+        modes: &str,
+    ) -> (tempfile::TempDir, Connection) {
         let dir = tempfile::tempdir().unwrap();
         let conn = Connection::open(dir.path().join("t.db")).unwrap();
         conn.execute_batch(&format!(
-            "PRAGMA page_size = {page_size}; PRAGMA journal_mode = WAL; \
+            "PRAGMA page_size = {page_size}; {modes}; \
              CREATE TABLE deleted_games (game_id INTEGER PRIMARY KEY);"
         ))
         .unwrap();
@@ -496,8 +545,9 @@ mod tests {
             assert_eq!(check, "ok", "after commit {}", commits.get());
             Ok(())
         };
-        let merged =
-            merge_in_chunks(&conn, 512, "dest", &segments(parts.len()), &counted, 5_000).unwrap();
+        let merged = merge_in_chunks(&conn, 512, "dest", &segments(parts.len()), &counted, 5_000)
+            .unwrap()
+            .expect("a database the merge reads beside the writer");
         assert_eq!(read(&conn, "dest"), expected);
         let hashes = {
             let mut h: Vec<i64> = expected.iter().map(|r| r.0).collect();
@@ -538,6 +588,29 @@ mod tests {
         for (i, part) in parts.iter().enumerate() {
             assert_eq!(&read(&conn, &format!("part{i}")), part);
         }
+    }
+
+    /// A database locked by the writer for itself: in a rollback-journal
+    /// mode the parts are read from the file; shared through the log, they
+    /// cannot be read beside the writer, and nothing is written.
+    #[test]
+    fn a_database_the_writer_holds_alone_is_read_from_its_file_or_left() {
+        let parts = vec![rows(1, 4_000, 9), rows(2, 4_000, 9)];
+        let mut all: Vec<(i64, i64)> = parts.concat();
+        all.sort_unstable();
+        let modes = "PRAGMA journal_mode = TRUNCATE; PRAGMA locking_mode = EXCLUSIVE";
+        let (_dir, conn) = database_in(1024, &parts, modes);
+        let merged = merge_in_chunks(&conn, 1024, "dest", &segments(2), &|_| Ok(()), 3_000);
+        assert_eq!(merged.unwrap().map(|m| m.rows), Some(all.len() as i64));
+        assert_eq!(read(&conn, "dest"), all);
+        let check: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+        assert_eq!(check, "ok");
+
+        let modes = "PRAGMA journal_mode = WAL; PRAGMA locking_mode = EXCLUSIVE";
+        let (_dir, conn) = database_in(1024, &parts, modes);
+        let merged = merge_in_chunks(&conn, 1024, "dest", &segments(2), &|_| Ok(()), 3_000);
+        assert_eq!(merged.unwrap(), None);
+        assert!(read(&conn, "dest").is_empty());
     }
 
     #[test]

@@ -712,7 +712,7 @@ fn merge(
     let game_id = Layout::Packed.game_id_sql();
     let by_pages = match append::direct_page_size(conn)? {
         Some(page_size) if merger::can_merge(&packed) => {
-            Some(merger::merge_pages(conn, page_size, &name, &packed, after_commit)?)
+            merger::merge_pages(conn, page_size, &name, &packed, after_commit)?
         }
         _ => None,
     };

@@ -778,6 +778,41 @@ fn a_schema_10_database_reads_alike_and_takes_new_segments_and_merges() {
     assert_eq!(integrity(&old), "ok");
 }
 
+/// Segments merged by an import that holds the database alone (in a
+/// rollback journal) and by one that shares it (in the write-ahead log)
+/// store the positions one import of the whole stores, in sound files.
+#[test]
+fn segments_merged_alone_or_shared_store_the_same_positions() {
+    let dir = scratch();
+    let input = games_dir().join("chesscom/schmitz874-chesscom-live.pgn");
+    let text = std::fs::read_to_string(&input).unwrap();
+    let games: Vec<&str> = text.split("\n[Event ").collect();
+    let mut inputs = Vec::new();
+    for (i, chunk) in games.chunks(games.len().div_ceil(16)).enumerate() {
+        let path = dir.join(format!("part-{i:02}.pgn"));
+        let body: Vec<String> = chunk
+            .iter()
+            .map(|g| if g.starts_with("[Event ") { g.to_string() } else { format!("[Event {g}") })
+            .collect();
+        std::fs::write(&path, body.join("\n")).unwrap();
+        inputs.push(path);
+    }
+    assert_eq!(inputs.len(), 16);
+    let whole = dir.join("whole.db");
+    import(&whole, &["--quiet", arg(&input)]).success();
+    let expected = position_answers(&whole);
+    let segments = |db: &Path| count(&open(db), "SELECT count(*) FROM position_segments");
+    let rest: Vec<&str> = inputs[1..].iter().map(|p| arg(p)).collect();
+    for (name, mode) in [("alone.db", "--exclusive"), ("shared.db", "--shared")] {
+        let db = dir.join(name);
+        import(&db, &["--quiet", arg(&inputs[0])]).success();
+        import(&db, &[&["--quiet", mode], &rest[..]].concat()).success();
+        assert_eq!(segments(&db), 1, "{name}: the 16 inputs' segments merged");
+        assert_eq!(position_answers(&db), expected, "{name}");
+        assert_eq!(integrity(&db), "ok", "{name}");
+    }
+}
+
 /// The raw per-game tables and dictionaries, ids as stored.
 fn raw_game_tables(conn: &Connection) -> Vec<String> {
     ["game_rows", "game_tags", "ply_data", "ply_pvs", "game_material", "game_texts", "tag_names"]
