@@ -721,18 +721,12 @@ fn position_answers(db: &Path) -> Vec<String> {
     answers
 }
 
-#[test]
-fn a_schema_10_database_reads_alike_and_takes_new_segments_and_merges() {
-    let dir = scratch();
-    let (old, fresh) = (dir.join("old.db"), dir.join("fresh.db"));
-    // 16 inputs after the first: a merge of their level takes the first
-    // 16 segments, the old one among them.
-    let text =
-        std::fs::read_to_string(games_dir().join("chesscom/schmitz874-chesscom-live.pgn")).unwrap();
+/// The games of `input` written to 16 files in `dir`, in order.
+fn in_16_parts(dir: &Path, input: &Path) -> Vec<PathBuf> {
+    let text = std::fs::read_to_string(input).unwrap();
     let games: Vec<&str> = text.split("\n[Event ").collect();
-    let part = games.len().div_ceil(16);
     let mut inputs = Vec::new();
-    for (i, chunk) in games.chunks(part).enumerate() {
+    for (i, chunk) in games.chunks(games.len().div_ceil(16)).enumerate() {
         let path = dir.join(format!("part-{i:02}.pgn"));
         let body: Vec<String> = chunk
             .iter()
@@ -742,6 +736,17 @@ fn a_schema_10_database_reads_alike_and_takes_new_segments_and_merges() {
         inputs.push(path);
     }
     assert_eq!(inputs.len(), 16);
+    inputs
+}
+
+#[test]
+fn a_schema_10_database_reads_alike_and_takes_new_segments_and_merges() {
+    let dir = scratch();
+    let (old, fresh) = (dir.join("old.db"), dir.join("fresh.db"));
+    // 16 inputs after the first: a merge of their level takes the first
+    // 16 segments, the old one among them.
+    let inputs =
+        in_16_parts(dir.path(), &games_dir().join("chesscom/schmitz874-chesscom-live.pgn"));
 
     for db in [&old, &fresh] {
         import(db, &["--quiet", arg(&twic())]).success();
@@ -785,19 +790,7 @@ fn a_schema_10_database_reads_alike_and_takes_new_segments_and_merges() {
 fn segments_merged_alone_or_shared_store_the_same_positions() {
     let dir = scratch();
     let input = games_dir().join("chesscom/schmitz874-chesscom-live.pgn");
-    let text = std::fs::read_to_string(&input).unwrap();
-    let games: Vec<&str> = text.split("\n[Event ").collect();
-    let mut inputs = Vec::new();
-    for (i, chunk) in games.chunks(games.len().div_ceil(16)).enumerate() {
-        let path = dir.join(format!("part-{i:02}.pgn"));
-        let body: Vec<String> = chunk
-            .iter()
-            .map(|g| if g.starts_with("[Event ") { g.to_string() } else { format!("[Event {g}") })
-            .collect();
-        std::fs::write(&path, body.join("\n")).unwrap();
-        inputs.push(path);
-    }
-    assert_eq!(inputs.len(), 16);
+    let inputs = in_16_parts(dir.path(), &input);
     let whole = dir.join("whole.db");
     import(&whole, &["--quiet", arg(&input)]).success();
     let expected = position_answers(&whole);
