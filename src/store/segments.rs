@@ -701,15 +701,6 @@ fn merge(
     let with_fens = packed.iter().any(|p| p.with_fens);
     let (id, name) = next_segment(conn)?;
     conn.execute_batch(&table_sql(&name, with_fens, Layout::Packed))?;
-    let arms: Vec<String> = packed
-        .iter()
-        .map(|p| {
-            let fen = if p.with_fens { "fen" } else { "NULL" };
-            format!("SELECT hash, gpm, {fen} AS fen FROM {}", p.name)
-        })
-        .collect();
-    let columns = if with_fens { "hash, gpm, fen" } else { "hash, gpm" };
-    let game_id = Layout::Packed.game_id_sql();
     let by_pages = match append::direct_page_size(conn)? {
         Some(page_size) if merger::can_merge(&packed) => {
             merger::merge_pages(conn, page_size, &name, &packed, after_commit)?
@@ -719,6 +710,15 @@ fn merge(
     let total = match by_pages {
         Some(merged) => merged.rows,
         None => {
+            let arms: Vec<String> = packed
+                .iter()
+                .map(|p| {
+                    let fen = if p.with_fens { "fen" } else { "NULL" };
+                    format!("SELECT hash, gpm, {fen} AS fen FROM {}", p.name)
+                })
+                .collect();
+            let columns = if with_fens { "hash, gpm, fen" } else { "hash, gpm" };
+            let game_id = Layout::Packed.game_id_sql();
             copy_merged(conn, &name, columns, Layout::Packed.key(), &arms, &game_id, after_commit)?
         }
     };
