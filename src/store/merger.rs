@@ -630,8 +630,8 @@ mod tests {
     fn records_of_every_integer_size_read_back() {
         let mut record = Record::default();
         for v in [0, 1, -1, 127, -128, 300, -70_000, 1 << 40, i64::MIN, i64::MAX, 1 << 47] {
-            let bytes = record.encode(&[Value::Integer(v), Value::Integer(-v / 3)]);
-            assert_eq!(two_integers(bytes), Some((v, -v / 3)), "{v}");
+            let bytes = record.encode(&[Value::Integer(v), Value::Integer(-(v / 3))]);
+            assert_eq!(two_integers(bytes), Some((v, -(v / 3))), "{v}");
         }
         let bytes = record.encode(&[Value::Integer(1), Value::Text("x")]).to_vec();
         assert_eq!(two_integers(&bytes), None, "a text is no integer");
