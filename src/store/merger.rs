@@ -10,8 +10,8 @@
 //! the writer's (the pages' writes) and 75 of its own thread's (reading
 //! and merging), and fills every page. SQLite's merge serves the segments
 //! this cannot read: those with a `fen` column (whose records may spill to
-//! overflow pages), and databases that take no pages by hand or that no
-//! other connection can read.
+//! overflow pages), and databases that take no pages by hand or that the
+//! writer holds alone (`--exclusive`).
 //!
 //! Like SQLite's, the merge appends in transactions of [`CHUNK_ROWS`]
 //! rows to a table that is not yet registered, each leaving it a valid
@@ -21,8 +21,6 @@
 use std::cmp::Reverse;
 use std::collections::binary_heap::PeekMut;
 use std::collections::{BinaryHeap, HashSet};
-use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
 use std::sync::mpsc;
 
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
@@ -207,50 +205,32 @@ fn integer(serial: u8, bytes: &[u8]) -> Option<(i64, usize)> {
 type Result<T> = rusqlite::Result<T>;
 
 /// Where the merge's thread reads the parts' pages, which no write of
-/// the merge changes (it writes new pages, and the new table's).
-enum PageReader {
-    /// A read-only connection of its own, for a database shared through
-    /// the write-ahead log, where committed pages may be in the log.
-    Connection(Connection),
-    /// The file, for a database in a rollback-journal mode (locked by the
-    /// writer for itself, as `--exclusive` does), where every committed
-    /// page is in the file.
-    File { file: File, page_size: usize },
-}
+/// the merge changes (it writes new pages, and the new table's): a
+/// read-only connection of its own, to a database shared through the
+/// write-ahead log.
+struct PageReader(Connection);
 
 impl PageReader {
-    /// The reader of the database `conn` opens, in pages of `page_size`
-    /// bytes: `None` for a database shared through the write-ahead log
-    /// but locked by `conn` alone, where no other connection can read.
-    fn open(conn: &Connection, page_size: usize) -> Result<Option<PageReader>> {
+    /// The reader of the database `conn` opens: `None` unless the database
+    /// is shared through the write-ahead log. One that the writer holds
+    /// alone (`--exclusive`) no other connection can read, nor may this
+    /// process open the file again: closing another descriptor of it
+    /// would drop the writer's POSIX locks.
+    fn open(conn: &Connection) -> Result<Option<PageReader>> {
         let pragma = |name: &str| -> Result<String> {
             conn.query_row(&format!("PRAGMA main.{name}"), [], |r| r.get(0))
         };
-        let path = conn.path().unwrap_or_default();
         let (journal, locking) = (pragma("journal_mode")?, pragma("locking_mode")?);
-        if !journal.eq_ignore_ascii_case("wal") {
-            let file = File::open(path).map_err(|e| corrupt(format!("{path}: {e}")))?;
-            return Ok(Some(PageReader::File { file, page_size }));
-        }
-        if locking.eq_ignore_ascii_case("exclusive") {
+        if !journal.eq_ignore_ascii_case("wal") || locking.eq_ignore_ascii_case("exclusive") {
             return Ok(None);
         }
+        let path = conn.path().unwrap_or_default();
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        Ok(Some(PageReader::Connection(Connection::open_with_flags(path, flags)?)))
+        Ok(Some(PageReader(Connection::open_with_flags(path, flags)?)))
     }
 
     fn page(&mut self, pgno: u32) -> Result<Vec<u8>> {
-        match self {
-            PageReader::Connection(conn) => append::read_page(conn, pgno),
-            PageReader::File { file, page_size } => {
-                let mut page = vec![0; *page_size];
-                let at = u64::from(pgno.saturating_sub(1)) * *page_size as u64;
-                file.seek(SeekFrom::Start(at))
-                    .and_then(|_| file.read_exact(&mut page))
-                    .map_err(|e| corrupt(format!("page {pgno} of the database: {e}")))?;
-                Ok(page)
-            }
-        }
+        append::read_page(&self.0, pgno)
     }
 }
 
@@ -302,7 +282,7 @@ fn merge_in_chunks(
 ) -> Result<Option<Merged>> {
     // The parts are read on a thread of its own, while this one writes the
     // chunks read before.
-    let Some(reader) = PageReader::open(conn, page_size)? else { return Ok(None) };
+    let Some(reader) = PageReader::open(conn)? else { return Ok(None) };
     let deleted: HashSet<u32> = {
         let mut st = conn.prepare("SELECT game_id FROM deleted_games")?;
         let ids = st.query_map([], |r| r.get::<_, i64>(0))?;
@@ -592,27 +572,20 @@ mod tests {
         }
     }
 
-    /// A database locked by the writer for itself: in a rollback-journal
-    /// mode the parts are read from the file; shared through the log, they
-    /// cannot be read beside the writer, and nothing is written.
+    /// A database the writer holds alone, in a rollback journal or the
+    /// log, cannot be read beside it: nothing is written (SQL merges it).
     #[test]
-    fn a_database_the_writer_holds_alone_is_read_from_its_file_or_left() {
+    fn a_database_the_writer_holds_alone_is_left_to_sql() {
         let parts = vec![rows(1, 4_000, 9), rows(2, 4_000, 9)];
-        let mut all: Vec<(i64, i64)> = parts.concat();
-        all.sort_unstable();
-        let modes = "PRAGMA journal_mode = TRUNCATE; PRAGMA locking_mode = EXCLUSIVE";
-        let (_dir, conn) = database_in(1024, &parts, modes);
-        let merged = merge_in_chunks(&conn, 1024, "dest", &segments(2), &|_| Ok(()), 3_000);
-        assert_eq!(merged.unwrap().map(|m| m.rows), Some(all.len() as i64));
-        assert_eq!(read(&conn, "dest"), all);
-        let check: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
-        assert_eq!(check, "ok");
-
-        let modes = "PRAGMA journal_mode = WAL; PRAGMA locking_mode = EXCLUSIVE";
-        let (_dir, conn) = database_in(1024, &parts, modes);
-        let merged = merge_in_chunks(&conn, 1024, "dest", &segments(2), &|_| Ok(()), 3_000);
-        assert_eq!(merged.unwrap(), None);
-        assert!(read(&conn, "dest").is_empty());
+        for modes in [
+            "PRAGMA journal_mode = TRUNCATE; PRAGMA locking_mode = EXCLUSIVE",
+            "PRAGMA journal_mode = WAL; PRAGMA locking_mode = EXCLUSIVE",
+        ] {
+            let (_dir, conn) = database_in(1024, &parts, modes);
+            let merged = merge_in_chunks(&conn, 1024, "dest", &segments(2), &|_| Ok(()), 3_000);
+            assert_eq!(merged.unwrap(), None, "{modes}");
+            assert!(read(&conn, "dest").is_empty());
+        }
     }
 
     #[test]
