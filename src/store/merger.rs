@@ -26,7 +26,7 @@ use std::sync::mpsc;
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 
 use super::append::{self, Pages};
-use super::format::positions::{corrupt, Segment, GAME_MASK, GAME_SHIFT};
+use super::format::positions::{corrupt, Layout, Segment, GAME_MASK, GAME_SHIFT};
 use super::image::{get_varint, max_index_record, Leaves, INTERIOR_INDEX, LEAF_INDEX};
 use crate::timings::{self, Stage};
 
@@ -237,7 +237,7 @@ impl PageReader {
 /// `true` if [`merge_pages`] can merge `parts`: each holds two integer
 /// columns, `hash` and `gpm`.
 pub(super) fn can_merge(parts: &[Segment]) -> bool {
-    parts.iter().all(|p| !p.with_fens && p.layout == super::format::positions::Layout::Packed)
+    parts.iter().all(|p| !p.with_fens && p.layout == Layout::Packed)
 }
 
 /// What a merge wrote.
@@ -296,17 +296,17 @@ fn merge_in_chunks(
     }
     let producer = Producer { reader, page_size, roots, deleted, chunk_rows };
     std::thread::scope(|scope| {
-        let (chunks, incoming) = mpsc::sync_channel::<Result<Leaves>>(1);
+        let (chunks, incoming) = mpsc::sync_channel::<Leaves>(1);
         let read = std::thread::Builder::new()
             .name(Stage::Merge.thread().into())
             .spawn_scoped(scope, move || {
                 let _clock = timings::ThreadClock::start(Stage::Merge);
-                producer.run(&chunks)
+                producer.merge(chunks)
             })
             .map_err(|e| corrupt(format!("no thread to read the merged segments: {e}")))?;
         let mut appended = Ok(());
         for leaves in incoming.iter() {
-            appended = leaves.and_then(|leaves| append_chunk(conn, page_size, dest_root, leaves));
+            appended = append_chunk(conn, page_size, dest_root, leaves);
             appended = appended.and_then(|()| after_commit(conn));
             if appended.is_err() {
                 break;
@@ -343,20 +343,11 @@ struct Producer {
 }
 
 impl Producer {
-    /// Sends every chunk of the merged rows to `chunks`, or the error that
-    /// stopped it; the rows and hashes merged.
-    fn run(mut self, chunks: &mpsc::SyncSender<Result<Leaves>>) -> Result<Merged> {
-        let result = self.merge(chunks);
-        if let Err(e) = &result {
-            // The writer learns of it from the channel (unless it stopped).
-            let copy = corrupt(e.to_string());
-            let _ = chunks.send(Err(copy));
-        }
-        result
-    }
-
-    fn merge(&mut self, chunks: &mpsc::SyncSender<Result<Leaves>>) -> Result<Merged> {
-        let Producer { reader, page_size, roots, deleted, chunk_rows } = self;
+    /// Sends every chunk of the merged rows to `chunks`; the rows and
+    /// hashes merged. On an error the channel closes, and the writer finds
+    /// the error when it joins this thread.
+    fn merge(mut self, chunks: mpsc::SyncSender<Leaves>) -> Result<Merged> {
+        let Producer { reader, page_size, roots, deleted, chunk_rows } = &mut self;
         let page_size = *page_size;
         let mut cursors = Vec::with_capacity(roots.len());
         // Each part's next row, and the heap of their keys: it holds small
@@ -414,7 +405,7 @@ impl Producer {
             if rows == 0 {
                 break;
             }
-            if chunks.send(Ok(leaves)).is_err() {
+            if chunks.send(leaves).is_err() {
                 // The writer stopped.
                 return Ok(merged);
             }
@@ -427,7 +418,6 @@ impl Producer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::format::positions::Layout;
     use crate::store::image::{Record, Value};
 
     /// A database of `page_size` bytes a page, shared through the
