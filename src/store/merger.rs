@@ -8,10 +8,11 @@
 //! inserts it into the B-tree one by one, leaving its pages 88 % full:
 //! about 560 ns a row of the writer's time, where this takes about 60 of
 //! the writer's (the pages' writes) and 75 of its own thread's (reading
-//! and merging), and fills every page. SQLite's merge serves the segments
-//! this cannot read: those with a `fen` column (whose records may spill to
-//! overflow pages), and databases that take no pages by hand or that the
-//! writer holds alone (`--exclusive`).
+//! and merging), and fills every page. A database the writer holds alone
+//! (`--exclusive`), which no other connection may read, is read through
+//! the writer's connection on its thread. SQLite's merge serves the
+//! segments this cannot read: those with a `fen` column (whose records may
+//! spill to overflow pages), and databases that take no pages by hand.
 //!
 //! Like SQLite's, the merge appends in transactions of [`CHUNK_ROWS`]
 //! rows to a table that is not yet registered, each leaving it a valid
@@ -69,13 +70,13 @@ struct TreeCursor {
 }
 
 impl TreeCursor {
-    fn new(name: &str, page_size: usize, root: u32, read: &mut PageReader) -> Result<Self> {
+    fn new(name: &str, page_size: usize, root: u32, read: &mut dyn ReadPage) -> Result<Self> {
         let mut cursor = TreeCursor { name: name.to_string(), page_size, stack: Vec::new() };
         cursor.descend(root, read)?;
         Ok(cursor)
     }
 
-    fn descend(&mut self, pgno: u32, read: &mut PageReader) -> Result<()> {
+    fn descend(&mut self, pgno: u32, read: &mut dyn ReadPage) -> Result<()> {
         if self.stack.len() >= 40 {
             return Err(self.corrupt(pgno, "a tree deeper than 40 levels"));
         }
@@ -107,7 +108,7 @@ impl TreeCursor {
     }
 
     /// The next row, `None` after the last.
-    fn next(&mut self, read: &mut PageReader) -> Result<Option<Row>> {
+    fn next(&mut self, read: &mut dyn ReadPage) -> Result<Option<Row>> {
         loop {
             let Some(frame) = self.stack.last_mut() else { return Ok(None) };
             if !frame.interior {
@@ -204,11 +205,26 @@ fn integer(serial: u8, bytes: &[u8]) -> Option<(i64, usize)> {
 
 type Result<T> = rusqlite::Result<T>;
 
-/// Where the merge's thread reads the parts' pages, which no write of
-/// the merge changes (it writes new pages, and the new table's): a
-/// read-only connection of its own, to a database shared through the
-/// write-ahead log.
+/// Where a merge reads the parts' pages, which no write of the merge
+/// changes (it writes new pages, and the new table's).
+trait ReadPage {
+    /// The page `pgno`.
+    fn page(&mut self, pgno: u32) -> Result<Vec<u8>>;
+}
+
+/// The reader of a merge's own thread: a read-only connection of its own,
+/// to a database shared through the write-ahead log.
 struct PageReader(Connection);
+
+/// The reader of a merge run on the writer's thread: the writer's own
+/// connection, between the merge's transactions.
+struct WriterPages<'c>(&'c Connection);
+
+impl ReadPage for WriterPages<'_> {
+    fn page(&mut self, pgno: u32) -> Result<Vec<u8>> {
+        append::read_page(self.0, pgno)
+    }
+}
 
 impl PageReader {
     /// The reader of the database `conn` opens: `None` unless the database
@@ -228,7 +244,9 @@ impl PageReader {
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         Ok(Some(PageReader(Connection::open_with_flags(path, flags)?)))
     }
+}
 
+impl ReadPage for PageReader {
     fn page(&mut self, pgno: u32) -> Result<Vec<u8>> {
         append::read_page(&self.0, pgno)
     }
@@ -254,9 +272,9 @@ pub(super) struct Merged {
 /// `deleted_games`, into the empty table `dest` of the same shape, in
 /// transactions of [`CHUNK_ROWS`] rows, calling `after_commit` after each.
 /// Runs outside any transaction. A cut merge leaves `dest` partly filled:
-/// the caller registers it only once this returns. `None`, and nothing
-/// written, where the parts cannot be read beside the writer
-/// ([`PageReader::open`]).
+/// the caller registers it only once this returns. The parts are read on
+/// a thread of their own where another connection can read them
+/// ([`PageReader::open`]), else through `conn`, between its writes.
 ///
 /// # Errors
 /// Database errors; parts whose pages do not read as such a table, or
@@ -267,7 +285,7 @@ pub(super) fn merge_pages(
     dest: &str,
     parts: &[Segment],
     after_commit: &dyn Fn(&Connection) -> Result<()>,
-) -> Result<Option<Merged>> {
+) -> Result<Merged> {
     merge_in_chunks(conn, page_size, dest, parts, after_commit, CHUNK_ROWS)
 }
 
@@ -279,10 +297,8 @@ fn merge_in_chunks(
     parts: &[Segment],
     after_commit: &dyn Fn(&Connection) -> Result<()>,
     chunk_rows: u64,
-) -> Result<Option<Merged>> {
-    // The parts are read on a thread of its own, while this one writes the
-    // chunks read before.
-    let Some(reader) = PageReader::open(conn)? else { return Ok(None) };
+) -> Result<Merged> {
+    let own = PageReader::open(conn)?;
     let deleted: HashSet<u32> = {
         let mut st = conn.prepare("SELECT game_id FROM deleted_games")?;
         let ids = st.query_map([], |r| r.get::<_, i64>(0))?;
@@ -294,6 +310,17 @@ fn merge_in_chunks(
     for part in parts {
         roots.push((part.name.clone(), append::root_of(conn, &part.name)?));
     }
+    let append = |leaves| {
+        append_chunk(conn, page_size, dest_root, leaves)?;
+        after_commit(conn)
+    };
+    let Some(reader) = own else {
+        let producer =
+            Producer { reader: WriterPages(conn), page_size, roots, deleted, chunk_rows };
+        return producer.merge(|leaves| append(leaves).map(|()| true));
+    };
+    // The parts are read on a thread of its own, while this one writes the
+    // chunks read before.
     let producer = Producer { reader, page_size, roots, deleted, chunk_rows };
     std::thread::scope(|scope| {
         let (chunks, incoming) = mpsc::sync_channel::<Leaves>(1);
@@ -301,13 +328,13 @@ fn merge_in_chunks(
             .name(Stage::Merge.thread().into())
             .spawn_scoped(scope, move || {
                 let _clock = timings::ThreadClock::start(Stage::Merge);
-                producer.merge(chunks)
+                // A closed channel: the writer stopped.
+                producer.merge(|leaves| Ok(chunks.send(leaves).is_ok()))
             })
             .map_err(|e| corrupt(format!("no thread to read the merged segments: {e}")))?;
         let mut appended = Ok(());
         for leaves in incoming.iter() {
-            appended = append_chunk(conn, page_size, dest_root, leaves);
-            appended = appended.and_then(|()| after_commit(conn));
+            appended = append(leaves);
             if appended.is_err() {
                 break;
             }
@@ -316,7 +343,7 @@ fn merge_in_chunks(
         drop(incoming);
         let merged =
             read.join().unwrap_or_else(|_| Err(corrupt("the merge's reader panicked".into())));
-        appended.and(merged).map(Some)
+        appended.and(merged)
     })
 }
 
@@ -332,8 +359,8 @@ fn append_chunk(conn: &Connection, page_size: usize, root: u32, leaves: Leaves) 
 }
 
 /// Reads and merges the parts' rows into chunks of leaves.
-struct Producer {
-    reader: PageReader,
+struct Producer<R> {
+    reader: R,
     page_size: usize,
     /// Each part's name and root page.
     roots: Vec<(String, u32)>,
@@ -342,11 +369,10 @@ struct Producer {
     chunk_rows: u64,
 }
 
-impl Producer {
-    /// Sends every chunk of the merged rows to `chunks`; the rows and
-    /// hashes merged. On an error the channel closes, and the writer finds
-    /// the error when it joins this thread.
-    fn merge(mut self, chunks: mpsc::SyncSender<Leaves>) -> Result<Merged> {
+impl<R: ReadPage> Producer<R> {
+    /// Hands every chunk of the merged rows to `emit`, which says whether
+    /// to go on; the rows and hashes merged.
+    fn merge(mut self, mut emit: impl FnMut(Leaves) -> Result<bool>) -> Result<Merged> {
         let Producer { reader, page_size, roots, deleted, chunk_rows } = &mut self;
         let page_size = *page_size;
         let mut cursors = Vec::with_capacity(roots.len());
@@ -405,8 +431,7 @@ impl Producer {
             if rows == 0 {
                 break;
             }
-            if chunks.send(leaves).is_err() {
-                // The writer stopped.
+            if !emit(leaves)? {
                 return Ok(merged);
             }
             merged.rows += rows as i64;
@@ -517,9 +542,8 @@ mod tests {
             assert_eq!(check, "ok", "after commit {}", commits.get());
             Ok(())
         };
-        let merged = merge_in_chunks(&conn, 512, "dest", &segments(parts.len()), &counted, 5_000)
-            .unwrap()
-            .expect("a database the merge reads beside the writer");
+        let merged =
+            merge_in_chunks(&conn, 512, "dest", &segments(parts.len()), &counted, 5_000).unwrap();
         assert_eq!(read(&conn, "dest"), expected);
         let hashes = {
             let mut h: Vec<i64> = expected.iter().map(|r| r.0).collect();
@@ -563,18 +587,32 @@ mod tests {
     }
 
     /// A database the writer holds alone, in a rollback journal or the
-    /// log, cannot be read beside it: nothing is written (SQL merges it).
+    /// log, which no other connection can read, is merged through the
+    /// writer's own connection: the same rows, a sound tree after each
+    /// chunk.
     #[test]
-    fn a_database_the_writer_holds_alone_is_left_to_sql() {
+    fn a_database_the_writer_holds_alone_is_merged_through_its_connection() {
         let parts = vec![rows(1, 4_000, 9), rows(2, 4_000, 9)];
+        let mut expected: Vec<(i64, i64)> = parts.concat();
+        expected.sort_unstable();
         for modes in [
             "PRAGMA journal_mode = TRUNCATE; PRAGMA locking_mode = EXCLUSIVE",
             "PRAGMA journal_mode = WAL; PRAGMA locking_mode = EXCLUSIVE",
         ] {
             let (_dir, conn) = database_in(1024, &parts, modes);
-            let merged = merge_in_chunks(&conn, 1024, "dest", &segments(2), &|_| Ok(()), 3_000);
-            assert_eq!(merged.unwrap(), None, "{modes}");
-            assert!(read(&conn, "dest").is_empty());
+            assert!(PageReader::open(&conn).unwrap().is_none(), "{modes}: no second reader");
+            let commits = std::cell::Cell::new(0);
+            let checked = |conn: &Connection| {
+                commits.set(commits.get() + 1);
+                let check: String =
+                    conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+                assert_eq!(check, "ok", "{modes}: after commit {}", commits.get());
+                Ok(())
+            };
+            let merged = merge_in_chunks(&conn, 1024, "dest", &segments(2), &checked, 3_000);
+            assert_eq!(merged.unwrap().rows, expected.len() as i64, "{modes}");
+            assert_eq!(commits.get(), expected.len().div_ceil(3_000), "{modes}");
+            assert_eq!(read(&conn, "dest"), expected, "{modes}");
         }
     }
 

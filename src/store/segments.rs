@@ -703,7 +703,7 @@ fn merge(
     conn.execute_batch(&table_sql(&name, with_fens, Layout::Packed))?;
     let by_pages = match append::direct_page_size(conn)? {
         Some(page_size) if merger::can_merge(&packed) => {
-            merger::merge_pages(conn, page_size, &name, &packed, after_commit)?
+            Some(merger::merge_pages(conn, page_size, &name, &packed, after_commit)?)
         }
         _ => None,
     };
