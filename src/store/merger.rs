@@ -9,10 +9,12 @@
 //! about 560 ns a row of the writer's time, where this takes about 60 of
 //! the writer's (the pages' writes) and 75 of its own thread's (reading
 //! and merging), and fills every page. A database the writer holds alone
-//! (`--exclusive`), which no other connection may read, is read through
-//! the writer's connection on its thread. SQLite's merge serves the
-//! segments this cannot read: those with a `fen` column (whose records may
-//! spill to overflow pages), and databases that take no pages by hand.
+//! (`--exclusive`), which no other connection may read, is read from the
+//! file the writer holds open (in a rollback journal, where the file holds
+//! every committed page), else through the writer's connection on its
+//! thread. SQLite's merge serves the segments this cannot read: those with
+//! a `fen` column (whose records may spill to overflow pages), and
+//! databases that take no pages by hand.
 //!
 //! Like SQLite's, the merge appends in transactions of [`CHUNK_ROWS`]
 //! rows to a table that is not yet registered, each leaving it a valid
@@ -22,6 +24,7 @@
 use std::cmp::Reverse;
 use std::collections::binary_heap::PeekMut;
 use std::collections::{BinaryHeap, HashSet};
+use std::fs::File;
 use std::sync::mpsc;
 
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
@@ -220,6 +223,34 @@ struct PageReader(Connection);
 /// connection, between the merge's transactions.
 struct WriterPages<'c>(&'c Connection);
 
+/// The reader of a merge's own thread in a database the writer holds
+/// alone in a rollback journal: the database file the writer holds open,
+/// read where each page lies. Committed pages are all in the file, and
+/// the merge's writes leave the parts' pages alone. The writer's own
+/// descriptor, never another one: closing any descriptor of the file would
+/// drop the writer's locks.
+#[cfg(unix)]
+struct FilePages<'f> {
+    file: &'f File,
+    page_size: usize,
+}
+
+#[cfg(unix)]
+impl ReadPage for FilePages<'_> {
+    fn page(&mut self, pgno: u32) -> Result<Vec<u8>> {
+        use std::os::unix::fs::FileExt;
+        let mut page = vec![0; self.page_size];
+        let at = u64::from(pgno.saturating_sub(1)) * self.page_size as u64;
+        self.file.read_exact_at(&mut page, at).map_err(|e| {
+            rusqlite::Error::SqliteFailure(
+                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_IOERR),
+                Some(format!("reading page {pgno} of the database: {e}")),
+            )
+        })?;
+        Ok(page)
+    }
+}
+
 impl ReadPage for WriterPages<'_> {
     fn page(&mut self, pgno: u32) -> Result<Vec<u8>> {
         append::read_page(self.0, pgno)
@@ -274,7 +305,9 @@ pub(super) struct Merged {
 /// Runs outside any transaction. A cut merge leaves `dest` partly filled:
 /// the caller registers it only once this returns. The parts are read on
 /// a thread of their own where another connection can read them
-/// ([`PageReader::open`]), else through `conn`, between its writes.
+/// ([`PageReader::open`]) or, in a rollback journal, from `file` (the
+/// database file, open beside `conn`); else through `conn`, between its
+/// writes.
 ///
 /// # Errors
 /// Database errors; parts whose pages do not read as such a table, or
@@ -285,8 +318,16 @@ pub(super) fn merge_pages(
     dest: &str,
     parts: &[Segment],
     after_commit: &dyn Fn(&Connection) -> Result<()>,
+    file: Option<&File>,
 ) -> Result<Merged> {
-    merge_in_chunks(conn, page_size, dest, parts, after_commit, CHUNK_ROWS)
+    merge_in_chunks(conn, page_size, dest, parts, after_commit, file, CHUNK_ROWS)
+}
+
+/// `true` if `conn`'s database keeps a rollback journal: each commit
+/// writes its pages into the database file.
+fn rollback_journal(conn: &Connection) -> Result<bool> {
+    let mode: String = conn.query_row("PRAGMA main.journal_mode", [], |r| r.get(0))?;
+    Ok(!mode.eq_ignore_ascii_case("wal"))
 }
 
 /// [`merge_pages`] in transactions of `chunk_rows` rows.
@@ -296,9 +337,19 @@ fn merge_in_chunks(
     dest: &str,
     parts: &[Segment],
     after_commit: &dyn Fn(&Connection) -> Result<()>,
+    file: Option<&File>,
     chunk_rows: u64,
 ) -> Result<Merged> {
     let own = PageReader::open(conn)?;
+    #[cfg(unix)]
+    let file = match file {
+        Some(file) if own.is_none() && rollback_journal(conn)? => {
+            Some(FilePages { file, page_size })
+        }
+        _ => None,
+    };
+    #[cfg(not(unix))]
+    let _ = file;
     let deleted: HashSet<u32> = {
         let mut st = conn.prepare("SELECT game_id FROM deleted_games")?;
         let ids = st.query_map([], |r| r.get::<_, i64>(0))?;
@@ -314,14 +365,25 @@ fn merge_in_chunks(
         append_chunk(conn, page_size, dest_root, leaves)?;
         after_commit(conn)
     };
-    let Some(reader) = own else {
-        let producer =
-            Producer { reader: WriterPages(conn), page_size, roots, deleted, chunk_rows };
-        return producer.merge(|leaves| append(leaves).map(|()| true));
-    };
-    // The parts are read on a thread of its own, while this one writes the
-    // chunks read before.
-    let producer = Producer { reader, page_size, roots, deleted, chunk_rows };
+    if let Some(reader) = own {
+        let producer = Producer { reader, page_size, roots, deleted, chunk_rows };
+        return beside(producer, append);
+    }
+    #[cfg(unix)]
+    if let Some(reader) = file {
+        let producer = Producer { reader, page_size, roots, deleted, chunk_rows };
+        return beside(producer, append);
+    }
+    let producer = Producer { reader: WriterPages(conn), page_size, roots, deleted, chunk_rows };
+    producer.merge(|leaves| append(leaves).map(|()| true))
+}
+
+/// Runs `producer` on a thread of its own, while this one appends the
+/// chunks it read before with `append`.
+fn beside<R: ReadPage + Send>(
+    producer: Producer<R>,
+    append: impl Fn(Leaves) -> Result<()>,
+) -> Result<Merged> {
     std::thread::scope(|scope| {
         let (chunks, incoming) = mpsc::sync_channel::<Leaves>(1);
         let read = std::thread::Builder::new()
@@ -543,7 +605,8 @@ mod tests {
             Ok(())
         };
         let merged =
-            merge_in_chunks(&conn, 512, "dest", &segments(parts.len()), &counted, 5_000).unwrap();
+            merge_in_chunks(&conn, 512, "dest", &segments(parts.len()), &counted, None, 5_000)
+                .unwrap();
         assert_eq!(read(&conn, "dest"), expected);
         let hashes = {
             let mut h: Vec<i64> = expected.iter().map(|r| r.0).collect();
@@ -575,7 +638,8 @@ mod tests {
                 _ => Err(rusqlite::Error::InvalidQuery),
             }
         };
-        let error = merge_in_chunks(&conn, 1024, "dest", &segments(3), &cut, 1_000).unwrap_err();
+        let error =
+            merge_in_chunks(&conn, 1024, "dest", &segments(3), &cut, None, 1_000).unwrap_err();
         assert_eq!(error, rusqlite::Error::InvalidQuery);
         assert_eq!(commits.get(), 2, "no chunk after the failed one");
         assert_eq!(read(&conn, "dest"), all[..2_000]);
@@ -588,10 +652,11 @@ mod tests {
 
     /// A database the writer holds alone, in a rollback journal or the
     /// log, which no other connection can read, is merged through the
-    /// writer's own connection: the same rows, a sound tree after each
-    /// chunk.
+    /// writer's own connection, or read from the file the writer holds
+    /// open where the journal is a rollback one: the same rows, a sound
+    /// tree after each chunk.
     #[test]
-    fn a_database_the_writer_holds_alone_is_merged_through_its_connection() {
+    fn a_database_the_writer_holds_alone_is_merged_from_its_file_or_connection() {
         let parts = vec![rows(1, 4_000, 9), rows(2, 4_000, 9)];
         let mut expected: Vec<(i64, i64)> = parts.concat();
         expected.sort_unstable();
@@ -599,7 +664,7 @@ mod tests {
             "PRAGMA journal_mode = TRUNCATE; PRAGMA locking_mode = EXCLUSIVE",
             "PRAGMA journal_mode = WAL; PRAGMA locking_mode = EXCLUSIVE",
         ] {
-            let (_dir, conn) = database_in(1024, &parts, modes);
+            let (dir, conn) = database_in(1024, &parts, modes);
             assert!(PageReader::open(&conn).unwrap().is_none(), "{modes}: no second reader");
             let commits = std::cell::Cell::new(0);
             let checked = |conn: &Connection| {
@@ -609,10 +674,43 @@ mod tests {
                 assert_eq!(check, "ok", "{modes}: after commit {}", commits.get());
                 Ok(())
             };
-            let merged = merge_in_chunks(&conn, 1024, "dest", &segments(2), &checked, 3_000);
+            let merged = merge_in_chunks(&conn, 1024, "dest", &segments(2), &checked, None, 3_000);
             assert_eq!(merged.unwrap().rows, expected.len() as i64, "{modes}");
             assert_eq!(commits.get(), expected.len().div_ceil(3_000), "{modes}");
             assert_eq!(read(&conn, "dest"), expected, "{modes}");
+            // Read from the file the writer holds open (where the journal
+            // is a rollback one), or through the connection again.
+            conn.execute_batch(
+                "DELETE FROM dest; CREATE TABLE dest2 (hash INTEGER NOT NULL, \
+                 gpm INTEGER NOT NULL, PRIMARY KEY (hash, gpm)) WITHOUT ROWID",
+            )
+            .unwrap();
+            let file = File::open(dir.path().join("t.db")).unwrap();
+            commits.set(0);
+            let merged =
+                merge_in_chunks(&conn, 1024, "dest2", &segments(2), &checked, Some(&file), 3_000);
+            assert_eq!(merged.unwrap().rows, expected.len() as i64, "{modes}, from the file");
+            assert_eq!(commits.get(), expected.len().div_ceil(3_000), "{modes}, from the file");
+            assert_eq!(read(&conn, "dest2"), expected, "{modes}, from the file");
+            // The file is what is read in a rollback journal: another one
+            // (empty) stops that merge; in the log it is not read.
+            conn.execute_batch("DELETE FROM dest2").unwrap();
+            let other = tempfile::tempfile().unwrap();
+            let merged = merge_in_chunks(
+                &conn,
+                1024,
+                "dest2",
+                &segments(2),
+                &|_| Ok(()),
+                Some(&other),
+                3_000,
+            );
+            if modes.contains("TRUNCATE") {
+                let error = merged.unwrap_err().to_string();
+                assert!(error.contains("reading page"), "{modes}: {error}");
+            } else {
+                assert_eq!(merged.unwrap().rows, expected.len() as i64, "{modes}");
+            }
         }
     }
 
@@ -623,7 +721,7 @@ mod tests {
         parts[1].push(shared);
         parts[1].sort_unstable();
         let (_dir, conn) = database(1024, &parts);
-        let error = merge_pages(&conn, 1024, "dest", &segments(2), &|_| Ok(())).unwrap_err();
+        let error = merge_pages(&conn, 1024, "dest", &segments(2), &|_| Ok(()), None).unwrap_err();
         assert!(error.to_string().contains("in two merged segments"), "{error}");
     }
 

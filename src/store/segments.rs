@@ -25,6 +25,8 @@
 //! transaction; a kill during the copy leaves an orphan table that
 //! [`drop_orphans`] removes at the next import.
 
+use std::fs::File;
+
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 
 use super::append;
@@ -652,11 +654,15 @@ pub(super) fn insert_rows<T>(
 /// first, as far as `budget` (rows, taken from it as they are merged)
 /// allows; a level of [`MAX_PER_LEVEL`] segments is merged whatever it
 /// costs. Runs outside any transaction (it makes its own, and calls
-/// `after_commit` after each: the writer's checkpoint hook).
+/// `after_commit` after each: the writer's checkpoint hook). `file`, the
+/// database file open beside `conn`, lets a merge read the parts on a
+/// thread of its own where no other connection may read them
+/// ([`merger::merge_pages`]).
 pub fn compact(
     conn: &Connection,
     budget: &mut u64,
     after_commit: &dyn Fn(&Connection) -> rusqlite::Result<()>,
+    file: Option<&File>,
 ) -> rusqlite::Result<()> {
     let mut level = i64::MIN;
     // The next level up that has segments, with their count and rows.
@@ -675,7 +681,7 @@ pub fn compact(
         if count < FANOUT || (rows > *budget && count < MAX_PER_LEVEL) {
             continue;
         }
-        merge(conn, level, &segments(conn, Some(level))?, after_commit)?;
+        merge(conn, level, &segments(conn, Some(level))?, after_commit, file)?;
         *budget = budget.saturating_sub(rows);
     }
     Ok(())
@@ -690,6 +696,7 @@ fn merge(
     level: i64,
     parts: &[Segment],
     after_commit: &dyn Fn(&Connection) -> rusqlite::Result<()>,
+    file: Option<&File>,
 ) -> rusqlite::Result<()> {
     let mut packed = Vec::with_capacity(parts.len());
     for part in parts {
@@ -703,7 +710,7 @@ fn merge(
     conn.execute_batch(&table_sql(&name, with_fens, Layout::Packed))?;
     let by_pages = match append::direct_page_size(conn)? {
         Some(page_size) if merger::can_merge(&packed) => {
-            Some(merger::merge_pages(conn, page_size, &name, &packed, after_commit)?)
+            Some(merger::merge_pages(conn, page_size, &name, &packed, after_commit, file)?)
         }
         _ => None,
     };
@@ -1295,7 +1302,7 @@ mod tests {
     /// Merges every level that holds [`FANOUT`] segments, with no budget.
     fn merge_all(conn: &Connection) {
         let mut unlimited = u64::MAX;
-        compact(conn, &mut unlimited, &|_| Ok(())).unwrap();
+        compact(conn, &mut unlimited, &|_| Ok(()), None).unwrap();
     }
 
     /// `(level, segments)` of the index, lowest level first.
@@ -1324,7 +1331,7 @@ mod tests {
                 expected.push((p.hash, i64::from(game), i64::from(p.ply), next, None));
             }
             write(&conn, &mut batch, Vec::new(), full);
-            compact(&conn, &mut budget, &|_| Ok(())).unwrap();
+            compact(&conn, &mut budget, &|_| Ok(()), None).unwrap();
             (expected.clone(), budget)
         };
         // What an import of `len` rows may merge.

@@ -1344,7 +1344,7 @@ impl Writer {
         };
         after_commit(self.conn()).map_err(|e| self.sqlite(e))?;
         let mut budget = self.merge_budget;
-        let merged = segments::compact(self.conn(), &mut budget, &after_commit);
+        let merged = segments::compact(self.conn(), &mut budget, &after_commit, Some(&self.lock));
         self.merge_budget = budget;
         merged.map_err(|e| self.sqlite(e))?;
         self.dedupe_due = true;
