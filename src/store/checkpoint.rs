@@ -13,8 +13,15 @@
 //! with every frame already copied; with the copying running alongside,
 //! that never happens by itself. So once the log passes [`WAL_LIMIT`], the
 //! writer waits for the running checkpoint, copies what is left (the last
-//! batch, typically) and the next transaction restarts the log: its size
-//! stays bounded.
+//! commit, typically) and the next transaction restarts the log: its size
+//! stays bounded. But a transaction that restarted the log holds it as a
+//! reader of the database file alone (SQLite's read lock 0), and no other
+//! checkpoint can copy anything until it ends: the thread copies a commit
+//! only while the next one is written. So the writer copies only once the
+//! log holds two commits since it restarted: the thread copies the first
+//! while the writer writes the second, and the writer copies the second —
+//! half the copying, where the writer copied every commit when a batch
+//! alone filled the log.
 //!
 //! A checkpoint that fails here (a reader holding an old snapshot, say)
 //! costs nothing: the frames stay in the log, and the next checkpoint —
@@ -44,6 +51,8 @@ pub struct Checkpointer {
     thread: Background,
     /// Held while a checkpoint runs, by either side.
     running: Arc<Mutex<()>>,
+    /// Commits since the writer last copied the whole log.
+    commits: std::cell::Cell<u32>,
 }
 
 impl Checkpointer {
@@ -67,23 +76,26 @@ impl Checkpointer {
         })?;
         let mut wal = path.as_os_str().to_owned();
         wal.push("-wal");
-        Some(Checkpointer { wal: PathBuf::from(wal), limit, thread, running })
+        let commits = std::cell::Cell::new(0);
+        Some(Checkpointer { wal: PathBuf::from(wal), limit, thread, running, commits })
     }
 
     /// After a commit of the writer's connection `conn`: asks the thread
-    /// for a checkpoint, or — past [`WAL_LIMIT`] — waits for the running
-    /// one and copies the rest on `conn`, so that the next transaction
-    /// restarts the log.
+    /// for a checkpoint, or — past [`WAL_LIMIT`], with two commits or more
+    /// in the log since it restarted — waits for the running one and copies
+    /// the rest on `conn`, so that the next transaction restarts the log.
     ///
     /// # Errors
     /// The writer's checkpoint failing.
     pub fn after_commit(&self, conn: &Connection) -> rusqlite::Result<()> {
         let wal_size = std::fs::metadata(&self.wal).map_or(0, |m| m.len());
-        if wal_size > self.limit {
+        self.commits.set(self.commits.get().saturating_add(1));
+        if wal_size > self.limit && self.commits.get() >= 2 {
             timings::timed(Span::WriterCheckpoint, || {
                 let _held = self.running.lock().unwrap_or_else(PoisonError::into_inner);
                 conn.execute_batch("PRAGMA wal_checkpoint(PASSIVE)")
             })?;
+            self.commits.set(0);
         } else {
             self.thread.request();
         }
@@ -136,5 +148,36 @@ mod tests {
         assert_eq!((busy, log), (0, copied));
         let n: i64 = conn.query_row("SELECT count(*) FROM t", [], |r| r.get(0)).unwrap();
         assert_eq!(n, 40);
+    }
+
+    /// Commits each larger than the limit: the writer copies every second
+    /// one (the thread the first, while the second is written), and the
+    /// log holds two commits at most.
+    #[test]
+    fn the_writer_copies_every_second_commit_of_a_full_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0; \
+             CREATE TABLE t (x BLOB);",
+        )
+        .unwrap();
+        let wal = dir.path().join("t.db-wal");
+        let checkpointer = Checkpointer::with_limit(&path, 50_000).unwrap();
+        let mut pending = Vec::new();
+        let mut largest_wal = 0;
+        for _ in 0..12 {
+            conn.execute_batch("BEGIN; INSERT INTO t VALUES (randomblob(100000)); COMMIT;")
+                .unwrap();
+            checkpointer.after_commit(&conn).unwrap();
+            pending.push(checkpointer.commits.get());
+            largest_wal = largest_wal.max(std::fs::metadata(&wal).unwrap().len());
+        }
+        checkpointer.stop();
+        assert_eq!(pending, [1, 0].repeat(6), "commits left to the thread after each");
+        assert!(largest_wal < 2 * 110_000 + 50_000, "two commits at most: {largest_wal}");
+        let n: i64 = conn.query_row("SELECT count(*) FROM t", [], |r| r.get(0)).unwrap();
+        assert_eq!(n, 12);
     }
 }
