@@ -116,24 +116,34 @@ impl Checkpointer {
 mod tests {
     use super::*;
 
-    #[test]
-    fn checkpoints_in_the_background_and_bounds_the_log() {
+    /// A database `t.db` in WAL mode without automatic checkpoints, with a
+    /// table `t`.
+    fn wal_database() -> (tempfile::TempDir, Connection) {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("t.db");
-        let conn = Connection::open(&path).unwrap();
+        let conn = Connection::open(dir.path().join("t.db")).unwrap();
         conn.execute_batch(
             "PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0; \
              CREATE TABLE t (x BLOB);",
         )
         .unwrap();
-        let wal = dir.path().join("t.db-wal");
+        (dir, conn)
+    }
+
+    /// Commits a row of 100 kB, as the writer does a batch.
+    fn commit_100_kb(conn: &Connection, checkpointer: &Checkpointer) {
+        conn.execute_batch("BEGIN; INSERT INTO t VALUES (randomblob(100000)); COMMIT;").unwrap();
+        checkpointer.after_commit(conn).unwrap();
+    }
+
+    #[test]
+    fn checkpoints_in_the_background_and_bounds_the_log() {
+        let (dir, conn) = wal_database();
+        let (path, wal) = (dir.path().join("t.db"), dir.path().join("t.db-wal"));
         let limit = 500_000;
         let checkpointer = Checkpointer::with_limit(&path, limit).unwrap();
         let mut largest_wal = 0;
         for _ in 0..40 {
-            conn.execute_batch("BEGIN; INSERT INTO t VALUES (randomblob(100000)); COMMIT;")
-                .unwrap();
-            checkpointer.after_commit(&conn).unwrap();
+            commit_100_kb(&conn, &checkpointer);
             largest_wal = largest_wal.max(std::fs::metadata(&wal).unwrap().len());
         }
         checkpointer.stop();
@@ -159,22 +169,13 @@ mod tests {
     /// log holds two commits at most.
     #[test]
     fn the_writer_copies_every_second_commit_of_a_full_log() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("t.db");
-        let conn = Connection::open(&path).unwrap();
-        conn.execute_batch(
-            "PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0; \
-             CREATE TABLE t (x BLOB);",
-        )
-        .unwrap();
-        let wal = dir.path().join("t.db-wal");
+        let (dir, conn) = wal_database();
+        let (path, wal) = (dir.path().join("t.db"), dir.path().join("t.db-wal"));
         let checkpointer = Checkpointer::with_limit(&path, 50_000).unwrap();
         let mut pending = Vec::new();
         let mut largest_wal = 0;
         for _ in 0..12 {
-            conn.execute_batch("BEGIN; INSERT INTO t VALUES (randomblob(100000)); COMMIT;")
-                .unwrap();
-            checkpointer.after_commit(&conn).unwrap();
+            commit_100_kb(&conn, &checkpointer);
             pending.push(checkpointer.commits.get());
             largest_wal = largest_wal.max(std::fs::metadata(&wal).unwrap().len());
         }
