@@ -19,9 +19,8 @@
 //! checkpoint can copy anything until it ends: the thread copies a commit
 //! only while the next one is written. So the writer copies only once the
 //! log holds two commits since it restarted: the thread copies the first
-//! while the writer writes the second, and the writer copies the second —
-//! half the copying, where the writer copied every commit when a batch
-//! alone filled the log.
+//! while the writer writes the second, and the writer copies the second:
+//! half the copying where each batch alone fills the log.
 //!
 //! A checkpoint that fails here (a reader holding an old snapshot, say)
 //! costs nothing: the frames stay in the log, and the next checkpoint —
