@@ -73,6 +73,20 @@ pub(super) fn read_page(conn: &Connection, pgno: u32) -> rusqlite::Result<Vec<u8
         .query_row([pgno], |r| r.get(0))
 }
 
+/// Pages of the database's free list taken for pages written by hand,
+/// from its front, and what of the list is left.
+#[derive(Debug, Default)]
+pub struct FreeTaken {
+    /// The pages taken, used first.
+    pub pages: Vec<u32>,
+    /// The list's first trunk page left (0: none)...
+    pub first_trunk: u32,
+    /// ... and the pages left on it.
+    pub left: u32,
+    /// A trunk page left that gave the last of its leaves, rewritten.
+    pub trunk: Option<(u32, Vec<u8>)>,
+}
+
 /// The pages written by hand in one transaction: their numbers (the free
 /// pages given, then after the file's last page) and the database header
 /// that counts them.
@@ -81,8 +95,8 @@ pub struct Pages<'c> {
     page_size: usize,
     /// The file's pages when the writes began.
     count: u32,
-    /// Free pages to use first: the whole free list, or none.
-    free: Vec<u32>,
+    /// Free pages to use first, taken from the free list's front.
+    free: FreeTaken,
     used_free: usize,
     next: u32,
     /// The page holding the lock bytes at 1 GiB, which SQLite never uses.
@@ -92,12 +106,16 @@ pub struct Pages<'c> {
 
 impl<'c> Pages<'c> {
     /// Starts writing pages of `page_size` bytes (the database's own) after
-    /// the transaction's last write through SQL; `free` is the database's
-    /// whole free list, or empty to leave it as it is.
+    /// the transaction's last write through SQL; `free`, pages taken from
+    /// the front of the database's free list, or none to leave it as it is.
     ///
     /// # Errors
     /// Database errors.
-    pub fn begin(conn: &'c Connection, page_size: usize, free: Vec<u32>) -> rusqlite::Result<Self> {
+    pub fn begin(
+        conn: &'c Connection,
+        page_size: usize,
+        free: FreeTaken,
+    ) -> rusqlite::Result<Self> {
         let count: u32 = conn.query_row("PRAGMA main.page_count", [], |r| r.get(0))?;
         let locking = (0x4000_0000 / page_size) as u32 + 1;
         Ok(Pages {
@@ -119,7 +137,7 @@ impl<'c> Pages<'c> {
 
     /// A page number for a new page.
     pub fn allocate(&mut self) -> u32 {
-        if let Some(&page) = self.free.get(self.used_free) {
+        if let Some(&page) = self.free.pages.get(self.used_free) {
             self.used_free += 1;
             return page;
         }
@@ -167,27 +185,31 @@ impl<'c> Pages<'c> {
     }
 
     /// Ends the writes: the header counts the pages appended, and the free
-    /// list given is emptied.
+    /// list keeps what was not taken.
     ///
     /// # Errors
     /// Database errors; free pages given and not used.
-    pub fn finish(self) -> rusqlite::Result<()> {
-        if self.used_free != self.free.len() {
+    pub fn finish(mut self) -> rusqlite::Result<()> {
+        let taken = self.free.pages.len();
+        if self.used_free != taken {
             return Err(corrupt(format!(
-                "{} of {} free pages used by pages written by hand",
-                self.used_free,
-                self.free.len()
+                "{} of {taken} free pages used by pages written by hand",
+                self.used_free
             )));
         }
         let last = self.next - 1;
-        if last == self.count && self.free.is_empty() {
+        if last == self.count && taken == 0 {
             return Ok(());
+        }
+        if let Some((pgno, trunk)) = self.free.trunk.take() {
+            self.write(pgno, &trunk)?;
         }
         let mut first = self.read(1)?;
         first[28..32].copy_from_slice(&last.to_be_bytes());
-        if !self.free.is_empty() {
-            // The free list, all used: its first trunk page and count.
-            first[32..40].fill(0);
+        if taken > 0 {
+            // The free list left: its first trunk page and count.
+            first[32..36].copy_from_slice(&self.free.first_trunk.to_be_bytes());
+            first[36..40].copy_from_slice(&self.free.left.to_be_bytes());
         }
         self.conn
             .prepare_cached("INSERT INTO sqlite_dbpage (pgno, data) VALUES (?1, ?2)")?
@@ -696,7 +718,7 @@ mod tests {
                 .unwrap();
             index.push(record.encode(&[Value::Integer(id), Value::Integer(b), Value::Integer(id)]));
         }
-        let mut pages = Pages::begin(conn, page_size, Vec::new()).unwrap();
+        let mut pages = Pages::begin(conn, page_size, FreeTaken::default()).unwrap();
         let original = table_leaf.as_ref().map(|(_, page)| page.as_slice());
         append_rows(&mut pages, table_root, last, leaves, original).unwrap();
         let continued = index_leaf.as_ref().map(|(pgno, page)| (*pgno, page.as_slice()));
@@ -804,7 +826,7 @@ mod tests {
         leaves.uncontinue();
         assert_eq!(leaves.continued(), None);
         conn.execute_batch("BEGIN").unwrap();
-        let mut pages = Pages::begin(&conn, page_size, Vec::new()).unwrap();
+        let mut pages = Pages::begin(&conn, page_size, FreeTaken::default()).unwrap();
         append_rows(&mut pages, root, Some(94), leaves, None).unwrap();
         append_index(&mut pages, root_of(&conn, "t_ab").unwrap(), index, None).unwrap();
         pages.finish().unwrap();
@@ -826,7 +848,7 @@ mod tests {
         assert_ne!(after, (pgno, page.clone()));
         leaves.push(5_000, b"\x02\x01\x01").unwrap();
         conn.execute_batch("BEGIN").unwrap();
-        let mut pages = Pages::begin(&conn, 4_096, Vec::new()).unwrap();
+        let mut pages = Pages::begin(&conn, 4_096, FreeTaken::default()).unwrap();
         assert!(append_rows(&mut pages, root, Some(1_999), leaves, Some(&page)).is_err());
     }
 
@@ -839,7 +861,7 @@ mod tests {
         let mut leaves = RowidLeaves::with_page_size(4_096);
         leaves.push(50, b"\x02\x01\x01").unwrap();
         let root = root_of(&conn, "t").unwrap();
-        let mut pages = Pages::begin(&conn, 4_096, Vec::new()).unwrap();
+        let mut pages = Pages::begin(&conn, 4_096, FreeTaken::default()).unwrap();
         assert!(append_rows(&mut pages, root, Some(99), leaves, None).is_err());
     }
 }

@@ -413,7 +413,7 @@ fn beside<R: ReadPage + Send>(
 /// transaction of its own.
 fn append_chunk(conn: &Connection, page_size: usize, root: u32, leaves: Leaves) -> Result<()> {
     let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
-    let mut pages = Pages::begin(conn, page_size, Vec::new())?;
+    let mut pages = Pages::begin(conn, page_size, append::FreeTaken::default())?;
     append::append_index(&mut pages, root, leaves, None)?;
     pages.finish()?;
     tx.commit()?;
