@@ -17,7 +17,8 @@
 # truncating the whole file as it goes, so the cut never needs a second
 # copy of the input. Each part is timed by GNU time (wall, user, sys, peak
 # RSS) while the size of the database and its write-ahead log is sampled
-# every second. Unless KEEP=1, each part is deleted once imported and the
+# every second; its `import --timings` report (each stage's CPU seconds)
+# is kept in DIR/timings-N.txt. Unless KEEP=1, each part is deleted once imported and the
 # database at the end.
 #
 # The free space of DIR's file system is checked first: the run needs
@@ -194,7 +195,7 @@ for ((k = 0; k < ${#parts[@]}; k++)); do
     cat -- "$part" >/dev/null
     load=$(cut -d' ' -f1 /proc/loadavg)
     /usr/bin/time -f "%e %U %S %M" -o "$tmp/time" \
-        "$bin" import --quiet --db "$db" "$part" 2>"$tmp/import.err" &
+        "$bin" import --quiet --timings --db "$db" "$part" 2>"$tmp/import.err" &
     pid=$!
     while kill -0 "$pid" 2>/dev/null; do
         s=$(size_of_db)
@@ -209,7 +210,8 @@ for ((k = 0; k < ${#parts[@]}; k++)); do
         exit 1
     fi
     read -r wall user sys rss <"$tmp/time"
-    line=$(tail -n 1 "$tmp/import.err")
+    line=$(grep -m1 ' games imported' "$tmp/import.err" || tail -n 1 "$tmp/import.err")
+    grep -v '^Command exited' "$tmp/import.err" >"$dir/timings-$((k + 1)).txt" || true
     # The summary groups digits by thousands (949,022).
     games=$(sed -nE 's/.* ([0-9,]+) games imported.*/\1/p' <<<"$line" | tr -d ,)
     positions=$(sed -nE 's/.* ([0-9,]+) positions in .*/\1/p' <<<"$line" | tr -d ,)

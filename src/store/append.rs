@@ -18,7 +18,9 @@
 //! transaction's last, and the caller calls [`after_page_writes`] after
 //! the commit.
 
-use rusqlite::{params, Connection};
+use std::fs::File;
+
+use rusqlite::{params, Connection, Transaction, TransactionBehavior};
 
 use super::image::{
     get_varint, local_len, max_index_record, varint, Leaves, Page, RowidLeaves, INTERIOR_INDEX,
@@ -87,6 +89,167 @@ pub struct FreeTaken {
     pub trunk: Option<(u32, Vec<u8>)>,
 }
 
+/// New pages at the end of the database set apart for pages written into
+/// its file directly ([`Pages::write_directly`]), as free pages: the leaves
+/// of a free-list trunk page at the list's front ([`reserve`]).
+#[derive(Debug)]
+pub struct Reserved {
+    /// The pages set apart, in order.
+    leaves: Vec<u32>,
+    /// The trunk page that lists them, after them.
+    trunk: u32,
+    /// The list's first trunk and count before.
+    next_trunk: u32,
+    free_before: u32,
+}
+
+impl Reserved {
+    /// The pages set apart, for the transaction that writes them: the
+    /// leaves first, then their trunk page (written through SQLite: the
+    /// log holds it), as taken from the free list's front; `None` if the
+    /// list no longer begins with them.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub fn taken(&self, conn: &Connection) -> rusqlite::Result<Option<FreeTaken>> {
+        let first = read_page(conn, 1)?;
+        let holds = word(&first, 32) == self.trunk
+            && word(&first, 36) == self.free_before + self.leaves.len() as u32 + 1;
+        Ok(holds.then(|| FreeTaken {
+            pages: self.leaves.iter().copied().chain([self.trunk]).collect(),
+            first_trunk: self.next_trunk,
+            left: self.free_before,
+            trunk: None,
+        }))
+    }
+}
+
+/// The big-endian word at `at` of `bytes`.
+fn word(bytes: &[u8], at: usize) -> u32 {
+    u32::from_be_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+}
+
+/// Sets apart up to `n` new pages at the end of the database for pages
+/// written into its file directly, in a transaction of its own: a new
+/// free-list trunk page after them lists them at the list's front. Every
+/// snapshot then sees them free or not at all, so no reader reads them
+/// and no checkpoint copies a page over them or cuts the file before them
+/// (a checkpoint that copies the whole log truncates the file to the
+/// database's size, which pages written past it would not survive); an
+/// import cut before it writes them leaves them free. The caller makes
+/// sure the write-ahead log holds no page past the database's end
+/// ([`log_holds_pages_after`]), which would hide what is written there.
+/// `None` for no pages.
+///
+/// # Errors
+/// Database errors.
+pub fn reserve(
+    conn: &Connection,
+    page_size: usize,
+    n: usize,
+) -> rusqlite::Result<Option<Reserved>> {
+    // SQLite's own bound on a trunk page's leaves.
+    let n = n.min(page_size / 4 - 8);
+    if n == 0 {
+        return Ok(None);
+    }
+    let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
+    let mut pages = Pages::begin(conn, page_size, FreeTaken::default())?;
+    let leaves: Vec<u32> = (0..n).map(|_| pages.allocate()).collect();
+    let trunk = pages.allocate();
+    let mut first = read_page(conn, 1)?;
+    let reserved =
+        Reserved { leaves, trunk, next_trunk: word(&first, 32), free_before: word(&first, 36) };
+    let mut list = vec![0; page_size];
+    list[0..4].copy_from_slice(&reserved.next_trunk.to_be_bytes());
+    list[4..8].copy_from_slice(&(n as u32).to_be_bytes());
+    for (i, leaf) in reserved.leaves.iter().enumerate() {
+        list[8 + 4 * i..12 + 4 * i].copy_from_slice(&leaf.to_be_bytes());
+    }
+    pages.write(trunk, &list)?;
+    first[28..32].copy_from_slice(&trunk.to_be_bytes());
+    first[32..36].copy_from_slice(&trunk.to_be_bytes());
+    first[36..40].copy_from_slice(&(reserved.free_before + n as u32 + 1).to_be_bytes());
+    pages.write(1, &first)?;
+    tx.commit()?;
+    after_page_writes(conn)?;
+    Ok(Some(reserved))
+}
+
+/// `true` unless `conn`'s write-ahead log surely holds no page numbered
+/// past `pages`, the database's size: a frame of the current log (its
+/// salts) for such a page is left from before the database shrank, and
+/// readers and checkpoints would take it for a page written past the end
+/// since. Also `true` where the log cannot be read as such.
+///
+/// # Errors
+/// Errors reading the log file.
+pub fn log_holds_pages_after(conn: &Connection, pages: u32) -> rusqlite::Result<bool> {
+    let Some(path) = conn.path().filter(|p| !p.is_empty()) else { return Ok(true) };
+    let wal = std::path::PathBuf::from(format!("{path}-wal"));
+    let file = match File::open(&wal) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(io_error(format!("reading {}: {e}", wal.display()))),
+    };
+    scan_log(&file, pages).map_err(|e| io_error(format!("reading {}: {e}", wal.display())))
+}
+
+#[cfg(unix)]
+fn scan_log(file: &File, pages: u32) -> std::io::Result<bool> {
+    use std::os::unix::fs::FileExt;
+    let len = file.metadata()?.len();
+    if len < 32 {
+        return Ok(false);
+    }
+    let mut header = [0; 32];
+    file.read_exact_at(&mut header, 0)?;
+    if !matches!(word(&header, 0), 0x377f_0682 | 0x377f_0683) {
+        return Ok(true);
+    }
+    let frame = 24 + u64::from(word(&header, 8));
+    let mut at = 32;
+    let mut head = [0; 24];
+    while at + frame <= len {
+        file.read_exact_at(&mut head, at)?;
+        if head[8..16] != header[16..24] {
+            break;
+        }
+        if word(&head, 0) > pages {
+            return Ok(true);
+        }
+        at += frame;
+    }
+    Ok(false)
+}
+
+#[cfg(not(unix))]
+fn scan_log(_: &File, _: u32) -> std::io::Result<bool> {
+    Ok(true)
+}
+
+/// An error of the system's reads and writes, as SQLite's.
+fn io_error(message: String) -> rusqlite::Error {
+    rusqlite::Error::SqliteFailure(
+        rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_IOERR),
+        Some(message),
+    )
+}
+
+/// Writes `data` as the page `pgno` of the database file `file`.
+#[cfg(unix)]
+fn write_at(file: &File, pgno: u32, data: &[u8]) -> rusqlite::Result<()> {
+    use std::os::unix::fs::FileExt;
+    let at = u64::from(pgno - 1) * data.len() as u64;
+    file.write_all_at(data, at)
+        .map_err(|e| io_error(format!("writing page {pgno} of the database: {e}")))
+}
+
+#[cfg(not(unix))]
+fn write_at(_: &File, pgno: u32, _: &[u8]) -> rusqlite::Result<()> {
+    Err(io_error(format!("page {pgno}: no direct writes on this system")))
+}
+
 /// The pages written by hand in one transaction: their numbers (the free
 /// pages given, then after the file's last page) and the database header
 /// that counts them.
@@ -102,6 +265,9 @@ pub struct Pages<'c> {
     /// The page holding the lock bytes at 1 GiB, which SQLite never uses.
     locking: u32,
     written: usize,
+    /// Pages written into the database file itself, not through SQLite:
+    /// the file, and the pages' numbers, sorted ([`Reserved`]).
+    direct: Option<(&'c File, Vec<u32>)>,
 }
 
 impl<'c> Pages<'c> {
@@ -127,7 +293,21 @@ impl<'c> Pages<'c> {
             next: count + 1,
             locking,
             written: 0,
+            direct: None,
         })
+    }
+
+    /// Writes the pages `reserved` set apart into `file`, the database
+    /// file, where they lie, past SQLite's cache and its write-ahead log.
+    pub fn write_directly(&mut self, file: &'c File, reserved: Reserved) {
+        let mut numbers = reserved.leaves;
+        numbers.sort_unstable();
+        self.direct = Some((file, numbers));
+    }
+
+    /// Whether pages of the free list were given to be used first.
+    pub fn taking_free(&self) -> bool {
+        !self.free.pages.is_empty()
     }
 
     /// Bytes per page.
@@ -155,6 +335,11 @@ impl<'c> Pages<'c> {
     pub fn write(&mut self, pgno: u32, data: &[u8]) -> rusqlite::Result<()> {
         debug_assert_eq!(data.len(), self.page_size);
         self.written += 1;
+        if let Some((file, numbers)) = &self.direct {
+            if numbers.binary_search(&pgno).is_ok() {
+                return write_at(file, pgno, data);
+            }
+        }
         self.conn
             .prepare_cached("INSERT INTO sqlite_dbpage (pgno, data) VALUES (?1, ?2)")?
             .execute(params![pgno, data])
@@ -863,5 +1048,53 @@ mod tests {
         let root = root_of(&conn, "t").unwrap();
         let mut pages = Pages::begin(&conn, 4_096, FreeTaken::default()).unwrap();
         assert!(append_rows(&mut pages, root, Some(99), leaves, None).is_err());
+    }
+
+    #[test]
+    fn pages_set_apart_and_never_written_stay_free_pages() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = database(&dir, 1_024);
+        conn.execute_batch("PRAGMA journal_mode = WAL").unwrap();
+        append(&conn, 1..2_000, 100, false);
+        conn.execute_batch("DELETE FROM t WHERE id > 1000").unwrap();
+        let free: u32 = conn.query_row("PRAGMA freelist_count", [], |r| r.get(0)).unwrap();
+        let count: u32 = conn.query_row("PRAGMA page_count", [], |r| r.get(0)).unwrap();
+        assert!(free > 0);
+        let reserved = reserve(&conn, 1_024, 40).unwrap().unwrap();
+        assert_eq!(reserved.leaves, (count + 1..=count + 40).collect::<Vec<_>>());
+        assert_eq!(reserved.trunk, count + 41);
+        // An import cut here: the pages are free, the database sound.
+        let check: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+        assert_eq!(check, "ok");
+        let now: u32 = conn.query_row("PRAGMA freelist_count", [], |r| r.get(0)).unwrap();
+        assert_eq!(now, free + 41);
+        // The list begins with them until a transaction takes free pages.
+        let taken = reserved.taken(&conn).unwrap().unwrap();
+        assert_eq!(taken.pages.len(), 41);
+        assert_eq!((taken.first_trunk, taken.left), (reserved.next_trunk, free));
+        conn.execute_batch("INSERT INTO t (a, b) SELECT a, b FROM t").unwrap();
+        assert!(reserved.taken(&conn).unwrap().is_none());
+        // SQLite's own allocation took them; the database stays sound.
+        let check: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+        assert_eq!(check, "ok");
+    }
+
+    #[test]
+    fn a_log_with_pages_past_the_end_is_seen() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = database(&dir, 1_024);
+        conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0").unwrap();
+        append(&conn, 1..2_000, 100, false);
+        let count: u32 = conn.query_row("PRAGMA page_count", [], |r| r.get(0)).unwrap();
+        assert!(!log_holds_pages_after(&conn, count).unwrap());
+        assert!(log_holds_pages_after(&conn, count - 1).unwrap());
+        // A database that shrank in the same log.
+        conn.execute_batch("DELETE FROM t WHERE id > 10; VACUUM").unwrap();
+        let shrunk: u32 = conn.query_row("PRAGMA page_count", [], |r| r.get(0)).unwrap();
+        assert!(shrunk < count);
+        assert!(log_holds_pages_after(&conn, shrunk).unwrap());
+        // Once the log restarts, its old frames are not the log's.
+        conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)").unwrap();
+        assert!(!log_holds_pages_after(&conn, shrunk).unwrap());
     }
 }

@@ -456,6 +456,11 @@ pub struct Leaves {
 }
 
 impl Leaves {
+    /// Leaves closed so far: at most one fewer than [`Leaves::split`] gives.
+    pub fn closed_pages(&self) -> usize {
+        self.pages.len()
+    }
+
     fn new(page_size: usize, leads: bool) -> Leaves {
         Leaves {
             page_size,

@@ -306,8 +306,11 @@ pub(super) struct Merged {
 /// the caller registers it only once this returns. The parts are read on
 /// a thread of their own where another connection can read them
 /// ([`PageReader::open`]) or, in a rollback journal, from `file` (the
-/// database file, open beside `conn`); else through `conn`, between its
-/// writes.
+/// database file, open beside `conn` for reading and writing); else
+/// through `conn`, between its writes. Where another connection reads the
+/// parts, the merged leaves are written into `file` directly, in pages set
+/// apart before ([`append::reserve`]): the log and its checkpoint would
+/// copy them twice.
 ///
 /// # Errors
 /// Database errors; parts whose pages do not read as such a table, or
@@ -341,6 +344,15 @@ fn merge_in_chunks(
     chunk_rows: u64,
 ) -> Result<Merged> {
     let own = PageReader::open(conn)?;
+    // In the log, the merged leaves go into the file directly, not through
+    // the log and again by a checkpoint (see `append::reserve`).
+    #[cfg(unix)]
+    let direct = match file {
+        Some(file) if own.is_some() && !direct_unsafe(conn)? => Some(file),
+        _ => None,
+    };
+    #[cfg(not(unix))]
+    let direct: Option<&File> = None;
     #[cfg(unix)]
     let file = match file {
         Some(file) if own.is_none() && rollback_journal(conn)? => {
@@ -362,7 +374,7 @@ fn merge_in_chunks(
         roots.push((part.name.clone(), append::root_of(conn, &part.name)?));
     }
     let append = |leaves| {
-        append_chunk(conn, page_size, dest_root, leaves)?;
+        append_chunk(conn, page_size, dest_root, leaves, direct)?;
         after_commit(conn)
     };
     if let Some(reader) = own {
@@ -409,11 +421,37 @@ fn beside<R: ReadPage + Send>(
     })
 }
 
+/// `true` if the merged leaves cannot be written into the database file
+/// directly: its log may hold pages past its end.
+#[cfg(unix)]
+fn direct_unsafe(conn: &Connection) -> Result<bool> {
+    let pages: u32 = conn.query_row("PRAGMA main.page_count", [], |r| r.get(0))?;
+    append::log_holds_pages_after(conn, pages)
+}
+
 /// Appends a chunk of rows to the index whose root is `root`, in a
-/// transaction of its own.
-fn append_chunk(conn: &Connection, page_size: usize, root: u32, leaves: Leaves) -> Result<()> {
+/// transaction of its own; with `direct` (the database file), its leaves
+/// are written into the file, in pages set apart by a transaction before.
+fn append_chunk(
+    conn: &Connection,
+    page_size: usize,
+    root: u32,
+    leaves: Leaves,
+    direct: Option<&File>,
+) -> Result<()> {
+    let reserved = match direct {
+        Some(_) => append::reserve(conn, page_size, leaves.closed_pages())?,
+        None => None,
+    };
     let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
-    let mut pages = Pages::begin(conn, page_size, append::FreeTaken::default())?;
+    let taken = match &reserved {
+        Some(reserved) => reserved.taken(conn)?,
+        None => None,
+    };
+    let mut pages = Pages::begin(conn, page_size, taken.unwrap_or_default())?;
+    if let (Some(file), Some(reserved), true) = (direct, reserved, pages.taking_free()) {
+        pages.write_directly(file, reserved);
+    }
     append::append_index(&mut pages, root, leaves, None)?;
     pages.finish()?;
     tx.commit()?;
@@ -624,6 +662,65 @@ mod tests {
     /// A merge stopped after a chunk (a kill, a full disk) leaves the parts
     /// as they were and the new table a sound prefix of the merge; the
     /// thread that reads the parts stops too.
+    #[test]
+    fn merged_leaves_go_into_the_file_and_not_through_the_log() {
+        let parts: Vec<Vec<(i64, i64)>> =
+            [(1, 9_000), (2, 40), (5, 25_000)].map(|(s, n)| rows(s, n, 50)).into();
+        let mut expected: Vec<(i64, i64)> = parts.concat();
+        expected.sort_unstable();
+        let mut logs = Vec::new();
+        for direct in [false, true] {
+            let (dir, conn) = database(1_024, &parts);
+            conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE); PRAGMA wal_autocheckpoint = 0")
+                .unwrap();
+            let file = std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .open(dir.path().join("t.db"))
+                .unwrap();
+            // A reader that keeps its snapshot through the merge.
+            let reader = Connection::open(dir.path().join("t.db")).unwrap();
+            reader.execute_batch("BEGIN").unwrap();
+            let before: i64 =
+                reader.query_row("SELECT count(*) FROM part0", [], |r| r.get(0)).unwrap();
+            let commits = std::cell::Cell::new(0);
+            let checked = |conn: &Connection| {
+                commits.set(commits.get() + 1);
+                let check: String =
+                    conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+                assert_eq!(check, "ok", "after commit {}", commits.get());
+                Ok(())
+            };
+            let file = direct.then_some(&file);
+            let merged = merge_in_chunks(
+                &conn,
+                1_024,
+                "dest",
+                &segments(parts.len()),
+                &checked,
+                file,
+                5_000,
+            )
+            .unwrap();
+            assert_eq!(merged.rows, expected.len() as i64);
+            assert_eq!(read(&conn, "dest"), expected);
+            let old: i64 =
+                reader.query_row("SELECT count(*) FROM part0", [], |r| r.get(0)).unwrap();
+            assert_eq!(old, before);
+            reader.execute_batch("COMMIT").unwrap();
+            logs.push(std::fs::metadata(dir.path().join("t.db-wal")).unwrap().len());
+            // Copied into the file, the log leaves the same rows.
+            conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)").unwrap();
+            let fresh = Connection::open(dir.path().join("t.db")).unwrap();
+            assert_eq!(read(&fresh, "dest"), expected);
+            let check: String =
+                fresh.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+            assert_eq!(check, "ok");
+        }
+        // About 300 KiB of leaves: through the log, and beside it.
+        assert!(logs[1] * 3 < logs[0], "log bytes without and with direct writes: {logs:?}");
+    }
+
     #[test]
     fn a_merge_cut_after_a_chunk_leaves_a_sound_prefix() {
         let parts = vec![rows(1, 3_000, 9), rows(2, 3_000, 9), rows(3, 3_000, 9)];

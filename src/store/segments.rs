@@ -668,9 +668,9 @@ pub(super) fn insert_rows<T>(
 /// allows; a level of [`MAX_PER_LEVEL`] segments is merged whatever it
 /// costs. Runs outside any transaction (it makes its own, and calls
 /// `after_commit` after each: the writer's checkpoint hook). `file`, the
-/// database file open beside `conn`, lets a merge read the parts on a
-/// thread of its own where no other connection may read them
-/// ([`merger::merge_pages`]).
+/// database file open beside `conn` for reading and writing, lets a merge
+/// read the parts on a thread of its own where no other connection may
+/// read them, and write its leaves into the file ([`merger::merge_pages`]).
 pub fn compact(
     conn: &Connection,
     budget: &mut u64,

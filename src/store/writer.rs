@@ -244,6 +244,8 @@ pub struct Writer {
     /// `db`, so that it is closed after the connection (see
     /// [`Flusher::start`]).
     lock: Arc<File>,
+    /// Whether `lock` is open for writing too.
+    lock_writable: bool,
     options: WriterOptions,
     /// The id of the next game stored (checked against [`GameId`]'s range
     /// when one is).
@@ -398,13 +400,22 @@ const NOW: &str = "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')";
 /// [`WriteError::Busy`] if another process holds it; [`WriteError::Lock`]
 /// if the file cannot be opened or locked.
 pub(super) fn import_lock(path: &Path) -> Result<File, WriteError> {
+    writable_import_lock(path).map(|(lock, _)| lock)
+}
+
+/// [`import_lock`], open for writing too where the file allows it (the
+/// `bool`): a merge writes pages through it.
+fn writable_import_lock(path: &Path) -> Result<(File, bool), WriteError> {
     // SQLite's own locks are per transaction; this one (flock, which does
     // not interfere with SQLite's fcntl locks) is held for the whole import
     // and dies with the process.
-    let lock =
-        File::open(path).map_err(|error| WriteError::Lock { path: path.to_path_buf(), error })?;
+    let (lock, writable) = match std::fs::OpenOptions::new().read(true).write(true).open(path) {
+        Ok(lock) => (Ok(lock), true),
+        Err(_) => (File::open(path), false),
+    };
+    let lock = lock.map_err(|error| WriteError::Lock { path: path.to_path_buf(), error })?;
     match lock.try_lock() {
-        Ok(()) => Ok(lock),
+        Ok(()) => Ok((lock, writable)),
         Err(std::fs::TryLockError::WouldBlock) => {
             Err(WriteError::Busy { path: path.to_path_buf() })
         }
@@ -436,15 +447,15 @@ impl Writer {
         if !path.exists() {
             let _ = std::fs::OpenOptions::new().write(true).create_new(true).open(path);
         }
-        let early = if path.exists() { Some(import_lock(path)?) } else { None };
+        let early = if path.exists() { Some(writable_import_lock(path)?) } else { None };
         let conn = db::open_for_import(path, options.sharing)?;
         // Readers holding the file in WAL mode keep it there.
         let mut options = options;
         options.sharing = db::sharing_of(&conn)
             .map_err(|error| WriteError::Sqlite { path: path.to_path_buf(), error })?;
-        let lock = match early {
+        let (lock, lock_writable) = match early {
             Some(lock) => lock,
-            None => import_lock(path)?,
+            None => writable_import_lock(path)?,
         };
         // Only under the lock: opening drops the tables of a cut merge, which
         // a running import's merge would be filling.
@@ -474,6 +485,7 @@ impl Writer {
             conn,
             path: path.to_path_buf(),
             lock: Arc::new(lock),
+            lock_writable,
             options,
             next_id: 1,
             in_transaction: false,
@@ -1344,7 +1356,8 @@ impl Writer {
         };
         after_commit(self.conn()).map_err(|e| self.sqlite(e))?;
         let mut budget = self.merge_budget;
-        let merged = segments::compact(self.conn(), &mut budget, &after_commit, Some(&self.lock));
+        let file = self.lock_writable.then_some(&*self.lock);
+        let merged = segments::compact(self.conn(), &mut budget, &after_commit, file);
         self.merge_budget = budget;
         merged.map_err(|e| self.sqlite(e))?;
         self.dedupe_due = true;
