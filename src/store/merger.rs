@@ -6,9 +6,10 @@
 //! SQLite's own merge (`INSERT … SELECT … UNION ALL … ORDER BY`, see
 //! [`super::segments`]) decodes every row, merges through its sorter and
 //! inserts it into the B-tree one by one, leaving its pages 88 % full:
-//! about 560 ns a row of the writer's time, where this takes about 60 of
-//! the writer's (the pages' writes) and 75 of its own thread's (reading
-//! and merging), and fills every page. A database the writer holds alone
+//! about 560 ns a row of the writer's time, where this takes about 20 of
+//! the writer's (the pages' writes) and 50 of its own thread's (reading,
+//! and merging through a tree of losers: [`LoserTree`]), and fills every
+//! page. A database the writer holds alone
 //! (`--exclusive`), which no other connection may read, is read from the
 //! file the writer holds open (in a rollback journal, where the file holds
 //! every committed page), else through the writer's connection on its
@@ -21,9 +22,7 @@
 //! B-tree, so that a kill leaves an orphan table for
 //! [`super::segments::drop_orphans`], never pages that no tree holds.
 
-use std::cmp::Reverse;
-use std::collections::binary_heap::PeekMut;
-use std::collections::{BinaryHeap, HashSet};
+use std::collections::HashSet;
 use std::fs::File;
 use std::sync::mpsc;
 
@@ -45,9 +44,20 @@ const MAX_RECORD: usize = 19;
 /// A row of a segment: its key and its record as stored.
 #[derive(Debug, Clone, Copy)]
 struct Row {
-    key: (i64, i64),
+    /// [`order`] of the key.
+    order: u128,
     record: [u8; MAX_RECORD],
     len: u8,
+}
+
+impl Row {
+    /// What a part without rows left has next.
+    const END: Row = Row { order: END, record: [0; MAX_RECORD], len: 0 };
+
+    /// The row's key, (hash, gpm).
+    fn key(&self) -> (i64, i64) {
+        key_of(self.order)
+    }
 }
 
 /// One page on a cursor's path from the root.
@@ -161,6 +171,20 @@ impl TreeCursor {
     fn row(&self, i: usize, skip: usize) -> Result<Row> {
         let at = self.cell_at(i)? + skip;
         let page = &self.stack.last().expect("a frame").page;
+        // Most cells: a one-byte length, then the record, read from the
+        // page and copied at a fixed width (a copy of the record's own
+        // width stalls the reads that follow it).
+        if let Some(&[len, ref window @ ..]) = page.get(at..at + 1 + MAX_RECORD) {
+            let len = usize::from(len);
+            if let Some(key) = window.get(..len).and_then(two_integers) {
+                let order = order(key);
+                if order == END {
+                    return Err(self.corrupt_here("a row past every position row"));
+                }
+                let record: [u8; MAX_RECORD] = window.try_into().expect("the window's width");
+                return Ok(Row { order, record, len: len as u8 });
+            }
+        }
         let bytes = page.get(at..).unwrap_or_default();
         let (len, head) = get_varint(bytes);
         let len = usize::try_from(len).unwrap_or(usize::MAX);
@@ -172,7 +196,11 @@ impl TreeCursor {
             .ok_or_else(|| self.corrupt_here("a cell past the page's end"))?;
         let key = two_integers(record)
             .ok_or_else(|| self.corrupt_here("a row that is not two integers"))?;
-        let mut row = Row { key, record: [0; MAX_RECORD], len: len as u8 };
+        let order = order(key);
+        if order == END {
+            return Err(self.corrupt_here("a row past every position row"));
+        }
+        let mut row = Row { order, record: [0; MAX_RECORD], len: len as u8 };
         row.record[..len].copy_from_slice(record);
         Ok(row)
     }
@@ -192,18 +220,27 @@ fn two_integers(record: &[u8]) -> Option<(i64, i64)> {
 /// The integer of serial type `serial` at the start of `bytes`, and the
 /// bytes it takes.
 fn integer(serial: u8, bytes: &[u8]) -> Option<(i64, usize)> {
-    let len = match serial {
-        8 => return Some((0, 0)),
-        9 => return Some((1, 0)),
-        1..=4 => usize::from(serial),
-        5 => 6,
-        6 => 8,
+    // Big-endian two's complement; a width of its own per serial type, so
+    // that each is one load.
+    let array = |n: usize| bytes.get(..n);
+    Some(match serial {
+        8 => (0, 0),
+        9 => (1, 0),
+        1 => (i64::from(*bytes.first()? as i8), 1),
+        2 => (i64::from(i16::from_be_bytes(array(2)?.try_into().ok()?)), 2),
+        3 => {
+            let b = array(3)?;
+            ((i64::from(b[0] as i8) << 16) | (i64::from(b[1]) << 8) | i64::from(b[2]), 3)
+        }
+        4 => (i64::from(i32::from_be_bytes(array(4)?.try_into().ok()?)), 4),
+        5 => {
+            let b = array(6)?;
+            let high = i64::from(i16::from_be_bytes([b[0], b[1]]));
+            ((high << 32) | i64::from(u32::from_be_bytes([b[2], b[3], b[4], b[5]])), 6)
+        }
+        6 => (i64::from_be_bytes(array(8)?.try_into().ok()?), 8),
         _ => return None,
-    };
-    let value = bytes.get(..len)?;
-    // Big-endian two's complement, sign-extended from its first byte.
-    let first = i64::from(value[0] as i8);
-    Some((value[1..].iter().fold(first, |v, &b| (v << 8) | i64::from(b)), len))
+    })
 }
 
 type Result<T> = rusqlite::Result<T>;
@@ -476,43 +513,43 @@ impl<R: ReadPage> Producer<R> {
         let Producer { reader, page_size, roots, deleted, chunk_rows } = &mut self;
         let page_size = *page_size;
         let mut cursors = Vec::with_capacity(roots.len());
-        // Each part's next row, and the heap of their keys: it holds small
-        // entries, and takes the next row of the part it gave in one sift.
+        // Each part's next row; the tree picks the least.
         let mut current = Vec::with_capacity(roots.len());
-        let mut heap = BinaryHeap::with_capacity(roots.len());
-        for (i, (name, root)) in roots.iter().enumerate() {
+        for (name, root) in roots.iter() {
             let mut cursor = TreeCursor::new(name, page_size, *root, reader)?;
             let first = cursor.next(reader)?;
-            if let Some(row) = first {
-                heap.push(Reverse((row.key, i)));
-            }
-            current.push(first.unwrap_or(Row { key: (0, 0), record: [0; MAX_RECORD], len: 0 }));
+            current.push(first.unwrap_or(Row::END));
             cursors.push(cursor);
         }
+        if current.is_empty() {
+            return Ok(Merged::default());
+        }
+        let mut tree = LoserTree::new(current.iter().map(|row| row.order).collect());
         let mut merged = Merged::default();
         let mut last: Option<(i64, i64)> = None;
-        while !heap.is_empty() {
+        while current[tree.winner()].order != END {
             // Every chunk but the first starts after rows: its first row
             // goes above the index's last leaf.
             let mut leaves = Leaves::for_index(page_size, last.is_some());
             let mut rows = 0u64;
             while rows < *chunk_rows {
-                let Some(mut top) = heap.peek_mut() else { break };
-                let Reverse((key, i)) = *top;
+                let i = tree.winner();
                 let row = current[i];
-                match cursors[i].next(reader)? {
-                    Some(next) if next.key <= key => {
-                        return Err(corrupt(format!(
-                            "position segment {}: row {:?} after {key:?}",
-                            roots[i].0, next.key
-                        )));
-                    }
-                    Some(next) => {
-                        current[i] = next;
-                        *top = Reverse((next.key, i));
-                    }
-                    None => drop(PeekMut::pop(top)),
+                if row.order == END {
+                    break;
                 }
+                let next = cursors[i].next(reader)?.unwrap_or(Row::END);
+                if next.order <= row.order {
+                    return Err(corrupt(format!(
+                        "position segment {}: row {:?} after {:?}",
+                        roots[i].0,
+                        next.key(),
+                        row.key()
+                    )));
+                }
+                current[i] = next;
+                tree.replace_winner(next.order);
+                let key = row.key();
                 if !deleted.is_empty()
                     && deleted.contains(&((key.1 >> GAME_SHIFT & GAME_MASK) as u32))
                 {
@@ -537,6 +574,78 @@ impl<R: ReadPage> Producer<R> {
             merged.rows += rows as i64;
         }
         Ok(merged)
+    }
+}
+
+/// The order of a part that has no row left: after every row's
+/// ([`order`] gives no row this value).
+const END: u128 = u128::MAX;
+
+/// The key whose [`order`] is `order`.
+fn key_of(order: u128) -> (i64, i64) {
+    let unflip = |v: u128| ((v as u64) ^ (1 << 63)) as i64;
+    (unflip(order >> 64), unflip(order))
+}
+
+/// A row's key as one unsigned integer in the rows' order: (hash, gpm)
+/// compared as signed integers compare as these do, in one comparison.
+fn order(key: (i64, i64)) -> u128 {
+    let flip = |v: i64| u128::from((v as u64) ^ (1 << 63));
+    (flip(key.0) << 64) | flip(key.1)
+}
+
+/// A tournament's tree of losers over the parts' next rows: the least
+/// row's part at the root, and a row replaced in one pass up its leaf's
+/// path (a comparison per level, where a heap takes two and moves
+/// entries).
+struct LoserTree {
+    /// Each part's next row's order, then [`END`] up to a power of two.
+    orders: Vec<u128>,
+    /// At each inner node (1 and up; 0 unused), the part that lost there.
+    losers: Vec<usize>,
+    winner: usize,
+}
+
+impl LoserTree {
+    fn new(mut orders: Vec<u128>) -> LoserTree {
+        let size = orders.len().max(1).next_power_of_two();
+        orders.resize(size, END);
+        // Winners of each node, bottom up; the losers stay.
+        let mut winners = vec![0; 2 * size];
+        let mut losers = vec![0; size];
+        for (part, slot) in winners[size..].iter_mut().enumerate() {
+            *slot = part;
+        }
+        for node in (1..size).rev() {
+            let (a, b) = (winners[2 * node], winners[2 * node + 1]);
+            let (win, lose) = if orders[b] < orders[a] { (b, a) } else { (a, b) };
+            winners[node] = win;
+            losers[node] = lose;
+        }
+        let winner = if size == 1 { 0 } else { winners[1] };
+        LoserTree { orders, losers, winner }
+    }
+
+    /// The part whose next row is the least.
+    fn winner(&self) -> usize {
+        self.winner
+    }
+
+    /// Gives the winner's part its next row's order.
+    fn replace_winner(&mut self, order: u128) {
+        let size = self.orders.len();
+        let mut winner = self.winner;
+        self.orders[winner] = order;
+        let mut node = (winner + size) / 2;
+        while node > 0 {
+            let loser = self.losers[node];
+            if self.orders[loser] < self.orders[winner] {
+                self.losers[node] = winner;
+                winner = loser;
+            }
+            node /= 2;
+        }
+        self.winner = winner;
     }
 }
 
@@ -809,6 +918,44 @@ mod tests {
                 assert_eq!(merged.unwrap().rows, expected.len() as i64, "{modes}");
             }
         }
+    }
+
+    #[test]
+    fn the_tree_of_losers_gives_every_part_in_order() {
+        let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+        for parts in 1..=17 {
+            let lists: Vec<Vec<u128>> = (0..parts)
+                .map(|p| {
+                    let mut list: Vec<u128> = (0..(p * 37) % 50)
+                        .map(|_| {
+                            x ^= x << 13;
+                            x ^= x >> 7;
+                            x ^= x << 17;
+                            u128::from(x % 1_000) << 64 | p as u128
+                        })
+                        .collect();
+                    list.sort_unstable();
+                    list.dedup();
+                    list
+                })
+                .collect();
+            let mut next = vec![0; parts];
+            let first = |p: usize, at: usize| lists[p].get(at).copied().unwrap_or(END);
+            let mut tree = LoserTree::new((0..parts).map(|p| first(p, 0)).collect());
+            let mut merged = Vec::new();
+            while tree.orders[tree.winner()] != END {
+                let p = tree.winner();
+                merged.push(lists[p][next[p]]);
+                next[p] += 1;
+                tree.replace_winner(first(p, next[p]));
+            }
+            let mut expected = lists.concat();
+            expected.sort_unstable();
+            assert_eq!(merged, expected, "{parts} parts");
+        }
+        let keys = [(i64::MIN, 5), (-1, i64::MAX), (0, -3), (0, 0), (7, i64::MIN), (i64::MAX, 0)];
+        assert!(keys.windows(2).all(|w| order(w[0]) < order(w[1])));
+        assert!(keys.iter().all(|&k| key_of(order(k)) == k));
     }
 
     #[test]
