@@ -250,6 +250,107 @@ fn write_at(_: &File, pgno: u32, _: &[u8]) -> rusqlite::Result<()> {
     Err(io_error(format!("page {pgno}: no direct writes on this system")))
 }
 
+/// Empties the index trees whose roots are `roots` by hand, as the
+/// transaction's last writes: each root becomes an empty leaf and every
+/// other page of the trees goes onto the free list, found from the trees'
+/// interior pages alone. The caller makes sure that no record of the
+/// trees spills to overflow pages, which only a leaf's cells would name.
+/// A `DROP TABLE` then frees the root alone, where it reads and parses
+/// every leaf (a quarter of the writer's time in a merge).
+///
+/// # Errors
+/// Database errors; trees whose pages do not read as index pages.
+pub fn empty_trees(conn: &Connection, page_size: usize, roots: &[u32]) -> rusqlite::Result<()> {
+    let read = |pgno: u32| read_page(conn, pgno);
+    let mut freed = Vec::new();
+    for &root in roots {
+        pages_below(&read, root, &mut freed)?;
+    }
+    if freed.is_empty() {
+        return Ok(());
+    }
+    let mut insert =
+        conn.prepare_cached("INSERT INTO sqlite_dbpage (pgno, data) VALUES (?1, ?2)")?;
+    let mut empty = vec![0; page_size];
+    empty[0] = LEAF_INDEX;
+    // Where the cells would start: the page's end (0 for 65,536).
+    empty[5..7].copy_from_slice(&(page_size as u16).to_be_bytes());
+    for &root in roots {
+        insert.execute(params![root, &empty])?;
+    }
+    // Some of the freed pages become the trunk pages that list the rest.
+    let per_trunk = page_size / 4 - 8;
+    let mut first = read_page(conn, 1)?;
+    let mut next_trunk = word(&first, 32);
+    let count = word(&first, 36) + freed.len() as u32;
+    for chunk in freed.chunks(per_trunk + 1) {
+        let (&trunk, leaves) = chunk.split_first().expect("a chunk is never empty");
+        let mut list = vec![0; page_size];
+        list[0..4].copy_from_slice(&next_trunk.to_be_bytes());
+        list[4..8].copy_from_slice(&(leaves.len() as u32).to_be_bytes());
+        for (i, leaf) in leaves.iter().enumerate() {
+            list[8 + 4 * i..12 + 4 * i].copy_from_slice(&leaf.to_be_bytes());
+        }
+        insert.execute(params![trunk, list])?;
+        next_trunk = trunk;
+    }
+    first[32..36].copy_from_slice(&next_trunk.to_be_bytes());
+    first[36..40].copy_from_slice(&count.to_be_bytes());
+    insert.execute(params![1, first]).map(drop)
+}
+
+/// Adds the numbers of every page of the index tree `root` but the root
+/// to `pages`, reading its interior pages only: every leaf is at the
+/// depth of the first.
+fn pages_below(
+    read: &dyn Fn(u32) -> rusqlite::Result<Vec<u8>>,
+    root: u32,
+    pages: &mut Vec<u32>,
+) -> rusqlite::Result<()> {
+    let children = |pgno: u32, page: &[u8]| -> rusqlite::Result<Vec<u32>> {
+        if page.first() != Some(&INTERIOR_INDEX) || page.len() < 12 {
+            return Err(corrupt(format!("page {pgno} is no interior page of an index")));
+        }
+        let cells = usize::from(u16::from_be_bytes([page[3], page[4]]));
+        let mut children = Vec::with_capacity(cells + 1);
+        for i in 0..cells {
+            let at = page
+                .get(12 + 2 * i..14 + 2 * i)
+                .map(|p| usize::from(u16::from_be_bytes([p[0], p[1]])));
+            let child = at.and_then(|at| page.get(at..at + 4));
+            let child =
+                child.ok_or_else(|| corrupt(format!("page {pgno}: a cell past its end")))?;
+            children.push(word(child, 0));
+        }
+        children.push(word(page, 8));
+        Ok(children)
+    };
+    // The depth of the leaves, from the first path down.
+    let mut depth = 0;
+    let mut pgno = root;
+    loop {
+        let page = read(pgno)?;
+        match page.first() {
+            Some(&LEAF_INDEX) => break,
+            _ if depth >= 40 => {
+                return Err(corrupt(format!("the tree of root {root} is deeper than 40 levels")));
+            }
+            _ => pgno = children(pgno, &page)?[0],
+        }
+        depth += 1;
+    }
+    let mut level = vec![root];
+    for _ in 0..depth {
+        let mut below = Vec::new();
+        for &pgno in &level {
+            below.extend(children(pgno, &read(pgno)?)?);
+        }
+        pages.extend_from_slice(&below);
+        level = below;
+    }
+    Ok(())
+}
+
 /// The pages written by hand in one transaction: their numbers (the free
 /// pages given, then after the file's last page) and the database header
 /// that counts them.
@@ -1096,5 +1197,56 @@ mod tests {
         // Once the log restarts, its old frames are not the log's.
         conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)").unwrap();
         assert!(!log_holds_pages_after(&conn, shrunk).unwrap());
+    }
+
+    #[test]
+    fn trees_emptied_by_hand_leave_their_pages_free_and_the_database_sound() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = database(&dir, 1_024);
+        conn.execute_batch(
+            "PRAGMA journal_mode = WAL; \
+             CREATE TABLE p (h INTEGER NOT NULL, g INTEGER NOT NULL, PRIMARY KEY (h, g)) WITHOUT ROWID; \
+             CREATE TABLE q (h INTEGER NOT NULL, g INTEGER NOT NULL, PRIMARY KEY (h, g)) WITHOUT ROWID; \
+             CREATE TABLE r (h INTEGER NOT NULL, g INTEGER NOT NULL, PRIMARY KEY (h, g)) WITHOUT ROWID; \
+             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40000) \
+             INSERT INTO p SELECT i * 7919 % 100003, i FROM n; \
+             INSERT INTO q VALUES (1, 2); INSERT INTO r SELECT h, g + 1 FROM p WHERE h % 3 = 0;",
+        )
+        .unwrap();
+        append(&conn, 1..500, 100, false);
+        let pages = |table: &str| -> u32 {
+            let rows: i64 =
+                conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0)).unwrap();
+            assert!(rows > 0);
+            let mut seen = Vec::new();
+            let root = root_of(&conn, table).unwrap();
+            pages_below(&|p| read_page(&conn, p), root, &mut seen).unwrap();
+            seen.len() as u32
+        };
+        let below = [pages("p"), pages("q"), pages("r")];
+        assert!(below[0] > 300 && below[1] == 0 && below[2] > 100, "{below:?}");
+        let free: u32 = conn.query_row("PRAGMA freelist_count", [], |r| r.get(0)).unwrap();
+        let roots: Vec<u32> = ["p", "q", "r"].map(|t| root_of(&conn, t).unwrap()).into();
+        conn.execute_batch("BEGIN IMMEDIATE").unwrap();
+        empty_trees(&conn, 1_024, &roots).unwrap();
+        conn.execute_batch("COMMIT").unwrap();
+        after_page_writes(&conn).unwrap();
+        let now: u32 = conn.query_row("PRAGMA freelist_count", [], |r| r.get(0)).unwrap();
+        assert_eq!(now, free + below.iter().sum::<u32>());
+        for table in ["p", "q", "r"] {
+            let rows: i64 =
+                conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0)).unwrap();
+            assert_eq!(rows, 0, "{table}");
+        }
+        let check: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+        assert_eq!(check, "ok");
+        conn.execute_batch("DROP TABLE p; DROP TABLE q; DROP TABLE r").unwrap();
+        let check: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+        assert_eq!(check, "ok");
+        let after: u32 = conn.query_row("PRAGMA freelist_count", [], |r| r.get(0)).unwrap();
+        assert_eq!(after, now + 3);
+        // The rows that stay are read as they were.
+        let kept: i64 = conn.query_row("SELECT count(*) FROM t", [], |r| r.get(0)).unwrap();
+        assert_eq!(kept, 499);
     }
 }

@@ -742,6 +742,10 @@ fn merge(
             copy_merged(conn, &name, columns, Layout::Packed.key(), &arms, &game_id, after_commit)?
         }
     };
+    let by_hand = match by_pages {
+        Some(_) => append::direct_page_size(conn)?,
+        None => None,
+    };
     let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
     let hashes = match by_pages {
         Some(merged) => Some(merged.hashes),
@@ -749,12 +753,31 @@ fn merge(
     };
     for part in &packed {
         tx.execute("DELETE FROM position_segments WHERE name = ?1", [&part.name])?;
-        tx.execute_batch(&format!("DROP TABLE {}", part.name))?;
+        if by_hand.is_none() {
+            tx.execute_batch(&format!("DROP TABLE {}", part.name))?;
+        }
     }
     register(&tx, id, &name, level + 1, total, with_fens)?;
     write_statistics(&tx, &name, total, hashes)?;
     rewrite_view(&tx)?;
-    tx.commit()
+    let Some(page_size) = by_hand else { return tx.commit() };
+    // Parts merged page by page hold no overflow pages: their pages are
+    // freed by hand, so that dropping them frees their roots alone.
+    let mut roots = Vec::with_capacity(packed.len());
+    for part in &packed {
+        roots.push(append::root_of(&tx, &part.name)?);
+    }
+    append::empty_trees(&tx, page_size, &roots)?;
+    tx.commit()?;
+    append::after_page_writes(conn)?;
+    // Emptied and no longer registered; a kill here leaves them to
+    // `drop_orphans`.
+    let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
+    for part in &packed {
+        tx.execute_batch(&format!("DROP TABLE {}", part.name))?;
+    }
+    tx.commit()?;
+    after_commit(conn)
 }
 
 /// Rows read per transaction while a segment is rewritten in the packed
