@@ -158,13 +158,21 @@ impl DedupeIndex {
     /// `keys` keys.
     fn build_filter(&mut self, conn: &Connection, keys: u64) -> rusqlite::Result<()> {
         let mut filter = Bloom::with_bits(keys.saturating_mul(BITS_PER_KEY).min(MAX_FILTER_BITS));
+        // In runs: a key's bits set between two reads of SQLite waited for
+        // its cache miss alone.
+        let mut run = Vec::with_capacity(4096);
         for (name, _) in &self.segments {
             let mut st = conn.prepare(&format!("SELECT key FROM {name}"))?;
             let mut rows = st.query([])?;
             while let Some(row) = rows.next()? {
-                filter.insert(row.get::<_, i64>(0)? as u64);
+                run.push(row.get::<_, i64>(0)? as u64);
+                if run.len() == run.capacity() {
+                    filter.insert_all(&run);
+                    run.clear();
+                }
             }
         }
+        filter.insert_all(&run);
         for key in self.pending.keys().chain(self.pending_more.iter().map(|p| &p.0)) {
             filter.insert(*key as u64);
         }
