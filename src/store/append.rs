@@ -125,8 +125,20 @@ impl Reserved {
 }
 
 /// The big-endian word at `at` of `bytes`.
-fn word(bytes: &[u8], at: usize) -> u32 {
+pub(super) fn word(bytes: &[u8], at: usize) -> u32 {
     u32::from_be_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+}
+
+/// A free-list trunk page of `page_size` bytes listing `leaves`, followed
+/// by the trunk `next` (0: none).
+fn trunk_page(page_size: usize, next: u32, leaves: &[u32]) -> Vec<u8> {
+    let mut page = vec![0; page_size];
+    page[0..4].copy_from_slice(&next.to_be_bytes());
+    page[4..8].copy_from_slice(&(leaves.len() as u32).to_be_bytes());
+    for (i, leaf) in leaves.iter().enumerate() {
+        page[8 + 4 * i..12 + 4 * i].copy_from_slice(&leaf.to_be_bytes());
+    }
+    page
 }
 
 /// Sets apart up to `n` new pages at the end of the database for pages
@@ -160,13 +172,7 @@ pub fn reserve(
     let mut first = read_page(conn, 1)?;
     let reserved =
         Reserved { leaves, trunk, next_trunk: word(&first, 32), free_before: word(&first, 36) };
-    let mut list = vec![0; page_size];
-    list[0..4].copy_from_slice(&reserved.next_trunk.to_be_bytes());
-    list[4..8].copy_from_slice(&(n as u32).to_be_bytes());
-    for (i, leaf) in reserved.leaves.iter().enumerate() {
-        list[8 + 4 * i..12 + 4 * i].copy_from_slice(&leaf.to_be_bytes());
-    }
-    pages.write(trunk, &list)?;
+    pages.write(trunk, &trunk_page(page_size, reserved.next_trunk, &reserved.leaves))?;
     first[28..32].copy_from_slice(&trunk.to_be_bytes());
     first[32..36].copy_from_slice(&trunk.to_be_bytes());
     first[36..40].copy_from_slice(&(reserved.free_before + n as u32 + 1).to_be_bytes());
@@ -229,7 +235,7 @@ fn scan_log(_: &File, _: u32) -> std::io::Result<bool> {
 }
 
 /// An error of the system's reads and writes, as SQLite's.
-fn io_error(message: String) -> rusqlite::Error {
+pub(super) fn io_error(message: String) -> rusqlite::Error {
     rusqlite::Error::SqliteFailure(
         rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_IOERR),
         Some(message),
@@ -285,13 +291,7 @@ pub fn empty_trees(conn: &Connection, page_size: usize, roots: &[u32]) -> rusqli
     let count = word(&first, 36) + freed.len() as u32;
     for chunk in freed.chunks(per_trunk + 1) {
         let (&trunk, leaves) = chunk.split_first().expect("a chunk is never empty");
-        let mut list = vec![0; page_size];
-        list[0..4].copy_from_slice(&next_trunk.to_be_bytes());
-        list[4..8].copy_from_slice(&(leaves.len() as u32).to_be_bytes());
-        for (i, leaf) in leaves.iter().enumerate() {
-            list[8 + 4 * i..12 + 4 * i].copy_from_slice(&leaf.to_be_bytes());
-        }
-        insert.execute(params![trunk, list])?;
+        insert.execute(params![trunk, trunk_page(page_size, next_trunk, leaves)])?;
         next_trunk = trunk;
     }
     first[32..36].copy_from_slice(&next_trunk.to_be_bytes());
@@ -401,9 +401,8 @@ impl<'c> Pages<'c> {
     /// Writes the pages `reserved` set apart into `file`, the database
     /// file, where they lie, past SQLite's cache and its write-ahead log.
     pub fn write_directly(&mut self, file: &'c File, reserved: Reserved) {
-        let mut numbers = reserved.leaves;
-        numbers.sort_unstable();
-        self.direct = Some((file, numbers));
+        // Allocated in order: sorted already.
+        self.direct = Some((file, reserved.leaves));
     }
 
     /// Whether pages of the free list were given to be used first.

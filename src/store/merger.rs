@@ -177,12 +177,8 @@ impl TreeCursor {
         if let Some(&[len, ref window @ ..]) = page.get(at..at + 1 + MAX_RECORD) {
             let len = usize::from(len);
             if let Some(key) = window.get(..len).and_then(two_integers) {
-                let order = order(key);
-                if order == END {
-                    return Err(self.corrupt_here("a row past every position row"));
-                }
                 let record: [u8; MAX_RECORD] = window.try_into().expect("the window's width");
-                return Ok(Row { order, record, len: len as u8 });
+                return self.row_of(key, record, len);
             }
         }
         let bytes = page.get(at..).unwrap_or_default();
@@ -196,13 +192,18 @@ impl TreeCursor {
             .ok_or_else(|| self.corrupt_here("a cell past the page's end"))?;
         let key = two_integers(record)
             .ok_or_else(|| self.corrupt_here("a row that is not two integers"))?;
+        let mut padded = [0; MAX_RECORD];
+        padded[..len].copy_from_slice(record);
+        self.row_of(key, padded, len)
+    }
+
+    /// The row of `key`, whose record is the first `len` bytes of `record`.
+    fn row_of(&self, key: (i64, i64), record: [u8; MAX_RECORD], len: usize) -> Result<Row> {
         let order = order(key);
         if order == END {
             return Err(self.corrupt_here("a row past every position row"));
         }
-        let mut row = Row { order, record: [0; MAX_RECORD], len: len as u8 };
-        row.record[..len].copy_from_slice(record);
-        Ok(row)
+        Ok(Row { order, record, len: len as u8 })
     }
 }
 
@@ -278,12 +279,9 @@ impl ReadPage for FilePages<'_> {
         use std::os::unix::fs::FileExt;
         let mut page = vec![0; self.page_size];
         let at = u64::from(pgno.saturating_sub(1)) * self.page_size as u64;
-        self.file.read_exact_at(&mut page, at).map_err(|e| {
-            rusqlite::Error::SqliteFailure(
-                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_IOERR),
-                Some(format!("reading page {pgno} of the database: {e}")),
-            )
-        })?;
+        self.file
+            .read_exact_at(&mut page, at)
+            .map_err(|e| append::io_error(format!("reading page {pgno} of the database: {e}")))?;
         Ok(page)
     }
 }

@@ -456,9 +456,7 @@ fn free_pages(conn: &Connection, pages: usize) -> rusqlite::Result<append::FreeT
         return Ok(taken);
     }
     let page = |pgno: u32| append::read_page(conn, pgno);
-    let word = |bytes: &[u8], at: usize| {
-        u32::from_be_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
-    };
+    let word = append::word;
     let free = &mut taken.pages;
     let mut trunk = word(&page(1)?, 32);
     while trunk != 0 && free.len() < want && free.len() < count as usize {

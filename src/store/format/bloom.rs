@@ -57,13 +57,19 @@ impl Bloom {
     fn locate(&self, key: u64) -> (usize, [u64; 8]) {
         // The block from the high bits after a multiply (every key bit
         // counts), the six bit positions from the low 54 bits.
-        let block = (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) & self.block_mask;
+        let block = self.block_of(key);
         let mut masks = [0u64; 8];
         for i in 0..PROBES {
             let bit = (key >> (9 * i)) & (BLOCK_BITS - 1);
             masks[(bit >> 6) as usize] |= 1 << (bit & 63);
         }
-        ((block * 8) as usize, masks)
+        (block, masks)
+    }
+
+    /// The first word of `key`'s block.
+    #[inline]
+    fn block_of(&self, key: u64) -> usize {
+        (((key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) & self.block_mask) * 8) as usize
     }
 
     /// Adds `key`.
@@ -83,7 +89,7 @@ impl Bloom {
         for run in keys.chunks(256) {
             let mut touched = 0u64;
             for &key in run {
-                touched ^= self.words[self.locate(key).0];
+                touched ^= self.words[self.block_of(key)];
             }
             std::hint::black_box(touched);
             for &key in run {
