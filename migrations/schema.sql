@@ -46,7 +46,7 @@ CREATE TABLE dedupe_segments (
     name  TEXT NOT NULL UNIQUE,           -- the segment table
     level INTEGER NOT NULL,               -- 0 for a batch, n+1 for a merge of level-n segments
     rows  INTEGER NOT NULL
-);
+, in_filter INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE dedupe_000001 (
     key     INTEGER NOT NULL,
     game_id INTEGER NOT NULL,
@@ -441,7 +441,12 @@ JOIN json_each(CASE WHEN typeof(r.packed_moves) = 'blob' THEN CASE WHEN length(r
                     ELSE '[' || substr(replace(printf('%.*c', length(r.packed_moves) / 2, 'x'), 'x', ',0'), 2) || ']' END
                     ELSE (SELECT '["' || replace(g.moves, ' ', '","') || '"]' FROM games AS g WHERE g.id = r.id) END) AS m
      ON m.value <> '';
-INSERT INTO "dedupe_segments" VALUES (1, 'dedupe_000001', 1000, 0);
+CREATE TABLE dedupe_filter (
+    id       INTEGER PRIMARY KEY CHECK (id = 1),
+    inserted INTEGER NOT NULL,            -- keys set into it, repeats counted
+    words    BLOB NOT NULL                -- the blocked Bloom filter: 64-bit words, little-endian
+);
+INSERT INTO "dedupe_segments" VALUES (1, 'dedupe_000001', 1000, 0, 0);
 INSERT INTO "material_backlog" VALUES (0);
 INSERT INTO "explorer_tree_state" VALUES (6, 0, 1, 4, 16);
 INSERT INTO "player_rows_state" VALUES (0, 0);

@@ -56,6 +56,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0028_explorer_masters.sql"),
     include_str!("../../migrations/0029_player_tallies.sql"),
     include_str!("../../migrations/0030_plies_reads.sql"),
+    include_str!("../../migrations/0031_dedupe_filter.sql"),
 ];
 
 /// The schema the migrations build, as one script: what a new file gets,

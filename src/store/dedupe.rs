@@ -12,11 +12,15 @@
 //! A lookup first asks an in-memory Bloom filter (`bloom::Bloom`) of every stored key,
 //! so that a new game — almost every game — costs no B-tree search; only
 //! a key the filter may hold is looked up in the batch's pending keys and
-//! in each segment. The filter is built from the segments on the first
-//! lookup after the first commit of an import (an import of a few games
-//! into a large database searches the segments directly and never reads
-//! every key), grows by doubling up to [`MAX_FILTER_BITS`], and beyond
-//! that answers "maybe" more often: slower, never wrong.
+//! in each segment. The filter is made on the first lookup after the
+//! first commit of an import (an import of a few games into a large
+//! database searches the segments directly and never reads every key):
+//! the filter the last import kept in `dedupe_filter` ([`DedupeIndex::save`]),
+//! with the keys of the segments it does not hold (`in_filter` = 0: an
+//! import cut before its end) added, or else one built from every segment.
+//! It grows by doubling up to [`MAX_FILTER_BITS`] (built again from every
+//! segment), and beyond that answers "maybe" more often: slower, never
+//! wrong.
 
 use std::collections::HashMap;
 
@@ -44,9 +48,8 @@ const TOP_LEVEL: i64 = 1000;
 /// The dedupe keys of the stored games and of the current batch.
 #[derive(Debug)]
 pub struct DedupeIndex {
-    /// The registered segment tables, with the statement that looks a key
-    /// up in each.
-    segments: Vec<(String, String)>,
+    /// The registered segment tables.
+    segments: Vec<Segment>,
     /// Keys stored in the segments.
     stored: u64,
     /// The current batch's keys: the first game with each key...
@@ -92,15 +95,18 @@ impl DedupeIndex {
 
     /// Reads the list of segments.
     fn reload(&mut self, conn: &Connection) -> rusqlite::Result<()> {
-        let mut st = conn.prepare("SELECT name, rows FROM dedupe_segments ORDER BY id")?;
-        let rows = st.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))?;
+        let mut st =
+            conn.prepare("SELECT name, rows, in_filter FROM dedupe_segments ORDER BY id")?;
+        let rows = st.query_map([], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?, r.get::<_, bool>(2)?))
+        })?;
         self.segments.clear();
         self.stored = 0;
         for row in rows {
-            let (name, count) = row?;
+            let (name, count, in_filter) = row?;
             let name = checked_name("dedupe", name)?;
             let lookup = format!("SELECT game_id FROM {name} WHERE key = ?1");
-            self.segments.push((name, lookup));
+            self.segments.push(Segment { name, lookup, rows: count as u64, in_filter });
             self.stored += count as u64;
         }
         Ok(())
@@ -119,7 +125,7 @@ impl DedupeIndex {
     ) -> rusqlite::Result<()> {
         out.clear();
         if self.filter.is_none() && self.committed {
-            self.build_filter(conn, (self.stored * 2).max(MIN_FILTER_KEYS))?;
+            self.make_filter(conn)?;
         }
         if let Some(filter) = &self.filter {
             if !filter.may_contain(key as u64) {
@@ -130,8 +136,8 @@ impl DedupeIndex {
             out.push(id);
             out.extend(self.pending_more.iter().filter(|p| p.0 == key).map(|p| p.1));
         }
-        for (_, lookup) in &self.segments {
-            let mut st = conn.prepare_cached(lookup)?;
+        for segment in &self.segments {
+            let mut st = conn.prepare_cached(&segment.lookup)?;
             let ids = st.query_map([key], |r| r.get::<_, GameId>(0))?;
             for id in ids {
                 out.push(id?);
@@ -154,15 +160,51 @@ impl DedupeIndex {
         }
     }
 
+    /// Makes the filter of every stored and pending key: the kept one with
+    /// the keys it lacks added, if it has room for them, else a new one with
+    /// room for twice the keys stored.
+    fn make_filter(&mut self, conn: &Connection) -> rusqlite::Result<()> {
+        let kept = conn
+            .query_row("SELECT inserted, words FROM dedupe_filter", [], |r| {
+                let inserted = u64::try_from(r.get::<_, i64>(0)?).ok();
+                let words = r.get_ref(1)?.as_blob().ok();
+                Ok(inserted.zip(words).and_then(|(n, words)| Bloom::from_bytes(words, n)))
+            })
+            .optional()?
+            .flatten();
+        let missing: u64 =
+            self.segments.iter().filter(|s| !s.in_filter).map(|s| s.rows).sum::<u64>()
+                + (self.pending.len() + self.pending_more.len()) as u64;
+        match kept {
+            Some(filter)
+                if (filter.inserted() + missing).saturating_mul(BITS_PER_KEY) <= filter.bits() =>
+            {
+                self.fill_filter(conn, filter, false)
+            }
+            _ => self.build_filter(conn, (self.stored * 2).max(MIN_FILTER_KEYS)),
+        }
+    }
+
     /// Builds the filter from every stored and pending key, with room for
     /// `keys` keys.
     fn build_filter(&mut self, conn: &Connection, keys: u64) -> rusqlite::Result<()> {
-        let mut filter = Bloom::with_bits(keys.saturating_mul(BITS_PER_KEY).min(MAX_FILTER_BITS));
+        let filter = Bloom::with_bits(keys.saturating_mul(BITS_PER_KEY).min(MAX_FILTER_BITS));
+        self.fill_filter(conn, filter, true)
+    }
+
+    /// Adds to `filter` the pending keys and those of the segments it does
+    /// not hold yet (every segment if `all`), and makes it the filter.
+    fn fill_filter(
+        &mut self,
+        conn: &Connection,
+        mut filter: Bloom,
+        all: bool,
+    ) -> rusqlite::Result<()> {
         // In runs: a key's bits set between two reads of SQLite waited for
         // its cache miss alone.
         let mut run = Vec::with_capacity(4096);
-        for (name, _) in &self.segments {
-            let mut st = conn.prepare(&format!("SELECT key FROM {name}"))?;
+        for segment in self.segments.iter().filter(|s| all || !s.in_filter) {
+            let mut st = conn.prepare(&format!("SELECT key FROM {}", segment.name))?;
             let mut rows = st.query([])?;
             while let Some(row) = rows.next()? {
                 run.push(row.get::<_, i64>(0)? as u64);
@@ -178,6 +220,25 @@ impl DedupeIndex {
         }
         self.filter = Some(filter);
         Ok(())
+    }
+
+    /// Keeps the filter, if this import made one, for the next import: in
+    /// its own transaction, with every segment marked as held by it (the
+    /// filter holds every key stored, and the keys of batches rolled back,
+    /// which cost a lookup, no error). Called outside any transaction,
+    /// after the import's last commit.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub fn save(&self, conn: &Connection) -> rusqlite::Result<()> {
+        let Some(filter) = &self.filter else { return Ok(()) };
+        let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
+        tx.execute(
+            "INSERT OR REPLACE INTO dedupe_filter (id, inserted, words) VALUES (1, ?1, ?2)",
+            params![filter.inserted() as i64, filter.to_bytes()],
+        )?;
+        tx.execute("UPDATE dedupe_segments SET in_filter = 1 WHERE in_filter = 0", [])?;
+        tx.commit()
     }
 
     /// Writes the batch's keys as a new segment. Runs inside the batch's
@@ -273,6 +334,12 @@ impl DedupeIndex {
             .prepare("SELECT name FROM dedupe_segments WHERE level = ?1 ORDER BY id")?
             .query_map([level], |r| checked_name("dedupe", r.get(0)?))?
             .collect::<Result<_, _>>()?;
+        // The merged keys are in the kept filter if every part's are.
+        let in_filter: bool = conn.query_row(
+            "SELECT min(in_filter) FROM dedupe_segments WHERE level = ?1",
+            [level],
+            |r| r.get(0),
+        )?;
         let (id, name) = new_segment(conn)?;
         let arms: Vec<String> =
             parts.iter().map(|part| format!("SELECT key, game_id FROM {part}")).collect();
@@ -291,12 +358,24 @@ impl DedupeIndex {
             tx.execute_batch(&format!("DROP TABLE {part}"))?;
         }
         tx.execute(
-            "INSERT INTO dedupe_segments (id, name, level, rows) VALUES (?1, ?2, ?3, ?4)",
-            params![id, name, level + 1, total],
+            "INSERT INTO dedupe_segments (id, name, level, rows, in_filter) \
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![id, name, level + 1, total, in_filter],
         )?;
         tx.commit()?;
         after_commit(conn)
     }
+}
+
+/// A registered segment table.
+#[derive(Debug)]
+struct Segment {
+    name: String,
+    /// The statement that looks a key up in it.
+    lookup: String,
+    rows: u64,
+    /// Its keys are in the kept filter (`dedupe_filter`).
+    in_filter: bool,
 }
 
 /// Creates the next segment table (not yet registered): its id and name.
@@ -393,6 +472,87 @@ mod tests {
             reopened.candidates(&conn, k, &mut out).unwrap();
             assert_eq!(sorted(out.clone()), expect(next, k), "key {k}");
         }
+    }
+
+    #[test]
+    fn the_kept_filter_is_loaded_and_the_keys_it_lacks_added() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = crate::db::open_for_write(&dir.path().join("t.db")).unwrap();
+        let spread = |i: i64| (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) as i64;
+        let commit = |index: &mut DedupeIndex, games: std::ops::Range<i64>| {
+            conn.execute_batch("BEGIN IMMEDIATE").unwrap();
+            for i in games {
+                index.insert(spread(i), id(i + 1));
+            }
+            index.write_batch(&conn, 40).unwrap();
+            conn.execute_batch("COMMIT").unwrap();
+            index.committed(&conn).unwrap();
+            index.compact(&conn, &|_| Ok(())).unwrap();
+        };
+        let mut out = Vec::new();
+
+        // An import that keeps its filter, of a size no new one has.
+        let mut first = DedupeIndex::with_fanout(&conn, 2).unwrap();
+        commit(&mut first, 0..40);
+        first.build_filter(&conn, 1 << 22).unwrap();
+        for batch in 1..5 {
+            commit(&mut first, batch * 40..batch * 40 + 40);
+        }
+        let kept_bits = first.filter.as_ref().unwrap().bits();
+        first.save(&conn).unwrap();
+        let unheld = |conn: &Connection| -> i64 {
+            conn.query_row("SELECT count(*) FROM dedupe_segments WHERE in_filter = 0", [], |r| {
+                r.get(0)
+            })
+            .unwrap()
+        };
+        assert_eq!(unheld(&conn), 0);
+
+        // An import cut before its end keeps no filter: its segments are
+        // not held.
+        let mut cut = DedupeIndex::with_fanout(&conn, 3).unwrap();
+        commit(&mut cut, 200..240);
+        commit(&mut cut, 240..280);
+        cut.candidates(&conn, spread(0), &mut out).unwrap();
+        assert_eq!(out, [id(1)]);
+        drop(cut);
+        assert!(unheld(&conn) > 0);
+
+        // The next import loads the kept filter and adds the keys it lacks.
+        let mut next = DedupeIndex::with_fanout(&conn, 3).unwrap();
+        commit(&mut next, 280..320);
+        let unheld_rows: u64 = next.segments.iter().filter(|s| !s.in_filter).map(|s| s.rows).sum();
+        assert!(unheld_rows < 320, "some segments held");
+        for i in 0..320 {
+            next.candidates(&conn, spread(i), &mut out).unwrap();
+            assert_eq!(out, [id(i + 1)], "game {}", i + 1);
+        }
+        assert_eq!(next.filter.as_ref().unwrap().bits(), kept_bits, "the kept filter");
+        assert_eq!(next.filter.as_ref().unwrap().inserted(), 200 + unheld_rows, "read: the unheld");
+        // A merged segment is held only if all its parts were.
+        let marks: Vec<(bool, i64)> = next
+            .segments
+            .iter()
+            .map(|s| {
+                let last: i64 = conn
+                    .query_row(&format!("SELECT max(game_id) FROM {}", s.name), [], |r| r.get(0))
+                    .unwrap();
+                (s.in_filter, last)
+            })
+            .collect();
+        assert!(marks.iter().all(|&(held, last)| held == (last <= 200)), "{marks:?}");
+        assert!(marks.iter().any(|&(held, _)| !held), "{marks:?}");
+        next.save(&conn).unwrap();
+        assert_eq!(unheld(&conn), 0);
+
+        // A kept filter without room for the keys it lacks is built anew.
+        conn.execute("UPDATE dedupe_filter SET inserted = ?1", [(kept_bits / BITS_PER_KEY) as i64])
+            .unwrap();
+        let mut full = DedupeIndex::with_fanout(&conn, 2).unwrap();
+        commit(&mut full, 320..321);
+        full.candidates(&conn, spread(5), &mut out).unwrap();
+        assert_eq!(out, [id(6)]);
+        assert_eq!(full.filter.as_ref().unwrap().inserted(), 321, "every key read once");
     }
 
     #[test]

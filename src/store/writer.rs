@@ -1439,6 +1439,7 @@ impl Writer {
     /// Database errors.
     pub fn finish(mut self) -> Result<Totals, WriteError> {
         self.commit()?;
+        self.batch.dedupe.save(self.conn()).map_err(|e| self.sqlite(e))?;
         std::mem::take(&mut self.batch.image_slot)
             .detach(self.conn())
             .map_err(|e| self.sqlite(e))?;

@@ -941,6 +941,37 @@ fn distinct_games(tag: &str, n: usize) -> String {
     (0..n).map(|i| format!("[White \"{tag} {i}\"]\n[Result \"1-0\"]\n\n1. e4 e5 1-0\n\n")).collect()
 }
 
+/// The dedupe filter one import keeps is what the next one asks first:
+/// every game it stored is found again, kept or built anew.
+#[test]
+fn the_dedupe_filter_kept_by_an_import_finds_its_games_in_the_next() {
+    let dir = scratch();
+    let db = dir.join("d.db");
+    // Two files: the second one's games are looked up after a commit.
+    let (one, two) = (distinct_games("first", 150), distinct_games("also first", 150));
+    let first = format!("{one}{two}");
+    let (a1, a2) = (dir.write("a1.pgn", &one), dir.write("a2.pgn", &two));
+    import(&db, &["--no-positions", arg(&a1), arg(&a2)]).success();
+    let conn = open(&db);
+    assert_eq!(count(&conn, "SELECT count(*) FROM dedupe_filter WHERE length(words) >= 64"), 1);
+    assert_eq!(count(&conn, "SELECT count(*) FROM dedupe_segments WHERE in_filter = 0"), 0);
+    // A new file first: the next one's games are looked up after a commit,
+    // in the kept filter.
+    let b0 = dir.write("b0.pgn", distinct_games("second", 100));
+    import(&db, &["--no-positions", arg(&b0), arg(&dir.write("b1.pgn", &first))]).success();
+    assert_eq!(count(&conn, "SELECT count(*) FROM games"), 400);
+    assert_eq!(count(&conn, "SELECT duplicates FROM sources ORDER BY id DESC LIMIT 1"), 300);
+    // A filter that reads as none is built again from the segments.
+    conn.execute_batch("UPDATE dedupe_filter SET words = x'00'").unwrap();
+    let c0 = dir.write("c0.pgn", distinct_games("third", 10));
+    let again = format!("{}{first}", distinct_games("second", 100));
+    import(&db, &["--no-positions", arg(&c0), arg(&dir.write("c1.pgn", again))]).success();
+    assert_eq!(count(&conn, "SELECT count(*) FROM games"), 410);
+    assert_eq!(count(&conn, "SELECT duplicates FROM sources ORDER BY id DESC LIMIT 1"), 400);
+    assert_eq!(count(&conn, "SELECT count(*) FROM dedupe_filter WHERE length(words) >= 64"), 1);
+    assert_eq!(integrity(&db), "ok");
+}
+
 #[test]
 fn an_import_that_fills_a_level_of_dedupe_segments_leaves_no_free_pages() {
     let dir = scratch();
