@@ -38,8 +38,9 @@ pub const FANOUT: usize = 8;
 /// The filter's largest size: 128 MiB, 16 bits for each of 67 million keys.
 pub const MAX_FILTER_BITS: u64 = 1 << 30;
 
-/// Keys the filter has room for when first built, at least.
-const MIN_FILTER_KEYS: u64 = 1 << 20;
+/// Keys the filter has room for when first built, at least: 128 KiB, what a
+/// small database keeps of it.
+const MIN_FILTER_KEYS: u64 = 1 << 16;
 
 /// Level of a segment no merge reaches (schema 4 moved the keys stored
 /// before it into one).
@@ -113,7 +114,9 @@ impl DedupeIndex {
     }
 
     /// Puts into `out` the ids of the games, stored or in the batch, whose
-    /// key is `key`: those that may be the same game.
+    /// key is `key`: those that may be the same game. The batch's first
+    /// ([`DedupeIndex::batch_candidates`]), then the stored ones
+    /// ([`DedupeIndex::stored_candidates`]).
     ///
     /// # Errors
     /// Database errors.
@@ -123,19 +126,55 @@ impl DedupeIndex {
         key: i64,
         out: &mut Vec<GameId>,
     ) -> rusqlite::Result<()> {
+        let mut stored = Vec::new();
+        if self.batch_candidates(conn, key, out)? {
+            self.stored_candidates(conn, key, &mut stored)?;
+        }
+        out.extend(stored);
+        Ok(())
+    }
+
+    /// Puts into `out` the ids of the batch's games whose key is `key`; `false`
+    /// when no stored game has it either (the filter says so), so that the
+    /// segments need no search. A game the batch already holds is found
+    /// without one.
+    ///
+    /// # Errors
+    /// Database errors, from making the filter.
+    pub fn batch_candidates(
+        &mut self,
+        conn: &Connection,
+        key: i64,
+        out: &mut Vec<GameId>,
+    ) -> rusqlite::Result<bool> {
         out.clear();
         if self.filter.is_none() && self.committed {
             self.make_filter(conn)?;
         }
         if let Some(filter) = &self.filter {
             if !filter.may_contain(key as u64) {
-                return Ok(());
+                return Ok(false);
             }
         }
         if let Some(&id) = self.pending.get(&key) {
             out.push(id);
             out.extend(self.pending_more.iter().filter(|p| p.0 == key).map(|p| p.1));
         }
+        Ok(true)
+    }
+
+    /// Puts into `out` the ids of the stored games whose key is `key`: a
+    /// search of each segment.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub fn stored_candidates(
+        &self,
+        conn: &Connection,
+        key: i64,
+        out: &mut Vec<GameId>,
+    ) -> rusqlite::Result<()> {
+        out.clear();
         for segment in &self.segments {
             let mut st = conn.prepare_cached(&segment.lookup)?;
             let ids = st.query_map([key], |r| r.get::<_, GameId>(0))?;

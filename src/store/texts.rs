@@ -19,6 +19,13 @@ use super::encode::shared_ids::{IdMap, SharedIds};
 /// Texts whose ids are kept in memory (a few tens of MB at most).
 const CACHED: usize = 1 << 18;
 
+/// Texts of the few-valued columns kept in memory beyond [`CACHED`], once
+/// looked up in SQL. The texts loaded are the first ids, and in a large
+/// database those are mostly players' names: an event or a time control
+/// first met after them would otherwise be looked up in SQL in every game
+/// that names it, more often as the database grows.
+const CACHED_PAST: usize = 1 << 16;
+
 /// Names (sites and players, [`crate::db::texts::NAME_COLUMNS`]) met once
 /// that are remembered, by a hash of 8 bytes, to be stored by id when met
 /// again; past this many, the set starts again.
@@ -106,10 +113,14 @@ impl GameTexts {
         if self.held() >= self.cached {
             // Past the texts kept in memory, one met is most often stored
             // already: looked up first.
-            return match stored(conn, text)? {
-                Some(id) => Ok(id),
-                None => insert(conn, text),
+            let id = match stored(conn, text)? {
+                Some(id) => id,
+                None => insert(conn, text)?,
             };
+            if self.held() < self.cached + CACHED_PAST {
+                self.pending.insert(text.to_string(), id);
+            }
+            return Ok(id);
         }
         let id = insert(conn, text)?;
         self.pending.insert(text.to_string(), id);
@@ -236,8 +247,22 @@ mod tests {
         assert_eq!(texts.id(&conn, "d").unwrap(), 4);
         assert_eq!(texts.id(&conn, "d").unwrap(), 4, "stored once");
         assert_eq!(texts.id(&conn, "a").unwrap(), 1);
-        assert_eq!(texts.ids.len(), 2, "memory stays at its bound");
+        assert_eq!(texts.held(), 4, "looked up once, then kept");
+        // Kept: found in memory, not in SQL (a change by hand is not seen).
+        conn.execute("UPDATE game_texts SET text = 'd2' WHERE id = 4", []).unwrap();
+        assert_eq!(texts.id(&conn, "d").unwrap(), 4);
+        for i in 0..CACHED_PAST + 10 {
+            texts.id(&conn, &format!("event {i}")).unwrap();
+        }
+        assert_eq!(texts.held(), 2 + CACHED_PAST, "memory stays at its bound");
+        let last = format!("event {}", CACHED_PAST + 9);
+        let id: i64 = conn
+            .query_row("SELECT id FROM game_texts WHERE text = ?1", [&last], |r| r.get(0))
+            .unwrap();
+        assert_eq!(texts.id(&conn, &last).unwrap(), id, "past both bounds: found in SQL");
+        texts.committed();
+        assert_eq!(texts.ids.len(), 2 + CACHED_PAST, "kept for the workers too");
         let n: i64 = conn.query_row("SELECT count(*) FROM game_texts", [], |r| r.get(0)).unwrap();
-        assert_eq!(n, 4);
+        assert_eq!(n, 4 + CACHED_PAST as i64 + 10);
     }
 }

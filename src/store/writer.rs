@@ -1213,29 +1213,41 @@ impl Writer {
     }
 
     /// `true` if a game with the same identity is stored (committed or in
-    /// this batch).
+    /// this batch). The batch's games are compared first: a game repeated
+    /// within a batch is found without a search of the segments.
     fn is_duplicate(&mut self, game: &GameRow) -> Result<bool, WriteError> {
         let mut ids = std::mem::take(&mut self.candidates);
-        let found = self.batch.dedupe.candidates(&self.conn, game.dedupe_key, &mut ids);
-        let result = found.map_err(|e| self.sqlite(e)).and_then(|()| {
-            for &id in &ids {
-                // The batch's games are in no table until its commit.
-                let in_batch = usize::try_from(i64::from(id) - self.batch_first_id).ok();
-                if let Some(stored) = in_batch.and_then(|i| self.batch.stored.get(i)) {
-                    if game.same_game(stored) {
-                        return Ok(true);
-                    }
-                    continue;
-                }
-                // A deleted game keeps its key until a vacuum: no match.
-                if self.stored_game(id)?.is_some_and(|stored| game.same_game(&stored)) {
-                    return Ok(true);
-                }
-            }
-            Ok(false)
-        });
+        let result = self.is_duplicate_among(game, &mut ids);
         self.candidates = ids;
         result
+    }
+
+    fn is_duplicate_among(
+        &mut self,
+        game: &GameRow,
+        ids: &mut Vec<GameId>,
+    ) -> Result<bool, WriteError> {
+        let key = game.dedupe_key;
+        let maybe_stored =
+            self.batch.dedupe.batch_candidates(&self.conn, key, ids).map_err(|e| self.sqlite(e))?;
+        for &id in ids.iter() {
+            // The batch's games are in no table until its commit.
+            let in_batch = usize::try_from(i64::from(id) - self.batch_first_id).ok();
+            if in_batch.and_then(|i| self.batch.stored.get(i)).is_some_and(|s| game.same_game(s)) {
+                return Ok(true);
+            }
+        }
+        if !maybe_stored {
+            return Ok(false);
+        }
+        self.batch.dedupe.stored_candidates(&self.conn, key, ids).map_err(|e| self.sqlite(e))?;
+        for &id in ids.iter() {
+            // A deleted game keeps its key until a vacuum: no match.
+            if self.stored_game(id)?.is_some_and(|stored| game.same_game(&stored)) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// The columns of stored game `id` that [`GameRow::same_game`] compares;

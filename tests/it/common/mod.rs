@@ -270,6 +270,7 @@ pub fn text_rows(conn: &Connection, sql: &str) -> Vec<String> {
 /// Puts the tag pairs of a database back as schemas 3 to 12 stored them:
 /// `[[name, value], …]`, no `tag_names`, those schemas' `tags` view.
 pub fn tags_as_schema_12(conn: &Connection) {
+    dedupe_as_schema_30(conn);
     conn.execute_batch(
         "CREATE TEMP TABLE old_tags AS
              SELECT game_id, json_group_array(json_array(name, value) ORDER BY ord) AS pairs
@@ -297,11 +298,23 @@ pub fn migrate_to(conn: &Connection, version: usize) {
     }
 }
 
+/// Takes out what schema 31 added (the dedupe filter kept between
+/// imports), for a database put back to an older schema.
+pub fn dedupe_as_schema_30(conn: &Connection) {
+    let column =
+        "SELECT count(*) FROM pragma_table_info('dedupe_segments') WHERE name = 'in_filter'";
+    if conn.query_row(column, [], |r| r.get::<_, i64>(0)).unwrap() == 1 {
+        conn.execute_batch("ALTER TABLE dedupe_segments DROP COLUMN in_filter").unwrap();
+    }
+    conn.execute_batch("DROP TABLE IF EXISTS dedupe_filter").unwrap();
+}
+
 /// Puts the players of a database back as schema 23 had them: the
 /// `players` view grouping the games when read, no `player_rows`, its
 /// views and triggers; `user_version` 23 (for a database of schema 24 or
 /// later).
 pub fn players_as_schema_23(conn: &Connection) {
+    dedupe_as_schema_30(conn);
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
     if version < 24 {
         return;
@@ -336,6 +349,7 @@ pub fn players_as_schema_23(conn: &Connection) {
 /// as JSON arrays; that schema's views and triggers, no `move_codes`;
 /// `user_version` 22 (for a database of schema 23 or later).
 pub fn moves_as_schema_22(conn: &Connection) {
+    dedupe_as_schema_30(conn);
     use pgnindex::db::{move_codes, packed_moves};
     players_as_schema_23(conn);
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
@@ -383,6 +397,7 @@ pub fn moves_as_schema_22(conn: &Connection) {
 /// delete trigger; `user_version` 17 (for a database of schema 18 or
 /// later whose games have no engine notes or kept text).
 pub fn notes_as_schema_17(conn: &Connection) {
+    dedupe_as_schema_30(conn);
     moves_as_schema_22(conn);
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
     if version < 18 {
@@ -431,6 +446,7 @@ pub fn notes_as_schema_17(conn: &Connection) {
 /// database migrated to 15) instead of the view over `game_rows` and
 /// `game_texts`; `user_version` 15.
 pub fn games_as_schema_15(conn: &Connection) {
+    dedupe_as_schema_30(conn);
     notes_as_schema_17(conn);
     let v15 = Connection::open_in_memory().unwrap();
     migrate_to(&v15, 15);
@@ -466,6 +482,7 @@ pub fn games_as_schema_15(conn: &Connection) {
 /// stored them: JSON arrays of seconds ending at the last ply that has
 /// one; those schemas' `plies` view.
 pub fn times_as_schema_12(conn: &Connection) {
+    dedupe_as_schema_30(conn);
     let seconds = |v: &str| {
         format!("CASE WHEN {v} = CAST({v} AS INTEGER) THEN CAST({v} AS INTEGER) ELSE {v} END")
     };
