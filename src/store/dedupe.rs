@@ -24,7 +24,7 @@
 
 use std::collections::HashMap;
 
-use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
+use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior, MAIN_DB};
 
 use super::format::bloom::{Bloom, BITS_PER_KEY};
 use super::format::positions::{checked_name, segment_name};
@@ -203,14 +203,7 @@ impl DedupeIndex {
     /// the keys it lacks added, if it has room for them, else a new one with
     /// room for twice the keys stored.
     fn make_filter(&mut self, conn: &Connection) -> rusqlite::Result<()> {
-        let kept = conn
-            .query_row("SELECT inserted, words FROM dedupe_filter", [], |r| {
-                let inserted = u64::try_from(r.get::<_, i64>(0)?).ok();
-                let words = r.get_ref(1)?.as_blob().ok();
-                Ok(inserted.zip(words).and_then(|(n, words)| Bloom::from_bytes(words, n)))
-            })
-            .optional()?
-            .flatten();
+        let kept = read_kept(conn)?;
         let missing: u64 =
             self.segments.iter().filter(|s| !s.in_filter).map(|s| s.rows).sum::<u64>()
                 + (self.pending.len() + self.pending_more.len()) as u64;
@@ -272,10 +265,20 @@ impl DedupeIndex {
     pub fn save(&self, conn: &Connection) -> rusqlite::Result<()> {
         let Some(filter) = &self.filter else { return Ok(()) };
         let tx = Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
+        // Written in pieces into a blob of its size: no copy of the whole.
+        let words = filter.words();
         tx.execute(
-            "INSERT OR REPLACE INTO dedupe_filter (id, inserted, words) VALUES (1, ?1, ?2)",
-            params![filter.inserted() as i64, filter.to_bytes()],
+            "INSERT OR REPLACE INTO dedupe_filter (id, inserted, words) VALUES (1, ?1, zeroblob(?2))",
+            params![filter.inserted() as i64, (words.len() * 8) as i64],
         )?;
+        let mut blob = tx.blob_open(MAIN_DB, c"dedupe_filter", c"words", 1, false)?;
+        let mut bytes = Vec::with_capacity(PIECE_WORDS * 8);
+        for (i, piece) in words.chunks(PIECE_WORDS).enumerate() {
+            bytes.clear();
+            bytes.extend(piece.iter().flat_map(|w| w.to_le_bytes()));
+            blob.write_at(&bytes, i * PIECE_WORDS * 8)?;
+        }
+        blob.close()?;
         tx.execute("UPDATE dedupe_segments SET in_filter = 1 WHERE in_filter = 0", [])?;
         tx.commit()
     }
@@ -404,6 +407,43 @@ impl DedupeIndex {
         tx.commit()?;
         after_commit(conn)
     }
+}
+
+/// Words of the filter read or written at a time (64 KiB).
+const PIECE_WORDS: usize = 1 << 13;
+
+/// The filter kept by an earlier import, if one reads whole: read in
+/// pieces, so that no copy of the whole is made beside it.
+fn read_kept(conn: &Connection) -> rusqlite::Result<Option<Bloom>> {
+    let row = conn
+        .query_row(
+            "SELECT inserted, typeof(words) = 'blob', length(words) FROM dedupe_filter WHERE id = 1",
+            [],
+            |r| Ok((r.get::<_, i64>(0)?, r.get::<_, bool>(1)?, r.get::<_, i64>(2)?)),
+        )
+        .optional()?;
+    let Some((inserted, true, bytes)) = row else { return Ok(None) };
+    let (Ok(inserted), Ok(bytes)) = (u64::try_from(inserted), usize::try_from(bytes)) else {
+        return Ok(None);
+    };
+    if !bytes.is_multiple_of(8) {
+        return Ok(None);
+    }
+    let blob = conn.blob_open(MAIN_DB, c"dedupe_filter", c"words", 1, true)?;
+    let mut words = Vec::with_capacity(bytes / 8);
+    let mut piece = vec![0u8; PIECE_WORDS * 8];
+    let mut at = 0;
+    while at < bytes {
+        let n = (bytes - at).min(piece.len());
+        blob.read_at_exact(&mut piece[..n], at)?;
+        words.extend(
+            piece[..n]
+                .chunks_exact(8)
+                .map(|w| u64::from_le_bytes(w.try_into().expect("chunks of eight bytes"))),
+        );
+        at += n;
+    }
+    Ok(Bloom::from_words(words, inserted))
 }
 
 /// A registered segment table.

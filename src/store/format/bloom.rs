@@ -98,23 +98,19 @@ impl Bloom {
         }
     }
 
-    /// The filter as stored: its words, little-endian.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        self.words.iter().flat_map(|w| w.to_le_bytes()).collect()
+    /// The filter's words, as stored (each little-endian).
+    pub fn words(&self) -> &[u64] {
+        &self.words
     }
 
-    /// A filter read back from [`Bloom::to_bytes`] with its count of keys
-    /// inserted; `None` if `bytes` is no whole power of two of blocks.
-    pub fn from_bytes(bytes: &[u8], inserted: u64) -> Option<Bloom> {
-        let block_bytes = (BLOCK_BITS / 8) as usize;
-        let blocks = bytes.len() / block_bytes;
-        if !bytes.len().is_multiple_of(block_bytes) || !blocks.is_power_of_two() {
+    /// A filter of [`Bloom::words`] read back, with its count of keys
+    /// inserted; `None` if `words` is no whole power of two of blocks.
+    pub fn from_words(words: Vec<u64>, inserted: u64) -> Option<Bloom> {
+        let block_words = (BLOCK_BITS / 64) as usize;
+        let blocks = words.len() / block_words;
+        if !words.len().is_multiple_of(block_words) || !blocks.is_power_of_two() {
             return None;
         }
-        let words = bytes
-            .chunks_exact(8)
-            .map(|w| u64::from_le_bytes(w.try_into().expect("chunks of eight bytes")))
-            .collect();
         Some(Bloom { words, block_mask: blocks as u64 - 1, inserted })
     }
 
@@ -169,21 +165,21 @@ mod tests {
     }
 
     #[test]
-    fn a_filter_read_back_from_its_bytes_answers_the_same() {
+    fn a_filter_read_back_from_its_words_answers_the_same() {
         let all: Vec<u64> = keys(4, 5_000).collect();
         let mut bloom = Bloom::with_bits(1 << 17);
         bloom.insert_all(&all);
-        let bytes = bloom.to_bytes();
-        assert_eq!(bytes.len() as u64 * 8, bloom.bits());
-        let back = Bloom::from_bytes(&bytes, bloom.inserted()).unwrap();
+        let words = bloom.words().to_vec();
+        assert_eq!(words.len() as u64 * 64, bloom.bits());
+        let back = Bloom::from_words(words.clone(), bloom.inserted()).unwrap();
         assert_eq!(back.words, bloom.words);
         assert_eq!(back.inserted(), 5_000);
         assert!(all.iter().all(|&k| back.may_contain(k)));
         let others = keys(5, 5_000);
         assert!(others.filter(|&k| back.may_contain(k) != bloom.may_contain(k)).count() == 0);
-        assert!(Bloom::from_bytes(&bytes[..bytes.len() - 8], 0).is_none(), "a cut block");
-        assert!(Bloom::from_bytes(&bytes[..3 * 64], 0).is_none(), "three blocks");
-        assert!(Bloom::from_bytes(&[], 0).is_none());
+        assert!(Bloom::from_words(words[..words.len() - 1].to_vec(), 0).is_none(), "a cut block");
+        assert!(Bloom::from_words(words[..3 * 8].to_vec(), 0).is_none(), "three blocks");
+        assert!(Bloom::from_words(Vec::new(), 0).is_none());
     }
 
     #[test]
