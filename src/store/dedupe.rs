@@ -63,6 +63,8 @@ pub struct DedupeIndex {
     committed: bool,
     /// Segments per merge.
     fanout: usize,
+    /// The filter's largest size ([`MAX_FILTER_BITS`]).
+    max_bits: u64,
 }
 
 impl DedupeIndex {
@@ -89,6 +91,7 @@ impl DedupeIndex {
             filter: None,
             committed: false,
             fanout: fanout.max(2),
+            max_bits: MAX_FILTER_BITS,
         };
         index.reload(conn)?;
         Ok(index)
@@ -200,8 +203,9 @@ impl DedupeIndex {
     }
 
     /// Makes the filter of every stored and pending key: the kept one with
-    /// the keys it lacks added, if it has room for them, else a new one with
-    /// room for twice the keys stored.
+    /// the keys it lacks added, if it has room for them or is of the largest
+    /// size (a new one would be as full), else a new one with room for twice
+    /// the keys stored.
     fn make_filter(&mut self, conn: &Connection) -> rusqlite::Result<()> {
         let kept = read_kept(conn)?;
         let missing: u64 =
@@ -209,7 +213,8 @@ impl DedupeIndex {
                 + (self.pending.len() + self.pending_more.len()) as u64;
         match kept {
             Some(filter)
-                if (filter.inserted() + missing).saturating_mul(BITS_PER_KEY) <= filter.bits() =>
+                if (filter.inserted() + missing).saturating_mul(BITS_PER_KEY) <= filter.bits()
+                    || filter.bits() >= self.max_bits =>
             {
                 self.fill_filter(conn, filter, false)
             }
@@ -220,7 +225,7 @@ impl DedupeIndex {
     /// Builds the filter from every stored and pending key, with room for
     /// `keys` keys.
     fn build_filter(&mut self, conn: &Connection, keys: u64) -> rusqlite::Result<()> {
-        let filter = Bloom::with_bits(keys.saturating_mul(BITS_PER_KEY).min(MAX_FILTER_BITS));
+        let filter = Bloom::with_bits(keys.saturating_mul(BITS_PER_KEY).min(self.max_bits));
         self.fill_filter(conn, filter, true)
     }
 
@@ -321,7 +326,7 @@ impl DedupeIndex {
         self.committed = true;
         self.reload(conn)?;
         if let Some(filter) = &self.filter {
-            if filter.inserted() * BITS_PER_KEY > filter.bits() && filter.bits() < MAX_FILTER_BITS {
+            if filter.inserted() * BITS_PER_KEY > filter.bits() && filter.bits() < self.max_bits {
                 self.build_filter(conn, filter.inserted() * 2)?;
             }
         }
@@ -632,6 +637,28 @@ mod tests {
         full.candidates(&conn, spread(5), &mut out).unwrap();
         assert_eq!(out, [id(6)]);
         assert_eq!(full.filter.as_ref().unwrap().inserted(), 321, "every key read once");
+        full.save(&conn).unwrap();
+
+        // A kept filter of the largest size is loaded however full: a new
+        // one could be no larger.
+        let mut largest = DedupeIndex::with_fanout(&conn, 2).unwrap();
+        largest.max_bits = 4096;
+        commit(&mut largest, 321..322);
+        largest.build_filter(&conn, 1 << 20).unwrap();
+        assert_eq!(largest.filter.as_ref().unwrap().bits(), 4096);
+        commit(&mut largest, 322..323);
+        largest.save(&conn).unwrap();
+        let mut over_full = DedupeIndex::with_fanout(&conn, 2).unwrap();
+        over_full.max_bits = 4096;
+        commit(&mut over_full, 323..324);
+        let unheld: u64 = over_full.segments.iter().filter(|s| !s.in_filter).map(|s| s.rows).sum();
+        assert!(unheld < 324, "some segments held");
+        for i in (0..324).step_by(7) {
+            over_full.candidates(&conn, spread(i), &mut out).unwrap();
+            assert_eq!(out, [id(i + 1)], "game {}", i + 1);
+        }
+        let filter = over_full.filter.as_ref().unwrap();
+        assert_eq!((filter.bits(), filter.inserted()), (4096, 323 + unheld), "loaded, not rebuilt");
     }
 
     #[test]
