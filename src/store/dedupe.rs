@@ -119,11 +119,10 @@ impl DedupeIndex {
     /// Puts into `out` the ids of the games, stored or in the batch, whose
     /// key is `key`: those that may be the same game. The batch's first
     /// ([`DedupeIndex::batch_candidates`]), then the stored ones
-    /// ([`DedupeIndex::stored_candidates`]).
-    ///
-    /// # Errors
-    /// Database errors.
-    pub fn candidates(
+    /// ([`DedupeIndex::stored_candidates`]); the importer asks the two in
+    /// turn, stopping at the first that holds the game.
+    #[cfg(test)]
+    pub(crate) fn candidates(
         &mut self,
         conn: &Connection,
         key: i64,

@@ -1222,6 +1222,7 @@ impl Writer {
         result
     }
 
+    /// [`Writer::is_duplicate`], with `ids` for the candidates' ids.
     fn is_duplicate_among(
         &mut self,
         game: &GameRow,
