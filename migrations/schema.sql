@@ -62,7 +62,7 @@ CREATE TABLE ply_data (
     evals    TEXT,    -- centipawns from White's view (integers), or "#N" for mate in N moves (negative: Black mates), or null
     nags     TEXT,    -- {"3": "$1 $18"}: the move's NAGs as text, by ply
     comments TEXT     -- {"12": "text"}: the comment after the move, commands ([%...]) taken out, by ply
-, notes_form INTEGER, depths TEXT, seldepths TEXT, nodes TEXT, notes_layout TEXT, tails TEXT);
+, notes_form INTEGER, depths TEXT, seldepths TEXT, nodes TEXT, notes_layout TEXT, tails TEXT, white_clock_moves INTEGER, white_clock_drop_ms INTEGER, white_clock_max_drop_ms INTEGER, black_clock_moves INTEGER, black_clock_drop_ms INTEGER, black_clock_max_drop_ms INTEGER);
 CREATE TABLE tag_names (
     id   INTEGER PRIMARY KEY,
     name TEXT NOT NULL UNIQUE             -- the tag name as written
@@ -446,6 +446,30 @@ CREATE TABLE dedupe_filter (
     inserted INTEGER NOT NULL,            -- keys set into it, repeats counted
     words    BLOB NOT NULL                -- the blocked Bloom filter: 64-bit words, little-endian
 );
+CREATE TRIGGER ply_data_clock_use_insert AFTER INSERT ON ply_data
+WHEN new.clocks IS NOT NULL AND new.white_clock_moves IS NULL BEGIN
+    UPDATE ply_data SET clocks = clocks WHERE game_id = new.game_id;
+END;
+CREATE TRIGGER ply_data_clock_use_update AFTER UPDATE OF clocks ON ply_data BEGIN
+    UPDATE ply_data SET (white_clock_moves, white_clock_drop_ms, white_clock_max_drop_ms,
+                         black_clock_moves, black_clock_drop_ms, black_clock_max_drop_ms) = (
+        SELECT count(c.s) FILTER (WHERE c.w), CAST(round(1000 * total(c.s) FILTER (WHERE c.w)) AS INTEGER),
+               CAST(round(1000 * max(c.s) FILTER (WHERE c.w)) AS INTEGER),
+               count(c.s) FILTER (WHERE NOT c.w), CAST(round(1000 * total(c.s) FILTER (WHERE NOT c.w)) AS INTEGER),
+               CAST(round(1000 * max(c.s) FILTER (WHERE NOT c.w)) AS INTEGER)
+        FROM (SELECT p.previous_clock - p.clock AS s,
+                     (p.ply - 1 + coalesce(substr(r.start_fen, instr(r.start_fen, ' ') + 1, 1) = 'b', 0)) % 2 = 0 AS w
+              FROM game_rows AS r, plies AS p
+              WHERE r.id = new.game_id AND p.game_id = r.id LIMIT -1) AS c)
+    WHERE game_id = new.game_id AND clocks IS NOT NULL;
+    UPDATE ply_data SET white_clock_moves = NULL, white_clock_drop_ms = NULL, white_clock_max_drop_ms = NULL,
+                        black_clock_moves = NULL, black_clock_drop_ms = NULL, black_clock_max_drop_ms = NULL
+    WHERE game_id = new.game_id AND clocks IS NULL;
+END;
+CREATE TRIGGER ply_data_clock_use_game AFTER UPDATE OF start_fen, packed_moves ON game_rows
+WHEN new.start_fen IS NOT old.start_fen OR new.packed_moves IS NOT old.packed_moves BEGIN
+    UPDATE ply_data SET clocks = clocks WHERE game_id = new.id;
+END;
 INSERT INTO "dedupe_segments" VALUES (1, 'dedupe_000001', 1000, 0, 0);
 INSERT INTO "material_backlog" VALUES (0);
 INSERT INTO "explorer_tree_state" VALUES (6, 0, 1, 4, 16);

@@ -57,6 +57,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../migrations/0029_player_tallies.sql"),
     include_str!("../../migrations/0030_plies_reads.sql"),
     include_str!("../../migrations/0031_dedupe_filter.sql"),
+    include_str!("../../migrations/0032_clock_use.sql"),
 ];
 
 /// The schema the migrations build, as one script: what a new file gets,

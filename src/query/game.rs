@@ -112,6 +112,8 @@ impl Game {
                         notes_layout: r.get(9)?,
                         tails: r.get(10)?,
                         pvs: Vec::new(),
+                        // Derived from the clocks: no movetext needs it.
+                        clock_use: None,
                     };
                     Ok(data)
                 })

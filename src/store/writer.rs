@@ -348,7 +348,7 @@ static TEXT_PARAMS: LazyLock<Vec<bool>> =
 
 /// The `ply_data` columns a [`crate::store::format::plies::PlyData`] fills, in the
 /// order [`Writer::store`] gives them.
-pub(crate) const PLY_DATA_COLUMNS: [&str; 12] = [
+pub(crate) const PLY_DATA_COLUMNS: [&str; 18] = [
     "game_id",
     "clocks",
     "emts",
@@ -361,6 +361,12 @@ pub(crate) const PLY_DATA_COLUMNS: [&str; 12] = [
     "nodes",
     "notes_layout",
     "tails",
+    "white_clock_moves",
+    "white_clock_drop_ms",
+    "white_clock_max_drop_ms",
+    "black_clock_moves",
+    "black_clock_drop_ms",
+    "black_clock_max_drop_ms",
 ];
 
 // Every INSERT of the import says OR ROLLBACK: a failing statement

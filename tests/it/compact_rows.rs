@@ -38,7 +38,8 @@ fn a_schema_18_database_reads_the_same_games_once_upgraded() {
     conn.execute_batch(
         "INSERT INTO sources SELECT * FROM fresh.sources;
          INSERT INTO main.games SELECT * FROM fresh.games;
-         INSERT INTO ply_data SELECT * FROM fresh.ply_data;
+         INSERT INTO ply_data SELECT game_id, clocks, emts, evals, nags, comments, notes_form,
+             depths, seldepths, nodes, notes_layout, tails FROM fresh.ply_data;
          INSERT INTO ply_pvs SELECT id, pv FROM fresh.ply_pvs;
          DETACH fresh;",
     )

@@ -181,8 +181,8 @@ fn cookbook_queries_answer_on_the_sample() {
     // sqlite3 shell.
     let conn = Connection::open_with_flags(&db, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
     let mut answers: BTreeMap<String, Vec<Vec<Value>>> = BTreeMap::new();
-    // The queries of the `plies` view run on games with clocks and
-    // evaluations, which the sample lacks.
+    // The queries of the `plies` view or `ply_data` run on games with
+    // clocks and evaluations, which the sample lacks.
     let clocks_db = dir.path().join("clocks.db");
     let plies_dir = root().join("fixtures/plies");
     let out = Command::new(env!("CARGO_BIN_EXE_pgnindex"))
@@ -194,7 +194,8 @@ fn cookbook_queries_answer_on_the_sample() {
     let clocks_conn =
         Connection::open_with_flags(&clocks_db, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
     for (title, sql) in &queries {
-        let reads_plies = sql.contains("FROM plies") || sql.contains("JOIN plies");
+        let reads_plies =
+            ["FROM plies", "JOIN plies", "FROM ply_data"].iter().any(|t| sql.contains(t));
         let on = if reads_plies { &clocks_conn } else { &conn };
         let found = rows(on, sql);
         assert!(!found.is_empty(), "cookbook query \"{title}\" returned no rows");

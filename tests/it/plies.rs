@@ -649,3 +649,120 @@ fn the_view_reads_what_its_previous_version_read() {
     let program = run(["sql", "--format", "csv", "--db", arg(&db), fingerprint]).success();
     assert_eq!(program.stdout.lines().nth(1), Some(plain.as_str()));
 }
+
+/// Each side's `*_clock_moves`, `*_clock_drop_ms` and
+/// `*_clock_max_drop_ms` of every `ply_data` row, by game.
+type ClockUse = (i64, Option<i64>, Option<i64>, Option<i64>, Option<i64>, Option<i64>, Option<i64>);
+
+const CLOCK_USE: &str = "SELECT game_id, white_clock_moves, white_clock_drop_ms, \
+     white_clock_max_drop_ms, black_clock_moves, black_clock_drop_ms, black_clock_max_drop_ms \
+     FROM ply_data ORDER BY game_id";
+
+/// What the `plies` view's clocks (seconds) of each game give, summed
+/// here side by side, to the millisecond: the reference for the stored
+/// columns.
+fn clock_use_of_the_view(conn: &Connection) -> Vec<ClockUse> {
+    // Game, ply, clock, previous clock, whether Black moves first.
+    type Clocks = (i64, i64, Option<f64>, Option<f64>, bool);
+    let plies: Vec<Clocks> = rows(
+        conn,
+        "SELECT p.game_id, p.ply, p.clock, p.previous_clock, \
+                coalesce(substr(g.start_fen, instr(g.start_fen, ' ') + 1, 1) = 'b', 0) \
+         FROM plies AS p JOIN games AS g ON g.id = p.game_id ORDER BY p.game_id, p.ply",
+    );
+    let clocked: Vec<(i64, bool)> =
+        rows(conn, "SELECT game_id, clocks IS NOT NULL FROM ply_data ORDER BY game_id");
+    clocked
+        .into_iter()
+        .map(|(id, has_clocks)| {
+            if !has_clocks {
+                return (id, None, None, None, None, None, None);
+            }
+            // (moves, drop, max drop) of White, then Black.
+            let mut sides = [(0, 0.0, None::<f64>); 2];
+            for &(_, ply, clock, previous, black_first) in plies.iter().filter(|p| p.0 == id) {
+                let (Some(clock), Some(previous)) = (clock, previous) else { continue };
+                let side = usize::from((ply - 1 + i64::from(black_first)) % 2 == 1);
+                let drop = previous - clock;
+                sides[side].0 += 1;
+                sides[side].1 += drop;
+                sides[side].2 = Some(sides[side].2.map_or(drop, |m| m.max(drop)));
+            }
+            let ms = |seconds: f64| (seconds * 1000.0).round() as i64;
+            let [w, b] = sides;
+            (id, Some(w.0), Some(ms(w.1)), w.2.map(ms), Some(b.0), Some(ms(b.1)), b.2.map(ms))
+        })
+        .collect()
+}
+
+#[test]
+fn each_sides_clock_use_is_what_the_view_says_after_an_import_a_migration_and_sql_writes() {
+    let dir = scratch();
+    let black_first = dir.join("black-first.pgn");
+    // Black moves first, a ply without a clock, a move that gains time,
+    // tenths; and a game with one clock only.
+    std::fs::write(
+        &black_first,
+        "[Event \"Black first\"]\n[FEN \"8/8/8/4k3/8/8/8/4K2R b K - 0 1\"]\n[Result \"*\"]\n\n\
+         1... Kd5 { [%clk 0:01:00] } 2. Kf1 { [%clk 0:01:00] } Kc4 { [%clk 0:00:51.5] } 3. Kg1 \
+         { [%clk 0:00:58] } Kb3 4. Kh2 { [%clk 0:01:01] } Ka2 { [%clk 0:00:40] } *\n\n\
+         [Event \"One clock\"]\n[Result \"*\"]\n\n1. e4 { [%clk 0:03:00] } e5 *\n",
+    )
+    .unwrap();
+    let db = dir.join("clocks.db");
+    let inputs = ["lichess", "chesscom", "engine", "engines"]
+        .map(|f| fixture(&format!("plies/{f}.pgn")))
+        .into_iter()
+        .chain([black_first.clone()]);
+    let args: Vec<String> = inputs.map(|p| arg(&p).to_string()).collect();
+    let args: Vec<&str> = ["--quiet"].into_iter().chain(args.iter().map(String::as_str)).collect();
+    import(&db, &args).success();
+    let conn = open(&db);
+    let imported: Vec<ClockUse> = rows(&conn, CLOCK_USE);
+    assert_eq!(imported, clock_use_of_the_view(&conn));
+    // The inputs hold what the test is about.
+    let timed = imported.iter().filter(|c| c.1.unwrap_or(0) + c.4.unwrap_or(0) > 0).count();
+    assert!(timed > 50, "{timed} games with timed moves");
+    assert!(imported.iter().any(|c| c.1 == Some(0) && c.4 == Some(0) && c.3.is_none()));
+    assert!(imported.iter().any(|c| c.1.is_none()), "a row without clocks");
+    let fractions = "SELECT count(*) FROM ply_data WHERE white_clock_drop_ms % 1000 <> 0";
+    assert!(count(&conn, fractions) > 0);
+    let black = count(&conn, "SELECT id FROM games WHERE event = 'Black first'");
+    let of = |conn: &Connection, id: i64| -> ClockUse {
+        let sql = CLOCK_USE.replace("ORDER BY", &format!("WHERE game_id = {id} ORDER BY"));
+        rows::<ClockUse>(conn, &sql)[0]
+    };
+    assert_eq!(
+        of(&conn, black),
+        (black, Some(2), Some(-1000), Some(2000), Some(1), Some(8500), Some(8500))
+    );
+
+    // A database of the previous schema gets the same values.
+    let old = dir.join("old.db");
+    std::fs::copy(&db, &old).unwrap();
+    common::clock_use_as_schema_31(&open(&old));
+    assert_eq!(count(&open(&old), "PRAGMA user_version"), 31);
+    import(&old, &["--quiet", arg(&black_first)]).success();
+    assert_eq!(count(&open(&old), "PRAGMA user_version"), pgnindex::db::SCHEMA_VERSION);
+    assert_eq!(rows::<ClockUse>(&open(&old), CLOCK_USE), imported);
+
+    // SQL that writes clocks, a start position or moves keeps them.
+    conn.execute_batch(&format!(
+        "CREATE TEMP TABLE saved AS SELECT * FROM ply_data;
+         DELETE FROM ply_data;
+         INSERT INTO ply_data (game_id, clocks, emts, evals)
+             SELECT game_id, clocks, emts, evals FROM saved;
+         UPDATE games SET start_fen = NULL, moves = 'Kd5 Kf1 Kc4' WHERE id = {black};"
+    ))
+    .unwrap();
+    let written: Vec<ClockUse> = rows(&conn, CLOCK_USE);
+    assert_eq!(written, clock_use_of_the_view(&conn));
+    assert_eq!(of(&conn, black), (black, Some(1), Some(8500), Some(8500), Some(0), Some(0), None));
+    let others = |uses: &[ClockUse]| -> Vec<ClockUse> {
+        uses.iter().filter(|c| c.0 != black).copied().collect()
+    };
+    assert_eq!(others(&written), others(&imported));
+    conn.execute_batch(&format!("UPDATE ply_data SET clocks = NULL WHERE game_id = {black}"))
+        .unwrap();
+    assert_eq!(of(&conn, black), (black, None, None, None, None, None, None));
+}

@@ -19,7 +19,7 @@ use super::visits::{TreeShape, TreeVisits};
 use crate::db::columns::Columns;
 use crate::db::{dates, texts};
 use crate::store::format::explorer::first_mover;
-use crate::store::format::plies::PlyData;
+use crate::store::format::plies::{PlyData, SideClock};
 use crate::store::game_tables::{record_value, Shapes, Table};
 use crate::store::image::{encode_owned, Record, RowidLeaves, Template, Value};
 use crate::store::texts::SHORT_NAME;
@@ -40,6 +40,17 @@ pub(crate) fn ply_data_row<'d>(d: &'d PlyData, order: &[usize], width: usize) ->
             Some(packed) => Value::Blob(packed.as_bytes()),
         }
     }
+    let side = |side: Option<&SideClock>| {
+        side.map_or([Value::Null; 3], |s| {
+            [
+                Value::Integer(i64::from(s.moves)),
+                Value::Integer(s.drop_ms),
+                s.max_drop_ms.map_or(Value::Null, Value::Integer),
+            ]
+        })
+    };
+    let [white_moves, white_drop, white_max] = side(d.clock_use.as_ref().map(|c| &c.white));
+    let [black_moves, black_drop, black_max] = side(d.clock_use.as_ref().map(|c| &c.black));
     let given = [
         Value::Null,
         packed(&d.clocks),
@@ -53,6 +64,12 @@ pub(crate) fn ply_data_row<'d>(d: &'d PlyData, order: &[usize], width: usize) ->
         text(&d.nodes),
         text(&d.notes_layout),
         text(&d.tails),
+        white_moves,
+        white_drop,
+        white_max,
+        black_moves,
+        black_drop,
+        black_max,
     ];
     let mut row = vec![Value::Null; width];
     for (value, &at) in given.iter().zip(order) {

@@ -32,9 +32,11 @@
 //! what came before the first move; `notes_layout` the order of a keyed
 //! comment's items ([`crate::pgn::keyed::Layout`]).
 
+use crate::chess::Color;
 use crate::pgn::commands::Eval;
 use crate::pgn::movetext::PlyNotes;
 use crate::replay::{GameRecord, Notes};
+use crate::store::format::explorer::{first_mover, mover_at};
 
 /// The `ply_data` columns of one game; a column is `None` when no ply has
 /// a value of its kind.
@@ -66,6 +68,63 @@ pub struct PlyData {
     pub tails: Option<String>,
     /// Principal variations by ply, packed (rows of `ply_pvs`).
     pub pvs: Vec<(u32, String)>,
+    /// Each side's use of its clock, from `clocks` (`None` when no ply
+    /// has a clock).
+    pub clock_use: Option<ClockUse>,
+}
+
+/// What one side's clock says over a game: the moves whose clock and the
+/// mover's clock two plies before are both known (the `plies` view's
+/// `clock` and `previous_clock`), and over those moves the sum and the
+/// largest of `previous_clock - clock`, in milliseconds. The increment is
+/// not in them: a move took its drop plus the increment.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SideClock {
+    /// Moves with both clocks.
+    pub moves: u32,
+    /// The sum of their drops (0 without such a move).
+    pub drop_ms: i64,
+    /// The largest drop (`None` without such a move).
+    pub max_drop_ms: Option<i64>,
+}
+
+/// Both sides' [`SideClock`]s: what `ply_data`'s `white_clock_*` and
+/// `black_clock_*` columns store, so that time spent per game or per
+/// player is read without decoding each ply.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ClockUse {
+    /// White's.
+    pub white: SideClock,
+    /// Black's.
+    pub black: SideClock,
+}
+
+impl ClockUse {
+    /// The use of the clocks `clocks` (milliseconds by ply from 1, in
+    /// order) in a game whose first ply `first` plays; `None` without a
+    /// clock.
+    pub fn new(clocks: &[(u32, u32)], first: Color) -> Option<ClockUse> {
+        if clocks.is_empty() {
+            return None;
+        }
+        let mut by_side = ClockUse::default();
+        for (i, &(ply, now)) in clocks.iter().enumerate() {
+            let before = clocks[i.saturating_sub(2)..i]
+                .iter()
+                .find(|&&(p, _)| p + 2 == ply)
+                .map(|&(_, ms)| ms);
+            let Some(before) = before else { continue };
+            let side = match mover_at(first, ply - 1) {
+                Color::White => &mut by_side.white,
+                Color::Black => &mut by_side.black,
+            };
+            let drop = i64::from(before) - i64::from(now);
+            side.moves += 1;
+            side.drop_ms += drop;
+            side.max_drop_ms = Some(side.max_drop_ms.map_or(drop, |m| m.max(drop)));
+        }
+        Some(by_side)
+    }
 }
 
 impl PlyData {
@@ -95,6 +154,7 @@ impl PlyData {
             notes_layout: None,
             tails: object(record.tails.iter().map(|(p, t)| (*p, t.as_str())), write_string),
             pvs: notes.pvs().map(|(ply, pv)| (ply, crate::db::packed_moves::pack(pv))).collect(),
+            clock_use: ClockUse::new(&notes.clocks, first_mover(record.start_fen.as_deref())),
         })
     }
 }
@@ -636,7 +696,41 @@ mod tests {
         assert_eq!(data("{before} 1. e4 {[%clk]} e5 *"), None);
         assert_eq!(
             data("1. e4 {[%clk 0:00:00.5]} *"),
-            Some(PlyData { clocks: Some("b005".into()), ..PlyData::default() })
+            Some(PlyData {
+                clocks: Some("b005".into()),
+                clock_use: Some(ClockUse::default()),
+                ..PlyData::default()
+            })
+        );
+    }
+
+    #[test]
+    fn each_side_sums_the_drops_of_its_moves_with_both_clocks() {
+        let side = |moves, drop_ms, max_drop_ms| SideClock { moves, drop_ms, max_drop_ms };
+        // Plies 1-6; no clock at ply 4, so ply 6 has no previous clock;
+        // ply 5 gains time (an increment).
+        let clocks = [(1, 60_000), (2, 60_000), (3, 55_500), (5, 57_000), (6, 41_000)];
+        assert_eq!(
+            ClockUse::new(&clocks, Color::White),
+            Some(ClockUse { white: side(2, 3_000, Some(4_500)), black: side(0, 0, None) })
+        );
+        // Black moves first: the odd plies are Black's.
+        assert_eq!(
+            ClockUse::new(&clocks, Color::Black),
+            Some(ClockUse { white: side(0, 0, None), black: side(2, 3_000, Some(4_500)) })
+        );
+        assert_eq!(ClockUse::new(&[], Color::White), None);
+        let row = data(
+            "[FEN \"8/8/8/4k3/8/8/8/4K2R b K - 0 1\"]\n\n1... Kd5 {[%clk 0:01:00]} 2. Kf1 \
+            {[%clk 0:01:00]} Kc4 {[%clk 0:00:51.5]} 3. Kg1 {[%clk 0:00:58]} *",
+        )
+        .unwrap();
+        assert_eq!(
+            row.clock_use,
+            Some(ClockUse {
+                white: side(1, 2_000, Some(2_000)),
+                black: side(1, 8_500, Some(8_500))
+            })
         );
     }
 

@@ -298,9 +298,36 @@ pub fn migrate_to(conn: &Connection, version: usize) {
     }
 }
 
-/// Takes out what schema 31 added (the dedupe filter kept between
-/// imports), for a database put back to an older schema.
+/// Takes out what schema 32 added (each side's clock use in `ply_data`,
+/// its triggers) and sets `user_version` 31 if it was later.
+pub fn clock_use_as_schema_31(conn: &Connection) {
+    let column =
+        "SELECT count(*) FROM pragma_table_info('ply_data') WHERE name = 'white_clock_moves'";
+    if conn.query_row(column, [], |r| r.get::<_, i64>(0)).unwrap() == 0 {
+        return;
+    }
+    conn.execute_batch(
+        "DROP TRIGGER ply_data_clock_use_insert;
+         DROP TRIGGER ply_data_clock_use_update;
+         DROP TRIGGER ply_data_clock_use_game;",
+    )
+    .unwrap();
+    for side in ["white", "black"] {
+        for value in ["moves", "drop_ms", "max_drop_ms"] {
+            conn.execute_batch(&format!("ALTER TABLE ply_data DROP COLUMN {side}_clock_{value}"))
+                .unwrap();
+        }
+    }
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+    if version > 31 {
+        conn.pragma_update(None, "user_version", 31).unwrap();
+    }
+}
+
+/// Takes out what schemas 31 and later added (the dedupe filter kept
+/// between imports), for a database put back to an older schema.
 pub fn dedupe_as_schema_30(conn: &Connection) {
+    clock_use_as_schema_31(conn);
     let column =
         "SELECT count(*) FROM pragma_table_info('dedupe_segments') WHERE name = 'in_filter'";
     if conn.query_row(column, [], |r| r.get::<_, i64>(0)).unwrap() == 1 {
