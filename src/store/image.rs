@@ -235,6 +235,29 @@ pub fn two_integers(a: i64, b: i64) -> ([u8; 19], usize) {
     (out, 3 + len_a + len_b)
 }
 
+/// Bytes [`write_two_integer_cell`] may write: more than the longest cell of two
+/// integers (a length byte, a header of 3, two values of 8).
+pub(super) const CELL_BLOCK: usize = 24;
+
+/// Writes the index cell of the record of two integers ([`two_integers`]
+/// after its length) right-aligned in `block`; its length. Written in
+/// place below a page's content, with stores of a fixed size: the bytes
+/// of `block` before the cell may change (a page's free space, which the
+/// next cell overwrites).
+#[inline]
+pub(super) fn write_two_integer_cell(block: &mut [u8; CELL_BLOCK], a: i64, b: i64) -> usize {
+    let ((type_a, len_a), (type_b, len_b)) = (integer_type(a), integer_type(b));
+    // Each value as 8 bytes whose last `len` are its own, right to left:
+    // a value's unused high bytes are overwritten by what precedes it.
+    block[CELL_BLOCK - 8..].copy_from_slice(&b.to_be_bytes());
+    let end_a = CELL_BLOCK - len_b;
+    block[end_a - 8..end_a].copy_from_slice(&a.to_be_bytes());
+    let start = end_a - len_a - 4;
+    let record = 3 + len_a + len_b;
+    block[start..start + 4].copy_from_slice(&[record as u8, 3, type_a as u8, type_b as u8]);
+    record + 1
+}
+
 /// The serial type of the integer `i` and the bytes of its value, as
 /// SQLite picks them for schema format 4.
 fn integer_type(i: i64) -> (u64, usize) {
@@ -346,6 +369,27 @@ impl Page {
     /// `true` if a cell of `len` bytes and its pointer fit.
     pub(super) fn fits(&self, len: usize) -> bool {
         self.at + self.header_len() + 2 * (self.cells + 1) + len <= self.content
+    }
+
+    /// `true` if a whole block of [`CELL_BLOCK`] bytes and a cell pointer
+    /// fit: room for [`Page::push_two_integers`].
+    #[inline]
+    fn has_block_room(&self) -> bool {
+        self.at + self.header_len() + 2 * (self.cells + 1) + CELL_BLOCK <= self.content
+    }
+
+    /// Places the cell of the record of two integers `a`, `b`, which
+    /// [`Page::has_block_room`].
+    #[inline]
+    fn push_two_integers(&mut self, a: i64, b: i64) {
+        let end = self.content;
+        let block: &mut [u8; CELL_BLOCK] = (&mut self.bytes[end - CELL_BLOCK..end])
+            .try_into()
+            .expect("a slice of CELL_BLOCK bytes");
+        self.content = end - write_two_integer_cell(block, a, b);
+        let pointer = self.at + self.header_len() + 2 * self.cells;
+        self.bytes[pointer..pointer + 2].copy_from_slice(&(self.content as u16).to_be_bytes());
+        self.cells += 1;
     }
 
     /// Places the cell made of `parts`, which [`Page::fits`].
@@ -541,6 +585,23 @@ impl Leaves {
         }
     }
 
+    /// Adds the next row, the record of two integers `a`, `b` (as
+    /// [`two_integers`] writes it): the same as [`Leaves::push`] of it,
+    /// without building the record apart when the open leaf has room.
+    #[inline]
+    pub fn push_two_integers(&mut self, a: i64, b: i64) {
+        if (self.leads && self.lead.is_none())
+            || self.pending.is_some()
+            || !self.leaf.has_block_room()
+        {
+            let (record, len) = two_integers(a, b);
+            self.push(&record[..len]);
+            return;
+        }
+        self.rows += 1;
+        self.leaf.push_two_integers(a, b);
+    }
+
     /// Closes the open leaf, with `divider` (a cell) after it.
     fn close_leaf(&mut self, divider: Vec<u8>) {
         let full = std::mem::replace(&mut self.leaf, Page::new(LEAF_INDEX, 0, self.page_size));
@@ -557,6 +618,34 @@ impl Leaves {
             self.close_leaf(divider);
             self.leaf.push(&[&last]);
         }
+    }
+}
+
+/// What takes rows in key order: the [`Leaves`] of a stretch, or an
+/// [`ImageBuilder`].
+pub trait RowSink {
+    /// Adds the next row, a record.
+    fn push(&mut self, record: &[u8]);
+    /// Adds the next row, the record of two integers (as [`two_integers`]
+    /// writes it).
+    fn push_two_integers(&mut self, a: i64, b: i64);
+}
+
+impl RowSink for Leaves {
+    fn push(&mut self, record: &[u8]) {
+        Leaves::push(self, record);
+    }
+    fn push_two_integers(&mut self, a: i64, b: i64) {
+        Leaves::push_two_integers(self, a, b);
+    }
+}
+
+impl RowSink for ImageBuilder {
+    fn push(&mut self, record: &[u8]) {
+        ImageBuilder::push(self, record);
+    }
+    fn push_two_integers(&mut self, a: i64, b: i64) {
+        ImageBuilder::push_two_integers(self, a, b);
     }
 }
 
@@ -632,6 +721,19 @@ impl ImageBuilder {
     /// Adds the next row, after every row pushed before it in key order.
     pub fn push(&mut self, record: &[u8]) {
         self.leaves.push(record);
+        self.place_closed();
+    }
+
+    /// Adds the next row, the record of two integers `a`, `b`
+    /// ([`Leaves::push_two_integers`]).
+    pub fn push_two_integers(&mut self, a: i64, b: i64) {
+        self.leaves.push_two_integers(a, b);
+        self.place_closed();
+    }
+
+    /// Places the leaves closed by the last row.
+    #[inline]
+    fn place_closed(&mut self) {
         if !self.leaves.pages.is_empty() {
             // A leaf closed: into the image at once, so that the leaves
             // are not held twice.
@@ -1591,6 +1693,79 @@ mod tests {
         // Empty stretches after rows add nothing.
         let image = image_in_stretches(&all, &[1500, 1500, 3000 - 30], 512, false);
         assert_eq!(read(image), all);
+    }
+
+    #[test]
+    fn a_cell_of_two_integers_is_its_length_and_record() {
+        let values = [0, 1, -1, 2, 127, 128, -129, 32_768, 8_388_608, 1 << 40, 1 << 47, i64::MIN];
+        for &a in values.iter().chain(&[i64::MAX, -(1 << 47)]) {
+            for &b in values.iter().chain(&[i64::MAX, 0x7fff_ffff_ffff]) {
+                let (record, len) = two_integers(a, b);
+                let mut block = [0xa5; CELL_BLOCK];
+                let cell = write_two_integer_cell(&mut block, a, b);
+                assert_eq!(cell, len + 1, "{a} {b}");
+                assert_eq!(block[CELL_BLOCK - cell], len as u8, "{a} {b}");
+                assert_eq!(&block[CELL_BLOCK - len..], &record[..len], "{a} {b}");
+            }
+        }
+    }
+
+    /// `page` without its free space (between the cell pointers and the
+    /// cells), which holds no data.
+    fn cells_of(page: &[u8]) -> Vec<u8> {
+        let cells = usize::from(u16::from_be_bytes([page[3], page[4]]));
+        let header = if page[0] == LEAF_INDEX { 8 } else { 12 };
+        let content = match usize::from(u16::from_be_bytes([page[5], page[6]])) {
+            0 => 65_536,
+            c => c,
+        };
+        [&page[..header + 2 * cells], &page[content..]].concat()
+    }
+
+    #[test]
+    fn rows_of_two_integers_make_the_same_pages_either_way() {
+        let all: Vec<(i64, i64)> = rows(5000, 11, false).iter().map(|r| (r.0, r.1)).collect();
+        for page_size in [512, 4096, 65_536] {
+            let mut by_record = ImageBuilder::with_page_size(CREATE, page_size);
+            let mut by_value = ImageBuilder::with_page_size(CREATE, page_size);
+            for &(a, b) in &all[..2000] {
+                let (record, len) = two_integers(a, b);
+                by_record.push(&record[..len]);
+                by_value.push_two_integers(a, b);
+            }
+            let mut stretches = by_record.stretches(2);
+            for (stretch, part) in stretches.iter_mut().zip([&all[2000..2001 + 1], &all[2002..]]) {
+                for &(a, b) in part {
+                    let (record, len) = two_integers(a, b);
+                    stretch.push(&record[..len]);
+                }
+            }
+            for stretch in stretches {
+                by_record.append(stretch);
+            }
+            let mut stretches = by_value.stretches(2);
+            for (stretch, part) in stretches.iter_mut().zip([&all[2000..2001 + 1], &all[2002..]]) {
+                for &(a, b) in part {
+                    stretch.push_two_integers(a, b);
+                }
+            }
+            for stretch in stretches {
+                by_value.append(stretch);
+            }
+            let (by_record, by_value) = (by_record.finish().unwrap(), by_value.finish().unwrap());
+            assert_eq!(by_record.len(), by_value.len(), "{page_size}");
+            assert_eq!(by_record[..page_size], by_value[..page_size], "{page_size}");
+            for (k, (a, b)) in by_record
+                .chunks_exact(page_size)
+                .zip(by_value.chunks_exact(page_size))
+                .enumerate()
+                .skip(1)
+            {
+                assert_eq!(cells_of(a), cells_of(b), "page {} of {page_size}", k + 1);
+            }
+            let expected: Vec<Row> = all.iter().map(|&(a, b)| (a, b, None)).collect();
+            assert_eq!(read(by_value), expected, "{page_size}");
+        }
     }
 
     #[test]

@@ -34,7 +34,7 @@ use super::format::positions::{
     checked_name, corrupt, live, pack_gpm, segment_glob, segment_name, segments, unpack_ply_move,
     view_sql, Layout, Segment,
 };
-use super::image::{self, ImageBuilder, ImageSlot, Leaves, Record, Value};
+use super::image::{self, ImageBuilder, ImageSlot, Leaves, Record, RowSink, Value};
 use super::merger;
 use crate::db::GameId;
 
@@ -148,7 +148,7 @@ fn encode_rows(
     fens: &Fens,
     record: &mut Record,
     mut order: Order,
-    mut sink: impl FnMut(&[u8]),
+    sink: &mut impl RowSink,
 ) -> Order {
     for &p in rows {
         let key = (p.hash, p.gpm());
@@ -161,15 +161,14 @@ fn encode_rows(
         order.first.get_or_insert(key);
         order.last = Some(key);
         if fens.is_empty() {
-            let (record, len) = image::two_integers(key.0, key.1);
-            sink(&record[..len]);
+            sink.push_two_integers(key.0, key.1);
             continue;
         }
         let fen = fens
             .binary_search_by_key(&(p.game_id, p.ply), |f| (f.0, f.1))
             .ok()
             .map_or(Value::Null, |i| Value::Text(&fens[i].2));
-        sink(record.encode(&[Value::Integer(key.0), Value::Integer(key.1), fen]));
+        sink.push(record.encode(&[Value::Integer(key.0), Value::Integer(key.1), fen]));
     }
     order
 }
@@ -188,8 +187,7 @@ impl SegmentStretch<'_> {
     /// Adds the rows `rows`, which follow the rows added before in key
     /// order.
     pub fn push(&mut self, rows: &[PendingPosition]) {
-        let leaves = &mut self.leaves;
-        self.order = encode_rows(rows, self.fens, &mut self.record, self.order, |r| leaves.push(r));
+        self.order = encode_rows(rows, self.fens, &mut self.record, self.order, &mut self.leaves);
     }
 
     /// The filled stretch, no longer tied to the image's FENs.
@@ -257,7 +255,7 @@ impl SegmentImage {
     pub fn push(&mut self, rows: &[PendingPosition]) {
         let SegmentImage { builder, record, fens, last, disorder, hashes, .. } = self;
         let order = Order { first: None, last: *last, disorder: *disorder, hashes: *hashes };
-        let order = encode_rows(rows, fens, record, order, |r| builder.push(r));
+        let order = encode_rows(rows, fens, record, order, builder);
         (*last, *disorder, *hashes) = (order.last, order.disorder, order.hashes);
     }
 
