@@ -26,6 +26,7 @@
 //! [`drop_orphans`] removes at the next import.
 
 use std::fs::File;
+use std::sync::Arc;
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 
@@ -122,7 +123,7 @@ pub struct SegmentImage {
     builder: ImageBuilder,
     page_size: usize,
     record: Record,
-    fens: Fens,
+    fens: Arc<Fens>,
     last: Option<(i64, i64)>,
     /// A row not after the one before it: the image is refused.
     disorder: Option<(i64, i64)>,
@@ -176,21 +177,21 @@ fn encode_rows(
 /// A stretch of a segment's rows in key order, filled apart from the
 /// image (on another thread) and appended to it ([`SegmentImage::append`]).
 #[derive(Debug)]
-pub struct SegmentStretch<'f> {
+pub struct SegmentStretch {
     leaves: Leaves,
     record: Record,
-    fens: &'f Fens,
+    fens: Arc<Fens>,
     order: Order,
 }
 
-impl SegmentStretch<'_> {
+impl SegmentStretch {
     /// Adds the rows `rows`, which follow the rows added before in key
     /// order.
     pub fn push(&mut self, rows: &[PendingPosition]) {
-        self.order = encode_rows(rows, self.fens, &mut self.record, self.order, &mut self.leaves);
+        self.order = encode_rows(rows, &self.fens, &mut self.record, self.order, &mut self.leaves);
     }
 
-    /// The filled stretch, no longer tied to the image's FENs.
+    /// The filled stretch, without the image's FENs.
     pub fn filled(self) -> FilledStretch {
         FilledStretch { leaves: self.leaves, order: self.order }
     }
@@ -237,7 +238,7 @@ impl SegmentImage {
             builder: ImageBuilder::with_page_size(&create, page_size),
             page_size,
             record: Record::default(),
-            fens,
+            fens: Arc::new(fens),
             last: None,
             disorder: None,
             hashes: 0,
@@ -263,10 +264,14 @@ impl SegmentImage {
     /// threads and [`SegmentImage::append`] in order (see
     /// [`ImageBuilder::stretches`]: the first starts an empty image, every
     /// other gets two rows or none).
-    pub fn stretches(&self, n: usize) -> Vec<SegmentStretch<'_>> {
+    pub fn stretches(&self, n: usize) -> Vec<SegmentStretch> {
         let order = Order { first: None, last: None, disorder: None, hashes: 0 };
-        let new =
-            |leaves| SegmentStretch { leaves, record: Record::default(), fens: &self.fens, order };
+        let new = |leaves| SegmentStretch {
+            leaves,
+            record: Record::default(),
+            fens: self.fens.clone(),
+            order,
+        };
         self.builder.stretches(n).into_iter().map(new).collect()
     }
 

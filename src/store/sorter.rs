@@ -25,7 +25,9 @@ use std::thread::JoinHandle;
 use rayon::ThreadPool;
 
 use super::encode::rows::PositionRow;
-use super::segments::{BuiltSegment, Fens, PendingPosition, SegmentImage, SegmentStretch, NO_MOVE};
+use super::segments::{
+    BuiltSegment, Fens, FilledStretch, PendingPosition, SegmentImage, SegmentStretch, NO_MOVE,
+};
 use crate::db::GameId;
 use crate::timings::{self, Span, Stage};
 
@@ -378,7 +380,7 @@ impl GroupRows {
 
     /// Sorts the group's rows bucket after bucket into `stretch`, and
     /// frees them.
-    fn sort_into(self, stretch: &mut SegmentStretch<'_>) {
+    fn sort_into(self, stretch: &mut SegmentStretch) {
         let (mut out, mut scratch) = (Vec::new(), Vec::new());
         for parts in self.groups {
             for b in 0..GROUP_BUCKETS {
@@ -426,40 +428,77 @@ fn build_in_stretches(mut runs: Vec<Partitioned>, image: &mut SegmentImage, spre
     }
     drop(runs);
     let stretches = image.stretches(groups.len());
+    let count = stretches.len();
     let work = std::sync::Mutex::new(groups.into_iter().zip(stretches).enumerate());
-    let filled = std::sync::Mutex::new(Vec::new());
-    let sort = || loop {
-        // The lock is held only to take the next group.
-        let next = work.lock().unwrap_or_else(std::sync::PoisonError::into_inner).next();
-        let Some((i, (rows, mut stretch))) = next else { break };
-        rows.sort_into(&mut stretch);
-        filled
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .push((i, stretch.filled()));
+    let (filled_tx, filled_rx) = mpsc::channel::<(usize, FilledStretch)>();
+    let sort = |filled: &Sender<(usize, FilledStretch)>| {
+        while let Some((i, (rows, mut stretch))) = next_group(&work) {
+            rows.sort_into(&mut stretch);
+            // The receiver lives until every stretch is appended.
+            let _ = filled.send((i, stretch.filled()));
+        }
     };
+    // Each stretch is appended as soon as those before it are: the copy
+    // into the image runs beside the sorting of the later groups, not
+    // after all of it.
+    let mut appender = Appender { image, waiting: Vec::new(), next: 0 };
     match spread {
         Spread::Threads(threads) => std::thread::scope(|scope| {
             for _ in 1..threads {
                 let helper = std::thread::Builder::new().name("pgnindex-sort".into());
+                let filled = filled_tx.clone();
+                let sort = &sort;
                 // Without another thread, this one sorts every group.
-                let _ = helper.spawn_scoped(scope, || {
+                let _ = helper.spawn_scoped(scope, move || {
                     let _clock = timings::ThreadClock::start(Stage::Sort);
-                    sort();
+                    sort(&filled);
                 });
             }
-            sort();
+            sort(&filled_tx);
+            drop(filled_tx);
+            appender.take_all(&filled_rx, count);
         }),
-        Spread::Pool(pool) => pool.scope(|scope| {
+        Spread::Pool(pool) => pool.in_place_scope(|scope| {
             for _ in 0..pool.current_num_threads() {
-                scope.spawn(|_| sort());
+                let filled = filled_tx.clone();
+                let sort = &sort;
+                scope.spawn(move |_| sort(&filled));
             }
+            drop(filled_tx);
+            appender.take_all(&filled_rx, count);
         }),
     }
-    let mut filled = filled.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
-    filled.sort_by_key(|(i, _)| *i);
-    for (_, stretch) in filled {
-        image.append(stretch);
+}
+
+/// The next group of rows to sort and its stretch, if any is left.
+fn next_group<I: Iterator>(work: &Mutex<I>) -> Option<I::Item> {
+    // The lock is held only to take the next group.
+    work.lock().unwrap_or_else(PoisonError::into_inner).next()
+}
+
+/// Appends filled stretches to an image in their order, whatever the
+/// order they are filled in.
+struct Appender<'a> {
+    image: &'a mut SegmentImage,
+    /// Stretches filled before one that comes first, by index.
+    waiting: Vec<(usize, FilledStretch)>,
+    /// The index of the next stretch to append.
+    next: usize,
+}
+
+impl Appender<'_> {
+    /// Takes the `count` stretches from `filled` as they come, appending
+    /// each once those before it are.
+    fn take_all(&mut self, filled: &Receiver<(usize, FilledStretch)>, count: usize) {
+        while self.next < count {
+            let Ok((i, stretch)) = filled.recv() else { break };
+            self.waiting.push((i, stretch));
+            while let Some(at) = self.waiting.iter().position(|(i, _)| *i == self.next) {
+                let (_, stretch) = self.waiting.swap_remove(at);
+                self.image.append(stretch);
+                self.next += 1;
+            }
+        }
     }
 }
 
