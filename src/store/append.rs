@@ -251,6 +251,31 @@ fn write_at(file: &File, pgno: u32, data: &[u8]) -> rusqlite::Result<()> {
         .map_err(|e| io_error(format!("writing page {pgno} of the database: {e}")))
 }
 
+/// Cuts `file`, the database file, after the database's last page: new
+/// pages written into it directly ([`Pages::write_new_directly`]) by a
+/// transaction rolled back since. SQLite cuts the file back itself only
+/// where it had written into it.
+///
+/// # Errors
+/// Database errors; errors reading or cutting the file.
+pub fn cut_after_last_page(
+    conn: &Connection,
+    file: &File,
+    page_size: usize,
+) -> rusqlite::Result<()> {
+    let pages: u64 = conn.query_row("PRAGMA main.page_count", [], |r| r.get(0))?;
+    let size = pages * page_size as u64;
+    let len = file
+        .metadata()
+        .map_err(|e| io_error(format!("reading the size of the database file: {e}")))?
+        .len();
+    if len > size {
+        file.set_len(size)
+            .map_err(|e| io_error(format!("cutting the database file to {size} bytes: {e}")))?;
+    }
+    Ok(())
+}
+
 #[cfg(not(unix))]
 fn write_at(_: &File, pgno: u32, _: &[u8]) -> rusqlite::Result<()> {
     Err(io_error(format!("page {pgno}: no direct writes on this system")))
@@ -369,6 +394,9 @@ pub struct Pages<'c> {
     /// Pages written into the database file itself, not through SQLite:
     /// the file, and the pages' numbers, sorted ([`Reserved`]).
     direct: Option<(&'c File, Vec<u32>)>,
+    /// The database file, if new pages may be written into it directly
+    /// ([`Pages::write_new_directly`]).
+    new_direct: Option<&'c File>,
 }
 
 impl<'c> Pages<'c> {
@@ -395,7 +423,18 @@ impl<'c> Pages<'c> {
             locking,
             written: 0,
             direct: None,
+            new_direct: None,
         })
+    }
+
+    /// Lets [`Pages::write_new`] write new pages (past the file's last when
+    /// the writes began) into `file`, the database file, past SQLite's
+    /// cache. Only for a database under SQLite's exclusive lock with a
+    /// rollback journal, whose transaction runs alone: no other connection
+    /// reads the file, no checkpoint copies pages into it, and a rollback
+    /// cuts the file back to its size before, new pages and all.
+    pub fn write_new_directly(&mut self, file: &'c File) {
+        self.new_direct = Some(file);
     }
 
     /// Writes the pages `reserved` set apart into `file`, the database
@@ -454,6 +493,26 @@ impl<'c> Pages<'c> {
         let pgno = self.allocate();
         self.write(pgno, data)?;
         Ok(pgno)
+    }
+
+    /// Writes `data` (a whole page) as the page `pgno`, into the database
+    /// file directly if it is a new page and [`Pages::write_new_directly`]
+    /// allows it, else as [`Pages::write`] does. SQLite counts in the
+    /// database's size the pages up to the last it wrote itself: the
+    /// caller writes a page numbered after every page written directly
+    /// through [`Pages::write`].
+    ///
+    /// # Errors
+    /// Database errors; errors writing the file.
+    pub fn write_maybe_directly(&mut self, pgno: u32, data: &[u8]) -> rusqlite::Result<()> {
+        debug_assert_eq!(data.len(), self.page_size);
+        match self.new_direct {
+            Some(file) if pgno > self.count => {
+                self.written += 1;
+                write_at(file, pgno, data)
+            }
+            _ => self.write(pgno, data),
+        }
     }
 
     /// The page `pgno` as the transaction sees it.

@@ -399,8 +399,16 @@ impl SegmentPages {
             *number = pages.allocate();
         }
         image::renumber(&mut self.image, page_size, &numbers);
+        // The page numbered last goes through SQLite, so that the
+        // database's size counts every page (see `write_maybe_directly`).
+        let last = numbers.iter().copied().max().unwrap_or(0);
         for (k, page) in self.image.chunks_exact(page_size).enumerate().skip(1) {
-            pages.write(numbers[k + 1], page)?;
+            let pgno = numbers[k + 1];
+            if pgno == last {
+                pages.write(pgno, page)?;
+            } else {
+                pages.write_maybe_directly(pgno, page)?;
+            }
         }
         Ok(())
     }
@@ -965,6 +973,79 @@ mod tests {
     }
 
     type Row = (i64, i64, i64, Option<i64>, Option<String>);
+
+    /// Alone with the file under a rollback journal, a segment's new pages
+    /// go into the file past SQLite: committed, SQLite finds every row in
+    /// a sound file of the size it counts; rolled back, the file is what
+    /// it was.
+    #[test]
+    fn new_pages_written_into_the_file_commit_and_roll_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        drop(crate::db::open_for_write(&path).unwrap());
+        let conn = crate::db::open_for_import(&path, crate::db::Sharing::Exclusive).unwrap();
+        let file = std::fs::OpenOptions::new().read(true).write(true).open(&path).unwrap();
+        let pragma = |name: &str| -> i64 {
+            conn.query_row(&format!("PRAGMA {name}"), [], |r| r.get(0)).unwrap()
+        };
+        assert_eq!(
+            conn.query_row("PRAGMA journal_mode", [], |r| r.get::<_, String>(0)).unwrap(),
+            "truncate"
+        );
+        let writes = PageWrites::of(&conn).unwrap();
+        let page_size = writes.page_size();
+        let mut slot = ImageSlot::attach(&conn).unwrap();
+        let mut segment = |game: u32, commit: bool| -> Vec<Row> {
+            let mut batch = rows(u64::from(game), 30_000, GameId::new(game));
+            batch.sort_unstable_by_key(|p| (p.hash, p.gpm()));
+            let mut image = SegmentImage::with_page_size(Vec::new(), page_size);
+            image.push(&batch);
+            conn.execute_batch("BEGIN").unwrap();
+            let mut written =
+                write_segment(&conn, &mut slot, image.finish().unwrap(), batch.len(), writes)
+                    .unwrap()
+                    .expect("pages to write by hand");
+            let free = std::mem::take(&mut written.free);
+            let mut pages = append::Pages::begin(&conn, page_size, free).unwrap();
+            pages.write_new_directly(&file);
+            written.write(&mut pages).unwrap();
+            pages.finish().unwrap();
+            conn.execute_batch(if commit { "COMMIT" } else { "ROLLBACK" }).unwrap();
+            append::after_page_writes(&conn).unwrap();
+            if !commit {
+                append::cut_after_last_page(&conn, &file, page_size).unwrap();
+            }
+            batch
+                .iter()
+                .map(|p| {
+                    let next = (p.next_move != NO_MOVE).then_some(i64::from(p.next_move));
+                    (p.hash, i64::from(p.game_id), i64::from(p.ply), next, None)
+                })
+                .collect()
+        };
+        let mut expected = segment(1, true);
+        expected.sort();
+        let (pages, length) = (pragma("page_count"), file.metadata().unwrap().len());
+        assert_eq!(length, pages as u64 * page_size as u64);
+        let check: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+        assert_eq!(check, "ok");
+        assert_eq!(view(&conn), expected);
+        // A second segment rolled back: the file as it was.
+        segment(2, false);
+        assert_eq!(pragma("page_count"), pages);
+        assert_eq!(file.metadata().unwrap().len(), length);
+        let check: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+        assert_eq!(check, "ok");
+        assert_eq!(view(&conn), expected);
+        // And another committed after it.
+        let mut more = segment(3, true);
+        expected.append(&mut more);
+        expected.sort();
+        let check: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+        assert_eq!(check, "ok");
+        assert_eq!(view(&conn), expected);
+        slot.detach(&conn).unwrap();
+    }
 
     /// A segment's pages are the image's own in the database's page size:
     /// they take the free list first, all of it when it is shorter than the

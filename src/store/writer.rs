@@ -1280,6 +1280,13 @@ impl Writer {
             let _ = self.conn().execute_batch("ROLLBACK");
             // Pages written through sqlite_dbpage may be cached parsed.
             let _ = append::after_page_writes(self.conn());
+            if let (Some(page_size), Sharing::Exclusive, true) =
+                (self.page_writes.direct(), self.options.sharing, self.lock_writable)
+            {
+                // Else the pages written into the file past SQLite stay
+                // after the database's end, unused.
+                let _ = append::cut_after_last_page(self.conn(), &self.lock, page_size);
+            }
             for part in self.batch.each() {
                 part.discard(&self.conn);
             }
@@ -1347,8 +1354,16 @@ impl Writer {
             };
             let mut segment_pages = segment_pages;
             let free = segment_pages.as_mut().map(|s| std::mem::take(&mut s.free));
+            // Alone with the file under a rollback journal, the segment's
+            // new pages go into it directly: not copied into SQLite's cache
+            // to be written out at the commit.
+            let alone = (self.options.sharing == Sharing::Exclusive && self.lock_writable)
+                .then_some(&*self.lock);
             let wrote = append::Pages::begin(&self.conn, page_size, free.unwrap_or_default())
                 .and_then(|mut pages| {
+                    if let Some(file) = alone {
+                        pages.write_new_directly(file);
+                    }
                     if let Some(segment) = segment_pages {
                         segment.write(&mut pages)?;
                     }
