@@ -251,6 +251,21 @@ fn write_at(file: &File, pgno: u32, data: &[u8]) -> rusqlite::Result<()> {
         .map_err(|e| io_error(format!("writing page {pgno} of the database: {e}")))
 }
 
+/// Reads the page `pgno` of `page_size` bytes of the database file `file`.
+#[cfg(unix)]
+fn read_at(file: &File, pgno: u32, page_size: usize) -> rusqlite::Result<Vec<u8>> {
+    use std::os::unix::fs::FileExt;
+    let mut page = vec![0; page_size];
+    file.read_exact_at(&mut page, u64::from(pgno - 1) * page_size as u64)
+        .map_err(|e| io_error(format!("reading page {pgno} of the database: {e}")))?;
+    Ok(page)
+}
+
+#[cfg(not(unix))]
+fn read_at(_: &File, pgno: u32, _: usize) -> rusqlite::Result<Vec<u8>> {
+    Err(io_error(format!("page {pgno}: no direct reads on this system")))
+}
+
 /// Cuts `file`, the database file, after the database's last page: new
 /// pages written into it directly ([`Pages::write_new_directly`]) by a
 /// transaction rolled back since. SQLite cuts the file back itself only
@@ -397,6 +412,8 @@ pub struct Pages<'c> {
     /// The database file, if new pages may be written into it directly
     /// ([`Pages::write_new_directly`]).
     new_direct: Option<&'c File>,
+    /// The largest page number written so (0: none).
+    last_direct: u32,
 }
 
 impl<'c> Pages<'c> {
@@ -424,17 +441,24 @@ impl<'c> Pages<'c> {
             written: 0,
             direct: None,
             new_direct: None,
+            last_direct: 0,
         })
     }
 
-    /// Lets [`Pages::write_new`] write new pages (past the file's last when
-    /// the writes began) into `file`, the database file, past SQLite's
-    /// cache. Only for a database under SQLite's exclusive lock with a
-    /// rollback journal, whose transaction runs alone: no other connection
-    /// reads the file, no checkpoint copies pages into it, and a rollback
-    /// cuts the file back to its size before, new pages and all.
+    /// Lets [`Pages::write_new`] and [`Pages::write_maybe_directly`] write
+    /// new pages (past the file's last when the writes began) into `file`,
+    /// the database file, past SQLite's cache. Only for a database under
+    /// SQLite's exclusive lock with a rollback journal, whose transaction
+    /// runs alone: no other connection reads the file, no checkpoint copies
+    /// pages into it, and a recovery cuts the file back to its size before
+    /// (after a rollback, [`cut_after_last_page`]). The pages written so
+    /// are not read back through SQLite: they are past the end it knows
+    /// until [`Pages::finish`]. Nothing on systems without positioned
+    /// writes.
     pub fn write_new_directly(&mut self, file: &'c File) {
-        self.new_direct = Some(file);
+        if cfg!(unix) {
+            self.new_direct = Some(file);
+        }
     }
 
     /// Writes the pages `reserved` set apart into `file`, the database
@@ -491,16 +515,13 @@ impl<'c> Pages<'c> {
     /// Database errors.
     pub fn write_new(&mut self, data: &[u8]) -> rusqlite::Result<u32> {
         let pgno = self.allocate();
-        self.write(pgno, data)?;
+        self.write_maybe_directly(pgno, data)?;
         Ok(pgno)
     }
 
     /// Writes `data` (a whole page) as the page `pgno`, into the database
     /// file directly if it is a new page and [`Pages::write_new_directly`]
-    /// allows it, else as [`Pages::write`] does. SQLite counts in the
-    /// database's size the pages up to the last it wrote itself: the
-    /// caller writes a page numbered after every page written directly
-    /// through [`Pages::write`].
+    /// allows it, else as [`Pages::write`] does.
     ///
     /// # Errors
     /// Database errors; errors writing the file.
@@ -509,6 +530,7 @@ impl<'c> Pages<'c> {
         match self.new_direct {
             Some(file) if pgno > self.count => {
                 self.written += 1;
+                self.last_direct = self.last_direct.max(pgno);
                 write_at(file, pgno, data)
             }
             _ => self.write(pgno, data),
@@ -544,6 +566,13 @@ impl<'c> Pages<'c> {
         let last = self.next - 1;
         if last == self.count && taken == 0 {
             return Ok(());
+        }
+        if let (Some(file), true) = (self.new_direct, self.last_direct == last) {
+            // SQLite counts in the database's size the pages up to the last
+            // it wrote itself: the last page, written past it, is written
+            // through it again.
+            let page = read_at(file, last, self.page_size)?;
+            self.write(last, &page)?;
         }
         if let Some((pgno, trunk)) = self.free.trunk.take() {
             self.write(pgno, &trunk)?;

@@ -399,16 +399,8 @@ impl SegmentPages {
             *number = pages.allocate();
         }
         image::renumber(&mut self.image, page_size, &numbers);
-        // The page numbered last goes through SQLite, so that the
-        // database's size counts every page (see `write_maybe_directly`).
-        let last = numbers.iter().copied().max().unwrap_or(0);
         for (k, page) in self.image.chunks_exact(page_size).enumerate().skip(1) {
-            let pgno = numbers[k + 1];
-            if pgno == last {
-                pages.write(pgno, page)?;
-            } else {
-                pages.write_maybe_directly(pgno, page)?;
-            }
+            pages.write_maybe_directly(numbers[k + 1], page)?;
         }
         Ok(())
     }

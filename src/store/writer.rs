@@ -1354,9 +1354,9 @@ impl Writer {
             };
             let mut segment_pages = segment_pages;
             let free = segment_pages.as_mut().map(|s| std::mem::take(&mut s.free));
-            // Alone with the file under a rollback journal, the segment's
-            // new pages go into it directly: not copied into SQLite's cache
-            // to be written out at the commit.
+            // Alone with the file under a rollback journal, new pages go
+            // into it directly: not copied into SQLite's cache to be
+            // written out at the commit.
             let alone = (self.options.sharing == Sharing::Exclusive && self.lock_writable)
                 .then_some(&*self.lock);
             let wrote = append::Pages::begin(&self.conn, page_size, free.unwrap_or_default())
