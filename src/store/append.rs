@@ -412,7 +412,7 @@ pub struct Pages<'c> {
     /// The database file, if new pages may be written into it directly
     /// ([`Pages::write_new_directly`]).
     new_direct: Option<&'c File>,
-    /// The largest page number written so (0: none).
+    /// The largest page number written into the file directly (0: none).
     last_direct: u32,
 }
 
