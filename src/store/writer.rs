@@ -1280,12 +1280,10 @@ impl Writer {
             let _ = self.conn().execute_batch("ROLLBACK");
             // Pages written through sqlite_dbpage may be cached parsed.
             let _ = append::after_page_writes(self.conn());
-            if let (Some(page_size), Sharing::Exclusive, true) =
-                (self.page_writes.direct(), self.options.sharing, self.lock_writable)
-            {
+            if let (Some(page_size), Some(file)) = (self.page_writes.direct(), self.file_alone()) {
                 // Else the pages written into the file past SQLite stay
                 // after the database's end, unused.
-                let _ = append::cut_after_last_page(self.conn(), &self.lock, page_size);
+                let _ = append::cut_after_last_page(self.conn(), file, page_size);
             }
             for part in self.batch.each() {
                 part.discard(&self.conn);
@@ -1293,6 +1291,14 @@ impl Writer {
             self.in_transaction = false;
         }
         result
+    }
+
+    /// The database file, written to by hand, where the import has it
+    /// alone under a rollback journal: no other connection reads it and
+    /// no checkpoint copies pages into it, so new pages may go into it past
+    /// SQLite ([`append::Pages::write_new_directly`]).
+    fn file_alone(&self) -> Option<&File> {
+        (self.options.sharing == Sharing::Exclusive && self.lock_writable).then_some(&*self.lock)
     }
 
     fn commit_inner(&mut self) -> Result<(), WriteError> {
@@ -1354,11 +1360,9 @@ impl Writer {
             };
             let mut segment_pages = segment_pages;
             let free = segment_pages.as_mut().map(|s| std::mem::take(&mut s.free));
-            // Alone with the file under a rollback journal, new pages go
-            // into it directly: not copied into SQLite's cache to be
-            // written out at the commit.
-            let alone = (self.options.sharing == Sharing::Exclusive && self.lock_writable)
-                .then_some(&*self.lock);
+            // New pages go into the file directly where that is sound: not
+            // copied into SQLite's cache to be written out at the commit.
+            let alone = self.file_alone();
             let wrote = append::Pages::begin(&self.conn, page_size, free.unwrap_or_default())
                 .and_then(|mut pages| {
                     if let Some(file) = alone {
