@@ -97,7 +97,10 @@ static TABLES: LazyLock<Tables> = LazyLock::new(|| {
 
 /// Slots of a thread's cache of packed units (32 bytes each): the ranks
 /// of final positions repeat (`8/`, `pp3ppp/`, `PP3PPP/`).
-const CACHE_SLOTS: usize = 1 << 12;
+const CACHE_SLOTS: usize = 1 << CACHE_BITS;
+
+/// The bits of a slot's number.
+const CACHE_BITS: u32 = 14;
 
 /// The longest unit the cache holds: its bytes are a key of 16 bytes.
 const CACHED_UNIT: usize = 16;
@@ -112,6 +115,9 @@ thread_local! {
 /// Units looked up in the cache at once: a FEN has 8.
 const BATCH: usize = 8;
 
+/// The slot of a unit the cache does not hold.
+const NOT_CACHED: usize = usize::MAX;
+
 /// `fen` packed.
 ///
 /// No merge's left symbol ends with `/` (none was learnt across one), so
@@ -120,6 +126,12 @@ const BATCH: usize = 8;
 /// The cache entries of a position's units are read before any is used,
 /// so that their loads overlap: in an import, the cache is mostly out of
 /// the processor's caches, and one load after the other waited for each.
+///
+/// Digits that end the text after a space (a FEN's move number) are no
+/// part of any merge (no merge joins two digits, and the only merges of a
+/// digit after a space take the space after it too): they are copied,
+/// and the last unit ends before them, so that it is found in the cache
+/// whatever the move number.
 pub fn pack(fen: &str) -> String {
     let tables = &*TABLES;
     if !fen.bytes().all(|c| tables.fen[usize::from(c)]) {
@@ -128,59 +140,70 @@ pub fn pack(fen: &str) -> String {
         out.push_str(fen);
         return out;
     }
-    let bytes = fen.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    // Allocated only when a unit is not in the cache.
-    let mut scratch = (Vec::new(), Vec::new());
+    let digits = fen.bytes().rev().take_while(u8::is_ascii_digit).count();
+    let (bytes, number) = match fen.as_bytes().split_at(fen.len() - digits) {
+        (head, number) if head.ends_with(b" ") => (head, number),
+        _ => (fen.as_bytes(), &[][..]),
+    };
+    let mut out = Vec::with_capacity(fen.len());
     CACHE.with_borrow_mut(|cache| {
         if cache.is_empty() {
             cache.resize(CACHE_SLOTS, [0, 0]);
         }
         let mut start = 0;
         while start < bytes.len() {
-            // The next units: their bounds, and the key, slot and entry of
-            // those the cache may hold.
-            let mut units = [(0usize, 0usize, None); BATCH];
+            // The next units: their bounds, and for those the cache may
+            // hold, their key, slot, and whether the slot holds them, in
+            // arrays of plain numbers (tuples moved through the stack
+            // waited for their own stores).
+            let mut bounds = [(0usize, 0usize); BATCH];
+            let mut keys = [0u128; BATCH];
+            let mut slots = [NOT_CACHED; BATCH];
+            let mut hits = [false; BATCH];
             let mut n = 0;
             while n < BATCH && start < bytes.len() {
                 let end = bytes[start..]
                     .iter()
                     .position(|&c| c == b'/')
                     .map_or(bytes.len(), |i| start + i + 1);
-                let cached = unit_key(bytes, start, end).map(|key| {
-                    let slot =
-                        ((key ^ (key >> 64)) as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 52;
-                    let slot = slot as usize % CACHE_SLOTS;
-                    (key, slot, cache[slot])
-                });
-                units[n] = (start, end, cached);
+                if let Some(key) = unit_key(bytes, start, end) {
+                    let slot = slot_of(key);
+                    keys[n] = key;
+                    slots[n] = slot;
+                    hits[n] = cache[slot][0] == key;
+                }
+                bounds[n] = (start, end);
                 n += 1;
                 start = end;
             }
-            for &(from, to, cached) in &units[..n] {
-                let unit = &bytes[from..to];
-                let Some((key, slot, entry)) = cached else {
-                    pack_unit(tables, unit, &mut scratch);
-                    out.extend_from_slice(&scratch.0);
+            for i in 0..n {
+                let (from, to) = bounds[i];
+                // A unit before it in the batch may have taken the slot.
+                if hits[i] && cache[slots[i]][0] == keys[i] {
+                    let packed = cache[slots[i]][1];
+                    let len = 16 - packed.leading_zeros() as usize / 8;
+                    out.extend_from_slice(&packed.to_le_bytes()[..len]);
                     continue;
-                };
-                let packed = if entry[0] == key {
-                    entry[1]
-                } else {
-                    pack_unit(tables, unit, &mut scratch);
-                    let mut packed = [0u8; 16];
-                    packed[..scratch.0.len()].copy_from_slice(&scratch.0);
-                    let packed = u128::from_le_bytes(packed);
-                    cache[slot] = [key, packed];
-                    packed
-                };
-                let len = 16 - packed.leading_zeros() as usize / 8;
-                out.extend_from_slice(&packed.to_le_bytes()[..len]);
+                }
+                let at = out.len();
+                pack_unit(tables, &bytes[from..to], &mut out);
+                if slots[i] != NOT_CACHED {
+                    cache[slots[i]] = [keys[i], little_endian(&out[at..])];
+                }
             }
         }
     });
+    out.extend_from_slice(number);
     // Codes and FEN characters are ASCII.
     String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// The cache slot of the unit of key `key`.
+#[inline]
+fn slot_of(key: u128) -> usize {
+    let slot =
+        ((key ^ (key >> 64)) as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - CACHE_BITS);
+    slot as usize % CACHE_SLOTS
 }
 
 /// The cache key of the unit `bytes[from..to]`: its bytes as a
@@ -202,35 +225,62 @@ fn unit_key(bytes: &[u8], from: usize, to: usize) -> Option<u128> {
                 word & ((1u128 << (8 * len)) - 1)
             }
         }
-        None => {
-            let mut key = [0u8; 16];
-            key[..len].copy_from_slice(&bytes[from..to]);
-            u128::from_le_bytes(key)
-        }
+        None => little_endian(&bytes[from..to]),
     };
     Some(key)
 }
 
-/// Packs one unit into `scratch.0` (its symbols; `scratch.1` holds the
-/// ranks of their pairs). The lowest-ranked pair present is merged first,
-/// every occurrence left to right: the order of the merges, skipping the
-/// absent ones (a merge only makes pairs with its code, of later rank).
-/// The ranks are kept beside the symbols, so that only a merge's new pairs
-/// are looked up.
-fn pack_unit(tables: &Tables, unit: &[u8], scratch: &mut (Vec<u8>, Vec<u8>)) {
-    let rank = |a: u8, b: u8| tables.rank[usize::from(a)][usize::from(b)];
-    let (symbols, ranks) = scratch;
-    symbols.clear();
-    symbols.extend_from_slice(unit);
-    ranks.clear();
-    ranks.extend(symbols.windows(2).map(|w| rank(w[0], w[1])));
-    loop {
-        let best = ranks.iter().copied().min().unwrap_or(NO_MERGE);
-        if best == NO_MERGE {
-            return;
+/// `bytes` (at most 16) as a little-endian number, built in a register:
+/// bytes copied into an array and read back as one number wait for the
+/// stores.
+#[inline]
+fn little_endian(bytes: &[u8]) -> u128 {
+    bytes.iter().rev().fold(0, |n, &b| (n << 8) | u128::from(b))
+}
+
+/// Appends `unit` packed to `out`: on the stack in arrays of 16 or 32
+/// bytes (a rank, or the last one with the rest of a FEN).
+fn pack_unit(tables: &Tables, unit: &[u8], out: &mut Vec<u8>) {
+    /// `unit` packed in arrays of `N` bytes.
+    #[inline(always)]
+    fn on_stack<const N: usize>(tables: &Tables, unit: &[u8], out: &mut Vec<u8>) {
+        let mut symbols = [0u8; N];
+        let mut ranks = [NO_MERGE; N];
+        symbols[..unit.len()].copy_from_slice(unit);
+        let n = merge(tables, &mut symbols, &mut ranks, unit.len());
+        out.extend_from_slice(&symbols[..n]);
+    }
+    match unit.len() {
+        0..=16 => on_stack::<16>(tables, unit, out),
+        17..=32 => on_stack::<32>(tables, unit, out),
+        _ => {
+            let mut symbols = unit.to_vec();
+            let mut ranks = vec![NO_MERGE; unit.len()];
+            let n = merge(tables, &mut symbols, &mut ranks, unit.len());
+            out.extend_from_slice(&symbols[..n]);
         }
+    }
+}
+
+/// Merges the first `n` of `symbols` and returns how many are left;
+/// `ranks` (as long) holds the ranks of their pairs. The lowest-ranked
+/// pair present is merged first, every occurrence left to right: the
+/// order of the merges, skipping the absent ones (a merge only makes
+/// pairs with its code, of later rank). The ranks are kept beside the
+/// symbols, so that only a merge's new pairs are looked up, and the
+/// lowest is taken as they are written: read back from the array, it
+/// waited for the bytes just stored.
+#[inline(always)]
+fn merge(tables: &Tables, symbols: &mut [u8], ranks: &mut [u8], mut n: usize) -> usize {
+    let rank = |a: u8, b: u8| tables.rank[usize::from(a)][usize::from(b)];
+    let mut best = NO_MERGE;
+    for i in 1..n {
+        ranks[i - 1] = rank(symbols[i - 1], symbols[i]);
+        best = best.min(ranks[i - 1]);
+    }
+    while best != NO_MERGE {
         let code = CODES[usize::from(best)];
-        let n = symbols.len();
+        let mut next = NO_MERGE;
         let (mut read, mut write) = (0, 0);
         // Whether the symbol last written was made by this pass.
         let mut made = false;
@@ -240,17 +290,20 @@ fn pack_unit(tables: &Tables, unit: &[u8], scratch: &mut (Vec<u8>, Vec<u8>)) {
             if write > 0 {
                 // An untouched pair keeps its rank (`write <= read`: the
                 // rank at `read - 1` is not overwritten yet).
-                ranks[write - 1] =
+                let r =
                     if merged || made { rank(symbols[write - 1], symbol) } else { ranks[read - 1] };
+                ranks[write - 1] = r;
+                next = next.min(r);
             }
             symbols[write] = symbol;
             made = merged;
             read += if merged { 2 } else { 1 };
             write += 1;
         }
-        symbols.truncate(write);
-        ranks.truncate(write.saturating_sub(1));
+        n = write;
+        best = next;
     }
+    n
 }
 
 /// The FEN of `packed`.
@@ -392,6 +445,30 @@ mod tests {
                 let packed = pack(text);
                 assert_eq!(packed, pack_by_definition(text), "{text}");
                 assert_eq!(unpack(&packed), text);
+            }
+        }
+    }
+
+    #[test]
+    fn units_of_one_slot_in_one_batch_pack_as_the_definition_says() {
+        // 588 ranks and 4,096 slots: some share one (42 pairs expected).
+        let ranks: Vec<String> = (1..=7u8)
+            .flat_map(|a| {
+                b"pPnNbBrRqQkK"
+                    .iter()
+                    .flat_map(move |&p| (1..=7u8).map(move |b| format!("{a}{}{b}/", char::from(p))))
+            })
+            .collect();
+        let slot = |r: &String| slot_of(unit_key(r.as_bytes(), 0, r.len()).unwrap());
+        let (a, b) = ranks
+            .iter()
+            .enumerate()
+            .flat_map(|(i, a)| ranks[i + 1..].iter().map(move |b| (a, b)))
+            .find(|(a, b)| slot(a) == slot(b))
+            .expect("two ranks of one slot");
+        for text in [format!("{a}{b}{a}{b}8 w - - 0 1"), format!("{b}{a}{b}{a}{a}{b}{a}{b}{a}")] {
+            for _ in 0..2 {
+                assert_eq!(pack(&text), pack_by_definition(&text), "{text}");
             }
         }
     }
