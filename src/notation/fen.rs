@@ -571,24 +571,25 @@ pub fn append_placement(board: &Board, out: &mut String) {
         buf[n] = b;
         n += 1;
     };
-    for rank in Rank::ALL.iter().rev() {
-        let mut empty = 0u8;
-        for file in File::ALL {
-            match letters[Square::from_coords(file, *rank).index()] {
-                0 => empty += 1,
-                letter => {
-                    if empty > 0 {
-                        push(b'0' + empty);
-                        empty = 0;
-                    }
-                    push(letter);
-                }
+    // Square by square, a branch on each mispredicted at random: piece by
+    // piece, from the bits of each rank, each gap one digit.
+    let occupied = board.occupied().0;
+    for rank in (0..8).rev() {
+        let mut bits = (occupied >> (8 * rank)) as u8;
+        let mut file = 0;
+        while bits != 0 {
+            let at = bits.trailing_zeros() as u8;
+            if at > file {
+                push(b'0' + at - file);
             }
+            push(letters[8 * rank + usize::from(at)]);
+            file = at + 1;
+            bits &= bits - 1;
         }
-        if empty > 0 {
-            push(b'0' + empty);
+        if file < 8 {
+            push(b'0' + 8 - file);
         }
-        if *rank != Rank::First {
+        if rank > 0 {
             push(b'/');
         }
     }
