@@ -240,19 +240,25 @@ pub fn insert_sql(shapes: &Shapes, table: Table) -> String {
 /// # Errors
 /// A text that is not UTF-8.
 pub fn record_value<'a>(value: &'a ToSqlOutput<'a>) -> rusqlite::Result<Value<'a>> {
+    some_record_value(value)
+        .ok_or_else(|| shape_error("a value of an unexpected kind, or a text not UTF-8".into()))
+}
+
+/// [`record_value`], `None` for its errors: a small result, returned in
+/// registers (the encoder converts some 60 values a game, and a
+/// `rusqlite::Result` went through the stack each time).
+#[inline]
+pub fn some_record_value<'a>(value: &'a ToSqlOutput<'a>) -> Option<Value<'a>> {
     let value = match value {
         ToSqlOutput::Borrowed(v) => *v,
         ToSqlOutput::Owned(v) => ValueRef::from(v),
-        _ => return Err(shape_error("a value of an unexpected kind".into())),
+        _ => return None,
     };
-    Ok(match value {
+    Some(match value {
         ValueRef::Null => Value::Null,
         ValueRef::Integer(i) => Value::Integer(i),
         ValueRef::Real(r) => Value::Real(r),
-        ValueRef::Text(t) => Value::Text(
-            std::str::from_utf8(t)
-                .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?,
-        ),
+        ValueRef::Text(t) => Value::Text(std::str::from_utf8(t).ok()?),
         ValueRef::Blob(b) => Value::Blob(b),
     })
 }

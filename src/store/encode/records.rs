@@ -20,7 +20,7 @@ use crate::db::columns::Columns;
 use crate::db::{dates, texts};
 use crate::store::format::explorer::first_mover;
 use crate::store::format::plies::{PlyData, SideClock};
-use crate::store::game_tables::{record_value, Shapes, Table};
+use crate::store::game_tables::{some_record_value, Shapes, Table};
 use crate::store::image::{encode_owned, Record, RowidLeaves, Template, Value};
 use crate::store::texts::SHORT_NAME;
 use crate::store::writer::{inserted_columns, is_skipped, Assigned, PLY_DATA_COLUMNS};
@@ -256,7 +256,7 @@ impl Encoder {
         }
         let mut row: Vec<Option<Value<'_>>> = vec![Some(Value::Null); self.rows_width];
         for (value, &at) in given.iter().zip(&self.row_order) {
-            row[at] = Some(record_value(value).ok()?);
+            row[at] = Some(some_record_value(value)?);
         }
         row[self.row_order[p.id]] = Some(Value::Null);
         // The writer's decisions, in its order: the few-valued texts, then
