@@ -540,6 +540,33 @@ mod tests {
     }
 
     #[test]
+    fn moves_of_one_cache_slot_pack_as_the_definition_says() {
+        // More moves than slots: two share one.
+        let slot = |m: &str| {
+            let key = m.bytes().rev().fold(0u64, |n, b| (n << 8) | u64::from(b));
+            (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 48) as usize % CACHE_SLOTS
+        };
+        let mut seen = std::collections::HashMap::new();
+        let moves = (0..).map(|i: usize| {
+            let file = char::from(b'a' + (i % 8) as u8);
+            let rank = char::from(b'1' + (i / 8 % 8) as u8);
+            let piece = ["N", "B", "R", "Q", "K", "Nx", "Bx", "Rx", "Qx", "Kx"][i / 64 % 10];
+            let from = char::from(b'a' + (i / 640 % 8) as u8);
+            let check = ["", "+", "#"][i / 5120 % 3];
+            format!("{piece}{from}{file}{rank}{check} ")
+        });
+        let (a, b) = moves
+            .take(CACHE_SLOTS + 1)
+            .find_map(|m| seen.insert(slot(&m), m.clone()).map(|other| (other, m)))
+            .expect("two moves of one slot");
+        for text in [format!("{a}{b}{a}{b}{a}{b}{a}{b}{a}e4"), format!("{b}{a}{b}{a}e4 {a}{b}e5")] {
+            for _ in 0..2 {
+                assert_eq!(pack(&text), pack_by_definition(&text), "{text}");
+            }
+        }
+    }
+
+    #[test]
     fn codes_are_no_san_characters_and_merges_use_only_earlier_symbols() {
         let mut known: Vec<u8> = SAN_CHARS.to_vec();
         for (&[a, b], &code) in MERGES.iter().zip(&CODES) {
