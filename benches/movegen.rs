@@ -16,6 +16,8 @@ use pgnindex::notation::fen;
 use pgnindex::notation::lang::Lang;
 use pgnindex::notation::san::{self, San};
 
+mod common;
+
 const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
 
 fn bench_perft(c: &mut Criterion) {
@@ -37,20 +39,7 @@ fn bench_perft(c: &mut Criterion) {
 pub fn corpus_games() -> Vec<(Position, Vec<String>)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/groundtruth/games");
     let mut games = Vec::new();
-    let mut stack = vec![root];
-    let mut paths = Vec::new();
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                paths.push(path);
-            }
-        }
-    }
-    paths.sort();
-    for path in paths {
+    for path in common::files_below(&root) {
         let mut text = String::new();
         flate2::read::GzDecoder::new(std::fs::File::open(&path).unwrap())
             .read_to_string(&mut text)

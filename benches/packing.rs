@@ -13,7 +13,6 @@
 //! `cargo bench --bench packing`.
 
 use std::io::Read;
-use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use pgnindex::db::{packed_fen, packed_moves};
@@ -21,23 +20,7 @@ use pgnindex::notation::fen;
 use pgnindex::pgn::Reader;
 use pgnindex::replay::{ReplayOptions, Replayer};
 
-/// Every file below `dir`, in path order.
-fn files_below(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    files
-}
+mod common;
 
 /// The input: the fixtures' games, or the bench file's first 256 MiB.
 fn input() -> Vec<u8> {
@@ -48,13 +31,7 @@ fn input() -> Vec<u8> {
             .unwrap_or_else(|e| panic!("PGNINDEX_BENCH_FILE: {e}"));
         return data;
     }
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/pgn/games");
-    let mut data = Vec::new();
-    for path in files_below(&dir) {
-        data.extend_from_slice(&std::fs::read(path).unwrap());
-        data.extend_from_slice(b"\n\n");
-    }
-    data
+    common::fixture_games()
 }
 
 /// Each game's final FEN and mainline.

@@ -26,46 +26,19 @@
 
 use std::io::Read;
 use std::ops::ControlFlow;
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
 use pgnindex::pgn::{Reader, Skip, Visitor};
 use pgnindex::replay::{ReplayOptions, Replayer};
 
-fn games_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/pgn/games")
-}
-
-/// Every file below `dir`, in path order.
-fn files_below(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    files
-}
+mod common;
 
 /// The three inputs, by name.
 fn inputs() -> Vec<(&'static str, Vec<u8>)> {
-    let dir = games_dir();
+    let dir = common::games_dir();
     let read = |rel: &str| std::fs::read(dir.join(rel)).unwrap();
-    let mut large = Vec::new();
-    for path in files_below(&dir) {
-        large.extend_from_slice(&std::fs::read(path).unwrap());
-        // Some files end without a line end (or without an empty line);
-        // the separator keeps the next file's tags on a line of their own.
-        large.extend_from_slice(b"\n\n");
-    }
+    let large = common::fixture_games();
     let mut inputs = vec![
         ("small", read("lichess/chessjs-benchmark-lichess-2013.pgn")),
         ("medium", read("otb/twic-01-232games.pgn")),
