@@ -384,6 +384,25 @@ mod tests {
     }
 
     #[test]
+    fn no_merge_takes_digits_that_end_a_text_after_a_space() {
+        // What `pack` copies as they are: no merge joins two digits, and
+        // a merge of a space and a digit takes the space after the digit.
+        let tables = &*TABLES;
+        let text = |c: u8| match tables.text[usize::from(c)] {
+            "" => char::from(c).to_string(),
+            t => t.to_string(),
+        };
+        for (i, &[a, b]) in MERGES.iter().enumerate() {
+            let (a, b) = (text(a), text(b));
+            let starts_digit = b.starts_with(|c: char| c.is_ascii_digit());
+            assert!(!(a.ends_with(|c: char| c.is_ascii_digit()) && starts_digit), "merge {i}");
+            if a.ends_with(' ') && starts_digit {
+                assert_eq!(b.as_bytes().get(1), Some(&b' '), "merge {i}");
+            }
+        }
+    }
+
+    #[test]
     fn packs_positions_to_fewer_bytes_and_back() {
         let fens = [
             "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1",
