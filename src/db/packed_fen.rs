@@ -201,9 +201,7 @@ pub fn pack(fen: &str) -> String {
 /// The cache slot of the unit of key `key`.
 #[inline]
 fn slot_of(key: u128) -> usize {
-    let slot =
-        ((key ^ (key >> 64)) as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - CACHE_BITS);
-    slot as usize % CACHE_SLOTS
+    (((key ^ (key >> 64)) as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - CACHE_BITS)) as usize
 }
 
 /// The cache key of the unit `bytes[from..to]`: its bytes as a
@@ -360,6 +358,14 @@ mod tests {
         text
     }
 
+    /// The FEN text of a symbol: a code's, or the character itself.
+    fn symbol_text(c: u8) -> String {
+        match TABLES.text[usize::from(c)] {
+            "" => char::from(c).to_string(),
+            text => text.to_string(),
+        }
+    }
+
     #[test]
     fn codes_are_no_fen_characters_and_merges_use_only_earlier_symbols() {
         for (i, (&[a, b], &code)) in MERGES.iter().zip(&CODES).enumerate() {
@@ -373,13 +379,8 @@ mod tests {
 
     #[test]
     fn no_merge_spans_the_end_of_a_rank() {
-        let tables = &*TABLES;
         for (i, &[a, _]) in MERGES.iter().enumerate() {
-            let left = match tables.text[usize::from(a)] {
-                "" => char::from(a).to_string(),
-                text => text.to_string(),
-            };
-            assert!(!left.ends_with('/'), "merge {i}");
+            assert!(!symbol_text(a).ends_with('/'), "merge {i}");
         }
     }
 
@@ -387,13 +388,8 @@ mod tests {
     fn no_merge_takes_digits_that_end_a_text_after_a_space() {
         // What `pack` copies as they are: no merge joins two digits, and
         // a merge of a space and a digit takes the space after the digit.
-        let tables = &*TABLES;
-        let text = |c: u8| match tables.text[usize::from(c)] {
-            "" => char::from(c).to_string(),
-            t => t.to_string(),
-        };
         for (i, &[a, b]) in MERGES.iter().enumerate() {
-            let (a, b) = (text(a), text(b));
+            let (a, b) = (symbol_text(a), symbol_text(b));
             let starts_digit = b.starts_with(|c: char| c.is_ascii_digit());
             assert!(!(a.ends_with(|c: char| c.is_ascii_digit()) && starts_digit), "merge {i}");
             if a.ends_with(' ') && starts_digit {

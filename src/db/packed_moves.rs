@@ -248,7 +248,7 @@ impl Packer<'_> {
                 u64::from_le_bytes(word)
             }
         };
-        let slot = (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 48) as usize % CACHE_SLOTS;
+        let slot = slot_of(key);
         // Only moves of SAN's characters enter the cache.
         let packed = if self.cache[slot][0] == key {
             self.cache[slot][1]
@@ -267,6 +267,12 @@ impl Packer<'_> {
         self.write += 8 - packed.leading_zeros() as usize / 8;
         true
     }
+}
+
+/// The cache slot of the move of key `key`.
+#[inline]
+fn slot_of(key: u64) -> usize {
+    (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 48) as usize % CACHE_SLOTS
 }
 
 /// Packs one move (with its space) into `symbols`: the lowest-ranked
@@ -542,10 +548,7 @@ mod tests {
     #[test]
     fn moves_of_one_cache_slot_pack_as_the_definition_says() {
         // More moves than slots: two share one.
-        let slot = |m: &str| {
-            let key = m.bytes().rev().fold(0u64, |n, b| (n << 8) | u64::from(b));
-            (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 48) as usize % CACHE_SLOTS
-        };
+        let slot = |m: &str| slot_of(m.bytes().rev().fold(0u64, |n, b| (n << 8) | u64::from(b)));
         let mut seen = std::collections::HashMap::new();
         let moves = (0..).map(|i: usize| {
             let file = char::from(b'a' + (i % 8) as u8);

@@ -571,8 +571,8 @@ pub fn append_placement(board: &Board, out: &mut String) {
         buf[n] = b;
         n += 1;
     };
-    // Square by square, a branch on each mispredicted at random: piece by
-    // piece, from the bits of each rank, each gap one digit.
+    // Piece by piece from each rank's bits, each gap one digit: a branch
+    // on each square was mispredicted at random.
     let occupied = board.occupied().0;
     for rank in (0..8).rev() {
         let mut bits = (occupied >> (8 * rank)) as u8;
