@@ -106,14 +106,47 @@ pub fn single_command(comment: &[u8]) -> Option<(&[u8], &[u8])> {
     Some((name, value.trim_ascii()))
 }
 
+/// A comment that is only a clock, as [`clock_only`] reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClockOnly {
+    /// The clock in milliseconds.
+    pub ms: u32,
+    /// The comment, spaces around it aside, is `[%clk VALUE]` with `VALUE`
+    /// as [`clock_ascii`](super::movetext::clock_ascii) writes `ms`: the
+    /// movetext writer gives it back byte for byte.
+    pub exact: bool,
+}
+
 /// The clock of a comment that is only `[%clk VALUE]` (spaces around it
 /// aside): the form of nearly every comment of an online game, read with
 /// no more than a prefix test and the clock's own digits. `None` for
 /// anything else, which [`single_command`] and [`pieces`] read.
 #[inline]
-pub fn clock_only(comment: &[u8]) -> Option<u32> {
+pub fn clock_only(comment: &[u8]) -> Option<ClockOnly> {
     let value = comment.trim_ascii().strip_prefix(b"[%clk ")?.strip_suffix(b"]")?;
-    parse_clock(value.trim_ascii())
+    let trimmed = value.trim_ascii();
+    let ms = parse_clock(trimmed)?;
+    Some(ClockOnly { ms, exact: trimmed.len() == value.len() && is_written_form(value) })
+}
+
+/// Whether `value`, a clock [`parse_clock`] reads, is in the one form the
+/// movetext writer gives: hours without a leading zero, two-digit minutes
+/// and seconds under 60, and a fraction of one to three digits that does
+/// not end in 0, or none.
+fn is_written_form(value: &[u8]) -> bool {
+    let (whole, fraction) = match value.iter().position(|&b| b == b'.') {
+        Some(dot) => (&value[..dot], Some(&value[dot + 1..])),
+        None => (value, None),
+    };
+    // `parse_clock` read digits and colons, at most three parts.
+    let [hours @ .., b':', m, _, b':', s, _] = whole else { return false };
+    let hours_ok = match hours {
+        [b'0'] => true,
+        [first, ..] => *first != b'0',
+        [] => false,
+    };
+    let fraction_ok = fraction.is_none_or(|f| (1..=3).contains(&f.len()) && f[f.len() - 1] != b'0');
+    hours_ok && (b'0'..=b'5').contains(m) && (b'0'..=b'5').contains(s) && fraction_ok
 }
 
 /// Where the first `[%` of `text` starts.
@@ -588,9 +621,50 @@ mod tests {
                     Some(Command::Clock(ms)) if name == b"clk" => Some(ms),
                     _ => None,
                 });
-            assert_eq!(clock_only(text), general, "{}", String::from_utf8_lossy(text));
+            let only = clock_only(text).map(|c| c.ms);
+            assert_eq!(only, general, "{}", String::from_utf8_lossy(text));
         }
-        assert_eq!(clock_only(b"[%clk 0:02:58.6]"), Some(178_600));
+        assert_eq!(clock_only(b"[%clk 0:02:58.6]"), Some(ClockOnly { ms: 178_600, exact: true }));
+    }
+
+    /// The form the movetext writer gives is told exactly: every other way
+    /// of writing the same clock is read, and not taken for it.
+    #[test]
+    fn a_clock_in_the_writer_s_form_is_told_apart() {
+        for text in
+            ["[%clk 0:03:00]", " [%clk 10:00:05.25] ", "[%clk 0:00:00.005]", "[%clk 123:59:59.9]"]
+        {
+            assert!(clock_only(text.as_bytes()).is_some_and(|c| c.exact), "{text}");
+        }
+        for text in [
+            "[%clk 00:03:00]",
+            "[%clk 0:3:00]",
+            "[%clk 0:03:0]",
+            "[%clk 0:03:00.50]",
+            "[%clk 0:03:00.]",
+            "[%clk 0:03:00.1234]",
+            "[%clk 0:60:00]",
+            "[%clk 0:00:75]",
+            "[%clk  0:03:00]",
+            "[%clk 0:03:00 ]",
+            "[%clk 03:00]",
+            "[%clk 180]",
+        ] {
+            assert!(clock_only(text.as_bytes()).is_some_and(|c| !c.exact), "{text}");
+        }
+    }
+
+    proptest::proptest! {
+        /// A clock is taken for the writer's form exactly when the writer
+        /// writes its value so.
+        #[test]
+        fn exact_means_what_the_writer_writes(value in "[0-9]{0,3}(:[0-9]{1,3}){0,2}(\\.[0-9]{0,4})?") {
+            let text = format!("[%clk {value}]");
+            if let Some(clock) = clock_only(text.as_bytes()) {
+                let (written, len) = crate::pgn::movetext::clock_ascii(clock.ms);
+                proptest::prop_assert_eq!(clock.exact, &written[..len] == value.as_bytes(), "{}", value);
+            }
+        }
     }
 
     #[test]

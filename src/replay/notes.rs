@@ -186,6 +186,9 @@ pub(super) struct LastComment {
     pub(super) keyed_exact: bool,
     /// It was read with its line breaks taken out (a wrapped number).
     pub(super) unwrapped: bool,
+    /// It is a clock alone, written as the writer writes it
+    /// ([`commands::ClockOnly::exact`]).
+    pub(super) exact_clock: bool,
 }
 
 /// Reads a game's comments and NAGs into its [`Notes`]. Reuse one per
@@ -229,8 +232,9 @@ impl NoteReader {
         let whole = match text.first() {
             None => return,
             Some(b'[') => {
-                if let Some(ms) = commands::clock_only(text) {
-                    first_of_ply(&mut self.notes.clocks, ply, ms);
+                if let Some(clock) = commands::clock_only(text) {
+                    first_of_ply(&mut self.notes.clocks, ply, clock.ms);
+                    self.last.exact_clock = clock.exact;
                     return;
                 }
                 if let Some((name, value)) = commands::single_command(text) {

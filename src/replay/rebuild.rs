@@ -81,16 +81,13 @@ impl Rebuild {
         self.commented_ply = ply;
         let notes = notes.last_of_ply(ply);
         // The most common comment, a clock alone, is written the same in
-        // every form: compared as bytes, without rendering a comment.
-        if let (Some(ms), None, None, None, "") =
-            (notes.clock, notes.emt, notes.eval, notes.depth, notes.text)
+        // every form: when its reading found it in the writer's form, and
+        // the ply's notes are that clock alone, given back as it is.
+        if let (true, Some(_), None, None, None, "") =
+            (last.exact_clock, notes.clock, notes.emt, notes.eval, notes.depth, notes.text)
         {
-            let (clock, len) = written::clock_ascii(ms);
-            if raw.trim_ascii().strip_prefix(b"[%clk ").and_then(|r| r.strip_suffix(b"]"))
-                == Some(&clock[..len])
-            {
-                return;
-            }
+            debug_assert!(self.gives_back(raw, NotesForm::Commands, true, &notes));
+            return;
         }
         let white_moved = (ply % 2 == 1) == white_first;
         // A keyed comment in the writer's exact form, in the game's layout
