@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use super::{GameRecord, ReplayOptions, Replayer, Skipped};
 use crate::pgn::reader::is_space;
-use crate::pgn::source::{prefault, Source, SourceError};
+use crate::pgn::source::{Source, SourceError};
 use crate::pgn::visitor::Visitor;
 use crate::pgn::{split, LineIndex, Reader};
 use crate::timings::{self, Stage};
@@ -481,11 +481,6 @@ impl Job<'_> {
             }
             Job::Cell { block, column_base, cell, start, chunk_size } => {
                 let from = cell * chunk_size;
-                if from < block.len() {
-                    // Only a hint: the reads fault the pages in where it fails.
-                    let _ =
-                        prefault(&block[from..block.len().min(from.saturating_add(chunk_size))]);
-                }
                 let limit = from.saturating_add(chunk_size.saturating_mul(FORCE_AFTER));
                 let guessed = start.is_none();
                 let Some(start) = start.or_else(|| guessed_start(block, from, limit)) else {

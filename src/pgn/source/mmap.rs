@@ -1,5 +1,5 @@
-//! The memory map of a plain file: [`map_file`], [`Releaser`] and
-//! [`prefault`], the `unsafe` calls of reading inputs, and
+//! The memory map of a plain file: [`map_file`] and [`Releaser`], the
+//! `unsafe` calls of reading inputs, and
 //! [`MMAP_MIN_LEN`], the size from which mapping pays.
 
 use std::fs::File;
@@ -30,45 +30,6 @@ pub(super) fn map_file(file: &File) -> Option<memmap2::Mmap> {
         let _ = map.advise(memmap2::Advice::Sequential);
     }
     Some(map)
-}
-
-/// Maps the pages that hold `bytes` (part of a mapped input, about to be
-/// read) into the process in one system call (Linux's
-/// `MADV_POPULATE_READ`), instead of a page fault for every sixteen pages
-/// as they are first read: on a file of long engine comments, where
-/// reading is mostly touching the bytes once, `check` took 6 % less CPU.
-/// Only a hint: on other systems, or kernels before 5.14, nothing.
-/// `true` if the pages were mapped.
-pub fn prefault(bytes: &[u8]) -> bool {
-    #[cfg(target_os = "linux")]
-    {
-        const PAGE: usize = 4096;
-        if bytes.is_empty() {
-            return true;
-        }
-        let start = bytes.as_ptr() as usize;
-        let aligned = start & !(PAGE - 1);
-        // SAFETY: `madvise` only reads the range's addresses: the pages of
-        // `bytes`, which are mapped (the first page starts at or before
-        // `bytes`, within the same mapping, whose start is page-aligned).
-        // `MADV_POPULATE_READ` faults the pages in for reading, as reading
-        // them would, and changes no memory; on a range partly unmapped it
-        // fails without effect. Failing is harmless: the reads fault as
-        // usual.
-        let done = unsafe {
-            libc::madvise(
-                aligned as *mut libc::c_void,
-                start + bytes.len() - aligned,
-                libc::MADV_POPULATE_READ,
-            )
-        };
-        done == 0
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        let _ = bytes;
-        false
-    }
 }
 
 /// Pages are handed back in steps of this many bytes: a multiple of every
@@ -138,26 +99,6 @@ mod tests {
         let entry = smaps.split_once(&format!("\n{start}")).expect("the mapping is listed").1;
         let rss = entry.lines().find_map(|line| line.strip_prefix("Rss:")).unwrap();
         rss.trim().trim_end_matches("kB").trim().parse().unwrap()
-    }
-
-    #[test]
-    fn prefaulted_pages_are_resident_before_they_are_read() {
-        let mut file = tempfile::tempfile().unwrap();
-        let bytes: Vec<u8> = (0..4 * RELEASE_STEP).map(|i| (i % 253) as u8).collect();
-        file.write_all(&bytes).unwrap();
-        let map = map_file(&file).unwrap();
-        let before = resident_kb(map.as_ptr());
-        // Not page-aligned at either end: the pages around count too.
-        let part = &map[RELEASE_STEP + 100..2 * RELEASE_STEP + 100];
-        if !prefault(part) {
-            eprintln!("skipped: this kernel has no MADV_POPULATE_READ (Linux 5.14)");
-            return;
-        }
-        let after = resident_kb(map.as_ptr());
-        let step_kb = (RELEASE_STEP / 1024) as u64;
-        assert!(after >= before + step_kb, "{before} kB, then {after} kB");
-        assert!(prefault(&map[..0]), "an empty range is no error");
-        assert_eq!(&map[..], &bytes[..], "the contents are unchanged");
     }
 
     #[test]

@@ -42,7 +42,7 @@ pub use compression::{detect_compression, detect_foreign, Compression, Foreign};
 pub use decode::decode_text;
 pub use facts::{file_facts, file_meta, path_facts, Facts, FileFacts, FileMeta};
 pub use inputs::{expand_inputs, InputName, Inputs};
-pub use mmap::{prefault, Releaser};
+pub use mmap::Releaser;
 
 use compression::read_prefix;
 use mmap::{map_file, MMAP_MIN_LEN};
