@@ -19,9 +19,15 @@ const INSERT_NAME: &str = "INSERT INTO tag_names (name) VALUES (?1) \
 /// The names of `tag_names` by their id.
 #[derive(Debug, Default)]
 pub struct TagNames {
-    /// The committed names' ids, which the workers read too.
+    /// Every name's id, which the workers read too: a name inserted by the
+    /// open transaction is theirs at once, so that the games they encode
+    /// next carry their pairs encoded, and not only from the next batch
+    /// on (the first batch of a new database holds the whole of most
+    /// files). The ids are the ones the writer gives in game order, so the
+    /// database is the same whoever encodes a game's pairs; an import stops
+    /// at a transaction that rolls back, and its names are taken back.
     ids: Arc<SharedIds>,
-    /// Names inserted by the open transaction: forgotten if it rolls back.
+    /// Names inserted by the open transaction.
     pending: IdMap,
 }
 
@@ -36,7 +42,7 @@ impl TagNames {
         Ok(TagNames { ids: Arc::new(SharedIds::new(ids)), pending: IdMap::default() })
     }
 
-    /// The committed names' ids, for the workers.
+    /// The names' ids, for the workers.
     pub fn shared(&self) -> Arc<SharedIds> {
         Arc::clone(&self.ids)
     }
@@ -47,30 +53,34 @@ impl TagNames {
     /// # Errors
     /// SQLite's, from inserting a name.
     pub fn encode(&mut self, conn: &Connection, pairs: &TagPairs) -> rusqlite::Result<String> {
+        let mut added = Vec::new();
         let ids = self.ids.read();
-        let json =
-            pairs.to_json(|name| match ids.get(name).or_else(|| self.pending.get(name)) {
-                Some(&id) => Ok::<i64, rusqlite::Error>(id),
-                None => {
-                    let id = conn.prepare_cached(INSERT_NAME)?.query_row([name], |r| r.get(0))?;
-                    self.pending.insert(name.to_string(), id);
-                    Ok(id)
-                }
-            })?;
+        let json = pairs.to_json(|name| match ids.get(name) {
+            Some(&id) => Ok::<i64, rusqlite::Error>(id),
+            None => {
+                let id = conn.prepare_cached(INSERT_NAME)?.query_row([name], |r| r.get(0))?;
+                self.pending.insert(name.to_string(), id);
+                added.push((name.to_string(), id));
+                Ok(id)
+            }
+        });
         drop(ids);
-        Ok(json.unwrap_or_else(|| "[]".to_string()))
+        // Inserted names are published even when a later one failed: the
+        // transaction then rolls back, and `discard` takes them back.
+        if !added.is_empty() {
+            self.ids.extend(added);
+        }
+        Ok(json?.unwrap_or_else(|| "[]".to_string()))
     }
 
     /// The open transaction committed: its names are stored.
     pub fn committed(&mut self) {
-        if !self.pending.is_empty() {
-            self.ids.extend(self.pending.drain());
-        }
+        self.pending.clear();
     }
 
-    /// The open transaction rolled back: its names are not.
+    /// The open transaction rolled back: its names are not stored.
     pub fn discard(&mut self) {
-        self.pending.clear();
+        self.ids.remove(self.pending.drain().map(|(name, _)| name));
     }
 }
 
@@ -112,9 +122,13 @@ mod tests {
         assert_eq!(count(&conn), 3);
 
         conn.execute_batch("BEGIN").unwrap();
+        let shared = names.shared();
         assert_eq!(names.encode(&conn, &pairs(&[("Link", "z")])).unwrap(), r#"["7:z"]"#);
+        assert_eq!(shared.get("Link"), Some(7), "the workers have a new name before the commit");
         conn.execute_batch("ROLLBACK").unwrap();
         names.discard();
+        assert_eq!(shared.get("Link"), None, "nor after a rollback");
+        assert_eq!(shared.get("Annotator"), Some(5));
         assert_eq!(count(&conn), 3);
         // Inserted again, not taken from memory.
         conn.execute("INSERT INTO tag_names (id, name) VALUES (9, 'Link')", []).unwrap();

@@ -47,10 +47,19 @@ const SELECT_TEXT: &str = "SELECT id FROM game_texts WHERE text = ?1";
 /// The texts of `game_texts` by their id.
 #[derive(Debug)]
 pub struct GameTexts {
-    /// The committed texts' ids, which the workers read too.
+    /// The texts' ids, which the workers read too: a text the open
+    /// transaction inserted is theirs once the chunk that met it is stored
+    /// ([`GameTexts::publish`]), so that the chunks they encode next carry
+    /// its id, and not only from the next batch on (the first batch of a
+    /// new database holds the whole of most files). An id is the one the
+    /// writer gives in game order, so the database is the same whoever
+    /// encodes a game; an import stops at a transaction that rolls back,
+    /// and its texts are taken back.
     ids: Arc<SharedIds>,
-    /// Texts inserted by the open transaction: forgotten if it rolls back.
+    /// Texts the open transaction gave an id: taken back if it rolls back.
     pending: IdMap,
+    /// Those of `pending` not yet in `ids`.
+    unpublished: Vec<(String, i64)>,
     /// Texts kept in memory at most.
     cached: usize,
     /// Hashes of the names met once ([`SEEN_ONCE`]).
@@ -62,6 +71,7 @@ impl Default for GameTexts {
         GameTexts {
             ids: Arc::default(),
             pending: IdMap::default(),
+            unpublished: Vec::new(),
             cached: CACHED,
             seen: HashSet::default(),
         }
@@ -84,10 +94,10 @@ impl GameTexts {
             .query_map([cached as i64], |r| Ok((r.get(0)?, r.get(1)?)))?
             .collect::<Result<_, _>>()?;
         let ids = Arc::new(SharedIds::new(ids));
-        Ok(GameTexts { ids, pending: IdMap::default(), cached, seen: HashSet::default() })
+        Ok(GameTexts { ids, cached, ..GameTexts::default() })
     }
 
-    /// The committed texts' ids, for the workers.
+    /// The texts' ids, for the workers.
     pub fn shared(&self) -> Arc<SharedIds> {
         Arc::clone(&self.ids)
     }
@@ -99,7 +109,13 @@ impl GameTexts {
 
     /// Texts with an id in memory.
     fn held(&self) -> usize {
-        self.ids.len() + self.pending.len()
+        self.ids.len() + self.unpublished.len()
+    }
+
+    /// Gives `text`, given `id` by the open transaction, an id in memory.
+    fn hold(&mut self, text: &str, id: i64) {
+        self.pending.insert(text.to_string(), id);
+        self.unpublished.push((text.to_string(), id));
     }
 
     /// The id of `text`, inserted into `game_texts` if new.
@@ -118,12 +134,12 @@ impl GameTexts {
                 None => insert(conn, text)?,
             };
             if self.held() < self.cached + CACHED_PAST {
-                self.pending.insert(text.to_string(), id);
+                self.hold(text, id);
             }
             return Ok(id);
         }
         let id = insert(conn, text)?;
-        self.pending.insert(text.to_string(), id);
+        self.hold(text, id);
         Ok(id)
     }
 
@@ -155,16 +171,24 @@ impl GameTexts {
         self.id(conn, text).map(Some)
     }
 
-    /// The open transaction committed: its texts are stored.
-    pub fn committed(&mut self) {
-        if !self.pending.is_empty() {
-            self.ids.extend(self.pending.drain());
+    /// Gives the workers the ids given since the last call: the games
+    /// that met them are stored.
+    pub fn publish(&mut self) {
+        if !self.unpublished.is_empty() {
+            self.ids.extend(self.unpublished.drain(..));
         }
     }
 
-    /// The open transaction rolled back: its texts are not.
-    pub fn discard(&mut self) {
+    /// The open transaction committed: its texts are stored.
+    pub fn committed(&mut self) {
+        self.publish();
         self.pending.clear();
+    }
+
+    /// The open transaction rolled back: its texts are not stored.
+    pub fn discard(&mut self) {
+        self.unpublished.clear();
+        self.ids.remove(self.pending.drain().map(|(text, _)| text));
     }
 }
 
@@ -224,9 +248,18 @@ mod tests {
         conn.execute_batch("COMMIT").unwrap();
         texts.committed();
         conn.execute_batch("BEGIN").unwrap();
+        let shared = texts.shared();
         assert_eq!(texts.id(&conn, "Normal").unwrap(), 6);
+        assert_eq!(shared.get("Normal"), None, "the workers' once its chunk is stored");
+        texts.publish();
+        assert_eq!(shared.get("Normal"), Some(6));
+        assert_eq!(texts.id(&conn, "Rapid").unwrap(), 7);
         conn.execute_batch("ROLLBACK").unwrap();
         texts.discard();
+        assert_eq!((shared.get("Normal"), shared.get("Rapid")), (None, None), "rolled back");
+        assert_eq!(shared.get("Blitz"), Some(5));
+        texts.publish();
+        assert_eq!(shared.get("Rapid"), None);
         // Inserted again, not taken from memory.
         conn.execute("INSERT INTO game_texts (id, text) VALUES (9, 'Normal')", []).unwrap();
         assert_eq!(texts.id(&conn, "Normal").unwrap(), 9);

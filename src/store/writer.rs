@@ -859,6 +859,7 @@ impl Writer {
             }
         }
         self.count_tree_rows(games, &counted, sums);
+        self.batch.texts.publish();
         // Text skipped after the chunk's last game; it is in the chunk, so
         // a resumed run that skips the chunk skips these too.
         let skip = self.source.as_ref().is_some_and(|s| end <= s.resume_offset);

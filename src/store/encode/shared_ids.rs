@@ -3,9 +3,10 @@
 //! with the ids of the texts they find ([`super::records`]) and leave the
 //! others to the writer.
 //!
-//! Only committed ids are shared: an id, once there, is what the writer
-//! would give the same text, so a record encoded with it is the record the
-//! writer would encode, whichever thread encodes it.
+//! An id, once there, is what the writer gives the same text (texts once
+//! committed, tag names once inserted: [`crate::store::tag_names`]), so a
+//! record encoded with it is the record the writer would encode, whichever
+//! thread encodes it.
 
 use std::collections::HashMap;
 use std::sync::{RwLock, RwLockReadGuard};
@@ -14,8 +15,8 @@ use std::sync::{RwLock, RwLockReadGuard};
 /// map's, costs more than the rest of a lookup).
 pub type IdMap = HashMap<String, i64, foldhash::fast::RandomState>;
 
-/// A dictionary's committed ids, behind a lock the writer takes to add a
-/// batch's texts and the workers to read them.
+/// A dictionary's ids, behind a lock the writer takes to add texts and the
+/// workers to read them.
 #[derive(Debug, Default)]
 pub struct SharedIds {
     map: RwLock<IdMap>,
@@ -49,9 +50,17 @@ impl SharedIds {
         self.len() == 0
     }
 
-    /// Adds texts and their ids (committed).
+    /// Adds texts and their ids.
     pub fn extend(&self, ids: impl IntoIterator<Item = (String, i64)>) {
         let mut map = self.map.write().unwrap_or_else(|poisoned| poisoned.into_inner());
         map.extend(ids);
+    }
+
+    /// Takes texts out.
+    pub fn remove(&self, texts: impl IntoIterator<Item = String>) {
+        let mut map = self.map.write().unwrap_or_else(|poisoned| poisoned.into_inner());
+        for text in texts {
+            map.remove(&text);
+        }
     }
 }
