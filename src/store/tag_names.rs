@@ -55,7 +55,7 @@ impl TagNames {
     pub fn encode(&mut self, conn: &Connection, pairs: &TagPairs) -> rusqlite::Result<String> {
         let mut added = Vec::new();
         let ids = self.ids.read();
-        let json = pairs.to_json(|name| match ids.get(name) {
+        let json = pairs.to_json(|name| match ids.get(name).or_else(|| self.pending.get(name)) {
             Some(&id) => Ok::<i64, rusqlite::Error>(id),
             None => {
                 let id = conn.prepare_cached(INSERT_NAME)?.query_row([name], |r| r.get(0))?;

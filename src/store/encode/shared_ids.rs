@@ -3,10 +3,11 @@
 //! with the ids of the texts they find ([`super::records`]) and leave the
 //! others to the writer.
 //!
-//! An id, once there, is what the writer gives the same text (texts once
-//! committed, tag names once inserted: [`crate::store::tag_names`]), so a
-//! record encoded with it is the record the writer would encode, whichever
-//! thread encodes it.
+//! An id, once there, is what the writer gives the same text (a tag name
+//! once inserted, a text once the chunk that met it is stored:
+//! [`crate::store::tag_names`], [`crate::store::texts`]), so a record
+//! encoded with it is the record the writer would encode, whichever thread
+//! encodes it.
 
 use std::collections::HashMap;
 use std::sync::{RwLock, RwLockReadGuard};
