@@ -20,6 +20,7 @@ use crate::chess::reach::REACH_CAP;
 use crate::columnar::shard::{ShardOptions, ShardWriter};
 use crate::columnar::sink::TableStats;
 use crate::columnar::ColumnarError;
+use crate::db::move_codes::CodeSet;
 use crate::notation::moves::Notation;
 use crate::pgn::source::{self, expand_inputs, Compression, InputName, Source, SourceError};
 use crate::replay::inputs::{read_inputs, ChunkPlace, InputStart, InputVisitor};
@@ -367,6 +368,10 @@ impl GameMap<GameRow> for Build {
             if games.iter().any(|g| g.visits.is_some()) {
                 let sums = ChunkTree::of(games.iter().filter_map(|g| g.visits.as_ref()));
                 games[0].chunk_tree = Some(Box::new(sums));
+            }
+            if !games.is_empty() {
+                let codes = CodeSet::distinct(games.iter().filter_map(|g| g.packed_moves.codes()));
+                games[0].chunk_codes = Some(codes.into_boxed_slice());
             }
         })
     }

@@ -461,6 +461,25 @@ impl CodeSet {
         self.0[usize::from(code >> 6)] &= !(1u64 << (code & 63));
     }
 
+    /// The codes of `moves` (two bytes each), each once, in order.
+    pub fn distinct<'m>(moves: impl IntoIterator<Item = &'m [u8]>) -> Vec<u16> {
+        let mut set = CodeSet::default();
+        for codes in moves {
+            for pair in codes.chunks_exact(2) {
+                set.insert(u16::from_be_bytes([pair[0], pair[1]]));
+            }
+        }
+        let mut out = Vec::new();
+        for (i, &word) in set.0.iter().enumerate() {
+            let mut word = word;
+            while word != 0 {
+                out.push((i as u16) << 6 | word.trailing_zeros() as u16);
+                word &= word - 1;
+            }
+        }
+        out
+    }
+
     /// Adds the codes of `codes` (two bytes each) that are not in the set
     /// to `new`, and to the set.
     pub fn add_new(&mut self, codes: &[u8], new: &mut Vec<u16>) {
@@ -543,6 +562,23 @@ mod tests {
         assert_eq!(san(0), Some("O-O"));
         assert_eq!(code("e4"), Some(code("e4").unwrap()));
         assert_eq!(code("Nf3+").map(|c| san(c).unwrap()), Some("Nf3+"));
+    }
+
+    #[test]
+    fn a_chunk_s_distinct_codes_are_each_game_s_once_in_order() {
+        let games = [encode("e4 e5 Nf3").unwrap(), encode("d4 e5 e4 O-O").unwrap(), Vec::new()];
+        let distinct = CodeSet::distinct(games.iter().map(Vec::as_slice));
+        let mut expected: Vec<u16> = games
+            .iter()
+            .flat_map(|g| g.chunks_exact(2).map(|p| u16::from_be_bytes([p[0], p[1]])))
+            .collect();
+        expected.sort_unstable();
+        expected.dedup();
+        assert_eq!(distinct, expected);
+        assert_eq!(distinct.len(), 5);
+        let far = [0xa4, 0x11, 0x00, 0x00];
+        assert_eq!(CodeSet::distinct([&far[..]]), [0x0000, 0xa411]);
+        assert!(CodeSet::distinct(std::iter::empty()).is_empty());
     }
 
     /// The digest of the list as first written.

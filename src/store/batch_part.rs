@@ -115,7 +115,7 @@ impl BatchPart for GameTables {
 pub(super) struct MoveCodes {
     /// Committed, and the batch's.
     held: CodeSet,
-    /// The batch's, in the order met.
+    /// The batch's.
     new: Vec<u16>,
 }
 
@@ -136,11 +136,22 @@ impl MoveCodes {
         }
     }
 
-    /// Writes the batch's new codes into the table.
+    /// Notes the codes of stored games, each once ([`CodeSet::distinct`]).
+    pub fn add_distinct(&mut self, codes: &[u16]) {
+        for &code in codes {
+            if self.held.insert(code) {
+                self.new.push(code);
+            }
+        }
+    }
+
+    /// Writes the batch's new codes into the table, in code order (the
+    /// table is the same whichever way they were noted).
     ///
     /// # Errors
     /// SQLite's.
     pub fn write(&mut self, conn: &Connection) -> rusqlite::Result<()> {
+        self.new.sort_unstable();
         move_codes::store(conn, &self.new)
     }
 }

@@ -831,8 +831,10 @@ impl Writer {
     ) -> Result<ControlFlow<()>, WriteError> {
         self.plan.read(end.saturating_sub(offset));
         let sums = games.first_mut().and_then(|g| g.chunk_tree.take());
-        // The games stored whose tree rows wait for the chunk's end.
-        let mut counted = Vec::new();
+        let codes = games.first_mut().and_then(|g| g.chunk_codes.take());
+        // The games stored, and those whose tree rows wait for the chunk's
+        // end.
+        let (mut stored, mut counted) = (Vec::with_capacity(games.len()), Vec::new());
         for i in 0..games.len() {
             let game = &mut games[i];
             game.locate(offset, line);
@@ -851,14 +853,19 @@ impl Writer {
                 self.report_strict_stop(game);
                 self.count(|s| s.resume_offset = at);
                 self.count_tree_rows(games, &counted, sums);
+                self.add_move_codes(games, &stored, codes);
                 self.commit()?;
                 return Ok(ControlFlow::Break(()));
             }
-            if self.store(game)? {
-                counted.push(i);
+            if let Some(rows_left) = self.store(game)? {
+                stored.push(i);
+                if rows_left {
+                    counted.push(i);
+                }
             }
         }
         self.count_tree_rows(games, &counted, sums);
+        self.add_move_codes(games, &stored, codes);
         self.batch.texts.publish();
         // Text skipped after the chunk's last game; it is in the chunk, so
         // a resumed run that skips the chunk skips these too.
@@ -908,10 +915,27 @@ impl Writer {
         }
     }
 
-    /// Stores one game (or counts it as a duplicate / skipped): `true` when
-    /// it is stored and its tree rows, from its visits found on a worker,
-    /// are left to [`Writer::count_tree_rows`].
-    fn store(&mut self, game: &mut GameRow) -> Result<bool, WriteError> {
+    /// Notes the move codes of the chunk's stored games (`stored`, indices
+    /// into `games`): the chunk's, found on a worker, when every game is
+    /// stored, else each game's.
+    fn add_move_codes(&mut self, games: &[GameRow], stored: &[usize], codes: Option<Box<[u16]>>) {
+        match codes {
+            Some(codes) if stored.len() == games.len() => {
+                self.batch.move_codes.add_distinct(&codes);
+            }
+            _ => {
+                for &i in stored {
+                    self.batch.move_codes.add(&games[i].packed_moves);
+                }
+            }
+        }
+    }
+
+    /// Stores one game (or counts it as a duplicate / skipped): `None` if
+    /// it is not stored, else whether its tree rows, from its visits found
+    /// on a worker, are left to [`Writer::count_tree_rows`]. Its move
+    /// codes are left to [`Writer::add_move_codes`].
+    fn store(&mut self, game: &mut GameRow) -> Result<Option<bool>, WriteError> {
         self.begin_batch()?;
         let source = self.source.as_ref().expect("a source was begun");
         let (source_id, number) = (source.id, source.game_number);
@@ -928,12 +952,12 @@ impl Writer {
             )?;
             self.count(|s| s.errors += 1);
             self.totals.errors += 1;
-            return self.record_warnings(number, None, game).map(|()| false);
+            return self.record_warnings(number, None, game).map(|()| None);
         }
         if !self.options.keep_duplicates && self.is_duplicate(game)? {
             self.count(|s| s.duplicates += 1);
             self.totals.duplicates += 1;
-            return Ok(false);
+            return Ok(None);
         }
         let id = GameId::try_from(self.next_id)
             .map_err(|_| WriteError::TooManyGames { path: self.path.clone() })?;
@@ -945,7 +969,6 @@ impl Writer {
             None => self.put_rows(&assigned, game),
         };
         put.map_err(|e| self.sqlite(e))?;
-        self.batch.move_codes.add(&game.packed_moves);
         if !self.options.keep_duplicates {
             self.batch.stored.push(StoredGame {
                 header: game.header.clone(),
@@ -999,7 +1022,7 @@ impl Writer {
         if let Some(tally) = &mut self.player_tally {
             tally.push(game);
         }
-        Ok(rows_left)
+        Ok(Some(rows_left))
     }
 
     /// Adds the rows of the game `assigned` names to the batch's per-game

@@ -136,6 +136,9 @@ columns! {
         /// On the first game of a chunk: the sum of the tree visits of the
         /// chunk's games, made on the worker ([`super::visits::ChunkTree`]).
         @skip pub chunk_tree: Option<Box<super::visits::ChunkTree>>,
+        /// On the first game of a chunk: the move codes its games use,
+        /// each once, in order, found on the worker.
+        @skip pub chunk_codes: Option<Box<[u16]>>,
     }
 }
 
@@ -334,6 +337,7 @@ impl GameRow {
             records: None,
             visits: None,
             chunk_tree: None,
+            chunk_codes: None,
         }
     }
 
