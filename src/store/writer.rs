@@ -1339,9 +1339,10 @@ impl Writer {
             tree.write(&self.conn)
                 .map_err(|e| WriteError::Sqlite { path: self.path.clone(), error: e })?;
         }
-        self.batch
+        let dedupe_rows = self
+            .batch
             .dedupe
-            .write_batch(&self.conn, self.options.batch_games)
+            .write_batch(&self.conn, self.options.batch_games, self.page_writes.direct())
             .map_err(|e| self.sqlite(e))?;
         self.batch.move_codes.write(&self.conn).map_err(|e| self.sqlite(e))?;
         if let Some(s) = &mut self.source {
@@ -1373,7 +1374,7 @@ impl Writer {
         // The transaction's last writes: pages by hand. Only a database that
         // takes them gave any (the tables' shapes and the segments' images
         // both follow `page_writes`).
-        let by_hand = !appends.is_empty() || segment_pages.is_some();
+        let by_hand = !appends.is_empty() || segment_pages.is_some() || dedupe_rows.is_some();
         if by_hand {
             let Some(page_size) = self.page_writes.direct() else {
                 let misuse = rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_MISUSE);
@@ -1396,6 +1397,9 @@ impl Writer {
                         segment.write(&mut pages)?;
                     }
                     appends.write(&mut pages)?;
+                    if let Some((root, leaves)) = dedupe_rows {
+                        append::append_index(&mut pages, root, leaves, None)?;
+                    }
                     pages.finish()
                 });
             wrote.map_err(|e| self.sqlite(e))?;
