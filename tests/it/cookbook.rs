@@ -110,19 +110,7 @@ fn text(v: &Value) -> &str {
 
 /// The PGN files of the sample, in path order.
 fn sample_files() -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut dirs = vec![root().join("fixtures/pgn/games")];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
+    let files = common::files_under(&root().join("fixtures/pgn/games"), |_| true);
     assert_eq!(files.len(), 7);
     files
 }
