@@ -251,6 +251,72 @@ fn write_at(file: &File, pgno: u32, data: &[u8]) -> rusqlite::Result<()> {
         .map_err(|e| io_error(format!("writing page {pgno} of the database: {e}")))
 }
 
+/// Pages written by one system call at most
+/// ([`Pages::write_all_maybe_directly`]): 4 MiB of pages of 16 KiB, and
+/// within every system's limit on the parts of one write.
+const MAX_RUN: usize = 256;
+
+/// Writes `pages`, whole pages of `page_size` bytes numbered from `first`
+/// on, into the database file `file` where they lie.
+#[cfg(unix)]
+fn write_run_at(
+    file: &File,
+    first: u32,
+    page_size: usize,
+    pages: &[(u32, &[u8])],
+) -> rusqlite::Result<()> {
+    use std::os::unix::io::AsRawFd;
+    let mut offset = u64::from(first - 1) * page_size as u64;
+    let mut parts: Vec<&[u8]> = pages.iter().map(|&(_, data)| data).collect();
+    let mut next = 0;
+    while next < parts.len() {
+        let iov: Vec<libc::iovec> = parts[next..]
+            .iter()
+            .map(|part| libc::iovec {
+                iov_base: part.as_ptr() as *mut libc::c_void,
+                iov_len: part.len(),
+            })
+            .collect();
+        let failed = |e: std::io::Error| {
+            io_error(format!("writing page {} of the database: {e}", pages[next].0))
+        };
+        let at = libc::off_t::try_from(offset)
+            .map_err(|_| failed(std::io::Error::from(std::io::ErrorKind::FileTooLarge)))?;
+        // SAFETY: every iovec points into a live slice of `parts` of its
+        // length, which pwritev only reads; the count is at most MAX_RUN.
+        let written =
+            unsafe { libc::pwritev(file.as_raw_fd(), iov.as_ptr(), iov.len() as libc::c_int, at) };
+        let mut written = match usize::try_from(written) {
+            Ok(0) => return Err(failed(std::io::Error::from(std::io::ErrorKind::WriteZero))),
+            Ok(n) => n,
+            Err(_) => {
+                let e = std::io::Error::last_os_error();
+                if e.kind() == std::io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(failed(e));
+            }
+        };
+        offset += written as u64;
+        // A short write: on from where it stopped.
+        while written > 0 {
+            if written >= parts[next].len() {
+                written -= parts[next].len();
+                next += 1;
+            } else {
+                parts[next] = &parts[next][written..];
+                written = 0;
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn write_run_at(_: &File, first: u32, _: usize, _: &[(u32, &[u8])]) -> rusqlite::Result<()> {
+    Err(io_error(format!("page {first}: no direct writes on this system")))
+}
+
 /// Reads the page `pgno` of `page_size` bytes of the database file `file`.
 #[cfg(unix)]
 fn read_at(file: &File, pgno: u32, page_size: usize) -> rusqlite::Result<Vec<u8>> {
@@ -535,6 +601,51 @@ impl<'c> Pages<'c> {
             }
             _ => self.write(pgno, data),
         }
+    }
+
+    /// Writes `pages` (page numbers and whole pages) as
+    /// [`Pages::write_maybe_directly`] writes each, the new pages written
+    /// directly in runs of consecutive numbers, one system call a run: a
+    /// page a call cost twice the kernel's time of the same bytes in runs,
+    /// and larger writes let it cache the file in larger pieces.
+    ///
+    /// # Errors
+    /// Database errors; errors writing the file.
+    pub fn write_all_maybe_directly(&mut self, pages: &[(u32, &[u8])]) -> rusqlite::Result<()> {
+        let mut i = 0;
+        while i < pages.len() {
+            let (first, data) = pages[i];
+            let file = match self.new_direct {
+                Some(file) if first > self.count => file,
+                _ => {
+                    self.write_maybe_directly(first, data)?;
+                    i += 1;
+                    continue;
+                }
+            };
+            let mut end = i + 1;
+            while end < pages.len() && end - i < MAX_RUN && pages[end].0 == pages[end - 1].0 + 1 {
+                end += 1;
+            }
+            debug_assert!(pages[i..end].iter().all(|(_, data)| data.len() == self.page_size));
+            write_run_at(file, first, self.page_size, &pages[i..end])?;
+            self.written += end - i;
+            self.last_direct = self.last_direct.max(pages[end - 1].0);
+            i = end;
+        }
+        Ok(())
+    }
+
+    /// Writes `pages` as new pages ([`Pages::write_all_maybe_directly`]):
+    /// their numbers, in order.
+    ///
+    /// # Errors
+    /// Database errors; errors writing the file.
+    pub fn write_all_new(&mut self, pages: &[Vec<u8>]) -> rusqlite::Result<Vec<u32>> {
+        let numbered: Vec<(u32, &[u8])> =
+            pages.iter().map(|page| (self.allocate(), page.as_slice())).collect();
+        self.write_all_maybe_directly(&numbered)?;
+        Ok(numbered.into_iter().map(|(pgno, _)| pgno).collect())
     }
 
     /// The page `pgno` as the transaction sees it.
@@ -918,27 +1029,21 @@ pub fn append_rows(
         check_continued(pages, root, pgno, original.unwrap_or_default())?;
     }
     let single = last.is_none() && leaves.leaves() == 1;
-    let mut error = None;
     let mut first = true;
+    let mut numbered = Vec::new();
     let placed = leaves.place(&mut |page, leaf| {
-        let at = match continued {
-            Some(pgno) if leaf && std::mem::take(&mut first) => Some(pgno),
+        let pgno = match continued {
+            Some(pgno) if leaf && std::mem::take(&mut first) => pgno,
             // The only leaf of a table that had none: the root itself.
-            _ if single && leaf => Some(root),
-            _ => None,
+            _ if single && leaf => root,
+            _ => pages.allocate(),
         };
-        let written = match at {
-            Some(pgno) => pages.write(pgno, page).map(|()| pgno),
-            None => pages.write_new(page),
-        };
-        written.unwrap_or_else(|e| {
-            error.get_or_insert(e);
-            0
-        })
+        numbered.push((pgno, page));
+        pgno
     });
-    if let Some(error) = error {
-        return Err(error);
-    }
+    let numbered: Vec<(u32, &[u8])> =
+        numbered.iter().map(|(pgno, page)| (*pgno, page.as_slice())).collect();
+    pages.write_all_maybe_directly(&numbered)?;
     if single || (continued.is_some() && placed.len() == 1) {
         return Ok(());
     }
@@ -991,10 +1096,7 @@ pub fn append_index(
         if leaf_pages.len() == 1 {
             return Ok(());
         }
-        let mut numbers = Vec::with_capacity(leaf_pages.len() - 1);
-        for page in &leaf_pages[1..] {
-            numbers.push(pages.write_new(page)?);
-        }
+        let numbers = pages.write_all_new(&leaf_pages[1..])?;
         let (mut edge, _) = Edge::read(pages, Kind::Index, root)?;
         for (pgno, row) in numbers.into_iter().zip(above) {
             edge.add(0, Some(row), pgno)?;
@@ -1013,10 +1115,7 @@ pub fn append_index(
         // The only leaf of an index that had none: the root itself.
         return pages.write(root, &leaf_pages[0]);
     }
-    let mut numbers = Vec::with_capacity(leaf_pages.len());
-    for page in &leaf_pages {
-        numbers.push(pages.write_new(page)?);
-    }
+    let numbers = pages.write_all_new(&leaf_pages)?;
     let (mut edge, rows) = Edge::read(pages, Kind::Index, root)?;
     if rows != lead {
         return Err(corrupt(format!("index rows for root {root} made for another index")));
@@ -1032,7 +1131,7 @@ pub fn append_index(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::image::{Record, Value};
+    use crate::store::image::{CutRecord, Record, Value};
 
     /// A database file of `page_size` pages with a table `t (id INTEGER
     /// PRIMARY KEY, a, b)` and an index `t_ab` on `(id, b)`. In a file:
@@ -1062,8 +1161,16 @@ mod tests {
     }
 
     /// Appends rows `ids` by hand, in one transaction, as the writer does:
-    /// continuing the trees' last leaves if `continuing`.
-    fn append(conn: &Connection, ids: std::ops::Range<i64>, long: usize, continuing: bool) {
+    /// continuing the trees' last leaves if `continuing`, new pages written
+    /// into the file directly if `direct`, every other row's record cut as
+    /// a worker cuts it.
+    fn append(
+        conn: &Connection,
+        ids: std::ops::Range<i64>,
+        long: usize,
+        continuing: bool,
+        direct: bool,
+    ) {
         let page_size: usize =
             conn.query_row("PRAGMA page_size", [], |r| r.get::<_, i64>(0)).unwrap() as usize;
         let (table_root, index_root) =
@@ -1086,12 +1193,21 @@ mod tests {
         let mut record = Record::default();
         for id in ids {
             let (a, b) = row(id, long);
-            leaves
-                .push(id, record.encode(&[Value::Null, Value::Text(&a), Value::Integer(b)]))
-                .unwrap();
+            let row = record.encode(&[Value::Null, Value::Text(&a), Value::Integer(b)]);
+            match CutRecord::new(row.to_vec(), page_size) {
+                CutRecord::Spilled(spilled) if id % 2 == 1 => {
+                    assert_eq!(spilled.whole(), row);
+                    leaves.push_spilled(id, spilled).unwrap();
+                }
+                _ => leaves.push(id, row).unwrap(),
+            }
             index.push(record.encode(&[Value::Integer(id), Value::Integer(b), Value::Integer(id)]));
         }
+        let file = File::options().read(true).write(true).open(conn.path().unwrap()).unwrap();
         let mut pages = Pages::begin(conn, page_size, FreeTaken::default()).unwrap();
+        if direct {
+            pages.write_new_directly(&file);
+        }
         let original = table_leaf.as_ref().map(|(_, page)| page.as_slice());
         append_rows(&mut pages, table_root, last, leaves, original).unwrap();
         let continued = index_leaf.as_ref().map(|(pgno, page)| (*pgno, page.as_slice()));
@@ -1151,7 +1267,7 @@ mod tests {
                     n += 1;
                     continue;
                 }
-                append(&conn, n + 1..n + 1 + size, long, k % 2 == 1);
+                append(&conn, n + 1..n + 1 + size, long, k % 2 == 1, k % 3 != 1);
                 n += size;
                 check(&conn, n, long);
             }
@@ -1182,7 +1298,7 @@ mod tests {
         let (page_size, long) = (1_024, 3_000);
         let dir = tempfile::tempdir().unwrap();
         let conn = database(&dir, page_size);
-        append(&conn, 1..95, long, false);
+        append(&conn, 1..95, long, false, true);
         let root = root_of(&conn, "t").unwrap();
         let (pgno, page) = last_leaf_now(&conn, root).unwrap().unwrap();
         // Row 97 spills to overflow pages from the leaf continued.
@@ -1212,7 +1328,7 @@ mod tests {
     fn a_last_leaf_changed_since_it_was_read_is_not_written_over() {
         let dir = tempfile::tempdir().unwrap();
         let conn = database(&dir, 4_096);
-        append(&conn, 1..2_000, 100, false);
+        append(&conn, 1..2_000, 100, false, true);
         let root = root_of(&conn, "t").unwrap();
         let (pgno, page) = last_leaf_now(&conn, root).unwrap().unwrap();
         let mut leaves = RowidLeaves::continuing(4_096, pgno, &page).unwrap();
@@ -1229,7 +1345,7 @@ mod tests {
     fn rows_that_do_not_follow_the_last_are_refused() {
         let dir = tempfile::tempdir().unwrap();
         let conn = database(&dir, 4_096);
-        append(&conn, 1..100, 10_000, false);
+        append(&conn, 1..100, 10_000, false, true);
         conn.execute_batch("BEGIN").unwrap();
         let mut leaves = RowidLeaves::with_page_size(4_096);
         leaves.push(50, b"\x02\x01\x01").unwrap();
@@ -1243,7 +1359,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let conn = database(&dir, 1_024);
         conn.execute_batch("PRAGMA journal_mode = WAL").unwrap();
-        append(&conn, 1..2_000, 100, false);
+        append(&conn, 1..2_000, 100, false, true);
         conn.execute_batch("DELETE FROM t WHERE id > 1000").unwrap();
         let free: u32 = conn.query_row("PRAGMA freelist_count", [], |r| r.get(0)).unwrap();
         let count: u32 = conn.query_row("PRAGMA page_count", [], |r| r.get(0)).unwrap();
@@ -1272,7 +1388,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let conn = database(&dir, 1_024);
         conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0").unwrap();
-        append(&conn, 1..2_000, 100, false);
+        append(&conn, 1..2_000, 100, false, true);
         let count: u32 = conn.query_row("PRAGMA page_count", [], |r| r.get(0)).unwrap();
         assert!(!log_holds_pages_after(&conn, count).unwrap());
         assert!(log_holds_pages_after(&conn, count - 1).unwrap());
@@ -1300,7 +1416,7 @@ mod tests {
              INSERT INTO q VALUES (1, 2); INSERT INTO r SELECT h, g + 1 FROM p WHERE h % 3 = 0;",
         )
         .unwrap();
-        append(&conn, 1..500, 100, false);
+        append(&conn, 1..500, 100, false, true);
         let pages = |table: &str| -> u32 {
             let rows: i64 =
                 conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0)).unwrap();

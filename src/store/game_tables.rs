@@ -19,7 +19,8 @@ use rusqlite::Connection;
 
 use super::append::{self, Pages};
 use super::image::{
-    self, max_index_record, ImageError, ImageSlot, Leaves, Record, RowidLeaves, TablesImage, Value,
+    self, max_index_record, ImageError, ImageSlot, Leaves, Record, RowidLeaves, Spilled,
+    TablesImage, Value,
 };
 
 /// A per-game table of the image.
@@ -171,6 +172,11 @@ impl Shapes {
             summary_root,
             summary,
         })
+    }
+
+    /// Bytes per page of the tables' leaves.
+    pub fn page_size(&self) -> usize {
+        self.page_size
     }
 
     /// The longest `games_summary` record a row may have in an image.
@@ -369,6 +375,22 @@ impl GameTables {
             self.summary_ends.push(self.summary.len());
         }
         Ok(())
+    }
+
+    /// Adds the row `rowid` of `table` as its record cut on a worker
+    /// ([`CutRecord::new`]): its overflow pages are taken as they are.
+    ///
+    /// # Errors
+    /// A row too long or out of order.
+    pub fn push_spilled(
+        &mut self,
+        table: Table,
+        rowid: i64,
+        spilled: Spilled,
+    ) -> rusqlite::Result<()> {
+        self.leaves[table.index()]
+            .push_spilled(rowid, spilled)
+            .map_err(|e| shape_error(format!("{}: {e}", table.name())))
     }
 
     /// Inserts by SQL the row `rowid` of `table` that [`GameTables::push`]

@@ -1099,41 +1099,78 @@ impl RowidLeaves {
         if self.last.is_some_and(|last| last >= rowid) {
             return Err(ImageError::Disorder(rowid));
         }
+        let local = self.local_len(record.len());
+        if local < record.len() {
+            let pages = overflow_pages(&record[local..], self.page_size);
+            self.push_spilling(rowid, record.len(), &record[..local], pages);
+            return Ok(());
+        }
         let (len, len_len) = varint(record.len() as u64);
         let (key, key_len) = varint(rowid as u64);
-        let local = self.local_len(record.len());
-        let spills = local < record.len();
-        let cell_len = len_len + key_len + local + if spills { 4 } else { 0 };
+        self.make_room(len_len + key_len + record.len());
+        self.leaf.push(&[&len[..len_len], &key[..key_len], record]);
+        self.pushed(rowid);
+        Ok(())
+    }
+
+    /// Adds the row `rowid` as [`RowidLeaves::push`] does, its record
+    /// cut already ([`CutRecord::new`]): its overflow pages are taken as
+    /// they are.
+    ///
+    /// # Errors
+    /// As [`RowidLeaves::push`].
+    pub fn push_spilled(&mut self, rowid: i64, spilled: Spilled) -> Result<(), ImageError> {
+        if spilled.page_size != self.page_size {
+            return self.push(rowid, &spilled.whole());
+        }
+        if spilled.len > Self::MAX_RECORD {
+            return Err(ImageError::RowTooLong(spilled.len));
+        }
+        if self.last.is_some_and(|last| last >= rowid) {
+            return Err(ImageError::Disorder(rowid));
+        }
+        let Spilled { len, local, pages, .. } = spilled;
+        self.push_spilling(rowid, len, &local, pages);
+        Ok(())
+    }
+
+    /// Closes the open leaf if a cell of `cell_len` bytes does not fit it.
+    fn make_room(&mut self, cell_len: usize) {
         if !self.leaf.fits(cell_len) {
             let full = std::mem::replace(&mut self.leaf, Page::new(LEAF_TABLE, 0, self.page_size));
             self.pages.push(full.finish(0));
             self.last_rowids.push(self.last.expect("a full leaf has rows"));
         }
-        if spills {
-            self.leaf.push(&[&len[..len_len], &key[..key_len], &record[..local], &[0; 4]]);
-            let start = self.overflow.len();
-            for part in record[local..].chunks(self.page_size - 4) {
-                let mut page = vec![0; self.page_size];
-                page[4..4 + part.len()].copy_from_slice(part);
-                self.overflow.push(page);
-            }
-            let at = self.leaf.content + cell_len - 4;
-            let pages = start..self.overflow.len();
-            self.chains.push(Chain { leaf: self.pages.len(), at, pages });
-        } else {
-            self.leaf.push(&[&len[..len_len], &key[..key_len], record]);
-        }
+    }
+
+    /// Adds the row `rowid` of a record of `len` bytes that spills: `local`
+    /// its bytes kept in the leaf, `pages` its overflow pages.
+    fn push_spilling(&mut self, rowid: i64, len: usize, local: &[u8], pages: Vec<Vec<u8>>) {
+        let (len, len_len) = varint(len as u64);
+        let (key, key_len) = varint(rowid as u64);
+        let cell_len = len_len + key_len + local.len() + 4;
+        self.make_room(cell_len);
+        self.leaf.push(&[&len[..len_len], &key[..key_len], local, &[0; 4]]);
+        let start = self.overflow.len();
+        self.overflow.extend(pages);
+        let at = self.leaf.content + cell_len - 4;
+        let pages = start..self.overflow.len();
+        self.chains.push(Chain { leaf: self.pages.len(), at, pages });
+        self.pushed(rowid);
+    }
+
+    /// Counts the row `rowid` just pushed.
+    fn pushed(&mut self, rowid: i64) {
         self.last = Some(rowid);
         self.first.get_or_insert(rowid);
         self.rows += 1;
-        Ok(())
     }
 
     /// Writes every page through `write`, which gives each page its number
     /// (overflow pages first, each chain from its end, then the leaf that
     /// points to it; `true` for a leaf): the leaves' numbers and last
     /// rowids, in key order. With no rows, one empty leaf.
-    pub fn place(self, write: &mut dyn FnMut(&[u8], bool) -> u32) -> Vec<(u32, i64)> {
+    pub fn place(self, write: &mut dyn FnMut(Vec<u8>, bool) -> u32) -> Vec<(u32, i64)> {
         let RowidLeaves { pages, last_rowids, leaf, last, mut overflow, chains, .. } = self;
         let open = leaf.finish(0);
         let mut chains = chains.into_iter().peekable();
@@ -1144,14 +1181,77 @@ impl RowidLeaves {
                 let mut next = 0u32;
                 for k in chain.pages.rev() {
                     overflow[k][..4].copy_from_slice(&next.to_be_bytes());
-                    next = write(&overflow[k], false);
-                    overflow[k] = Vec::new();
+                    next = write(std::mem::take(&mut overflow[k]), false);
                 }
                 page[chain.at..chain.at + 4].copy_from_slice(&next.to_be_bytes());
             }
-            placed.push((write(&page, true), last));
+            placed.push((write(page, true), last));
         }
         placed
+    }
+}
+
+/// The overflow pages of `spill`, the part of a payload its cell does not
+/// keep, on pages of `page_size` bytes: each with room for the next page's
+/// number in its first four bytes.
+fn overflow_pages(spill: &[u8], page_size: usize) -> Vec<Vec<u8>> {
+    spill
+        .chunks(page_size - 4)
+        .map(|part| {
+            let mut page = vec![0; page_size];
+            page[4..4 + part.len()].copy_from_slice(part);
+            page
+        })
+        .collect()
+}
+
+/// A record too long for a table leaf, cut where [`RowidLeaves::push`]
+/// would cut it ([`CutRecord::new`]): made on the workers, so that the
+/// writer only takes the pages ([`RowidLeaves::push_spilled`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Spilled {
+    page_size: usize,
+    /// The record's length.
+    len: usize,
+    /// Its bytes kept in the leaf.
+    local: Vec<u8>,
+    /// Its overflow pages, each with four bytes for the next one's number.
+    pages: Vec<Vec<u8>>,
+}
+
+/// A table row's record as a worker hands it to the writer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CutRecord {
+    /// A record its leaf holds whole.
+    Whole(Vec<u8>),
+    /// A record cut for its leaf and overflow pages.
+    Spilled(Spilled),
+}
+
+impl CutRecord {
+    /// `record` as it goes into table leaves of `page_size` bytes.
+    pub fn new(mut record: Vec<u8>, page_size: usize) -> CutRecord {
+        let local = local_len(page_size, page_size - 35, record.len());
+        if local == record.len() {
+            return CutRecord::Whole(record);
+        }
+        let pages = overflow_pages(&record[local..], page_size);
+        let len = record.len();
+        record.truncate(local);
+        CutRecord::Spilled(Spilled { page_size, len, local: record, pages })
+    }
+}
+
+impl Spilled {
+    /// The record whole again.
+    pub fn whole(&self) -> Vec<u8> {
+        let mut record = Vec::with_capacity(self.len);
+        record.extend_from_slice(&self.local);
+        for page in &self.pages {
+            let part = (self.len - record.len()).min(self.page_size - 4);
+            record.extend_from_slice(&page[4..4 + part]);
+        }
+        record
     }
 }
 
@@ -1235,7 +1335,7 @@ impl TablesImage {
         debug_assert_eq!(leaves.page_size(), self.page_size);
         let page_size = self.page_size;
         self.pages.reserve(leaves.bytes() + (leaves.leaves() / 1000 + 1) * page_size);
-        let mut level = leaves.place(&mut |page, _| self.append_page(page));
+        let mut level = leaves.place(&mut |page, _| self.append_page(&page));
         // Interior pages: each child but a page's last is a cell (its page
         // and its last rowid); a page's last child is its right-most
         // pointer.
@@ -2122,6 +2222,42 @@ mod tests {
         assert_eq!(leaves.push(6, &long), Err(ImageError::RowTooLong(long.len())));
         assert_eq!(leaves.push(4, b"\x02\x01\x07"), Err(ImageError::Disorder(4)));
         assert_eq!(leaves.rows(), 1);
+    }
+
+    /// A record cut on a worker makes the same pages as the record pushed
+    /// whole, in the leaves' page size or not.
+    #[test]
+    fn a_record_cut_apart_makes_the_pages_of_the_whole_record() {
+        let pages = |leaves: RowidLeaves| {
+            let mut pages = Vec::new();
+            leaves.place(&mut |page, _| {
+                pages.push(page);
+                pages.len() as u32
+            });
+            pages
+        };
+        for (page_size, cut_size) in [(1_024, 1_024), (4_096, 4_096), (4_096, 1_024)] {
+            let (mut whole, mut cut) =
+                (RowidLeaves::with_page_size(page_size), RowidLeaves::with_page_size(page_size));
+            for (rowid, len) in
+                [10usize, 900, 1_000, 5_000, 3, 20_000, 4_093].into_iter().enumerate()
+            {
+                let record: Vec<u8> = (0..len).map(|i| (i * 7 + rowid) as u8).collect();
+                whole.push(rowid as i64, &record).unwrap();
+                match CutRecord::new(record.clone(), cut_size) {
+                    CutRecord::Whole(kept) => {
+                        assert_eq!(kept, record);
+                        cut.push(rowid as i64, &kept).unwrap();
+                    }
+                    CutRecord::Spilled(spilled) => {
+                        assert!(len > cut_size - 35, "{len} bytes spill on {cut_size}");
+                        assert_eq!(spilled.whole(), record);
+                        cut.push_spilled(rowid as i64, spilled).unwrap();
+                    }
+                }
+            }
+            assert_eq!(pages(cut), pages(whole), "pages of {page_size} cut for {cut_size}");
+        }
     }
 
     /// A template filled gives the record of all its values, wherever its

@@ -399,10 +399,14 @@ impl SegmentPages {
             *number = pages.allocate();
         }
         image::renumber(&mut self.image, page_size, &numbers);
-        for (k, page) in self.image.chunks_exact(page_size).enumerate().skip(1) {
-            pages.write_maybe_directly(numbers[k + 1], page)?;
-        }
-        Ok(())
+        let numbered: Vec<(u32, &[u8])> = self
+            .image
+            .chunks_exact(page_size)
+            .enumerate()
+            .skip(1)
+            .map(|(k, page)| (numbers[k + 1], page))
+            .collect();
+        pages.write_all_maybe_directly(&numbered)
     }
 }
 

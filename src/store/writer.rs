@@ -38,7 +38,7 @@ use super::encode::visits::{ChunkTree, TreeVisits};
 use super::flush::Flusher;
 use super::format::explorer::first_mover;
 use super::game_tables::{self, GameTables, Shapes, Table};
-use super::image::{ImageSlot, Value};
+use super::image::{CutRecord, ImageSlot, Value};
 use super::player_tally::PlayerTally;
 use super::segments::{self, Fens};
 use super::sorter::PositionSorter;
@@ -964,8 +964,12 @@ impl Writer {
         self.next_id += 1;
         let assigned = Assigned { id, source_id, source_offset: game.offset };
         // The records stay in the game, freed off the writer thread.
-        let put = match &game.records {
-            Some(records) => self.put_records(&assigned, game, records),
+        let put = match game.records.take() {
+            Some(mut records) => {
+                let put = self.put_records(&assigned, game, &mut records);
+                game.records = Some(records);
+                put
+            }
             None => self.put_rows(&assigned, game),
         };
         put.map_err(|e| self.sqlite(e))?;
@@ -1032,7 +1036,7 @@ impl Writer {
         &mut self,
         assigned: &Assigned,
         game: &GameRow,
-        records: &GameRecords,
+        records: &mut GameRecords,
     ) -> rusqlite::Result<()> {
         let Writer { conn, batch, scratch, .. } = self;
         let BatchParts { tables, texts: game_texts, tag_names, .. } = batch;
@@ -1077,8 +1081,16 @@ impl Writer {
                 put(conn, tables, Table::Tags, id, &mut [Value::Null, Value::Text(&json)])?;
             }
         }
-        if let Some(record) = &records.ply_data {
-            tables.push_record(Table::PlyData, id, record, None)?;
+        match records.ply_data.take() {
+            // The overflow pages go into the leaves as they are.
+            Some(CutRecord::Spilled(spilled)) => {
+                tables.push_spilled(Table::PlyData, id, spilled)?;
+            }
+            Some(CutRecord::Whole(record)) => {
+                tables.push_record(Table::PlyData, id, &record, None)?;
+                records.ply_data = Some(CutRecord::Whole(record));
+            }
+            None => {}
         }
         let mut start = 0;
         for &(ply, end) in &records.pv_ends {

@@ -21,6 +21,7 @@ use crate::db::{dates, texts};
 use crate::store::format::explorer::first_mover;
 use crate::store::format::plies::{PlyData, SideClock};
 use crate::store::game_tables::{some_record_value, Shapes, Table};
+use crate::store::image::CutRecord;
 use crate::store::image::{encode_owned, Record, RowidLeaves, Template, Value};
 use crate::store::texts::SHORT_NAME;
 use crate::store::writer::{inserted_columns, is_skipped, Assigned, PLY_DATA_COLUMNS};
@@ -125,8 +126,9 @@ pub struct GameRecords {
     pub summary: Option<(Template, Vec<SummaryHole>)>,
     /// `game_tags`.
     pub tags: TagsRecord,
-    /// `ply_data`.
-    pub ply_data: Option<Vec<u8>>,
+    /// `ply_data`, cut for the database's leaves: most of a long game's
+    /// record lies in overflow pages, made here rather than on the writer.
+    pub ply_data: Option<CutRecord>,
     /// The `ply_pvs` records, one after the other, with each one's ply and
     /// end, plies increasing.
     pub pvs: Vec<u8>,
@@ -145,6 +147,8 @@ pub struct Encoder {
     /// The position in `ply_data` of each of [`PLY_DATA_COLUMNS`].
     ply_data_order: Vec<usize>,
     ply_data_width: usize,
+    /// Bytes per page of the leaves the records go into.
+    page_size: usize,
     /// The position in `game_rows` of each `games_summary` column.
     summary: Option<Vec<usize>>,
     /// The longest `games_summary` record the tables' images hold.
@@ -203,6 +207,7 @@ impl Encoder {
             rows_width: shapes.width(Table::Rows),
             ply_data_order: shapes.order(Table::PlyData, PLY_DATA_COLUMNS)?,
             ply_data_width: shapes.width(Table::PlyData),
+            page_size: shapes.page_size(),
             summary: shapes.summary_columns().map(<[usize]>::to_vec),
             max_summary: shapes.max_summary_record(),
             texts,
@@ -371,7 +376,7 @@ impl Encoder {
             if !fits(&r) {
                 return None;
             }
-            ply_data = Some(r);
+            ply_data = Some(CutRecord::new(r, self.page_size));
             let mut last = None;
             for (ply, pv) in &d.pvs {
                 // Plies past 2^24 keep their variation in the movetext's
