@@ -253,10 +253,10 @@ fn write_at(file: &File, pgno: u32, data: &[u8]) -> rusqlite::Result<()> {
 
 /// Bytes written by one system call at most
 /// ([`Pages::write_all_maybe_directly`]), in whole pages (one page at
-/// least). Writes of 256 KiB took 0.6 times the kernel's time of writes
-/// of 16 KiB; writes of 4 MiB now and then ten times as much, for the
-/// large pieces of memory the kernel then caches the file in.
-const MAX_RUN_BYTES: usize = 256 << 10;
+/// least). The kernel caches a write in pieces of memory as large as the
+/// write: writes of 64 KiB took less of its time than writes of 16 KiB,
+/// larger ones now and then far more, for pieces that large.
+const MAX_RUN_BYTES: usize = 64 << 10;
 
 /// Writes `pages`, whole pages of `page_size` bytes numbered from `first`
 /// on, into the database file `file` where they lie.
@@ -285,7 +285,7 @@ fn write_run_at(
         let at = libc::off_t::try_from(offset)
             .map_err(|_| failed(std::io::Error::from(std::io::ErrorKind::FileTooLarge)))?;
         // SAFETY: every iovec points into a live slice of `parts` of its
-        // length, which pwritev only reads; the count is at most 512
+        // length, which pwritev only reads; the count is at most 128
         // (pages of 512 bytes), within every system's limit.
         let written =
             unsafe { libc::pwritev(file.as_raw_fd(), iov.as_ptr(), iov.len() as libc::c_int, at) };

@@ -26,12 +26,15 @@
 //! ([`ensure_complete`]).
 
 use std::collections::hash_map::Entry;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
+use std::sync::Arc;
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 
 use super::encode::rows::PositionRow;
-use super::encode::visits::{is_first, visit, ChunkTree, TreeShape, TreeVisits, Visit};
+use super::encode::visits::{
+    is_first, visit, ChunkTree, DeepKeys, SharedDeep, TreeShape, TreeVisits, Visit,
+};
 use crate::chess::zobrist::BuildKeyHasher;
 use crate::chess::Color;
 use crate::db::GameId;
@@ -159,11 +162,9 @@ struct Deep {
     /// [`State::deep_games`].
     games: u32,
     /// The deep positions the database holds.
-    keys: HashSet<i64, BuildKeyHasher>,
-    /// A bit per few keys' worth of key space, set where a key of `keys`
-    /// falls: most positions of a game past [`DEEP_PLY`] are no deep
-    /// position, and a bit tells them apart before a look-up in `keys`.
-    seen: KeyBits,
+    keys: Arc<DeepKeys>,
+    /// The same, for the workers.
+    shared: Arc<SharedDeep>,
     /// The batch's games at their first occurrence of a position that is
     /// not deep, past ply `late_reach`, to [`DEEP_PLY`], and that
     /// `explorer_late` does not list by its reach.
@@ -187,7 +188,10 @@ impl TreeBatch {
                     .prepare("SELECT hash FROM explorer_deep")?
                     .query_map([], |r| r.get(0))?
                     .collect::<rusqlite::Result<_>>()?;
-                Some(Deep { seen: KeyBits::of(&keys), games, keys, ..Deep::default() })
+                let keys = Arc::new(DeepKeys::new(keys));
+                let shared = Arc::new(SharedDeep::default());
+                shared.set(Arc::clone(&keys));
+                Some(Deep { games, keys, shared, ..Deep::default() })
             }
             None => None,
         };
@@ -203,6 +207,12 @@ impl TreeBatch {
     /// The shape of this tree, for the workers' [`TreeVisits::of`].
     pub fn shape(&self) -> TreeShape {
         self.shape
+    }
+
+    /// The deep positions as committed, for the workers to look up; `None`
+    /// for a tree without deep positions.
+    pub fn shared_deep(&self) -> Option<Arc<SharedDeep>> {
+        self.deep.as_ref().map(|deep| Arc::clone(&deep.shared))
     }
 
     /// Counts a stored game: its id, visits and position rows (in ply
@@ -255,10 +265,16 @@ impl TreeBatch {
         let late_row = |(hash, next_move): Visit| (hash, i64::from(id), next_move);
         late.extend(visits.listed.iter().copied().map(late_row));
         let Some(deep) = &mut self.deep else { return };
-        for &(key, mover, listed) in &visits.near {
+        // What a worker found, if it looked in the set as it is.
+        let found = visits.deep.as_ref().filter(|found| found.version == deep.keys.version());
+        for (k, &(key, mover, listed)) in visits.near.iter().enumerate() {
             // Deep first: a rebuild and a delete count a deep position's
             // games to DEEP_PLY whatever its reach.
-            if deep.holds(key.0) {
+            let holds = match found {
+                Some(found) => found.near[k],
+                None => deep.holds(key.0),
+            };
+            if holds {
                 self.rows.entry(key).or_default().merge(&visits.counts[mover as usize]);
                 if let Some(masters) = self.masters.as_mut().filter(|_| visits.masters) {
                     masters.entry(key).or_default().merge(&visits.counts[mover as usize]);
@@ -271,7 +287,9 @@ impl TreeBatch {
         }
         // A deep position first reached past DEEP_PLY (a listed one is
         // among the visits already).
-        if let Some(from) = visits.far_from.filter(|_| !deep.keys.is_empty()) {
+        if let Some(found) = found {
+            late.extend(found.far.iter().copied().map(late_row));
+        } else if let Some(from) = visits.far_from.filter(|_| !deep.keys.keys().is_empty()) {
             for (i, p) in positions.iter().enumerate().skip(from) {
                 let listed = u32::from(p.reach) <= self.shape.late_reach();
                 if !listed && deep.holds(p.hash) && is_first(positions, i) {
@@ -327,8 +345,10 @@ impl TreeBatch {
     pub fn committed(&mut self) {
         if let Some(deep) = &mut self.deep {
             if !deep.added.is_empty() {
-                deep.keys.extend(deep.added.drain(..));
-                deep.seen = KeyBits::of(&deep.keys);
+                let mut keys = deep.keys.keys().clone();
+                keys.extend(deep.added.drain(..));
+                deep.keys = Arc::new(DeepKeys::new(keys));
+                deep.shared.set(Arc::clone(&deep.keys));
             }
         }
     }
@@ -390,46 +410,10 @@ fn write_rows(conn: &Connection, table: &str, rows: &mut Rows) -> rusqlite::Resu
     Ok(())
 }
 
-/// A set of bits that holds at least one bit set for each key of a set:
-/// a key whose bit is clear is not in the set.
-#[derive(Debug, Default)]
-struct KeyBits {
-    words: Vec<u64>,
-}
-
-impl KeyBits {
-    /// The bits of `keys`: about 32 bits a key, so that about one key in
-    /// 32 that is not in the set finds its bit set.
-    fn of(keys: &HashSet<i64, BuildKeyHasher>) -> KeyBits {
-        let words = (keys.len() / 2).next_power_of_two().max(16);
-        let mut bits = KeyBits { words: vec![0; words] };
-        for &key in keys {
-            let (word, bit) = bits.place(key);
-            bits.words[word] |= bit;
-        }
-        bits
-    }
-
-    /// The word and bit of `key` (Polyglot keys are uniform in their bits).
-    fn place(&self, key: i64) -> (usize, u64) {
-        let key = key as u64;
-        ((key >> 6) as usize & (self.words.len() - 1), 1 << (key & 63))
-    }
-
-    /// `false` if `key` is in no set these bits were made of.
-    fn may_hold(&self, key: i64) -> bool {
-        if self.words.is_empty() {
-            return true;
-        }
-        let (word, bit) = self.place(key);
-        self.words[word] & bit != 0
-    }
-}
-
 impl Deep {
     /// `true` if `key` is a deep position.
     fn holds(&self, key: i64) -> bool {
-        self.seen.may_hold(key) && self.keys.contains(&key)
+        self.keys.holds(key)
     }
 
     /// Makes deep the candidates with enough games, from the game after the
@@ -437,7 +421,7 @@ impl Deep {
     /// empties the candidates.
     fn write(&mut self, conn: &Connection) -> rusqlite::Result<()> {
         let games = self.games;
-        let room = DEEP_KEYS_CAP.saturating_sub(self.keys.len());
+        let room = DEEP_KEYS_CAP.saturating_sub(self.keys.keys().len());
         let mut chosen: Vec<(i64, u32)> =
             self.candidates.drain().filter(|&(_, n)| n >= games).collect();
         // The most played first, should the cap leave room for some only.
@@ -778,41 +762,44 @@ mod tests {
         let mut made: Vec<(i64, i64)> = [50, 60, 61, 62, 63, 104, 105, 106].map(|h| (h, 3)).into();
         made.sort_unstable();
         assert_eq!(deep, made);
+        let before = batch.shared_deep().unwrap().get();
         batch.committed();
         // A later game counts 50 at ply 8, and lists its late visit of 62
-        // (reached first at ply 14) and not that of 50 (ply 13, counted).
+        // (reached first at ply 14) and not that of 50 (ply 13, counted):
+        // also when a worker looked in the set before the commit.
         let mut later: Vec<_> = (0..=6).map(|ply| row(200 + i64::from(ply), ply)).collect();
         later.extend([row(50, 7), row(70, 8), row(50, 13), row(62, 14), row(62, 15)]);
-        add(&mut batch, GameId::new(3), &later, &Header::default());
+        let shape = batch.shape();
+        let found = |deep: &DeepKeys| {
+            let mut visits = TreeVisits::of(&later, &Header::default(), Color::White, shape);
+            visits.find_deep(&later, deep, shape);
+            visits
+        };
+        let stale = found(&before);
+        assert!(stale.deep.as_ref().is_some_and(|d| d.far.is_empty() && !d.near.contains(&true)));
+        batch.add(GameId::new(3), &stale, &later);
         assert_eq!(batch.rows[&(50, 7)].games, 1);
         assert!(!batch.rows.contains_key(&(70, 8)));
         assert_eq!(batch.late.as_deref(), Some(&[(62, 3, 14)][..]));
+        // Found on a worker in the set as committed: the same rows.
+        let current = found(&batch.shared_deep().unwrap().get());
+        let deep = current.deep.as_ref().unwrap();
+        assert_eq!(
+            (deep.near.as_slice(), deep.far.as_slice()),
+            (&[true, false][..], &[(62, 14)][..])
+        );
+        batch.add(GameId::new(6), &current, &later);
+        assert_eq!(batch.rows[&(50, 7)].games, 2);
+        assert_eq!(batch.late.as_deref(), Some(&[(62, 3, 14), (62, 6, 14)][..]));
         // A rolled-back batch makes nothing deep.
         add(&mut batch, GameId::new(4), &later, &Header::default());
         add(&mut batch, GameId::new(5), &later, &Header::default());
         batch.clear();
         batch.committed();
-        assert_eq!(batch.deep.as_ref().unwrap().keys.len(), 8);
+        assert_eq!(batch.deep.as_ref().unwrap().keys.keys().len(), 8);
         // Without the schema's column, no position is deep.
         let old = TreeBatch::new(&conn, State { deep_games: None, ..state }).unwrap();
         assert!(old.deep.is_none());
-    }
-
-    #[test]
-    fn the_bits_of_a_set_of_keys_hold_each_key_and_few_others() {
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as i64
-        };
-        let keys: HashSet<i64, BuildKeyHasher> = (0..3000).map(|_| next()).collect();
-        let bits = KeyBits::of(&keys);
-        assert!(keys.iter().all(|&k| bits.may_hold(k)));
-        let others = (0..100_000).map(|_| next()).filter(|&k| bits.may_hold(k)).count();
-        assert!(others < 5000, "{others} of 100,000 other keys");
-        assert!(KeyBits::default().may_hold(next()));
     }
 
     #[test]

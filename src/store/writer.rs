@@ -1115,6 +1115,7 @@ impl Writer {
             self.batch.texts.shared(),
             self.batch.tag_names.shared(),
             self.batch.tree.as_ref().map(TreeBatch::shape),
+            self.batch.tree.as_ref().and_then(TreeBatch::shared_deep),
         );
         encoder.map(Arc::new).map_err(|e| self.sqlite(e))
     }

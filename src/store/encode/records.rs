@@ -15,7 +15,7 @@ use rusqlite::types::ToSqlOutput;
 
 use super::rows::GameRow;
 use super::shared_ids::SharedIds;
-use super::visits::{TreeShape, TreeVisits};
+use super::visits::{SharedDeep, TreeShape, TreeVisits};
 use crate::db::columns::Columns;
 use crate::db::{dates, texts};
 use crate::store::format::explorer::first_mover;
@@ -157,6 +157,8 @@ pub struct Encoder {
     tag_names: Arc<SharedIds>,
     /// The shape of the explorer's tree, if the database has one.
     tree: Option<TreeShape>,
+    /// The writer's deep positions, looked up here for each game.
+    deep: Option<Arc<SharedDeep>>,
 }
 
 /// Where each of [`inserted_columns`] is special to the encoding.
@@ -200,6 +202,7 @@ impl Encoder {
         texts: Arc<SharedIds>,
         tag_names: Arc<SharedIds>,
         tree: Option<TreeShape>,
+        deep: Option<Arc<SharedDeep>>,
     ) -> rusqlite::Result<Encoder> {
         let stored: Vec<_> = inserted_columns().map(texts::stored_column).collect();
         Ok(Encoder {
@@ -213,6 +216,7 @@ impl Encoder {
             texts,
             tag_names,
             tree,
+            deep,
         })
     }
 
@@ -228,7 +232,11 @@ impl Encoder {
     pub fn encode_into(&self, game: &mut GameRow) {
         if let Some(shape) = self.tree.filter(|_| !is_skipped(game)) {
             let first = first_mover(game.start_fen.as_deref());
-            game.visits = Some(TreeVisits::of(&game.positions, &game.header, first, shape));
+            let mut visits = TreeVisits::of(&game.positions, &game.header, first, shape);
+            if let Some(deep) = &self.deep {
+                visits.find_deep(&game.positions, &deep.get(), shape);
+            }
+            game.visits = Some(visits);
         }
         game.records = self.encode(game);
         if game.records.is_some() {

@@ -4,9 +4,12 @@
 //! does with it, and the game's counts, read once from its header.
 //! `store::tree` decides what depends on the batch (the deep positions).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use super::rows::PositionRow;
+use crate::chess::zobrist::BuildKeyHasher;
 use crate::chess::Color;
 use crate::db::Header;
 use crate::store::format::explorer::{is_masters, mover_at, Counts, State, DEEP_PLY, ENDED};
@@ -71,6 +74,111 @@ pub struct TreeVisits {
     /// The game is a masters game ([`is_masters`]): its rows count in
     /// `explorer_masters` too.
     pub masters: bool,
+    /// Its deep positions as a worker found them in the writer's set
+    /// ([`TreeVisits::find_deep`]).
+    pub deep: Option<DeepFound>,
+}
+
+/// A game's deep positions found in one version of the writer's set of
+/// deep positions ([`DeepKeys`]): the writer takes them if its set is
+/// still that version, and looks them up itself otherwise.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DeepFound {
+    /// The version of the set looked in.
+    pub version: u64,
+    /// For each of [`TreeVisits::near`], whether it is deep.
+    pub near: Vec<bool>,
+    /// Past [`DEEP_PLY`], the deep positions at their first occurrence
+    /// that `explorer_late` does not list by their reach, in ply order.
+    pub far: Vec<Visit>,
+}
+
+/// The deep positions a tree held at one commit, under a version of its
+/// own.
+#[derive(Debug, Default)]
+pub struct DeepKeys {
+    version: u64,
+    keys: HashSet<i64, BuildKeyHasher>,
+    /// A bit per few keys' worth of key space, set where a key of `keys`
+    /// falls: most positions of a game past [`DEEP_PLY`] are no deep
+    /// position, and a bit tells them apart before a look-up in `keys`.
+    seen: KeyBits,
+}
+
+impl DeepKeys {
+    /// The set of `keys`, under a version no other set of the process has.
+    pub fn new(keys: HashSet<i64, BuildKeyHasher>) -> DeepKeys {
+        static VERSIONS: AtomicU64 = AtomicU64::new(0);
+        let version = VERSIONS.fetch_add(1, Ordering::Relaxed);
+        DeepKeys { version, seen: KeyBits::of(&keys), keys }
+    }
+
+    /// The set's version.
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
+    /// `true` if `key` is a deep position.
+    pub fn holds(&self, key: i64) -> bool {
+        self.seen.may_hold(key) && self.keys.contains(&key)
+    }
+
+    /// The deep positions.
+    pub fn keys(&self) -> &HashSet<i64, BuildKeyHasher> {
+        &self.keys
+    }
+}
+
+/// The writer's last committed set of deep positions, read by the workers.
+#[derive(Debug, Default)]
+pub struct SharedDeep(Mutex<Arc<DeepKeys>>);
+
+impl SharedDeep {
+    /// The set last published.
+    pub fn get(&self) -> Arc<DeepKeys> {
+        Arc::clone(&self.0.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// Publishes `keys`.
+    pub fn set(&self, keys: Arc<DeepKeys>) {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = keys;
+    }
+}
+
+/// A set of bits that holds at least one bit set for each key of a set:
+/// a key whose bit is clear is not in the set.
+#[derive(Debug, Default)]
+struct KeyBits {
+    words: Vec<u64>,
+}
+
+impl KeyBits {
+    /// The bits of `keys`: about 32 bits a key, so that about one key in
+    /// 32 that is not in the set finds its bit set.
+    fn of(keys: &HashSet<i64, BuildKeyHasher>) -> KeyBits {
+        let words = (keys.len() / 2).next_power_of_two().max(16);
+        let mut bits = KeyBits { words: vec![0; words] };
+        for &key in keys {
+            let (word, bit) = bits.place(key);
+            bits.words[word] |= bit;
+        }
+        bits
+    }
+
+    /// The word and bit of `key` (Polyglot keys are uniform in their bits).
+    fn place(&self, key: i64) -> (usize, u64) {
+        let key = key as u64;
+        ((key >> 6) as usize & (self.words.len() - 1), 1 << (key & 63))
+    }
+
+    /// `false` if `key` is in no set these bits were made of.
+    fn may_hold(&self, key: i64) -> bool {
+        if self.words.is_empty() {
+            return true;
+        }
+        let (word, bit) = self.place(key);
+        self.words[word] & bit != 0
+    }
 }
 
 impl TreeVisits {
@@ -125,6 +233,24 @@ impl TreeVisits {
         }
         visits.far_from = shape.deep.then_some(near_end);
         visits
+    }
+
+    /// The game's deep positions in `deep` ([`TreeVisits::deep`]), its
+    /// position rows `positions` and the tree's `shape` as for
+    /// [`TreeVisits::of`]: looked up on a worker, where the writer would
+    /// look them up one game after the other.
+    pub fn find_deep(&mut self, positions: &[PositionRow], deep: &DeepKeys, shape: TreeShape) {
+        let near = self.near.iter().map(|&(key, _, _)| deep.holds(key.0)).collect();
+        let mut far = Vec::new();
+        if let Some(from) = self.far_from.filter(|_| !deep.keys.is_empty()) {
+            for (i, p) in positions.iter().enumerate().skip(from) {
+                let listed = u32::from(p.reach) <= shape.late_reach;
+                if !listed && deep.holds(p.hash) && is_first(positions, i) {
+                    far.push(visit(p));
+                }
+            }
+        }
+        self.deep = Some(DeepFound { version: deep.version, near, far });
     }
 }
 
@@ -230,5 +356,22 @@ mod tests {
             assert!(!set.insert(key), "{key} was seen");
         }
         assert!(set.insert(32));
+    }
+
+    #[test]
+    fn the_bits_of_a_set_of_keys_hold_each_key_and_few_others() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as i64
+        };
+        let keys: HashSet<i64, BuildKeyHasher> = (0..3000).map(|_| next()).collect();
+        let bits = KeyBits::of(&keys);
+        assert!(keys.iter().all(|&k| bits.may_hold(k)));
+        let others = (0..100_000).map(|_| next()).filter(|&k| bits.may_hold(k)).count();
+        assert!(others < 5000, "{others} of 100,000 other keys");
+        assert!(KeyBits::default().may_hold(next()));
     }
 }
