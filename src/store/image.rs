@@ -169,6 +169,11 @@ impl Template {
         template
     }
 
+    /// The known values' bytes.
+    pub fn body(&self) -> &[u8] {
+        &self.body
+    }
+
     /// Holes in the template.
     pub fn holes(&self) -> usize {
         self.holes.len()

@@ -836,6 +836,9 @@ impl Writer {
         // end.
         let (mut stored, mut counted) = (Vec::with_capacity(games.len()), Vec::new());
         for i in 0..games.len() {
+            if let Some(next) = games.get(i + 1) {
+                next.prefetch();
+            }
             let game = &mut games[i];
             game.locate(offset, line);
             let source = self.source.as_mut().expect("a source was begun");
