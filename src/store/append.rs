@@ -253,9 +253,9 @@ fn write_at(file: &File, pgno: u32, data: &[u8]) -> rusqlite::Result<()> {
 
 /// Bytes written by one system call at most
 /// ([`Pages::write_all_maybe_directly`]), in whole pages (one page at
-/// least). The kernel caches a write in pieces of memory as large as the
-/// write: writes of 64 KiB took less of its time than writes of 16 KiB,
-/// larger ones now and then far more, for pieces that large.
+/// least). Writes of 64 KiB took two thirds of the kernel's time of the
+/// same bytes in writes of 16 KiB; larger ones now and then far more, as
+/// the kernel then caches the file in pieces as large as a write.
 const MAX_RUN_BYTES: usize = 64 << 10;
 
 /// Writes `pages`, whole pages of `page_size` bytes numbered from `first`
@@ -608,9 +608,8 @@ impl<'c> Pages<'c> {
 
     /// Writes `pages` (page numbers and whole pages) as
     /// [`Pages::write_maybe_directly`] writes each, the new pages written
-    /// directly in runs of consecutive numbers, one system call a run: a
-    /// page a call cost twice the kernel's time of the same bytes in runs,
-    /// and larger writes let it cache the file in larger pieces.
+    /// directly in runs of consecutive numbers, one system call a run
+    /// ([`MAX_RUN_BYTES`]).
     ///
     /// # Errors
     /// Database errors; errors writing the file.

@@ -1087,7 +1087,7 @@ impl RowidLeaves {
     /// Bytes of a row's payload of `len` bytes kept in its leaf: SQLite's
     /// rule for table leaves (the rest spills to overflow pages).
     fn local_len(&self, len: usize) -> usize {
-        local_len(self.page_size, self.page_size - 35, len)
+        table_local_len(self.page_size, len)
     }
 
     /// Adds the row `rowid`, greater than every rowid pushed before, whose
@@ -1236,7 +1236,7 @@ pub enum CutRecord {
 impl CutRecord {
     /// `record` as it goes into table leaves of `page_size` bytes.
     pub fn new(mut record: Vec<u8>, page_size: usize) -> CutRecord {
-        let local = local_len(page_size, page_size - 35, record.len());
+        let local = table_local_len(page_size, record.len());
         if local == record.len() {
             return CutRecord::Whole(record);
         }
@@ -1258,6 +1258,12 @@ impl Spilled {
         }
         record
     }
+}
+
+/// Bytes of a table row's payload of `len` bytes kept in its leaf, on
+/// pages of `page_size` bytes ([`local_len`] of table leaves).
+fn table_local_len(page_size: usize, len: usize) -> usize {
+    local_len(page_size, page_size - 35, len)
 }
 
 /// Bytes of a payload of `len` bytes kept in its cell, on pages of

@@ -21,8 +21,7 @@ use crate::db::{dates, texts};
 use crate::store::format::explorer::first_mover;
 use crate::store::format::plies::{PlyData, SideClock};
 use crate::store::game_tables::{some_record_value, Shapes, Table};
-use crate::store::image::CutRecord;
-use crate::store::image::{encode_owned, Record, RowidLeaves, Template, Value};
+use crate::store::image::{encode_owned, CutRecord, Record, RowidLeaves, Template, Value};
 use crate::store::texts::SHORT_NAME;
 use crate::store::writer::{inserted_columns, is_skipped, Assigned, PLY_DATA_COLUMNS};
 

@@ -1,8 +1,10 @@
 //! The explorer tree's part of one game ([`TreeVisits`]), found on the
 //! workers from the game's position rows, so that the writer only adds
 //! them up: each position at its first occurrence, sorted by what the tree
-//! does with it, and the game's counts, read once from its header.
-//! `store::tree` decides what depends on the batch (the deep positions).
+//! does with it, and the game's counts, read once from its header, and
+//! its deep positions as the writer last committed them ([`DeepKeys`]).
+//! `store::tree` decides what depends on the batch: which positions
+//! become deep, and what a worker found in a set it has since replaced.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -49,8 +51,8 @@ pub type Visit = (i64, i64);
 
 /// A game's first occurrences of positions, as the tree of a
 /// [`TreeShape`] takes them, in ply order within each list. The rest, the
-/// positions past [`DEEP_PLY`] that may be deep, are the writer's to look
-/// up in its set of deep positions, which only it knows.
+/// positions past [`DEEP_PLY`] that may be deep, are looked up in the
+/// writer's set of deep positions ([`TreeVisits::find_deep`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TreeVisits {
     /// The game's own counts (one game), added to each row it counts in:
