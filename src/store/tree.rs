@@ -32,9 +32,7 @@ use std::sync::Arc;
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 
 use super::encode::rows::PositionRow;
-use super::encode::visits::{
-    is_first, visit, ChunkTree, DeepKeys, SharedDeep, TreeShape, TreeVisits, Visit,
-};
+use super::encode::visits::{ChunkTree, DeepKeys, SharedDeep, TreeShape, TreeVisits, Visit};
 use crate::chess::zobrist::BuildKeyHasher;
 use crate::chess::Color;
 use crate::db::GameId;
@@ -287,15 +285,9 @@ impl TreeBatch {
         }
         // A deep position first reached past DEEP_PLY (a listed one is
         // among the visits already).
-        if let Some(found) = found {
-            late.extend(found.far.iter().copied().map(late_row));
-        } else if let Some(from) = visits.far_from.filter(|_| !deep.keys.keys().is_empty()) {
-            for (i, p) in positions.iter().enumerate().skip(from) {
-                let listed = u32::from(p.reach) <= self.shape.late_reach();
-                if !listed && deep.holds(p.hash) && is_first(positions, i) {
-                    late.push(late_row(visit(p)));
-                }
-            }
+        match found {
+            Some(found) => late.extend(found.far.iter().copied().map(late_row)),
+            None => late.extend(visits.far_deep(positions, &deep.keys, self.shape).map(late_row)),
         }
         deep.last_id = Some(id);
     }

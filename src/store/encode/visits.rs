@@ -110,7 +110,8 @@ pub struct DeepKeys {
 impl DeepKeys {
     /// The set of `keys`, under a version no other set of the process has.
     pub fn new(keys: HashSet<i64, BuildKeyHasher>) -> DeepKeys {
-        static VERSIONS: AtomicU64 = AtomicU64::new(0);
+        // From 1: a default set (version 0) is no set a worker looked in.
+        static VERSIONS: AtomicU64 = AtomicU64::new(1);
         let version = VERSIONS.fetch_add(1, Ordering::Relaxed);
         DeepKeys { version, seen: KeyBits::of(&keys), keys }
     }
@@ -243,16 +244,24 @@ impl TreeVisits {
     /// look them up one game after the other.
     pub fn find_deep(&mut self, positions: &[PositionRow], deep: &DeepKeys, shape: TreeShape) {
         let near = self.near.iter().map(|&(key, _, _)| deep.holds(key.0)).collect();
-        let mut far = Vec::new();
-        if let Some(from) = self.far_from.filter(|_| !deep.keys.is_empty()) {
-            for (i, p) in positions.iter().enumerate().skip(from) {
-                let listed = u32::from(p.reach) <= shape.late_reach;
-                if !listed && deep.holds(p.hash) && is_first(positions, i) {
-                    far.push(visit(p));
-                }
-            }
-        }
+        let far = self.far_deep(positions, deep, shape).collect();
         self.deep = Some(DeepFound { version: deep.version, near, far });
+    }
+
+    /// Past [`DEEP_PLY`], the positions of `positions` deep in `deep` at
+    /// their first occurrence that `explorer_late` does not list by their
+    /// reach ([`DeepFound::far`]).
+    pub fn far_deep<'a>(
+        &self,
+        positions: &'a [PositionRow],
+        deep: &'a DeepKeys,
+        shape: TreeShape,
+    ) -> impl Iterator<Item = Visit> + 'a {
+        let from = self.far_from.filter(|_| !deep.keys.is_empty()).unwrap_or(positions.len());
+        positions.iter().enumerate().skip(from).filter_map(move |(i, p)| {
+            let listed = u32::from(p.reach) <= shape.late_reach;
+            (!listed && deep.holds(p.hash) && is_first(positions, i)).then(|| visit(p))
+        })
     }
 }
 
