@@ -1,6 +1,7 @@
 //! The packing of what every imported game stores packed: its final
 //! position ([`pgnindex::db::packed_fen::pack`]) and its mainline
-//! ([`pgnindex::db::packed_moves::pack`]), on the games of
+//! ([`pgnindex::db::packed_moves::pack`]), as does each principal
+//! variation an engine's comments give (the same packing), on the games of
 //! `fixtures/pgn/games` (or the first 256 MiB of `PGNINDEX_BENCH_FILE`).
 //!
 //! Each text is packed in two orders, nanoseconds a text, the median of
@@ -34,16 +35,19 @@ fn input() -> Vec<u8> {
     common::fixture_games()
 }
 
-/// Each game's final FEN and mainline.
-fn texts(data: &[u8]) -> (Vec<String>, Vec<String>) {
-    let mut replayer = Replayer::new(ReplayOptions { san: true, ..ReplayOptions::default() });
+/// Each game's final FEN and mainline, and the principal variations of
+/// its comments.
+fn texts(data: &[u8]) -> (Vec<String>, Vec<String>, Vec<String>) {
+    let options = ReplayOptions { san: true, commands: true, ..ReplayOptions::default() };
+    let mut replayer = Replayer::new(options);
     let mut reader = Reader::new(data);
-    let (mut fens, mut moves) = (Vec::new(), Vec::new());
+    let (mut fens, mut moves, mut pvs) = (Vec::new(), Vec::new(), Vec::new());
     while let Some(record) = reader.read_game(&mut replayer) {
         fens.push(fen::write(&record.final_position));
+        pvs.extend(record.notes.pvs().map(|(_, pv)| pv.to_string()));
         moves.push(record.san);
     }
-    (fens, moves)
+    (fens, moves, pvs)
 }
 
 /// `texts` without repeats, in an order shuffled by a fixed generator.
@@ -91,11 +95,16 @@ fn main() {
     if !std::env::args().any(|a| a == "--bench") {
         return;
     }
-    let (fens, moves) = texts(&input());
+    let (fens, moves, pvs) = texts(&input());
     for (name, all, pack) in [
         ("final FEN", &fens, packed_fen::pack as fn(&str) -> String),
         ("mainline", &moves, packed_moves::pack as fn(&str) -> String),
+        ("principal variation", &pvs, packed_moves::pack as fn(&str) -> String),
     ] {
+        if all.is_empty() {
+            println!("{name}: none in the input");
+            continue;
+        }
         let once = distinct(all);
         println!(
             "{name}: file {:.0} ns ({} texts), distinct {:.0} ns ({} texts)",

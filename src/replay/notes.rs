@@ -210,9 +210,18 @@ impl NoteReader {
         self.last = LastComment::default();
     }
 
-    /// How the last comment read was written, forgotten once taken.
-    pub(super) fn take_last(&mut self) -> LastComment {
-        std::mem::take(&mut self.last)
+    /// How the last comment read was written.
+    pub(super) fn last(&self) -> &LastComment {
+        &self.last
+    }
+
+    /// Forgets how the last comment was written: its layout is left in
+    /// place, unread, so that no comment pays for the copy of a layout.
+    pub(super) fn forget_last(&mut self) {
+        self.last.keyed = None;
+        self.last.keyed_exact = false;
+        self.last.unwrapped = false;
+        self.last.exact_clock = false;
     }
 
     /// A NAG after the move of ply `ply`.

@@ -62,7 +62,7 @@ impl Rebuild {
         raw: &[u8],
         ply: u32,
         notes: &Notes,
-        last: LastComment,
+        last: &LastComment,
         white_first: bool,
     ) {
         // A score a line break cut is compared whole: written back on one
@@ -94,8 +94,8 @@ impl Rebuild {
         // (every comment of a TCEC game has the same keys): given back
         // without writing it. Only notes an engine wrote are written keyed
         // (`{n=3}` alone is not).
-        if let (Some(own), true, true) = (last.keyed, last.keyed_exact, notes.written_keyed()) {
-            let form = NotesForm::Keyed(own);
+        if let (Some(own), true, true) = (&last.keyed, last.keyed_exact, notes.written_keyed()) {
+            let form = NotesForm::Keyed(*own);
             if self.form.is_none_or(|game| game == form) {
                 debug_assert!(
                     self.gives_back(raw, form, white_moved, &notes),
@@ -108,15 +108,15 @@ impl Rebuild {
         }
         // A keyed comment: the game's layout, with the keys this comment
         // adds.
-        let keyed = match (last.keyed, self.form) {
-            (Some(own), Some(NotesForm::Keyed(game))) => match game.merged(&own) {
+        let keyed = match (&last.keyed, self.form) {
+            (Some(own), Some(NotesForm::Keyed(game))) => match game.merged(own) {
                 Some(layout) => Some(NotesForm::Keyed(layout)),
                 None => {
                     self.raw_plies.push(ply);
                     return;
                 }
             },
-            (Some(own), None) => Some(NotesForm::Keyed(own)),
+            (Some(own), None) => Some(NotesForm::Keyed(*own)),
             // The game's notes are in another form.
             (Some(_), Some(_)) => {
                 self.raw_plies.push(ply);

@@ -605,10 +605,11 @@ impl<'a> Visitor<'a> for Replayer<'a> {
             Some(ply) => {
                 let white_first = self.start.turn() == Color::White;
                 self.notes.comment(comment, ply, white_first);
-                let last = self.notes.take_last();
                 if self.rebuild.possible {
-                    self.rebuild.comment(comment.0, ply, &self.notes.notes, last, white_first);
+                    let (notes, last) = (&self.notes.notes, self.notes.last());
+                    self.rebuild.comment(comment.0, ply, notes, last, white_first);
                 }
+                self.notes.forget_last();
             }
             // Before the first move: kept as written.
             None => self.rebuild.keep_raw(0),

@@ -112,7 +112,7 @@ impl<'a> Replayer<'a> {
         if self.options.commands && ply > 0 {
             let white_first = self.start.turn() == Color::White;
             self.notes.comment(RawComment(text), ply, white_first);
-            self.notes.take_last();
+            self.notes.forget_last();
         }
     }
 }
