@@ -132,15 +132,15 @@ impl PlyNotes<'_> {
 /// Appends the body of the comment that `notes` make (without braces;
 /// nothing when they hold none of a comment's parts). `white_moved`: the
 /// move was White's (a score is the mover's).
-pub fn write_comment(out: &mut String, form: NotesForm, white_moved: bool, notes: &PlyNotes<'_>) {
+pub fn write_comment(out: &mut String, form: &NotesForm, white_moved: bool, notes: &PlyNotes<'_>) {
     let mover = |eval: Eval| if white_moved { eval } else { -eval };
     match form {
         NotesForm::Keyed(layout) if notes.written_keyed() => {
-            keyed::write(out, &layout, notes);
+            keyed::write(out, layout, notes);
             return;
         }
         NotesForm::Cutechess | NotesForm::Arena if notes.engine() => {
-            let arena = form == NotesForm::Arena;
+            let arena = matches!(form, NotesForm::Arena);
             match notes.eval.map(mover) {
                 Some(Eval::Centipawns(cp)) => {
                     if cp > 0 && !arena {
@@ -436,7 +436,7 @@ pub fn write_movetext<'n>(
             lines.word(nag);
         }
         comment.clear();
-        write_comment(&mut comment, form, white, &n);
+        write_comment(&mut comment, &form, white, &n);
         numbered = comment.is_empty();
         if !numbered {
             lines.comment(&comment, true);
@@ -623,16 +623,16 @@ mod tests {
             text: "good",
             ..PlyNotes::default()
         };
-        let comment = |form, white| text(|o| write_comment(o, form, white, &notes));
+        let comment = |form, white| text(|o| write_comment(o, &form, white, &notes));
         assert_eq!(comment(NotesForm::Commands, false), "[%eval -0.33] [%clk 0:00:30] good");
         assert_eq!(comment(NotesForm::Score, true), "-0.33 [%clk 0:00:30] good");
         assert_eq!(comment(NotesForm::Score, false), "0.33 [%clk 0:00:30] good");
         let mate = PlyNotes { eval: Some(Eval::Mate(2)), ..PlyNotes::default() };
-        assert_eq!(text(|o| write_comment(o, NotesForm::Score, false, &mate)), "[%eval #2]");
-        assert_eq!(text(|o| write_comment(o, NotesForm::Score, true, &PlyNotes::default())), "");
+        assert_eq!(text(|o| write_comment(o, &NotesForm::Score, false, &mate)), "[%eval #2]");
+        assert_eq!(text(|o| write_comment(o, &NotesForm::Score, true, &PlyNotes::default())), "");
         let lowest = PlyNotes { eval: Some(Eval::Centipawns(i32::MIN)), ..PlyNotes::default() };
-        assert_eq!(text(|o| write_comment(o, NotesForm::Score, false, &lowest)), "21474836.48");
-        assert_eq!(text(|o| write_comment(o, NotesForm::Score, true, &lowest)), "-21474836.48");
+        assert_eq!(text(|o| write_comment(o, &NotesForm::Score, false, &lowest)), "21474836.48");
+        assert_eq!(text(|o| write_comment(o, &NotesForm::Score, true, &lowest)), "-21474836.48");
     }
 
     #[test]

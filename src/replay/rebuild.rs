@@ -86,7 +86,7 @@ impl Rebuild {
         if let (true, Some(_), None, None, None, "") =
             (last.exact_clock, notes.clock, notes.emt, notes.eval, notes.depth, notes.text)
         {
-            debug_assert!(self.gives_back(raw, NotesForm::Commands, true, &notes));
+            debug_assert!(self.gives_back(raw, &NotesForm::Commands, true, &notes));
             return;
         }
         let white_moved = (ply % 2 == 1) == white_first;
@@ -96,9 +96,9 @@ impl Rebuild {
         // (`{n=3}` alone is not).
         if let (Some(own), true, true) = (&last.keyed, last.keyed_exact, notes.written_keyed()) {
             let form = NotesForm::Keyed(*own);
-            if self.form.is_none_or(|game| game == form) {
+            if self.form.as_ref().is_none_or(|game| *game == form) {
                 debug_assert!(
-                    self.gives_back(raw, form, white_moved, &notes),
+                    self.gives_back(raw, &form, white_moved, &notes),
                     "{}",
                     String::from_utf8_lossy(raw)
                 );
@@ -108,7 +108,7 @@ impl Rebuild {
         }
         // A keyed comment: the game's layout, with the keys this comment
         // adds.
-        let keyed = match (&last.keyed, self.form) {
+        let keyed = match (&last.keyed, self.form.as_ref()) {
             (Some(own), Some(NotesForm::Keyed(game))) => match game.merged(own) {
                 Some(layout) => Some(NotesForm::Keyed(layout)),
                 None => {
@@ -124,25 +124,28 @@ impl Rebuild {
             }
             (None, _) => None,
         };
-        let candidates =
+        // Forms are compared by reference: a keyed one holds its layout.
+        const CANDIDATES: [NotesForm; 4] =
             [NotesForm::Commands, NotesForm::Score, NotesForm::Cutechess, NotesForm::Arena];
         let engine = notes.eval.is_some() || notes.depth.is_some() || !notes.pv.is_empty();
-        let forms: &[NotesForm] = match (&keyed, self.form) {
+        let game_form = self.form.as_ref();
+        let forms: &[NotesForm] = match (&keyed, game_form) {
             (Some(form), _) => std::slice::from_ref(form),
             // In a keyed game, a comment of another form with engine notes
             // would be written back keyed.
             (None, Some(NotesForm::Keyed(_))) if engine => &[],
-            (None, Some(NotesForm::Keyed(_))) => &candidates[..1],
-            (None, Some(form)) => &[form],
-            (None, None) => &candidates,
+            (None, Some(NotesForm::Keyed(_))) => &CANDIDATES[..1],
+            (None, Some(form)) => std::slice::from_ref(form),
+            (None, None) => &CANDIDATES,
         };
-        for &form in forms {
-            if self.gives_back(raw, form, white_moved, &notes) {
-                if notes.eval.is_some() || notes.depth.is_some() || keyed.is_some() {
-                    self.form = Some(form);
-                }
-                return;
+        let scratch = &mut self.scratch;
+        let given_back =
+            forms.iter().position(|form| gives_back(scratch, raw, form, white_moved, &notes));
+        if let Some(i) = given_back {
+            if notes.eval.is_some() || notes.depth.is_some() || keyed.is_some() {
+                self.form = Some(forms[i]);
             }
+            return;
         }
         self.raw_plies.push(ply);
     }
@@ -151,17 +154,11 @@ impl Rebuild {
     fn gives_back(
         &mut self,
         raw: &[u8],
-        form: NotesForm,
+        form: &NotesForm,
         white_moved: bool,
         notes: &PlyNotes<'_>,
     ) -> bool {
-        self.scratch.clear();
-        written::write_comment(&mut self.scratch, form, white_moved, notes);
-        let same = written::same_normalised(raw, self.scratch.as_bytes());
-        if self.scratch.capacity() > KEPT_CAPACITY {
-            self.scratch = String::new();
-        }
-        same
+        gives_back(&mut self.scratch, raw, form, white_moved, notes)
     }
 
     /// The text as written after each move of the plies kept raw (ply 0:
@@ -225,4 +222,22 @@ fn without_move_number(text: &[u8]) -> &[u8] {
     } else {
         trimmed
     }
+}
+
+/// Whether the writer gives back `raw` from `notes` in `form`, written in
+/// `scratch`.
+fn gives_back(
+    scratch: &mut String,
+    raw: &[u8],
+    form: &NotesForm,
+    white_moved: bool,
+    notes: &PlyNotes<'_>,
+) -> bool {
+    scratch.clear();
+    written::write_comment(scratch, form, white_moved, notes);
+    let same = written::same_normalised(raw, scratch.as_bytes());
+    if scratch.capacity() > KEPT_CAPACITY {
+        *scratch = String::new();
+    }
+    same
 }
