@@ -237,9 +237,11 @@ fn a_huge_comment() {
     assert_eq!(rows[0].0, 2);
     assert!(rows[0].1.unwrap() as u64 >= len - words.len() as u64, "{rows:?}");
     assert_eq!(rows[1].0, 2);
-    // The mapped text, the comment read, its stored form and its record:
-    // about 3.5 times the comment at most, over the process's own.
-    assert!(rss_mib < 32 + 4 * (len >> 20), "{rss_mib} MiB");
+    // The mapped text, the comment read, its stored form, its record and
+    // the record's overflow pages can all be resident at once (a 16 MiB
+    // comment peaked at 86 to 105 MiB from one run to the next): five
+    // times the comment at most, over the process's own.
+    assert!(rss_mib < 32 + 5 * (len >> 20), "{rss_mib} MiB");
 }
 
 #[test]
