@@ -86,7 +86,7 @@ impl Rebuild {
         if let (true, Some(_), None, None, None, "") =
             (last.exact_clock, notes.clock, notes.emt, notes.eval, notes.depth, notes.text)
         {
-            debug_assert!(self.gives_back(raw, &NotesForm::Commands, true, &notes));
+            debug_assert!(gives_back(&mut self.scratch, raw, &NotesForm::Commands, true, &notes));
             return;
         }
         let white_moved = (ply % 2 == 1) == white_first;
@@ -98,7 +98,7 @@ impl Rebuild {
             let form = NotesForm::Keyed(*own);
             if self.form.as_ref().is_none_or(|game| *game == form) {
                 debug_assert!(
-                    self.gives_back(raw, &form, white_moved, &notes),
+                    gives_back(&mut self.scratch, raw, &form, white_moved, &notes),
                     "{}",
                     String::from_utf8_lossy(raw)
                 );
@@ -148,17 +148,6 @@ impl Rebuild {
             return;
         }
         self.raw_plies.push(ply);
-    }
-
-    /// Whether the writer gives back `raw` from `notes` in `form`.
-    fn gives_back(
-        &mut self,
-        raw: &[u8],
-        form: &NotesForm,
-        white_moved: bool,
-        notes: &PlyNotes<'_>,
-    ) -> bool {
-        gives_back(&mut self.scratch, raw, form, white_moved, notes)
     }
 
     /// The text as written after each move of the plies kept raw (ply 0:
