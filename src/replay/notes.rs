@@ -218,10 +218,10 @@ impl NoteReader {
     /// Forgets how the last comment was written: its layout is left in
     /// place, unread, so that no comment pays for the copy of a layout.
     pub(super) fn forget_last(&mut self) {
-        self.last.keyed = None;
-        self.last.keyed_exact = false;
-        self.last.unwrapped = false;
-        self.last.exact_clock = false;
+        // Every field named: one added later is forgotten too.
+        let LastComment { keyed, keyed_exact, unwrapped, exact_clock } = &mut self.last;
+        *keyed = None;
+        (*keyed_exact, *unwrapped, *exact_clock) = (false, false, false);
     }
 
     /// A NAG after the move of ply `ply`.
