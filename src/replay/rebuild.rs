@@ -95,14 +95,28 @@ impl Rebuild {
         // without writing it. Only notes an engine wrote are written keyed
         // (`{n=3}` alone is not).
         if let (Some(own), true, true) = (&last.keyed, last.keyed_exact, notes.written_keyed()) {
-            let form = NotesForm::Keyed(*own);
-            if self.form.as_ref().is_none_or(|game| *game == form) {
+            // The layout compared and copied only where it must be: the
+            // game's form is written once, by its first comment.
+            let game_layout = match &self.form {
+                None => Some(own),
+                Some(NotesForm::Keyed(game)) => Some(game),
+                Some(_) => None,
+            };
+            if game_layout.is_some_and(|game| game == own) {
                 debug_assert!(
-                    gives_back(&mut self.scratch, raw, &form, white_moved, &notes),
+                    gives_back(
+                        &mut self.scratch,
+                        raw,
+                        &NotesForm::Keyed(*own),
+                        white_moved,
+                        &notes
+                    ),
                     "{}",
                     String::from_utf8_lossy(raw)
                 );
-                self.form = Some(form);
+                if self.form.is_none() {
+                    self.form = Some(NotesForm::Keyed(*own));
+                }
                 return;
             }
         }
@@ -142,7 +156,12 @@ impl Rebuild {
         let given_back =
             forms.iter().position(|form| gives_back(scratch, raw, form, white_moved, &notes));
         if let Some(i) = given_back {
-            if notes.eval.is_some() || notes.depth.is_some() || keyed.is_some() {
+            // Decided by the first comment with engine notes; only a keyed
+            // form changes after that (it gains keys). Not written again
+            // when it is the game's already: a form holds a layout of 240
+            // bytes, a copy at every comment of an engine game.
+            let decides = notes.eval.is_some() || notes.depth.is_some() || keyed.is_some();
+            if decides && (keyed.is_some() || self.form.is_none()) {
                 self.form = Some(forms[i]);
             }
             return;
