@@ -310,17 +310,30 @@ pub(super) fn count(text: &[u8], max: usize) -> Option<u64> {
     digits(text)
 }
 
+/// A comment that is only a score in pawns, as [`centipawns_only`] reads
+/// it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScoreOnly {
+    /// The score in centipawns, as written (the mover's).
+    pub cp: i32,
+    /// The score is written as [`write_pawns`](super::movetext::write_pawns)
+    /// writes `cp`: no `+`, no leading zero, no trailing zero in the
+    /// hundredths, no `-0.0`; the movetext writer gives it back byte for
+    /// byte.
+    pub exact: bool,
+}
+
 /// The centipawns of a comment that is only a score in pawns with one or
 /// two decimals (`0.33`, `-1.20`, `+12.5`): the form of every comment of
 /// many engine-match files, read in one pass over its bytes. `None` for
 /// anything else, which [`whole_comment`] reads (the same value when it is
 /// a score alone).
 #[inline]
-pub fn centipawns_only(text: &[u8]) -> Option<i32> {
-    let (negative, number) = match text {
-        [b'-', rest @ ..] => (true, rest),
-        [b'+', rest @ ..] => (false, rest),
-        _ => (false, text),
+pub fn centipawns_only(text: &[u8]) -> Option<ScoreOnly> {
+    let (negative, plus, number) = match text {
+        [b'-', rest @ ..] => (true, false, rest),
+        [b'+', rest @ ..] => (false, true, rest),
+        _ => (false, false, text),
     };
     let mut cp: i32 = 0;
     let mut whole = 0;
@@ -336,13 +349,15 @@ pub fn centipawns_only(text: &[u8]) -> Option<i32> {
         }
     }
     let fraction = bytes.as_slice();
-    let (tenths, hundredths) = match *fraction {
-        [t @ b'0'..=b'9'] => (t, b'0'),
-        [t @ b'0'..=b'9', h @ b'0'..=b'9'] => (t, h),
+    let (tenths, hundredths, trailing_zero) = match *fraction {
+        [t @ b'0'..=b'9'] => (t, b'0', false),
+        [t @ b'0'..=b'9', h @ b'0'..=b'9'] => (t, h, h == b'0'),
         _ => return None,
     };
     cp = cp * 100 + i32::from(tenths - b'0') * 10 + i32::from(hundredths - b'0');
-    Some(if negative { -cp } else { cp })
+    let leading_zero = whole > 1 && number[0] == b'0';
+    let exact = !(plus || leading_zero || trailing_zero || (negative && cp == 0));
+    Some(ScoreOnly { cp: if negative { -cp } else { cp }, exact })
 }
 
 /// `[+-]DIGITS.DIGITS` as centipawns; `None` without a fraction or with
@@ -534,7 +549,7 @@ mod tests {
             "-",
             "0.33/20",
         ] {
-            let fast = centipawns_only(text.as_bytes());
+            let fast = centipawns_only(text.as_bytes()).map(|s| s.cp);
             let general = match whole_comment(text.as_bytes()) {
                 Some(WholeComment::Mover {
                     eval: Some(Eval::Centipawns(cp)),
@@ -548,12 +563,46 @@ mod tests {
                 assert_eq!(fast, general, "{text}");
             }
         }
-        assert_eq!(centipawns_only(b"0.33"), Some(33));
-        assert_eq!(centipawns_only(b"-1.2"), Some(-120));
-        assert_eq!(centipawns_only(b"+12.05"), Some(1205));
-        assert_eq!(centipawns_only(b"1.234"), None);
-        assert_eq!(centipawns_only(b"12"), None);
-        assert_eq!(centipawns_only(b"1234567.8"), None);
+        let cp = |text: &[u8]| centipawns_only(text).map(|s| s.cp);
+        assert_eq!(cp(b"0.33"), Some(33));
+        assert_eq!(cp(b"-1.2"), Some(-120));
+        assert_eq!(cp(b"+12.05"), Some(1205));
+        assert_eq!(cp(b"1.234"), None);
+        assert_eq!(cp(b"12"), None);
+        assert_eq!(cp(b"1234567.8"), None);
+    }
+
+    #[test]
+    fn a_score_alone_is_exact_when_written_as_the_writer_writes_it() {
+        for text in ["0.33", "-1.2", "12.05", "0.0", "-0.05", "123456.78", "0.5", "-3.0"] {
+            let score = centipawns_only(text.as_bytes()).expect(text);
+            let mut written = String::new();
+            crate::pgn::movetext::write_pawns(&mut written, i64::from(score.cp));
+            assert!(score.exact, "{text}");
+            assert_eq!(written, text);
+        }
+        for text in ["+0.33", "-1.20", "0.50", "00.5", "012.3", "-0.0", "-0.00", "0.00", "+0.0"] {
+            let score = centipawns_only(text.as_bytes()).expect(text);
+            let mut written = String::new();
+            crate::pgn::movetext::write_pawns(&mut written, i64::from(score.cp));
+            assert!(!score.exact, "{text}");
+            assert_ne!(written, text);
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_score_is_exact_exactly_when_written_back_the_same(
+            sign in proptest::sample::select(vec!["", "-", "+"]),
+            whole in "[0-9]{1,6}",
+            fraction in "[0-9]{1,2}",
+        ) {
+            let text = format!("{sign}{whole}.{fraction}");
+            let score = centipawns_only(text.as_bytes()).expect("a score");
+            let mut written = String::new();
+            crate::pgn::movetext::write_pawns(&mut written, i64::from(score.cp));
+            proptest::prop_assert_eq!(score.exact, written == text, "{}", text);
+        }
     }
 
     /// The text of a comment around its commands.

@@ -189,6 +189,10 @@ pub(super) struct LastComment {
     /// It is a clock alone, written as the writer writes it
     /// ([`commands::ClockOnly::exact`]).
     pub(super) exact_clock: bool,
+    /// It is a score alone, written as the writer writes it in
+    /// [`NotesForm::Score`](crate::pgn::movetext::NotesForm::Score)
+    /// ([`commands::ScoreOnly::exact`]).
+    pub(super) exact_score: bool,
 }
 
 /// Reads a game's comments and NAGs into its [`Notes`]. Reuse one per
@@ -219,9 +223,10 @@ impl NoteReader {
     /// place, unread, so that no comment pays for the copy of a layout.
     pub(super) fn forget_last(&mut self) {
         // Every field named: one added later is forgotten too.
-        let LastComment { keyed, keyed_exact, unwrapped, exact_clock } = &mut self.last;
+        let LastComment { keyed, keyed_exact, unwrapped, exact_clock, exact_score } =
+            &mut self.last;
         *keyed = None;
-        (*keyed_exact, *unwrapped, *exact_clock) = (false, false, false);
+        (*keyed_exact, *unwrapped, *exact_clock, *exact_score) = (false, false, false, false);
     }
 
     /// A NAG after the move of ply `ply`.
@@ -253,12 +258,15 @@ impl NoteReader {
                 None
             }
             Some(b'0'..=b'9' | b'-' | b'+') => match commands::centipawns_only(text) {
-                Some(cp) => Some(WholeComment::Mover {
-                    eval: Some(Eval::Centipawns(cp)),
-                    depth: None,
-                    emt: None,
-                    text: None,
-                }),
+                Some(score) => {
+                    self.last.exact_score = score.exact;
+                    Some(WholeComment::Mover {
+                        eval: Some(Eval::Centipawns(score.cp)),
+                        depth: None,
+                        emt: None,
+                        text: None,
+                    })
+                }
                 None => whole_comment(text),
             },
             Some(b'a'..=b'z' | b'A'..=b'Z') => {

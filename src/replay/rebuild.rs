@@ -90,6 +90,25 @@ impl Rebuild {
             return;
         }
         let white_moved = (ply % 2 == 1) == white_first;
+        // A score alone in the writer's form of scores (every comment of
+        // many engine-match files), the ply's notes that score alone: given
+        // back as it is, in a game of scores or the first comment of one.
+        let score_alone = (notes.clock, notes.emt, notes.depth, notes.seldepth, notes.nodes)
+            == (None, None, None, None, None)
+            && notes.eval.is_some()
+            && notes.pv.is_empty()
+            && notes.text.is_empty();
+        if last.exact_score && score_alone && matches!(self.form, None | Some(NotesForm::Score)) {
+            debug_assert!(gives_back(
+                &mut self.scratch,
+                raw,
+                &NotesForm::Score,
+                white_moved,
+                &notes
+            ));
+            self.form.get_or_insert(NotesForm::Score);
+            return;
+        }
         // A keyed comment in the writer's exact form, in the game's layout
         // (every comment of a TCEC game has the same keys): given back
         // without writing it. Only notes an engine wrote are written keyed
