@@ -79,36 +79,36 @@ impl Rebuild {
             return;
         }
         self.commented_ply = ply;
-        let notes = notes.last_of_ply(ply);
-        // The most common comment, a clock alone, is written the same in
-        // every form: when its reading found it in the writer's form, and
-        // the ply's notes are that clock alone, given back as it is.
-        if let (true, Some(_), None, None, None, "") =
-            (last.exact_clock, notes.clock, notes.emt, notes.eval, notes.depth, notes.text)
-        {
-            debug_assert!(gives_back(&mut self.scratch, raw, &NotesForm::Commands, true, &notes));
+        // Every comment with notes is checked here, so no comment of this
+        // ply gave notes before this one: a comment read as exact (a clock
+        // alone, a score alone) holds its ply's notes, that value alone.
+        // Those two, most comments of online and engine-match games, are
+        // settled without the ply's notes gathered.
+        let white_moved = (ply % 2 == 1) == white_first;
+        // A clock alone is written the same in every form.
+        if last.exact_clock {
+            debug_assert!(gives_back(
+                &mut self.scratch,
+                raw,
+                &NotesForm::Commands,
+                true,
+                &notes.last_of_ply(ply)
+            ));
             return;
         }
-        let white_moved = (ply % 2 == 1) == white_first;
-        // A score alone in the writer's form of scores (every comment of
-        // many engine-match files), the ply's notes that score alone: given
-        // back as it is, in a game of scores or the first comment of one.
-        let score_alone = (notes.clock, notes.emt, notes.depth, notes.seldepth, notes.nodes)
-            == (None, None, None, None, None)
-            && notes.eval.is_some()
-            && notes.pv.is_empty()
-            && notes.text.is_empty();
-        if last.exact_score && score_alone && matches!(self.form, None | Some(NotesForm::Score)) {
+        // A score alone, in a game of scores or the first comment of one.
+        if last.exact_score && matches!(self.form, None | Some(NotesForm::Score)) {
             debug_assert!(gives_back(
                 &mut self.scratch,
                 raw,
                 &NotesForm::Score,
                 white_moved,
-                &notes
+                &notes.last_of_ply(ply)
             ));
             self.form.get_or_insert(NotesForm::Score);
             return;
         }
+        let notes = notes.last_of_ply(ply);
         // A keyed comment in the writer's exact form, in the game's layout
         // (every comment of a TCEC game has the same keys): given back
         // without writing it. Only notes an engine wrote are written keyed
