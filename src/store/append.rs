@@ -26,6 +26,7 @@ use super::image::{
     get_varint, local_len, max_index_record, varint, Leaves, Page, RowidLeaves, INTERIOR_INDEX,
     INTERIOR_TABLE, LEAF_INDEX, LEAF_TABLE,
 };
+use super::page_buffers;
 
 /// Why pages cannot be written.
 fn corrupt(message: String) -> rusqlite::Error {
@@ -1044,9 +1045,11 @@ pub fn append_rows(
         numbered.push((pgno, page));
         pgno
     });
-    let numbered: Vec<(u32, &[u8])> =
+    let refs: Vec<(u32, &[u8])> =
         numbered.iter().map(|(pgno, page)| (*pgno, page.as_slice())).collect();
-    pages.write_all_maybe_directly(&numbered)?;
+    pages.write_all_maybe_directly(&refs)?;
+    drop(refs);
+    page_buffers::give_back(numbered.into_iter().map(|(_, page)| page));
     if single || (continued.is_some() && placed.len() == 1) {
         return Ok(());
     }
@@ -1100,6 +1103,7 @@ pub fn append_index(
             return Ok(());
         }
         let numbers = pages.write_all_new(&leaf_pages[1..])?;
+        page_buffers::give_back(leaf_pages);
         let (mut edge, _) = Edge::read(pages, Kind::Index, root)?;
         for (pgno, row) in numbers.into_iter().zip(above) {
             edge.add(0, Some(row), pgno)?;
@@ -1119,6 +1123,7 @@ pub fn append_index(
         return pages.write(root, &leaf_pages[0]);
     }
     let numbers = pages.write_all_new(&leaf_pages)?;
+    page_buffers::give_back(leaf_pages);
     let (mut edge, rows) = Edge::read(pages, Kind::Index, root)?;
     if rows != lead {
         return Err(corrupt(format!("index rows for root {root} made for another index")));

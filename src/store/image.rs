@@ -16,6 +16,8 @@
 
 use rusqlite::Connection;
 
+use super::page_buffers;
+
 /// The image's one table.
 pub const TABLE: &str = "image";
 
@@ -360,7 +362,7 @@ pub(super) struct Page {
 
 impl Page {
     pub(super) fn new(kind: u8, at: usize, size: usize) -> Page {
-        Page { bytes: vec![0; size], kind, at, cells: 0, content: size }
+        Page { bytes: page_buffers::take(size), kind, at, cells: 0, content: size }
     }
 
     fn header_len(&self) -> usize {
@@ -677,11 +679,20 @@ pub struct ImageBuilder {
 impl ImageBuilder {
     /// A builder for the rows of the table `create_sql` creates, in pages
     /// of `page_size` bytes (a power of two from 512 to 65,536).
+    #[cfg(test)]
     pub fn with_page_size(create_sql: &str, page_size: usize) -> ImageBuilder {
+        ImageBuilder::in_buffer(create_sql, page_size, Vec::new())
+    }
+
+    /// [`ImageBuilder::with_page_size`], its image made in `buffer`, whose
+    /// bytes are dropped and memory kept.
+    pub fn in_buffer(create_sql: &str, page_size: usize, mut buffer: Vec<u8>) -> ImageBuilder {
         debug_assert!(page_size.is_power_of_two() && (512..=65_536).contains(&page_size));
+        buffer.clear();
+        buffer.resize(2 * page_size, 0);
         ImageBuilder {
             page_size,
-            image: vec![0; 2 * page_size],
+            image: buffer,
             create_sql: create_sql.to_string(),
             leaves: Leaves::new(page_size, false),
             children: Vec::new(),
@@ -745,6 +756,8 @@ impl ImageBuilder {
             let pages = std::mem::take(&mut self.leaves.pages);
             let dividers = std::mem::take(&mut self.leaves.dividers);
             self.place_pages(&pages, dividers);
+            // Made on this thread by the leaves, copied: for the next ones.
+            page_buffers::give_back(pages);
         }
     }
 

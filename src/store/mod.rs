@@ -25,6 +25,7 @@ pub mod format;
 pub mod game_tables;
 mod image;
 mod merger;
+mod page_buffers;
 mod player_tally;
 pub mod segments;
 mod sorter;

@@ -233,9 +233,16 @@ impl SegmentImage {
     /// An empty image in pages of `page_size` bytes: the database's own,
     /// for [`write_segment`] to write its pages as they are.
     pub fn with_page_size(fens: Fens, page_size: usize) -> SegmentImage {
+        SegmentImage::in_buffer(fens, page_size, Vec::new())
+    }
+
+    /// [`SegmentImage::with_page_size`], made in `buffer` (the bytes of an
+    /// image written, [`SegmentPages::write`]): its memory is taken again,
+    /// not its bytes.
+    pub fn in_buffer(fens: Fens, page_size: usize, buffer: Vec<u8>) -> SegmentImage {
         let create = table_sql(image::TABLE, !fens.is_empty(), Layout::Packed);
         SegmentImage {
-            builder: ImageBuilder::with_page_size(&create, page_size),
+            builder: ImageBuilder::in_buffer(&create, page_size, buffer),
             page_size,
             record: Record::default(),
             fens: Arc::new(fens),
@@ -384,11 +391,12 @@ pub struct SegmentPages {
 
 impl SegmentPages {
     /// Writes the image's pages as the table's: its root over the table's
-    /// empty root, the others in new pages.
+    /// empty root, the others in new pages. Gives back the image's bytes,
+    /// for the next image to be made in ([`SegmentImage::in_buffer`]).
     ///
     /// # Errors
     /// Database errors.
-    pub fn write(mut self, pages: &mut append::Pages<'_>) -> rusqlite::Result<()> {
+    pub fn write(mut self, pages: &mut append::Pages<'_>) -> rusqlite::Result<Vec<u8>> {
         let page_size = self.page_size;
         let count = self.image.len() / page_size;
         let mut numbers = vec![0u32; count + 1];
@@ -406,7 +414,9 @@ impl SegmentPages {
             .skip(1)
             .map(|(k, page)| (numbers[k + 1], page))
             .collect();
-        pages.write_all_maybe_directly(&numbered)
+        pages.write_all_maybe_directly(&numbered)?;
+        drop(numbered);
+        Ok(self.image)
     }
 }
 

@@ -77,6 +77,8 @@ pub struct PositionSorter {
     grouping: Arc<InFlight>,
     /// Runs of the batch handed over.
     runs: usize,
+    /// Memory for the next image: the last one's, once written.
+    spare: Vec<u8>,
 }
 
 /// Runs the writer can give the workers to group ahead of them: it waits
@@ -143,7 +145,16 @@ impl PositionSorter {
             pool: None,
             grouping: Arc::default(),
             runs: 0,
+            spare: Vec::new(),
         }
+    }
+
+    /// Takes `buffer`, the bytes of an image written, as the memory of the
+    /// next batch's image: its pages are mapped already (a new image of
+    /// tens of megabytes was faulted in page by page, and the last one
+    /// freed on the writer thread).
+    pub fn reuse(&mut self, buffer: Vec<u8>) {
+        self.spare = buffer;
     }
 
     /// Sorts on the workers of `pool` from now on (with a sorting thread;
@@ -214,7 +225,7 @@ impl PositionSorter {
         self.len = 0;
         self.run_rows = 0;
         let games = std::mem::take(&mut self.run);
-        let image = SegmentImage::with_page_size(fens, self.page_size);
+        let image = SegmentImage::in_buffer(fens, self.page_size, std::mem::take(&mut self.spare));
         if self.thread.is_none() {
             self.built = Some(build(vec![partition(games)], image, None));
             return;

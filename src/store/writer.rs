@@ -1404,13 +1404,14 @@ impl Writer {
             // New pages go into the file directly where that is sound: not
             // copied into SQLite's cache to be written out at the commit.
             let alone = self.file_alone();
+            let mut image_bytes = None;
             let wrote = append::Pages::begin(&self.conn, page_size, free.unwrap_or_default())
                 .and_then(|mut pages| {
                     if let Some(file) = alone {
                         pages.write_new_directly(file);
                     }
                     if let Some(segment) = segment_pages {
-                        segment.write(&mut pages)?;
+                        image_bytes = Some(segment.write(&mut pages)?);
                     }
                     appends.write(&mut pages)?;
                     if let Some((root, leaves)) = dedupe_rows {
@@ -1419,6 +1420,9 @@ impl Writer {
                     pages.finish()
                 });
             wrote.map_err(|e| self.sqlite(e))?;
+            if let Some(bytes) = image_bytes {
+                self.batch.positions.reuse(bytes);
+            }
         }
         self.merge_budget =
             self.merge_budget.saturating_add(segments::MERGE_RATIO.saturating_mul(written));
