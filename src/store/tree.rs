@@ -158,6 +158,9 @@ pub struct TreeBatch {
 /// Tree rows summed by (position, move).
 type Rows = HashMap<(i64, i64), Counts, foldhash::fast::RandomState>;
 
+/// A tree row: its (position, move) and counts.
+type TreeRow = ((i64, i64), Counts);
+
 /// Chunks given to one job of the pool at once.
 const CHUNKS_PER_JOB: usize = 8;
 
@@ -415,11 +418,17 @@ impl TreeBatch {
                 st.execute(params![hash, game_id, next_move])?;
             }
         }
-        write_rows(conn, "explorer_tree", &mut self.rows)?;
-        match &mut self.masters {
-            Some(masters) => write_rows(conn, "explorer_masters", masters),
-            None => Ok(()),
+        let mut written = write_rows(conn, "explorer_tree", &mut self.rows)?;
+        if let Some(masters) = &mut self.masters {
+            written.append(&mut write_rows(conn, "explorer_masters", masters)?);
         }
+        // Their dates were allocated on the workers, and freeing them one
+        // by one took the writer as long as writing them.
+        match &self.summing {
+            Some(summing) => summing.pool.spawn(move || drop(written)),
+            None => drop(written),
+        }
+        Ok(())
     }
 
     /// Forgets the batch (its transaction was rolled back).
@@ -485,12 +494,12 @@ fn row_params<'a>(key: &'a (i64, i64), c: &'a Counts) -> [&'a dyn rusqlite::ToSq
 }
 
 /// Adds `rows` to `table` (the tree or the masters' tree), one statement
-/// per row, and empties them.
-fn write_rows(conn: &Connection, table: &str, rows: &mut Rows) -> rusqlite::Result<()> {
+/// per row, and empties them: the rows written.
+fn write_rows(conn: &Connection, table: &str, rows: &mut Rows) -> rusqlite::Result<Vec<TreeRow>> {
     if rows.is_empty() {
-        return Ok(());
+        return Ok(Vec::new());
     }
-    let mut rows: Vec<((i64, i64), Counts)> = rows.drain().collect();
+    let mut rows: Vec<TreeRow> = rows.drain().collect();
     // In key order: each row's B-tree page is visited once.
     rows.sort_unstable_by_key(|r| r.0);
     let mut st = conn.prepare_cached(&format!(
@@ -507,7 +516,7 @@ fn write_rows(conn: &Connection, table: &str, rows: &mut Rows) -> rusqlite::Resu
     for (key, counts) in &rows {
         st.execute(&row_params(key, counts)[..])?;
     }
-    Ok(())
+    Ok(rows)
 }
 
 impl Deep {
