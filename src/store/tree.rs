@@ -931,16 +931,12 @@ mod tests {
                 let rows: Vec<_> =
                     (0..=8).map(|ply| row(10 * i64::from(ply) + g % 3, ply)).collect();
                 let result = ["1-0", "0-1", "1/2-1/2"][g as usize % 3];
-                // Half of them masters games.
-                let elo = if g % 2 == 0 { 2300 + g } else { 1500 + g };
-                (rows, header(result, elo, &format!("20{:02}.01.01", 20 - g)))
+                (rows, header(result, 1500 + g, &format!("20{:02}.01.01", 20 - g)))
             })
             .chain([(vec![row(1, 0), row(1, 2), row(2, 3)], Header::default())])
             .collect();
         let mut one_by_one = TreeBatch::new(&conn, state).unwrap();
         let mut summed = TreeBatch::new(&conn, state).unwrap();
-        let mut pooled = TreeBatch::new(&conn, state).unwrap();
-        pooled.sum_on(Arc::new(rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap()));
         let visits: Vec<TreeVisits> = games
             .iter()
             .map(|(rows, h)| TreeVisits::of(rows, h, Color::White, one_by_one.shape()))
@@ -953,29 +949,12 @@ mod tests {
         let sums = ChunkTree::of(&visits);
         assert_eq!(sums.games, games.len());
         assert!(sums.rows.len() < visits.iter().map(|v| v.tree.len()).sum());
-        // On a pool, and on the writer, as many chunks as make more than
-        // one job: the same sums.
-        let mut on_writer = TreeBatch::new(&conn, state).unwrap();
-        let chunks = visits.chunks(2).cycle().take(CHUNKS_PER_JOB + 3);
-        for chunk in chunks.map(ChunkTree::of).chain([sums.clone()]) {
-            pooled.add_chunk(chunk.clone());
-            on_writer.add_chunk(chunk);
-        }
-        pooled.gather();
-        assert!(pooled.summing.as_ref().unwrap().pending.is_empty());
         summed.add_chunk(sums);
         let sorted = |b: &TreeBatch| {
             let mut rows: Vec<_> = b.rows.iter().map(|(k, c)| (*k, c.clone())).collect();
             rows.sort_unstable_by_key(|r| r.0);
             rows
         };
-        assert_eq!(sorted(&pooled), sorted(&on_writer), "the pool adds as the writer does");
-        assert!(!pooled.masters.as_ref().unwrap().is_empty());
-        assert_eq!(pooled.masters, on_writer.masters);
-        assert_eq!(
-            pooled.deep.as_ref().unwrap().candidates,
-            on_writer.deep.as_ref().unwrap().candidates
-        );
         assert_eq!(sorted(&summed), sorted(&one_by_one));
         let (a, b) = (summed.deep.unwrap(), one_by_one.deep.unwrap());
         assert!(!b.candidates.is_empty());
