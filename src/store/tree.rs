@@ -158,9 +158,6 @@ pub struct TreeBatch {
 /// Tree rows summed by (position, move).
 type Rows = HashMap<(i64, i64), Counts, foldhash::fast::RandomState>;
 
-/// A tree row: its (position, move) and counts.
-type TreeRow = ((i64, i64), Counts);
-
 /// Chunks given to one job of the pool at once.
 const CHUNKS_PER_JOB: usize = 8;
 
@@ -418,17 +415,11 @@ impl TreeBatch {
                 st.execute(params![hash, game_id, next_move])?;
             }
         }
-        let mut written = write_rows(conn, "explorer_tree", &mut self.rows)?;
-        if let Some(masters) = &mut self.masters {
-            written.append(&mut write_rows(conn, "explorer_masters", masters)?);
+        write_rows(conn, "explorer_tree", &mut self.rows)?;
+        match &mut self.masters {
+            Some(masters) => write_rows(conn, "explorer_masters", masters),
+            None => Ok(()),
         }
-        // Their dates were allocated on the workers, and freeing them one
-        // by one took the writer as long as writing them.
-        match &self.summing {
-            Some(summing) => summing.pool.spawn(move || drop(written)),
-            None => drop(written),
-        }
-        Ok(())
     }
 
     /// Forgets the batch (its transaction was rolled back).
@@ -494,12 +485,12 @@ fn row_params<'a>(key: &'a (i64, i64), c: &'a Counts) -> [&'a dyn rusqlite::ToSq
 }
 
 /// Adds `rows` to `table` (the tree or the masters' tree), one statement
-/// per row, and empties them: the rows written.
-fn write_rows(conn: &Connection, table: &str, rows: &mut Rows) -> rusqlite::Result<Vec<TreeRow>> {
+/// per row, and empties them.
+fn write_rows(conn: &Connection, table: &str, rows: &mut Rows) -> rusqlite::Result<()> {
     if rows.is_empty() {
-        return Ok(Vec::new());
+        return Ok(());
     }
-    let mut rows: Vec<TreeRow> = rows.drain().collect();
+    let mut rows: Vec<((i64, i64), Counts)> = rows.drain().collect();
     // In key order: each row's B-tree page is visited once.
     rows.sort_unstable_by_key(|r| r.0);
     let mut st = conn.prepare_cached(&format!(
@@ -516,7 +507,7 @@ fn write_rows(conn: &Connection, table: &str, rows: &mut Rows) -> rusqlite::Resu
     for (key, counts) in &rows {
         st.execute(&row_params(key, counts)[..])?;
     }
-    Ok(rows)
+    Ok(())
 }
 
 impl Deep {
