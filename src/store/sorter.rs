@@ -87,7 +87,7 @@ const RUNS_IN_FLIGHT: usize = 2;
 
 /// A count of jobs on the workers, which a thread can wait to see fall.
 #[derive(Debug, Default)]
-pub(super) struct InFlight {
+struct InFlight {
     jobs: Mutex<usize>,
     done: Condvar,
 }
@@ -95,7 +95,7 @@ pub(super) struct InFlight {
 impl InFlight {
     /// Waits until fewer than `n` jobs are in flight, then counts one more
     /// if `start`.
-    pub(super) fn wait_below(&self, n: usize, start: bool) {
+    fn wait_below(&self, n: usize, start: bool) {
         let mut jobs = self.jobs.lock().unwrap_or_else(PoisonError::into_inner);
         while *jobs >= n {
             jobs = self.done.wait(jobs).unwrap_or_else(PoisonError::into_inner);
@@ -104,7 +104,7 @@ impl InFlight {
     }
 
     /// A job ended.
-    pub(super) fn end(&self) {
+    fn end(&self) {
         *self.jobs.lock().unwrap_or_else(PoisonError::into_inner) -= 1;
         self.done.notify_all();
     }

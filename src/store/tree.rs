@@ -27,14 +27,12 @@
 
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
-use rayon::ThreadPool;
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 
 use super::encode::rows::PositionRow;
 use super::encode::visits::{ChunkTree, DeepKeys, SharedDeep, TreeShape, TreeVisits, Visit};
-use super::sorter::InFlight;
 use crate::chess::zobrist::BuildKeyHasher;
 use crate::chess::Color;
 use crate::db::GameId;
@@ -151,79 +149,10 @@ pub struct TreeBatch {
     late: Option<Vec<(i64, i64, i64)>>,
     /// `None` for a tree without deep positions.
     deep: Option<Deep>,
-    /// Where the chunks' sums are added, if on the workers of a pool.
-    summing: Option<Summing>,
 }
 
 /// Tree rows summed by (position, move).
 type Rows = HashMap<(i64, i64), Counts, foldhash::fast::RandomState>;
-
-/// Chunks given to one job of the pool at once.
-const CHUNKS_PER_JOB: usize = 8;
-
-/// The chunks' sums added on the workers of a pool, so that the writer
-/// only hands them over ([`TreeBatch::sum_on`]): adding a chunk's few
-/// thousand rows, and the dates they compare, was a tenth of the writer's
-/// time on lichess files.
-#[derive(Debug)]
-struct Summing {
-    pool: Arc<ThreadPool>,
-    /// The sums of the chunks the jobs added.
-    sums: Arc<Mutex<Sums>>,
-    /// Chunks not handed over yet.
-    pending: Vec<ChunkTree>,
-    jobs: Arc<InFlight>,
-    /// The database has the masters' tree: the jobs add those sums too.
-    masters: bool,
-}
-
-/// The rows of the tree and the masters' tree, summed.
-#[derive(Debug, Default)]
-struct Sums {
-    rows: Rows,
-    masters: Rows,
-}
-
-impl Summing {
-    /// Hands `chunk` over, with the chunks before it once they are enough
-    /// for a job.
-    fn add(&mut self, chunk: ChunkTree) {
-        self.pending.push(chunk);
-        if self.pending.len() >= CHUNKS_PER_JOB {
-            self.hand_over();
-        }
-    }
-
-    /// Hands the chunks not handed over yet to a job of the pool.
-    fn hand_over(&mut self) {
-        if self.pending.is_empty() {
-            return;
-        }
-        let chunks = std::mem::take(&mut self.pending);
-        let (sums, jobs, masters) = (Arc::clone(&self.sums), Arc::clone(&self.jobs), self.masters);
-        jobs.wait_below(usize::MAX, true);
-        self.pool.spawn(move || {
-            {
-                let mut sums = sums.lock().unwrap_or_else(PoisonError::into_inner);
-                for chunk in chunks {
-                    add_sums(&mut sums.rows, chunk.rows);
-                    if masters {
-                        add_sums(&mut sums.masters, chunk.masters);
-                    }
-                }
-            }
-            jobs.end();
-        });
-    }
-
-    /// Every chunk handed over and added: the sums, emptied.
-    fn take(&mut self) -> Sums {
-        self.hand_over();
-        self.jobs.wait_below(1, false);
-        let mut sums = self.sums.lock().unwrap_or_else(PoisonError::into_inner);
-        Sums { rows: std::mem::take(&mut sums.rows), masters: std::mem::take(&mut sums.masters) }
-    }
-}
 
 /// The writer's deep positions, and the batch's candidates.
 #[derive(Debug, Default)]
@@ -270,22 +199,7 @@ impl TreeBatch {
             masters: state.masters.then(HashMap::default),
             late: state.late_listed_from().map(|_| Vec::new()),
             deep,
-            summing: None,
         })
-    }
-
-    /// Adds the chunks' sums ([`TreeBatch::add_chunk`]) on the workers of
-    /// `pool` from now on.
-    pub fn sum_on(&mut self, pool: Arc<ThreadPool>) {
-        if self.summing.is_none() {
-            self.summing = Some(Summing {
-                pool,
-                sums: Arc::default(),
-                pending: Vec::new(),
-                jobs: Arc::default(),
-                masters: self.masters.is_some(),
-            });
-        }
     }
 
     /// The shape of this tree, for the workers' [`TreeVisits::of`].
@@ -328,35 +242,17 @@ impl TreeBatch {
 
     /// Counts the sums of a chunk's games, every one of them stored: what
     /// [`TreeBatch::add_rows`] of each would count.
-    pub fn add_chunk(&mut self, mut chunk: ChunkTree) {
-        if let (Some(_), Some(deep)) = (&self.late, &mut self.deep) {
-            for (hash, games) in chunk.late.drain(..) {
-                if !deep.holds(hash) {
-                    *deep.candidates.entry(hash).or_default() += games;
-                }
-            }
-        }
-        if let Some(summing) = &mut self.summing {
-            summing.add(chunk);
-            return;
-        }
+    pub fn add_chunk(&mut self, chunk: ChunkTree) {
         add_sums(&mut self.rows, chunk.rows);
         if let Some(masters) = &mut self.masters {
             add_sums(masters, chunk.masters);
         }
-    }
-
-    /// Adds the sums of the chunks handed to the pool to the rows the
-    /// writer counted itself: theirs are most of them, so the writer's
-    /// few go into them.
-    fn gather(&mut self) {
-        let Some(summing) = &mut self.summing else { return };
-        let Sums { rows, masters } = summing.take();
-        let own = std::mem::replace(&mut self.rows, rows);
-        add_sums(&mut self.rows, own);
-        if let Some(batch) = &mut self.masters {
-            let own = std::mem::replace(batch, masters);
-            add_sums(batch, own);
+        if let (Some(_), Some(deep)) = (&self.late, &mut self.deep) {
+            for (hash, games) in chunk.late {
+                if !deep.holds(hash) {
+                    *deep.candidates.entry(hash).or_default() += games;
+                }
+            }
         }
     }
 
@@ -402,7 +298,6 @@ impl TreeBatch {
     /// # Errors
     /// Database errors.
     pub fn write(&mut self, conn: &Connection) -> rusqlite::Result<()> {
-        self.gather();
         if let Some(deep) = &mut self.deep {
             deep.write(conn)?;
         }
@@ -424,9 +319,6 @@ impl TreeBatch {
 
     /// Forgets the batch (its transaction was rolled back).
     pub fn clear(&mut self) {
-        if let Some(summing) = &mut self.summing {
-            summing.take();
-        }
         self.rows.clear();
         if let Some(masters) = &mut self.masters {
             masters.clear();
@@ -455,7 +347,7 @@ impl TreeBatch {
 }
 
 /// Adds a chunk's sums to a batch's rows.
-fn add_sums(rows: &mut Rows, sums: impl IntoIterator<Item = ((i64, i64), Counts)>) {
+fn add_sums(rows: &mut Rows, sums: Vec<((i64, i64), Counts)>) {
     for (key, counts) in sums {
         match rows.entry(key) {
             Entry::Occupied(mut row) => row.get_mut().merge(&counts),

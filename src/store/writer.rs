@@ -579,12 +579,8 @@ impl Writer {
         Ok(writer)
     }
 
-    /// Sorts the position rows, and adds the tree's chunk sums, on the workers
-    /// of `pool` from now on.
+    /// Sorts the position rows on the workers of `pool` from now on.
     pub fn sort_on(&mut self, pool: Arc<rayon::ThreadPool>) {
-        if let Some(tree) = &mut self.batch.tree {
-            tree.sum_on(Arc::clone(&pool));
-        }
         self.batch.positions.sort_on(pool);
     }
 
