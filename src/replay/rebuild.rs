@@ -116,12 +116,12 @@ impl Rebuild {
         if let (Some(own), true, true) = (&last.keyed, last.keyed_exact, notes.written_keyed()) {
             // The layout compared and copied only where it must be: the
             // game's form is written once, by its first comment.
-            let game_layout = match &self.form {
-                None => Some(own),
-                Some(NotesForm::Keyed(game)) => Some(game),
-                Some(_) => None,
+            let same_layout = match &self.form {
+                None => true,
+                Some(NotesForm::Keyed(game)) => game == own,
+                Some(_) => false,
             };
-            if game_layout.is_some_and(|game| game == own) {
+            if same_layout {
                 debug_assert!(
                     gives_back(
                         &mut self.scratch,
